@@ -9,8 +9,8 @@ caller's type.
 """
 from __future__ import annotations
 
-import contextlib
 import functools
+import sys
 
 import numpy as np
 
@@ -27,10 +27,22 @@ def _cupy():
     return cupy
 
 
+def _cupy_ndarray():
+    """cupy.ndarray once CuPy is imported (never imports it), else None: the fast type check below."""
+    cp = sys.modules.get("cupy")
+    return getattr(cp, "ndarray", None)
+
+
 def library_of(x):
     """'numpy', 'cupy', 'torch', 'cuda' (another CUDA array library) or None (not an array)."""
+    if x is None:
+        return None
     t = type(x)
-    if t is np.ndarray or isinstance(x, np.ndarray):
+    if t is np.ndarray:
+        return "numpy"
+    if t is _cupy_ndarray():
+        return "cupy"
+    if isinstance(x, np.ndarray):
         return "numpy"
     mod = t.__module__.split(".", 1)[0]
     if mod == "cupy" and hasattr(x, "__cuda_array_interface__"):
@@ -74,12 +86,11 @@ class Call:
 _CPU_CALL = Call(CPU, "numpy", np)
 
 
-def engine_for(*arrays):
-    """The Call for these arguments (None entries and non-arrays are ignored); mixing raises TypeError."""
+def _call_for(libs):
+    """The Call for the libraries of a call's array arguments (None entries ignored); mixing raises."""
     gpu = None
     host = False
-    for a in arrays:
-        lib = library_of(a)
+    for lib in libs:
         if lib is None:
             continue
         if lib == "numpy":
@@ -93,6 +104,11 @@ def engine_for(*arrays):
     if host:
         raise TypeError(f"ndimg cannot mix NumPy and {gpu} (GPU) arrays in one call; move them to one device")
     return Call(CUDA, gpu, _cupy())
+
+
+def engine_for(*arrays):
+    """The Call for these arguments (None entries and non-arrays are ignored); mixing raises TypeError."""
+    return _call_for([library_of(a) for a in arrays])
 
 
 def xp_of(*arrays):
@@ -128,6 +144,7 @@ def from_working(y, lib):
     return y
 
 
+@functools.lru_cache(maxsize=None)
 def _torch_allocator():
     """A CuPy allocator drawing from PyTorch's caching allocator on the current stream."""
     import torch
@@ -153,19 +170,20 @@ def _torch_allocator():
     return alloc
 
 
-@contextlib.contextmanager
-def _gpu_scope(call, first):
-    """Current device of the input, the caller's stream and allocator, for the body of a call."""
+def _run_on_gpu(call, first, fn, args, kwargs):
+    """The body on the input's device, the caller's stream and allocator; results as the caller's type."""
     cp = call.xp
-    with contextlib.ExitStack() as stack:
-        dev = first.device.id if hasattr(first, "device") and hasattr(first.device, "id") else cp.cuda.Device().id
-        stack.enter_context(cp.cuda.Device(dev))
-        if call.library == "torch":
-            import torch
+    dev = first.device.id if hasattr(first, "device") and hasattr(first.device, "id") else cp.cuda.Device().id
+    if call.library != "torch":
+        if dev == cp.cuda.runtime.getDevice():  # the common case: no context switches to pay for
+            return fn(*args, **kwargs)
+        with cp.cuda.Device(dev):
+            return fn(*args, **kwargs)
+    import torch
 
-            stack.enter_context(cp.cuda.ExternalStream(torch.cuda.current_stream(dev).cuda_stream, dev))
-            stack.enter_context(cp.cuda.using_allocator(_torch_allocator()))
-        yield
+    with cp.cuda.Device(dev), cp.cuda.ExternalStream(torch.cuda.current_stream(dev).cuda_stream, dev), \
+            cp.cuda.using_allocator(_torch_allocator()):
+        return from_working(fn(*args, **kwargs), "torch")
 
 
 def engine_aware(*array_params):
@@ -175,35 +193,42 @@ def engine_aware(*array_params):
     def deco(fn):
         import inspect
 
-        sig = inspect.signature(fn)
-        names = list(sig.parameters)
-        positions = [names.index(p) for p in array_params]
+        names = list(inspect.signature(fn).parameters)
+        params = [(p, names.index(p)) for p in array_params]
+
+        def convert(v, lib):
+            if isinstance(v, (list, tuple)):
+                return type(v)(convert(e, library_of(e)) for e in v)
+            return to_working(v, lib) if lib not in (None, "numpy", "cupy") else v
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
-            found = []
-            for p, i in zip(array_params, positions):
+            seen = []  # the library of every array argument (and of every element of sequences)
+            gpu_args = []  # (position or name, value, is_sequence) of the arguments holding GPU arrays
+            for p, i in params:
+                at = i if i < len(args) else p
                 v = args[i] if i < len(args) else kwargs.get(p)
-                if isinstance(v, (list, tuple)):
-                    found.extend(e for e in v if library_of(e) is not None)
-                else:
-                    found.append(v)
-            call = engine_for(*found)
+                if v is None:
+                    continue
+                seq = isinstance(v, (list, tuple))
+                libs = [library_of(e) for e in v] if seq else [library_of(v)]
+                seen.extend(libs)
+                if any(lib not in (None, "numpy") for lib in libs):
+                    gpu_args.append((at, v, seq))
+            call = _call_for(seen)
             if call.engine == CPU:
                 return fn(*args, **kwargs)
-            lib = call.library
-            conv = lambda v: (type(v)(conv(e) for e in v) if isinstance(v, (list, tuple))
-                              else to_working(v, library_of(v)) if library_of(v) not in (None, "numpy") else v)
             args = list(args)
-            for p, i in zip(array_params, positions):
-                if i < len(args):
-                    args[i] = conv(args[i])
-                elif p in kwargs:
-                    kwargs[p] = conv(kwargs[p])
-            first = next(a for a in found if library_of(a) not in (None, "numpy"))
-            first = to_working(first, library_of(first))
-            with _gpu_scope(call, first):
-                return from_working(fn(*args, **kwargs), lib)
+            first = None
+            for at, v, seq in gpu_args:
+                w = convert(v, None if seq else library_of(v))
+                if isinstance(at, int):
+                    args[at] = w
+                else:
+                    kwargs[at] = w
+                if first is None:
+                    first = next(e for e in w if library_of(e) not in (None, "numpy")) if seq else w
+            return _run_on_gpu(call, first, fn, args, kwargs)
 
         wrapper.__wrapped_impl__ = fn
         wrapper.__array_params__ = array_params

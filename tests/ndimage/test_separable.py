@@ -163,3 +163,22 @@ def test_tiled_schedules(engine, rng, dtype, layout):
         _check(engine, "gaussian_filter", x, sigma=sigma, mode="mirror")
         _check(engine, "uniform_filter", x, size=5, mode="constant", cval=3.0)
         _check(engine, "gaussian_filter", x, sigma=sigma, order=1, output=np.float32)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("layout", ["c", "f"])
+@pytest.mark.parametrize("modes", [("reflect", "reflect"), ("constant", "wrap"), ("nearest", "constant"),
+                                   ("constant", "constant"), ("mirror", "reflect")])
+def test_fused_schedules(engine, rng, dtype, layout, modes):
+    # two passes over the last two axes run as one CUDA kernel (tiles of up to 64 x 128 outputs): shapes
+    # spanning several tiles with partial ones, both pass orders (sobel's derivative axis first or last),
+    # per-axis modes with constant on either axis, origins, long filters (weights in device memory)
+    for shape in [(150, 300), (3, 70, 97)]:
+        x = random_image(rng, shape, dtype, layout)
+        m = modes if len(shape) == 2 else ("reflect",) + modes
+        _check(engine, "gaussian_filter", x, sigma=4.0, mode=m, cval=0.5)
+        _check(engine, "uniform_filter", x, size=(4, 7) if len(shape) == 2 else (1, 4, 7),
+               origin=(1, -2) if len(shape) == 2 else (0, 1, -2), mode=m, cval=-1.5)
+        _check(engine, "sobel", x, axis=-1, mode=m, cval=2.0)
+        _check(engine, "sobel", x, axis=-2, mode=m, cval=2.0)
+    _check(engine, "gaussian_filter", random_image(rng, (90, 200), dtype, layout), sigma=(12.0, 9.0), mode=modes)

@@ -20,11 +20,16 @@ inline void check(cudaError_t e, const char* op) {
 // After a launch: configuration errors surface here, asynchronous ones at the caller's next sync.
 inline void check_launch(const char* op) { check(cudaGetLastError(), op); }
 
+// Stream-ordered allocation from the current device's default pool. The pool keeps freed memory up to a
+// share of the device (by default it returns everything at each synchronization, and the next call pays
+// to map it again); when an allocation fails the pool is trimmed and the allocation retried once.
+void* pool_alloc(size_t bytes, cudaStream_t s, const char* op);
+
 // Scratch memory allocated and freed in order on the caller's stream.
 class Scratch {
  public:
   Scratch(size_t bytes, cudaStream_t s, const char* op) : stream_(s) {
-    if (bytes) check(cudaMallocAsync(&ptr_, bytes, s), op);
+    if (bytes) ptr_ = pool_alloc(bytes, s, op);
   }
   ~Scratch() {
     if (ptr_) cudaFreeAsync(ptr_, stream_);

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -8,15 +9,20 @@
 namespace ndimg::ndimage {
 namespace {
 
-// A pass as the kernels see it (weights in device memory, in the compute type).
+// A pass as the kernels see it, passed by value as a __grid_constant__ kernel parameter: weights of up to
+// kInlineTaps taps travel inside it (no device buffer and copy per call), longer ones in device memory.
+constexpr int kInlineTaps = 64;
+
 template <class C>
 struct PassArgs {
-  const C* w;
+  C inline_w[kInlineTaps];
+  const C* w;  // device weights when taps > kInlineTaps, else null
   int taps, sym;
   int64_t left;
   Mode mode;
   C cval;
   bool mean;
+  __device__ const C* weights() const { return w ? w : inline_w; }
 };
 
 template <class TI, class C>
@@ -40,7 +46,8 @@ struct GlobalExt {
 // Generic schedule: one thread per output element of any strided layout (the fallback for odd layouts,
 // mixed output dtypes and very long filters).
 template <class TI, class TO, class C>
-__global__ void pass_generic(const TI* in, TO* out, Layout l, int axis, PassArgs<C> p, int64_t total) {
+__global__ void pass_generic(const TI* in, TO* out, Layout l, int axis, const __grid_constant__ PassArgs<C> p,
+                             int64_t total) {
   for (int64_t idx = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; idx < total;
        idx += int64_t(gridDim.x) * blockDim.x) {
     int64_t rem = idx, oi = 0, oo = 0, pos = 0;
@@ -52,7 +59,7 @@ __global__ void pass_generic(const TI* in, TO* out, Layout l, int axis, PassArgs
       oo += c * l.out_strides[d];
     }
     C acc;
-    correlate_taps(&acc, 1, p.w, p.taps, p.sym,
+    correlate_taps(&acc, 1, p.weights(), p.taps, p.sym,
                    GlobalExt<TI, C>{in + oi, pos - p.left, l.shape[axis], l.in_strides[axis], p});
     out[oo] = cast_to<TO>(finish_pass(acc, p.taps, p.mean));
   }
@@ -61,7 +68,8 @@ __global__ void pass_generic(const TI* in, TO* out, Layout l, int axis, PassArgs
 template <class C>
 __device__ __forceinline__ C* load_weights(unsigned char* smem, const PassArgs<C>& p, int tid, int nthreads) {
   C* w = reinterpret_cast<C*>(smem);
-  for (int j = tid; j < p.taps; j += nthreads) w[j] = p.w[j];
+  const C* src = p.weights();
+  for (int j = tid; j < p.taps; j += nthreads) w[j] = src[j];
   return w;  // visible after the next __syncthreads
 }
 
@@ -124,7 +132,7 @@ constexpr int kRowP = 5;
 
 template <class TI, class TO, class C>
 __global__ void __launch_bounds__(256) pass_rows(const TI* in, TO* out, int64_t lines, int64_t n, int tile,
-                                                 PassArgs<C> p) {
+                                                 const __grid_constant__ PassArgs<C> p) {
   extern __shared__ __align__(16) unsigned char smem[];
   C* w = load_weights(smem, p, threadIdx.x, blockDim.x);
   C* buf = w + p.taps;
@@ -156,7 +164,7 @@ constexpr int kColX = 32, kColY = 8, kColP = 8, kColTile = kColY * kColP;
 
 template <class TI, class TO, class C>
 __global__ void __launch_bounds__(kColX* kColY) pass_cols(const TI* in, TO* out, int64_t outer, int64_t n,
-                                                           int64_t inner, PassArgs<C> p) {
+                                                           int64_t inner, const __grid_constant__ PassArgs<C> p) {
   extern __shared__ __align__(16) unsigned char smem[];
   const int tx = threadIdx.x, ty = threadIdx.y, r0 = ty * kColP;
   C* w = load_weights(smem, p, ty * kColX + tx, kColX * kColY);
@@ -179,6 +187,87 @@ __global__ void __launch_bounds__(kColX* kColY) pass_cols(const TI* in, TO* out,
   }
 }
 
+// Fused schedule: two passes along the last two axes of C-contiguous data seen as [outer, ny, nx], in one
+// kernel. A block stages the input its output tile needs (extended by the first pass's mode along that
+// pass's axis), runs the first pass into a shared intermediate rounded to the output dtype, exactly as the
+// two-kernel schedule rounds it in memory (along the second pass's axis, intermediate values outside
+// the image are that pass's extension of the intermediate: cval in constant mode), then the second pass,
+// and writes the tile out coalesced. The data is read once and written once instead of twice each.
+constexpr int kFuseThreads = 256, kFuseYP = 8, kFuseXP = 5;  // outputs per thread along y (rows) and x
+
+struct FusedTile {
+  int ty, tx, cx;  // output tile rows and columns; cx: columns computed (tx rounded up to kFuseXP)
+};
+
+// `lines` lines of `count` outputs (count a multiple of P) computed from staged values `step` apart, lines
+// `line_step` apart; threads take neighbouring lines (lines_fastest, for passes across the contiguous
+// axis) or neighbouring P-output segments of one line. store(line, k, value) takes the results.
+template <int P, class C, class Store>
+__device__ __forceinline__ void block_pass(const C* src, int line_step, int step, int lines, int count,
+                                           bool lines_fastest, const PassArgs<C>& p, const C* w, Store store) {
+  const int segs = count / P;
+  for (int item = threadIdx.x; item < lines * segs; item += blockDim.x) {
+    const int line = lines_fastest ? item % lines : item / segs, seg = lines_fastest ? item / lines : item % segs;
+    C acc[P];
+    correlate_block<P>(src + line * line_step + seg * P * step, step, w, p.taps, p.sym, acc);
+#pragma unroll
+    for (int q = 0; q < P; ++q) store(line, seg * P + q, finish_pass(acc[q], p.taps, p.mean));
+  }
+}
+
+template <class TI, class TO, class C, bool YFirst>
+__global__ void __launch_bounds__(kFuseThreads) fused_2d(const TI* in, TO* out, int64_t outer, int64_t ny, int64_t nx,
+                                                          FusedTile t, const __grid_constant__ PassArgs<C> first,
+                                                          const __grid_constant__ PassArgs<C> second) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const PassArgs<C>& py = YFirst ? first : second;  // the pass along y, and the one along x
+  const PassArgs<C>& px = YFirst ? second : first;
+  C* wy = load_weights(smem, py, threadIdx.x, blockDim.x);
+  C* wx = wy + py.taps;
+  for (int j = threadIdx.x; j < px.taps; j += blockDim.x) wx[j] = px.weights()[j];
+  const int rows = t.ty + py.taps - 1, cols = t.cx + px.taps - 1;
+  C* tile = wx + px.taps;    // rows x cols staged inputs, later the ty x cx results
+  C* mid = tile + rows * cols;  // the intermediate: ty x cols (y first) or rows x cx (x first)
+  const int64_t tiles_x = (nx + t.tx - 1) / t.tx, tiles_y = (ny + t.ty - 1) / t.ty, total = outer * tiles_y * tiles_x;
+  for (int64_t b = blockIdx.x; b < total; b += gridDim.x) {
+    const int64_t x0 = (b % tiles_x) * t.tx, rest = b / tiles_x;
+    const int64_t y0 = (rest % tiles_y) * t.ty, plane = rest / tiles_y;
+    const TI* src = in + plane * ny * nx;
+    TO* dst = out + plane * ny * nx;
+    __syncthreads();  // the previous tile is written out (and the weights are staged)
+    for (int k = threadIdx.x; k < rows * cols; k += blockDim.x) {
+      const int r = k / cols, c = k - r * cols;
+      const int64_t yy = extend_index(y0 - py.left + r, ny, py.mode), xx = extend_index(x0 - px.left + c, nx, px.mode);
+      // outside along the first pass's axis reads its cval; outside along the second's is replaced below
+      const bool first_outside = YFirst ? yy < 0 : xx < 0, second_outside = YFirst ? xx < 0 : yy < 0;
+      tile[k] = first_outside || second_outside ? (second_outside ? C(0) : first.cval) : C(src[yy * nx + xx]);
+    }
+    __syncthreads();
+    if constexpr (YFirst) {
+      block_pass<kFuseYP>(tile, 1, cols, cols, t.ty, true, py, wy, [&](int line, int k, C v) {
+        const bool outside = extend_index(x0 - px.left + line, nx, px.mode) < 0;
+        mid[k * cols + line] = outside ? px.cval : C(cast_to<TO>(v));
+      });
+      __syncthreads();
+      block_pass<kFuseXP>(mid, cols, 1, t.ty, t.cx, false, px, wx,
+                          [&](int line, int k, C v) { tile[line * t.cx + k] = v; });
+    } else {
+      block_pass<kFuseXP>(tile, cols, 1, rows, t.cx, false, px, wx, [&](int line, int k, C v) {
+        const bool outside = extend_index(y0 - py.left + line, ny, py.mode) < 0;
+        mid[line * t.cx + k] = outside ? py.cval : C(cast_to<TO>(v));
+      });
+      __syncthreads();
+      block_pass<kFuseYP>(mid, 1, t.cx, t.cx, t.ty, true, py, wy,
+                          [&](int line, int k, C v) { tile[k * t.cx + line] = v; });
+    }
+    __syncthreads();
+    for (int k = threadIdx.x; k < t.ty * t.tx; k += blockDim.x) {
+      const int r = k / t.tx, c = k - r * t.tx;
+      if (y0 + r < ny && x0 + c < nx) dst[(y0 + r) * nx + x0 + c] = cast_to<TO>(tile[r * t.cx + c]);
+    }
+  }
+}
+
 bool f_contiguous(const View& v) {
   int64_t s = 1;
   for (int i = 0; i < v.ndim; ++i) {
@@ -196,20 +285,42 @@ View reversed(View v) {
 
 constexpr size_t kMaxShared = 48 * 1024;
 
+template <class C>
+PassArgs<C> make_args(const Pass1d& pass, const void* device_weights) {
+  PassArgs<C> a{};
+  a.taps = int(pass.weights.size());
+  if (a.taps <= kInlineTaps) {
+    for (int j = 0; j < a.taps; ++j) a.inline_w[j] = C(pass.weights[j]);
+    a.w = nullptr;
+  } else {
+    a.w = static_cast<const C*>(device_weights);
+  }
+  a.sym = weight_symmetry(pass.weights);
+  a.left = filter_reach(a.taps, pass.origin).left;
+  a.mode = pass.mode;
+  a.cval = C(pass.cval);
+  a.mean = pass.mean;
+  return a;
+}
+
+// The views as C-contiguous ones (Fortran-ordered data reversed, with the pass axes mapped), or false.
+template <class... Axes>
+bool as_c_order(View& src, View& dst, Axes&... axes) {
+  if (!(src.c_contiguous() && dst.c_contiguous()) && f_contiguous(src) && f_contiguous(dst)) {
+    src = reversed(src);
+    dst = reversed(dst);
+    ((axes = src.ndim - 1 - axes), ...);
+  }
+  return src.c_contiguous() && dst.c_contiguous();
+}
+
 template <class TI, class TO, class C>
-void launch_pass(View src, View dst, const Pass1d& pass, const void* dw, cudaStream_t s, const char* op) {
-  const int taps = int(pass.weights.size());
-  const PassArgs<C> a{static_cast<const C*>(dw), taps, weight_symmetry(pass.weights), filter_reach(taps, pass.origin).left, pass.mode, C(pass.cval), pass.mean};
-  int axis = pass.axis;
+void launch_pass(View src, View dst, const PassArgs<C>& a, int axis, cudaStream_t s, const char* op) {
+  const int taps = a.taps;
   // tiled kernels for the common output dtypes only (compile time); the generic kernel covers the rest
   constexpr bool tiled = std::is_same_v<TO, TI> || std::is_same_v<TO, float> || std::is_same_v<TO, double>;
   if constexpr (tiled) {
-    if (!(src.c_contiguous() && dst.c_contiguous()) && f_contiguous(src) && f_contiguous(dst)) {
-      src = reversed(src);
-      dst = reversed(dst);
-      axis = src.ndim - 1 - axis;
-    }
-    if (src.c_contiguous() && dst.c_contiguous()) {
+    if (as_c_order(src, dst, axis)) {
       const int64_t n = src.shape[axis];
       int64_t inner = 1;
       for (int d = axis + 1; d < src.ndim; ++d) inner *= src.shape[d];
@@ -244,6 +355,56 @@ void launch_pass(View src, View dst, const Pass1d& pass, const void* dw, cudaStr
   cuda::check_launch(op);
 }
 
+// How two passes run fused: their tile, shared memory and order, when they qualify: the last two axes of
+// C-ordered (or, reversed, Fortran-ordered) views, float or double data in and out, a tile that fits.
+struct FusedPlan {
+  FusedTile tile;
+  size_t shared;
+  bool y_first;
+};
+
+std::optional<FusedPlan> plan_fused(View src, View dst, const Pass1d& a, const Pass1d& b, int optin) {
+  const bool types = src.dtype == dst.dtype && (dst.dtype == DType::F32 || dst.dtype == DType::F64);
+  int ax = a.axis, bx = b.axis;
+  if (!types || src.ndim < 2 || !as_c_order(src, dst, ax, bx)) return std::nullopt;
+  const int last = src.ndim - 1;
+  if (!((ax == last - 1 && bx == last) || (ax == last && bx == last - 1))) return std::nullopt;
+  const bool y_first = ax == last - 1;
+  const int taps_y = int((y_first ? a : b).weights.size()), taps_x = int((y_first ? b : a).weights.size());
+  const size_t csize = dtype_size(dst.dtype);
+  // tile width: the candidate that wastes the least of the last tile column; taller tiles for long
+  // filters (the halo is then a smaller share of the staged input)
+  const int64_t nx = src.shape[last];
+  int tx = 128;
+  for (int cand : {96, 64})
+    if ((nx + cand - 1) / cand * cand < (nx + tx - 1) / tx * tx) tx = cand;
+  for (FusedTile t : {FusedTile{std::max(taps_y, taps_x) > 9 ? 64 : 32, tx, 0}, FusedTile{32, 64, 0}}) {
+    t.cx = (t.tx + kFuseXP - 1) / kFuseXP * kFuseXP;
+    const size_t rows = t.ty + taps_y - 1, cols = t.cx + taps_x - 1;
+    const size_t mid = y_first ? size_t(t.ty) * cols : rows * size_t(t.cx);
+    const size_t shared = (size_t(taps_y) + taps_x + rows * cols + mid) * csize;
+    if (shared <= size_t(optin)) return FusedPlan{t, shared, y_first};
+  }
+  return std::nullopt;
+}
+
+template <class C>
+void launch_fused(View src, View dst, const FusedPlan& plan, const PassArgs<C>& a, const PassArgs<C>& b,
+                  cudaStream_t s, const char* op) {
+  as_c_order(src, dst);
+  const int last = src.ndim - 1;
+  const int64_t ny = src.shape[last - 1], nx = src.shape[last], outer = src.size() / (ny * nx);
+  if (outer == 0) return;
+  const FusedTile& t = plan.tile;
+  auto kernel = plan.y_first ? fused_2d<C, C, C, true> : fused_2d<C, C, C, false>;
+  if (plan.shared > kMaxShared)
+    cuda::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(plan.shared)), op);
+  const int64_t total = outer * ((ny + t.ty - 1) / t.ty) * ((nx + t.tx - 1) / t.tx);
+  kernel<<<cuda::blocks_for(total, 1), kFuseThreads, plan.shared, s>>>(src.ptr<C>(), dst.ptr<C>(), outer, ny, nx, t,
+                                                                        a, b);
+  cuda::check_launch(op);
+}
+
 }  // namespace
 
 void separable_cuda(const View& in, const View& out, std::span<const Pass1d> passes, StreamHandle stream) {
@@ -253,27 +414,37 @@ void separable_cuda(const View& in, const View& out, std::span<const Pass1d> pas
   // Arithmetic in double as scipy's (bit-identical integer results), except float32 in and out: float,
   // the GPU's fast path, within float rounding of scipy.
   const bool single = in.dtype == DType::F32 && out.dtype == DType::F32;
-  // all weights in one device buffer, in the compute type
-  const size_t m = passes.size();
-  const size_t csize = single ? 4 : 8;
+  const size_t m = passes.size(), csize = single ? 4 : 8;
+  // weights of long filters in one device buffer (short ones travel in the kernel parameters)
   std::vector<size_t> at(m);
   size_t bytes = 0;
   for (size_t i = 0; i < m; ++i) {
     at[i] = bytes;
-    bytes += (passes[i].weights.size() * csize + 7) / 8 * 8;
+    if (passes[i].weights.size() > size_t(kInlineTaps)) bytes += (passes[i].weights.size() * csize + 7) / 8 * 8;
   }
   std::vector<unsigned char> host(bytes);
   for (size_t i = 0; i < m; ++i)
-    for (size_t j = 0; j < passes[i].weights.size(); ++j) {
-      if (single) reinterpret_cast<float*>(host.data() + at[i])[j] = float(passes[i].weights[j]);
-      else reinterpret_cast<double*>(host.data() + at[i])[j] = passes[i].weights[j];
-    }
+    if (passes[i].weights.size() > size_t(kInlineTaps))
+      for (size_t j = 0; j < passes[i].weights.size(); ++j) {
+        if (single) reinterpret_cast<float*>(host.data() + at[i])[j] = float(passes[i].weights[j]);
+        else reinterpret_cast<double*>(host.data() + at[i])[j] = passes[i].weights[j];
+      }
   cuda::Scratch dw(bytes, s, op);
   // pageable source: staged before cudaMemcpyAsync returns, so `host` may go out of scope
-  cuda::check(cudaMemcpyAsync(dw.get<void>(), host.data(), bytes, cudaMemcpyHostToDevice, s), op);
-  // Passes alternate between `out` and a scratch array of out's dtype and layout so that the last one
-  // writes `out`.
-  cuda::Scratch tmp(m > 1 ? size_t(out.size()) * dtype_size(out.dtype) : 0, s, op);
+  if (bytes) cuda::check(cudaMemcpyAsync(dw.get<void>(), host.data(), bytes, cudaMemcpyHostToDevice, s), op);
+
+  // Stages of one pass, or of two fused ones, alternate between `out` and a scratch array of out's dtype
+  // and layout so that the last stage writes `out`.
+  int optin = 0;
+  cuda::check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, in.device_id), op);
+  std::vector<std::optional<FusedPlan>> fused(m);
+  size_t stages = 0;
+  for (size_t i = 0; i < m; ++stages) {
+    // every stage after the first reads an array of out's dtype and layout
+    if (i + 1 < m) fused[i] = plan_fused(i == 0 ? in : out, out, passes[i], passes[i + 1], optin);
+    i += fused[i] ? 2 : 1;
+  }
+  cuda::Scratch tmp(stages > 1 ? size_t(out.size()) * dtype_size(out.dtype) : 0, s, op);
   View t = out;
   t.data = tmp.get<void>();
   const bool fortran = !out.c_contiguous() && f_contiguous(out);
@@ -283,16 +454,27 @@ void separable_cuda(const View& in, const View& out, std::span<const Pass1d> pas
     t.strides[d] = st;
     st *= t.shape[d];
   }
+  auto args = [&]<class C>(size_t i) { return make_args<C>(passes[i], dw.get<unsigned char>() + at[i]); };
   View src = in;
-  for (size_t i = 0; i < m; ++i) {
-    const View dst = (m - 1 - i) % 2 == 0 ? out : t;
-    const void* pw = dw.get<unsigned char>() + at[i];
-    if (single) {
-      launch_pass<float, float, float>(src, dst, passes[i], pw, s, op);
+  for (size_t i = 0, stage = 0; i < m; ++stage) {
+    const View dst = (stages - 1 - stage) % 2 == 0 ? out : t;
+    if (fused[i]) {  // float or double throughout
+      if (single) launch_fused<float>(src, dst, *fused[i], args.template operator()<float>(i),
+                                      args.template operator()<float>(i + 1), s, op);
+      else launch_fused<double>(src, dst, *fused[i], args.template operator()<double>(i),
+                                args.template operator()<double>(i + 1), s, op);
+      i += 2;
     } else {
-      dispatch_dtype(src.dtype, [&]<class TI>() {
-        dispatch_dtype(dst.dtype, [&]<class TO>() { launch_pass<TI, TO, double>(src, dst, passes[i], pw, s, op); });
-      });
+      if (single) {
+        launch_pass<float, float, float>(src, dst, args.template operator()<float>(i), passes[i].axis, s, op);
+      } else {
+        dispatch_dtype(src.dtype, [&]<class TI>() {
+          dispatch_dtype(dst.dtype, [&]<class TO>() {
+            launch_pass<TI, TO, double>(src, dst, args.template operator()<double>(i), passes[i].axis, s, op);
+          });
+        });
+      }
+      i += 1;
     }
     src = dst;
   }

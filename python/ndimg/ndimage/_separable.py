@@ -6,6 +6,7 @@ scipy chains its 1-D filters (intermediate results are rounded to the output dty
 """
 from __future__ import annotations
 
+import functools
 import numbers
 
 import numpy as np
@@ -24,17 +25,18 @@ class Pass:
 
     def __init__(self, axis, weights, mode, cval, origin=0, mean=False):
         self.axis, self.mode, self.cval, self.origin, self.mean = axis, mode_code(mode), float(cval), int(origin), mean
-        self.weights = [float(v) for v in weights]
+        self.weights = weights if type(weights) is tuple else tuple(float(v) for v in weights)
 
 
-def run_passes(input, output, passes):
-    """Apply `passes` to `input` into `output` (an array); no passes copies, as scipy does."""
+def run_passes(input, output, passes, fresh=False):
+    """Apply `passes` to `input` into `output` (an array; `fresh` when just allocated, so it cannot overlap
+    the input); no passes copies, as scipy does."""
     if not passes:
         output[...] = input
         return output
     src = input
     # the CPU engine filters in place line by line; the CUDA engine needs distinct arrays
-    if may_share(input, output) and (output is not input or not isinstance(output, np.ndarray)):
+    if not fresh and may_share(input, output) and (output is not input or not isinstance(output, np.ndarray)):
         src = input.copy()
     _core.separable(src, output, [p.axis for p in passes], [p.weights for p in passes],
                     [p.mode for p in passes], [p.cval for p in passes], [p.origin for p in passes],
@@ -75,10 +77,11 @@ def convolve1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, o
     return correlate1d.__wrapped_impl__(input, weights, axis, output, mode, cval, origin)
 
 
+@functools.lru_cache(maxsize=256)
 def gaussian_kernel1d(sigma, order, radius):
-    """Correlation weights of the order-th derivative of a Gaussian (O(radius) work). The arithmetic is
-    scipy's, operation for operation, so that weights (and integer results truncated from them) agree
-    to the last bit."""
+    """Correlation weights (a tuple) of the order-th derivative of a Gaussian (O(radius) work, cached:
+    repeated calls with one sigma are the common case). The arithmetic is scipy's, operation for
+    operation, so that weights (and integer results truncated from them) agree to the last bit."""
     if order < 0:
         raise ValueError("order must be non-negative")
     order = int(order)
@@ -96,7 +99,7 @@ def gaussian_kernel1d(sigma, order, radius):
         for _ in range(order):
             q = op.dot(q)
         phi = np.vander(x, order + 1, increasing=True).dot(q) * phi
-    return phi[::-1]  # correlation, so reversed
+    return tuple(phi[::-1].tolist())  # correlation, so reversed
 
 
 def _gaussian_pass(axis, sigma, order, mode, cval, truncate, radius):
@@ -133,8 +136,10 @@ def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0
                     axes=None):
     """Multidimensional Gaussian filter as a sequence of 1-D passes (scipy.ndimage.gaussian_filter)."""
     input = as_input(input)
+    fresh = output is None
     output = get_output(output, input)
-    return run_passes(input, output, gaussian_passes(input.ndim, sigma, order, mode, cval, truncate, radius, axes))
+    return run_passes(input, output, gaussian_passes(input.ndim, sigma, order, mode, cval, truncate, radius, axes),
+                      fresh)
 
 
 def _uniform_pass(axis, size, mode, cval, origin):
@@ -165,30 +170,32 @@ def uniform_passes(ndim, size, mode, cval, origin, axes):
 def uniform_filter(input, size=3, output=None, mode="reflect", cval=0.0, origin=0, *, axes=None):
     """Multidimensional mean filter as a sequence of 1-D passes (scipy.ndimage.uniform_filter)."""
     input = as_input(input)
+    fresh = output is None
     output = get_output(output, input)
-    return run_passes(input, output, uniform_passes(input.ndim, size, mode, cval, origin, axes))
+    return run_passes(input, output, uniform_passes(input.ndim, size, mode, cval, origin, axes), fresh)
 
 
 def _derivative_smooth(input, axis, output, mode, cval, smooth):
     input = as_input(input)
     axis = normalize_axis(axis, input.ndim)
+    fresh = output is None
     output = get_output(output, input)
     modes = per_axis(mode, input.ndim)
-    passes = [Pass(axis, [-1, 0, 1], modes[axis], cval)]
+    passes = [Pass(axis, (-1.0, 0.0, 1.0), modes[axis], cval)]
     passes += [Pass(d, smooth, modes[d], cval) for d in range(input.ndim) if d != axis]
-    return run_passes(input, output, passes)
+    return run_passes(input, output, passes, fresh)
 
 
 @engine_aware("input", "output")
 def sobel(input, axis=-1, output=None, mode="reflect", cval=0.0):
     """Sobel derivative along `axis`, smoothed along the others (scipy.ndimage.sobel)."""
-    return _derivative_smooth(input, axis, output, mode, cval, [1, 2, 1])
+    return _derivative_smooth(input, axis, output, mode, cval, (1.0, 2.0, 1.0))
 
 
 @engine_aware("input", "output")
 def prewitt(input, axis=-1, output=None, mode="reflect", cval=0.0):
     """Prewitt derivative along `axis`, averaged along the others (scipy.ndimage.prewitt)."""
-    return _derivative_smooth(input, axis, output, mode, cval, [1, 1, 1])
+    return _derivative_smooth(input, axis, output, mode, cval, (1.0, 1.0, 1.0))
 
 
 def _sum_over_axes(input, output, mode, axes, derivative, square):
