@@ -73,6 +73,24 @@ __device__ __forceinline__ C* load_weights(unsigned char* smem, const PassArgs<C
   return w;  // visible after the next __syncthreads
 }
 
+// Stages value(k) into dst[k] for k < n, thread `tid` of `nthreads` taking k = tid, tid + nthreads, ...:
+// kStageBatch loads are issued before their results are stored, so that each thread keeps several global
+// reads in flight (one at a time leaves the kernels waiting on memory latency, far below bandwidth).
+constexpr int kStageBatch = 8;
+
+template <class C, class Value>
+__device__ __forceinline__ void stage(C* dst, int n, int tid, int nthreads, Value value) {
+  for (int base = tid; base < n; base += kStageBatch * nthreads) {
+    C v[kStageBatch];
+#pragma unroll
+    for (int u = 0; u < kStageBatch; ++u)
+      if (base + u * nthreads < n) v[u] = value(base + u * nthreads);
+#pragma unroll
+    for (int u = 0; u < kStageBatch; ++u)
+      if (base + u * nthreads < n) dst[base + u * nthreads] = v[u];
+  }
+}
+
 // P outputs that follow each other along the axis, from staged inputs `stride` apart, in scipy's order of
 // summation (the same operations as correlate_taps per output) with the windows of inputs held in
 // registers: each staged value and weight is read from shared memory once per P outputs, not once per
@@ -144,7 +162,7 @@ __global__ void __launch_bounds__(256) pass_rows(const TI* in, TO* out, int64_t 
     const TI* src = in + line * n;
     TO* dst = out + line * n;
     __syncthreads();  // the previous tile is written out (and the weights are staged)
-    for (int k = threadIdx.x; k < len; k += blockDim.x) buf[k] = load_extended(src, i0 - p.left + k, n, 1, p);
+    stage(buf, len, threadIdx.x, blockDim.x, [&](int k) { return load_extended(src, i0 - p.left + k, n, 1, p); });
     __syncthreads();
     C acc[kRowP];
     if (k0 < tile) correlate_block(buf + k0, 1, w, p.taps, p.sym, acc);
@@ -176,8 +194,10 @@ __global__ void __launch_bounds__(kColX* kColY) pass_cols(const TI* in, TO* out,
     const int64_t y0 = (rest % yt) * kColTile, base = (rest / yt) * n * inner;
     const bool live = x < inner;
     __syncthreads();
-    for (int r = ty; r < len; r += kColY)
-      buf[r * kColX + tx] = live ? load_extended(in + base + x, y0 - p.left + r, n, inner, p) : C(0);
+    // element k = r * kColX + tx of the staged rows is thread (tx, ty)'s for r = ty, ty + kColY, ...
+    stage(buf, len * kColX, ty * kColX + tx, kColX * kColY, [&](int k) {
+      return live ? load_extended(in + base + x, y0 - p.left + k / kColX, n, inner, p) : C(0);
+    });
     __syncthreads();
     if (!live || y0 + r0 >= n) continue;
     C acc[kColP];
@@ -235,13 +255,13 @@ __global__ void __launch_bounds__(kFuseThreads) fused_2d(const TI* in, TO* out, 
     const TI* src = in + plane * ny * nx;
     TO* dst = out + plane * ny * nx;
     __syncthreads();  // the previous tile is written out (and the weights are staged)
-    for (int k = threadIdx.x; k < rows * cols; k += blockDim.x) {
+    stage(tile, rows * cols, threadIdx.x, blockDim.x, [&](int k) {
       const int r = k / cols, c = k - r * cols;
       const int64_t yy = extend_index(y0 - py.left + r, ny, py.mode), xx = extend_index(x0 - px.left + c, nx, px.mode);
       // outside along the first pass's axis reads its cval; outside along the second's is replaced below
       const bool first_outside = YFirst ? yy < 0 : xx < 0, second_outside = YFirst ? xx < 0 : yy < 0;
-      tile[k] = first_outside || second_outside ? (second_outside ? C(0) : first.cval) : C(src[yy * nx + xx]);
-    }
+      return first_outside || second_outside ? (second_outside ? C(0) : first.cval) : C(src[yy * nx + xx]);
+    });
     __syncthreads();
     if constexpr (YFirst) {
       block_pass<kFuseYP>(tile, 1, cols, cols, t.ty, true, py, wy, [&](int line, int k, C v) {
@@ -363,7 +383,7 @@ struct FusedPlan {
   bool y_first;
 };
 
-std::optional<FusedPlan> plan_fused(View src, View dst, const Pass1d& a, const Pass1d& b, int optin) {
+std::optional<FusedPlan> plan_fused(View src, View dst, const Pass1d& a, const Pass1d& b, int optin, size_t csize) {
   const bool types = src.dtype == dst.dtype && (dst.dtype == DType::F32 || dst.dtype == DType::F64);
   int ax = a.axis, bx = b.axis;
   if (!types || src.ndim < 2 || !as_c_order(src, dst, ax, bx)) return std::nullopt;
@@ -371,7 +391,6 @@ std::optional<FusedPlan> plan_fused(View src, View dst, const Pass1d& a, const P
   if (!((ax == last - 1 && bx == last) || (ax == last && bx == last - 1))) return std::nullopt;
   const bool y_first = ax == last - 1;
   const int taps_y = int((y_first ? a : b).weights.size()), taps_x = int((y_first ? b : a).weights.size());
-  const size_t csize = dtype_size(dst.dtype);
   // tile width: the candidate that wastes the least of the last tile column; taller tiles for long
   // filters (the halo is then a smaller share of the staged input)
   const int64_t nx = src.shape[last];
@@ -388,7 +407,8 @@ std::optional<FusedPlan> plan_fused(View src, View dst, const Pass1d& a, const P
   return std::nullopt;
 }
 
-template <class C>
+// T: the data (in, intermediate and out); C: the arithmetic
+template <class T, class C>
 void launch_fused(View src, View dst, const FusedPlan& plan, const PassArgs<C>& a, const PassArgs<C>& b,
                   cudaStream_t s, const char* op) {
   as_c_order(src, dst);
@@ -396,11 +416,11 @@ void launch_fused(View src, View dst, const FusedPlan& plan, const PassArgs<C>& 
   const int64_t ny = src.shape[last - 1], nx = src.shape[last], outer = src.size() / (ny * nx);
   if (outer == 0) return;
   const FusedTile& t = plan.tile;
-  auto kernel = plan.y_first ? fused_2d<C, C, C, true> : fused_2d<C, C, C, false>;
+  auto kernel = plan.y_first ? fused_2d<T, T, C, true> : fused_2d<T, T, C, false>;
   if (plan.shared > kMaxShared)
     cuda::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(plan.shared)), op);
   const int64_t total = outer * ((ny + t.ty - 1) / t.ty) * ((nx + t.tx - 1) / t.tx);
-  kernel<<<cuda::blocks_for(total, 1), kFuseThreads, plan.shared, s>>>(src.ptr<C>(), dst.ptr<C>(), outer, ny, nx, t,
+  kernel<<<cuda::blocks_for(total, 1), kFuseThreads, plan.shared, s>>>(src.ptr<T>(), dst.ptr<T>(), outer, ny, nx, t,
                                                                         a, b);
   cuda::check_launch(op);
 }
@@ -441,7 +461,7 @@ void separable_cuda(const View& in, const View& out, std::span<const Pass1d> pas
   size_t stages = 0;
   for (size_t i = 0; i < m; ++stages) {
     // every stage after the first reads an array of out's dtype and layout
-    if (i + 1 < m) fused[i] = plan_fused(i == 0 ? in : out, out, passes[i], passes[i + 1], optin);
+    if (i + 1 < m) fused[i] = plan_fused(i == 0 ? in : out, out, passes[i], passes[i + 1], optin, csize);
     i += fused[i] ? 2 : 1;
   }
   cuda::Scratch tmp(stages > 1 ? size_t(out.size()) * dtype_size(out.dtype) : 0, s, op);
@@ -458,11 +478,13 @@ void separable_cuda(const View& in, const View& out, std::span<const Pass1d> pas
   View src = in;
   for (size_t i = 0, stage = 0; i < m; ++stage) {
     const View dst = (stages - 1 - stage) % 2 == 0 ? out : t;
-    if (fused[i]) {  // float or double throughout
-      if (single) launch_fused<float>(src, dst, *fused[i], args.template operator()<float>(i),
-                                      args.template operator()<float>(i + 1), s, op);
-      else launch_fused<double>(src, dst, *fused[i], args.template operator()<double>(i),
-                                args.template operator()<double>(i + 1), s, op);
+    if (fused[i]) {  // float or double data throughout, arithmetic as in the unfused passes
+      if (single) launch_fused<float, float>(src, dst, *fused[i], args.template operator()<float>(i),
+                                             args.template operator()<float>(i + 1), s, op);
+      else if (out.dtype == DType::F32) launch_fused<float, double>(src, dst, *fused[i], args.template operator()<double>(i),
+                                                                    args.template operator()<double>(i + 1), s, op);
+      else launch_fused<double, double>(src, dst, *fused[i], args.template operator()<double>(i),
+                                        args.template operator()<double>(i + 1), s, op);
       i += 2;
     } else {
       if (single) {
