@@ -107,6 +107,7 @@ __device__ __forceinline__ void correlate_block(const C* buf, int stride, const 
       a[q] = buf[q * stride];
       b[q] = buf[(taps - 1 + q) * stride];
     }
+#pragma unroll 4  // lets the compiler issue the shared loads of later taps early and drop the window moves
     for (int j = 0; j < c; ++j) {
       const C wj = w[j];
       if (sym > 0) {
@@ -130,6 +131,7 @@ __device__ __forceinline__ void correlate_block(const C* buf, int stride, const 
       acc[q] = buf[(taps - 1 + q) * stride] * w[taps - 1];
       a[q] = buf[q * stride];
     }
+#pragma unroll 4
     for (int j = 0; j + 1 < taps; ++j) {
       const C wj = w[j];
 #pragma unroll
@@ -213,7 +215,7 @@ __global__ void __launch_bounds__(kColX* kColY) pass_cols(const TI* in, TO* out,
 // two-kernel schedule rounds it in memory (along the second pass's axis, intermediate values outside
 // the image are that pass's extension of the intermediate: cval in constant mode), then the second pass,
 // and writes the tile out coalesced. The data is read once and written once instead of twice each.
-constexpr int kFuseThreads = 256, kFuseYP = 8, kFuseXP = 5;  // outputs per thread along y (rows) and x
+constexpr int kFuseThreads = 512, kFuseYP = 8, kFuseXP = 5;  // outputs per thread along y (rows) and x
 
 struct FusedTile {
   int ty, tx, cx;  // output tile rows and columns; cx: columns computed (tx rounded up to kFuseXP)
