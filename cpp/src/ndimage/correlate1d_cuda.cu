@@ -237,18 +237,48 @@ __device__ __forceinline__ void block_pass(const C* src, int line_step, int step
   }
 }
 
+// Calls f(k, r, c) for k = tid, tid + nthreads, ... < rows * cols with r, c = divmod(k, cols), stepping
+// r and c instead of dividing each k; kStageBatch calls per round, then done(k, i) for each of them: the
+// staging loops issue a batch of global reads before storing any.
+template <class F, class Done>
+__device__ __forceinline__ void for_tile(int rows, int cols, int tid, int nthreads, F f, Done done) {
+  const int n = rows * cols, dr = nthreads / cols, dc = nthreads - dr * cols;
+  int r = tid / cols, c = tid - r * cols;
+  for (int k = tid; k < n; k += kStageBatch * nthreads) {
+    int kk = k;
+#pragma unroll
+    for (int u = 0; u < kStageBatch; ++u, kk += nthreads) {
+      if (kk < n) f(u, r, c);
+      r += dr;
+      c += dc;
+      if (c >= cols) {
+        c -= cols;
+        ++r;
+      }
+    }
+    kk = k;
+#pragma unroll
+    for (int u = 0; u < kStageBatch; ++u, kk += nthreads)
+      if (kk < n) done(u, kk);
+  }
+}
+
 template <class TI, class TO, class C, bool YFirst>
-__global__ void __launch_bounds__(kFuseThreads) fused_2d(const TI* in, TO* out, int64_t outer, int64_t ny, int64_t nx,
+__global__ void __launch_bounds__(kFuseThreads, 2) fused_2d(const TI* in, TO* out, int64_t outer, int64_t ny, int64_t nx,
                                                           FusedTile t, const __grid_constant__ PassArgs<C> first,
                                                           const __grid_constant__ PassArgs<C> second) {
   extern __shared__ __align__(16) unsigned char smem[];
   const PassArgs<C>& py = YFirst ? first : second;  // the pass along y, and the one along x
   const PassArgs<C>& px = YFirst ? second : first;
-  C* wy = load_weights(smem, py, threadIdx.x, blockDim.x);
-  C* wx = wy + py.taps;
-  for (int j = threadIdx.x; j < px.taps; j += blockDim.x) wx[j] = px.weights()[j];
   const int rows = t.ty + py.taps - 1, cols = t.cx + px.taps - 1;
-  C* tile = wx + px.taps;    // rows x cols staged inputs, later the ty x cx results
+  // per tile: the input row offset and column each staged row and column reads (-1: outside, constant)
+  int64_t* row_at = reinterpret_cast<int64_t*>(smem);
+  int64_t* col_at = row_at + rows;
+  C* wy = reinterpret_cast<C*>(col_at + cols);
+  C* wx = wy + py.taps;
+  for (int j = threadIdx.x; j < py.taps; j += blockDim.x) wy[j] = py.weights()[j];
+  for (int j = threadIdx.x; j < px.taps; j += blockDim.x) wx[j] = px.weights()[j];
+  C* tile = wx + px.taps;       // rows x cols staged inputs, later the ty x cx results
   C* mid = tile + rows * cols;  // the intermediate: ty x cols (y first) or rows x cx (x first)
   const int64_t tiles_x = (nx + t.tx - 1) / t.tx, tiles_y = (ny + t.ty - 1) / t.ty, total = outer * tiles_y * tiles_x;
   for (int64_t b = blockIdx.x; b < total; b += gridDim.x) {
@@ -257,36 +287,47 @@ __global__ void __launch_bounds__(kFuseThreads) fused_2d(const TI* in, TO* out, 
     const TI* src = in + plane * ny * nx;
     TO* dst = out + plane * ny * nx;
     __syncthreads();  // the previous tile is written out (and the weights are staged)
-    stage(tile, rows * cols, threadIdx.x, blockDim.x, [&](int k) {
-      const int r = k / cols, c = k - r * cols;
-      const int64_t yy = extend_index(y0 - py.left + r, ny, py.mode), xx = extend_index(x0 - px.left + c, nx, px.mode);
-      // outside along the first pass's axis reads its cval; outside along the second's is replaced below
-      const bool first_outside = YFirst ? yy < 0 : xx < 0, second_outside = YFirst ? xx < 0 : yy < 0;
-      return first_outside || second_outside ? (second_outside ? C(0) : first.cval) : C(src[yy * nx + xx]);
-    });
+    for (int r = threadIdx.x; r < rows; r += blockDim.x) {
+      const int64_t yy = extend_index(y0 - py.left + r, ny, py.mode);
+      row_at[r] = yy < 0 ? -1 : yy * nx;
+    }
+    for (int c = threadIdx.x; c < cols; c += blockDim.x) col_at[c] = extend_index(x0 - px.left + c, nx, px.mode);
+    __syncthreads();
+    {
+      C v[kStageBatch];
+      for_tile(
+          rows, cols, threadIdx.x, blockDim.x,
+          [&](int u, int r, int c) {
+            const int64_t ro = row_at[r], co = col_at[c];
+            // outside along the first pass's axis reads its cval; outside along the second's is replaced
+            // after the first pass
+            const bool first_outside = YFirst ? ro < 0 : co < 0, second_outside = YFirst ? co < 0 : ro < 0;
+            v[u] = first_outside || second_outside ? (second_outside ? C(0) : first.cval) : C(src[ro + co]);
+          },
+          [&](int u, int k) { tile[k] = v[u]; });
+    }
     __syncthreads();
     if constexpr (YFirst) {
       block_pass<kFuseYP>(tile, 1, cols, cols, t.ty, true, py, wy, [&](int line, int k, C v) {
-        const bool outside = extend_index(x0 - px.left + line, nx, px.mode) < 0;
-        mid[k * cols + line] = outside ? px.cval : C(cast_to<TO>(v));
+        mid[k * cols + line] = col_at[line] < 0 ? px.cval : C(cast_to<TO>(v));
       });
       __syncthreads();
       block_pass<kFuseXP>(mid, cols, 1, t.ty, t.cx, false, px, wx,
                           [&](int line, int k, C v) { tile[line * t.cx + k] = v; });
     } else {
       block_pass<kFuseXP>(tile, cols, 1, rows, t.cx, false, px, wx, [&](int line, int k, C v) {
-        const bool outside = extend_index(y0 - py.left + line, ny, py.mode) < 0;
-        mid[line * t.cx + k] = outside ? py.cval : C(cast_to<TO>(v));
+        mid[line * t.cx + k] = row_at[line] < 0 ? py.cval : C(cast_to<TO>(v));
       });
       __syncthreads();
       block_pass<kFuseYP>(mid, 1, t.cx, t.cx, t.ty, true, py, wy,
                           [&](int line, int k, C v) { tile[k * t.cx + line] = v; });
     }
     __syncthreads();
-    for (int k = threadIdx.x; k < t.ty * t.tx; k += blockDim.x) {
-      const int r = k / t.tx, c = k - r * t.tx;
-      if (y0 + r < ny && x0 + c < nx) dst[(y0 + r) * nx + x0 + c] = cast_to<TO>(tile[r * t.cx + c]);
-    }
+    const int out_rows = int(std::min<int64_t>(t.ty, ny - y0)), out_cols = int(std::min<int64_t>(t.tx, nx - x0));
+    for_tile(
+        out_rows, out_cols, threadIdx.x, blockDim.x,
+        [&](int, int r, int c) { dst[(y0 + r) * nx + x0 + c] = cast_to<TO>(tile[r * t.cx + c]); },
+        [](int, int) {});
   }
 }
 
@@ -403,7 +444,7 @@ std::optional<FusedPlan> plan_fused(View src, View dst, const Pass1d& a, const P
     t.cx = (t.tx + kFuseXP - 1) / kFuseXP * kFuseXP;
     const size_t rows = t.ty + taps_y - 1, cols = t.cx + taps_x - 1;
     const size_t mid = y_first ? size_t(t.ty) * cols : rows * size_t(t.cx);
-    const size_t shared = (size_t(taps_y) + taps_x + rows * cols + mid) * csize;
+    const size_t shared = (size_t(taps_y) + taps_x + rows * cols + mid) * csize + (rows + cols) * sizeof(int64_t);
     if (shared <= size_t(optin)) return FusedPlan{t, shared, y_first};
   }
   return std::nullopt;
