@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import skimage.filters
 import skimage.metrics
 
 import ndimg
@@ -190,6 +191,12 @@ def test_force_gpu_round_trips_every_size(rng):
         assert type(got) is np.float64
         assert_close(np.asarray(got), np.asarray(skimage.metrics.mean_squared_error(a, b)),
                      "metrics.mean_squared_error")
+    # a NumPy `out` is filled and returned
+    image = rng.random((5, 6)).astype(np.float32)
+    out = np.zeros_like(image)
+    got = backend.implementation(backend.spec_for("skimage.filters:gaussian"))(image, sigma=1, out=out)
+    assert got is out
+    assert_close(out, skimage.filters.gaussian(image, sigma=1), "filters.gaussian")
 
 
 # --- scikit-image's own dispatch through the declared entry points -----------------------------------------
