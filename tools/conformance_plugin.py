@@ -1,7 +1,7 @@
 """pytest plugin of tools/skimage-conformance: runs scikit-image's own tests with ndimg acceleration on and
 records, per test, which ndimg functions it exercised and how it ended.
 
-mode "cpu": ``ndimg.accelerate()``, NumPy inputs on the CPU engine.
+mode "cpu": ``ndimg.accelerate()`` with the backend's NumPy policy 'cpu': NumPy inputs on the CPU engine.
 mode "gpu": the same with the backend's NumPy policy 'gpu' forced for every size: NumPy inputs of every
             function with a CUDA engine are copied to the GPU, computed there and copied back.
 
@@ -67,6 +67,8 @@ class Conformance:
         if self.mode == "gpu":
             check_gpu()
             backend.set_numpy_policy("gpu", force_gpu=True)
+        else:  # whatever NDIMG_SKIMAGE_NUMPY says
+            backend.set_numpy_policy("cpu")
         log = logging.getLogger("ndimg")
         log.addHandler(self._handler)
         log.setLevel(logging.DEBUG)
