@@ -82,3 +82,14 @@ def test_counts_report_and_exit_code(tmp_path):
 def test_gpu_mode_refuses_without_a_gpu(tmp_path):
     r = _run(tmp_path, "--mode", "gpu")
     assert r.returncode == 1 and "--mode gpu" in r.stderr and not (tmp_path / "r.md").exists()
+
+
+def test_pack_keeps_what_a_run_needs(tmp_path):
+    r = _run(tmp_path, "--pack", str(tmp_path / "packed"))
+    assert r.returncode == 0, r.stderr
+    (packed,) = (tmp_path / "packed").iterdir()
+    assert packed.name == _sdist(tmp_path).name
+    with tarfile.open(packed) as tar:
+        names = sorted(m.name.split("/", 1)[1] for m in tar.getmembers())
+    assert names == ["pyproject.toml", "tests/skimage/filters/test_stand_in.py", "tests/skimage/metrics/test_skipped.py"]
+    assert not (tmp_path / "r.md").exists()
