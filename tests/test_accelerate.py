@@ -113,3 +113,22 @@ def test_python_m_ndimg_accelerate_usage():
     r = subprocess.run([sys.executable, "-m", "ndimg.accelerate"], env=dict(os.environ, PYTHONPATH=PKG_ROOT),
                        capture_output=True, text=True)
     assert r.returncode == 2 and "usage" in r.stderr
+
+
+def test_masks_array_less_functions_and_refused_options(rng):
+    """sobel with a boolean mask and window (no array argument) run ndimg; median(behavior='rank'), which
+    ndimg does not implement, runs scikit-image."""
+    a = rng.random((16, 12)).astype(np.float32)
+    mask = a > 0.2
+    expected = (skimage.filters.sobel(a, mask=mask), skimage.filters.window("hann", (7, 9)),
+                skimage.filters.median((a * 255).astype(np.uint8), behavior="rank"))
+    with ndimg.accelerated():
+        got = (skimage.filters.sobel(a, mask=mask), skimage.filters.window("hann", (7, 9)),
+               skimage.filters.median((a * 255).astype(np.uint8), behavior="rank"))
+    s = ndimg.accelerate.stats()
+    assert s["skimage.filters:sobel"] == {"ndimg": 1, "skimage": 0}
+    assert s["skimage.filters:window"] == {"ndimg": 1, "skimage": 0}
+    assert s["skimage.filters:median"] == {"ndimg": 0, "skimage": 1}
+    assert_close(got[0], expected[0], "filters.sobel")
+    assert_close(got[1], expected[1], "filters.window")
+    np.testing.assert_array_equal(got[2], expected[2])

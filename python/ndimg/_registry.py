@@ -30,6 +30,8 @@ class Entry:
     # benchmark cases: ("shape name", kwargs) over the grid in bench/; empty = not benchmarked
     bench: tuple = ()
     family: str = ""            # function family, for the NumPy->GPU crossover kept per family
+    # "unsupported": {parameter: (values, ...)} that ndimg refuses: the scikit-image backend and
+    # ndimg.accelerate leave such calls to scikit-image
     extra: dict = field(default_factory=dict)
 
     @property
@@ -134,7 +136,8 @@ for _name, _file, _kw in [
     ("farid_h", "_edges", dict(ndim=(2,), family="separable")),
     ("farid_v", "_edges", dict(ndim=(2,), family="separable")),
     ("laplace", "_stencil_edges", dict(family="stencil")),
-    ("median", "_median", dict(family="rank", bench=(("2d_f32", {}),))),
+    # behavior='rank' is skimage.filters.rank.median, not in ndimg yet (scikit-image runs it under acceleration)
+    ("median", "_median", dict(family="rank", bench=(("2d_f32", {}),), extra={"unsupported": {"behavior": ("rank",)}})),
     ("unsharp_mask", "_unsharp_mask", dict(family="separable")),
     ("butterworth", "_fft_based", dict(dtypes=ALL, atol=1e-5, family="fft")),
     ("correlate_sparse", "_sparse", dict(family="stencil")),

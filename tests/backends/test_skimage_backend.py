@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import skimage.filters
 import skimage.metrics
 
 import ndimg
@@ -93,6 +94,42 @@ def test_can_has_converts_and_allocates_nothing(rng):
     assert not backend.can_has(MSE, a.view(Tripwire), a)
 
 
+def test_placement_masks_refused_values_and_array_less_functions(rng):
+    a = rng.random((6, 7)).astype(np.float32)
+    spec = backend.spec_for
+    # a mask is read as nonzero: any dtype, whatever dtypes the image takes
+    for mask in (a > 0.5, (a > 0.5).astype(np.uint8)):
+        assert backend.placement(spec("skimage.filters:sobel"), (a,), {"mask": mask}) == ("numpy", None)
+    assert backend.placement(spec("skimage.filters:sobel"), (a.astype(np.float16),), {})[0] is None
+    # values ndimg refuses (registry extra["unsupported"]), by keyword or position
+    median = spec("skimage.filters:median")
+    assert backend.placement(median, (a,), {"behavior": "rank"}) == (None, "behavior='rank'")
+    assert backend.placement(median, (a, None, None, "nearest", 0.0, "rank"), {})[0] is None
+    assert backend.placement(median, (a,), {"behavior": "ndimage"}) == ("numpy", None)
+    # functions without array parameters run on the host; a class (LPIFilter2D) is not taken
+    assert backend.placement(spec("skimage.filters:window"), ("hann", (5, 5)), {}) == ("numpy", None)
+    assert backend.placement(spec("skimage.filters:gabor_kernel"), (0.2,), {}) == ("numpy", None)
+    assert backend.placement(spec("skimage.filters:LPIFilter2D"), (lambda r, c: r,), {})[0] is None
+    # structural_similarity takes K1, K2, sigma, use_sample_covariance through **kwargs, as scikit-image
+    ssim = spec("skimage.metrics:structural_similarity")
+    assert backend.placement(ssim, (a, a), {"K1": 0.02, "use_sample_covariance": False}) == ("numpy", None)
+
+
+def test_force_gpu_needs_the_gpu_policy_and_ignores_the_crossover(monkeypatch):
+    from ndimg import _registry
+
+    with pytest.raises(ValueError):
+        backend.set_numpy_policy("cpu", force_gpu=True)
+    monkeypatch.setattr(_registry, "CROSSOVER", {})
+    backend.set_numpy_policy("gpu", force_gpu=True)
+    spec_impl = REGISTRY["metrics.mean_squared_error"].load()
+    assert backend.get_implementation(MSE) is not spec_impl  # the round trip, although nothing is measured
+    # a function without a CUDA engine stays on the CPU
+    assert backend.implementation(backend.spec_for("skimage.filters:window")) is REGISTRY["filters.window"].load()
+    backend.set_numpy_policy(None)
+    assert backend.get_implementation(MSE) is spec_impl
+
+
 @pytest.mark.parametrize("name", [MSE, NRMSE])
 def test_get_implementation_numpy_cpu(rng, name):
     backend.set_numpy_policy("cpu")
@@ -144,6 +181,24 @@ def test_gpu_policy_round_trip_above_crossover(rng, monkeypatch):
                      "metrics.mean_squared_error")
 
 
+@pytest.mark.skipif(not CUDA_READY, reason="no CUDA device")
+def test_force_gpu_round_trips_every_size(rng):
+    backend.set_numpy_policy("gpu", force_gpu=True)
+    impl = backend.get_implementation(MSE)
+    for shape in [(1, 1), (3, 2)]:
+        a, b = rng.random(shape), rng.random(shape)
+        got = impl(a, b)
+        assert type(got) is np.float64
+        assert_close(np.asarray(got), np.asarray(skimage.metrics.mean_squared_error(a, b)),
+                     "metrics.mean_squared_error")
+    # a NumPy `out` is filled and returned
+    image = rng.random((5, 6)).astype(np.float32)
+    out = np.zeros_like(image)
+    got = backend.implementation(backend.spec_for("skimage.filters:gaussian"))(image, sigma=1, out=out)
+    assert got is out
+    assert_close(out, skimage.filters.gaussian(image, sigma=1), "filters.gaussian")
+
+
 # --- scikit-image's own dispatch through the declared entry points -----------------------------------------
 def _entry_point_dist(tmp_path):
     """A distribution declaring exactly pyproject.toml's entry points (what `pip install` writes), so that
@@ -180,7 +235,7 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-def _run(tmp_path, policy):
+def _run(tmp_path, policy, script=SCRIPT):
     env = dict(os.environ)
     env.pop("SKIMAGE_NO_DISPATCHING", None)
     env["PYTHONPATH"] = os.pathsep.join([str(_entry_point_dist(tmp_path)), PKG_ROOT])
@@ -188,7 +243,7 @@ def _run(tmp_path, policy):
         env.pop("NDIMG_SKIMAGE_NUMPY", None)
     else:
         env["NDIMG_SKIMAGE_NUMPY"] = policy
-    out = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 
 
@@ -203,6 +258,29 @@ def test_entry_points_numpy_cpu_policy_dispatches_to_ndimg(tmp_path):
     r = _run(tmp_path, "cpu")
     assert len(r["notes"]) == 2 and all("'ndimg' backend" in n for n in r["notes"])
     assert r["type"] == "float64" and r["mse"] == pytest.approx(r["expected"], rel=1e-12)
+
+
+GPU_SCRIPT = textwrap.dedent("""
+    import json, warnings
+    import cupy, numpy as np
+    import skimage.metrics as m
+    from skimage.util._backends import DispatchNotification
+    rng = np.random.default_rng(0)
+    a, b = rng.random((8, 7)), rng.random((8, 7))
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        r = m.mean_squared_error(cupy.asarray(a), cupy.asarray(b))
+    print(json.dumps({"notes": [str(x.message) for x in w if issubclass(x.category, DispatchNotification)],
+                      "type": type(r).__module__.split(".")[0], "mse": float(r),
+                      "expected": float(np.mean((a - b) ** 2))}))
+""")
+
+
+@pytest.mark.skipif(not CUDA_READY, reason="no CUDA device")
+def test_entry_points_cupy_dispatches_to_ndimg_by_default(tmp_path):
+    r = _run(tmp_path, None, GPU_SCRIPT)
+    assert len(r["notes"]) == 1 and "'ndimg' backend" in r["notes"][0]
+    assert r["type"] == "cupy" and r["mse"] == pytest.approx(r["expected"], rel=1e-12)
 
 
 def test_spatch_toml_describes_the_registry():

@@ -31,6 +31,20 @@ def test_modes_shapes_origins(engine, rng, name, mode, shape):
         assert_close(got, getattr(ndi, name)(x, w, mode=mode, cval=-0.75, origin=origin), f"ndimage.{name}")
 
 
+NEGATIVE_STRIDES = {"flip0": lambda a: a[::-1], "flip1": lambda a: a[:, ::-1], "rot90": lambda a: np.rot90(a, 3)}
+
+
+@pytest.mark.parametrize("name", ["correlate", "convolve"])
+@pytest.mark.parametrize("view", list(NEGATIVE_STRIDES))
+@pytest.mark.parametrize("mode", MODES)
+def test_negative_strides(engine, rng, name, view, mode):
+    """Regression: taps outside the input read cval where their element offset was negative."""
+    x = NEGATIVE_STRIDES[view](random_image(rng, (6, 8), "float64"))
+    w = rng.standard_normal((2, 3))
+    got = getattr(nd, name)(to_engine(x, engine), w, mode=mode, cval=0.5)
+    assert_close(got, getattr(ndi, name)(x, w, mode=mode, cval=0.5), f"ndimage.{name}")
+
+
 @pytest.mark.parametrize("name", ["correlate", "convolve"])
 def test_axes_and_per_axis_origin(engine, rng, name):
     x = random_image(rng, (6, 8, 7), "float32")

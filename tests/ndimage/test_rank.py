@@ -131,3 +131,13 @@ def test_size_with_footprint_warns(engine):
     with pytest.warns(UserWarning):
         got = nd.median_filter(to_engine(x, engine), size=3, footprint=FOOTPRINT)
     assert_close(got, ndi.median_filter(x, footprint=FOOTPRINT), "ndimage.median_filter")
+
+
+@pytest.mark.parametrize("view", ["flip0", "flip1", "rot90"])
+@pytest.mark.parametrize("name", ["median_filter", "minimum_filter"])
+def test_negative_strides(engine, rng, view, name):
+    """Regression: border taps of views with negative strides read cval instead of the input."""
+    base = random_image(rng, (6, 8), "float32")
+    x = {"flip0": base[::-1], "flip1": base[:, ::-1], "rot90": np.rot90(base, 3)}[view]
+    for mode in MODES:
+        check(engine, name, x, footprint=FOOTPRINT, mode=mode)

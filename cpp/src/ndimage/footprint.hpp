@@ -34,13 +34,17 @@ struct Taps {
 // Validates the views and the offsets (op names the operation in errors).
 Taps make_taps(const View& in, const View& out, std::span<const int64_t> offsets, const char* op);
 
-// Element offset in `in` read by the tap at relative position `off` from output coordinate `c`, or -1
+// Returned by tap_source where the boundary mode supplies cval (element offsets themselves may be negative:
+// views with negative strides).
+inline constexpr int64_t kCval = INT64_MIN;
+
+// Element offset in `in` read by the tap at relative position `off` from output coordinate `c`, or kCval
 // where the boundary mode supplies cval.
 NDIMG_HD int64_t tap_source(const Geometry& g, const int64_t* c, const int64_t* off, Mode mode) {
   int64_t o = 0;
   for (int d = 0; d < g.ndim; ++d) {
     int64_t j = extend_index(c[d] + off[d], g.in_shape[d], mode);
-    if (j < 0) return -1;
+    if (j < 0) return kCval;
     o += j * g.in_strides[d];
   }
   return o;
@@ -63,7 +67,7 @@ NDIMG_HD void for_each_tap(const Geometry& g, const int64_t* c, const TI* in, co
   } else {
     for (int64_t k = 0; k < count; ++k) {
       int64_t o = tap_source(g, c, offsets + k * g.ndim, mode);
-      f(k, o < 0 ? cval : C(in[o]));
+      f(k, o == kCval ? cval : C(in[o]));
     }
   }
 }

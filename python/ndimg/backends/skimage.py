@@ -21,19 +21,24 @@ from pathlib import Path
 import numpy as np
 
 from .._engine import library_of
-from .._registry import REGISTRY, gpu_crossover
+from .._registry import ALL, REGISTRY, gpu_crossover
 
 POLICIES = ("off", "cpu", "gpu")
 _policy = None  # None: read NDIMG_SKIMAGE_NUMPY on first use
+_force_gpu = False  # 'gpu' policy for every size (conformance runs), see set_numpy_policy
 _MISSING = object()
 
 
-def set_numpy_policy(policy):
-    """'off', 'cpu' or 'gpu' for NumPy inputs (see the module docstring); None: back to the environment."""
-    global _policy
+def set_numpy_policy(policy, force_gpu=False):
+    """'off', 'cpu' or 'gpu' for NumPy inputs (see the module docstring); None: back to the environment.
+    ``force_gpu=True`` with 'gpu' ignores the crossover: every NumPy call of a function with a CUDA engine
+    round-trips through the GPU whatever its size (tools/skimage-conformance --mode gpu)."""
+    global _policy, _force_gpu
     if policy is not None and policy not in POLICIES:
         raise ValueError(f"NumPy policy must be one of {POLICIES}, got {policy!r}")
-    _policy = policy
+    if force_gpu and policy != "gpu":
+        raise ValueError("force_gpu=True needs the 'gpu' policy")
+    _policy, _force_gpu = policy, bool(force_gpu)
 
 
 def get_numpy_policy():
@@ -97,10 +102,11 @@ def info():
 
 # --- per call: can_has, get_implementation ------------------------------------------------------------------
 class _Spec:
-    """What can_has needs of one function, computed once: its array parameters, accepted dtypes, the
-    names and number of its parameters."""
+    """What can_has needs of one function, computed once: its array parameters with the dtypes each accepts,
+    the names and number of its parameters, and the argument values ndimg refuses (registry
+    ``extra["unsupported"]``: {parameter: (values, ...)}, e.g. median's behavior='rank')."""
 
-    __slots__ = ("entry", "impl", "arrays", "params", "npositional", "dtypes")
+    __slots__ = ("entry", "impl", "arrays", "params", "varkw", "npositional", "refused", "hostonly")
 
     def __init__(self, entry):
         import inspect
@@ -110,10 +116,19 @@ class _Spec:
         sig = inspect.signature(self.impl)
         names = list(sig.parameters)
         self.params = frozenset(names)
+        self.varkw = any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())  # takes any keyword
         self.npositional = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in sig.parameters.values())
-        self.arrays = tuple((names.index(n), n, sig.parameters[n].default is None)
+        self.arrays = tuple((names.index(n), n, sig.parameters[n].default is None,
+                             frozenset(_PARAM_DTYPES.get(n, entry.dtypes)))
                             for n in getattr(self.impl, "__array_params__", ()))
-        self.dtypes = frozenset(entry.dtypes)
+        self.refused = tuple((names.index(n), n, frozenset(values))
+                             for n, values in entry.extra.get("unsupported", {}).items())
+        # functions without array parameters (window, gabor_kernel): nothing to place, they run on the host
+        self.hostonly = not self.arrays and not isinstance(self.impl, type)
+
+
+# array parameters whose dtype is not the function's (masks: any dtype, read as nonzero)
+_PARAM_DTYPES = {"mask": ALL}
 
 
 @functools.cache
@@ -152,10 +167,17 @@ def placement(spec, args, kwargs):
     of the types, dtypes and names of the arguments only, nothing converted."""
     if len(args) > spec.npositional:
         return None, f"{len(args)} positional arguments"
-    if not spec.params.issuperset(kwargs):
+    if not (spec.varkw or spec.params.issuperset(kwargs)):
         return None, f"unknown keyword(s) {sorted(set(kwargs) - spec.params)}"
+    for pos, name, values in spec.refused:
+        v = args[pos] if pos < len(args) else kwargs.get(name, _MISSING)
+        try:
+            if v in values:
+                return None, f"{name}={v!r}"
+        except TypeError:  # unhashable (an array): not one of the refused values
+            pass
     host = gpu = False
-    for pos, name, may_be_none in spec.arrays:
+    for pos, name, may_be_none, dtypes in spec.arrays:
         v = args[pos] if pos < len(args) else kwargs.get(name, _MISSING)
         if v is _MISSING or v is None:
             if v is None and not may_be_none:
@@ -171,12 +193,12 @@ def placement(spec, args, kwargs):
             if lib in (None, "numpy"):  # lists, scalars, NumPy subclasses: scikit-image's own coercion
                 return None, f"'{name}' is a {type(v).__module__}.{type(v).__qualname__}"
             gpu = True
-        if _dtype_name(v) not in spec.dtypes:
+        if _dtype_name(v) not in dtypes:
             return None, f"'{name}' has dtype {_dtype_name(v)}"
     if host and gpu:
         return None, "NumPy and GPU arrays mixed"
     if not (host or gpu):
-        return None, "no array argument"
+        return ("numpy", None) if spec.hostonly else (None, "no array argument")
     return ("gpu" if gpu else "numpy"), None
 
 
@@ -198,9 +220,16 @@ def get_implementation(name):
 
 def implementation(spec):
     """The callable for a spec under the current NumPy policy (the 'gpu' round trip where measured)."""
-    if get_numpy_policy() != "gpu" or gpu_crossover(spec.entry) is None:
+    if get_numpy_policy() != "gpu" or _crossover(spec) is None:
         return spec.impl
     return functools.partial(_round_trip, spec)
+
+
+def _crossover(spec):
+    """Elements above which the 'gpu' policy round-trips this function; None: never (-1: always)."""
+    if _force_gpu:
+        return -1 if "cuda" in spec.entry.engines else None
+    return gpu_crossover(spec.entry)
 
 
 def _round_trip(spec, *args, **kwargs):
@@ -208,17 +237,23 @@ def _round_trip(spec, *args, **kwargs):
     if placement(spec, args, kwargs)[0] != "numpy":
         return spec.impl(*args, **kwargs)
     size = 0
-    for pos, name, _ in spec.arrays:
+    for pos, name, _, _ in spec.arrays:
         v = args[pos] if pos < len(args) else kwargs.get(name)
         size += getattr(v, "size", 0)
-    if size <= gpu_crossover(spec.entry):
+    if spec.hostonly or size <= _crossover(spec):
         return spec.impl(*args, **kwargs)
     import cupy
 
+    out = next((v for pos, name, _, _ in spec.arrays if name == "out"
+                for v in [args[pos] if pos < len(args) else kwargs.get(name)] if type(v) is np.ndarray), None)
     up = lambda v: cupy.asarray(v) if type(v) is np.ndarray else v
     args = [up(a) for a in args]
     kwargs = {k: up(v) for k, v in kwargs.items()}
-    return _to_host(spec.impl(*args, **kwargs), kwargs.get("sparse_type"))
+    y = _to_host(spec.impl(*args, **kwargs), kwargs.get("sparse_type"))
+    if out is None:
+        return y
+    out[...] = y  # the caller's NumPy `out` is filled and returned, as without the round trip
+    return out
 
 
 def _to_host(y, sparse_type=None):

@@ -1,0 +1,95 @@
+"""tools/skimage-conformance end to end on a small stand-in sdist (offline): per-function counts, the report,
+the exit code against --min-pass, and the GPU mode's refusal without a GPU."""
+import importlib.metadata
+import io
+import os
+import subprocess
+import sys
+import tarfile
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import ndimg
+from helpers import CUDA_READY
+
+ROOT = Path(__file__).resolve().parents[1]
+PKG_ROOT = str(Path(ndimg.__file__).resolve().parents[1])  # the ndimg under test
+TOOL = ROOT / "tools" / "skimage-conformance"
+
+TESTS = textwrap.dedent("""
+    import numpy as np
+    import skimage.filters
+    from skimage.filters import sobel
+
+    def test_gaussian_passes():
+        a = np.ones((5, 5))
+        assert np.allclose(skimage.filters.gaussian(a, sigma=1), 1)
+
+    def test_sobel_fails():
+        sobel(np.zeros((4, 4)))
+        assert False, "deliberate failure"
+
+    def test_float16_falls_back():
+        skimage.filters.gaussian(np.ones((4, 4), np.float16))
+
+    def test_no_ndimg():
+        assert 1 + 1 == 2
+""")
+
+
+def _sdist(tmp_path):
+    version = importlib.metadata.version("scikit-image")
+    path = tmp_path / f"scikit_image-{version}.tar.gz"
+    files = {"pyproject.toml": '[tool.pytest.ini_options]\nxfail_strict = true\nfilterwarnings = ["error"]\n',
+             "tests/skimage/filters/test_stand_in.py": TESTS,
+             "tests/skimage/metrics/test_skipped.py": "import pytest\npytest.skip('no data', allow_module_level=True)\n",
+             "tests/skimage/color/test_not_ours.py": "def test_x():\n    assert False\n"}
+    with tarfile.open(path, "w:gz") as tar:
+        for name, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(f"scikit_image-{version}/{name}")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return path
+
+
+def _run(tmp_path, *args):
+    env = dict(os.environ, PYTHONPATH=PKG_ROOT)
+    return subprocess.run([sys.executable, str(TOOL), "--sdist", str(_sdist(tmp_path)), "--cache", str(tmp_path / "c"),
+                           "--report", str(tmp_path / "r.md"), *args], env=env, capture_output=True, text=True)
+
+
+def test_counts_report_and_exit_code(tmp_path):
+    r = _run(tmp_path, "--min-pass", "50")
+    assert r.returncode == 0, r.stdout + r.stderr
+    rows = {line.split()[0]: line.split()[1:] for line in r.stdout.splitlines() if line.startswith("skimage.")}
+    assert rows["skimage.filters:gaussian"] == ["1", "1", "0", "0", "1"]  # run passed failed skipped fallback-only
+    assert rows["skimage.filters:sobel"] == ["1", "0", "1", "0", "0"]
+    assert "tests exercising ndimg: 2 run, 1 passed, 1 failed (50.00% pass)" in r.stdout
+    assert "tests not reaching ndimg: 2 run, 2 passed, 0 failed" in r.stdout  # the fallback and the plain test
+    report = (tmp_path / "r.md").read_text()
+    assert "test_stand_in.py::test_sobel_fails` (skimage.filters:sobel): AssertionError: deliberate failure" in report
+    assert "test_skipped.py` skipped at collection: Skipped: no data" in report
+    assert "'image' has dtype float16" in report
+    assert "test_not_ours" not in report  # color is not a module ndimg implements
+    # the pass rate below --min-pass fails the run
+    assert _run(tmp_path).returncode == 1
+
+
+@pytest.mark.skipif(CUDA_READY, reason="checks the refusal without a GPU")
+def test_gpu_mode_refuses_without_a_gpu(tmp_path):
+    r = _run(tmp_path, "--mode", "gpu")
+    assert r.returncode == 1 and "--mode gpu" in r.stderr and not (tmp_path / "r.md").exists()
+
+
+def test_pack_keeps_what_a_run_needs(tmp_path):
+    r = _run(tmp_path, "--pack", str(tmp_path / "packed"))
+    assert r.returncode == 0, r.stderr
+    (packed,) = (tmp_path / "packed").iterdir()
+    assert packed.name == _sdist(tmp_path).name
+    with tarfile.open(packed) as tar:
+        names = sorted(m.name.split("/", 1)[1] for m in tar.getmembers())
+    assert names == ["pyproject.toml", "tests/skimage/filters/test_stand_in.py", "tests/skimage/metrics/test_skipped.py"]
+    assert not (tmp_path / "r.md").exists()
