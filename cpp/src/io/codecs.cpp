@@ -179,6 +179,14 @@ uint32_t jpeg(const uint8_t* src, size_t n, const std::string& tables, bool forc
   return uint32_t(h);
 }
 
+void jpeg_dimensions(const uint8_t* src, size_t n, uint32_t& width, uint32_t& height) {
+  tjhandle tj = per_thread<void, make_tj, free_tj>("JPEG");
+  int w = 0, h = 0, sub = 0, cs = 0;
+  if (tjDecompressHeader3(tj, src, (unsigned long)n, &w, &h, &sub, &cs) != 0 || w <= 0 || h <= 0)
+    throw SlideError(std::string("corrupt JPEG image: ") + tjGetErrorStr2(tj));
+  width = uint32_t(w), height = uint32_t(h);
+}
+
 // ------------------------------------------------------------------------------------------ JPEG 2000
 
 #ifdef NDIMG_WITH_OPENJPEG

@@ -222,7 +222,7 @@ struct IfdParser {
         if (d.bits != 8 || d.samples != 3 || planes) return "Aperio JPEG 2000 tiles must hold 8-bit RGB pixels";
         codec_color = true;
         break;
-      case compression::JPEG2000:
+      case compression::JPEG2000: case compression::J2kLossy:
         codec_color = !planes;
         break;
       default:
@@ -342,6 +342,7 @@ void TiffFile::decode_chunk(const Ifd& d, uint64_t chunk, uint32_t spp, std::vec
       got = codec::webp(src, n, spp, d.tile_width, d.tile_height, out.data(), row) * row;
       break;
     case compression::JPEG2000:
+    case compression::J2kLossy:
     case compression::AperioJ2kYCbCr:
     case compression::AperioJ2kRGB:
       got = codec::jpeg2000(src, n, d.compression == compression::AperioJ2kYCbCr, spp, bps, d.tile_width,

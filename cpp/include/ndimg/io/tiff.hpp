@@ -50,7 +50,7 @@ enum : uint16_t {
 namespace compression {
 enum : uint32_t {
   None = 1, LZW = 5, JPEG = 7, AdobeDeflate = 8, Deflate = 32946, Zstd = 50000, WebP = 50001,
-  JPEG2000 = 34712, AperioJ2kYCbCr = 33003, AperioJ2kRGB = 33005,  // JPEG 2000 codestreams
+  JPEG2000 = 34712, AperioJ2kYCbCr = 33003, J2kLossy = 33004, AperioJ2kRGB = 33005,  // JPEG 2000
 };
 }
 namespace photometric {
