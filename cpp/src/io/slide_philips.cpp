@@ -177,6 +177,7 @@ void Slide::open_philips(std::vector<int>& level_ifds, std::vector<std::pair<dou
     } catch (const SlideError&) {
       continue;
     }
+    if (uint64_t(e.width) * e.height > (uint64_t(1) << 28)) continue;  // a header claiming gigapixels: corrupt
     embedded_[name] = std::move(e);
   }
 }
