@@ -39,9 +39,31 @@ NDIMG_BINDINGS(io) {
       .def_prop_ro("associated",
                    [](const Slide& s) {
                      std::map<std::string, std::tuple<uint32_t, uint32_t>> out;
-                     for (auto& [name, i] : s.associated()) out[name] = {s.tiff().ifds()[size_t(i)].width, s.tiff().ifds()[size_t(i)].height};
+                     for (auto& name : s.associated_names()) {
+                       auto [w, h] = s.associated_size(name);
+                       out[name] = {w, h};
+                     }
                      return out;
                    })
+      // (samples per pixel, bits per sample) of a level, for read_region_raw
+      .def("level_format",
+           [](const Slide& s, int level) {
+             const auto& d = s.level_ifd(level);
+             return std::make_tuple(d.samples, d.bits);
+           },
+           nb::arg("level"))
+      .def(
+          "read_region_raw",
+          [](const Slide& s, int64_t x, int64_t y, int level, nb::ndarray<nb::c_contig, nb::device::cpu> out) {
+            const auto& d = s.level_ifd(level);
+            if (out.ndim() != 3 || out.shape(2) != d.samples || out.itemsize() != d.bytes_per_sample())
+              throw ValueError("output does not match the level's samples");
+            int64_t h = int64_t(out.shape(0)), w = int64_t(out.shape(1));
+            void* p = out.data();
+            nb::gil_scoped_release nogil;
+            s.read_region_raw(x, y, level, w, h, p);
+          },
+          nb::arg("x"), nb::arg("y"), nb::arg("level"), nb::arg("out"))
       .def("best_level_for_downsample", &Slide::best_level_for_downsample, nb::arg("downsample"))
       .def(
           "read_region",
@@ -55,10 +77,8 @@ NDIMG_BINDINGS(io) {
       .def(
           "read_associated",
           [](const Slide& s, const std::string& name, Rgba out) {
-            auto it = s.associated().find(name);
-            if (it == s.associated().end()) throw ValueError("no associated image named '" + name + "'");
-            const auto& d = s.tiff().ifds()[size_t(it->second)];
-            if (out.shape(0) != d.height || out.shape(1) != d.width)
+            auto [w, h] = s.associated_size(name);
+            if (out.shape(0) != h || out.shape(1) != w)
               throw ValueError("output does not have the associated image's shape");
             uint8_t* p = out.data();
             nb::gil_scoped_release nogil;

@@ -3,8 +3,17 @@
 #include <libdeflate.h>
 #include <turbojpeg.h>
 #include <zstd.h>
+#ifdef NDIMG_WITH_OPENJPEG
+#include <openjpeg.h>
+#endif
+#ifdef NDIMG_WITH_WEBP
+#include <webp/decode.h>
+#endif
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "ndimg/io/tiff.hpp"
@@ -31,6 +40,13 @@ ZSTD_DCtx* make_zstd() { return ZSTD_createDCtx(); }
 void free_zstd(ZSTD_DCtx* c) { ZSTD_freeDCtx(c); }
 void* make_tj() { return tjInitDecompress(); }
 void free_tj(void* h) { tjDestroy(h); }
+
+// A decoded tile whose size differs from the directory's: corrupt (or not what the directory describes).
+void check_tile_size(const char* codec, uint64_t w, uint64_t h, uint32_t width, uint32_t max_rows) {
+  if (w != width || h == 0 || h > max_rows)
+    throw SlideError(std::string(codec) + " tile size " + std::to_string(w) + "x" + std::to_string(h) +
+                     " does not match the directory's tile size");
+}
 
 }  // namespace
 
@@ -155,14 +171,189 @@ uint32_t jpeg(const uint8_t* src, size_t n, const std::string& tables, bool forc
   int w = 0, h = 0, sub = 0, cs = 0;
   if (tjDecompressHeader3(tj, data, (unsigned long)size, &w, &h, &sub, &cs) != 0)
     throw SlideError(std::string("corrupt JPEG tile: ") + tjGetErrorStr2(tj));
-  if (uint32_t(w) != width || h <= 0 || uint32_t(h) > max_rows)
-    throw SlideError("JPEG tile size " + std::to_string(w) + "x" + std::to_string(h) +
-                     " does not match the directory's tile size");
+  check_tile_size("JPEG", uint64_t(w), uint64_t(h < 0 ? 0 : h), width, max_rows);
   int fmt = samples == 1 ? TJPF_GRAY : TJPF_RGB;
   if (tjDecompress2(tj, data, (unsigned long)size, dst, w, int(pitch), h, fmt, TJFLAG_ACCURATEDCT) != 0 &&
       tjGetErrorCode(tj) == TJERR_FATAL)
     throw SlideError(std::string("corrupt JPEG tile: ") + tjGetErrorStr2(tj));
   return uint32_t(h);
+}
+
+void jpeg_dimensions(const uint8_t* src, size_t n, uint32_t& width, uint32_t& height) {
+  tjhandle tj = per_thread<void, make_tj, free_tj>("JPEG");
+  int w = 0, h = 0, sub = 0, cs = 0;
+  if (tjDecompressHeader3(tj, src, (unsigned long)n, &w, &h, &sub, &cs) != 0 || w <= 0 || h <= 0)
+    throw SlideError(std::string("corrupt JPEG image: ") + tjGetErrorStr2(tj));
+  width = uint32_t(w), height = uint32_t(h);
+}
+
+// ------------------------------------------------------------------------------------------ JPEG 2000
+
+#ifdef NDIMG_WITH_OPENJPEG
+namespace {
+
+// OpenJPEG reads the tile bytes through these callbacks (its memory stream API).
+struct MemoryStream {
+  const uint8_t* data;
+  size_t size, pos;
+};
+OPJ_SIZE_T stream_read(void* buf, OPJ_SIZE_T count, void* user) {
+  auto* m = static_cast<MemoryStream*>(user);
+  size_t k = std::min<size_t>(count, m->size - m->pos);
+  if (k == 0) return OPJ_SIZE_T(-1);
+  std::memcpy(buf, m->data + m->pos, k);
+  m->pos += k;
+  return k;
+}
+OPJ_OFF_T stream_skip(OPJ_OFF_T count, void* user) {
+  auto* m = static_cast<MemoryStream*>(user);
+  if (count < 0) {
+    size_t back = std::min<size_t>(size_t(-count), m->pos);
+    m->pos -= back;
+    return -OPJ_OFF_T(back);
+  }
+  size_t k = std::min<size_t>(size_t(count), m->size - m->pos);
+  m->pos += k;
+  return k == 0 && count > 0 ? -1 : OPJ_OFF_T(k);
+}
+OPJ_BOOL stream_seek(OPJ_OFF_T offset, void* user) {
+  auto* m = static_cast<MemoryStream*>(user);
+  if (offset < 0 || uint64_t(offset) > m->size) return OPJ_FALSE;
+  m->pos = size_t(offset);
+  return OPJ_TRUE;
+}
+void keep_first_error(const char* msg, void* user) {
+  auto* s = static_cast<std::string*>(user);
+  if (s->empty()) {
+    *s = msg;
+    while (!s->empty() && (s->back() == '\n' || s->back() == ' ')) s->pop_back();
+  }
+}
+void ignore_message(const char*, void*) {}
+
+// (opj_codec_t and opj_stream_t are both void, hence one deleter type each)
+struct CodecDeleter {
+  void operator()(opj_codec_t* c) const { opj_destroy_codec(c); }
+};
+struct StreamDeleter {
+  void operator()(opj_stream_t* s) const { opj_stream_destroy(s); }
+};
+struct ImageDeleter {
+  void operator()(opj_image_t* i) const { opj_image_destroy(i); }
+};
+
+// YCbCr (full range, as in JFIF) to RGB with OpenSlide's rounding, so Aperio 33003 tiles match it exactly:
+// chroma terms rounded half away from zero, green's two terms in 16-bit fixed point.
+struct YCbCrTables {
+  int r_cr[256], g_cb[256], g_cr[256], b_cb[256];
+  YCbCrTables() {
+    for (int i = 0; i < 256; ++i) {
+      r_cr[i] = int(std::lround(1.402 * (i - 128)));
+      g_cb[i] = int(std::lround(65536 * (0.5 - 0.34414 * (i - 128))));
+      g_cr[i] = int(std::lround(65536 * -0.71414 * (i - 128)));
+      b_cb[i] = int(std::lround(1.772 * (i - 128)));
+    }
+  }
+};
+inline void ycbcr_to_rgb(uint32_t y, uint32_t cb, uint32_t cr, uint8_t* o) {
+  static const YCbCrTables t;
+  const int Y = int(y);
+  o[0] = uint8_t(std::clamp(Y + t.r_cr[cr], 0, 255));
+  o[1] = uint8_t(std::clamp(Y + ((t.g_cb[cb] + t.g_cr[cr]) >> 16), 0, 255));
+  o[2] = uint8_t(std::clamp(Y + t.b_cb[cb], 0, 255));
+}
+
+}  // namespace
+#endif
+
+uint32_t jpeg2000(const uint8_t* src, size_t n, bool ycbcr, uint32_t samples, uint32_t bytes, uint32_t width,
+                  uint32_t max_rows, uint8_t* dst, size_t pitch) {
+#ifdef NDIMG_WITH_OPENJPEG
+  static const uint8_t jp2_magic[] = {0, 0, 0, 12, 'j', 'P', ' ', ' '};
+  bool jp2 = n >= 8 && std::memcmp(src, jp2_magic, 8) == 0;
+  std::unique_ptr<opj_codec_t, CodecDeleter> codec(opj_create_decompress(jp2 ? OPJ_CODEC_JP2 : OPJ_CODEC_J2K));
+  std::unique_ptr<opj_stream_t, StreamDeleter> stream(opj_stream_create(1 << 16, OPJ_TRUE));
+  if (!codec || !stream) throw SlideError("cannot create a JPEG 2000 decoder");
+  MemoryStream m{src, n, 0};
+  opj_stream_set_user_data(stream.get(), &m, nullptr);
+  opj_stream_set_user_data_length(stream.get(), n);
+  opj_stream_set_read_function(stream.get(), stream_read);
+  opj_stream_set_skip_function(stream.get(), stream_skip);
+  opj_stream_set_seek_function(stream.get(), stream_seek);
+  std::string error;
+  opj_set_error_handler(codec.get(), keep_first_error, &error);
+  opj_set_warning_handler(codec.get(), ignore_message, nullptr);
+  opj_set_info_handler(codec.get(), ignore_message, nullptr);
+  opj_dparameters_t params;
+  opj_set_default_decoder_parameters(&params);
+  auto fail = [&](const char* what) {
+    return SlideError(std::string("corrupt JPEG 2000 tile: ") + (error.empty() ? what : error));
+  };
+  if (!opj_setup_decoder(codec.get(), &params)) throw fail("decoder setup failed");
+  opj_image_t* raw = nullptr;
+  if (!opj_read_header(stream.get(), codec.get(), &raw)) {
+    if (raw) opj_image_destroy(raw);
+    throw fail("cannot read the header");
+  }
+  std::unique_ptr<opj_image_t, ImageDeleter> image(raw);
+  // check the header against the directory before OpenJPEG allocates anything for the pixels
+  if (image->x1 < image->x0 || image->y1 < image->y0) throw fail("invalid image area");
+  const uint32_t w = image->x1 - image->x0, rows = image->y1 - image->y0;
+  check_tile_size("JPEG 2000", w, rows, width, max_rows);
+  if (image->numcomps != samples || (ycbcr && samples != 3))
+    throw SlideError("JPEG 2000 tile has " + std::to_string(image->numcomps) + " components, expected " +
+                     std::to_string(samples));
+  if (!opj_decode(codec.get(), stream.get(), image.get()) || !opj_end_decompress(codec.get(), stream.get()))
+    throw fail("decoding failed");
+  const uint32_t maxval = bytes == 1 ? 0xFFu : 0xFFFFu;
+  for (uint32_t c = 0; c < samples; ++c) {
+    const opj_image_comp_t& k = image->comps[c];
+    if (!k.data || k.dx == 0 || k.dy == 0 || (w - 1) / k.dx >= k.w || (rows - 1) / k.dy >= k.h ||
+        k.prec == 0 || k.prec > (ycbcr ? 8u : 8 * bytes))
+      throw fail("component layout does not match the tile");
+  }
+  auto sample = [&](uint32_t c, uint32_t x, uint32_t y) -> uint32_t {
+    const opj_image_comp_t& k = image->comps[c];
+    int64_t v = k.data[size_t(y / k.dy) * k.w + x / k.dx];
+    if (k.sgnd) v += int64_t(1) << (k.prec - 1);
+    return uint32_t(std::clamp<int64_t>(v, 0, maxval));
+  };
+  for (uint32_t y = 0; y < rows; ++y) {
+    uint8_t* o = dst + size_t(y) * pitch;
+    if (ycbcr) {
+      for (uint32_t x = 0; x < w; ++x, o += 3) ycbcr_to_rgb(sample(0, x, y), sample(1, x, y), sample(2, x, y), o);
+    } else if (bytes == 1) {
+      for (uint32_t x = 0; x < w; ++x)
+        for (uint32_t c = 0; c < samples; ++c) *o++ = uint8_t(sample(c, x, y));
+    } else {
+      auto* o16 = reinterpret_cast<uint16_t*>(o);
+      for (uint32_t x = 0; x < w; ++x)
+        for (uint32_t c = 0; c < samples; ++c) *o16++ = uint16_t(sample(c, x, y));
+    }
+  }
+  return rows;
+#else
+  throw SlideError("JPEG 2000 support not built (ndimg was compiled without OpenJPEG: libopenjp2-7-dev)");
+#endif
+}
+
+// ----------------------------------------------------------------------------------------------- WebP
+
+uint32_t webp(const uint8_t* src, size_t n, uint32_t samples, uint32_t width, uint32_t max_rows, uint8_t* dst,
+              size_t pitch) {
+#ifdef NDIMG_WITH_WEBP
+  if (samples != 3 && samples != 4) throw SlideError("WebP tiles must have 3 or 4 samples per pixel");
+  WebPBitstreamFeatures f;
+  if (WebPGetFeatures(src, n, &f) != VP8_STATUS_OK) throw SlideError("corrupt WebP tile: cannot read the header");
+  check_tile_size("WebP", uint64_t(std::max(f.width, 0)), uint64_t(std::max(f.height, 0)), width, max_rows);
+  size_t cap = size_t(f.height) * pitch;
+  uint8_t* r = samples == 4 ? WebPDecodeRGBAInto(src, n, dst, cap, int(pitch))
+                            : WebPDecodeRGBInto(src, n, dst, cap, int(pitch));
+  if (!r) throw SlideError("corrupt WebP tile");
+  return uint32_t(f.height);
+#else
+  throw SlideError("WebP support not built (ndimg was compiled without libwebp: libwebp-dev)");
+#endif
 }
 
 }  // namespace ndimg::io::codec

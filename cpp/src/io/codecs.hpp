@@ -17,4 +17,19 @@ size_t lzw(const uint8_t* src, size_t n, uint8_t* dst, size_t cap);     // TIFF 
 uint32_t jpeg(const uint8_t* src, size_t n, const std::string& tables, bool force_rgb, uint32_t samples,
               uint32_t width, uint32_t max_rows, uint8_t* dst, size_t pitch);
 
+// Width and height of a complete JPEG stream (SlideError when its header cannot be read).
+void jpeg_dimensions(const uint8_t* src, size_t n, uint32_t& width, uint32_t& height);
+
+// Decodes a JPEG 2000 tile (a J2K codestream or a JP2 file) of exactly `samples` components, `width`
+// columns and at most `max_rows` rows to interleaved samples of `bytes` (1 or 2) bytes in host order, rows
+// of `pitch` bytes; returns the rows decoded. `ycbcr` (Aperio 33003) converts 3 YCbCr components, the
+// chroma possibly subsampled, to RGB as OpenSlide does. Throws SlideError when built without OpenJPEG.
+uint32_t jpeg2000(const uint8_t* src, size_t n, bool ycbcr, uint32_t samples, uint32_t bytes, uint32_t width,
+                  uint32_t max_rows, uint8_t* dst, size_t pitch);
+
+// Decodes a WebP tile to 8-bit RGB (samples == 3) or RGBA (samples == 4) rows of `pitch` bytes; returns
+// the rows decoded. Throws SlideError when built without libwebp.
+uint32_t webp(const uint8_t* src, size_t n, uint32_t samples, uint32_t width, uint32_t max_rows, uint8_t* dst,
+              size_t pitch);
+
 }  // namespace ndimg::io::codec

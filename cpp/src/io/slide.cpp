@@ -4,6 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+
+#include "io/codecs.hpp"
 
 namespace ndimg::io {
 
@@ -45,6 +48,7 @@ Slide::Slide(const std::string& path) : tiff_(path) {
   const Ifd& first = ifds[0];
   const std::string desc = first.text(tag::ImageDescription);
   std::vector<int> level_ifds;
+  std::vector<std::pair<double, double>> philips_spacings;
   if (starts_with(desc, "Aperio")) {
     vendor_ = "aperio";
     // tiled directories of the main chain are levels; directory 1, when stripped, is the thumbnail and
@@ -83,6 +87,12 @@ Slide::Slide(const std::string& path) : tiff_(path) {
       if (mpp > 0) properties_["openslide.mpp-x"] = properties_["openslide.mpp-y"] = format_double(mpp);
     }
     if (properties_.count("aperio.AppMag")) properties_["openslide.objective-power"] = properties_["aperio.AppMag"];
+  } else if (starts_with(first.text(tag::Software), "Philips") && desc.find("DPUfsImport") != std::string::npos) {
+    vendor_ = "philips";
+    open_philips(level_ifds, philips_spacings);
+  } else if (first.tiled && desc.find("<OME") != std::string::npos) {
+    vendor_ = "ome-tiff";
+    open_ome(level_ifds);
   } else if (first.tiled) {
     vendor_ = "generic-tiff";
     for (size_t i = 0; i < ifds.size(); ++i)
@@ -111,7 +121,12 @@ Slide::Slide(const std::string& path) : tiff_(path) {
   }
   add_tiff_properties(first, properties_);
   properties_["openslide.vendor"] = vendor_;
-  if (!desc.empty()) properties_["openslide.comment"] = desc;
+  if (vendor_ == "philips") {  // the XML is in philips.* properties, not here
+    properties_.erase("tiff.ImageDescription");
+    fix_philips_levels(philips_spacings);
+  } else if (!desc.empty()) {
+    properties_["openslide.comment"] = desc;
+  }
   add_level_properties();
 }
 
@@ -126,11 +141,29 @@ void Slide::add_level_properties() {
     properties_[k + "tile-height"] = std::to_string(l.tile_height);
     properties_[k + "downsample"] = format_double(l.downsample);
   }
-  for (auto& [name, i] : associated_) {
-    const Ifd& d = tiff_.ifds()[size_t(i)];
-    properties_["openslide.associated." + name + ".width"] = std::to_string(d.width);
-    properties_["openslide.associated." + name + ".height"] = std::to_string(d.height);
+  for (auto& name : associated_names()) {
+    auto [w, h] = associated_size(name);
+    properties_["openslide.associated." + name + ".width"] = std::to_string(w);
+    properties_["openslide.associated." + name + ".height"] = std::to_string(h);
   }
+}
+
+std::vector<std::string> Slide::associated_names() const {
+  std::vector<std::string> out;
+  for (auto& [name, i] : associated_) out.push_back(name);
+  for (auto& [name, e] : embedded_)
+    if (!associated_.count(name)) out.push_back(name);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::pair<uint32_t, uint32_t> Slide::associated_size(const std::string& name) const {
+  if (auto it = associated_.find(name); it != associated_.end()) {
+    const Ifd& d = tiff_.ifds()[size_t(it->second)];
+    return {d.width, d.height};
+  }
+  if (auto it = embedded_.find(name); it != embedded_.end()) return {it->second.width, it->second.height};
+  throw ValueError("no associated image named '" + name + "'");
 }
 
 int Slide::best_level_for_downsample(double downsample) const {
@@ -145,13 +178,55 @@ void Slide::read_region(int64_t x, int64_t y, int level, int64_t w, int64_t h, u
   const Level& l = levels_[size_t(level)];
   auto to_level = [&](int64_t v) { return int64_t(std::floor(double(v) / l.downsample)); };
   tiff_.read_region_rgba(l.ifd, to_level(x), to_level(y), w, h, rgba);
+  clip_to_level(l, to_level(x), to_level(y), w, h, rgba, 4);
+}
+
+const Ifd& Slide::level_ifd(int level) const {
+  if (level < 0 || size_t(level) >= levels_.size())
+    throw ValueError("level " + std::to_string(level) + " is out of range");
+  return tiff_.ifds()[size_t(levels_[size_t(level)].ifd)];
+}
+
+void Slide::read_region_raw(int64_t x, int64_t y, int level, int64_t w, int64_t h, void* out) const {
+  const Ifd& d = level_ifd(level);
+  const Level& l = levels_[size_t(level)];
+  auto to_level = [&](int64_t v) { return int64_t(std::floor(double(v) / l.downsample)); };
+  tiff_.read_region_raw(l.ifd, to_level(x), to_level(y), w, h, out);
+  clip_to_level(l, to_level(x), to_level(y), w, h, static_cast<uint8_t*>(out),
+                size_t(d.samples) * d.bytes_per_sample());
+}
+
+// Levels may be smaller than their directory (Philips pads levels to whole tiles): clear what lies past them.
+void Slide::clip_to_level(const Level& l, int64_t lx, int64_t ly, int64_t w, int64_t h, uint8_t* out,
+                          size_t pixel) const {
+  const Ifd& d = tiff_.ifds()[size_t(l.ifd)];
+  if (l.width >= d.width && l.height >= d.height) return;
+  for (int64_t r = 0; r < h; ++r) {
+    uint8_t* row = out + size_t(r) * size_t(w) * pixel;
+    if (ly + r >= int64_t(l.height)) {
+      std::memset(row, 0, size_t(w) * pixel);
+    } else if (lx + w > int64_t(l.width)) {
+      int64_t keep = std::max<int64_t>(0, int64_t(l.width) - lx);
+      std::memset(row + size_t(keep) * pixel, 0, size_t(w - keep) * pixel);
+    }
+  }
 }
 
 void Slide::read_associated(const std::string& name, uint8_t* rgba) const {
-  auto it = associated_.find(name);
-  if (it == associated_.end()) throw ValueError("no associated image named '" + name + "'");
-  const Ifd& d = tiff_.ifds()[size_t(it->second)];
-  tiff_.read_region_rgba(it->second, 0, 0, d.width, d.height, rgba);
+  if (auto it = associated_.find(name); it != associated_.end()) {
+    const Ifd& d = tiff_.ifds()[size_t(it->second)];
+    return tiff_.read_region_rgba(it->second, 0, 0, d.width, d.height, rgba);
+  }
+  auto it = embedded_.find(name);
+  if (it == embedded_.end()) throw ValueError("no associated image named '" + name + "'");
+  const Embedded& e = it->second;
+  std::vector<uint8_t> rgb(size_t(e.width) * e.height * 3);
+  const auto* src = reinterpret_cast<const uint8_t*>(e.jpeg.data());
+  uint32_t rows = codec::jpeg(src, e.jpeg.size(), std::string(), false, 3, e.width, e.height, rgb.data(),
+                              size_t(e.width) * 3);
+  if (rows != e.height) throw SlideError("associated image '" + name + "' is truncated");
+  for (size_t i = 0; i < size_t(e.width) * e.height; ++i)
+    rgba[4 * i] = rgb[3 * i], rgba[4 * i + 1] = rgb[3 * i + 1], rgba[4 * i + 2] = rgb[3 * i + 2], rgba[4 * i + 3] = 255;
 }
 
 }  // namespace ndimg::io

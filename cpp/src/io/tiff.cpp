@@ -156,6 +156,7 @@ struct IfdParser {
     d.photometric = uint32_t(val(tag::Photometric, d.samples >= 3 ? photometric::RGB : photometric::MinIsBlack));
     d.planar = uint32_t(val(tag::PlanarConfig, 1));
     d.predictor = uint32_t(val(tag::Predictor, 1));
+    d.sample_format = uint32_t(val(tag::SampleFormat, 1));
     d.resolution_unit = uint32_t(val(tag::ResolutionUnit, 2));
     if (has(tag::XResolution)) d.x_resolution = rational(tags[tag::XResolution]);
     if (has(tag::YResolution)) d.y_resolution = rational(tags[tag::YResolution]);
@@ -197,28 +198,46 @@ struct IfdParser {
   }
 
   static std::string check_decodable(const Ifd& d) {
-    if (d.bits != 8) return std::to_string(d.bits) + "-bit samples are not supported yet";
+    if (d.bits != 8 && d.bits != 16) return std::to_string(d.bits) + "-bit samples are not supported";
+    if (d.sample_format != 1) return "sample format " + std::to_string(d.sample_format) + " is not supported";
     if (d.samples != 1 && d.samples != 3 && d.samples != 4)
       return std::to_string(d.samples) + " samples per pixel are not supported";
-    if (d.planar != 1 && d.samples > 1) return "separate sample planes are not supported yet";
+    if (d.planar != 1 && d.planar != 2) return "planar configuration " + std::to_string(d.planar) + " is invalid";
+    const bool planes = d.planar == 2 && d.samples > 1;
     if (d.predictor != 1 && d.predictor != 2) return "predictor " + std::to_string(d.predictor) + " is not supported";
+    bool codec_color = false;  // the codec itself turns YCbCr into RGB
     switch (d.compression) {
       case compression::None: case compression::LZW: case compression::Deflate:
       case compression::AdobeDeflate: case compression::Zstd:
         break;
       case compression::JPEG:
+        if (d.bits != 8) return "JPEG with " + std::to_string(d.bits) + "-bit samples is not supported";
         if (d.samples == 4) return "4-sample JPEG is not supported";
+        codec_color = !planes;
+        break;
+      case compression::WebP:
+        if (d.bits != 8 || d.samples < 3 || planes) return "WebP tiles must hold 8-bit RGB or RGBA pixels";
+        break;
+      case compression::AperioJ2kYCbCr: case compression::AperioJ2kRGB:
+        if (d.bits != 8 || d.samples != 3 || planes) return "Aperio JPEG 2000 tiles must hold 8-bit RGB pixels";
+        codec_color = true;
+        break;
+      case compression::JPEG2000: case compression::J2kLossy:
+        codec_color = !planes;
         break;
       default:
         return "compression " + std::to_string(d.compression) + " is not supported";
     }
+    if (d.predictor == 2 && d.compression != compression::None && d.compression != compression::LZW &&
+        d.compression != compression::Deflate && d.compression != compression::AdobeDeflate &&
+        d.compression != compression::Zstd)
+      return "a predictor with compression " + std::to_string(d.compression) + " is not supported";
     bool gray = d.photometric == photometric::MinIsBlack || d.photometric == photometric::MinIsWhite;
-    bool color = d.photometric == photometric::RGB ||
-                 (d.photometric == photometric::YCbCr && d.compression == compression::JPEG);
+    bool color = d.photometric == photometric::RGB || (d.photometric == photometric::YCbCr && codec_color);
     if (!(gray && d.samples == 1) && !(color && d.samples >= 3))
       return "photometric interpretation " + std::to_string(d.photometric) + " with " +
              std::to_string(d.samples) + " samples is not supported";
-    if (uint64_t(d.tile_width) * d.tile_height * d.samples > kMaxTileBytes)
+    if (uint64_t(d.tile_width) * d.tile_height * d.samples * d.bytes_per_sample() > kMaxTileBytes)
       return "tiles of " + std::to_string(d.tile_width) + "x" + std::to_string(d.tile_height) + " are too large";
     return {};
   }
@@ -268,21 +287,44 @@ TiffFile::TiffFile(const std::string& path) : file_(std::make_unique<File>(path)
 
 // ------------------------------------------------------------------------------------------ decoding
 
-void TiffFile::decode_tile(const Ifd& d, uint64_t tile, std::vector<uint8_t>& compressed,
-                           std::vector<uint8_t>& out) const {
-  if (!d.unsupported.empty()) throw SlideError("cannot decode this image: " + d.unsupported);
-  const size_t row = size_t(d.tile_width) * d.samples;
+namespace {
+
+// Undoes horizontal differencing (predictor 2) on rows of `spp` interleaved samples of type T.
+template <class T>
+void undo_differencing(uint8_t* data, size_t rows, size_t row_bytes, uint32_t spp) {
+  const size_t n = row_bytes / sizeof(T);
+  for (size_t r = 0; r < rows; ++r) {
+    T* p = reinterpret_cast<T*>(data + r * row_bytes);
+    for (size_t i = spp; i < n; ++i) p[i] = T(p[i] + p[i - spp]);
+  }
+}
+
+bool host_is_little() {
+  const uint16_t one = 1;
+  uint8_t b;
+  std::memcpy(&b, &one, 1);
+  return b == 1;
+}
+
+}  // namespace
+
+void TiffFile::decode_chunk(const Ifd& d, uint64_t chunk, uint32_t spp, std::vector<uint8_t>& compressed,
+                            std::vector<uint8_t>& out) const {
+  const uint32_t bps = d.bytes_per_sample();
+  const size_t row = size_t(d.tile_width) * spp * bps;
   // rows that must be decoded: strips at the bottom edge hold only the image's remaining rows
-  uint64_t y0 = (tile / d.tiles_across()) * d.tile_height;
+  const uint64_t tile = chunk % (uint64_t(d.tiles_across()) * d.tiles_down());
+  const uint64_t y0 = (tile / d.tiles_across()) * d.tile_height;
   const size_t rows = d.tiled ? d.tile_height : size_t(std::min<uint64_t>(d.tile_height, d.height - y0));
   const size_t need = rows * row, cap = size_t(d.tile_height) * row;
   out.resize(cap);
-  const uint64_t off = d.offsets[tile], n = d.byte_counts[tile];
+  const uint64_t off = d.offsets[chunk], n = d.byte_counts[chunk];
   if (n > file_->size()) throw SlideError("tile byte count past the end of the file");
   compressed.resize(n);
   file_->read(off, compressed.data(), n);
   const uint8_t* src = compressed.data();
   size_t got = 0;
+  bool file_order = true;  // samples still in the file's byte order
   switch (d.compression) {
     case compression::None:
       got = std::min<size_t>(n, cap);
@@ -293,26 +335,53 @@ void TiffFile::decode_tile(const Ifd& d, uint64_t tile, std::vector<uint8_t>& co
     case compression::AdobeDeflate: got = codec::inflate(src, n, out.data(), cap); break;
     case compression::Zstd: got = codec::zstd(src, n, out.data(), cap); break;
     case compression::JPEG:
-      got = codec::jpeg(src, n, d.jpeg_tables, d.photometric == photometric::RGB, d.samples, d.tile_width,
+      got = codec::jpeg(src, n, d.jpeg_tables, d.photometric == photometric::RGB, spp, d.tile_width,
                         d.tile_height, out.data(), row) * row;
       break;
+    case compression::WebP:
+      got = codec::webp(src, n, spp, d.tile_width, d.tile_height, out.data(), row) * row;
+      break;
+    case compression::JPEG2000:
+    case compression::J2kLossy:
+    case compression::AperioJ2kYCbCr:
+    case compression::AperioJ2kRGB:
+      got = codec::jpeg2000(src, n, d.compression == compression::AperioJ2kYCbCr, spp, bps, d.tile_width,
+                            d.tile_height, out.data(), row) * row;
+      file_order = false;
+      break;
+    default:
+      throw SlideError("compression " + std::to_string(d.compression) + " is not supported");
   }
   if (got < need)
-    throw SlideError("tile " + std::to_string(tile) + " decodes to " + std::to_string(got) + " bytes, expected " +
+    throw SlideError("tile " + std::to_string(chunk) + " decodes to " + std::to_string(got) + " bytes, expected " +
                      std::to_string(need));
-  if (d.predictor == 2) {  // horizontal differencing, 8-bit samples
-    for (size_t r = 0; r < rows; ++r) {
-      uint8_t* p = out.data() + r * row;
-      for (size_t i = d.samples; i < row; ++i) p[i] = uint8_t(p[i] + p[i - d.samples]);
-    }
+  if (bps == 2 && file_order && little_ != host_is_little())
+    for (size_t i = 0; i + 1 < need; i += 2) std::swap(out[i], out[i + 1]);
+  if (d.predictor == 2) {
+    if (bps == 1) undo_differencing<uint8_t>(out.data(), rows, row, spp);
+    else undo_differencing<uint16_t>(out.data(), rows, row, spp);
   }
 }
 
-void TiffFile::read_region_rgba(int index, int64_t x, int64_t y, int64_t w, int64_t h, uint8_t* rgba) const {
-  if (index < 0 || size_t(index) >= ifds_.size()) throw ValueError("no TIFF directory " + std::to_string(index));
-  if (w <= 0 || h <= 0) throw ValueError("region size must be positive");
-  const Ifd& d = ifds_[size_t(index)];
-  std::memset(rgba, 0, size_t(w) * size_t(h) * 4);
+void TiffFile::decode_tile(const Ifd& d, uint64_t tile, std::vector<uint8_t>& compressed,
+                           std::vector<uint8_t>& out) const {
+  if (!d.unsupported.empty()) throw SlideError("cannot decode this image: " + d.unsupported);
+  if (d.planar != 2 || d.samples == 1) return decode_chunk(d, tile, d.samples, compressed, out);
+  // separate planes: chunk s * (tiles per plane) + tile holds sample s; interleave them
+  const uint64_t per_plane = uint64_t(d.tiles_across()) * d.tiles_down();
+  const size_t bps = d.bytes_per_sample(), pixels = size_t(d.tile_width) * d.tile_height;
+  out.assign(pixels * d.samples * bps, 0);
+  std::vector<uint8_t> plane;
+  for (uint32_t s = 0; s < d.samples; ++s) {
+    const uint64_t chunk = s * per_plane + tile;
+    if (d.offsets[chunk] == 0 || d.byte_counts[chunk] == 0) continue;  // a sparse plane stays 0
+    decode_chunk(d, chunk, 1, compressed, plane);
+    const size_t valid = std::min(plane.size() / bps, pixels);
+    for (size_t i = 0; i < valid; ++i) std::memcpy(&out[(i * d.samples + s) * bps], &plane[i * bps], bps);
+  }
+}
+
+void TiffFile::for_each_row(const Ifd& d, int64_t x, int64_t y, int64_t w, int64_t h, const PutRow& put) const {
   const int64_t x0 = std::max<int64_t>(x, 0), y0 = std::max<int64_t>(y, 0);
   const int64_t x1 = std::min<int64_t>(x + w, d.width), y1 = std::min<int64_t>(y + h, d.height);
   if (x0 >= x1 || y0 >= y1) return;
@@ -320,7 +389,7 @@ void TiffFile::read_region_rgba(int index, int64_t x, int64_t y, int64_t w, int6
   const int64_t tw = d.tile_width, th = d.tile_height;
   const int64_t tx0 = x0 / tw, tx1 = (x1 - 1) / tw, ty0 = y0 / th, ty1 = (y1 - 1) / th;
   const int64_t across = tx1 - tx0 + 1, count = across * (ty1 - ty0 + 1);
-  const bool gray = d.samples == 1, white = d.photometric == photometric::MinIsWhite;
+  const size_t pixel = size_t(d.samples) * d.bytes_per_sample();
   parallel_for(count, 1, [&](int64_t begin, int64_t end) {
     std::vector<uint8_t> compressed, pixels;
     for (int64_t k = begin; k < end; ++k) {
@@ -331,20 +400,56 @@ void TiffFile::read_region_rgba(int index, int64_t x, int64_t y, int64_t w, int6
       // the part of this tile inside the region, in image coordinates
       const int64_t ax = std::max(x0, tx * tw), bx = std::min(x1, (tx + 1) * tw);
       const int64_t ay = std::max(y0, ty * th), by = std::min(y1, (ty + 1) * th);
-      for (int64_t iy = ay; iy < by; ++iy) {
-        const uint8_t* s = pixels.data() + (size_t(iy - ty * th) * size_t(tw) + size_t(ax - tx * tw)) * d.samples;
-        uint8_t* o = rgba + (size_t(iy - y) * size_t(w) + size_t(ax - x)) * 4;
-        for (int64_t ix = ax; ix < bx; ++ix, s += d.samples, o += 4) {
-          if (gray) {
-            uint8_t g = white ? uint8_t(255 - s[0]) : s[0];
-            o[0] = o[1] = o[2] = g;
-          } else {
-            o[0] = s[0], o[1] = s[1], o[2] = s[2];
-          }
-          o[3] = 255;
+      for (int64_t iy = ay; iy < by; ++iy)
+        put(pixels.data() + (size_t(iy - ty * th) * size_t(tw) + size_t(ax - tx * tw)) * pixel, ax - x, iy - y,
+            bx - ax);
+    }
+  });
+}
+
+void TiffFile::read_region_rgba(int index, int64_t x, int64_t y, int64_t w, int64_t h, uint8_t* rgba) const {
+  if (index < 0 || size_t(index) >= ifds_.size()) throw ValueError("no TIFF directory " + std::to_string(index));
+  if (w <= 0 || h <= 0) throw ValueError("region size must be positive");
+  const Ifd& d = ifds_[size_t(index)];
+  std::memset(rgba, 0, size_t(w) * size_t(h) * 4);
+  const uint32_t spp = d.samples;
+  const bool gray = spp == 1, white = d.photometric == photometric::MinIsWhite;
+  for_each_row(d, x, y, w, h, [&](const uint8_t* s, int64_t rx, int64_t ry, int64_t n) {
+    uint8_t* o = rgba + (size_t(ry) * size_t(w) + size_t(rx)) * 4;
+    if (d.bits == 8) {
+      for (int64_t i = 0; i < n; ++i, s += spp, o += 4) {
+        if (gray) {
+          uint8_t g = white ? uint8_t(255 - s[0]) : s[0];
+          o[0] = o[1] = o[2] = g;
+        } else {
+          o[0] = s[0], o[1] = s[1], o[2] = s[2];
         }
+        o[3] = 255;
+      }
+    } else {  // 16-bit, host order
+      const auto* p = reinterpret_cast<const uint16_t*>(s);
+      for (int64_t i = 0; i < n; ++i, p += spp, o += 4) {
+        if (gray) {
+          uint8_t g = uint8_t(p[0] >> 8);
+          o[0] = o[1] = o[2] = white ? uint8_t(255 - g) : g;
+        } else {
+          for (int c = 0; c < 3; ++c) o[c] = uint8_t((uint32_t(p[c]) + 128) / 257);
+        }
+        o[3] = 255;
       }
     }
+  });
+}
+
+void TiffFile::read_region_raw(int index, int64_t x, int64_t y, int64_t w, int64_t h, void* out) const {
+  if (index < 0 || size_t(index) >= ifds_.size()) throw ValueError("no TIFF directory " + std::to_string(index));
+  if (w <= 0 || h <= 0) throw ValueError("region size must be positive");
+  const Ifd& d = ifds_[size_t(index)];
+  const size_t pixel = size_t(d.samples) * d.bytes_per_sample();
+  auto* o = static_cast<uint8_t*>(out);
+  std::memset(o, 0, size_t(w) * size_t(h) * pixel);
+  for_each_row(d, x, y, w, h, [&](const uint8_t* s, int64_t rx, int64_t ry, int64_t n) {
+    std::memcpy(o + (size_t(ry) * size_t(w) + size_t(rx)) * pixel, s, size_t(n) * pixel);
   });
 }
 

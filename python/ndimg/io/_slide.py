@@ -41,8 +41,10 @@ class _AssociatedImages(Mapping):
 class Slide:
     """A whole-slide image, with the attributes and methods of ``openslide.OpenSlide``.
 
-    Supported formats: Aperio SVS and generic tiled pyramidal TIFF (BigTIFF included); compression
-    JPEG, deflate, LZW, zstd or none. Tiles of a region are decoded in parallel on ndimg's thread pool
+    Supported formats: Aperio SVS, Philips TIFF, OME-TIFF (vendor ``"ome-tiff"``: level 0 and its SubIFD
+    pyramid; OpenSlide does not read these) and generic tiled pyramidal TIFF (BigTIFF included);
+    compression JPEG, JPEG 2000 (Aperio 33003/33005 included), WebP, deflate, LZW, zstd or none;
+    8- or 16-bit samples, contiguous or separate planes, with or without a differencing predictor. Tiles of a region are decoded in parallel on ndimg's thread pool
     (see :func:`ndimg.set_num_threads`), and one ``Slide`` may be read from many threads at once.
 
     Parameters
@@ -138,6 +140,28 @@ class Slide:
         out = np.zeros((h, w, 4), dtype=np.uint8)
         if w and h:
             core.read_region(x, y, level, out)
+        return out
+
+    def read_region_raw(self, location, level, size):
+        """The level's own samples as a ``(h, w, samples)`` NumPy array of its dtype (uint8 or uint16).
+
+        Not in OpenSlide, whose RGBA pixels reduce 16-bit samples to 8 bits (``(v + 128) // 257`` for
+        colour, ``v >> 8`` for gray, as libtiff does); this gives them unreduced, and every sample
+        (alpha and extra samples included). ``location`` and ``size`` are as in :meth:`read_region`;
+        outside the level the samples are 0.
+        """
+        core = self._handle()
+        level = int(level)
+        if not 0 <= level < len(self._levels):
+            raise ValueError(f"level {level} is out of range (the slide has {len(self._levels)} levels)")
+        x, y = (int(v) for v in location)
+        w, h = (int(v) for v in size)
+        if w < 0 or h < 0:
+            raise ValueError(f"negative region size {size!r}")
+        samples, bits = core.level_format(level)
+        out = np.zeros((h, w, samples), dtype=np.uint8 if bits == 8 else np.uint16)
+        if w and h:
+            core.read_region_raw(x, y, level, out)
         return out
 
     def get_thumbnail(self, size):

@@ -1,9 +1,10 @@
 // A whole-slide image: a pyramid of levels plus named associated images, with OpenSlide's level model
-// and property names. Formats: Aperio SVS and generic tiled (pyramidal) TIFF.
+// and property names. Formats: Aperio SVS, Philips TIFF, OME-TIFF and generic tiled (pyramidal) TIFF.
 #pragma once
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ndimg/io/tiff.hpp"
@@ -24,8 +25,12 @@ class Slide {
   const std::string& vendor() const { return vendor_; }
   const std::vector<Level>& levels() const { return levels_; }
   const std::map<std::string, std::string>& properties() const { return properties_; }
-  // associated image name ("thumbnail", "label", "macro") -> directory index
+  // associated image name ("thumbnail", "label", "macro") -> directory index, for those stored as TIFF
+  // directories; associated_names() also lists those embedded in the metadata (Philips' XML)
   const std::map<std::string, int>& associated() const { return associated_; }
+  std::vector<std::string> associated_names() const;
+  // (width, height) of an associated image; ValueError when there is none of that name
+  std::pair<uint32_t, uint32_t> associated_size(const std::string& name) const;
   const TiffFile& tiff() const { return tiff_; }
 
   // OpenSlide's choice: the largest level whose downsample is at most `downsample`.
@@ -34,6 +39,11 @@ class Slide {
   // RGBA pixels (h*w*4 bytes) of `level` whose top-left corner is (x, y) in level-0 coordinates; pixels
   // outside the level are transparent (all zero).
   void read_region(int64_t x, int64_t y, int level, int64_t w, int64_t h, uint8_t* rgba) const;
+  // The level's own samples instead of RGBA (TiffFile::read_region_raw): h*w*samples values of
+  // bytes_per_sample() bytes, e.g. 16-bit data unreduced.
+  void read_region_raw(int64_t x, int64_t y, int level, int64_t w, int64_t h, void* out) const;
+  // the directory of a level (samples per pixel, bits, ...)
+  const Ifd& level_ifd(int level) const;
   // The whole associated image as RGBA (width*height*4 bytes).
   void read_associated(const std::string& name, uint8_t* rgba) const;
 
@@ -42,6 +52,17 @@ class Slide {
 
  private:
   void add_level_properties();
+  // Vendor readers (slide_<vendor>.cpp): fill level_ifds, properties_ and associated images.
+  void open_philips(std::vector<int>& level_ifds, std::vector<std::pair<double, double>>& spacings);
+  void fix_philips_levels(const std::vector<std::pair<double, double>>& spacings);
+  void open_ome(std::vector<int>& level_ifds);
+  void clip_to_level(const Level& l, int64_t lx, int64_t ly, int64_t w, int64_t h, uint8_t* out,
+                     size_t pixel) const;
+  struct Embedded {  // an associated image kept as JPEG bytes in the metadata
+    uint32_t width = 0, height = 0;
+    std::string jpeg;
+  };
+  std::map<std::string, Embedded> embedded_;
   TiffFile tiff_;
   std::string vendor_;
   std::vector<Level> levels_;

@@ -6,6 +6,7 @@
 // positional read (pread), so any number of threads decode tiles of one file at once.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -47,14 +48,17 @@ enum : uint16_t {
 };
 }
 namespace compression {
-enum : uint32_t { None = 1, LZW = 5, JPEG = 7, AdobeDeflate = 8, Deflate = 32946, Zstd = 50000 };
+enum : uint32_t {
+  None = 1, LZW = 5, JPEG = 7, AdobeDeflate = 8, Deflate = 32946, Zstd = 50000, WebP = 50001,
+  JPEG2000 = 34712, AperioJ2kYCbCr = 33003, J2kLossy = 33004, AperioJ2kRGB = 33005,  // JPEG 2000
+};
 }
 namespace photometric {
 enum : uint32_t { MinIsWhite = 0, MinIsBlack = 1, RGB = 2, YCbCr = 6 };
 }
 
-// One image file directory, validated: a readable 8-bit image made of tiles (strips are tiles as wide
-// as the image).
+// One image file directory, validated: a readable image of 8- or 16-bit unsigned samples made of tiles
+// (strips are tiles as wide as the image).
 struct Ifd {
   uint64_t offset = 0;          // where the directory sits in the file
   int parent = -1;              // index of the directory whose SubIFDs tag holds this one, else -1
@@ -63,7 +67,7 @@ struct Ifd {
   bool tiled = false;
   uint32_t tile_width = 0, tile_height = 0;  // for strips: image width x rows per strip
   uint32_t samples = 1, bits = 8, compression = compression::None, photometric = photometric::RGB;
-  uint32_t planar = 1, predictor = 1;
+  uint32_t planar = 1, predictor = 1, sample_format = 1;
   std::vector<uint64_t> offsets, byte_counts;  // one per tile/strip, row-major
   std::string jpeg_tables;
   std::map<uint16_t, std::string> ascii;        // ASCII tags (ImageDescription, Software, ...)
@@ -71,6 +75,7 @@ struct Ifd {
   uint32_t resolution_unit = 2;
   std::string unsupported;  // why pixels cannot be decoded ("" when they can)
 
+  uint32_t bytes_per_sample() const { return (bits + 7) / 8; }
   uint32_t tiles_across() const { return (width + tile_width - 1) / tile_width; }
   uint32_t tiles_down() const { return (height + tile_height - 1) / tile_height; }
   std::string text(uint16_t t) const {
@@ -90,14 +95,27 @@ class TiffFile {
   // opaque inside the image; outside it every byte is 0, as in OpenSlide). Sparse tiles (offset or byte
   // count 0) stay transparent. Tiles are decoded in
   // parallel on the thread pool. Coordinates may lie partly or wholly outside the image.
+  // 16-bit samples become 8-bit as libtiff's RGBA interface (hence OpenSlide) makes them: color
+  // (v + 128) / 257, gray v >> 8.
   void read_region_rgba(int index, int64_t x, int64_t y, int64_t w, int64_t h, uint8_t* rgba) const;
 
-  // Decodes one tile (or strip) to interleaved 8-bit samples, tile_height x tile_width x samples (strips
-  // at the bottom edge are shorter: only their rows are filled).
+  // Like read_region_rgba, but the directory's own samples: h*w*samples values of bytes_per_sample() bytes
+  // each, in host byte order, interleaved; zero outside the image and in sparse tiles.
+  void read_region_raw(int index, int64_t x, int64_t y, int64_t w, int64_t h, void* out) const;
+
+  // Decodes one tile (or strip) to interleaved samples in host byte order, tile_height x tile_width x
+  // samples x bytes_per_sample() bytes (strips at the bottom edge are shorter: only their rows are filled).
   void decode_tile(const Ifd& ifd, uint64_t tile, std::vector<uint8_t>& compressed,
                    std::vector<uint8_t>& out) const;
 
  private:
+  // Decodes the tiles of directory `d` that meet the region [x, x+w) x [y, y+h) in parallel and hands each
+  // row of a tile inside both the image and the region to put(tile_row, region_x, region_y, pixels).
+  using PutRow = std::function<void(const uint8_t* src, int64_t rx, int64_t ry, int64_t n)>;
+  void for_each_row(const Ifd& d, int64_t x, int64_t y, int64_t w, int64_t h, const PutRow& put) const;
+  // Decodes one chunk (a tile or strip; for separate planes one plane of it) of `spp` samples per pixel.
+  void decode_chunk(const Ifd& d, uint64_t chunk, uint32_t spp, std::vector<uint8_t>& compressed,
+                    std::vector<uint8_t>& out) const;
   std::unique_ptr<File> file_;
   bool bigtiff_ = false;
   bool little_ = true;
