@@ -142,9 +142,11 @@ int Slide::best_level_for_downsample(double downsample) const {
 void Slide::read_region(int64_t x, int64_t y, int level, int64_t w, int64_t h, uint8_t* rgba) const {
   if (level < 0 || size_t(level) >= levels_.size())
     throw ValueError("level " + std::to_string(level) + " is out of range");
-  const Level& l = levels_[size_t(level)];
-  auto to_level = [&](int64_t v) { return int64_t(std::floor(double(v) / l.downsample)); };
-  tiff_.read_region_rgba(l.ifd, to_level(x), to_level(y), w, h, rgba);
+  tiff_.read_region_rgba(levels_[size_t(level)].ifd, to_level(level, x), to_level(level, y), w, h, rgba);
+}
+
+int64_t Slide::to_level(int level, int64_t v) const {
+  return int64_t(std::floor(double(v) / levels_.at(size_t(level)).downsample));
 }
 
 void Slide::read_associated(const std::string& name, uint8_t* rgba) const {

@@ -25,6 +25,8 @@ File::File(const std::string& path) {
     throw SlideError("not a regular file: " + path);
   }
   size_ = uint64_t(st.st_size);
+  id_ = {uint64_t(st.st_dev), uint64_t(st.st_ino), uint64_t(st.st_mtim.tv_sec) * 1000000000ull + uint64_t(st.st_mtim.tv_nsec),
+         size_};
 }
 
 File::~File() {
@@ -327,7 +329,7 @@ void TiffFile::read_region_rgba(int index, int64_t x, int64_t y, int64_t w, int6
       const int64_t tx = tx0 + k % across, ty = ty0 + k / across;
       const uint64_t tile = uint64_t(ty) * d.tiles_across() + uint64_t(tx);
       if (d.offsets[tile] == 0 || d.byte_counts[tile] == 0) continue;  // sparse tile: transparent
-      decode_tile(d, tile, compressed, pixels);
+      tile_pixels(index, tile, compressed, pixels);
       // the part of this tile inside the region, in image coordinates
       const int64_t ax = std::max(x0, tx * tw), bx = std::min(x1, (tx + 1) * tw);
       const int64_t ay = std::max(y0, ty * th), by = std::min(y1, (ty + 1) * th);

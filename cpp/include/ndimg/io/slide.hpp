@@ -34,6 +34,8 @@ class Slide {
   // RGBA pixels (h*w*4 bytes) of `level` whose top-left corner is (x, y) in level-0 coordinates; pixels
   // outside the level are transparent (all zero).
   void read_region(int64_t x, int64_t y, int level, int64_t w, int64_t h, uint8_t* rgba) const;
+  // A level-0 coordinate in pixels of `level` (as read_region maps the region's corner).
+  int64_t to_level(int level, int64_t v) const;
   // The whole associated image as RGBA (width*height*4 bytes).
   void read_associated(const std::string& name, uint8_t* rgba) const;
 

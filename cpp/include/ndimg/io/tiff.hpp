@@ -26,12 +26,16 @@ class File {
   File(const File&) = delete;
   File& operator=(const File&) = delete;
   uint64_t size() const { return size_; }
+  // What identifies the file's contents (tile cache keys): device, inode, modification time, size.
+  struct Id { uint64_t dev = 0, ino = 0, mtime_ns = 0, size = 0; };
+  const Id& id() const { return id_; }
   // Reads exactly n bytes at offset, or throws SlideError (past the end, I/O error).
   void read(uint64_t offset, void* dst, uint64_t n) const;
 
  private:
   int fd_ = -1;
   uint64_t size_ = 0;
+  Id id_;
 };
 
 // TIFF tag numbers and codes we interpret.
@@ -96,6 +100,8 @@ class TiffFile {
   // at the bottom edge are shorter: only their rows are filled).
   void decode_tile(const Ifd& ifd, uint64_t tile, std::vector<uint8_t>& compressed,
                    std::vector<uint8_t>& out) const;
+  // decode_tile of directory `index` through the process's tile cache (ndimg/io/tile_cache.hpp), if any.
+  void tile_pixels(int index, uint64_t tile, std::vector<uint8_t>& compressed, std::vector<uint8_t>& out) const;
 
  private:
   std::unique_ptr<File> file_;
