@@ -84,7 +84,8 @@ NDIMG_BINDINGS(io_batch) {
                      nb::capsule owner(p, [](void* q) noexcept { delete[] static_cast<int64_t*>(q); });
                      size_t shape[2] = {v.size() / 2, 2};
                      return nb::ndarray<nb::numpy, int64_t>(p, 2, shape, owner);
-                   })
+                   },
+                   nb::rv_policy::move)
       // (count, h, w, 3) uint8, or None after the last batch
       .def("next",
            [](PatchLoader& l) -> nb::object {
