@@ -235,8 +235,9 @@ class CuImage:
         type : {"per_process", "shared_memory", "nocache", "no_cache"}, optional
             ``"per_process"``: an LRU in this process. ``"shared_memory"``: an LRU in a POSIX shared-memory
             segment, shared with forked children and attached to by processes started with "spawn" (such
-            as PyTorch DataLoader workers) once they import ``ndimg.io``. ``"nocache"``: none (the default
-            state).
+            as PyTorch DataLoader workers) once they import ``ndimg.io``; the segment is removed when the
+            cache is released (replaced and no longer referenced, or at exit). ``"nocache"``: none (the
+            default state).
         memory_capacity : int
             MiB of decoded pixels the cache holds at most.
         capacity : int, optional
