@@ -305,3 +305,40 @@ def test_progress_without_tqdm(tifffile_slides, monkeypatch):
 
 def test_exported():
     assert ndimg.io.CuImage is CuImage
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_iterator_in_forked_child(tifffile_slides):
+    """A child forked while an iterator runs can drop its copy (no workers to join there) and still read."""
+    with CuImage(tifffile_slides["jpeg"]) as img:
+        xy = [(x, x) for x in range(0, 1400, 50)]
+        it = img.read_region(xy, (64, 64), num_workers=3, batch_size=2)
+        next(it)
+        pid = os.fork()
+        if pid == 0:  # the child: only os._exit leaves it
+            code = 1
+            try:
+                try:
+                    next(it)
+                except SlideError:
+                    pass
+                except RuntimeError as e:
+                    code = 0 if "forked" in str(e) else 3
+                del it
+                gc.collect()
+                if img.read_region((5, 5), (64, 64)).shape != (64, 64, 3):
+                    code = 4
+            finally:
+                os._exit(code)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            time.sleep(0.02)
+        else:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            pytest.fail("the forked child hung")
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert sum(len(b) for b in it) == len(xy) - 2  # the parent's iterator is unaffected

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <random>
 
+#include <unistd.h>
+
 #include "ndimg/parallel.hpp"
 
 namespace ndimg::io {
@@ -135,7 +137,7 @@ PatchLoader::PatchLoader(const Slide& slide, std::vector<int64_t> locations, int
                          uint32_t batch_size, uint32_t prefetch_factor, uint32_t num_workers, bool shuffle,
                          uint64_t seed, bool drop_last)
     : slide_(slide), ifd_(checked_level(slide, level).ifd), w_(w), h_(h), xy0_(std::move(locations)),
-      batch_size_(batch_size) {
+      batch_size_(batch_size), pid_(::getpid()) {
   check_size(w, h);
   if (batch_size == 0) throw ValueError("batch_size must be at least 1");
   if (xy0_.size() % 2) throw ValueError("locations must be (x, y) pairs");
@@ -159,12 +161,22 @@ PatchLoader::PatchLoader(const Slide& slide, std::vector<int64_t> locations, int
 PatchLoader::~PatchLoader() { close(); }
 
 void PatchLoader::close() {
+  if (!sync_) return;  // a forked copy, closed already
+  if (::getpid() != pid_) {  // a forked copy: its workers (and whoever held the lock) exist only in the parent
+    // they can be neither joined nor detached here, destroying a joinable std::thread aborts, and
+    // destroying a condition variable they waited on blocks: all are parked in memory never freed
+    new std::vector<std::thread>(std::move(threads_));
+    threads_.clear();
+    sync_.release();
+    stop_ = true;
+    return;
+  }
   {
-    std::lock_guard<std::mutex> lk(m_);
+    std::lock_guard<std::mutex> lk(sync_->m);
     stop_ = true;
   }
-  work_cv_.notify_all();
-  ready_cv_.notify_all();
+  sync_->work.notify_all();
+  sync_->ready.notify_all();
   for (auto& t : threads_)
     if (t.joinable()) t.join();
   threads_.clear();
@@ -182,9 +194,9 @@ void PatchLoader::read_patch(uint64_t i, uint8_t* dst, std::vector<uint8_t>& scr
 void PatchLoader::work() {
   SerialScope serial;  // patches are this thread's own work: no queueing on the shared pool
   std::vector<uint8_t> scratch;
-  std::unique_lock<std::mutex> lk(m_);
+  std::unique_lock<std::mutex> lk(sync_->m);
   for (;;) {
-    work_cv_.wait(lk, [&] { return stop_ || next_patch_ >= n_ || next_patch_ / batch_size_ < consumed_ + slots_.size(); });
+    sync_->work.wait(lk, [&] { return stop_ || next_patch_ >= n_ || next_patch_ / batch_size_ < consumed_ + slots_.size(); });
     if (stop_ || next_patch_ >= n_) return;
     const uint64_t i = next_patch_++, b = i / batch_size_;
     Slot& s = slots_[b % slots_.size()];
@@ -204,12 +216,13 @@ void PatchLoader::work() {
     }
     lk.lock();
     if (err && !s.error) s.error = err;
-    if (--s.remaining == 0) ready_cv_.notify_all();
+    if (--s.remaining == 0) sync_->ready.notify_all();
   }
 }
 
 std::unique_ptr<uint8_t[]> PatchLoader::next(uint32_t& count) {
-  std::unique_lock<std::mutex> lk(m_);
+  if (::getpid() != pid_) throw Error("a batch iterator cannot be used in a process forked after its creation");
+  std::unique_lock<std::mutex> lk(sync_->m);
   if (stop_ || consumed_ >= batch_count()) return nullptr;
   const uint64_t b = consumed_;
   count = count_of(b);
@@ -233,13 +246,13 @@ std::unique_ptr<uint8_t[]> PatchLoader::next(uint32_t& count) {
     return data;
   }
   Slot& s = slots_[b % slots_.size()];
-  ready_cv_.wait(lk, [&] { return stop_ || (s.batch == b && s.remaining == 0); });
+  sync_->ready.wait(lk, [&] { return stop_ || (s.batch == b && s.remaining == 0); });
   if (stop_) return nullptr;
   data = std::move(s.data);
   error = s.error;
   ++consumed_;
   lk.unlock();
-  work_cv_.notify_all();
+  sync_->work.notify_all();
   if (error) {
     close();
     std::rethrow_exception(error);

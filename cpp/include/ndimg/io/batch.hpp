@@ -46,7 +46,8 @@ class PatchLoader {
   int64_t height() const { return h_; }
 
   // The next batch (`count` patches of h*w*3 bytes each; the caller owns it), or nullptr after the last
-  // one. A patch that failed to read rethrows its error here, and the loader stops.
+  // one. A patch that failed to read rethrows its error here, and the loader stops. In a forked child
+  // (where the workers do not exist) it throws Error.
   std::unique_ptr<uint8_t[]> next(uint32_t& count);
   // Stops the workers and waits for them (also done by the destructor).
   void close();
@@ -68,12 +69,16 @@ class PatchLoader {
   std::vector<int64_t> xy0_, xy_;  // level-0 and level coordinates
   uint64_t n_;
   uint32_t batch_size_;
-  std::mutex m_;
-  std::condition_variable work_cv_, ready_cv_;
+  struct Sync {
+    std::mutex m;
+    std::condition_variable work, ready;
+  };
+  std::unique_ptr<Sync> sync_ = std::make_unique<Sync>();  // a forked copy leaks it (see close())
   std::vector<Slot> slots_;  // batch b lives in slots_[b % slots_.size()]
   uint64_t next_patch_ = 0, consumed_ = 0;
   bool stop_ = false;
   std::vector<std::thread> threads_;
+  int pid_;  // the process whose threads these are (a forked copy of the loader has none)
 };
 
 }  // namespace ndimg::io
