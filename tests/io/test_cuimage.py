@@ -192,6 +192,8 @@ def test_spacing_from_resolution(tmp_path, slide_image):
     dict(location=np.zeros((3, 3), np.int64), size=(5, 5)), dict(location=[0, 1, 2, 3], size=(5, 5)),
     dict(location=np.zeros((2, 2, 2), np.int64), size=(5, 5)), dict(location=[(0.5, 1.0)], size=(5, 5)),
     dict(location=[(0, 0), (1, 2, 3)], size=(5, 5)), dict(location=(0, 0), size=(5, 5), device="tpu"),
+    dict(location=(2 ** 62, 0), size=(5, 5)), dict(location=[(0, 0), (0, -2 ** 62)], size=(5, 5)),
+    dict(location=(0, 0), size=(2 ** 62, 5)),
 ])
 def test_bad_arguments(tifffile_slides, kwargs):
     with CuImage(tifffile_slides["deflate"]) as img:
@@ -342,3 +344,18 @@ def test_iterator_in_forked_child(tifffile_slides):
             pytest.fail("the forked child hung")
         assert os.waitstatus_to_exitcode(status) == 0
         assert sum(len(b) for b in it) == len(xy) - 2  # the parent's iterator is unaffected
+
+
+@pytest.mark.parametrize("num_workers", [0, 3])
+def test_iterator_shared_by_threads(tifffile_slides, num_workers):
+    """Threads pulling from one iterator get every batch exactly once."""
+    from concurrent.futures import ThreadPoolExecutor
+    path = tifffile_slides["jpeg"]
+    xy = [(x, y) for x in range(0, 1900, 150) for y in range(0, 1400, 150)]
+    with CuImage(path) as img, Slide(path) as s:
+        it = img.read_region(xy, (40, 40), num_workers=num_workers, batch_size=1, prefetch_factor=1)
+        with ThreadPoolExecutor(4) as pool:
+            got = [p for chunk in pool.map(lambda _: list(it), range(4)) for p in chunk]
+        assert len(got) == len(xy)
+        expected = {slide_rgb(s, loc, 0, (40, 40)).tobytes() for loc in xy}
+        assert {p.tobytes() for p in got} == expected

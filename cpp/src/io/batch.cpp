@@ -22,9 +22,17 @@ const Level& checked_level(const Slide& slide, int level) {
   return slide.levels()[size_t(level)];
 }
 
+constexpr int64_t kMaxCoordinate = int64_t(1) << 48;  // far beyond any slide; keeps x + w from overflowing
+
 void check_size(int64_t w, int64_t h) {
   if (w <= 0 || h <= 0)
     throw ValueError("region size must be positive, got (" + std::to_string(w) + ", " + std::to_string(h) + ")");
+  if (w > kMaxCoordinate || h > kMaxCoordinate) throw ValueError("region size is too large");
+}
+
+void check_location(int64_t v) {
+  if (v < -kMaxCoordinate || v > kMaxCoordinate)
+    throw ValueError("location " + std::to_string(v) + " is out of range");
 }
 
 // Reads [x, x+w) x [y, y+h) of directory `ifd` (level coordinates) into rows of an RGB image `stride`
@@ -60,6 +68,7 @@ void read_region_rgb(const Slide& slide, int64_t x, int64_t y, int level, int64_
                      unsigned num_workers, uint8_t* rgb, const std::function<void(int64_t, int64_t)>& progress) {
   const Level& l = checked_level(slide, level);
   check_size(w, h);
+  check_location(x), check_location(y);
   const int64_t lx = slide.to_level(level, x), ly = slide.to_level(level, y);
   // pieces: tile-aligned in the level's tile grid (every tile is decoded by exactly one piece)
   const int64_t pw = int64_t(l.tile_width) * kPieceTiles, ph = l.tile_height;
@@ -143,6 +152,7 @@ PatchLoader::PatchLoader(const Slide& slide, std::vector<int64_t> locations, int
   if (xy0_.size() % 2) throw ValueError("locations must be (x, y) pairs");
   if (h > (int64_t(1) << 40) / w) throw ValueError("patch size is too large");
   patch_bytes_ = w * h * 3;
+  for (int64_t v : xy0_) check_location(v);
   n_ = xy0_.size() / 2;
   if (shuffle) {  // cuCIM's permutation: the same engine, seed and algorithm over (x, y) pairs
     struct Pair { int64_t x, y; };
@@ -153,9 +163,15 @@ PatchLoader::PatchLoader(const Slide& slide, std::vector<int64_t> locations, int
   xy0_.resize(2 * n_);
   xy_.resize(2 * n_);
   for (size_t i = 0; i < xy_.size(); ++i) xy_[i] = slide.to_level(level, xy0_[i]);
-  if (num_workers == 0) return;
-  slots_.resize(std::min<uint64_t>(std::max<uint64_t>(batch_count(), 1), uint64_t(prefetch_factor) + 1));
-  for (uint32_t t = 0; t < std::min<uint64_t>(num_workers, n_); ++t) threads_.emplace_back([this] { work(); });
+  background_ = num_workers > 0 && n_ > 0;
+  if (!background_) return;
+  slots_.resize(std::min<uint64_t>(batch_count(), uint64_t(prefetch_factor) + 1));
+  try {
+    for (uint32_t t = 0; t < std::min<uint64_t>(num_workers, n_); ++t) threads_.emplace_back([this] { work(); });
+  } catch (...) {  // could not start a thread: stop those that started
+    close();
+    throw;
+  }
 }
 
 PatchLoader::~PatchLoader() { close(); }
@@ -180,6 +196,7 @@ void PatchLoader::close() {
   for (auto& t : threads_)
     if (t.joinable()) t.join();
   threads_.clear();
+  std::lock_guard<std::mutex> lk(sync_->m);
   slots_.clear();
 }
 
@@ -223,14 +240,12 @@ void PatchLoader::work() {
 std::unique_ptr<uint8_t[]> PatchLoader::next(uint32_t& count) {
   if (::getpid() != pid_) throw Error("a batch iterator cannot be used in a process forked after its creation");
   std::unique_lock<std::mutex> lk(sync_->m);
-  if (stop_ || consumed_ >= batch_count()) return nullptr;
-  const uint64_t b = consumed_;
-  count = count_of(b);
-  std::unique_ptr<uint8_t[]> data;
-  std::exception_ptr error;
-  if (threads_.empty()) {  // no workers: read the batch here
+  if (!background_) {  // no workers: read the batch here, with ndimg's pool
+    if (stop_ || consumed_ >= batch_count()) return nullptr;
+    const uint64_t b = consumed_++;
     lk.unlock();
-    data.reset(new uint8_t[size_t(count) * size_t(patch_bytes_)]);
+    count = count_of(b);
+    std::unique_ptr<uint8_t[]> data(new uint8_t[size_t(count) * size_t(patch_bytes_)]);
     try {
       parallel_for(count, 1, [&](int64_t begin, int64_t end) {
         std::vector<uint8_t> scratch;
@@ -241,23 +256,28 @@ std::unique_ptr<uint8_t[]> PatchLoader::next(uint32_t& count) {
       close();
       throw;
     }
-    lk.lock();
-    ++consumed_;
     return data;
   }
-  Slot& s = slots_[b % slots_.size()];
-  sync_->ready.wait(lk, [&] { return stop_ || (s.batch == b && s.remaining == 0); });
-  if (stop_) return nullptr;
-  data = std::move(s.data);
-  error = s.error;
-  ++consumed_;
-  lk.unlock();
-  sync_->work.notify_all();
-  if (error) {
-    close();
-    std::rethrow_exception(error);
+  for (;;) {  // (a loop for callers on several threads: another may take batch b first)
+    if (stop_ || consumed_ >= batch_count()) return nullptr;
+    const uint64_t b = consumed_;
+    Slot& s = slots_[b % slots_.size()];
+    sync_->ready.wait(lk, [&] { return stop_ || consumed_ != b || (s.batch == b && s.remaining == 0); });
+    if (stop_) return nullptr;
+    if (consumed_ != b) continue;
+    count = count_of(b);
+    std::unique_ptr<uint8_t[]> data = std::move(s.data);
+    std::exception_ptr error = s.error;
+    ++consumed_;
+    lk.unlock();
+    sync_->work.notify_all();
+    sync_->ready.notify_all();
+    if (error) {
+      close();
+      std::rethrow_exception(error);
+    }
+    return data;
   }
-  return data;
 }
 
 }  // namespace ndimg::io

@@ -69,6 +69,7 @@ class PatchLoader {
   std::vector<int64_t> xy0_, xy_;  // level-0 and level coordinates
   uint64_t n_;
   uint32_t batch_size_;
+  bool background_ = false;  // workers of its own (num_workers > 0)
   struct Sync {
     std::mutex m;
     std::condition_variable work, ready;
