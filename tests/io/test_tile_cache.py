@@ -169,3 +169,28 @@ def test_cache_survives_fork_with_busy_threads(tifffile_slides):
             p.join(30)
             assert p.exitcode == 0
         assert sum(len(b) for b in it) == len(xy) - 4
+
+
+def child_loop(path):
+    img = CuImage(path)
+    while True:
+        img.read_region((0, 0), (1024, 768))
+
+
+def test_shared_cache_survives_killed_process(tifffile_slides):
+    """A process killed while it may hold a shard's lock leaves a cache the others keep using."""
+    import signal
+    import time
+    path = tifffile_slides["jpeg"]
+    cache = CuImage.cache("shared_memory", memory_capacity=16)  # one shard
+    with CuImage(path) as img, Slide(path) as s:
+        expected = s.read_region((0, 0), 0, (1024, 768))[..., :3]
+        ctx = mp.get_context("fork")
+        for delay in (0.2, 0.35, 0.5):
+            p = ctx.Process(target=child_loop, args=(path,))
+            p.start()
+            time.sleep(delay)  # reading cached tiles: mostly copying under the lock
+            os.kill(p.pid, signal.SIGKILL)
+            p.join(10)
+            np.testing.assert_array_equal(img.read_region((0, 0), (1024, 768)), expected)
+        assert 0 < cache.size <= 12
