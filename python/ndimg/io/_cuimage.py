@@ -497,7 +497,9 @@ class BatchIterator:
     """Batches of patches from :meth:`CuImage.read_region`, decoded ahead on background threads.
 
     ``len()`` is the number of batches; ``locations`` the (N, 2) level-0 locations in delivery order
-    (after ``shuffle`` and ``drop_last``). ``close()`` (or dropping the iterator) stops the threads.
+    (after ``shuffle`` and ``drop_last``). Each batch is a new array that stays valid (cuCIM refills one
+    buffer, so its batches must be copied before the next). ``close()`` (or dropping the iterator) stops
+    the threads; one iterator may be consumed from several threads.
     """
 
     def __init__(self, loader, squeeze, progress):
