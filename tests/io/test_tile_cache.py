@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from ndimg.io import CacheType, CuImage, Slide
+from ndimg.io import CacheType, CuImage, Slide, preferred_memory_capacity
 
 TILE = 256 * 256 * 3  # bytes of one decoded RGB tile of the test slides
 
@@ -194,3 +194,16 @@ def test_shared_cache_survives_killed_process(tifffile_slides):
             p.join(10)
             np.testing.assert_array_equal(img.read_region((0, 0), (1024, 768)), expected)
         assert 0 < cache.size <= 12
+
+
+def test_preferred_memory_capacity(tifffile_slides):
+    # the values cuCIM's own tests give for these sizes
+    big = dict(image_size=(1024 * 1024, 1024 * 1024), tile_size=(256, 256), bytes_per_pixel=3)
+    assert preferred_memory_capacity(None, patch_size=(256, 256), **big) == 1536
+    assert preferred_memory_capacity(None, patch_size=(512, 512), **big) == 2304
+    assert preferred_memory_capacity(None, (32, 24), (16, 16), (32, 32), 3) == 1
+    assert preferred_memory_capacity(None, (32, 24), patch_size=(32, 32)) == 1
+    with CuImage(tifffile_slides["jpeg"]) as img:  # 2000 x 1500, tiles 256: 8 across x 2 rows x 192 KiB
+        assert preferred_memory_capacity(img, patch_size=(256, 256)) == 3
+    with pytest.raises(ValueError):
+        preferred_memory_capacity(None, (32, 24), (0, 16), (32, 32))

@@ -142,6 +142,29 @@ def _attach_inherited_cache():
     _core.set_tile_cache(core)
 
 
+def preferred_memory_capacity(img=None, image_size=None, tile_size=None, patch_size=None, bytes_per_pixel=3):
+    """MiB of cache that holds every tile a row of patches touches (cuCIM's function of the same name).
+
+    Reading patches left to right, top to bottom, each tile is then decoded once. Sizes are (width,
+    height); ``img`` (a :class:`CuImage`) supplies ``image_size`` and ``tile_size`` of its level 0.
+    ``tile_size`` defaults to (256, 256).
+    """
+    if img is not None:
+        image_size = img.size("XY")
+        tile_size = img.resolutions["level_tile_sizes"][0]
+        bytes_per_pixel = 3
+    tile_size = (256, 256) if tile_size is None else tile_size
+    if image_size is None or patch_size is None:
+        raise ValueError("image_size (or img) and patch_size are required")
+    sizes = [image_size, tile_size, patch_size]
+    if any(len(v) != 2 or any(int(x) <= 0 for x in v) for v in sizes):
+        raise ValueError("image_size, tile_size and patch_size must be (width, height) of positive sizes")
+    (iw, ih), (tw, th), (_, ph) = ([int(x) for x in v] for v in sizes)
+    across = -(-iw // tw)
+    down = min(ih + th - 1, ph + th - 1) // th + 1  # tile rows a patch can overlap
+    return -(-(across * tw * th * down * int(bytes_per_pixel)) // _MiB)
+
+
 def _tqdm():
     try:
         from tqdm.auto import tqdm
@@ -555,4 +578,4 @@ def _release_cache():  # at exit: unmap the cache (and remove the shared segment
 _attach_inherited_cache()
 atexit.register(_release_cache)
 
-__all__ = ["CuImage", "BatchIterator", "CacheType", "ImageCache", "SlideError"]
+__all__ = ["CuImage", "BatchIterator", "CacheType", "ImageCache", "SlideError", "preferred_memory_capacity"]
