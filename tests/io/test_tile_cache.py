@@ -207,3 +207,33 @@ def test_preferred_memory_capacity(tifffile_slides):
         assert preferred_memory_capacity(img, patch_size=(256, 256)) == 3
     with pytest.raises(ValueError):
         preferred_memory_capacity(None, (32, 24), (0, 16), (32, 32))
+
+
+def all_equal(path, regions, expected):
+    img = CuImage(path)
+    return all(np.array_equal(img.read_region(r, (200, 150), num_workers=2), e)
+               for _ in range(3) for r, e in zip(regions, expected))
+
+
+def child_compares(path, regions, expected):
+    if not all_equal(path, regions, expected):
+        raise SystemExit(3)
+
+
+def test_shared_cache_concurrent_processes(tifffile_slides, rng):
+    """Three processes and the parent read through one small shared cache at once: every pixel right."""
+    path = tifffile_slides["jpeg"]
+    with CuImage(path) as img, Slide(path) as s:
+        regions = [(int(rng.integers(0, 1800)), int(rng.integers(0, 1350))) for _ in range(12)]
+        expected = [s.read_region(r, 0, (200, 150))[..., :3] for r in regions]
+        cache = CuImage.cache("shared_memory", memory_capacity=2, record_stat=True)  # evictions all along
+        ctx = mp.get_context("fork")
+        procs = [ctx.Process(target=child_compares, args=(path, regions[i:] + regions[:i], expected[i:] + expected[:i]))
+                 for i in range(3)]
+        for p in procs:
+            p.start()
+        assert all_equal(path, regions, expected)
+        for p in procs:
+            p.join(60)
+            assert p.exitcode == 0
+        assert cache.hit_count > 0 and cache.memory_size <= 2 << 20
