@@ -14,4 +14,17 @@ void set_num_threads(int n);
 // chunk run serially on that thread.
 void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn);
 
+// While one is alive, parallel_for calls made on this thread run serially on it (for threads of one's own,
+// such as the slide reader's batch workers, that must not queue on the shared pool).
+class SerialScope {
+ public:
+  SerialScope();
+  ~SerialScope();
+  SerialScope(const SerialScope&) = delete;
+  SerialScope& operator=(const SerialScope&) = delete;
+
+ private:
+  bool previous_;
+};
+
 }  // namespace ndimg

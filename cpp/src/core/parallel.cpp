@@ -142,4 +142,7 @@ void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, in
   pool_for(threads)->run(nchunks, chunk);
 }
 
+SerialScope::SerialScope() : previous_(t_inside) { t_inside = true; }
+SerialScope::~SerialScope() { t_inside = previous_; }
+
 }  // namespace ndimg

@@ -176,9 +176,8 @@ void Slide::read_region(int64_t x, int64_t y, int level, int64_t w, int64_t h, u
   if (level < 0 || size_t(level) >= levels_.size())
     throw ValueError("level " + std::to_string(level) + " is out of range");
   const Level& l = levels_[size_t(level)];
-  auto to_level = [&](int64_t v) { return int64_t(std::floor(double(v) / l.downsample)); };
-  tiff_.read_region_rgba(l.ifd, to_level(x), to_level(y), w, h, rgba);
-  clip_to_level(l, to_level(x), to_level(y), w, h, rgba, 4);
+  tiff_.read_region_rgba(l.ifd, to_level(level, x), to_level(level, y), w, h, rgba);
+  clip_to_level(l, to_level(level, x), to_level(level, y), w, h, rgba, 4);
 }
 
 const Ifd& Slide::level_ifd(int level) const {
@@ -190,9 +189,8 @@ const Ifd& Slide::level_ifd(int level) const {
 void Slide::read_region_raw(int64_t x, int64_t y, int level, int64_t w, int64_t h, void* out) const {
   const Ifd& d = level_ifd(level);
   const Level& l = levels_[size_t(level)];
-  auto to_level = [&](int64_t v) { return int64_t(std::floor(double(v) / l.downsample)); };
-  tiff_.read_region_raw(l.ifd, to_level(x), to_level(y), w, h, out);
-  clip_to_level(l, to_level(x), to_level(y), w, h, static_cast<uint8_t*>(out),
+  tiff_.read_region_raw(l.ifd, to_level(level, x), to_level(level, y), w, h, out);
+  clip_to_level(l, to_level(level, x), to_level(level, y), w, h, static_cast<uint8_t*>(out),
                 size_t(d.samples) * d.bytes_per_sample());
 }
 
@@ -210,6 +208,10 @@ void Slide::clip_to_level(const Level& l, int64_t lx, int64_t ly, int64_t w, int
       std::memset(row + size_t(keep) * pixel, 0, size_t(w - keep) * pixel);
     }
   }
+}
+
+int64_t Slide::to_level(int level, int64_t v) const {
+  return int64_t(std::floor(double(v) / levels_.at(size_t(level)).downsample));
 }
 
 void Slide::read_associated(const std::string& name, uint8_t* rgba) const {

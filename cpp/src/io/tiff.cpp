@@ -25,6 +25,8 @@ File::File(const std::string& path) {
     throw SlideError("not a regular file: " + path);
   }
   size_ = uint64_t(st.st_size);
+  id_ = {uint64_t(st.st_dev), uint64_t(st.st_ino), uint64_t(st.st_mtim.tv_sec) * 1000000000ull + uint64_t(st.st_mtim.tv_nsec),
+         size_};
 }
 
 File::~File() {
@@ -381,7 +383,8 @@ void TiffFile::decode_tile(const Ifd& d, uint64_t tile, std::vector<uint8_t>& co
   }
 }
 
-void TiffFile::for_each_row(const Ifd& d, int64_t x, int64_t y, int64_t w, int64_t h, const PutRow& put) const {
+void TiffFile::for_each_row(int index, int64_t x, int64_t y, int64_t w, int64_t h, const PutRow& put) const {
+  const Ifd& d = ifds_[size_t(index)];
   const int64_t x0 = std::max<int64_t>(x, 0), y0 = std::max<int64_t>(y, 0);
   const int64_t x1 = std::min<int64_t>(x + w, d.width), y1 = std::min<int64_t>(y + h, d.height);
   if (x0 >= x1 || y0 >= y1) return;
@@ -396,7 +399,7 @@ void TiffFile::for_each_row(const Ifd& d, int64_t x, int64_t y, int64_t w, int64
       const int64_t tx = tx0 + k % across, ty = ty0 + k / across;
       const uint64_t tile = uint64_t(ty) * d.tiles_across() + uint64_t(tx);
       if (d.offsets[tile] == 0 || d.byte_counts[tile] == 0) continue;  // sparse tile: transparent
-      decode_tile(d, tile, compressed, pixels);
+      tile_pixels(index, tile, compressed, pixels);
       // the part of this tile inside the region, in image coordinates
       const int64_t ax = std::max(x0, tx * tw), bx = std::min(x1, (tx + 1) * tw);
       const int64_t ay = std::max(y0, ty * th), by = std::min(y1, (ty + 1) * th);
@@ -414,7 +417,7 @@ void TiffFile::read_region_rgba(int index, int64_t x, int64_t y, int64_t w, int6
   std::memset(rgba, 0, size_t(w) * size_t(h) * 4);
   const uint32_t spp = d.samples;
   const bool gray = spp == 1, white = d.photometric == photometric::MinIsWhite;
-  for_each_row(d, x, y, w, h, [&](const uint8_t* s, int64_t rx, int64_t ry, int64_t n) {
+  for_each_row(index, x, y, w, h, [&](const uint8_t* s, int64_t rx, int64_t ry, int64_t n) {
     uint8_t* o = rgba + (size_t(ry) * size_t(w) + size_t(rx)) * 4;
     if (d.bits == 8) {
       for (int64_t i = 0; i < n; ++i, s += spp, o += 4) {
@@ -448,7 +451,7 @@ void TiffFile::read_region_raw(int index, int64_t x, int64_t y, int64_t w, int64
   const size_t pixel = size_t(d.samples) * d.bytes_per_sample();
   auto* o = static_cast<uint8_t*>(out);
   std::memset(o, 0, size_t(w) * size_t(h) * pixel);
-  for_each_row(d, x, y, w, h, [&](const uint8_t* s, int64_t rx, int64_t ry, int64_t n) {
+  for_each_row(index, x, y, w, h, [&](const uint8_t* s, int64_t rx, int64_t ry, int64_t n) {
     std::memcpy(o + (size_t(ry) * size_t(w) + size_t(rx)) * pixel, s, size_t(n) * pixel);
   });
 }

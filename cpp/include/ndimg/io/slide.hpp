@@ -44,6 +44,8 @@ class Slide {
   void read_region_raw(int64_t x, int64_t y, int level, int64_t w, int64_t h, void* out) const;
   // the directory of a level (samples per pixel, bits, ...)
   const Ifd& level_ifd(int level) const;
+  // A level-0 coordinate in pixels of `level` (as read_region maps the region's corner).
+  int64_t to_level(int level, int64_t v) const;
   // The whole associated image as RGBA (width*height*4 bytes).
   void read_associated(const std::string& name, uint8_t* rgba) const;
 

@@ -27,12 +27,16 @@ class File {
   File(const File&) = delete;
   File& operator=(const File&) = delete;
   uint64_t size() const { return size_; }
+  // What identifies the file's contents (tile cache keys): device, inode, modification time, size.
+  struct Id { uint64_t dev = 0, ino = 0, mtime_ns = 0, size = 0; };
+  const Id& id() const { return id_; }
   // Reads exactly n bytes at offset, or throws SlideError (past the end, I/O error).
   void read(uint64_t offset, void* dst, uint64_t n) const;
 
  private:
   int fd_ = -1;
   uint64_t size_ = 0;
+  Id id_;
 };
 
 // TIFF tag numbers and codes we interpret.
@@ -107,12 +111,14 @@ class TiffFile {
   // samples x bytes_per_sample() bytes (strips at the bottom edge are shorter: only their rows are filled).
   void decode_tile(const Ifd& ifd, uint64_t tile, std::vector<uint8_t>& compressed,
                    std::vector<uint8_t>& out) const;
+  // decode_tile of directory `index` through the process's tile cache (ndimg/io/tile_cache.hpp), if any.
+  void tile_pixels(int index, uint64_t tile, std::vector<uint8_t>& compressed, std::vector<uint8_t>& out) const;
 
  private:
-  // Decodes the tiles of directory `d` that meet the region [x, x+w) x [y, y+h) in parallel and hands each
+  // Decodes the tiles of directory `index` that meet the region [x, x+w) x [y, y+h) in parallel and hands each
   // row of a tile inside both the image and the region to put(tile_row, region_x, region_y, pixels).
   using PutRow = std::function<void(const uint8_t* src, int64_t rx, int64_t ry, int64_t n)>;
-  void for_each_row(const Ifd& d, int64_t x, int64_t y, int64_t w, int64_t h, const PutRow& put) const;
+  void for_each_row(int index, int64_t x, int64_t y, int64_t w, int64_t h, const PutRow& put) const;
   // Decodes one chunk (a tile or strip; for separate planes one plane of it) of `spp` samples per pixel.
   void decode_chunk(const Ifd& d, uint64_t chunk, uint32_t spp, std::vector<uint8_t>& compressed,
                     std::vector<uint8_t>& out) const;

@@ -1,0 +1,283 @@
+#include "ndimg/io/batch.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <random>
+
+#include <unistd.h>
+
+#include "ndimg/parallel.hpp"
+
+namespace ndimg::io {
+
+namespace {
+
+constexpr int64_t kPieceTiles = 16;  // tiles across one piece of a region read (one tile row high)
+
+const Level& checked_level(const Slide& slide, int level) {
+  if (level < 0 || size_t(level) >= slide.levels().size())
+    throw ValueError("level " + std::to_string(level) + " is out of range (the slide has " +
+                     std::to_string(slide.levels().size()) + " levels)");
+  return slide.levels()[size_t(level)];
+}
+
+constexpr int64_t kMaxCoordinate = int64_t(1) << 48;  // far beyond any slide; keeps x + w from overflowing
+
+void check_size(int64_t w, int64_t h) {
+  if (w <= 0 || h <= 0)
+    throw ValueError("region size must be positive, got (" + std::to_string(w) + ", " + std::to_string(h) + ")");
+  if (w > kMaxCoordinate || h > kMaxCoordinate) throw ValueError("region size is too large");
+}
+
+void check_location(int64_t v) {
+  if (v < -kMaxCoordinate || v > kMaxCoordinate)
+    throw ValueError("location " + std::to_string(v) + " is out of range");
+}
+
+// Reads [x, x+w) x [y, y+h) of directory `ifd` (level coordinates) into rows of an RGB image `stride`
+// bytes apart, through an RGBA scratch buffer.
+void read_rgb(const TiffFile& tiff, int ifd, int64_t x, int64_t y, int64_t w, int64_t h, uint8_t* rgb,
+              size_t stride, std::vector<uint8_t>& scratch) {
+  scratch.resize(size_t(w) * size_t(h) * 4);
+  tiff.read_region_rgba(ifd, x, y, w, h, scratch.data());
+  for (int64_t r = 0; r < h; ++r) {
+    const uint8_t* s = scratch.data() + size_t(r) * size_t(w) * 4;
+    uint8_t* d = rgb + size_t(r) * stride;
+    for (int64_t i = 0; i < w; ++i, s += 4, d += 3) d[0] = s[0], d[1] = s[1], d[2] = s[2];
+  }
+}
+
+// Joins the threads it holds when it goes out of scope, after `stop` has been called.
+struct Joiner {
+  std::vector<std::thread>& threads;
+  std::function<void()> stop;
+  ~Joiner() {
+    stop();
+    for (auto& t : threads)
+      if (t.joinable()) t.join();
+    threads.clear();
+  }
+};
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------- one region
+
+void read_region_rgb(const Slide& slide, int64_t x, int64_t y, int level, int64_t w, int64_t h,
+                     unsigned num_workers, uint8_t* rgb, const std::function<void(int64_t, int64_t)>& progress) {
+  const Level& l = checked_level(slide, level);
+  check_size(w, h);
+  check_location(x), check_location(y);
+  const int64_t lx = slide.to_level(level, x), ly = slide.to_level(level, y);
+  // pieces: tile-aligned in the level's tile grid (every tile is decoded by exactly one piece)
+  const int64_t pw = int64_t(l.tile_width) * kPieceTiles, ph = l.tile_height;
+  auto first = [](int64_t v, int64_t step) { return v >= 0 ? v / step : -((-v + step - 1) / step); };
+  const int64_t cx0 = first(lx, pw), cx1 = first(lx + w - 1, pw), cy0 = first(ly, ph), cy1 = first(ly + h - 1, ph);
+  const int64_t across = cx1 - cx0 + 1, total = across * (cy1 - cy0 + 1);
+  const size_t stride = size_t(w) * 3;
+  auto piece = [&](int64_t k, std::vector<uint8_t>& scratch) {
+    const int64_t cx = cx0 + k % across, cy = cy0 + k / across;
+    const int64_t ax = std::max(lx, cx * pw), bx = std::min(lx + w, (cx + 1) * pw);
+    const int64_t ay = std::max(ly, cy * ph), by = std::min(ly + h, (cy + 1) * ph);
+    read_rgb(slide.tiff(), l.ifd, ax, ay, bx - ax, by - ay, rgb + size_t(ay - ly) * stride + size_t(ax - lx) * 3,
+             stride, scratch);
+  };
+
+  if (num_workers == 0) {  // the calling thread, pieces spread over ndimg's pool in waves between reports
+    const int64_t wave = progress ? std::max(1, num_threads()) * 4 : total;
+    for (int64_t begin = 0; begin < total; begin += wave) {
+      parallel_for(std::min(wave, total - begin), 1, [&](int64_t b, int64_t e) {
+        std::vector<uint8_t> scratch;
+        for (int64_t k = b; k < e; ++k) piece(begin + k, scratch);
+      });
+      if (progress) progress(std::min(total, begin + wave), total);
+    }
+    return;
+  }
+
+  std::mutex m;
+  std::condition_variable cv;
+  std::atomic<int64_t> next{0};
+  int64_t done = 0;
+  std::exception_ptr error;
+  std::vector<std::thread> threads;
+  Joiner joiner{threads, [&] { next.store(total); }};
+  for (unsigned t = 0; t < std::min<int64_t>(num_workers, total); ++t)
+    threads.emplace_back([&] {
+      SerialScope serial;  // each piece is read on this thread alone
+      std::vector<uint8_t> scratch;
+      for (int64_t k; (k = next.fetch_add(1)) < total;) {
+        std::exception_ptr err;
+        try {
+          piece(k, scratch);
+        } catch (...) {
+          err = std::current_exception();
+          next.store(total);
+        }
+        std::lock_guard<std::mutex> lk(m);
+        if (err && !error) error = err;
+        ++done;
+        cv.notify_all();
+      }
+    });
+  std::unique_lock<std::mutex> lk(m);
+  for (;;) {
+    cv.wait_for(lk, std::chrono::milliseconds(100), [&] { return done == total || error; });
+    if (error) break;
+    if (progress) {
+      const int64_t now = done;
+      lk.unlock();
+      progress(now, total);  // may throw: the joiner stops the workers
+      lk.lock();
+    }
+    if (done == total) break;
+  }
+  lk.unlock();
+  joiner.stop();
+  for (auto& t : threads) t.join();
+  threads.clear();
+  if (error) std::rethrow_exception(error);
+}
+
+// ------------------------------------------------------------------------------------ many patches
+
+PatchLoader::PatchLoader(const Slide& slide, std::vector<int64_t> locations, int level, int64_t w, int64_t h,
+                         uint32_t batch_size, uint32_t prefetch_factor, uint32_t num_workers, bool shuffle,
+                         uint64_t seed, bool drop_last)
+    : slide_(slide), ifd_(checked_level(slide, level).ifd), w_(w), h_(h), xy0_(std::move(locations)),
+      batch_size_(batch_size), pid_(::getpid()) {
+  check_size(w, h);
+  if (batch_size == 0) throw ValueError("batch_size must be at least 1");
+  if (xy0_.size() % 2) throw ValueError("locations must be (x, y) pairs");
+  if (h > (int64_t(1) << 40) / w) throw ValueError("patch size is too large");
+  patch_bytes_ = w * h * 3;
+  for (int64_t v : xy0_) check_location(v);
+  n_ = xy0_.size() / 2;
+  if (shuffle) {  // cuCIM's permutation: the same engine, seed and algorithm over (x, y) pairs
+    struct Pair { int64_t x, y; };
+    auto* p = reinterpret_cast<Pair*>(xy0_.data());
+    std::shuffle(p, p + n_, std::default_random_engine{seed});
+  }
+  if (drop_last) n_ -= n_ % batch_size;
+  xy0_.resize(2 * n_);
+  xy_.resize(2 * n_);
+  for (size_t i = 0; i < xy_.size(); ++i) xy_[i] = slide.to_level(level, xy0_[i]);
+  background_ = num_workers > 0 && n_ > 0;
+  if (!background_) return;
+  slots_.resize(std::min<uint64_t>(batch_count(), uint64_t(prefetch_factor) + 1));
+  try {
+    for (uint32_t t = 0; t < std::min<uint64_t>(num_workers, n_); ++t) threads_.emplace_back([this] { work(); });
+  } catch (...) {  // could not start a thread: stop those that started
+    close();
+    throw;
+  }
+}
+
+PatchLoader::~PatchLoader() { close(); }
+
+void PatchLoader::close() {
+  if (!sync_) return;  // a forked copy, closed already
+  if (::getpid() != pid_) {  // a forked copy: its workers (and whoever held the lock) exist only in the parent
+    // they can be neither joined nor detached here, destroying a joinable std::thread aborts, and
+    // destroying a condition variable they waited on blocks: all are parked in memory never freed
+    new std::vector<std::thread>(std::move(threads_));
+    threads_.clear();
+    sync_.release();
+    stop_ = true;
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lk(sync_->m);
+    stop_ = true;
+  }
+  sync_->work.notify_all();
+  sync_->ready.notify_all();
+  for (auto& t : threads_)
+    if (t.joinable()) t.join();
+  threads_.clear();
+  std::lock_guard<std::mutex> lk(sync_->m);
+  slots_.clear();
+}
+
+uint32_t PatchLoader::count_of(uint64_t batch) const {
+  return uint32_t(std::min<uint64_t>(batch_size_, n_ - batch * batch_size_));
+}
+
+void PatchLoader::read_patch(uint64_t i, uint8_t* dst, std::vector<uint8_t>& scratch) const {
+  read_rgb(slide_.tiff(), ifd_, xy_[2 * i], xy_[2 * i + 1], w_, h_, dst, size_t(w_) * 3, scratch);
+}
+
+void PatchLoader::work() {
+  SerialScope serial;  // patches are this thread's own work: no queueing on the shared pool
+  std::vector<uint8_t> scratch;
+  std::unique_lock<std::mutex> lk(sync_->m);
+  for (;;) {
+    sync_->work.wait(lk, [&] { return stop_ || next_patch_ >= n_ || next_patch_ / batch_size_ < consumed_ + slots_.size(); });
+    if (stop_ || next_patch_ >= n_) return;
+    const uint64_t i = next_patch_++, b = i / batch_size_;
+    Slot& s = slots_[b % slots_.size()];
+    if (s.batch != b) {  // the first patch of its batch: the slot's previous batch was taken already
+      s.batch = b;
+      s.remaining = count_of(b);
+      s.error = nullptr;
+      s.data.reset(new uint8_t[size_t(s.remaining) * size_t(patch_bytes_)]);
+    }
+    uint8_t* dst = s.data.get() + size_t(i - b * batch_size_) * size_t(patch_bytes_);
+    lk.unlock();
+    std::exception_ptr err;
+    try {
+      read_patch(i, dst, scratch);
+    } catch (...) {
+      err = std::current_exception();
+    }
+    lk.lock();
+    if (err && !s.error) s.error = err;
+    if (--s.remaining == 0) sync_->ready.notify_all();
+  }
+}
+
+std::unique_ptr<uint8_t[]> PatchLoader::next(uint32_t& count) {
+  if (::getpid() != pid_) throw Error("a batch iterator cannot be used in a process forked after its creation");
+  std::unique_lock<std::mutex> lk(sync_->m);
+  if (!background_) {  // no workers: read the batch here, with ndimg's pool
+    if (stop_ || consumed_ >= batch_count()) return nullptr;
+    const uint64_t b = consumed_++;
+    lk.unlock();
+    count = count_of(b);
+    std::unique_ptr<uint8_t[]> data(new uint8_t[size_t(count) * size_t(patch_bytes_)]);
+    try {
+      parallel_for(count, 1, [&](int64_t begin, int64_t end) {
+        std::vector<uint8_t> scratch;
+        for (int64_t k = begin; k < end; ++k)
+          read_patch(b * batch_size_ + uint64_t(k), data.get() + size_t(k) * size_t(patch_bytes_), scratch);
+      });
+    } catch (...) {
+      close();
+      throw;
+    }
+    return data;
+  }
+  for (;;) {  // (a loop for callers on several threads: another may take batch b first)
+    if (stop_ || consumed_ >= batch_count()) return nullptr;
+    const uint64_t b = consumed_;
+    Slot& s = slots_[b % slots_.size()];
+    sync_->ready.wait(lk, [&] { return stop_ || consumed_ != b || (s.batch == b && s.remaining == 0); });
+    if (stop_) return nullptr;
+    if (consumed_ != b) continue;
+    count = count_of(b);
+    std::unique_ptr<uint8_t[]> data = std::move(s.data);
+    std::exception_ptr error = s.error;
+    ++consumed_;
+    lk.unlock();
+    sync_->work.notify_all();
+    sync_->ready.notify_all();
+    if (error) {
+      close();
+      std::rethrow_exception(error);
+    }
+    return data;
+  }
+}
+
+}  // namespace ndimg::io

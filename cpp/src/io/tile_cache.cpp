@@ -1,0 +1,394 @@
+#include "ndimg/io/tile_cache.hpp"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+
+#include "ndimg/error.hpp"
+#include "ndimg/io/tiff.hpp"
+
+namespace ndimg::io {
+
+// The cache lives in one mapping (anonymous private memory, or a shared-memory segment) laid out as a
+// header followed by shards. Everything inside is addressed by offsets and indices, never pointers, so
+// processes that map the segment at different addresses share it. Each shard is an LRU list and a hash
+// table of entries whose pixels are kept in chains of fixed-size blocks: no contiguous allocation, hence
+// no fragmentation, and the bound is exact.
+
+namespace {
+
+constexpr uint64_t kMagic = 0x4e44494d47544331ull;  // "NDIMGTC1"
+constexpr uint64_t kVersion = 1;
+constexpr uint64_t kBlock = 16 << 10;                  // bytes of pixels per block
+constexpr uint64_t kShardMemory = 64ull << 20;         // one shard per this much capacity (at most 16)
+constexpr uint64_t kDefaultTileBytes = 256 * 256 * 3;  // capacity in tiles by default (as cuCIM)
+constexpr uint32_t kNil = UINT32_MAX;
+
+uint64_t align(uint64_t v, uint64_t a = 64) { return (v + a - 1) / a * a; }
+
+uint64_t mix(uint64_t h, uint64_t v) {  // splitmix64 finalizer over a running combination
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+  return h ^ (h >> 31);
+}
+
+uint64_t hash_of(const TileKey& k) {
+  uint64_t h = 0;
+  for (uint64_t v : {k.dev, k.ino, k.mtime_ns, k.size, k.ifd, k.tile}) h = mix(h, v);
+  return h;
+}
+
+}  // namespace
+
+struct TileCache::Header {
+  uint64_t magic, version, total_bytes, memory_capacity, capacity;
+  uint64_t nshards, shard_stride, shared;
+  std::atomic<uint64_t> hits, misses;
+  std::atomic<uint32_t> record;
+};
+static_assert(std::atomic<uint64_t>::is_always_lock_free, "shared-memory statistics need lock-free atomics");
+
+struct Entry {
+  TileKey key;
+  uint64_t hash, bytes;
+  uint32_t first_block, hash_next, prev, next;  // prev/next: LRU neighbours (prev is more recent)
+};
+
+struct TileCache::Shard {
+  pthread_mutex_t mutex;
+  uint64_t memory_capacity;  // bytes of pixels this shard may hold
+  uint32_t nbuckets, nentries, nblocks;
+  uint32_t free_entry, free_block, free_blocks;
+  uint32_t lru_head, lru_tail;  // most and least recently used
+  uint64_t items, bytes;
+  uint64_t buckets_off, entries_off, next_off, data_off;  // from this shard's address
+
+  char* self() { return reinterpret_cast<char*>(this); }
+  uint32_t* buckets() { return reinterpret_cast<uint32_t*>(self() + buckets_off); }
+  Entry* entries() { return reinterpret_cast<Entry*>(self() + entries_off); }
+  uint32_t* block_next() { return reinterpret_cast<uint32_t*>(self() + next_off); }
+  uint8_t* block(uint32_t b) { return reinterpret_cast<uint8_t*>(self() + data_off + uint64_t(b) * kBlock); }
+
+  // Empty state; also how a shard whose lock holder died is recovered.
+  void reset() {
+    std::fill(buckets(), buckets() + nbuckets, kNil);
+    for (uint32_t i = 0; i < nentries; ++i) entries()[i].hash_next = i + 1 < nentries ? i + 1 : kNil;
+    for (uint32_t i = 0; i < nblocks; ++i) block_next()[i] = i + 1 < nblocks ? i + 1 : kNil;
+    free_entry = 0, free_block = 0, free_blocks = nblocks;
+    lru_head = lru_tail = kNil;
+    items = bytes = 0;
+  }
+
+  uint32_t find(const TileKey& k, uint64_t h) {
+    for (uint32_t e = buckets()[h & (nbuckets - 1)]; e != kNil; e = entries()[e].hash_next)
+      if (entries()[e].hash == h && entries()[e].key == k) return e;
+    return kNil;
+  }
+  void unlink_lru(uint32_t e) {
+    Entry& x = entries()[e];
+    (x.prev == kNil ? lru_head : entries()[x.prev].next) = x.next;
+    (x.next == kNil ? lru_tail : entries()[x.next].prev) = x.prev;
+  }
+  void push_front(uint32_t e) {
+    Entry& x = entries()[e];
+    x.prev = kNil, x.next = lru_head;
+    (lru_head == kNil ? lru_tail : entries()[lru_head].prev) = e;
+    lru_head = e;
+  }
+  void evict_tail() {
+    uint32_t e = lru_tail;
+    Entry& x = entries()[e];
+    unlink_lru(e);
+    for (uint32_t* p = &buckets()[x.hash & (nbuckets - 1)]; *p != kNil; p = &entries()[*p].hash_next)
+      if (*p == e) {
+        *p = x.hash_next;
+        break;
+      }
+    uint32_t b = x.first_block, n = 0, last = kNil;
+    for (; b != kNil; last = b, b = block_next()[b]) ++n;
+    if (last != kNil) block_next()[last] = free_block, free_block = x.first_block;
+    free_blocks += n;
+    items -= 1, bytes -= x.bytes;
+    x.hash_next = free_entry, free_entry = e;
+  }
+};
+
+namespace {
+
+class ShardLock {
+ public:
+  explicit ShardLock(TileCache::Shard& s) : s_(s) {
+    int rc = pthread_mutex_lock(&s_.mutex);
+    if (rc == EOWNERDEAD) {  // a process died inside: its update may be half done, so start over
+      s_.reset();
+      pthread_mutex_consistent(&s_.mutex);
+    } else if (rc != 0) {
+      throw Error(std::string("tile cache lock failed: ") + std::strerror(rc));
+    }
+  }
+  ~ShardLock() { pthread_mutex_unlock(&s_.mutex); }
+
+ private:
+  TileCache::Shard& s_;
+};
+
+std::mutex g_cache_m;
+std::shared_ptr<TileCache>* g_cache = nullptr;  // leaked: never destroyed at exit while threads may read
+std::atomic<bool> g_cache_on{false};
+std::atomic<uint64_t> g_shm_counter{0};
+
+}  // namespace
+
+TileCache::TileCache(CacheType type, uint64_t memory_capacity, uint64_t capacity, bool record_stat)
+    : type_(type) {
+  if (type == CacheType::None) {
+    record(record_stat);
+    return;
+  }
+  if (memory_capacity == 0) throw ValueError("memory_capacity must be positive");
+  if (capacity == 0) capacity = std::max<uint64_t>(1, memory_capacity / kDefaultTileBytes);
+  const uint64_t nshards = std::clamp<uint64_t>(memory_capacity / kShardMemory, 1, 16);
+  const uint64_t shard_memory = (memory_capacity + nshards - 1) / nshards;
+  const uint64_t nentries = (capacity + nshards - 1) / nshards, nblocks = (shard_memory + kBlock - 1) / kBlock;
+  if (nentries >= kNil || nblocks >= kNil) throw ValueError("tile cache capacity is too large");
+  uint64_t nbuckets = 1;
+  while (nbuckets < 2 * nentries) nbuckets *= 2;
+  const uint64_t buckets_off = align(sizeof(Shard)), entries_off = align(buckets_off + 4 * nbuckets),
+                 next_off = align(entries_off + sizeof(Entry) * nentries),
+                 data_off = align(next_off + 4 * nblocks, 4096), stride = align(data_off + nblocks * kBlock, 4096);
+  const uint64_t header = align(sizeof(Header), 4096), total = header + nshards * stride;
+
+  void* base;
+  if (type == CacheType::PerProcess) {
+    base = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  } else {
+    shm_name_ = "/ndimg-tiles-" + std::to_string(::getpid()) + "-" + std::to_string(g_shm_counter++);
+    int fd = ::shm_open(shm_name_.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) throw Error("cannot create shared memory " + shm_name_ + ": " + std::strerror(errno));
+    if (::ftruncate(fd, off_t(total)) != 0) {
+      int err = errno;
+      ::close(fd), ::shm_unlink(shm_name_.c_str());
+      throw MemoryError("cannot size shared memory " + shm_name_ + ": " + std::strerror(err));
+    }
+    base = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    ::close(fd);
+    if (base == MAP_FAILED) ::shm_unlink(shm_name_.c_str());
+    owner_ = true, owner_pid_ = ::getpid();
+  }
+  if (base == MAP_FAILED) throw MemoryError(std::string("cannot map the tile cache: ") + std::strerror(errno));
+
+  auto* h = new (base) Header{};
+  h->magic = kMagic, h->version = kVersion, h->total_bytes = total;
+  h->memory_capacity = memory_capacity, h->capacity = capacity;
+  h->nshards = nshards, h->shard_stride = stride, h->shared = type == CacheType::SharedMemory;
+  h->record.store(record_stat);
+  for (uint64_t i = 0; i < nshards; ++i) {
+    auto* s = new (static_cast<char*>(base) + header + i * stride) Shard{};
+    pthread_mutexattr_t a;
+    pthread_mutexattr_init(&a);
+    if (h->shared) {
+      pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+      pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+    }
+    pthread_mutex_init(&s->mutex, &a);
+    pthread_mutexattr_destroy(&a);
+    s->memory_capacity = shard_memory;
+    s->nbuckets = uint32_t(nbuckets), s->nentries = uint32_t(nentries), s->nblocks = uint32_t(nblocks);
+    s->buckets_off = buckets_off, s->entries_off = entries_off, s->next_off = next_off, s->data_off = data_off;
+    s->reset();
+  }
+  map_segment(base, total);
+}
+
+std::shared_ptr<TileCache> TileCache::attach(const std::string& shm_name) {
+  int fd = ::shm_open(shm_name.c_str(), O_RDWR, 0);
+  if (fd < 0) throw Error("cannot open the shared tile cache " + shm_name + ": " + std::strerror(errno));
+  struct stat st {};
+  Header probe{};
+  if (::fstat(fd, &st) != 0 || uint64_t(st.st_size) < sizeof(Header) ||
+      ::pread(fd, &probe, sizeof(Header), 0) != ssize_t(sizeof(Header)) || probe.magic != kMagic ||
+      probe.version != kVersion || probe.total_bytes != uint64_t(st.st_size)) {
+    ::close(fd);
+    throw Error(shm_name + " is not an ndimg tile cache of this version");
+  }
+  void* base = ::mmap(nullptr, probe.total_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  ::close(fd);
+  if (base == MAP_FAILED) throw MemoryError(std::string("cannot map the tile cache: ") + std::strerror(errno));
+  std::shared_ptr<TileCache> c(new TileCache());
+  c->type_ = CacheType::SharedMemory;
+  c->shm_name_ = shm_name;
+  c->map_segment(base, probe.total_bytes);
+  return c;
+}
+
+void TileCache::map_segment(void* base, uint64_t bytes) {
+  base_ = base, bytes_ = bytes;
+  header_ = static_cast<Header*>(base);
+  const uint64_t header = align(sizeof(Header), 4096);
+  for (uint64_t i = 0; i < header_->nshards; ++i)
+    shards_.push_back(reinterpret_cast<Shard*>(static_cast<char*>(base) + header + i * header_->shard_stride));
+}
+
+TileCache::~TileCache() {
+  if (base_) ::munmap(base_, bytes_);
+  if (owner_ && owner_pid_ == ::getpid()) ::shm_unlink(shm_name_.c_str());
+}
+
+TileCache::Shard& TileCache::shard_for(uint64_t hash) const { return *shards_[(hash >> 48) % shards_.size()]; }
+
+uint64_t TileCache::memory_capacity() const { return header_ ? header_->memory_capacity : 0; }
+uint64_t TileCache::capacity() const { return header_ ? header_->capacity : 0; }
+
+uint64_t TileCache::size() const {
+  uint64_t n = 0;
+  for (Shard* s : shards_) {
+    ShardLock lk(*s);
+    n += s->items;
+  }
+  return n;
+}
+
+uint64_t TileCache::memory_size() const {
+  uint64_t n = 0;
+  for (Shard* s : shards_) {
+    ShardLock lk(*s);
+    n += s->bytes;
+  }
+  return n;
+}
+
+uint64_t TileCache::hit_count() const { return header_ ? header_->hits.load() : 0; }
+uint64_t TileCache::miss_count() const { return header_ ? header_->misses.load() : 0; }
+bool TileCache::record() const { return header_ && header_->record.load(); }
+
+void TileCache::record(bool on) {
+  if (!header_) return;
+  header_->record.store(on);
+  header_->hits.store(0), header_->misses.store(0);
+}
+
+void TileCache::clear() {
+  for (Shard* s : shards_) {
+    ShardLock lk(*s);
+    s->reset();
+  }
+}
+
+bool TileCache::get(const TileKey& key, std::vector<uint8_t>& out) {
+  if (!header_) return false;
+  const uint64_t h = hash_of(key);
+  Shard& s = shard_for(h);
+  bool hit = false;
+  {
+    ShardLock lk(s);
+    uint32_t e = s.find(key, h);
+    if (e != kNil) {
+      hit = true;
+      s.unlink_lru(e);
+      s.push_front(e);
+      const Entry& x = s.entries()[e];
+      out.resize(x.bytes);
+      uint64_t done = 0;
+      for (uint32_t b = x.first_block; b != kNil; b = s.block_next()[b], done += kBlock)
+        std::memcpy(out.data() + done, s.block(b), std::min(kBlock, x.bytes - done));
+    }
+  }
+  if (header_->record.load(std::memory_order_relaxed))
+    (hit ? header_->hits : header_->misses).fetch_add(1, std::memory_order_relaxed);
+  return hit;
+}
+
+void TileCache::put(const TileKey& key, const uint8_t* data, uint64_t n) {
+  if (!header_) return;
+  const uint64_t h = hash_of(key);
+  Shard& s = shard_for(h);
+  const uint64_t need = std::max<uint64_t>(1, (n + kBlock - 1) / kBlock);
+  if (n > s.memory_capacity || need > s.nblocks) return;
+  ShardLock lk(s);
+  uint32_t e = s.find(key, h);
+  if (e != kNil) {  // another thread decoded it meanwhile
+    s.unlink_lru(e);
+    s.push_front(e);
+    return;
+  }
+  while (s.free_entry == kNil || s.free_blocks < need || s.bytes + n > s.memory_capacity) s.evict_tail();
+  e = s.free_entry;
+  Entry& x = s.entries()[e];
+  s.free_entry = x.hash_next;
+  x.key = key, x.hash = h, x.bytes = n;
+  x.first_block = s.free_block;
+  uint32_t b = s.free_block;
+  for (uint64_t i = 0, done = 0; i < need; ++i, done += kBlock) {
+    std::memcpy(s.block(b), data + done, std::min(kBlock, n - std::min(n, done)));
+    if (i + 1 < need) b = s.block_next()[b];
+  }
+  s.free_block = s.block_next()[b];
+  s.block_next()[b] = kNil;
+  s.free_blocks -= uint32_t(need);
+  uint32_t& bucket = s.buckets()[h & (s.nbuckets - 1)];
+  x.hash_next = bucket, bucket = e;
+  s.push_front(e);
+  s.items += 1, s.bytes += n;
+}
+
+// -------------------------------------------------------------------------------- the process's cache
+
+// A private cache's mutexes are ordinary ones: a fork while another thread holds one would leave it locked
+// forever in the child, so fork waits for them (prepare) and both sides release them. Shared caches need
+// nothing: their lock holders live on in the parent.
+void tile_cache_atfork_prepare() {
+  g_cache_m.lock();
+  if (g_cache && *g_cache && (*g_cache)->type_ == CacheType::PerProcess)
+    for (auto* s : (*g_cache)->shards_) pthread_mutex_lock(&s->mutex);
+}
+void tile_cache_atfork_parent() {
+  if (g_cache && *g_cache && (*g_cache)->type_ == CacheType::PerProcess)
+    for (auto* s : (*g_cache)->shards_) pthread_mutex_unlock(&s->mutex);
+  g_cache_m.unlock();
+}
+void tile_cache_atfork_child() { tile_cache_atfork_parent(); }
+
+void set_tile_cache(std::shared_ptr<TileCache> cache) {
+  static bool registered =
+      (pthread_atfork(tile_cache_atfork_prepare, tile_cache_atfork_parent, tile_cache_atfork_child), true);
+  (void)registered;
+  std::shared_ptr<TileCache> old;
+  {
+    std::lock_guard<std::mutex> lk(g_cache_m);
+    if (!g_cache) g_cache = new std::shared_ptr<TileCache>();
+    old = std::move(*g_cache);
+    *g_cache = cache && cache->type() != CacheType::None ? cache : nullptr;
+    g_cache_on.store(*g_cache != nullptr);
+  }
+  // `old` is released here, outside the lock (readers that still hold it finish first)
+}
+
+std::shared_ptr<TileCache> tile_cache() {
+  if (!g_cache_on.load(std::memory_order_acquire)) return nullptr;
+  std::lock_guard<std::mutex> lk(g_cache_m);
+  return g_cache ? *g_cache : nullptr;
+}
+
+// ------------------------------------------------------------------------------- the hook in TiffFile
+
+void TiffFile::tile_pixels(int index, uint64_t tile, std::vector<uint8_t>& compressed, std::vector<uint8_t>& out) const {
+  const Ifd& d = ifds_[size_t(index)];
+  std::shared_ptr<TileCache> cache = tile_cache();
+  if (!cache) return decode_tile(d, tile, compressed, out);
+  const File::Id& id = file_->id();
+  const TileKey key{id.dev, id.ino, id.mtime_ns, id.size, uint64_t(index), tile};
+  if (cache->get(key, out)) return;
+  decode_tile(d, tile, compressed, out);
+  cache->put(key, out.data(), out.size());
+}
+
+}  // namespace ndimg::io

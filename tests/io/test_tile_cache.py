@@ -1,0 +1,239 @@
+"""The decoded-tile cache (CuImage.cache): statistics, bounds, LRU eviction, identical pixels, and the
+shared-memory cache seen from child processes (fork and spawn)."""
+import multiprocessing as mp
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+from ndimg.io import CacheType, CuImage, Slide, preferred_memory_capacity
+
+TILE = 256 * 256 * 3  # bytes of one decoded RGB tile of the test slides
+
+
+@pytest.fixture(autouse=True)
+def no_cache_after():
+    yield
+    CuImage.cache("nocache")
+
+
+def tile_region(img, tx, ty):
+    """Reads exactly tile (tx, ty) of level 0 (one cache lookup)."""
+    return img.read_region((256 * tx, 256 * ty), (256, 256))
+
+
+def test_default_is_no_cache():
+    cache = CuImage.cache()
+    assert cache.type == CacheType.NoCache == 0
+    assert (cache.size, cache.memory_size, cache.capacity, cache.memory_capacity, cache.hit_count,
+            cache.miss_count, cache.free_memory) == (0,) * 7
+    assert cache.config["type"] == "nocache" and not cache.record()
+
+
+def test_configuration():
+    cache = CuImage.cache("per_process", memory_capacity=2048)
+    assert cache.type == CacheType.PerProcess and CuImage.cache() is cache
+    assert cache.memory_capacity == cache.free_memory == 2048 << 20
+    assert cache.capacity == (2048 << 20) // TILE  # as cuCIM's default
+    assert cache.config == {"type": "per_process", "memory_capacity": 2048, "capacity": cache.capacity,
+                            "record_stat": False}
+    cache = CuImage.cache("shared_memory", memory_capacity=64, capacity=7, record_stat=True)
+    assert cache.type == CacheType.SharedMemory and cache.capacity == 7 and cache.record()
+    assert CuImage.cache("no_cache").type == CacheType.NoCache
+    for bad in [dict(type="lru"), dict(type="per_process", memory_capacity=0),
+                dict(type="per_process", memory_capacity=-5), dict(type="per_process", capacity=0)]:
+        with pytest.raises(ValueError):
+            CuImage.cache(**bad)
+
+
+def test_hits_and_misses(tifffile_slides):
+    with CuImage(tifffile_slides["jpeg"]) as img:
+        cache = CuImage.cache("per_process", memory_capacity=16, record_stat=True)
+        first = tile_region(img, 1, 2)
+        assert (cache.hit_count, cache.miss_count, cache.size, cache.memory_size) == (0, 1, 1, TILE)
+        np.testing.assert_array_equal(tile_region(img, 1, 2), first)
+        assert (cache.hit_count, cache.miss_count) == (1, 1)
+        img.read_region((10, 10), (300, 300))  # tiles (0..2, 0..2): 4 new, none cached
+        assert (cache.hit_count, cache.miss_count, cache.size) == (1, 5, 5)
+        img.read_region((200, 200), (100, 100))  # tiles (0,0), (1,0), (0,1), (1,1)
+        assert (cache.hit_count, cache.miss_count) == (5, 5)
+        assert cache.free_memory == (16 << 20) - 5 * TILE
+        cache.record(False)
+        tile_region(img, 1, 2)
+        assert (cache.hit_count, cache.miss_count, cache.record()) == (0, 0, False)
+        cache.record(True)
+        cache.clear()
+        assert cache.size == cache.memory_size == 0
+        tile_region(img, 1, 2)
+        assert (cache.hit_count, cache.miss_count) == (0, 1)
+
+
+@pytest.mark.parametrize("kind", ["per_process", "shared_memory"])
+def test_capacity_and_lru_eviction(tifffile_slides, kind):
+    with CuImage(tifffile_slides["jpeg"]) as img:
+        cache = CuImage.cache(kind, memory_capacity=1, capacity=3, record_stat=True)
+        for t in [(0, 0), (1, 0), (2, 0)]:
+            tile_region(img, *t)
+        assert cache.size == 3
+        tile_region(img, 0, 0)  # hit: now the most recent
+        tile_region(img, 3, 0)  # evicts (1, 0), the least recent
+        assert cache.size == 3 and (cache.hit_count, cache.miss_count) == (1, 4)
+        tile_region(img, 0, 0)
+        tile_region(img, 2, 0)
+        assert (cache.hit_count, cache.miss_count) == (3, 4)
+        tile_region(img, 1, 0)
+        assert (cache.hit_count, cache.miss_count) == (3, 5)
+        # the memory bound: 1 MiB holds 5 tiles whatever the count capacity
+        cache = CuImage.cache(kind, memory_capacity=1, capacity=1000)
+        img.read_region(level=0)  # 48 tiles
+        assert cache.size == 5 and cache.memory_size == 5 * TILE <= cache.memory_capacity
+
+
+@pytest.mark.parametrize("kind", ["per_process", "shared_memory"])
+@pytest.mark.parametrize("name", ["jpeg", "gray_deflate", "odd_tiles_lzw"])
+def test_same_pixels_with_cache(tifffile_slides, kind, name, rng):
+    path = tifffile_slides[name]
+    with CuImage(path) as img, Slide(path) as s:
+        xy = [(int(rng.integers(-50, 2000)), int(rng.integers(-50, 1500))) for _ in range(24)]
+        expected = [s.read_region(p, 0, (300, 200))[..., :3] for p in xy]
+        levels = [s.read_region((0, 0), lv, s.level_dimensions[lv])[..., :3] for lv in range(s.level_count)]
+        cache = CuImage.cache(kind, memory_capacity=2, record_stat=True)  # small: hits and evictions
+        for _ in range(2):
+            got = np.concatenate(list(img.read_region(xy, (300, 200), num_workers=4, batch_size=5)))
+            np.testing.assert_array_equal(got, np.stack(expected))
+            with ThreadPoolExecutor(6) as pool:
+                for g, e in zip(pool.map(lambda p: img.read_region(p, (300, 200)), xy), expected):
+                    np.testing.assert_array_equal(g, e)
+            for lv, ref in enumerate(levels):
+                np.testing.assert_array_equal(img.read_region(level=lv, num_workers=3), ref)
+        assert cache.size > 0 and cache.memory_size <= cache.memory_capacity
+        for i in range(2):  # the second read of a region finds its tiles
+            hits = cache.hit_count
+            np.testing.assert_array_equal(img.read_region(xy[-1], (300, 200)), expected[-1])
+        assert cache.hit_count > hits
+
+
+def child_reads(path, queue):
+    img = CuImage(path)
+    img.read_region((0, 0), (512, 512))  # 4 tiles
+    cache = CuImage.cache()
+    queue.put((int(cache.type), cache.shm_name, cache.hit_count, cache.miss_count))
+
+
+@pytest.mark.parametrize("method", ["fork", "spawn"])
+def test_shared_cache_across_processes(tifffile_slides, method):
+    path = tifffile_slides["jpeg"]
+    cache = CuImage.cache("shared_memory", memory_capacity=8, record_stat=True)
+    ctx = mp.get_context(method)
+    queue = ctx.Queue()
+    # the child runs a function of an importable module: ndimg's own read_region, on a pickled CuImage
+    p = ctx.Process(target=CuImage.read_region, args=(CuImage(path), (0, 0), (512, 512)))
+    p.start()
+    p.join(60)
+    assert p.exitcode == 0
+    assert (cache.size, cache.miss_count, cache.hit_count) == (4, 4, 0)  # filled by the child
+    with CuImage(path) as img:
+        img.read_region((0, 0), (512, 512))
+    assert (cache.size, cache.miss_count, cache.hit_count) == (4, 4, 4)  # hits in the parent
+    if method == "fork":  # the child also sees the parent's tiles
+        p = ctx.Process(target=child_reads, args=(path, queue))
+        p.start()
+        result = queue.get(timeout=60)
+        p.join(60)
+        assert result == (int(CacheType.SharedMemory), cache.shm_name, 8, 4)
+
+
+def test_shared_segment_removed_when_replaced():
+    cache = CuImage.cache("shared_memory", memory_capacity=4)
+    name = cache.shm_name
+    assert name and os.path.exists("/dev/shm" + name) and os.environ["NDIMG_TILE_CACHE_SHM"] == name
+    CuImage.cache("per_process", memory_capacity=4)
+    assert os.path.exists("/dev/shm" + name)  # still referenced here
+    del cache
+    assert not os.path.exists("/dev/shm" + name) and "NDIMG_TILE_CACHE_SHM" not in os.environ
+
+
+def test_cache_survives_fork_with_busy_threads(tifffile_slides):
+    """A fork while reader threads hold the private cache's locks leaves the child a working cache."""
+    path = tifffile_slides["jpeg"]
+    CuImage.cache("per_process", memory_capacity=1, record_stat=True)
+    with CuImage(path) as img:
+        xy = [(x, y) for x in range(0, 1800, 97) for y in range(0, 1300, 101)]
+        it = img.read_region(xy, (64, 64), num_workers=4, batch_size=4, prefetch_factor=8)
+        next(it)
+        ctx = mp.get_context("fork")
+        for _ in range(3):
+            p = ctx.Process(target=CuImage.read_region, args=(img, (0, 0), (700, 700)))
+            p.start()
+            p.join(30)
+            assert p.exitcode == 0
+        assert sum(len(b) for b in it) == len(xy) - 4
+
+
+def child_loop(path):
+    img = CuImage(path)
+    while True:
+        img.read_region((0, 0), (1024, 768))
+
+
+def test_shared_cache_survives_killed_process(tifffile_slides):
+    """A process killed while it may hold a shard's lock leaves a cache the others keep using."""
+    import signal
+    import time
+    path = tifffile_slides["jpeg"]
+    cache = CuImage.cache("shared_memory", memory_capacity=16)  # one shard
+    with CuImage(path) as img, Slide(path) as s:
+        expected = s.read_region((0, 0), 0, (1024, 768))[..., :3]
+        ctx = mp.get_context("fork")
+        for delay in (0.2, 0.35, 0.5):
+            p = ctx.Process(target=child_loop, args=(path,))
+            p.start()
+            time.sleep(delay)  # reading cached tiles: mostly copying under the lock
+            os.kill(p.pid, signal.SIGKILL)
+            p.join(10)
+            np.testing.assert_array_equal(img.read_region((0, 0), (1024, 768)), expected)
+        assert 0 < cache.size <= 12
+
+
+def test_preferred_memory_capacity(tifffile_slides):
+    # the values cuCIM's own tests give for these sizes
+    big = dict(image_size=(1024 * 1024, 1024 * 1024), tile_size=(256, 256), bytes_per_pixel=3)
+    assert preferred_memory_capacity(None, patch_size=(256, 256), **big) == 1536
+    assert preferred_memory_capacity(None, patch_size=(512, 512), **big) == 2304
+    assert preferred_memory_capacity(None, (32, 24), (16, 16), (32, 32), 3) == 1
+    assert preferred_memory_capacity(None, (32, 24), patch_size=(32, 32)) == 1
+    with CuImage(tifffile_slides["jpeg"]) as img:  # 2000 x 1500, tiles 256: 8 across x 2 rows x 192 KiB
+        assert preferred_memory_capacity(img, patch_size=(256, 256)) == 3
+    with pytest.raises(ValueError):
+        preferred_memory_capacity(None, (32, 24), (0, 16), (32, 32))
+
+
+def all_equal(path, regions, expected):
+    img = CuImage(path)
+    return all(np.array_equal(img.read_region(r, (200, 150), num_workers=2), e)
+               for _ in range(3) for r, e in zip(regions, expected))
+
+
+def child_compares(path, regions, expected):
+    if not all_equal(path, regions, expected):
+        raise SystemExit(3)
+
+
+def test_shared_cache_concurrent_processes(tifffile_slides, rng):
+    """Three processes and the parent read through one small shared cache at once: every pixel right."""
+    path = tifffile_slides["jpeg"]
+    with CuImage(path) as img, Slide(path) as s:
+        regions = [(int(rng.integers(0, 1800)), int(rng.integers(0, 1350))) for _ in range(12)]
+        expected = [s.read_region(r, 0, (200, 150))[..., :3] for r in regions]
+        cache = CuImage.cache("shared_memory", memory_capacity=2, record_stat=True)  # evictions all along
+        ctx = mp.get_context("fork")
+        procs = [ctx.Process(target=child_compares, args=(path, regions[i:] + regions[:i], expected[i:] + expected[:i]))
+                 for i in range(3)]
+        for p in procs:
+            p.start()
+        assert all_equal(path, regions, expected)
+        for p in procs:
+            p.join(60)
+            assert p.exitcode == 0
+        assert cache.hit_count > 0 and cache.memory_size <= 2 << 20
