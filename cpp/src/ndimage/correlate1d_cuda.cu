@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cuda_pipeline.h>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -210,11 +211,14 @@ __global__ void __launch_bounds__(kColX* kColY) pass_cols(const TI* in, TO* out,
 }
 
 // Fused schedule: two passes along the last two axes of C-contiguous data seen as [outer, ny, nx], in one
-// kernel. A block stages the input its output tile needs (extended by the first pass's mode along that
-// pass's axis), runs the first pass into a shared intermediate rounded to the output dtype, exactly as the
-// two-kernel schedule rounds it in memory (along the second pass's axis, intermediate values outside
-// the image are that pass's extension of the intermediate: cval in constant mode), then the second pass,
-// and writes the tile out coalesced. The data is read once and written once instead of twice each.
+// kernel, for float or double data computed in its own type. A block stages the input its output tile
+// needs (extended by the first pass's mode along that pass's axis), runs the first pass into a shared
+// intermediate (along the second pass's axis, intermediate values outside the image are that pass's
+// extension of the intermediate: cval in constant mode), then the second pass, and writes the tile out
+// coalesced: the data is read once and written once instead of twice each, and the results are those of
+// the two-kernel schedule. Blocks are persistent and double-buffered: the input of their next tile is
+// copied asynchronously (cp.async) while they compute the current one, so memory latency hides behind
+// arithmetic.
 constexpr int kFuseThreads = 512, kFuseYP = 8, kFuseXP = 5;  // outputs per thread along y (rows) and x
 
 struct FusedTile {
@@ -237,97 +241,106 @@ __device__ __forceinline__ void block_pass(const C* src, int line_step, int step
   }
 }
 
-// Calls f(k, r, c) for k = tid, tid + nthreads, ... < rows * cols with r, c = divmod(k, cols), stepping
-// r and c instead of dividing each k; kStageBatch calls per round, then done(k, i) for each of them: the
-// staging loops issue a batch of global reads before storing any.
-template <class F, class Done>
-__device__ __forceinline__ void for_tile(int rows, int cols, int tid, int nthreads, F f, Done done) {
+// Calls f(k, r, c) for k = tid, tid + nthreads, ... < rows * cols with r, c = divmod(k, cols), stepping r
+// and c instead of dividing each k.
+template <class F>
+__device__ __forceinline__ void for_tile(int rows, int cols, int tid, int nthreads, F f) {
   const int n = rows * cols, dr = nthreads / cols, dc = nthreads - dr * cols;
   int r = tid / cols, c = tid - r * cols;
-  for (int k = tid; k < n; k += kStageBatch * nthreads) {
-    int kk = k;
-#pragma unroll
-    for (int u = 0; u < kStageBatch; ++u, kk += nthreads) {
-      if (kk < n) f(u, r, c);
-      r += dr;
-      c += dc;
-      if (c >= cols) {
-        c -= cols;
-        ++r;
-      }
+  for (int k = tid; k < n; k += nthreads) {
+    f(k, r, c);
+    r += dr;
+    c += dc;
+    if (c >= cols) {
+      c -= cols;
+      ++r;
     }
-    kk = k;
-#pragma unroll
-    for (int u = 0; u < kStageBatch; ++u, kk += nthreads)
-      if (kk < n) done(u, kk);
   }
 }
 
-template <class TI, class TO, class C, bool YFirst>
-__global__ void __launch_bounds__(kFuseThreads, 2) fused_2d(const TI* in, TO* out, int64_t outer, int64_t ny, int64_t nx,
-                                                          FusedTile t, const __grid_constant__ PassArgs<C> first,
-                                                          const __grid_constant__ PassArgs<C> second) {
+template <class T, bool YFirst>
+__global__ void __launch_bounds__(kFuseThreads, 2) fused_2d(const T* in, T* out, int64_t outer, int64_t ny,
+                                                             int64_t nx, FusedTile t,
+                                                             const __grid_constant__ PassArgs<T> first,
+                                                             const __grid_constant__ PassArgs<T> second) {
   extern __shared__ __align__(16) unsigned char smem[];
-  const PassArgs<C>& py = YFirst ? first : second;  // the pass along y, and the one along x
-  const PassArgs<C>& px = YFirst ? second : first;
+  const PassArgs<T>& py = YFirst ? first : second;  // the pass along y, and the one along x
+  const PassArgs<T>& px = YFirst ? second : first;
   const int rows = t.ty + py.taps - 1, cols = t.cx + px.taps - 1;
-  // per tile: the input row offset and column each staged row and column reads (-1: outside, constant)
-  int64_t* row_at = reinterpret_cast<int64_t*>(smem);
-  int64_t* col_at = row_at + rows;
-  C* wy = reinterpret_cast<C*>(col_at + cols);
-  C* wx = wy + py.taps;
+  // two sets (one per buffer) of: the input row offset and column each staged row and column reads (-1:
+  // outside, constant mode), then the staged input; one intermediate; the weights
+  int64_t* tables = reinterpret_cast<int64_t*>(smem);
+  T* tiles = reinterpret_cast<T*>(tables + 2 * (rows + cols));
+  T* mid = tiles + 2 * rows * cols;  // ty x cols (y first) or rows x cx (x first)
+  T* wy = mid + (YFirst ? t.ty * cols : rows * t.cx);
+  T* wx = wy + py.taps;
   for (int j = threadIdx.x; j < py.taps; j += blockDim.x) wy[j] = py.weights()[j];
   for (int j = threadIdx.x; j < px.taps; j += blockDim.x) wx[j] = px.weights()[j];
-  C* tile = wx + px.taps;       // rows x cols staged inputs, later the ty x cx results
-  C* mid = tile + rows * cols;  // the intermediate: ty x cols (y first) or rows x cx (x first)
   const int64_t tiles_x = (nx + t.tx - 1) / t.tx, tiles_y = (ny + t.ty - 1) / t.ty, total = outer * tiles_y * tiles_x;
-  for (int64_t b = blockIdx.x; b < total; b += gridDim.x) {
-    const int64_t x0 = (b % tiles_x) * t.tx, rest = b / tiles_x;
-    const int64_t y0 = (rest % tiles_y) * t.ty, plane = rest / tiles_y;
-    const TI* src = in + plane * ny * nx;
-    TO* dst = out + plane * ny * nx;
-    __syncthreads();  // the previous tile is written out (and the weights are staged)
+  auto origin = [&](int64_t b, int64_t& x0, int64_t& y0, int64_t& plane) {
+    x0 = (b % tiles_x) * t.tx;
+    const int64_t rest = b / tiles_x;
+    y0 = (rest % tiles_y) * t.ty;
+    plane = rest / tiles_y;
+  };
+  // Starts staging tile b into buffer `buf`: in-image values by asynchronous copies, the rest stored.
+  auto stage_async = [&](int64_t b, int buf) {
+    int64_t x0, y0, plane;
+    origin(b, x0, y0, plane);
+    int64_t* row_at = tables + buf * (rows + cols);
+    int64_t* col_at = row_at + rows;
     for (int r = threadIdx.x; r < rows; r += blockDim.x) {
       const int64_t yy = extend_index(y0 - py.left + r, ny, py.mode);
       row_at[r] = yy < 0 ? -1 : yy * nx;
     }
     for (int c = threadIdx.x; c < cols; c += blockDim.x) col_at[c] = extend_index(x0 - px.left + c, nx, px.mode);
     __syncthreads();
-    {
-      C v[kStageBatch];
-      for_tile(
-          rows, cols, threadIdx.x, blockDim.x,
-          [&](int u, int r, int c) {
-            const int64_t ro = row_at[r], co = col_at[c];
-            // outside along the first pass's axis reads its cval; outside along the second's is replaced
-            // after the first pass
-            const bool first_outside = YFirst ? ro < 0 : co < 0, second_outside = YFirst ? co < 0 : ro < 0;
-            v[u] = first_outside || second_outside ? (second_outside ? C(0) : first.cval) : C(src[ro + co]);
-          },
-          [&](int u, int k) { tile[k] = v[u]; });
-    }
-    __syncthreads();
+    const T* src = in + plane * ny * nx;
+    T* tile = tiles + buf * rows * cols;
+    for_tile(rows, cols, threadIdx.x, blockDim.x, [&](int k, int r, int c) {
+      const int64_t ro = row_at[r], co = col_at[c];
+      if (ro >= 0 && co >= 0) {
+        __pipeline_memcpy_async(tile + k, src + ro + co, sizeof(T));
+      } else {
+        // outside along the first pass's axis reads its cval; outside along the second's is replaced
+        // after the first pass
+        const bool second_outside = YFirst ? co < 0 : ro < 0;
+        tile[k] = second_outside ? T(0) : first.cval;
+      }
+    });
+    __pipeline_commit();
+  };
+  int buf = 0;
+  if (blockIdx.x < total) stage_async(blockIdx.x, 0);
+  for (int64_t b = blockIdx.x; b < total; b += gridDim.x, buf ^= 1) {
+    __pipeline_wait_prior(0);
+    __syncthreads();  // tile b is staged by every thread; the other buffer's previous tile is written out
+    if (b + gridDim.x < total) stage_async(b + gridDim.x, buf ^ 1);
+    int64_t x0, y0, plane;
+    origin(b, x0, y0, plane);
+    const int64_t* row_at = tables + buf * (rows + cols);
+    const int64_t* col_at = row_at + rows;
+    T* tile = tiles + buf * rows * cols;
     if constexpr (YFirst) {
-      block_pass<kFuseYP>(tile, 1, cols, cols, t.ty, true, py, wy, [&](int line, int k, C v) {
-        mid[k * cols + line] = col_at[line] < 0 ? px.cval : C(cast_to<TO>(v));
+      block_pass<kFuseYP>(tile, 1, cols, cols, t.ty, true, py, wy, [&](int line, int k, T v) {
+        mid[k * cols + line] = col_at[line] < 0 ? px.cval : v;
       });
       __syncthreads();
       block_pass<kFuseXP>(mid, cols, 1, t.ty, t.cx, false, px, wx,
-                          [&](int line, int k, C v) { tile[line * t.cx + k] = v; });
+                          [&](int line, int k, T v) { tile[line * t.cx + k] = v; });
     } else {
-      block_pass<kFuseXP>(tile, cols, 1, rows, t.cx, false, px, wx, [&](int line, int k, C v) {
-        mid[line * t.cx + k] = row_at[line] < 0 ? py.cval : C(cast_to<TO>(v));
+      block_pass<kFuseXP>(tile, cols, 1, rows, t.cx, false, px, wx, [&](int line, int k, T v) {
+        mid[line * t.cx + k] = row_at[line] < 0 ? py.cval : v;
       });
       __syncthreads();
       block_pass<kFuseYP>(mid, 1, t.cx, t.cx, t.ty, true, py, wy,
-                          [&](int line, int k, C v) { tile[k * t.cx + line] = v; });
+                          [&](int line, int k, T v) { tile[k * t.cx + line] = v; });
     }
     __syncthreads();
+    T* dst = out + plane * ny * nx;
     const int out_rows = int(std::min<int64_t>(t.ty, ny - y0)), out_cols = int(std::min<int64_t>(t.tx, nx - x0));
-    for_tile(
-        out_rows, out_cols, threadIdx.x, blockDim.x,
-        [&](int, int r, int c) { dst[(y0 + r) * nx + x0 + c] = cast_to<TO>(tile[r * t.cx + c]); },
-        [](int, int) {});
+    for_tile(out_rows, out_cols, threadIdx.x, blockDim.x,
+             [&](int, int r, int c) { dst[(y0 + r) * nx + x0 + c] = tile[r * t.cx + c]; });
   }
 }
 
@@ -427,44 +440,51 @@ struct FusedPlan {
 };
 
 std::optional<FusedPlan> plan_fused(View src, View dst, const Pass1d& a, const Pass1d& b, int optin, size_t csize) {
-  const bool types = src.dtype == dst.dtype && (dst.dtype == DType::F32 || dst.dtype == DType::F64);
+  // float or double data computed in its own type (as the unfused passes would compute it)
+  const bool types = src.dtype == dst.dtype && (dst.dtype == DType::F32 || dst.dtype == DType::F64) &&
+                     dtype_size(dst.dtype) == csize;
   int ax = a.axis, bx = b.axis;
   if (!types || src.ndim < 2 || !as_c_order(src, dst, ax, bx)) return std::nullopt;
   const int last = src.ndim - 1;
   if (!((ax == last - 1 && bx == last) || (ax == last && bx == last - 1))) return std::nullopt;
   const bool y_first = ax == last - 1;
   const int taps_y = int((y_first ? a : b).weights.size()), taps_x = int((y_first ? b : a).weights.size());
-  // tile width: the candidate that wastes the least of the last tile column; taller tiles for long
-  // filters (the halo is then a smaller share of the staged input)
+  // tile width: the candidate that wastes the least of the last tile column; a smaller tile for filters
+  // too long for the first to fit (two staged inputs, the intermediate, the extension tables, weights)
   const int64_t nx = src.shape[last];
   int tx = 128;
   for (int cand : {96, 64})
     if ((nx + cand - 1) / cand * cand < (nx + tx - 1) / tx * tx) tx = cand;
-  for (FusedTile t : {FusedTile{std::max(taps_y, taps_x) > 9 ? 64 : 32, tx, 0}, FusedTile{32, 64, 0}}) {
+  for (FusedTile t : {FusedTile{32, tx, 0}, FusedTile{16, 64, 0}}) {
     t.cx = (t.tx + kFuseXP - 1) / kFuseXP * kFuseXP;
     const size_t rows = t.ty + taps_y - 1, cols = t.cx + taps_x - 1;
     const size_t mid = y_first ? size_t(t.ty) * cols : rows * size_t(t.cx);
-    const size_t shared = (size_t(taps_y) + taps_x + rows * cols + mid) * csize + (rows + cols) * sizeof(int64_t);
+    const size_t shared =
+        (2 * rows * cols + mid + size_t(taps_y) + taps_x) * csize + 2 * (rows + cols) * sizeof(int64_t);
     if (shared <= size_t(optin)) return FusedPlan{t, shared, y_first};
   }
   return std::nullopt;
 }
 
-// T: the data (in, intermediate and out); C: the arithmetic
-template <class T, class C>
-void launch_fused(View src, View dst, const FusedPlan& plan, const PassArgs<C>& a, const PassArgs<C>& b,
+template <class T>
+void launch_fused(View src, View dst, const FusedPlan& plan, const PassArgs<T>& a, const PassArgs<T>& b,
                   cudaStream_t s, const char* op) {
   as_c_order(src, dst);
   const int last = src.ndim - 1;
   const int64_t ny = src.shape[last - 1], nx = src.shape[last], outer = src.size() / (ny * nx);
   if (outer == 0) return;
   const FusedTile& t = plan.tile;
-  auto kernel = plan.y_first ? fused_2d<T, T, C, true> : fused_2d<T, T, C, false>;
+  auto kernel = plan.y_first ? fused_2d<T, true> : fused_2d<T, false>;
   if (plan.shared > kMaxShared)
     cuda::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(plan.shared)), op);
+  // persistent blocks: as many as are resident at once, each looping over tiles
+  int device = 0, sms = 0, per_sm = 0;
+  cuda::check(cudaGetDevice(&device), op);
+  cuda::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), op);
+  cuda::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kFuseThreads, plan.shared), op);
   const int64_t total = outer * ((ny + t.ty - 1) / t.ty) * ((nx + t.tx - 1) / t.tx);
-  kernel<<<cuda::blocks_for(total, 1), kFuseThreads, plan.shared, s>>>(src.ptr<T>(), dst.ptr<T>(), outer, ny, nx, t,
-                                                                        a, b);
+  const int64_t grid = std::min<int64_t>(total, int64_t(std::max(per_sm, 1)) * sms);
+  kernel<<<unsigned(grid), kFuseThreads, plan.shared, s>>>(src.ptr<T>(), dst.ptr<T>(), outer, ny, nx, t, a, b);
   cuda::check_launch(op);
 }
 
@@ -521,13 +541,11 @@ void separable_cuda(const View& in, const View& out, std::span<const Pass1d> pas
   View src = in;
   for (size_t i = 0, stage = 0; i < m; ++stage) {
     const View dst = (stages - 1 - stage) % 2 == 0 ? out : t;
-    if (fused[i]) {  // float or double data throughout, arithmetic as in the unfused passes
-      if (single) launch_fused<float, float>(src, dst, *fused[i], args.template operator()<float>(i),
-                                             args.template operator()<float>(i + 1), s, op);
-      else if (out.dtype == DType::F32) launch_fused<float, double>(src, dst, *fused[i], args.template operator()<double>(i),
-                                                                    args.template operator()<double>(i + 1), s, op);
-      else launch_fused<double, double>(src, dst, *fused[i], args.template operator()<double>(i),
-                                        args.template operator()<double>(i + 1), s, op);
+    if (fused[i]) {  // float data in float, or double in double (plan_fused)
+      if (single) launch_fused<float>(src, dst, *fused[i], args.template operator()<float>(i),
+                                      args.template operator()<float>(i + 1), s, op);
+      else launch_fused<double>(src, dst, *fused[i], args.template operator()<double>(i),
+                                args.template operator()<double>(i + 1), s, op);
       i += 2;
     } else {
       if (single) {
