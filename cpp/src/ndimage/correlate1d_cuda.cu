@@ -108,7 +108,9 @@ __device__ __forceinline__ void correlate_block(const C* buf, int stride, const 
       a[q] = buf[q * stride];
       b[q] = buf[(taps - 1 + q) * stride];
     }
-#pragma unroll 4  // lets the compiler issue the shared loads of later taps early and drop the window moves
+    // unrolled by P: the windows then rotate through register names instead of moving, and the shared
+    // loads of later taps issue early
+#pragma unroll P
     for (int j = 0; j < c; ++j) {
       const C wj = w[j];
       if (sym > 0) {
@@ -132,7 +134,7 @@ __device__ __forceinline__ void correlate_block(const C* buf, int stride, const 
       acc[q] = buf[(taps - 1 + q) * stride] * w[taps - 1];
       a[q] = buf[q * stride];
     }
-#pragma unroll 4
+#pragma unroll P
     for (int j = 0; j + 1 < taps; ++j) {
       const C wj = w[j];
 #pragma unroll
