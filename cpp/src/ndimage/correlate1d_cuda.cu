@@ -243,23 +243,6 @@ __device__ __forceinline__ void block_pass(const C* src, int line_step, int step
   }
 }
 
-// Calls f(k, r, c) for k = tid, tid + nthreads, ... < rows * cols with r, c = divmod(k, cols), stepping r
-// and c instead of dividing each k.
-template <class F>
-__device__ __forceinline__ void for_tile(int rows, int cols, int tid, int nthreads, F f) {
-  const int n = rows * cols, dr = nthreads / cols, dc = nthreads - dr * cols;
-  int r = tid / cols, c = tid - r * cols;
-  for (int k = tid; k < n; k += nthreads) {
-    f(k, r, c);
-    r += dr;
-    c += dc;
-    if (c >= cols) {
-      c -= cols;
-      ++r;
-    }
-  }
-}
-
 template <class T, bool YFirst>
 __global__ void __launch_bounds__(kFuseThreads, 2) fused_2d(const T* in, T* out, int64_t outer, int64_t ny,
                                                              int64_t nx, FusedTile t,
@@ -299,17 +282,30 @@ __global__ void __launch_bounds__(kFuseThreads, 2) fused_2d(const T* in, T* out,
     __syncthreads();
     const T* src = in + plane * ny * nx;
     T* tile = tiles + buf * rows * cols;
-    for_tile(rows, cols, threadIdx.x, blockDim.x, [&](int k, int r, int c) {
-      const int64_t ro = row_at[r], co = col_at[c];
-      if (ro >= 0 && co >= 0) {
-        __pipeline_memcpy_async(tile + k, src + ro + co, sizeof(T));
-      } else {
-        // outside along the first pass's axis reads its cval; outside along the second's is replaced
-        // after the first pass
-        const bool second_outside = YFirst ? co < 0 : ro < 0;
-        tile[k] = second_outside ? T(0) : first.cval;
+    // a warp a row: rows read whole from inside the image take the plain path, the others the tables
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
+    const int64_t left_x = x0 - px.left;
+    const bool inside_x = left_x >= 0 && left_x + cols <= nx;
+    for (int r = warp; r < rows; r += warps) {
+      const int64_t ro = row_at[r];
+      T* trow = tile + r * cols;
+      if (ro >= 0 && inside_x) {
+        const T* srow = src + ro + left_x;
+        for (int c = lane; c < cols; c += 32) __pipeline_memcpy_async(trow + c, srow + c, sizeof(T));
+        continue;
       }
-    });
+      for (int c = lane; c < cols; c += 32) {
+        const int64_t co = col_at[c];
+        if (ro >= 0 && co >= 0) {
+          __pipeline_memcpy_async(trow + c, src + ro + co, sizeof(T));
+        } else {
+          // outside along the first pass's axis reads its cval; outside along the second's is replaced
+          // after the first pass
+          const bool second_outside = YFirst ? co < 0 : ro < 0;
+          trow[c] = second_outside ? T(0) : first.cval;
+        }
+      }
+    }
     __pipeline_commit();
   };
   int buf = 0;
@@ -341,8 +337,10 @@ __global__ void __launch_bounds__(kFuseThreads, 2) fused_2d(const T* in, T* out,
     __syncthreads();
     T* dst = out + plane * ny * nx;
     const int out_rows = int(std::min<int64_t>(t.ty, ny - y0)), out_cols = int(std::min<int64_t>(t.tx, nx - x0));
-    for_tile(out_rows, out_cols, threadIdx.x, blockDim.x,
-             [&](int, int r, int c) { dst[(y0 + r) * nx + x0 + c] = tile[r * t.cx + c]; });
+    for (int r = threadIdx.x / 32; r < out_rows; r += blockDim.x / 32) {
+      T* drow = dst + (y0 + r) * nx + x0;
+      for (int c = threadIdx.x % 32; c < out_cols; c += 32) drow[c] = tile[r * t.cx + c];
+    }
   }
 }
 
