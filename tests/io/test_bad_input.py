@@ -161,3 +161,22 @@ def test_garbage_never_crashes(small_tiff):
                 s.read_region((0, 0), level, (64, 64))
             except SlideError:
                 pass
+
+
+def tag_entry(path, page, name):
+    """File offset of a tag's 12-byte directory entry (classic little-endian TIFF)."""
+    with tifffile.TiffFile(path) as t:
+        return t.pages[page].tags[name].offset
+
+
+def test_tag_with_no_values(small_tiff):
+    """fuzz/regressions/tag-count-zero-memcpy-null: a tag whose count is 0 has no data (an ASCII tag reads
+    as empty text; a number that is needed is an error, not undefined behaviour)."""
+    ref = reference(small_tiff)
+    patch(small_tiff, tag_entry(small_tiff, 0, "Software") + 4, "I", 0)
+    with ndimg.io.Slide(small_tiff) as s:
+        assert s.properties.get("tiff.Software", "") == ""
+        assert_still_reads(ref, s, 0, 0, 200, 150)
+    patch(small_tiff, tag_entry(small_tiff, 0, "Compression") + 4, "I", 0)
+    with pytest.raises(SlideError, match="empty"):
+        ndimg.io.Slide(small_tiff)

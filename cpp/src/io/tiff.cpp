@@ -119,10 +119,10 @@ struct IfdParser {
         throw SlideError("TIFF tag " + std::to_string(e.tag) + " claims more data than the file holds");
       e.data.resize(e.count * s);
       const uint8_t* v = p + 4 + (t.bigtiff_ ? 8 : 4);
-      if (e.data.size() <= uint64_t(vw))
-        std::memcpy(e.data.data(), v, e.data.size());
-      else
+      if (e.data.size() > uint64_t(vw))
         f.read(get(v, vw), e.data.data(), e.data.size());
+      else if (!e.data.empty())  // a tag of no values has no data (and data() may be null)
+        std::memcpy(e.data.data(), v, e.data.size());
       tags[e.tag] = std::move(e);
     }
     uint64_t next = get(raw.data() + n * ew, vw);
