@@ -180,3 +180,30 @@ def test_tag_with_no_values(small_tiff):
     patch(small_tiff, tag_entry(small_tiff, 0, "Compression") + 4, "I", 0)
     with pytest.raises(SlideError, match="empty"):
         ndimg.io.Slide(small_tiff)
+
+
+def test_directories_sharing_data_are_bounded(tmp_path, slide_image):
+    """Directories may not read more than about twice the file: copies of one directory that all point at
+    one large description would otherwise make a small file demand memory quadratic in its size."""
+    path = str(tmp_path / "shared.tif")
+    tifffile.imwrite(path, slide_image[:32, :32], tile=(16, 16), description="x" * 100_000, metadata=None)
+    with tifffile.TiffFile(path) as t:
+        page = t.pages[0]
+        first, size = page.offset, 2 + 12 * len(page.tags) + 4
+    data = bytearray(open(path, "rb").read())
+    ifd = bytes(data[first:first + size])
+    copies = 8
+    start = len(data) + (len(data) & 1)  # word-aligned
+    data += b"\0" * (start - len(data))
+    data[first + size - 4:first + size] = struct.pack("<I", start)  # the original links to the first copy
+    for i in range(copies):
+        nxt = start + (i + 1) * size if i + 1 < copies else 0
+        data += ifd[:-4] + struct.pack("<I", nxt)
+    open(path, "wb").write(bytes(data))
+    with pytest.raises(SlideError, match="more data than the file holds"):
+        ndimg.io.Slide(path)
+    # two copies stay within the bound and read as a slide (two levels of one size)
+    data[first + size - 4 + 0:first + size] = struct.pack("<I", start + (copies - 1) * size)
+    open(path, "wb").write(bytes(data))
+    with ndimg.io.Slide(path) as s:
+        assert s.level_count == 2

@@ -68,6 +68,15 @@ uint32_t type_size(uint16_t type) {
 struct IfdParser {
   TiffFile& t;
   const File& f;
+  // Bytes of directories and out-of-line tag data read so far may not exceed twice the file's size: a valid
+  // file stores each once, while directories that overlap or share data could make a small file demand
+  // memory and time quadratic in its size.
+  uint64_t budget = 2 * f.size() + (1u << 16);
+
+  void charge(uint64_t n) {
+    if (n > budget) throw SlideError("corrupt TIFF: its directories read more data than the file holds");
+    budget -= n;
+  }
 
   uint64_t get(const uint8_t* p, int n) const {
     uint64_t v = 0;
@@ -107,6 +116,7 @@ struct IfdParser {
     f.read(off, buf, uint64_t(cw));
     uint64_t n = get(buf, cw);
     if (n == 0 || n > kMaxEntries) throw SlideError("corrupt TIFF directory at " + std::to_string(off));
+    charge(n * ew + vw);
     std::vector<uint8_t> raw(n * ew + vw);
     f.read(off + cw, raw.data(), raw.size());
     std::map<uint16_t, Entry> tags;
@@ -117,12 +127,14 @@ struct IfdParser {
       if (s == 0) continue;  // unknown types are skipped, as the TIFF spec asks
       if (e.count > kMaxTagBytes / s || e.count * s > f.size())
         throw SlideError("TIFF tag " + std::to_string(e.tag) + " claims more data than the file holds");
-      e.data.resize(e.count * s);
+      const uint64_t bytes = e.count * s;
       const uint8_t* v = p + 4 + (t.bigtiff_ ? 8 : 4);
-      if (e.data.size() > uint64_t(vw))
-        f.read(get(v, vw), e.data.data(), e.data.size());
-      else if (!e.data.empty())  // a tag of no values has no data (and data() may be null)
-        std::memcpy(e.data.data(), v, e.data.size());
+      if (bytes > uint64_t(vw)) charge(bytes);
+      e.data.resize(bytes);
+      if (bytes > uint64_t(vw))
+        f.read(get(v, vw), e.data.data(), bytes);
+      else if (bytes > 0)  // a tag of no values has no data (and data() may be null)
+        std::memcpy(e.data.data(), v, bytes);
       tags[e.tag] = std::move(e);
     }
     uint64_t next = get(raw.data() + n * ew, vw);
