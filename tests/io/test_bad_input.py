@@ -207,3 +207,21 @@ def test_directories_sharing_data_are_bounded(tmp_path, slide_image):
     open(path, "wb").write(bytes(data))
     with ndimg.io.Slide(path) as s:
         assert s.level_count == 2
+
+
+def set_entry(path, page, name, type_code, count, value):
+    """Rewrites a tag's directory entry (classic little-endian TIFF) with an inline value."""
+    entry = tag_entry(path, page, name)
+    patch(path, entry + 2, "H", type_code)
+    patch(path, entry + 4, "I", count)
+    patch(path, entry + 8, "I", value)
+
+
+def test_width_near_4g_does_not_wrap_the_tile_count(small_tiff):
+    """fuzz/regressions/width-wraps-tile-count: a width of 2^32 - 8 made the tile count wrap to 0 in 32 bits,
+    so a directory with no tiles passed validation and reads indexed past its (empty) tile list."""
+    set_entry(small_tiff, 0, "ImageWidth", 4, 1, 2 ** 32 - 8)
+    for name in ("TileOffsets", "TileByteCounts"):
+        patch(small_tiff, tag_entry(small_tiff, 0, name) + 4, "I", 0)
+    with pytest.raises(SlideError, match="tiles where its size implies"):
+        ndimg.io.Slide(small_tiff)

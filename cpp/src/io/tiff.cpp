@@ -193,11 +193,13 @@ struct IfdParser {
     if (tw == 0 || th == 0 || tw > 0xFFFFFFFFu || th > 0xFFFFFFFFu)
       throw SlideError("TIFF directory at " + std::to_string(off) + " has an invalid tile size");
     d.tile_width = uint32_t(tw), d.tile_height = uint32_t(th);
-    uint64_t planes = d.planar == 2 ? d.samples : 1;
-    uint64_t expected = uint64_t(d.tiles_across()) * d.tiles_down() * planes;
-    if (d.offsets.size() != expected || d.byte_counts.size() != expected)
+    // tiles per plane < 2^64 (both factors < 2^32); times the planes it may wrap, so compare by division
+    const uint64_t per_plane = uint64_t(d.tiles_across()) * d.tiles_down();
+    const uint64_t planes = d.planar == 2 ? std::max<uint64_t>(d.samples, 1) : 1;
+    if (d.offsets.size() % planes != 0 || d.offsets.size() / planes != per_plane ||
+        d.byte_counts.size() != d.offsets.size())
       throw SlideError("TIFF directory at " + std::to_string(off) + " lists " + std::to_string(d.offsets.size()) +
-                       " tiles where its size implies " + std::to_string(expected));
+                       " tiles where its size implies " + std::to_string(per_plane) + " per plane");
     if (d.unsupported.empty()) d.unsupported = check_decodable(d);
     if (has(tag::SubIFDs)) {
       auto& e = tags[tag::SubIFDs];
