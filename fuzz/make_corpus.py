@@ -64,7 +64,9 @@ def main(out=os.path.join(HERE, "corpus")):
     seeds = {
         "tiled_none": (pyramid, img, dict(compression=None, **tiled)),
         "tiled_jpeg_ycbcr": (pyramid, img, dict(compression="jpeg", **tiled)),
-        "tiled_jpeg_rgb": (pyramid, img, dict(compression="jpeg", photometric="rgb", **tiled)),
+        # Photometric RGB JPEG (tifffile's photometric= names the input's colour space, not the file's)
+        "tiled_jpeg_rgb": (pyramid, img, dict(compression="jpeg", compressionargs={"outcolorspace": "rgb"},
+                                              **tiled)),
         "tiled_deflate": (pyramid, img, dict(compression="deflate", **tiled)),
         "tiled_adobe_deflate_predictor": (pyramid, img, dict(compression="zlib", predictor=True, **tiled)),
         "tiled_lzw": (pyramid, img, dict(compression="lzw", **tiled)),
