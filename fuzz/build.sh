@@ -5,5 +5,5 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/build}
 CC=${CC:-clang} CXX=${CXX:-clang++} cmake -S "$here" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-ninja -C "$build" -j"${JOBS:-2}" slide_fuzzer
+nice ninja -C "$build" -j"${JOBS:-2}" slide_fuzzer
 echo "$build/slide_fuzzer"
