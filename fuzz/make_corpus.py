@@ -94,7 +94,8 @@ def main(out=os.path.join(HERE, "corpus")):
         except Exception as e:  # a codec missing from this imagecodecs build
             print(f"skipped {name}: {e}", file=sys.stderr)
     aperio(os.path.join(out, "aperio_jpeg.svs"), img)
-    aperio(os.path.join(out, "aperio_jpeg2000.svs"), img, compression="jpeg2000")
+    aperio(os.path.join(out, "aperio_jpeg2000.svs"), img, compression=33003)  # Aperio's JPEG 2000 YCbCr code
+    aperio(os.path.join(out, "aperio_jpeg2000_rgb.svs"), img, compression=33005)  # and RGB
     vips = shutil.which("vips")
     if vips is None:
         print("libvips not found: skipped the vips-written seeds", file=sys.stderr)
