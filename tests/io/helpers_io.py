@@ -39,7 +39,8 @@ TIFFFILE_LAYOUTS = {
     "lzw_predictor": dict(compression="lzw", predictor=True),
     "zstd": dict(compression="zstd"),
     "jpeg": dict(compression="jpeg"),
-    "jpeg_rgb": dict(compression="jpeg", photometric="rgb"),
+    # Photometric RGB JPEG: photometric="rgb" would only name the input's colour space (stored as YCbCr)
+    "jpeg_rgb": dict(compression="jpeg", compressionargs={"outcolorspace": "rgb"}),
     "bigtiff_deflate": dict(compression="deflate", bigtiff=True),
     "subifds_zstd": dict(compression="zstd", subifds=True),
     "odd_tiles_lzw": dict(compression="lzw", tile=(240, 496)),

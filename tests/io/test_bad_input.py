@@ -161,3 +161,67 @@ def test_garbage_never_crashes(small_tiff):
                 s.read_region((0, 0), level, (64, 64))
             except SlideError:
                 pass
+
+
+def tag_entry(path, page, name):
+    """File offset of a tag's 12-byte directory entry (classic little-endian TIFF)."""
+    with tifffile.TiffFile(path) as t:
+        return t.pages[page].tags[name].offset
+
+
+def test_tag_with_no_values(small_tiff):
+    """fuzz/regressions/tag-count-zero-memcpy-null: a tag whose count is 0 has no data (an ASCII tag reads
+    as empty text; a number that is needed is an error, not undefined behaviour)."""
+    ref = reference(small_tiff)
+    patch(small_tiff, tag_entry(small_tiff, 0, "Software") + 4, "I", 0)
+    with ndimg.io.Slide(small_tiff) as s:
+        assert s.properties.get("tiff.Software", "") == ""
+        assert_still_reads(ref, s, 0, 0, 200, 150)
+    patch(small_tiff, tag_entry(small_tiff, 0, "Compression") + 4, "I", 0)
+    with pytest.raises(SlideError, match="empty"):
+        ndimg.io.Slide(small_tiff)
+
+
+def test_directories_sharing_data_are_bounded(tmp_path, slide_image):
+    """Directories may not read more than about twice the file: copies of one directory that all point at
+    one large description would otherwise make a small file demand memory quadratic in its size."""
+    path = str(tmp_path / "shared.tif")
+    tifffile.imwrite(path, slide_image[:32, :32], tile=(16, 16), description="x" * 100_000, metadata=None)
+    with tifffile.TiffFile(path) as t:
+        page = t.pages[0]
+        first, size = page.offset, 2 + 12 * len(page.tags) + 4
+    data = bytearray(open(path, "rb").read())
+    ifd = bytes(data[first:first + size])
+    copies = 8
+    start = len(data) + (len(data) & 1)  # word-aligned
+    data += b"\0" * (start - len(data))
+    data[first + size - 4:first + size] = struct.pack("<I", start)  # the original links to the first copy
+    for i in range(copies):
+        nxt = start + (i + 1) * size if i + 1 < copies else 0
+        data += ifd[:-4] + struct.pack("<I", nxt)
+    open(path, "wb").write(bytes(data))
+    with pytest.raises(SlideError, match="more data than the file holds"):
+        ndimg.io.Slide(path)
+    # two copies stay within the bound and read as a slide (two levels of one size)
+    data[first + size - 4 + 0:first + size] = struct.pack("<I", start + (copies - 1) * size)
+    open(path, "wb").write(bytes(data))
+    with ndimg.io.Slide(path) as s:
+        assert s.level_count == 2
+
+
+def set_entry(path, page, name, type_code, count, value):
+    """Rewrites a tag's directory entry (classic little-endian TIFF) with an inline value."""
+    entry = tag_entry(path, page, name)
+    patch(path, entry + 2, "H", type_code)
+    patch(path, entry + 4, "I", count)
+    patch(path, entry + 8, "I", value)
+
+
+def test_width_near_4g_does_not_wrap_the_tile_count(small_tiff):
+    """fuzz/regressions/width-wraps-tile-count: a width of 2^32 - 8 made the tile count wrap to 0 in 32 bits,
+    so a directory with no tiles passed validation and reads indexed past its (empty) tile list."""
+    set_entry(small_tiff, 0, "ImageWidth", 4, 1, 2 ** 32 - 8)
+    for name in ("TileOffsets", "TileByteCounts"):
+        patch(small_tiff, tag_entry(small_tiff, 0, name) + 4, "I", 0)
+    with pytest.raises(SlideError, match="tiles where its size implies"):
+        ndimg.io.Slide(small_tiff)

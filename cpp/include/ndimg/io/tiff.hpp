@@ -80,8 +80,8 @@ struct Ifd {
   std::string unsupported;  // why pixels cannot be decoded ("" when they can)
 
   uint32_t bytes_per_sample() const { return (bits + 7) / 8; }
-  uint32_t tiles_across() const { return (width + tile_width - 1) / tile_width; }
-  uint32_t tiles_down() const { return (height + tile_height - 1) / tile_height; }
+  uint32_t tiles_across() const { return uint32_t((uint64_t(width) + tile_width - 1) / tile_width); }
+  uint32_t tiles_down() const { return uint32_t((uint64_t(height) + tile_height - 1) / tile_height); }
   std::string text(uint16_t t) const {
     auto it = ascii.find(t);
     return it == ascii.end() ? std::string() : it->second;

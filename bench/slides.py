@@ -1,0 +1,468 @@
+"""Slide reading benchmark: every non-overlapping 256x256 patch of level 0, patches per second.
+
+    python bench/slides.py [--quick] [--cache DIR] [--threads 1,2,16] [--machine NAME] [--generator vips|tifffile]
+
+Slides (made once, then reused from --cache, default build/bench-slides, git-ignored):
+  jpeg256    generic pyramidal TIFF, 40000x30000, JPEG tiles of 256x256 (q80, YCbCr 4:2:0, shared JPEGTables)
+  aperio240  Aperio-like SVS, 40000x30000, JPEG tiles of 240x240 (q80, YCbCr 4:2:0) with an Aperio description
+Content is a periodic H&E-like texture (2000-pixel period) whose 256x256 JPEG tiles weigh about 16 KB, as
+scanned tissue does at this quality. jpeg256 is written by libvips (`vips replicate ... tiffsave`) when the
+`vips` command exists, else by tifffile + imagecodecs; aperio240 always by tifffile (it needs the
+description). --quick uses 8000x6000 slides.
+
+Methods, each at every thread count T (T = 1, 2 and all cores unless --threads):
+  ndimg                T Python threads share one ndimg.io.Slide, each reading its contiguous share of the
+                       patches with Slide.read_region; ndimg.set_num_threads(1), so each call decodes on its
+                       caller's thread (an aligned patch is one tile: nothing to split).
+  ndimg batched        ndimg.io.CuImage(path).read_region(locations, num_workers=T) (when ndimg has it)
+  openslide            T threads, one OpenSlide handle each (T = 1 is plain single-threaded OpenSlide);
+                       read_region's PIL image is not converted to an array (OpenSlide's best case)
+  tiffslide            T threads, one TiffSlide handle each, read_region(as_array=True) (when importable)
+  cucim                T Python threads share one cucim.CuImage, per-patch read_region (when importable)
+  cucim batched        CuImage.read_region(locations, num_workers=T, batch_size=64) (when importable)
+  libjpeg-turbo limit  bench/jpeg_limit.cpp (built here with the system's TurboJPEG): T threads decoding the
+                       level's tile bytes, already in memory and completed with the tables, to RGB; reported
+                       as patches/s of equal pixel count (tiles/s x tile area / 256^2)
+  ndimg unaligned cached  patches at (1 + 256 i, 1 + 256 j) (each spans 4 tiles) with ndimg's tile cache on
+                       (ndimg.io.CuImage.cache("per_process", memory_capacity=--cache-mib), when ndimg has
+                       it), read as in the ndimg row through one shared ndimg.io.CuImage's read_region
+
+Writes bench/results/slides-<machine>.md (the tables and the issue's targets) and prints it.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+PATCH = 256
+PERIOD = 2000  # texture period: divides both slide sizes and their 4x and 16x reductions
+QUALITY = 80
+
+
+# ------------------------------------------------------------------------------------------- slides
+
+def texture(n=PERIOD, seed=0):
+    """A periodic H&E-like RGB texture: pink stroma with fibres, purple nuclei, white background."""
+    rng = np.random.default_rng(seed)
+    f = np.fft.fftfreq(n)
+    r = np.hypot(*np.meshgrid(f, f, indexing="ij"))
+
+    def field(scale):  # periodic Gaussian random field with a correlation length of about `scale` pixels
+        x = np.fft.ifft2(np.fft.fft2(rng.normal(size=(n, n))) * np.exp(-(r * scale) ** 2)).real
+        return (x - x.mean()) / x.std()
+
+    nuclei = 1 / (1 + np.exp(-3 * (field(10) + 0.4 * field(3) - 1.4)))
+    tissue = (field(120) > -0.6)[..., None]
+    fibres = field(4)[..., None]
+    pink, purple = np.array([230, 150, 190], np.float32), np.array([90, 60, 150], np.float32)
+    img = np.where(tissue, pink + 10 * fibres, np.array([240, 238, 242], np.float32))
+    img = img + (nuclei[..., None] * tissue) * (purple + 8 * fibres - img)
+    img += rng.normal(0, 1.2, img.shape)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def repeated(tex, x, y, w, h):
+    """Pixels [x, x+w) x [y, y+h) of the image that repeats the periodic `tex` in both directions."""
+    n = tex.shape[0]
+    return tex[np.arange(y, y + h) % n][:, np.arange(x, x + w) % n]
+
+
+def tiles_of(tex, width, height, tile):
+    """Row-major tiles of the image that repeats `tex`, each tile x tile (edge tiles padded with more texture)."""
+    for y in range(0, height, tile):
+        for x in range(0, width, tile):
+            yield repeated(tex, x, y, tile, tile)
+
+
+def aperio_description(width, height, tile):
+    return (f"Aperio Image Library v12.0.15 \r\n{width}x{height} [0,0 {width}x{height}] ({tile}x{tile}) "
+            f"JPEG/RGB Q={QUALITY}|AppMag = 40|MPP = 0.2520|ScanScope ID = BENCH|Filename = bench")
+
+
+def write_tifffile(path, tex, width, height, tile, aperio):
+    """Levels 1, 1/4 and 1/16 (plus a stripped thumbnail for Aperio), JPEG q80 YCbCr 4:2:0."""
+    import tifffile
+    # tifffile stores RGB input as JPEG YCbCr 4:2:0 by default (photometric="ycbcr" would mean YCbCr input)
+    jpeg = dict(compression="jpeg", compressionargs={"level": QUALITY}, metadata=None)
+    with tifffile.TiffWriter(path, bigtiff=False) as t:
+        for i, k in enumerate((1, 4, 16)):
+            w, h, sub = -(-width // k), -(-height // k), tex[::k, ::k]
+            extra = {"description": aperio_description(width, height, tile)} if aperio and i == 0 else {}
+            if not aperio and i:
+                extra = {"subfiletype": 1}
+            t.write(tiles_of(sub, w, h, tile), shape=(h, w, 3), dtype=np.uint8, tile=(tile, tile),
+                    maxworkers=os.cpu_count(), **jpeg, **extra)
+            if aperio and i == 0:  # Aperio's second directory: a stripped thumbnail
+                thumb = repeated(tex[::16, ::16], 0, 0, -(-width // 64), -(-height // 64))
+                t.write(thumb, rowsperstrip=16, **jpeg,
+                        description=f"Aperio Image Library v12.0.15 \r\n{width}x{height} -> "
+                                    f"{thumb.shape[1]}x{thumb.shape[0]} - |AppMag = 40|MPP = 0.2520")
+
+
+def write_vips(path, tex, width, height, tile):
+    import tifffile
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "texture.tif")
+        tifffile.imwrite(src, tex)
+        subprocess.run(["vips", "replicate", src,
+                        f"{path}[tile,tile-width={tile},tile-height={tile},pyramid,compression=jpeg,Q={QUALITY}]",
+                        str(width // PERIOD), str(height // PERIOD)], check=True)
+
+
+def make_slide(cache, name, width, height, tile, aperio, generator):
+    gen = "tifffile" if aperio or generator == "tifffile" else "vips"
+    path = os.path.join(cache, f"{name}-{width}x{height}-t{tile}-q{QUALITY}-{gen}.{'svs' if aperio else 'tif'}")
+    if os.path.exists(path):
+        return path, gen
+    os.makedirs(cache, exist_ok=True)
+    print(f"writing {path} ({gen}) ...", file=sys.stderr, flush=True)
+    t0 = time.perf_counter()
+    tmp = path + ".part.tif"
+    tex = texture()
+    if gen == "vips":
+        write_vips(tmp, tex, width, height, tile)
+    else:
+        write_tifffile(tmp, tex, width, height, tile, aperio)
+    os.replace(tmp, path)
+    print(f"  {os.path.getsize(path) / 2 ** 20:.0f} MiB in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    return path, gen
+
+
+def level0_tiles(path):
+    """(tile width, tile height, JPEGTables bytes, [(offset, byte count)]) of level 0."""
+    import tifffile
+    with tifffile.TiffFile(path) as t:
+        p = t.pages[0]
+        return p.tilewidth, p.tilelength, p.jpegtables or b"", list(zip(p.dataoffsets, p.databytecounts))
+
+
+# ---------------------------------------------------------------------------------------- timing
+
+def patch_grid(width, height, start):
+    return [(start + x, start + y) for y in range(0, height - start - PATCH + 1, PATCH)
+            for x in range(0, width - start - PATCH + 1, PATCH)]
+
+
+def timed_threads(readers, positions):
+    """Patches/s of len(readers) threads, thread k calling readers[k](x, y) on its contiguous share."""
+    t = len(readers)
+    shares = [positions[k * len(positions) // t:(k + 1) * len(positions) // t] for k in range(t)]
+    errors, barrier = [], threading.Barrier(t + 1)
+
+    def run(k):
+        barrier.wait()
+        try:
+            read = readers[k]
+            for x, y in shares[k]:
+                read(x, y)
+        except BaseException as e:  # reported after the run
+            errors.append(e)
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(t)]
+    for th in threads:
+        th.start()
+    barrier.wait()
+    t0 = time.perf_counter()
+    for th in threads:
+        th.join()
+    elapsed = time.perf_counter() - t0
+    if errors:
+        raise errors[0]
+    return len(positions) / elapsed
+
+
+def best_of(repeat, fn):
+    return max(fn() for _ in range(repeat))
+
+
+class Methods:
+    """Each method: name -> fn(path, positions, threads) -> patches/s, or a reason it is skipped."""
+
+    def __init__(self, args):
+        self.args = args
+        self.skipped = {}
+        self.versions = {}
+        self._limit_exe = None
+
+    # -- ndimg
+    def ndimg(self, path, positions, threads, api="Slide"):
+        import ndimg
+        import ndimg.io
+        ndimg.set_num_threads(1)
+        try:
+            if api == "Slide":
+                s = ndimg.io.Slide(path)
+                read = lambda x, y: s.read_region((x, y), 0, (PATCH, PATCH))  # noqa: E731
+            else:
+                img = ndimg.io.CuImage(path)
+                read = lambda x, y: img.read_region((x, y), (PATCH, PATCH), 0)  # noqa: E731
+            read(*positions[-1])
+            return best_of(self.args.repeat, lambda: timed_threads([read] * threads, positions))
+        finally:
+            ndimg.set_num_threads(0)
+
+    def ndimg_batched(self, path, positions, threads):
+        import ndimg.io
+        if not hasattr(ndimg.io, "CuImage"):
+            raise Skip("ndimg.io.CuImage (the batched API) is not in this build")
+        img = ndimg.io.CuImage(path)
+        locations = np.array(positions)
+
+        def run():
+            t0 = time.perf_counter()
+            n = 0
+            for batch in img.read_region(location=locations, size=(PATCH, PATCH), level=0, num_workers=threads,
+                                         batch_size=64):
+                n += len(batch)
+            assert n == len(positions), n
+            return n / (time.perf_counter() - t0)
+        return best_of(self.args.repeat, run)
+
+    def ndimg_unaligned_cached(self, path, positions, threads):
+        import ndimg.io
+        cache = getattr(getattr(ndimg.io, "CuImage", None), "cache", None)
+        if cache is None:
+            raise Skip("ndimg.io.CuImage.cache (the tile cache) is not in this build")
+        cache("per_process", memory_capacity=self.args.cache_mib)
+        try:
+            return self.ndimg(path, [(x + 1, y + 1) for x, y in positions], threads, api="CuImage")
+        finally:
+            cache("nocache")
+
+    # -- OpenSlide
+    def openslide(self, path, positions, threads):
+        try:
+            import openslide
+        except ImportError as e:
+            raise Skip(f"openslide-python / openslide-bin not importable ({e})")
+        self.versions["openslide"] = f"{openslide.__library_version__} (python {openslide.__version__})"
+        handles = [openslide.OpenSlide(path) for _ in range(threads)]
+        readers = [lambda x, y, h=h: h.read_region((x, y), 0, (PATCH, PATCH)) for h in handles]
+        readers[0](*positions[-1])
+        return best_of(self.args.repeat, lambda: timed_threads(readers, positions))
+
+    def tiffslide(self, path, positions, threads):
+        try:
+            import tiffslide
+        except ImportError as e:
+            raise Skip(f"tiffslide not importable ({e})")
+        self.versions["tiffslide"] = tiffslide.__version__
+        handles = [tiffslide.TiffSlide(path) for _ in range(threads)]
+        readers = [lambda x, y, h=h: h.read_region((x, y), 0, (PATCH, PATCH), as_array=True) for h in handles]
+        readers[0](*positions[-1])
+        return best_of(self.args.repeat, lambda: timed_threads(readers, positions))
+
+    # -- cuCIM
+    def _cucim(self):
+        try:
+            import cucim
+            from cucim import CuImage
+        except Exception as e:  # ImportError, or a CUDA error on a host without a GPU
+            raise Skip(f"cucim not importable ({type(e).__name__}: {e})")
+        self.versions["cucim"] = getattr(cucim, "__version__", "?")
+        return CuImage
+
+    def cucim(self, path, positions, threads):
+        img = self._cucim()(path)
+        read = lambda x, y: img.read_region((x, y), (PATCH, PATCH), 0)  # noqa: E731
+        read(*positions[-1])
+        return best_of(self.args.repeat, lambda: timed_threads([read] * threads, positions))
+
+    def cucim_batched(self, path, positions, threads):
+        img = self._cucim()(path)
+        locations = [tuple(p) for p in positions]
+
+        def run():
+            t0 = time.perf_counter()
+            n = 0
+            for batch in img.read_region(locations, (PATCH, PATCH), 0, num_workers=threads, batch_size=64):
+                n += np.asarray(batch).shape[0]
+            assert n == len(positions), n
+            return n / (time.perf_counter() - t0)
+        return best_of(self.args.repeat, run)
+
+    # -- the libjpeg-turbo limit
+    def _build_limit(self):
+        if self._limit_exe is None:
+            exe = os.path.join(self.args.cache, "jpeg_limit")
+            src = os.path.join(HERE, "jpeg_limit.cpp")
+            if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+                cxx = os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
+                if cxx is None:
+                    raise Skip("no C++ compiler to build bench/jpeg_limit.cpp")
+                r = subprocess.run([cxx, "-O2", "-std=c++17", "-pthread", src, "-o", exe, "-lturbojpeg"],
+                                   capture_output=True, text=True)
+                if r.returncode:
+                    raise Skip(f"bench/jpeg_limit.cpp did not build (TurboJPEG headers?): {r.stderr[-300:]}")
+            self._limit_exe = exe
+        return self._limit_exe
+
+    def jpeg_limit(self, path, positions, threads):
+        exe = self._build_limit()
+        tw, th, tables, tiles = level0_tiles(path)
+        with tempfile.NamedTemporaryFile(suffix=".idx", dir=self.args.cache) as idx:
+            idx.write(struct.pack("<Q", len(tables)) + tables + b"\0" * (-len(tables) % 8))
+            idx.write(struct.pack("<Q", len(tiles)) + b"".join(struct.pack("<QQ", o, n) for o, n in tiles))
+            idx.flush()
+            best = 0.0
+            for _ in range(self.args.repeat + 1):  # the first pass warms up
+                out = subprocess.run([exe, path, idx.name, str(threads)], capture_output=True, text=True)
+                if out.returncode:
+                    raise RuntimeError(out.stderr)
+                t, n, seconds = out.stdout.split()
+                best = max(best, int(n) / float(seconds))
+        return best * tw * th / PATCH ** 2
+
+
+class Skip(Exception):
+    pass
+
+
+METHODS = [  # (row label, Methods attribute)
+    ("ndimg", "ndimg"),
+    ("ndimg batched (CuImage API)", "ndimg_batched"),
+    ("OpenSlide (handle per thread)", "openslide"),
+    ("tiffslide (handle per thread)", "tiffslide"),
+    ("cuCIM", "cucim"),
+    ("cuCIM batched", "cucim_batched"),
+    ("libjpeg-turbo limit", "jpeg_limit"),
+    ("ndimg unaligned (1, 1), cache on", "ndimg_unaligned_cached"),
+]
+
+
+# ---------------------------------------------------------------------------------------- report
+
+def machine_name():
+    try:
+        gpu = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True,
+                             text=True, timeout=20).stdout.splitlines()[0].strip()
+        return f"{gpu.replace(' ', '-')}-{os.cpu_count()}cores"
+    except Exception:
+        return f"cpu-{os.cpu_count()}cores"
+
+
+def cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "?"
+
+
+def fmt(v):
+    return "—" if v is None else f"{v:,.0f}"
+
+
+def ratio_rows(results, threads, aligned):
+    """The issue's targets as (what, threads, ratio, wanted or None). On the 240-tile slide no patch is aligned
+    with the tiles, so only the cuCIM target applies there; the other ratios are shown for information."""
+    rows = []
+    for t in threads:
+        nd = results.get(("ndimg", t))
+        checks = [("ndimg / OpenSlide (per thread)", ("openslide", t), 2.0 if aligned else None),
+                  ("ndimg / cuCIM (equal threads)", ("cucim", t), 1.0),
+                  ("ndimg / libjpeg-turbo limit", ("jpeg_limit", t), 0.85 if aligned else None)]
+        for label, key, want in checks:
+            if nd and results.get(key):
+                rows.append((label, t, nd / results[key], want))
+        un = results.get(("ndimg_unaligned_cached", t))
+        if nd and un:
+            rows.append(("ndimg unaligned cached / ndimg aligned", t, un / nd, 0.8 if aligned else None))
+    return rows
+
+
+def table(label, slide_path, gen, dims, tile, npatch, results, threads, methods):
+    lines = [f"## {label}: {dims[0]}x{dims[1]}, {tile}-pixel JPEG tiles q{QUALITY} ({gen}), "
+             f"{npatch:,} patches of {PATCH}x{PATCH}", "",
+             f"`{os.path.basename(slide_path)}`, {os.path.getsize(slide_path) / 2 ** 20:.0f} MiB", "",
+             "| method (patches/s) | " + " | ".join(f"{t} thread{'s' * (t > 1)}" for t in threads) + " |",
+             "|---|" + "---:|" * len(threads)]
+    for name, attr in METHODS:
+        vals = [results.get((attr, t)) for t in threads]
+        if all(v is None for v in vals):
+            continue
+        lines.append(f"| {name} | " + " | ".join(fmt(v) for v in vals) + " |")
+    rows = ratio_rows(results, threads, aligned=tile == PATCH)
+    if rows:
+        lines += ["", "| ratio | threads | value | target | |", "|---|---:|---:|---:|---|"]
+        lines += [f"| {lbl} | {t} | {v:.2f} | " + (f">= {w:g} | {'ok' if v >= w else '**below**'} |" if w else
+                                                    "(info) | |") for lbl, t, v, w in rows]
+    skipped = [f"- {name}: {methods.skipped[attr]}" for name, attr in METHODS if attr in methods.skipped]
+    if skipped:
+        lines += ["", "Skipped:", *skipped]
+    return lines
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true", help="8000x6000 slides (for testing the script)")
+    ap.add_argument("--cache", default=os.path.join(REPO, "build", "bench-slides"))
+    ap.add_argument("--threads", default=None, help="comma-separated thread counts (default 1,2,all)")
+    ap.add_argument("--repeat", type=int, default=1, help="passes per measurement; the best is kept")
+    ap.add_argument("--cache-mib", type=int, default=1024, help="ndimg tile cache size for the cached row")
+    ap.add_argument("--generator", choices=["auto", "vips", "tifffile"], default="auto")
+    ap.add_argument("--only", default="", help="comma-separated method attributes (ndimg,openslide,...)")
+    ap.add_argument("--machine", default=None)
+    ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    args = ap.parse_args()
+    args.cache = os.path.abspath(args.cache)
+    if args.generator == "auto":
+        args.generator = "vips" if shutil.which("vips") else "tifffile"
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    threads = sorted({int(t) for t in args.threads.split(",")} if args.threads else {1, 2, cores})
+    machine = args.machine or machine_name()
+    width, height = (8000, 6000) if args.quick else (40000, 30000)
+    only = set(filter(None, args.only.split(",")))
+
+    import ndimg
+    methods = Methods(args)
+    out = [f"# Slide reading on {machine}{' (--quick)' if args.quick else ''}", "",
+           f"CPU: {cpu_model()}, {cores} cores available; Python {platform.python_version()}; "
+           f"ndimg {getattr(ndimg, '__version__', '?')}.", "",
+           "Patches/s reading every non-overlapping 256x256 patch of level 0 (higher is better); best of "
+           f"{args.repeat} pass(es). T threads = T Python threads each reading a contiguous share of the "
+           "patches (ndimg and cuCIM: one shared handle; OpenSlide and tiffslide: one handle per thread); "
+           "batched rows use the library's own workers. See bench/slides.py for the exact definitions.", ""]
+    for label, tile, aperio in (("jpeg256", 256, False), ("aperio240", 240, True)):
+        path, gen = make_slide(args.cache, label, width, height, tile, aperio, args.generator)
+        positions = patch_grid(width, height, 0)
+        results = {}
+        for name, attr in METHODS:
+            if only and attr not in only:
+                continue
+            for t in threads:
+                try:
+                    v = getattr(methods, attr)(path, positions, t)
+                except Skip as e:
+                    methods.skipped[attr] = str(e)
+                    break
+                results[(attr, t)] = v
+                print(f"{label:10s} {name:36s} {t:3d} threads {v:10,.0f} patches/s", file=sys.stderr, flush=True)
+        out += table(label, path, gen, (width, height), tile, len(positions), results, threads, methods) + [""]
+    if methods.versions:
+        out += ["Versions: " + ", ".join(f"{k} {v}" for k, v in sorted(methods.versions.items())), ""]
+    os.makedirs(args.out, exist_ok=True)
+    md = os.path.join(args.out, f"slides-{machine}{'-quick' if args.quick else ''}.md")
+    with open(md, "w") as f:
+        f.write("\n".join(out))
+    print("\n".join(out))
+    print(f"wrote {md}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
