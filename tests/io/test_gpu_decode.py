@@ -13,11 +13,12 @@ from helpers import CUDA_READY
 gpu = pytest.mark.skipif(not CUDA_READY, reason="no CUDA device")
 
 PATCH = (200, 150)
-LOSSY = ("jpeg",)
+LOSSLESS = ("none", "deflate", "lzw", "zstd")
 
 
 def tolerance(name):
-    return 2 if any(k in name for k in LOSSY) or name == "aperio" else 0
+    """0 for slides of lossless codecs only; 2 where any level is JPEG (Aperio and Philips are)."""
+    return 0 if any(k in name for k in LOSSLESS) and "philips" not in name else 2
 
 
 def host(x):
@@ -58,20 +59,24 @@ def gray_jpeg(tmp_path_factory, slide_image):
 
 
 @pytest.fixture(scope="module")
-def jpeg444(tmp_path_factory, slide_image):
-    """YCbCr JPEG tiles without chroma subsampling (tifffile: subsampling=(1, 1))."""
+def jpeg_variants(tmp_path_factory, slide_image):
+    """YCbCr JPEG tiles without chroma subsampling, and RGB-component JPEG tiles with an Adobe marker
+    (Photometric RGB, no colour transform), which nvJPEG must not convert."""
     from helpers_io import write_pyramid
-    return write_pyramid(str(tmp_path_factory.mktemp("j444") / "jpeg444.tif"), slide_image,
-                         compression=("jpeg", 90), subsampling=(1, 1))
+    d = tmp_path_factory.mktemp("jpegs")
+    return {"jpeg444": write_pyramid(str(d / "jpeg444.tif"), slide_image, compression="jpeg",
+                                     compressionargs={"level": 90}, subsampling=(1, 1), photometric="ycbcr"),
+            "jpeg_rgb_adobe": write_pyramid(str(d / "rgb.tif"), slide_image, compression="jpeg", photometric="rgb",
+                                            compressionargs={"outcolorspace": "RGB"})}
 
 
 @pytest.fixture(scope="module")
-def all_slides(tifffile_slides, aperio_slide, vendor_slides, gray_jpeg, jpeg444, request):
+def all_slides(tifffile_slides, aperio_slide, vendor_slides, gray_jpeg, jpeg_variants, request):
     out = dict(tifffile_slides)
     out.update(vendor_slides)
     out["aperio"] = aperio_slide
     out["gray_jpeg"] = gray_jpeg
-    out["jpeg444"] = jpeg444
+    out.update(jpeg_variants)
     try:
         vips = request.getfixturevalue("vips_slides")
         out.update({f"vips_{k}": v for k, v in vips.items()})
@@ -167,9 +172,9 @@ def test_torch_output(tifffile_slides, rng):
 
 
 @gpu
-def test_cupy_current_stream(tifffile_slides, rng):
+def test_cupy_current_stream(jpeg_variants, rng):
     import cupy
-    with CuImage(tifffile_slides["jpeg_rgb"]) as img:
+    with CuImage(jpeg_variants["jpeg_rgb_adobe"]) as img:
         xy = locations(rng, img, 0, 12)
         with cupy.cuda.Stream(non_blocking=True) as s:
             got = [b.copy() for b in img.read_region(xy, PATCH, batch_size=5, num_workers=1, device="cuda")]
