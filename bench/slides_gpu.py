@@ -51,7 +51,7 @@ def write_slide(path, h, w, quality, subsampling):
 
     with tifffile.TiffWriter(path, bigtiff=True) as t:
         t.write(tiles(), shape=(h, w, 3), dtype=np.uint8, tile=(TILE, TILE), compression="jpeg",
-                compressionargs={"level": quality}, subsampling=subsampling, photometric="ycbcr", metadata=None)
+                compressionargs={"level": quality}, subsampling=subsampling, metadata=None)
     return path
 
 

@@ -65,7 +65,7 @@ def jpeg_variants(tmp_path_factory, slide_image):
     from helpers_io import write_pyramid
     d = tmp_path_factory.mktemp("jpegs")
     return {"jpeg444": write_pyramid(str(d / "jpeg444.tif"), slide_image, compression="jpeg",
-                                     compressionargs={"level": 90}, subsampling=(1, 1), photometric="ycbcr"),
+                                     compressionargs={"level": 90}, subsampling=(1, 1)),
             "jpeg_rgb_adobe": write_pyramid(str(d / "rgb.tif"), slide_image, compression="jpeg", photometric="rgb",
                                             compressionargs={"outcolorspace": "RGB"})}
 
