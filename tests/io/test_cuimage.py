@@ -201,14 +201,6 @@ def test_bad_arguments(tifffile_slides, kwargs):
             img.read_region(**kwargs)
 
 
-def test_cuda_device_not_available_yet(tifffile_slides):
-    with CuImage(tifffile_slides["deflate"]) as img:
-        with pytest.raises(NotImplementedError, match="issue 6"):
-            img.read_region((0, 0), (8, 8), device="cuda")
-        with pytest.raises(NotImplementedError):
-            img.read_region([(0, 0), (8, 8)], (8, 8), device="cuda:0")
-
-
 def test_closed_and_missing(tifffile_slides, tmp_path):
     with pytest.raises(FileNotFoundError):
         CuImage(str(tmp_path / "missing.tif"))

@@ -35,19 +35,6 @@ void check_location(int64_t v) {
     throw ValueError("location " + std::to_string(v) + " is out of range");
 }
 
-// Reads [x, x+w) x [y, y+h) of directory `ifd` (level coordinates) into rows of an RGB image `stride`
-// bytes apart, through an RGBA scratch buffer.
-void read_rgb(const TiffFile& tiff, int ifd, int64_t x, int64_t y, int64_t w, int64_t h, uint8_t* rgb,
-              size_t stride, std::vector<uint8_t>& scratch) {
-  scratch.resize(size_t(w) * size_t(h) * 4);
-  tiff.read_region_rgba(ifd, x, y, w, h, scratch.data());
-  for (int64_t r = 0; r < h; ++r) {
-    const uint8_t* s = scratch.data() + size_t(r) * size_t(w) * 4;
-    uint8_t* d = rgb + size_t(r) * stride;
-    for (int64_t i = 0; i < w; ++i, s += 4, d += 3) d[0] = s[0], d[1] = s[1], d[2] = s[2];
-  }
-}
-
 // Joins the threads it holds when it goes out of scope, after `stop` has been called.
 struct Joiner {
   std::vector<std::thread>& threads;
@@ -61,6 +48,17 @@ struct Joiner {
 };
 
 }  // namespace
+
+void read_level_rgb(const TiffFile& tiff, int ifd, int64_t x, int64_t y, int64_t w, int64_t h, uint8_t* rgb,
+              size_t stride, std::vector<uint8_t>& scratch) {
+  scratch.resize(size_t(w) * size_t(h) * 4);
+  tiff.read_region_rgba(ifd, x, y, w, h, scratch.data());
+  for (int64_t r = 0; r < h; ++r) {
+    const uint8_t* s = scratch.data() + size_t(r) * size_t(w) * 4;
+    uint8_t* d = rgb + size_t(r) * stride;
+    for (int64_t i = 0; i < w; ++i, s += 4, d += 3) d[0] = s[0], d[1] = s[1], d[2] = s[2];
+  }
+}
 
 // ------------------------------------------------------------------------------------- one region
 
@@ -80,7 +78,7 @@ void read_region_rgb(const Slide& slide, int64_t x, int64_t y, int level, int64_
     const int64_t cx = cx0 + k % across, cy = cy0 + k / across;
     const int64_t ax = std::max(lx, cx * pw), bx = std::min(lx + w, (cx + 1) * pw);
     const int64_t ay = std::max(ly, cy * ph), by = std::min(ly + h, (cy + 1) * ph);
-    read_rgb(slide.tiff(), l.ifd, ax, ay, bx - ax, by - ay, rgb + size_t(ay - ly) * stride + size_t(ax - lx) * 3,
+    read_level_rgb(slide.tiff(), l.ifd, ax, ay, bx - ax, by - ay, rgb + size_t(ay - ly) * stride + size_t(ax - lx) * 3,
              stride, scratch);
   };
 
@@ -205,7 +203,7 @@ uint32_t PatchLoader::count_of(uint64_t batch) const {
 }
 
 void PatchLoader::read_patch(uint64_t i, uint8_t* dst, std::vector<uint8_t>& scratch) const {
-  read_rgb(slide_.tiff(), ifd_, xy_[2 * i], xy_[2 * i + 1], w_, h_, dst, size_t(w_) * 3, scratch);
+  read_level_rgb(slide_.tiff(), ifd_, xy_[2 * i], xy_[2 * i + 1], w_, h_, dst, size_t(w_) * 3, scratch);
 }
 
 void PatchLoader::work() {

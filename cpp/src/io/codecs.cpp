@@ -126,48 +126,93 @@ size_t lzw(const uint8_t* src, size_t n, uint8_t* dst, size_t cap) {
 
 namespace {
 
-// Makes libjpeg see 3-component data as RGB: hide JFIF markers, zero Adobe transforms and name the
-// components 'R','G','B' (libjpeg's colour-space guess, jdapimin.c).
-void mark_rgb(std::vector<uint8_t>& b) {
+// Calls fn(marker, payload, length) for each marker segment of the stream's headers (up to the first scan),
+// payload pointing at the segment's bytes after its length field; stops early when fn returns false.
+template <class Fn>
+void for_each_header_segment(uint8_t* b, size_t n, Fn&& fn) {
   size_t i = 2;
-  while (i + 4 <= b.size()) {
+  while (i + 4 <= n) {
     if (b[i] != 0xFF) return;
     uint8_t m = b[i + 1];
     if (m == 0xFF) { ++i; continue; }
     if (m == 0xD8 || (m >= 0xD0 && m <= 0xD7) || m == 0x01) { i += 2; continue; }
     if (m == 0xDA || m == 0xD9) return;  // start of scan / end: headers are over
     size_t len = size_t(b[i + 2]) << 8 | b[i + 3];
-    if (len < 2 || i + 2 + len > b.size()) return;
-    uint8_t* p = b.data() + i + 4;
-    if (m == 0xE0 && len >= 7 && std::memcmp(p, "JFIF", 4) == 0) p[3] = 'X';
-    if (m == 0xEE && len >= 14 && std::memcmp(p, "Adobe", 5) == 0) p[11] = 0;
-    bool sof = m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC;
-    if (sof && len >= 8 + 3 * 3 && p[5] == 3) p[6] = 'R', p[9] = 'G', p[12] = 'B';
+    if (len < 2 || i + 2 + len > n) return;
+    if (!fn(m, b + i + 4, len - 2)) return;
     i += 2 + len;
   }
 }
 
+bool is_sof(uint8_t m) { return m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC; }
+
+// Makes libjpeg see 3-component data as RGB: hide JFIF markers, zero Adobe transforms and name the
+// components 'R','G','B' (libjpeg's colour-space guess, jdapimin.c).
+void mark_rgb(std::vector<uint8_t>& b) {
+  for_each_header_segment(b.data(), b.size(), [](uint8_t m, uint8_t* p, size_t len) {
+    if (m == 0xE0 && len >= 5 && std::memcmp(p, "JFIF", 4) == 0) p[3] = 'X';
+    if (m == 0xEE && len >= 12 && std::memcmp(p, "Adobe", 5) == 0) p[11] = 0;
+    if (is_sof(m) && len >= 6 + 3 * 3 && p[5] == 3) p[6] = 'R', p[9] = 'G', p[12] = 'B';
+    return true;
+  });
+}
+
 }  // namespace
+
+std::pair<const uint8_t*, size_t> jpeg_stream(const uint8_t* src, size_t n, const std::string& tables, bool force_rgb,
+                                              uint32_t samples, std::vector<uint8_t>& merged) {
+  bool abbreviated = tables.size() >= 4 && n >= 2 && src[0] == 0xFF && src[1] == 0xD8;
+  if (!abbreviated && !(force_rgb && samples == 3)) return {src, n};
+  merged.clear();
+  if (abbreviated) {  // tables without their EOI, then the tile without its SOI
+    merged.insert(merged.end(), tables.begin(), tables.end() - 2);
+    merged.insert(merged.end(), src + 2, src + n);
+  } else {
+    merged.assign(src, src + n);
+  }
+  if (force_rgb && samples == 3) mark_rgb(merged);
+  return {merged.data(), merged.size()};
+}
+
+bool jpeg_info(const uint8_t* src, size_t n, JpegInfo& info) {
+  info = JpegInfo{};
+  if (n < 4 || src[0] != 0xFF || src[1] != 0xD8) return false;
+  bool jfif = false, adobe = false, sof = false;
+  int transform = -1;
+  uint8_t ids[4] = {};
+  // (the walker takes mutable bytes for mark_rgb; nothing is written here)
+  for_each_header_segment(const_cast<uint8_t*>(src), n, [&](uint8_t m, uint8_t* p, size_t len) {
+    if (m == 0xE0 && len >= 5 && std::memcmp(p, "JFIF", 5) == 0) jfif = true;
+    if (m == 0xEE && len >= 12 && std::memcmp(p, "Adobe", 5) == 0) adobe = true, transform = p[11];
+    if (is_sof(m) && !sof) {
+      if (len < 6) return false;
+      sof = true;
+      info.sof = m;
+      info.precision = p[0];
+      info.height = uint32_t(p[1]) << 8 | p[2];
+      info.width = uint32_t(p[3]) << 8 | p[4];
+      info.components = p[5];
+      if (info.components < 1 || info.components > 4 || len < 6 + 3 * size_t(info.components)) return sof = false;
+      for (int c = 0; c < info.components; ++c) {
+        ids[c] = p[6 + 3 * c];
+        info.sampling[c] = p[7 + 3 * c];
+      }
+    }
+    return true;
+  });
+  if (!sof || info.width == 0 || info.height == 0) return false;
+  // libjpeg's colour-space guess for 3 components (jdapimin.c): JFIF means YCbCr, else an Adobe marker's
+  // transform decides, else component ids 'R','G','B' mean RGB
+  if (info.components == 3)
+    info.rgb = !jfif && (adobe ? transform == 0 : (ids[0] == 'R' && ids[1] == 'G' && ids[2] == 'B'));
+  return true;
+}
 
 uint32_t jpeg(const uint8_t* src, size_t n, const std::string& tables, bool force_rgb, uint32_t samples,
               uint32_t width, uint32_t max_rows, uint8_t* dst, size_t pitch) {
   tjhandle tj = per_thread<void, make_tj, free_tj>("JPEG");
   thread_local std::vector<uint8_t> merged;
-  const uint8_t* data = src;
-  size_t size = n;
-  bool abbreviated = tables.size() >= 4 && n >= 2 && src[0] == 0xFF && src[1] == 0xD8;
-  if (abbreviated || (force_rgb && samples == 3)) {
-    merged.clear();
-    if (abbreviated) {  // tables without their EOI, then the tile without its SOI
-      merged.insert(merged.end(), tables.begin(), tables.end() - 2);
-      merged.insert(merged.end(), src + 2, src + n);
-    } else {
-      merged.assign(src, src + n);
-    }
-    if (force_rgb && samples == 3) mark_rgb(merged);
-    data = merged.data();
-    size = merged.size();
-  }
+  auto [data, size] = jpeg_stream(src, n, tables, force_rgb, samples, merged);
   int w = 0, h = 0, sub = 0, cs = 0;
   if (tjDecompressHeader3(tj, data, (unsigned long)size, &w, &h, &sub, &cs) != 0)
     throw SlideError(std::string("corrupt JPEG tile: ") + tjGetErrorStr2(tj));

@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ndimg::io::codec {
 
@@ -16,6 +18,24 @@ size_t lzw(const uint8_t* src, size_t n, uint8_t* dst, size_t cap);     // TIFF 
 // `force_rgb` (Photometric RGB) treats 3-component data as RGB whatever its markers say, as libtiff does.
 uint32_t jpeg(const uint8_t* src, size_t n, const std::string& tables, bool force_rgb, uint32_t samples,
               uint32_t width, uint32_t max_rows, uint8_t* dst, size_t pitch);
+
+// The complete stream of a JPEG tile, as jpeg() decodes it: an abbreviated stream joined with the
+// directory's JPEGTables and, with force_rgb and 3 samples, marked so that decoders take it as RGB. Either
+// (src, n) itself or the contents of `merged`.
+std::pair<const uint8_t*, size_t> jpeg_stream(const uint8_t* src, size_t n, const std::string& tables, bool force_rgb,
+                                              uint32_t samples, std::vector<uint8_t>& merged);
+
+// What a complete JPEG stream's headers say (for decoders other than libjpeg's: the GPU's).
+struct JpegInfo {
+  uint32_t width = 0, height = 0;
+  int sof = 0;              // the frame marker: 0xC0 baseline, 0xC1 extended, 0xC2 progressive, ...
+  int precision = 0;        // bits per sample
+  int components = 0;
+  uint8_t sampling[4] = {};  // per component: horizontal factor << 4 | vertical factor
+  bool rgb = false;         // 3 components that libjpeg takes as RGB (no colour transform)
+};
+// False when the headers cannot be read (no frame header before the first scan).
+bool jpeg_info(const uint8_t* src, size_t n, JpegInfo& info);
 
 // Width and height of a complete JPEG stream (SlideError when its header cannot be read).
 void jpeg_dimensions(const uint8_t* src, size_t n, uint32_t& width, uint32_t& height);

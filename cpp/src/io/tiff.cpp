@@ -324,6 +324,14 @@ bool host_is_little() {
 
 }  // namespace
 
+void TiffFile::read_chunk(const Ifd& d, uint64_t chunk, std::vector<uint8_t>& compressed) const {
+  if (chunk >= d.offsets.size()) throw ValueError("no chunk " + std::to_string(chunk) + " in this directory");
+  const uint64_t off = d.offsets[chunk], n = d.byte_counts[chunk];
+  if (n > file_->size()) throw SlideError("tile byte count past the end of the file");
+  compressed.resize(n);
+  file_->read(off, compressed.data(), n);
+}
+
 void TiffFile::decode_chunk(const Ifd& d, uint64_t chunk, uint32_t spp, std::vector<uint8_t>& compressed,
                             std::vector<uint8_t>& out) const {
   const uint32_t bps = d.bytes_per_sample();
@@ -334,10 +342,8 @@ void TiffFile::decode_chunk(const Ifd& d, uint64_t chunk, uint32_t spp, std::vec
   const size_t rows = d.tiled ? d.tile_height : size_t(std::min<uint64_t>(d.tile_height, d.height - y0));
   const size_t need = rows * row, cap = size_t(d.tile_height) * row;
   out.resize(cap);
-  const uint64_t off = d.offsets[chunk], n = d.byte_counts[chunk];
-  if (n > file_->size()) throw SlideError("tile byte count past the end of the file");
-  compressed.resize(n);
-  file_->read(off, compressed.data(), n);
+  read_chunk(d, chunk, compressed);
+  const uint64_t n = compressed.size();
   const uint8_t* src = compressed.data();
   size_t got = 0;
   bool file_order = true;  // samples still in the file's byte order

@@ -215,7 +215,8 @@ class CuImage:
     - ``num_workers=0`` reads on the calling thread with ndimg's thread pool (:func:`ndimg.set_num_threads`)
       instead of refusing many locations; with ``num_workers > 0`` the reader runs that many threads of
       its own.
-    - ``device="cuda"`` (GPU decoding) is not available yet.
+    - ``device="cuda"`` returns CuPy arrays (or PyTorch tensors with ``array_type="torch"``) decoded on the
+      GPU by nvJPEG (see :meth:`read_region`), not ``CuImage`` objects.
 
     Parameters
     ----------
@@ -405,6 +406,9 @@ class CuImage:
 
     def associated_image(self, name, device="cpu"):
         """The associated image ``name`` ("thumbnail", "label", "macro") as an (H, W, 3) uint8 array."""
+        if isinstance(device, str) and device.split(":")[0] == "cuda":
+            raise NotImplementedError("associated images are read on the CPU only: use device='cpu' and copy "
+                                      "(cupy.asarray)")
         _check_device(device)
         core = self._slide._handle()
         if name not in core.associated:
@@ -417,7 +421,7 @@ class CuImage:
     # ------------------------------------------------------------------------------- read_region
 
     def read_region(self, location=None, size=None, level=0, num_workers=0, batch_size=1, drop_last=False,
-                    prefetch_factor=2, shuffle=False, seed=0, device="cpu", progress=False):
+                    prefetch_factor=2, shuffle=False, seed=0, device="cpu", progress=False, array_type=None):
         """RGB pixels of one region, or an iterator over batches of patches at many locations.
 
         Parameters
@@ -441,10 +445,17 @@ class CuImage:
         shuffle, seed : bool, int
             Read the locations in a random order, which ``seed`` fixes (cuCIM's order: ``std::shuffle``
             with ``std::default_random_engine(seed)``).
-        device : "cpu" or None
-            Where the pixels go. GPU decoding (``"cuda"``) is not available yet.
+        device : "cpu", None, "cuda" or "cuda:N"
+            Where the pixels go. ``"cuda"``: decoded into GPU memory of the current (or N-th) device. JPEG
+            tiles are read on CPU threads and decoded in batches by nvJPEG (its hardware engine on A100,
+            H100, H200 and later), other codecs decode on CPU threads and are uploaded; a CUDA kernel
+            assembles the regions. With ``num_workers > 0`` the next batch is prepared in the background
+            while the current one is used. Pixels equal the CPU path's (JPEG within a few levels).
         progress : bool
             Show a tqdm progress bar (over pieces of a region, or over batches); needs ``tqdm``.
+        array_type : {None, "cupy", "torch"}
+            With ``device="cuda"``: the array library that allocates the output, on its current stream
+            (default CuPy). The pixels are written in that stream's order.
 
         Returns
         -------
@@ -458,10 +469,11 @@ class CuImage:
         ------
         ValueError
             For a bad level, size, location shape, batch_size, num_workers or prefetch_factor.
-        NotImplementedError
-            For ``device="cuda"``.
+        RuntimeError
+            For ``device="cuda"`` where it cannot be served (no CUDA build, GPU, array library or nvJPEG);
+            the message says what is missing.
         """
-        _check_device(device)
+        gpu = _check_device(device, array_type)
         core = self._slide._handle()
         levels = self._slide._levels
         level = _as_int(level, "level", 0)
@@ -483,7 +495,15 @@ class CuImage:
         if progress:
             _tqdm()  # fail before starting any thread
         if len(xy) == 1 and batch_size == 1:  # cuCIM: one location and batch_size 1 give one region
+            if gpu is not None:
+                from ._gpu import read_one
+                return read_one(gpu, core, int(xy[0, 0]), int(xy[0, 1]), level, w, h)
             return self._read_one(core, int(xy[0, 0]), int(xy[0, 1]), level, w, h, num_workers, progress)
+        if gpu is not None:
+            from ._gpu import GpuBatchIterator
+            loader = _core.GpuPatchLoader(core, xy, level, w, h, batch_size, prefetch_factor, num_workers,
+                                          bool(shuffle), seed, bool(drop_last), gpu.device)
+            return GpuBatchIterator(loader, gpu, (h, w, 3), batch_size == 1, progress)
         loader = _core.PatchLoader(core, xy, level, w, h, batch_size, prefetch_factor, num_workers,
                                    bool(shuffle), seed, bool(drop_last))
         return BatchIterator(loader, batch_size == 1, progress)
@@ -507,12 +527,16 @@ class CuImage:
         return out
 
 
-def _check_device(device):
+def _check_device(device, array_type=None):
+    """None for the CPU; for "cuda[:N]" the GPU target (ndimg.io._gpu.Target), or RuntimeError saying why
+    it cannot be served."""
     if device is None or device == "cpu":
-        return
+        if array_type is not None:
+            raise ValueError("array_type applies to device='cuda' only")
+        return None
     if isinstance(device, str) and device.split(":")[0] == "cuda":
-        raise NotImplementedError("device='cuda' (GPU decoding with nvJPEG) is not available yet: it is "
-                                  "ndimg issue 6; read on the CPU and copy with cupy.asarray meanwhile")
+        from ._gpu import target
+        return target(device, array_type)
     raise ValueError(f"device must be 'cpu', None or 'cuda', got {device!r}")
 
 

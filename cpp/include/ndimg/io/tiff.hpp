@@ -111,6 +111,8 @@ class TiffFile {
   // samples x bytes_per_sample() bytes (strips at the bottom edge are shorter: only their rows are filled).
   void decode_tile(const Ifd& ifd, uint64_t tile, std::vector<uint8_t>& compressed,
                    std::vector<uint8_t>& out) const;
+  // The stored (compressed) bytes of one chunk: a tile or strip, or with separate planes one plane of one.
+  void read_chunk(const Ifd& ifd, uint64_t chunk, std::vector<uint8_t>& compressed) const;
   // decode_tile of directory `index` through the process's tile cache (ndimg/io/tile_cache.hpp), if any.
   void tile_pixels(int index, uint64_t tile, std::vector<uint8_t>& compressed, std::vector<uint8_t>& out) const;
 
