@@ -202,7 +202,10 @@ del _name, _file, _kw
 # faster than the CPU engine. A family absent here (or None) is NOT MEASURED yet: the "gpu" policy then
 # keeps that family on the CPU engine. Fill in only from bench/ measurements, stating machine and date.
 # ---------------------------------------------------------------------------------------------------
-CROSSOVER: dict[str, int | None] = {}
+# Measured by bench/dispatch.py on an H100 host (16 cores), 2026-11-22: the smallest size tried is 65536
+# elements, so a family at 65536 round-trips at every size measured.
+CROSSOVER: dict[str, int | None] = {"histogram": 65536, "label_count": 65536, "rank": 65536,
+                                    "reduction": 262144, "separable": 65536}
 
 
 def gpu_crossover(entry):

@@ -246,9 +246,14 @@ def _round_trip(spec, *args, **kwargs):
 
     out = next((v for pos, name, _, _ in spec.arrays if name == "out"
                 for v in [args[pos] if pos < len(args) else kwargs.get(name)] if type(v) is np.ndarray), None)
+    # only the array parameters go up: other NumPy arguments (a sigma per axis, ...) stay host values
     up = lambda v: cupy.asarray(v) if type(v) is np.ndarray else v
-    args = [up(a) for a in args]
-    kwargs = {k: up(v) for k, v in kwargs.items()}
+    args = list(args)
+    for pos, name, _, _ in spec.arrays:
+        if pos < len(args):
+            args[pos] = up(args[pos])
+        elif name in kwargs:
+            kwargs[name] = up(kwargs[name])
     y = _to_host(spec.impl(*args, **kwargs), kwargs.get("sparse_type"))
     if out is None:
         return y
