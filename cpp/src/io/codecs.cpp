@@ -209,7 +209,7 @@ bool jpeg_info(const uint8_t* src, size_t n, JpegInfo& info) {
 }
 
 uint32_t jpeg(const uint8_t* src, size_t n, const std::string& tables, bool force_rgb, uint32_t samples,
-              uint32_t width, uint32_t max_rows, uint8_t* dst, size_t pitch) {
+              uint32_t width, uint32_t max_rows, uint8_t* dst, size_t pitch, bool rgba) {
   tjhandle tj = per_thread<void, make_tj, free_tj>("JPEG");
   thread_local std::vector<uint8_t> merged;
   auto [data, size] = jpeg_stream(src, n, tables, force_rgb, samples, merged);
@@ -217,7 +217,7 @@ uint32_t jpeg(const uint8_t* src, size_t n, const std::string& tables, bool forc
   if (tjDecompressHeader3(tj, data, (unsigned long)size, &w, &h, &sub, &cs) != 0)
     throw SlideError(std::string("corrupt JPEG tile: ") + tjGetErrorStr2(tj));
   check_tile_size("JPEG", uint64_t(w), uint64_t(h < 0 ? 0 : h), width, max_rows);
-  int fmt = samples == 1 ? TJPF_GRAY : TJPF_RGB;
+  int fmt = samples == 1 ? TJPF_GRAY : rgba ? TJPF_RGBA : TJPF_RGB;
   if (tjDecompress2(tj, data, (unsigned long)size, dst, w, int(pitch), h, fmt, TJFLAG_ACCURATEDCT) != 0 &&
       tjGetErrorCode(tj) == TJERR_FATAL)
     throw SlideError(std::string("corrupt JPEG tile: ") + tjGetErrorStr2(tj));

@@ -16,8 +16,9 @@ size_t lzw(const uint8_t* src, size_t n, uint8_t* dst, size_t cap);     // TIFF 
 // Decodes a JPEG tile (abbreviated streams are completed with the directory's JPEGTables) to 8-bit
 // interleaved RGB (samples == 3) or gray (samples == 1) rows of `pitch` bytes; returns the rows decoded.
 // `force_rgb` (Photometric RGB) treats 3-component data as RGB whatever its markers say, as libtiff does.
+// `rgba` (samples == 3): 4-byte RGBA pixels, alpha 255, straight into a region's RGBA rows.
 uint32_t jpeg(const uint8_t* src, size_t n, const std::string& tables, bool force_rgb, uint32_t samples,
-              uint32_t width, uint32_t max_rows, uint8_t* dst, size_t pitch);
+              uint32_t width, uint32_t max_rows, uint8_t* dst, size_t pitch, bool rgba = false);
 
 // The complete stream of a JPEG tile, as jpeg() decodes it: an abbreviated stream joined with the
 // directory's JPEGTables and, with force_rgb and 3 samples, marked so that decoders take it as RGB. Either

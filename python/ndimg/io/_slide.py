@@ -137,7 +137,7 @@ class Slide:
         level = int(level)
         if not 0 <= level < len(self._levels):
             raise ValueError(f"level {level} is out of range (the slide has {len(self._levels)} levels)")
-        out = np.zeros((h, w, 4), dtype=np.uint8)
+        out = np.empty((h, w, 4), dtype=np.uint8)  # the reader clears what it does not write
         if w and h:
             core.read_region(x, y, level, out)
         return out

@@ -119,8 +119,12 @@ class TiffFile {
  private:
   // Decodes the tiles of directory `index` that meet the region [x, x+w) x [y, y+h) in parallel and hands each
   // row of a tile inside both the image and the region to put(tile_row, region_x, region_y, pixels).
+  // A whole tile inside the region may instead go to direct(tile, rx, ry, compressed), which decodes it
+  // straight into the destination and returns true (or false to take the row path).
   using PutRow = std::function<void(const uint8_t* src, int64_t rx, int64_t ry, int64_t n)>;
-  void for_each_row(int index, int64_t x, int64_t y, int64_t w, int64_t h, const PutRow& put) const;
+  using DirectTile = std::function<bool(uint64_t tile, int64_t rx, int64_t ry, std::vector<uint8_t>& compressed)>;
+  void for_each_row(int index, int64_t x, int64_t y, int64_t w, int64_t h, const PutRow& put,
+                    const DirectTile& direct = nullptr) const;
   // Decodes one chunk (a tile or strip; for separate planes one plane of it) of `spp` samples per pixel.
   void decode_chunk(const Ifd& d, uint64_t chunk, uint32_t spp, std::vector<uint8_t>& compressed,
                     std::vector<uint8_t>& out) const;
