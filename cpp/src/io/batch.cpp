@@ -49,16 +49,6 @@ struct Joiner {
 
 }  // namespace
 
-void read_level_rgb(const TiffFile& tiff, int ifd, int64_t x, int64_t y, int64_t w, int64_t h, uint8_t* rgb,
-              size_t stride, std::vector<uint8_t>& scratch) {
-  scratch.resize(size_t(w) * size_t(h) * 4);
-  tiff.read_region_rgba(ifd, x, y, w, h, scratch.data());
-  for (int64_t r = 0; r < h; ++r) {
-    const uint8_t* s = scratch.data() + size_t(r) * size_t(w) * 4;
-    uint8_t* d = rgb + size_t(r) * stride;
-    for (int64_t i = 0; i < w; ++i, s += 4, d += 3) d[0] = s[0], d[1] = s[1], d[2] = s[2];
-  }
-}
 
 // ------------------------------------------------------------------------------------- one region
 
@@ -74,20 +64,19 @@ void read_region_rgb(const Slide& slide, int64_t x, int64_t y, int level, int64_
   const int64_t cx0 = first(lx, pw), cx1 = first(lx + w - 1, pw), cy0 = first(ly, ph), cy1 = first(ly + h - 1, ph);
   const int64_t across = cx1 - cx0 + 1, total = across * (cy1 - cy0 + 1);
   const size_t stride = size_t(w) * 3;
-  auto piece = [&](int64_t k, std::vector<uint8_t>& scratch) {
+  auto piece = [&](int64_t k) {
     const int64_t cx = cx0 + k % across, cy = cy0 + k / across;
     const int64_t ax = std::max(lx, cx * pw), bx = std::min(lx + w, (cx + 1) * pw);
     const int64_t ay = std::max(ly, cy * ph), by = std::min(ly + h, (cy + 1) * ph);
-    read_level_rgb(slide.tiff(), l.ifd, ax, ay, bx - ax, by - ay, rgb + size_t(ay - ly) * stride + size_t(ax - lx) * 3,
-             stride, scratch);
+    slide.tiff().read_region_8bit(l.ifd, ax, ay, bx - ax, by - ay,
+                                  rgb + size_t(ay - ly) * stride + size_t(ax - lx) * 3, 3, stride);
   };
 
   if (num_workers == 0) {  // the calling thread, pieces spread over ndimg's pool in waves between reports
     const int64_t wave = progress ? std::max(1, num_threads()) * 4 : total;
     for (int64_t begin = 0; begin < total; begin += wave) {
       parallel_for(std::min(wave, total - begin), 1, [&](int64_t b, int64_t e) {
-        std::vector<uint8_t> scratch;
-        for (int64_t k = b; k < e; ++k) piece(begin + k, scratch);
+        for (int64_t k = b; k < e; ++k) piece(begin + k);
       });
       if (progress) progress(std::min(total, begin + wave), total);
     }
@@ -104,11 +93,10 @@ void read_region_rgb(const Slide& slide, int64_t x, int64_t y, int level, int64_
   for (unsigned t = 0; t < std::min<int64_t>(num_workers, total); ++t)
     threads.emplace_back([&] {
       SerialScope serial;  // each piece is read on this thread alone
-      std::vector<uint8_t> scratch;
       for (int64_t k; (k = next.fetch_add(1)) < total;) {
         std::exception_ptr err;
         try {
-          piece(k, scratch);
+          piece(k);
         } catch (...) {
           err = std::current_exception();
           next.store(total);
@@ -202,13 +190,12 @@ uint32_t PatchLoader::count_of(uint64_t batch) const {
   return uint32_t(std::min<uint64_t>(batch_size_, n_ - batch * batch_size_));
 }
 
-void PatchLoader::read_patch(uint64_t i, uint8_t* dst, std::vector<uint8_t>& scratch) const {
-  read_level_rgb(slide_.tiff(), ifd_, xy_[2 * i], xy_[2 * i + 1], w_, h_, dst, size_t(w_) * 3, scratch);
+void PatchLoader::read_patch(uint64_t i, uint8_t* dst) const {
+  slide_.tiff().read_region_8bit(ifd_, xy_[2 * i], xy_[2 * i + 1], w_, h_, dst, 3, size_t(w_) * 3);
 }
 
 void PatchLoader::work() {
   SerialScope serial;  // patches are this thread's own work: no queueing on the shared pool
-  std::vector<uint8_t> scratch;
   std::unique_lock<std::mutex> lk(sync_->m);
   for (;;) {
     sync_->work.wait(lk, [&] { return stop_ || next_patch_ >= n_ || next_patch_ / batch_size_ < consumed_ + slots_.size(); });
@@ -225,7 +212,7 @@ void PatchLoader::work() {
     lk.unlock();
     std::exception_ptr err;
     try {
-      read_patch(i, dst, scratch);
+      read_patch(i, dst);
     } catch (...) {
       err = std::current_exception();
     }
@@ -246,9 +233,8 @@ std::unique_ptr<uint8_t[]> PatchLoader::next(uint32_t& count) {
     std::unique_ptr<uint8_t[]> data(new uint8_t[size_t(count) * size_t(patch_bytes_)]);
     try {
       parallel_for(count, 1, [&](int64_t begin, int64_t end) {
-        std::vector<uint8_t> scratch;
         for (int64_t k = begin; k < end; ++k)
-          read_patch(b * batch_size_ + uint64_t(k), data.get() + size_t(k) * size_t(patch_bytes_), scratch);
+          read_patch(b * batch_size_ + uint64_t(k), data.get() + size_t(k) * size_t(patch_bytes_));
       });
     } catch (...) {
       close();

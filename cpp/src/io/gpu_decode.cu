@@ -380,11 +380,10 @@ class Decoder {
     w.staging.reserve(offset.back());
     w.pixels.reserve(offset.back());
     parallel_for(int64_t(pieces.size()), 1, [&](int64_t b, int64_t e) {
-      std::vector<uint8_t> scratch;
       for (int64_t i = b; i < e; ++i) {
         const Piece& p = pieces[size_t(i)];
-        read_level_rgb(slide_.tiff(), ifd_index_, p.x, p.y, p.w, p.h, w.staging.p + offset[size_t(i)],
-                       size_t(p.w) * 3, scratch);
+        slide_.tiff().read_region_8bit(ifd_index_, p.x, p.y, p.w, p.h, w.staging.p + offset[size_t(i)], 3,
+                                       size_t(p.w) * 3);
       }
     });
     w.tiles.clear();

@@ -450,55 +450,64 @@ static bool writes_whole_region(const Ifd& d, int64_t x, int64_t y, int64_t w, i
   return true;
 }
 
-void TiffFile::read_region_rgba(int index, int64_t x, int64_t y, int64_t w, int64_t h, uint8_t* rgba) const {
+void TiffFile::read_region_8bit(int index, int64_t x, int64_t y, int64_t w, int64_t h, uint8_t* out, int channels,
+                                size_t stride) const {
   if (index < 0 || size_t(index) >= ifds_.size()) throw ValueError("no TIFF directory " + std::to_string(index));
   if (w <= 0 || h <= 0) throw ValueError("region size must be positive");
+  if (channels != 3 && channels != 4) throw ValueError("channels must be 3 (RGB) or 4 (RGBA)");
   const Ifd& d = ifds_[size_t(index)];
-  if (!writes_whole_region(d, x, y, w, h)) std::memset(rgba, 0, size_t(w) * size_t(h) * 4);
+  const size_t row_bytes = size_t(w) * size_t(channels);
+  if (!writes_whole_region(d, x, y, w, h))
+    for (int64_t r = 0; r < h; ++r) std::memset(out + size_t(r) * stride, 0, row_bytes);
   const uint32_t spp = d.samples;
-  const bool gray = spp == 1, white = d.photometric == photometric::MinIsWhite;
-  // 8-bit colour JPEG tiles wholly inside the region decode straight into it as RGBA (no intermediate
-  // tile, no expansion pass), unless a tile cache wants the decoded tile
+  const bool gray = spp == 1, white = d.photometric == photometric::MinIsWhite, rgba = channels == 4;
+  // 8-bit colour JPEG tiles wholly inside the region decode straight into it (no intermediate tile, no
+  // expansion pass), unless a tile cache wants the decoded tile
   DirectTile direct;
   if (d.compression == compression::JPEG && spp == 3 && d.bits == 8 && d.planar == 1 && !tile_cache())
     direct = [&](uint64_t tile, int64_t rx, int64_t ry, std::vector<uint8_t>& compressed) {
       read_chunk(d, tile, compressed);
       const uint32_t rows = codec::jpeg(compressed.data(), compressed.size(), d.jpeg_tables,
                                         d.photometric == photometric::RGB, 3, d.tile_width, d.tile_height,
-                                        rgba + (size_t(ry) * size_t(w) + size_t(rx)) * 4, size_t(w) * 4, true);
+                                        out + size_t(ry) * stride + size_t(rx) * size_t(channels), stride, rgba);
       if (rows < d.tile_height)
         throw SlideError("tile " + std::to_string(tile) + " decodes to " + std::to_string(rows) + " rows, expected " +
                          std::to_string(d.tile_height));
       return true;
     };
   for_each_row(index, x, y, w, h, [&](const uint8_t* s, int64_t rx, int64_t ry, int64_t n) {
-    uint8_t* o = rgba + (size_t(ry) * size_t(w) + size_t(rx)) * 4;
+    uint8_t* o = out + size_t(ry) * stride + size_t(rx) * size_t(channels);
     if (d.bits == 8) {
       // one loop per layout, without per-pixel branches (RGB expansion was a fifth of a patch read)
       if (gray) {
-        for (int64_t i = 0; i < n; ++i, o += 4) {
+        for (int64_t i = 0; i < n; ++i, o += channels) {
           const uint8_t g = white ? uint8_t(255 - s[i]) : s[i];
           o[0] = o[1] = o[2] = g;
-          o[3] = 255;
+          if (rgba) o[3] = 255;
         }
+      } else if (spp == 3 && !rgba) {
+        std::memcpy(o, s, size_t(n) * 3);
       } else if (spp == 3 && std::endian::native == std::endian::little) {
         for (int64_t i = 0; i < n; ++i) {  // one 32-bit store a pixel
           const uint32_t v = uint32_t(s[3 * i]) | uint32_t(s[3 * i + 1]) << 8 | uint32_t(s[3 * i + 2]) << 16 | 0xff000000u;
           std::memcpy(o + 4 * i, &v, 4);
         }
       } else {
-        for (int64_t i = 0; i < n; ++i, s += spp, o += 4) o[0] = s[0], o[1] = s[1], o[2] = s[2], o[3] = 255;
+        for (int64_t i = 0; i < n; ++i, s += spp, o += channels) {
+          o[0] = s[0], o[1] = s[1], o[2] = s[2];
+          if (rgba) o[3] = 255;
+        }
       }
     } else {  // 16-bit, host order
       const auto* p = reinterpret_cast<const uint16_t*>(s);
-      for (int64_t i = 0; i < n; ++i, p += spp, o += 4) {
+      for (int64_t i = 0; i < n; ++i, p += spp, o += channels) {
         if (gray) {
           uint8_t g = uint8_t(p[0] >> 8);
           o[0] = o[1] = o[2] = white ? uint8_t(255 - g) : g;
         } else {
           for (int c = 0; c < 3; ++c) o[c] = uint8_t((uint32_t(p[c]) + 128) / 257);
         }
-        o[3] = 255;
+        if (rgba) o[3] = 255;
       }
     }
   }, direct);

@@ -22,10 +22,6 @@ void read_region_rgb(const Slide& slide, int64_t x, int64_t y, int level, int64_
                      unsigned num_workers, uint8_t* rgb,
                      const std::function<void(int64_t, int64_t)>& progress = {});
 
-// RGB pixels [x, x+w) x [y, y+h) of TIFF directory `ifd` (level coordinates) into rows of an RGB image
-// `stride` bytes apart, 0 outside the image, through an RGBA scratch buffer (on ndimg's thread pool).
-void read_level_rgb(const TiffFile& tiff, int ifd, int64_t x, int64_t y, int64_t w, int64_t h, uint8_t* rgb,
-                    size_t stride, std::vector<uint8_t>& scratch);
 
 // Patches of one size at many locations, delivered in batches of `batch_size` (the last one shorter unless
 // drop_last), read by `num_workers` background threads up to `prefetch_factor` batches ahead of the
@@ -65,7 +61,7 @@ class PatchLoader {
     std::exception_ptr error;
   };
   uint32_t count_of(uint64_t batch) const;
-  void read_patch(uint64_t i, uint8_t* dst, std::vector<uint8_t>& scratch) const;
+  void read_patch(uint64_t i, uint8_t* dst) const;
   void work();
 
   const Slide& slide_;

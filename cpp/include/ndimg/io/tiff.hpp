@@ -101,7 +101,12 @@ class TiffFile {
   // parallel on the thread pool. Coordinates may lie partly or wholly outside the image.
   // 16-bit samples become 8-bit as libtiff's RGBA interface (hence OpenSlide) makes them: color
   // (v + 128) / 257, gray v >> 8.
-  void read_region_rgba(int index, int64_t x, int64_t y, int64_t w, int64_t h, uint8_t* rgba) const;
+  void read_region_rgba(int index, int64_t x, int64_t y, int64_t w, int64_t h, uint8_t* rgba) const {
+    read_region_8bit(index, x, y, w, h, rgba, 4, size_t(w) * 4);
+  }
+  // The same pixels as RGBA (channels 4) or RGB (channels 3), rows `stride` bytes apart.
+  void read_region_8bit(int index, int64_t x, int64_t y, int64_t w, int64_t h, uint8_t* out, int channels,
+                        size_t stride) const;
 
   // Like read_region_rgba, but the directory's own samples: h*w*samples values of bytes_per_sample() bytes
   // each, in host byte order, interleaved; zero outside the image and in sparse tiles.
