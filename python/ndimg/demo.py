@@ -138,7 +138,11 @@ def write_figure(out, images, shown, rows, cpu_label):
     grid = fig.add_gridspec(2, len(panels), height_ratios=(1, 1.6))
     for i, (title, img) in enumerate(panels):
         ax = fig.add_subplot(grid[0, i])
-        ax.imshow(np.clip(img, 0, 1) if img.ndim == 3 else img, cmap="gray")
+        if img.ndim == 3:  # RGB
+            ax.imshow(np.clip(img, 0, 1))
+        else:  # grey levels stretched over the 1st..99.5th percentiles (edge maps are mostly near 0)
+            lo, hi = np.percentile(img, (1, 99.5))
+            ax.imshow(img, cmap="gray", vmin=lo, vmax=hi if hi > lo else lo + 1)
         ax.set_title(title, fontsize=9)
         ax.axis("off")
     ax = fig.add_subplot(grid[1, :])
