@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import ndimg
 from ndimg._registry import REGISTRY
@@ -66,6 +67,16 @@ def random_image(rng, shape, dtype, layout="c"):
     if layout == "f":
         return np.asfortranarray(a)
     return a
+
+
+def assert_raises_like(reference_call, our_call, expected=Exception, match=None):
+    """reference_call() must raise `expected` (any exception by default) and our_call() the exception type
+    the reference raised (or a subclass of it); both messages must match `match` where given."""
+    with pytest.raises(expected, match=match) as ref:
+        reference_call()
+    with pytest.raises(ref.type, match=match):
+        our_call()
+    return ref
 
 
 def assert_close(got, expected, entry_or_tol, equal_nan=True):

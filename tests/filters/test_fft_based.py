@@ -4,7 +4,7 @@ import skimage.filters as sf
 
 from ndimg import filters as nf
 from ndimg._registry import ALL
-from helpers import assert_close, random_image, to_engine, to_host
+from helpers import assert_close, assert_raises_like, random_image, to_engine, to_host
 
 
 @pytest.mark.parametrize("dtype", ALL + ("float16",))
@@ -57,15 +57,9 @@ def test_complex(engine, rng, dtype):
 ])
 def test_bad_input_raises_like_skimage(engine, bad):
     x = np.ones((4, 5))
-    with pytest.raises(Exception) as ref:
-        sf.butterworth(x, **bad)
-    with pytest.raises(ref.type):
-        nf.butterworth(to_engine(x, engine), **bad)
+    assert_raises_like(lambda: sf.butterworth(x, **bad), lambda: nf.butterworth(to_engine(x, engine), **bad))
 
 
 def test_empty_raises_like_skimage(engine):
     x = np.ones((0, 5))
-    with pytest.raises(Exception) as ref:
-        sf.butterworth(x)
-    with pytest.raises(ref.type):
-        nf.butterworth(to_engine(x, engine))
+    assert_raises_like(lambda: sf.butterworth(x), lambda: nf.butterworth(to_engine(x, engine)))

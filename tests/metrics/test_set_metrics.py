@@ -4,7 +4,7 @@ import pytest
 import skimage.metrics as ref
 
 import ndimg.metrics as ours
-from helpers import assert_close, to_engine, to_host
+from helpers import assert_close, assert_raises_like, to_engine, to_host
 from ndimg._registry import REGISTRY
 
 
@@ -44,10 +44,9 @@ def test_hausdorff_empty(engine, rng, which):
 
 def test_hausdorff_bad_method(engine, rng):
     a = _sparse_image(rng, (5, 5), "uint8", 0.5)
-    with pytest.raises(ValueError):
-        ref.hausdorff_distance(a, a, method="max")
-    with pytest.raises(ValueError):
-        ours.hausdorff_distance(to_engine(a, engine), to_engine(a, engine), method="max")
+    assert_raises_like(lambda: ref.hausdorff_distance(a, a, method="max"),
+                       lambda: ours.hausdorff_distance(to_engine(a, engine), to_engine(a, engine), method="max"),
+                       ValueError)
 
 
 @pytest.mark.parametrize("dtype", ["bool", "uint8", "float32"])

@@ -57,16 +57,39 @@ void require_counts(const View& counts, const char* op) {
     throw ValueError(std::string(op) + ": counts must be a contiguous 1-D int64 array");
 }
 
-// Per-thread histograms only where they are small next to the image.
-int64_t histogram_parts(int64_t n, int64_t nbins) { return nbins * 8 <= n ? parts_for(n) : 1; }
+// A reduction over the elements of `in`: add(acc, offset) into one accumulator per part (each starting
+// from `identity`), then merge(total, part) in part order.
+template <class Acc, class Add, class Merge>
+Acc reduce_cpu(const View& in, const Acc& identity, Add&& add, Merge&& merge) {
+  std::vector<Acc> part(num_threads(), identity);
+  const int64_t parts = for_parts(in.size(), [&](int64_t p, int64_t a, int64_t b) {
+    Acc acc = identity;
+    for_range(in, a, b, [&](int64_t o) { add(acc, o); });
+    part[p] = acc;
+  });
+  Acc total = identity;
+  for (int64_t p = 0; p < parts; ++p) merge(total, part[p]);
+  return total;
+}
 
-// Adds per-part histograms (each nbins long) into `counts`.
-void sum_parts(const std::vector<int64_t>& part_counts, int64_t parts, const View& counts) {
-  const int64_t nbins = counts.shape[0];
+// Adds to `counts` the bin bin_of(offset) of every element of `in` (a negative bin is not counted), in
+// per-part histograms summed at the end where they are small next to the image.
+template <class BinOf>
+void histogram_cpu(const View& in, const View& counts, BinOf&& bin_of) {
+  const int64_t n = in.size(), nbins = counts.shape[0];
+  const int64_t parts = nbins * 8 <= n ? parts_for(n) : 1;
+  std::vector<int64_t> local(parts * nbins, 0);
+  for_parts(n, [&](int64_t p, int64_t a, int64_t b) {
+    int64_t* h = local.data() + p * nbins;
+    for_range(in, a, b, [&](int64_t o) {
+      const int64_t i = bin_of(o);
+      if (i >= 0) ++h[i];
+    });
+  }, parts);
   int64_t* c = counts.ptr<int64_t>();
   parallel_for(nbins, 4096, [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b)
-      for (int64_t p = 0; p < parts; ++p) c[b] += part_counts[p * nbins + b];
+      for (int64_t p = 0; p < parts; ++p) c[b] += local[p * nbins + b];
   });
 }
 
@@ -280,15 +303,8 @@ std::vector<int64_t> multiotsu_indices(std::span<const float> prob, int thresh_c
 ImageStats image_stats_cpu(const View& in) {
   return dispatch_dtype(in.dtype, [&]<class T>() {
     const T* src = in.ptr<T>();
-    std::vector<StatsAcc> part(num_threads(), stats_identity());
-    const int64_t parts = for_parts(in.size(), [&](int64_t p, int64_t a, int64_t b) {
-      StatsAcc acc = stats_identity();
-      for_range(in, a, b, [&](int64_t o) { stats_add(acc, src[o]); });
-      part[p] = acc;
-    });
-    StatsAcc total = stats_identity();
-    for (int64_t p = 0; p < parts; ++p) stats_merge(total, part[p]);
-    return stats_result(total);
+    return stats_result(reduce_cpu(
+        in, stats_identity(), [&](StatsAcc& acc, int64_t o) { stats_add(acc, src[o]); }, stats_merge));
   });
 }
 
@@ -299,16 +315,7 @@ void histogram_integer_cpu(const View& in, int64_t lo, const View& counts) {
       throw TypeError("histogram_integer: integer image expected");
     } else {
       const T* src = in.ptr<T>();
-      const int64_t parts = histogram_parts(in.size(), nbins);
-      std::vector<int64_t> local(parts * nbins, 0);
-      for_parts(in.size(), [&](int64_t p, int64_t a, int64_t b) {
-        int64_t* h = local.data() + p * nbins;
-        for_range(in, a, b, [&](int64_t o) {
-          const int64_t i = integer_bin(src[o], lo, nbins);
-          if (i >= 0) ++h[i];
-        });
-      }, parts);
-      sum_parts(local, parts, counts);
+      histogram_cpu(in, counts, [&](int64_t o) { return integer_bin(src[o], lo, nbins); });
     }
   });
 }
@@ -320,16 +327,9 @@ void histogram_uniform_cpu(const View& in, std::span<const double> edges, const 
     std::vector<B> e(edges.begin(), edges.end());
     const B first = e.front(), last = e.back();
     const T* src = in.ptr<T>();
-    const int64_t parts = histogram_parts(in.size(), nbins);
-    std::vector<int64_t> local(parts * nbins, 0);
-    for_parts(in.size(), [&](int64_t p, int64_t a, int64_t b) {
-      int64_t* h = local.data() + p * nbins;
-      for_range(in, a, b, [&](int64_t o) {
-        const int64_t i = uniform_bin<B>(static_cast<B>(src[o]), first, last, nbins, e.data());
-        if (i >= 0) ++h[i];
-      });
-    }, parts);
-    sum_parts(local, parts, counts);
+    histogram_cpu(in, counts, [&](int64_t o) {
+      return uniform_bin<B>(static_cast<B>(src[o]), first, last, nbins, e.data());
+    });
   });
 }
 
@@ -339,15 +339,9 @@ ClassSums class_sums_cpu(const View& in, double shift, double t) {
       throw TypeError("class_sums: float image expected");
     } else {
       const T* src = in.ptr<T>();
-      std::vector<ClassSums> part(num_threads());
-      const int64_t parts = for_parts(in.size(), [&](int64_t p, int64_t a, int64_t b) {
-        ClassSums acc;
-        for_range(in, a, b, [&](int64_t o) { class_sums_add<T>(acc, src[o], T(shift), T(t)); });
-        part[p] = acc;
-      });
-      ClassSums total;
-      for (int64_t p = 0; p < parts; ++p) class_sums_merge(total, part[p]);
-      return total;
+      return reduce_cpu(
+          in, ClassSums{}, [&](ClassSums& acc, int64_t o) { class_sums_add<T>(acc, src[o], T(shift), T(t)); },
+          class_sums_merge);
     }
   });
 }

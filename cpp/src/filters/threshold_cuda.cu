@@ -35,12 +35,10 @@ struct ClassSumsOp {
   static NDIMG_HD void merge(Acc& a, const Acc& b) { class_sums_merge(a, b); }
 };
 
-template <class T, class Op>
-__global__ void reduce_partials(const T* in, Layout l, int64_t n, Op op, typename Op::Acc* partials) {
-  using Acc = typename Op::Acc;
-  __shared__ Acc sh[kThreads];
-  Acc acc = Op::identity();
-  NDIMG_GRID_STRIDE(i, n) op.add(acc, in[in_offset(l, i)]);
+// Merges the block's per-thread accumulators (a shared-memory tree) into partials[blockIdx.x].
+template <class Op>
+__device__ void store_block_partial(typename Op::Acc acc, typename Op::Acc* partials) {
+  __shared__ typename Op::Acc sh[kThreads];
   sh[threadIdx.x] = acc;
   __syncthreads();
   for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
@@ -50,19 +48,18 @@ __global__ void reduce_partials(const T* in, Layout l, int64_t n, Op op, typenam
   if (threadIdx.x == 0) partials[blockIdx.x] = sh[0];
 }
 
+template <class T, class Op>
+__global__ void reduce_partials(const T* in, Layout l, int64_t n, Op op, typename Op::Acc* partials) {
+  typename Op::Acc acc = Op::identity();
+  NDIMG_GRID_STRIDE(i, n) op.add(acc, in[in_offset(l, i)]);
+  store_block_partial<Op>(acc, partials);
+}
+
 template <class Op>
 __global__ void reduce_index_partials(int64_t n, Op op, typename Op::Acc* partials) {
-  using Acc = typename Op::Acc;
-  __shared__ Acc sh[kThreads];
-  Acc acc = Op::identity();
+  typename Op::Acc acc = Op::identity();
   NDIMG_GRID_STRIDE(i, n) op.add(acc, i);
-  sh[threadIdx.x] = acc;
-  __syncthreads();
-  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (threadIdx.x < s) Op::merge(sh[threadIdx.x], sh[threadIdx.x + s]);
-    __syncthreads();
-  }
-  if (threadIdx.x == 0) partials[blockIdx.x] = sh[0];
+  store_block_partial<Op>(acc, partials);
 }
 
 template <class Acc, class Op>

@@ -15,24 +15,25 @@
 
 namespace ndimg::ndimage {
 
-template <class T>
-NDIMG_HD T vmin(T a, T b) {
+// The smaller (minimum) or the larger of a and b; on the GPU floats take the fmin/fmax instructions.
+template <bool Minimum, class T>
+NDIMG_HD T extreme(T a, T b) {
 #ifdef __CUDA_ARCH__
-  if constexpr (std::is_same_v<T, float>) return fminf(a, b);
-  else if constexpr (std::is_same_v<T, double>) return fmin(a, b);
+  if constexpr (std::is_same_v<T, float>) return Minimum ? fminf(a, b) : fmaxf(a, b);
+  else if constexpr (std::is_same_v<T, double>) return Minimum ? fmin(a, b) : fmax(a, b);
   else
 #endif
-  return b < a ? b : a;
+  return (Minimum ? b < a : a < b) ? b : a;
 }
 template <class T>
-NDIMG_HD T vmax(T a, T b) {
-#ifdef __CUDA_ARCH__
-  if constexpr (std::is_same_v<T, float>) return fmaxf(a, b);
-  else if constexpr (std::is_same_v<T, double>) return fmax(a, b);
-  else
-#endif
-  return a < b ? b : a;
+NDIMG_HD T extreme(bool minimum, T a, T b) {
+  return minimum ? extreme<true>(a, b) : extreme<false>(a, b);
 }
+template <class T>
+NDIMG_HD T vmin(T a, T b) { return extreme<true>(a, b); }
+template <class T>
+NDIMG_HD T vmax(T a, T b) { return extreme<false>(a, b); }
+
 // Compare-exchange: afterwards a <= b, the pair's values kept.
 template <class T>
 NDIMG_HD void cmpx(T& a, T& b) {
@@ -121,10 +122,7 @@ template <class T>
 NDIMG_HD T rank_value(T* v, int64_t n, int64_t rank) {
   if (rank == 0 || rank == n - 1) {
     T r = v[0];
-    if (rank == 0)
-      for (int64_t k = 1; k < n; ++k) r = vmin(r, v[k]);
-    else
-      for (int64_t k = 1; k < n; ++k) r = vmax(r, v[k]);
+    for (int64_t k = 1; k < n; ++k) r = extreme(rank == 0, r, v[k]);
     return r;
   }
   if (n == 9 && rank == 4) return forgetful_median<9, T>([&](int j) { return v[j]; });

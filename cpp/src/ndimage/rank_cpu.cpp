@@ -56,7 +56,7 @@ void min_max_filter1d(const View& in, const View& out, int64_t size, int axis, M
   dispatch_dtype(in.dtype, [&]<class TI>() {
     dispatch_dtype(out.dtype, [&]<class TO>() {
       using C = compute_t<TI>;
-      auto pick = [minimum](C a, C b) { return minimum ? vmin(a, b) : vmax(a, b); };
+      auto pick = [minimum](C a, C b) { return extreme(minimum, a, b); };
       const TI* src = in.ptr<TI>();
       TO* dst = out.ptr<TO>();
       const int64_t si = in.strides[axis], so = out.strides[axis];

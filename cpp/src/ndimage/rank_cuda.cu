@@ -93,7 +93,7 @@ __global__ void min_max1d_kernel(const TI* in, TO* out, Layout l, int axis, int6
     for (int64_t j = 0; j < size; ++j) {
       const int64_t k = extend_index(pos + j - left, n, mode);
       const C x = k < 0 ? cval : C(in[oi + k * s]);
-      r = j == 0 ? x : (minimum ? vmin(r, x) : vmax(r, x));
+      r = j == 0 ? x : extreme(minimum, r, x);
     }
     out[oo] = cast_to<TO>(r);
   }

@@ -106,55 +106,32 @@ def farid(image, mask=None, *, axis=None, mode="reflect", cval=0.0):
     return _edge_filter(image, mask, axis, mode, cval, FARID_SMOOTH, FARID_EDGE)
 
 
-def _directional(image, mask, axis, smooth, edge=EDGE):
-    image = as_image(image)
-    check_nD(image, 2)
-    return _edge_filter(image, mask, axis, "reflect", 0.0, smooth, edge)
+def _directional(name, axis, smooth, edge=EDGE, keyword_mask=False):
+    """skimage.filters.<name>: the 2-D edge filter along one axis (0: horizontal edges, 1: vertical ones) in
+    reflect mode. `keyword_mask`: mask is keyword-only, as in scikit-image's farid_h/farid_v."""
+
+    def run(image, mask):
+        image = as_image(image)
+        check_nD(image, 2)
+        return _edge_filter(image, mask, axis, "reflect", 0.0, smooth, edge)
+
+    if keyword_mask:
+        def fn(image, *, mask=None):
+            return run(image, mask)
+    else:
+        def fn(image, mask=None):
+            return run(image, mask)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = (f"{name.split('_')[0].capitalize()} edge filter along axis {axis} "
+                  f"({('horizontal', 'vertical')[axis]} edges) (skimage.filters.{name}).")
+    return engine_aware("image", "mask")(fn)
 
 
-@engine_aware("image", "mask")
-def sobel_h(image, mask=None):
-    """Sobel edge filter along axis 0 (horizontal edges) (skimage.filters.sobel_h)."""
-    return _directional(image, mask, 0, SOBEL_SMOOTH)
-
-
-@engine_aware("image", "mask")
-def sobel_v(image, mask=None):
-    """Sobel edge filter along axis 1 (vertical edges) (skimage.filters.sobel_v)."""
-    return _directional(image, mask, 1, SOBEL_SMOOTH)
-
-
-@engine_aware("image", "mask")
-def scharr_h(image, mask=None):
-    """Scharr edge filter along axis 0 (horizontal edges) (skimage.filters.scharr_h)."""
-    return _directional(image, mask, 0, SCHARR_SMOOTH)
-
-
-@engine_aware("image", "mask")
-def scharr_v(image, mask=None):
-    """Scharr edge filter along axis 1 (vertical edges) (skimage.filters.scharr_v)."""
-    return _directional(image, mask, 1, SCHARR_SMOOTH)
-
-
-@engine_aware("image", "mask")
-def prewitt_h(image, mask=None):
-    """Prewitt edge filter along axis 0 (horizontal edges) (skimage.filters.prewitt_h)."""
-    return _directional(image, mask, 0, PREWITT_SMOOTH)
-
-
-@engine_aware("image", "mask")
-def prewitt_v(image, mask=None):
-    """Prewitt edge filter along axis 1 (vertical edges) (skimage.filters.prewitt_v)."""
-    return _directional(image, mask, 1, PREWITT_SMOOTH)
-
-
-@engine_aware("image", "mask")
-def farid_h(image, *, mask=None):
-    """Farid edge filter along axis 0 (horizontal edges) (skimage.filters.farid_h)."""
-    return _directional(image, mask, 0, FARID_SMOOTH, FARID_EDGE)
-
-
-@engine_aware("image", "mask")
-def farid_v(image, *, mask=None):
-    """Farid edge filter along axis 1 (vertical edges) (skimage.filters.farid_v)."""
-    return _directional(image, mask, 1, FARID_SMOOTH, FARID_EDGE)
+sobel_h = _directional("sobel_h", 0, SOBEL_SMOOTH)
+sobel_v = _directional("sobel_v", 1, SOBEL_SMOOTH)
+scharr_h = _directional("scharr_h", 0, SCHARR_SMOOTH)
+scharr_v = _directional("scharr_v", 1, SCHARR_SMOOTH)
+prewitt_h = _directional("prewitt_h", 0, PREWITT_SMOOTH)
+prewitt_v = _directional("prewitt_v", 1, PREWITT_SMOOTH)
+farid_h = _directional("farid_h", 0, FARID_SMOOTH, FARID_EDGE, keyword_mask=True)
+farid_v = _directional("farid_v", 1, FARID_SMOOTH, FARID_EDGE, keyword_mask=True)

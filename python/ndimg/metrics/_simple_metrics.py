@@ -78,7 +78,9 @@ def normalized_mutual_information(image0, image1, *, bins=100):
     if image0.shape != image1.shape:
         shape = np.maximum(image0.shape, image1.shape)
         image0, image1 = (xp.pad(im, [(0, s - n) for s, n in zip(shape, im.shape)]) for im in (image0, image1))
-    hist, _ = xp.histogramdd(xp.stack([image0.reshape(-1), image1.reshape(-1)], axis=1), bins=bins)
+    # density=True as in scikit-image: it cancels in the entropies but for rounding, and float32 images get
+    # float32 bin edges, whose widths (the density's divisors) differ in their last place
+    hist, _ = xp.histogramdd(xp.stack([image0.reshape(-1), image1.reshape(-1)], axis=1), bins=bins, density=True)
     h0 = entropy(hist.sum(axis=0))
     h1 = entropy(hist.sum(axis=1))
     return scalar((h0 + h1) / entropy(hist))

@@ -244,14 +244,7 @@ def gaussian_laplace(input, sigma, output=None, mode="reflect", cval=0.0, *, axe
         for s, ax in zip(sigmas, axes):
             full[ax] = s
         sigmas = full
-
-    def derivative2(ax, out, m):
-        order = [2 if d == ax else 0 for d in range(input.ndim)]
-        return run_passes(input, out, gaussian_passes(input.ndim, sigmas, order, m, cval,
-                                                      kwargs.get("truncate", 4.0), kwargs.get("radius"), None))
-
-    _check_kwargs(kwargs)
-    return _sum_over_axes(input, output, mode, axes, derivative2, False)
+    return _gaussian_derivative_sum(input, output, sigmas, 2, mode, cval, axes, kwargs)
 
 
 @engine_aware("input", "output")
@@ -260,14 +253,20 @@ def gaussian_gradient_magnitude(input, sigma, output=None, mode="reflect", cval=
     input = as_input(input)
     output = get_output(output, input)
     axes = normalize_axes(axes, input.ndim)
+    return _gaussian_derivative_sum(input, output, sigma, 1, mode, cval, axes, kwargs)
+
+
+def _gaussian_derivative_sum(input, output, sigma, order, mode, cval, axes, kwargs):
+    """Gaussian derivatives of `order` along each of `axes`, summed: the Laplacian for order 2, the gradient
+    magnitude (squares summed, then the root) for order 1."""
 
     def derivative(ax, out, m):
-        order = [1 if d == ax else 0 for d in range(input.ndim)]
-        return run_passes(input, out, gaussian_passes(input.ndim, sigma, order, m, cval,
+        orders = [order if d == ax else 0 for d in range(input.ndim)]
+        return run_passes(input, out, gaussian_passes(input.ndim, sigma, orders, m, cval,
                                                       kwargs.get("truncate", 4.0), kwargs.get("radius"), None))
 
     _check_kwargs(kwargs)
-    return _sum_over_axes(input, output, mode, axes, derivative, True)
+    return _sum_over_axes(input, output, mode, axes, derivative, order == 1)
 
 
 def _check_kwargs(kwargs):
