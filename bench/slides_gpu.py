@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import sys
-import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run import cpu_time  # noqa: E402  (wall clock after a warm-up, median of runs)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "python"))
@@ -64,16 +65,6 @@ def complete_streams(path):
         p = t.pages[0]
         offsets, counts, tables = p.dataoffsets, p.databytecounts, p.jpegtables
     return offsets, counts, tables
-
-
-def timed(fn, repeat):
-    fn()  # warm-up
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
 
 
 def ndimg_runner(path, xy, batch, device, threads):
@@ -171,7 +162,7 @@ def main():
             for name, make in runners.items():
                 try:
                     run = make(batch)
-                    t = timed(run, args.repeat)
+                    t = cpu_time(run, args.repeat)
                 except Exception as e:  # a peer not installed or failing: reported, not fatal
                     print(f"  {name} batch {batch}: skipped ({type(e).__name__}: {e})", file=sys.stderr)
                     continue

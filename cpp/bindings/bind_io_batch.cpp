@@ -7,6 +7,7 @@
 #include <nanobind/stl/string.h>
 
 #include "binders.hpp"
+#include "convert.hpp"
 #include "ndimg/io/batch.hpp"
 #include "ndimg/io/tile_cache.hpp"
 
@@ -76,16 +77,7 @@ NDIMG_BINDINGS(io_batch) {
           nb::arg("prefetch_factor"), nb::arg("num_workers"), nb::arg("shuffle"), nb::arg("seed"), nb::arg("drop_last"))
       .def_prop_ro("size", &PatchLoader::size)
       .def_prop_ro("batch_count", &PatchLoader::batch_count)
-      .def_prop_ro("locations",
-                   [](const PatchLoader& l) {
-                     const auto& v = l.locations();
-                     auto* p = new int64_t[v.size()];
-                     std::copy(v.begin(), v.end(), p);
-                     nb::capsule owner(p, [](void* q) noexcept { delete[] static_cast<int64_t*>(q); });
-                     size_t shape[2] = {v.size() / 2, 2};
-                     return nb::ndarray<nb::numpy, int64_t>(p, 2, shape, owner);
-                   },
-                   nb::rv_policy::move)
+      .def_prop_ro("locations", [](const PatchLoader& l) { return py::xy_array(l.locations()); }, nb::rv_policy::move)
       // (count, h, w, 3) uint8, or None after the last batch
       .def("next",
            [](PatchLoader& l) -> nb::object {

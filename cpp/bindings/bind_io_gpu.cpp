@@ -7,6 +7,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "binders.hpp"
+#include "convert.hpp"
 #include "ndimg/io/gpu_decode.hpp"
 
 namespace ndimg::py {
@@ -53,16 +54,7 @@ NDIMG_BINDINGS(io_gpu) {
           nb::arg("device"))
       .def_prop_ro("size", &GpuPatchLoader::size)
       .def_prop_ro("batch_count", &GpuPatchLoader::batch_count)
-      .def_prop_ro("locations",
-                   [](const GpuPatchLoader& l) {
-                     const auto& v = l.locations();
-                     auto* p = new int64_t[v.size()];
-                     std::copy(v.begin(), v.end(), p);
-                     nb::capsule owner(p, [](void* q) noexcept { delete[] static_cast<int64_t*>(q); });
-                     size_t shape[2] = {v.size() / 2, 2};
-                     return nb::ndarray<nb::numpy, int64_t>(p, 2, shape, owner);
-                   },
-                   nb::rv_policy::move)
+      .def_prop_ro("locations", [](const GpuPatchLoader& l) { return py::xy_array(l.locations()); }, nb::rv_policy::move)
       .def("next_count", &GpuPatchLoader::next_count)
       .def(
           "next",

@@ -1,5 +1,7 @@
 // From nanobind ndarrays (NumPy, or any DLPack/CUDA-array-interface array) to core views, zero-copy.
 #pragma once
+#include <algorithm>
+
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/vector.h>
@@ -51,5 +53,14 @@ inline Mode to_mode(int m) {
 }
 
 inline StreamHandle to_stream(uintptr_t s) { return reinterpret_cast<StreamHandle>(s); }
+
+// Flat (x, y) pairs as a NumPy (n, 2) int64 array owning a copy.
+inline nanobind::ndarray<nanobind::numpy, int64_t> xy_array(const std::vector<int64_t>& v) {
+  auto* p = new int64_t[v.size()];
+  std::copy(v.begin(), v.end(), p);
+  nanobind::capsule owner(p, [](void* q) noexcept { delete[] static_cast<int64_t*>(q); });
+  size_t shape[2] = {v.size() / 2, 2};
+  return nanobind::ndarray<nanobind::numpy, int64_t>(p, 2, shape, owner);
+}
 
 }  // namespace ndimg::py
