@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from .. import _core
-from ._slide import Slide, SlideError
+from ._slide import Slide, SlideError, _Closing
 
 # a spawned child process (multiprocessing "spawn", PyTorch DataLoader workers) finds the shared-memory
 # cache its parent made through this variable; forked children inherit the cache itself
@@ -203,7 +203,7 @@ def _as_locations(location):
     return np.ascontiguousarray(arr, dtype=np.int64)
 
 
-class CuImage:
+class CuImage(_Closing):
     """A whole-slide image with the API of cuCIM's ``cucim.CuImage``, read by ndimg's C++ reader.
 
     Formats are those of :class:`ndimg.io.Slide`. Differences from cuCIM:
@@ -233,13 +233,6 @@ class CuImage:
 
     def __reduce__(self):  # a pickled CuImage reopens its file (DataLoader workers under "spawn")
         return (type(self), (self._path,))
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
 
     def close(self):
         """Release the file; batch iterators already made keep it open until they end."""

@@ -15,6 +15,17 @@ SlideError.__module__ = "ndimg.io"
 SlideError.__doc__ = "A slide file that cannot be read: unsupported format, truncated or corrupt data."
 
 
+class _Closing:
+    """`with obj:` closes obj at the end of the block."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+
 class _AssociatedImages(Mapping):
     """Lazily decoded associated images (thumbnail, label, macro) as RGBA PIL images, like OpenSlide's."""
 
@@ -38,7 +49,7 @@ class _AssociatedImages(Mapping):
         return len(self._slide._handle().associated)
 
 
-class Slide:
+class Slide(_Closing):
     """A whole-slide image, with the attributes and methods of ``openslide.OpenSlide``.
 
     Supported formats: Aperio SVS, Philips TIFF, OME-TIFF (vendor ``"ome-tiff"``: level 0 and its SubIFD
@@ -69,13 +80,6 @@ class Slide:
 
     def __repr__(self):
         return f"{type(self).__name__}({self._filename!r})"
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
 
     def close(self):
         """Release the file; reads that are running finish first."""
