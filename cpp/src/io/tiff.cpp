@@ -429,7 +429,9 @@ void TiffFile::for_each_row(int index, int64_t x, int64_t y, int64_t w, int64_t 
       const int64_t ay = std::max(y0, ty * th), by = std::min(y1, (ty + 1) * th);
       const bool whole = d.tiled && ax == tx * tw && bx == (tx + 1) * tw && ay == ty * th && by == (ty + 1) * th;
       if (whole && direct && direct(tile, ax - x, ay - y, compressed)) continue;
-      tile_pixels(index, tile, compressed, pixels);
+      // the rows of the tile the region needs (a cache hit copies just those)
+      const uint64_t tile_row = uint64_t(tw) * pixel;
+      tile_pixels(index, tile, compressed, pixels, uint64_t(ay - ty * th) * tile_row, uint64_t(by - ty * th) * tile_row);
       for (int64_t iy = ay; iy < by; ++iy)
         put(pixels.data() + (size_t(iy - ty * th) * size_t(tw) + size_t(ax - tx * tw)) * pixel, ax - x, iy - y,
             bx - ax);

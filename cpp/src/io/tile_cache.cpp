@@ -283,7 +283,7 @@ void TileCache::clear() {
   }
 }
 
-bool TileCache::get(const TileKey& key, std::vector<uint8_t>& out) {
+bool TileCache::get(const TileKey& key, std::vector<uint8_t>& out, uint64_t begin, uint64_t end) {
   if (!header_) return false;
   const uint64_t h = hash_of(key);
   Shard& s = shard_for(h);
@@ -297,9 +297,12 @@ bool TileCache::get(const TileKey& key, std::vector<uint8_t>& out) {
       s.push_front(e);
       const Entry& x = s.entries()[e];
       out.resize(x.bytes);
-      uint64_t done = 0;
-      for (uint32_t b = x.first_block; b != kNil; b = s.block_next()[b], done += kBlock)
-        std::memcpy(out.data() + done, s.block(b), std::min(kBlock, x.bytes - done));
+      end = std::min(end, x.bytes);
+      uint64_t at = 0;  // offset of block b in the tile
+      for (uint32_t b = x.first_block; b != kNil && at < end; b = s.block_next()[b], at += kBlock) {
+        const uint64_t lo = std::max(begin, at), hi = std::min(end, at + kBlock);
+        if (lo < hi) std::memcpy(out.data() + lo, s.block(b) + (lo - at), hi - lo);
+      }
     }
   }
   if (header_->record.load(std::memory_order_relaxed))
@@ -380,13 +383,14 @@ std::shared_ptr<TileCache> tile_cache() {
 
 // ------------------------------------------------------------------------------- the hook in TiffFile
 
-void TiffFile::tile_pixels(int index, uint64_t tile, std::vector<uint8_t>& compressed, std::vector<uint8_t>& out) const {
+void TiffFile::tile_pixels(int index, uint64_t tile, std::vector<uint8_t>& compressed, std::vector<uint8_t>& out,
+                           uint64_t begin, uint64_t end) const {
   const Ifd& d = ifds_[size_t(index)];
   std::shared_ptr<TileCache> cache = tile_cache();
   if (!cache) return decode_tile(d, tile, compressed, out);
   const File::Id& id = file_->id();
   const TileKey key{id.dev, id.ino, id.mtime_ns, id.size, uint64_t(index), tile};
-  if (cache->get(key, out)) return;
+  if (cache->get(key, out, begin, end)) return;
   decode_tile(d, tile, compressed, out);
   cache->put(key, out.data(), out.size());
 }

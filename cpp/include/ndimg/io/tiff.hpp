@@ -118,8 +118,10 @@ class TiffFile {
                    std::vector<uint8_t>& out) const;
   // The stored (compressed) bytes of one chunk: a tile or strip, or with separate planes one plane of one.
   void read_chunk(const Ifd& ifd, uint64_t chunk, std::vector<uint8_t>& compressed) const;
-  // decode_tile of directory `index` through the process's tile cache (ndimg/io/tile_cache.hpp), if any.
-  void tile_pixels(int index, uint64_t tile, std::vector<uint8_t>& compressed, std::vector<uint8_t>& out) const;
+  // decode_tile of directory `index` through the process's tile cache (ndimg/io/tile_cache.hpp), if any;
+  // bytes [begin, end) of the decoded tile are the ones wanted (a cache hit copies only those).
+  void tile_pixels(int index, uint64_t tile, std::vector<uint8_t>& compressed, std::vector<uint8_t>& out,
+                   uint64_t begin = 0, uint64_t end = UINT64_MAX) const;
 
  private:
   // Decodes the tiles of directory `index` that meet the region [x, x+w) x [y, y+h) in parallel and hands each

@@ -48,8 +48,9 @@ class TileCache {
   void record(bool on);
   void clear();
 
-  // Copies a cached tile into `out` (resized to its length) and returns true, else returns false.
-  bool get(const TileKey& key, std::vector<uint8_t>& out);
+  // Copies bytes [begin, end) of a cached tile into `out` at their offsets (out is resized to the tile's
+  // length; the rest is left as it was) and returns true, else returns false.
+  bool get(const TileKey& key, std::vector<uint8_t>& out, uint64_t begin = 0, uint64_t end = UINT64_MAX);
   // Stores a tile, evicting the least recently used ones as needed (a tile larger than a shard is not
   // stored).
   void put(const TileKey& key, const uint8_t* data, uint64_t n);
