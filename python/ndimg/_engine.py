@@ -69,18 +69,12 @@ def is_gpu_array(x):
 
 
 class Call:
-    """The engine of one call: ``xp`` is NumPy or CuPy; ``stream`` the CUDA stream to queue on."""
+    """The engine of one call: ``xp`` is NumPy or CuPy, ``library`` the caller's array library."""
 
-    __slots__ = ("engine", "library", "xp", "device")
+    __slots__ = ("engine", "library", "xp")
 
-    def __init__(self, engine, library, xp, device=None):
-        self.engine, self.library, self.xp, self.device = engine, library, xp, device
-
-    @property
-    def stream(self):
-        if self.engine == CPU:
-            return 0
-        return self.xp.cuda.get_current_stream().ptr
+    def __init__(self, engine, library, xp):
+        self.engine, self.library, self.xp = engine, library, xp
 
 
 _CPU_CALL = Call(CPU, "numpy", np)
@@ -196,15 +190,13 @@ def engine_aware(*array_params):
         names = list(inspect.signature(fn).parameters)
         params = [(p, names.index(p)) for p in array_params]
 
-        def convert(v, lib):
-            if isinstance(v, (list, tuple)):
-                return type(v)(convert(e, library_of(e)) for e in v)
+        def working(v, lib):
             return to_working(v, lib) if lib not in (None, "numpy", "cupy") else v
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             seen = []  # the library of every array argument (and of every element of sequences)
-            gpu_args = []  # (position or name, value, is_sequence) of the arguments holding GPU arrays
+            gpu_args = []  # (position or name, value, its libraries) of the arguments holding GPU arrays
             for p, i in params:
                 at = i if i < len(args) else p
                 v = args[i] if i < len(args) else kwargs.get(p)
@@ -214,20 +206,25 @@ def engine_aware(*array_params):
                 libs = [library_of(e) for e in v] if seq else [library_of(v)]
                 seen.extend(libs)
                 if any(lib not in (None, "numpy") for lib in libs):
-                    gpu_args.append((at, v, seq))
+                    gpu_args.append((at, v, libs if seq else None))
             call = _call_for(seen)
             if call.engine == CPU:
                 return fn(*args, **kwargs)
             args = list(args)
             first = None
-            for at, v, seq in gpu_args:
-                w = convert(v, None if seq else library_of(v))
+            for at, v, libs in gpu_args:
+                if libs is None:  # one array: its library is the call's (mixing raised above)
+                    w = working(v, call.library)
+                    gpu = [w]
+                else:
+                    w = type(v)(working(e, lib) for e, lib in zip(v, libs))
+                    gpu = [e for e, lib in zip(w, libs) if lib not in (None, "numpy")]
                 if isinstance(at, int):
                     args[at] = w
                 else:
                     kwargs[at] = w
                 if first is None:
-                    first = next(e for e in w if library_of(e) not in (None, "numpy")) if seq else w
+                    first = gpu[0]
             return _run_on_gpu(call, first, fn, args, kwargs)
 
         wrapper.__wrapped_impl__ = fn
@@ -237,8 +234,9 @@ def engine_aware(*array_params):
     return deco
 
 
-def stream_of(x):
-    """The stream pointer for a working array (0 for NumPy)."""
+def stream_ptr(x):
+    """The stream a core call on working array `x` queues on: 0 for NumPy, else CuPy's current stream
+    (the caller's, set up by engine_aware)."""
     if isinstance(x, np.ndarray):
         return 0
     return _cupy().cuda.get_current_stream().ptr

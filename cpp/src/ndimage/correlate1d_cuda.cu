@@ -67,8 +67,7 @@ __global__ void pass_generic(const TI* in, TO* out, Layout l, int axis, const __
 }
 
 template <class C>
-__device__ __forceinline__ C* load_weights(unsigned char* smem, const PassArgs<C>& p, int tid, int nthreads) {
-  C* w = reinterpret_cast<C*>(smem);
+__device__ __forceinline__ C* load_weights(C* w, const PassArgs<C>& p, int tid, int nthreads) {
   const C* src = p.weights();
   for (int j = tid; j < p.taps; j += nthreads) w[j] = src[j];
   return w;  // visible after the next __syncthreads
@@ -157,7 +156,7 @@ template <class TI, class TO, class C>
 __global__ void __launch_bounds__(256) pass_rows(const TI* in, TO* out, int64_t lines, int64_t n, int tile,
                                                  const __grid_constant__ PassArgs<C> p) {
   extern __shared__ __align__(16) unsigned char smem[];
-  C* w = load_weights(smem, p, threadIdx.x, blockDim.x);
+  C* w = load_weights(reinterpret_cast<C*>(smem), p, threadIdx.x, blockDim.x);
   C* buf = w + p.taps;
   const int64_t tiles = (n + tile - 1) / tile, total = lines * tiles;
   const int len = tile + p.taps - 1;
@@ -190,7 +189,7 @@ __global__ void __launch_bounds__(kColX* kColY) pass_cols(const TI* in, TO* out,
                                                            int64_t inner, const __grid_constant__ PassArgs<C> p) {
   extern __shared__ __align__(16) unsigned char smem[];
   const int tx = threadIdx.x, ty = threadIdx.y, r0 = ty * kColP;
-  C* w = load_weights(smem, p, ty * kColX + tx, kColX * kColY);
+  C* w = load_weights(reinterpret_cast<C*>(smem), p, ty * kColX + tx, kColX * kColY);
   C* buf = w + p.taps;
   const int64_t xt = (inner + kColX - 1) / kColX, yt = (n + kColTile - 1) / kColTile, total = outer * xt * yt;
   const int len = kColTile + p.taps - 1;
@@ -259,8 +258,8 @@ __global__ void __launch_bounds__(kFuseThreads, 2) fused_2d(const T* in, T* out,
   T* mid = tiles + 2 * rows * cols;  // ty x cols (y first) or rows x cx (x first)
   T* wy = mid + (YFirst ? t.ty * cols : rows * t.cx);
   T* wx = wy + py.taps;
-  for (int j = threadIdx.x; j < py.taps; j += blockDim.x) wy[j] = py.weights()[j];
-  for (int j = threadIdx.x; j < px.taps; j += blockDim.x) wx[j] = px.weights()[j];
+  load_weights(wy, py, threadIdx.x, blockDim.x);
+  load_weights(wx, px, threadIdx.x, blockDim.x);
   const int64_t tiles_x = (nx + t.tx - 1) / t.tx, tiles_y = (ny + t.ty - 1) / t.ty, total = outer * tiles_y * tiles_x;
   auto origin = [&](int64_t b, int64_t& x0, int64_t& y0, int64_t& plane) {
     x0 = (b % tiles_x) * t.tx;
@@ -468,7 +467,7 @@ std::optional<FusedPlan> plan_fused(View src, View dst, const Pass1d& a, const P
 
 template <class T>
 void launch_fused(View src, View dst, const FusedPlan& plan, const PassArgs<T>& a, const PassArgs<T>& b,
-                  cudaStream_t s, const char* op) {
+                  int device, cudaStream_t s, const char* op) {
   as_c_order(src, dst);
   const int last = src.ndim - 1;
   const int64_t ny = src.shape[last - 1], nx = src.shape[last], outer = src.size() / (ny * nx);
@@ -478,8 +477,7 @@ void launch_fused(View src, View dst, const FusedPlan& plan, const PassArgs<T>& 
   if (plan.shared > kMaxShared)
     cuda::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(plan.shared)), op);
   // persistent blocks: as many as are resident at once, each looping over tiles
-  int device = 0, sms = 0, per_sm = 0;
-  cuda::check(cudaGetDevice(&device), op);
+  int sms = 0, per_sm = 0;
   cuda::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), op);
   cuda::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kFuseThreads, plan.shared), op);
   const int64_t total = outer * ((ny + t.ty - 1) / t.ty) * ((nx + t.tx - 1) / t.tx);
@@ -543,9 +541,9 @@ void separable_cuda(const View& in, const View& out, std::span<const Pass1d> pas
     const View dst = (stages - 1 - stage) % 2 == 0 ? out : t;
     if (fused[i]) {  // float data in float, or double in double (plan_fused)
       if (single) launch_fused<float>(src, dst, *fused[i], args.template operator()<float>(i),
-                                      args.template operator()<float>(i + 1), s, op);
+                                      args.template operator()<float>(i + 1), in.device_id, s, op);
       else launch_fused<double>(src, dst, *fused[i], args.template operator()<double>(i),
-                                args.template operator()<double>(i + 1), s, op);
+                                args.template operator()<double>(i + 1), in.device_id, s, op);
       i += 2;
     } else {
       if (single) {

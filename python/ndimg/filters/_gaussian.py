@@ -52,7 +52,7 @@ def gaussian(image, sigma=1.0, *, mode="nearest", cval=0, preserve_range=False, 
             out *= 1.0 / scale
             return out
         first = passes[0]
-        first.weights = [w / scale for w in first.weights]
+        first.weights = tuple(w / scale for w in first.weights)
         first.cval *= scale
     return run_passes(image, out, passes)
 

@@ -15,7 +15,7 @@ from .. import _core
 from .._engine import engine_aware, xp_of
 from .._rules import check_nD, supported_float_type
 from ..ndimage._separable import gaussian_filter
-from ..ndimage._support import stream_ptr
+from .._engine import stream_ptr
 
 _DEFAULT_SIGMAS = range(1, 10, 2)
 

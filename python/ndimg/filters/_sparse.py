@@ -7,7 +7,8 @@ from .. import _core
 from .._engine import engine_aware, xp_of
 from .._rules import as_image, supported_float_type
 from ..ndimage._footprint import tap_offsets, to_host
-from ..ndimage._support import mode_code, stream_ptr
+from .._engine import stream_ptr
+from ..ndimage._support import mode_code
 
 # skimage pads with np.pad after renaming ndimage modes; each np.pad mode it can reach is one of ours.
 _MODES = {"reflect": "reflect", "mirror": "mirror", "nearest": "nearest", "wrap": "wrap",

@@ -18,7 +18,7 @@ import numpy as np
 from .. import _core
 from .._engine import engine_aware, xp_of
 from .._rules import supported_float_type
-from ..ndimage._support import stream_ptr
+from .._engine import stream_ptr
 
 __all__ = ["try_all_threshold", "threshold_otsu", "threshold_yen", "threshold_isodata", "threshold_li",
            "threshold_local", "threshold_minimum", "threshold_mean", "threshold_niblack", "threshold_sauvola",

@@ -560,12 +560,16 @@ class BatchIterator:
     def locations(self):
         return self._locations
 
+    def _fetch(self, loader):
+        """The next batch from the loader, or None after the last."""
+        return loader.next()
+
     def __next__(self):
         loader = self._loader
         if loader is None:
             raise StopIteration
         try:
-            batch = loader.next()
+            batch = self._fetch(loader)
         except BaseException:
             self.close()
             raise

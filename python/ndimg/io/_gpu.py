@@ -117,21 +117,9 @@ class GpuBatchIterator(BatchIterator):
         self._patch_shape = tuple(patch_shape)
         super().__init__(loader, squeeze, progress)
 
-    def __next__(self):
-        loader = self._loader
-        if loader is None:
-            raise StopIteration
-        try:
-            count = loader.next_count()
-            if count:
-                out, ptr, stream = self._gpu.empty((count, *self._patch_shape))
-                count = loader.next(ptr, stream)
-        except BaseException:
-            self.close()
-            raise
-        if count == 0:
-            self.close()
-            raise StopIteration
-        if self._bar is not None:
-            self._bar.update(1)
-        return out[0] if self._squeeze else out
+    def _fetch(self, loader):
+        count = loader.next_count()
+        if not count:
+            return None
+        out, ptr, stream = self._gpu.empty((count, *self._patch_shape))
+        return out if loader.next(ptr, stream) else None

@@ -4,10 +4,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._engine import engine_aware
+from .._engine import engine_aware, stream_ptr
 from ._footprint import (check_axes, check_footprint_shape, expand_footprint, expand_origin, run_into,
                          single_mode, tap_offsets, to_host)
-from ._support import as_input, stream_ptr
+from ._support import as_input
 
 
 def _correlate_or_convolve(input, weights, output, mode, cval, origin, convolution, axes):

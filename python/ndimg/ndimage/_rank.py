@@ -8,10 +8,10 @@ import warnings
 import numpy as np
 
 from .. import _core
-from .._engine import engine_aware
+from .._engine import engine_aware, stream_ptr
 from ._footprint import (check_axes, check_footprint_shape, expand_footprint, expand_origin, run_into,
                          single_mode, tap_offsets, to_host)
-from ._support import as_input, get_output, may_share, mode_code, normalize_axis, per_axis, stream_ptr
+from ._support import as_input, get_output, may_share, mode_code, normalize_axis, per_axis
 
 
 def _check_origin_1d(size, origin):

@@ -12,9 +12,8 @@ import numbers
 import numpy as np
 
 from .. import _core
-from .._engine import engine_aware, xp_of
-from ._support import (as_input, get_output, mode_code, may_share, normalize_axes, normalize_axis, per_axis,
-                       stream_ptr)
+from .._engine import engine_aware, stream_ptr, xp_of
+from ._support import as_input, get_output, mode_code, may_share, normalize_axes, normalize_axis, per_axis
 
 
 class Pass:

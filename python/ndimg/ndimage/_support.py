@@ -77,10 +77,6 @@ def get_output(output, input, shape=None):
     return output
 
 
-def stream_ptr(arr):
-    return 0 if isinstance(arr, np.ndarray) else xp_of(arr).cuda.get_current_stream().ptr
-
-
 def may_share(a, b):
     xp = xp_of(a)
     return xp.may_share_memory(a, b) if hasattr(xp, "may_share_memory") else True
