@@ -5,16 +5,20 @@ ndimg's time goes (cProfile of the Python layer and the bare core call).
 """
 import argparse
 import cProfile
+import os
 import pstats
+import sys
 import time
 
 import cupy as cp
 import cupyx.scipy.ndimage as cndi
 
 import ndimg.ndimage as nd
-import ndimg.ndimage._separable  # noqa: F401  (Pass, for the bare calls)
 from ndimg import _core
-from ndimg.ndimage._separable import gaussian_passes
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run import gpu_time  # noqa: E402  (CUDA events around back-to-back calls, median)
+from ndimg.ndimage._separable import Pass, gaussian_passes  # noqa: E402
 
 CASES = [
     ("gaussian_filter", {"sigma": 4}),
@@ -58,28 +62,17 @@ def main():
     big = cp.random.random((2160, 3840), dtype=cp.float32)
     bout = cp.empty_like(big)
 
-    def dev_time(fn, calls=10, repeat=7):
-        fn()
-        ts = []
-        for _ in range(repeat):
-            e0, e1 = cp.cuda.Event(), cp.cuda.Event()
-            e0.record()
-            for _ in range(calls):
-                fn()
-            e1.record()
-            e1.synchronize()
-            ts.append(cp.cuda.get_elapsed_time(e0, e1) * 1e3 / calls)
-        return sorted(ts)[len(ts) // 2]
-
-    sob = [nd._separable.Pass(1, (-1.0, 0.0, 1.0), "reflect", 0.0), nd._separable.Pass(0, (1.0, 2.0, 1.0), "reflect", 0.0)]
+    sob = [Pass(1, (-1.0, 0.0, 1.0), "reflect", 0.0), Pass(0, (1.0, 2.0, 1.0), "reflect", 0.0)]
     sargs = ([p.axis for p in sob], [p.weights for p in sob], [p.mode for p in sob], [p.cval for p in sob],
              [p.origin for p in sob], [p.mean for p in sob])
+    rows = [("copy (cupy)", lambda: cp.copyto(bout, big)),
+            ("bare core gaussian sigma 4", lambda: _core.separable(big, bout, *args, s)),
+            ("bare core sobel", lambda: _core.separable(big, bout, *sargs, s)),
+            ("ndimg gaussian_filter sigma 4", lambda: nd.gaussian_filter(big, 4)),
+            ("ndimg sobel", lambda: nd.sobel(big))]
     print("| 3840x2160 float32 | us/call (device, 10 back-to-back) |\n|---|---|")
-    print(f"| copy (cupy) | {dev_time(lambda: cp.copyto(bout, big)):.1f} |")
-    print(f"| bare core gaussian sigma 4 | {dev_time(lambda: _core.separable(big, bout, *args, s)):.1f} |")
-    print(f"| bare core sobel | {dev_time(lambda: _core.separable(big, bout, *sargs, s)):.1f} |")
-    print(f"| ndimg gaussian_filter sigma 4 | {dev_time(lambda: nd.gaussian_filter(big, 4)):.1f} |")
-    print(f"| ndimg sobel | {dev_time(lambda: nd.sobel(big)):.1f} |")
+    for label, fn in rows:
+        print(f"| {label} | {gpu_time(fn, 7, calls=10) * 1e6:.1f} |")
     if a.profile:
         cProfile.runctx("for _ in range(a.n): nd.gaussian_filter(x, 4)", globals(), locals(), "/tmp/ov.prof")
         pstats.Stats("/tmp/ov.prof").sort_stats("tottime").print_stats(20)
