@@ -7,7 +7,7 @@ The test slides (256x256 JPEG tiles, q80 4:2:0 and q90 4:4:4) are written with t
 aligned 256x256 patch of level 0 is read (one tile each) in batches of 64, 256 and 1024; tiles/s counts
 decoded tiles, patches/s delivered patches, both with the batch in GPU memory (synchronized). Unaligned
 patches (offset by 128, four tiles each) are measured for ndimg too. Writes
-bench/results/slides-gpu-<machine>.md and prints the table.
+<out>/slides-gpu-<machine>.md (default bench/results) and prints the table.
 """
 from __future__ import annotations
 
@@ -131,6 +131,7 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--machine", default=None)
     ap.add_argument("--dir", default=os.path.join(HERE, "data"))
+    ap.add_argument("--out", default=os.path.join(HERE, "results"))
     args = ap.parse_args()
     w, h = (int(v) for v in args.size.split("x"))
     os.makedirs(args.dir, exist_ok=True)
@@ -181,8 +182,8 @@ def main():
         r = ref.get((c, b))
         lines.append(f"| {c} | {b} | {name} | {p:,.0f} | {t:,.0f} | {p / r:.2f}x |" if r else
                      f"| {c} | {b} | {name} | {p:,.0f} | {t:,.0f} | |")
-    out = os.path.join(HERE, "results", f"slides-gpu-{machine}.md")
-    os.makedirs(os.path.dirname(out), exist_ok=True)
+    os.makedirs(args.out, exist_ok=True)
+    out = os.path.join(args.out, f"slides-gpu-{machine}.md")
     with open(out, "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))
