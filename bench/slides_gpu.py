@@ -6,7 +6,8 @@ nvJPEG decode of the same tile bytes vs cuCIM device="cuda" (when installed), en
 The test slides (256x256 JPEG tiles, q80 4:2:0 and q90 4:4:4) are written with tifffile + imagecodecs. Every
 aligned 256x256 patch of level 0 is read (one tile each) in batches of 64, 256 and 1024; tiles/s counts
 decoded tiles, patches/s delivered patches, both with the batch in GPU memory (synchronized). Unaligned
-patches (offset by 128, four tiles each) are measured for ndimg too. Writes
+patches (offset by 128, four tiles each) are measured for ndimg too, and device memory in use before and
+after 10,000 batches (leak check). Writes
 <out>/slides-gpu-<machine>.md (default bench/results) and prints the table.
 """
 from __future__ import annotations
@@ -124,6 +125,38 @@ def cucim_runner(path, xy, batch, threads):
     return run
 
 
+def leak_check(path, w, h, loaders=100, batches=100, batch=16, size=64):
+    """Device memory in use (cudaMemGetInfo, CuPy's pool emptied) before and after `loaders` iterators of
+    `batches` batches each of random `size`-pixel patches, after a warm-up: (batches run, MiB before, MiB after)."""
+    import cupy
+    from ndimg.io import CuImage
+
+    rng = np.random.default_rng(0)
+    pool = cupy.get_default_memory_pool()
+
+    def used():
+        cupy.cuda.Device().synchronize()
+        pool.free_all_blocks()
+        free, total = cupy.cuda.runtime.memGetInfo()
+        return (total - free) / 2 ** 20
+
+    def run(img, count):
+        done = 0
+        for _ in range(count):
+            xy = np.stack([rng.integers(0, w - size, batches * batch), rng.integers(0, h - size, batches * batch)], 1)
+            for b in img.read_region(xy, (size, size), batch_size=batch, num_workers=4, device="cuda"):
+                done += 1
+                del b
+        return done
+
+    with CuImage(path) as img:
+        run(img, 3)
+        before = used()
+        done = run(img, loaders)
+        after = used()
+    return done, before, after
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--size", default="16384x12288", help="level-0 WIDTHxHEIGHT")
@@ -173,10 +206,15 @@ def main():
                 print(f"  {case} batch {batch:5d} {name:40s} {patches / t:10.0f} patches/s {tiles / t:10.0f} tiles/s",
                       file=sys.stderr)
 
+    done, before, after = leak_check(path, w, h)
+    leak = (f"Leak check: {done:,} batches of 16 random 64x64 patches ({case} slide) through "
+            f"100 iterators: device memory in use {before:,.0f} MiB before, {after:,.0f} MiB after "
+            f"({after - before:+,.0f} MiB).")
+    print(leak, file=sys.stderr)
     lines = [f"# Slide patches into GPU memory: {machine}", "",
              f"Level 0 of {w}x{h}, 256x256 JPEG tiles, every aligned patch (one tile each) unless noted; median "
              f"of {args.repeat} runs after a warm-up, end to end from the file into GPU memory (synchronized).",
-             "", "| tiles | batch | reader | patches/s | tiles/s | vs torchvision |", "|---|---|---|---|---|---|"]
+             "", leak, "", "| tiles | batch | reader | patches/s | tiles/s | vs torchvision |", "|---|---|---|---|---|---|"]
     ref = {(c, b): p for c, b, name, p, _ in rows if name.startswith("torchvision")}
     for c, b, name, p, t in rows:
         r = ref.get((c, b))

@@ -180,3 +180,18 @@ def test_fused_schedules(engine, rng, dtype, layout, modes):
         _check(engine, "sobel", x, axis=-1, mode=m, cval=2.0)
         _check(engine, "sobel", x, axis=-2, mode=m, cval=2.0)
     _check(engine, "gaussian_filter", random_image(rng, (90, 200), dtype, layout), sigma=(12.0, 9.0), mode=modes)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("layout", ["c", "f"])
+def test_fast_float_schedules(engine, rng, mode, layout):
+    # float32 passes of odd filters of up to 33 taps have CUDA schedules with the tap count compiled in
+    # (rows: warp segments of 224 outputs; columns: 32 columns x 32 or 64 outputs a block): lines spanning
+    # several segments and tiles with partial ones, origins at both extremes, every odd-length bucket, the
+    # mean of uniform filters, and columns narrower than a warp (another schedule)
+    for shape in [(70, 500), (5, 40, 230), (300, 9)]:
+        x = random_image(rng, shape, "float32", layout)
+        for size in (1, 3, 9, 17, 33):
+            origin = tuple(((size - 1) // 2, -(size // 2))[d % 2] for d in range(x.ndim))
+            _check(engine, "uniform_filter", x, size=size, origin=origin, mode=mode, cval=0.5)
+        _check(engine, "gaussian_filter", x, sigma=(4.0, 2.0, 1.0)[:x.ndim], mode=mode, cval=0.5)

@@ -211,6 +211,135 @@ __global__ void __launch_bounds__(kColX* kColY) pass_cols(const TI* in, TO* out,
   }
 }
 
+// Fast float32 schedules, for odd filters of up to kFastMaxTaps taps (the Gaussians of sigma <= 4 at the
+// default truncate, odd uniform sizes, the stencils): the tap count is a template parameter, so the
+// weights stay in the kernel parameters and each tap is one FFMA with a constant-bank operand. A thread
+// computes P neighbouring outputs and scatters each input it loads into the accumulators of the outputs
+// it touches (in registers), so an input is loaded once per P outputs. Float results differ from scipy's
+// double arithmetic by float rounding only, whatever the order of summation.
+constexpr int kFastMaxTaps = 33, kFastRowP = 7, kFastWarps = 8;
+
+template <int T, int P>
+__device__ __forceinline__ void scatter_tap(float (&acc)[P], float v, int k, const PassArgs<float>& p) {
+#pragma unroll
+  for (int q = 0; q < P; ++q)
+    if (k - q >= 0 && k - q < T) acc[q] = fmaf(p.inline_w[k - q], v, acc[q]);
+}
+
+template <int T, int P>
+__device__ __forceinline__ void finish_all(float (&acc)[P], const PassArgs<float>& p) {
+#pragma unroll
+  for (int q = 0; q < P; ++q) acc[q] = finish_pass(acc[q], T, p.mean);
+}
+
+// Along the contiguous last axis of [lines, n]: a warp per segment of 32 P outputs of one line. It stages
+// the segment's inputs in its own shared memory (coalesced reads), each lane computes P neighbouring
+// outputs (P odd: the lanes' strided reads avoid bank conflicts), and the results leave through shared
+// memory again, coalesced. Warps never wait for each other.
+template <int T>
+__global__ void __launch_bounds__(32 * kFastWarps) fast_rows(const float* __restrict__ in, float* __restrict__ out,
+                                                             int64_t lines, int64_t n, const __grid_constant__ PassArgs<float> p) {
+  constexpr int P = kFastRowP, kSeg = 32 * P, kLoads = (kSeg + T - 1 + 31) / 32;
+  __shared__ float staged[kFastWarps][kLoads * 32];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  float* s = staged[warp];
+  // lines over x (and its grid stride), segments over y: no 64-bit divisions in the index arithmetic
+  for (int64_t line = int64_t(blockIdx.x) * kFastWarps + warp; line < lines; line += int64_t(gridDim.x) * kFastWarps) {
+    for (int64_t x0 = int64_t(blockIdx.y) * kSeg; x0 < n; x0 += int64_t(gridDim.y) * kSeg) {
+      const int64_t first = x0 - p.left;
+      const float* src = in + line * n;
+      float v[kLoads];
+      if (first >= 0 && first + kLoads * 32 <= n) {
+#pragma unroll
+        for (int u = 0; u < kLoads; ++u) v[u] = __ldg(src + first + u * 32 + lane);
+      } else {
+#pragma unroll
+        for (int u = 0; u < kLoads; ++u) v[u] = load_extended(src, first + u * 32 + lane, n, 1, p);
+      }
+      __syncwarp();  // the previous segment's results are written out
+#pragma unroll
+      for (int u = 0; u < kLoads; ++u) s[u * 32 + lane] = v[u];
+      __syncwarp();
+      float acc[P] = {};
+#pragma unroll
+      for (int k = 0; k < P + T - 1; ++k) scatter_tap<T, P>(acc, s[lane * P + k], k, p);
+      finish_all<T, P>(acc, p);
+      __syncwarp();
+#pragma unroll
+      for (int q = 0; q < P; ++q) s[lane * P + q] = acc[q];
+      __syncwarp();
+      float* dst = out + line * n + x0;
+      const int m = int(std::min<int64_t>(kSeg, n - x0));
+#pragma unroll
+      for (int u = 0; u < P; ++u)
+        if (u * 32 + lane < m) dst[u * 32 + lane] = s[u * 32 + lane];
+    }
+  }
+}
+
+// Along an outer axis of [outer, n, inner]: a thread per column (neighbouring threads on neighbouring
+// columns: coalesced) computes P outputs along the axis straight from global memory; blocks of 32 x 8
+// threads. Shorter filters do better with fewer outputs per thread (more threads in flight).
+template <int T>
+constexpr int fast_col_p() { return T <= 9 ? 4 : 8; }
+
+template <int T>
+__global__ void __launch_bounds__(32 * kFastWarps) fast_cols(const float* __restrict__ in, float* __restrict__ out,
+                                                             int64_t outer, int64_t n, int64_t inner,
+                                                             const __grid_constant__ PassArgs<float> p) {
+  constexpr int P = fast_col_p<T>(), kRows = kFastWarps * P;
+  // column tiles over x, row tiles over y, planes over z (each with its grid stride): no 64-bit divisions
+  const int64_t x = int64_t(blockIdx.x) * 32 + threadIdx.x % 32;
+  if (x >= inner) return;
+  for (int64_t plane = blockIdx.z; plane < outer; plane += gridDim.z) {
+    for (int64_t y0 = int64_t(blockIdx.y) * kRows + threadIdx.x / 32 * P; y0 < n; y0 += int64_t(gridDim.y) * kRows) {
+      const float* src = in + plane * n * inner + x;
+      const int64_t first = y0 - p.left;
+      float acc[P] = {};
+      if (first >= 0 && first + P + T - 1 <= n) {
+        const float* s = src + first * inner;
+#pragma unroll
+        for (int k = 0; k < P + T - 1; ++k) scatter_tap<T, P>(acc, __ldg(s + k * inner), k, p);
+      } else {
+#pragma unroll
+        for (int k = 0; k < P + T - 1; ++k) scatter_tap<T, P>(acc, load_extended(src, first + k, n, inner, p), k, p);
+      }
+      finish_all<T, P>(acc, p);
+      float* dst = out + plane * n * inner + x;
+#pragma unroll
+      for (int q = 0; q < P; ++q)
+        if (y0 + q < n) dst[(y0 + q) * inner] = acc[q];
+    }
+  }
+}
+
+// Runs the fast schedule of a float pass over C-ordered [outer, n, inner] when it has one; false otherwise.
+template <int T = 1>
+bool launch_fast(const float* in, float* out, int64_t outer, int64_t n, int64_t inner, const PassArgs<float>& a,
+                 cudaStream_t s) {
+  if constexpr (T > kFastMaxTaps) {
+    return false;
+  } else {
+    if (a.taps != T) return launch_fast<T + 2>(in, out, outer, n, inner, a, s);
+    auto capped = [](int64_t v) { return unsigned(std::clamp<int64_t>(v, 1, 65535)); };
+    if (inner == 1) {
+      const int64_t seg = 32 * kFastRowP;
+      const dim3 grid(cuda::blocks_for(outer, kFastWarps), capped((n + seg - 1) / seg));
+      fast_rows<T><<<grid, 32 * kFastWarps, 0, s>>>(in, out, outer, n, a);
+    } else if (inner >= 16) {
+      const int64_t rows = int64_t(kFastWarps) * fast_col_p<T>();
+      const dim3 grid(cuda::blocks_for(inner, 32), capped((n + rows - 1) / rows), capped(outer));
+      fast_cols<T><<<grid, 32 * kFastWarps, 0, s>>>(in, out, outer, n, inner, a);
+    } else {
+      return false;
+    }
+    return true;
+  }
+}
+
+// Whether a float pass of `taps` taps has a fast schedule (as launch_fast decides, before the layout).
+bool fast_taps(size_t taps) { return taps % 2 == 1 && taps <= size_t(kFastMaxTaps); }
+
 // Fused schedule: two passes along the last two axes of C-contiguous data seen as [outer, ny, nx], in one
 // kernel, for float or double data computed in its own type. A block stages the input its output tile
 // needs (extended by the first pass's mode along that pass's axis), runs the first pass into a shared
@@ -400,6 +529,12 @@ void launch_pass(View src, View dst, const PassArgs<C>& a, int axis, cudaStream_
       int64_t inner = 1;
       for (int d = axis + 1; d < src.ndim; ++d) inner *= src.shape[d];
       const int64_t outer = src.size() / (n * inner);
+      if constexpr (std::is_same_v<TI, float> && std::is_same_v<TO, float> && std::is_same_v<C, float>) {
+        if (launch_fast(src.ptr<float>(), dst.ptr<float>(), outer, n, inner, a, s)) {
+          cuda::check_launch(op);
+          return;
+        }
+      }
       if (inner == 1) {
         // a tile of up to 256 threads' outputs, no longer than the line needs
         const int tile = int(std::min<int64_t>(256 * kRowP, (n + kRowP - 1) / kRowP * kRowP));
@@ -447,6 +582,9 @@ std::optional<FusedPlan> plan_fused(View src, View dst, const Pass1d& a, const P
   const int last = src.ndim - 1;
   if (!((ax == last - 1 && bx == last) || (ax == last && bx == last - 1))) return std::nullopt;
   const bool y_first = ax == last - 1;
+  // float passes with fast schedules run faster one after the other than fused
+  if (csize == 4 && fast_taps(a.weights.size()) && fast_taps(b.weights.size()) && src.shape[last] >= 16)
+    return std::nullopt;
   const int taps_y = int((y_first ? a : b).weights.size()), taps_x = int((y_first ? b : a).weights.size());
   // tile width: the candidate that wastes the least of the last tile column; a smaller tile for filters
   // too long for the first to fit (two staged inputs, the intermediate, the extension tables, weights)
