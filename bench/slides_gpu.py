@@ -22,7 +22,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run import cpu_time  # noqa: E402  (wall clock after a warm-up, median of runs)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "python"))
 
 TILE = 256
 BATCHES = (64, 256, 1024)
@@ -115,9 +114,10 @@ def cucim_runner(path, xy, batch, threads):
     from cucim import CuImage
 
     img = CuImage(path)
+    locations = [(int(x), int(y)) for x, y in xy]  # cuCIM takes a list of (x, y)
 
     def run():
-        for b in img.read_region(xy, (TILE, TILE), 0, batch_size=batch, num_workers=threads, device="cuda"):
+        for b in img.read_region(locations, (TILE, TILE), 0, batch_size=batch, num_workers=threads, device="cuda"):
             last = b
         cupy.cuda.get_current_stream().synchronize()
         return last
