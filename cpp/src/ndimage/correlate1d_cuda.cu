@@ -277,59 +277,38 @@ __global__ void __launch_bounds__(32 * kFastWarps) fast_rows(const float* __rest
   }
 }
 
-// Along an outer axis of [outer, n, inner]: a thread per V neighbouring columns (neighbouring threads on
-// neighbouring columns: coalesced; V = 2 loads float2 where the layout allows) computes P outputs along
-// the axis straight from global memory; blocks of 32 x 8 threads. Shorter filters do better with fewer
-// outputs per thread (more threads in flight).
+// Along an outer axis of [outer, n, inner]: a thread per column (neighbouring threads on neighbouring
+// columns: coalesced) computes P outputs along the axis straight from global memory; blocks of 32 x 8
+// threads. Shorter filters do better with fewer outputs per thread (more threads in flight).
 template <int T>
 constexpr int fast_col_p() { return T <= 9 ? 4 : 8; }
 
-template <int V>
-__device__ __forceinline__ void load_columns(float (&v)[V], const float* at) {
-  if constexpr (V == 2) {
-    const float2 t = __ldg(reinterpret_cast<const float2*>(at));
-    v[0] = t.x, v[1] = t.y;
-  } else {
-    v[0] = __ldg(at);
-  }
-}
-
-template <int T, int V>
+template <int T>
 __global__ void __launch_bounds__(32 * kFastWarps) fast_cols(const float* __restrict__ in, float* __restrict__ out,
                                                              int64_t outer, int64_t n, int64_t inner,
                                                              const __grid_constant__ PassArgs<float> p) {
   constexpr int P = fast_col_p<T>(), kRows = kFastWarps * P;
   // column tiles over x, row tiles over y, planes over z (each with its grid stride): no 64-bit divisions
-  const int64_t x = (int64_t(blockIdx.x) * 32 + threadIdx.x % 32) * V;
+  const int64_t x = int64_t(blockIdx.x) * 32 + threadIdx.x % 32;
   if (x >= inner) return;
   for (int64_t plane = blockIdx.z; plane < outer; plane += gridDim.z) {
     for (int64_t y0 = int64_t(blockIdx.y) * kRows + threadIdx.x / 32 * P; y0 < n; y0 += int64_t(gridDim.y) * kRows) {
       const float* src = in + plane * n * inner + x;
       const int64_t first = y0 - p.left;
-      float acc[V][P] = {}, v[V];
+      float acc[P] = {};
       if (first >= 0 && first + P + T - 1 <= n) {
         const float* s = src + first * inner;
 #pragma unroll
-        for (int k = 0; k < P + T - 1; ++k) {
-          load_columns<V>(v, s + k * inner);
-#pragma unroll
-          for (int c = 0; c < V; ++c) scatter_tap<T, P>(acc[c], v[c], k, p);
-        }
+        for (int k = 0; k < P + T - 1; ++k) scatter_tap<T, P>(acc, __ldg(s + k * inner), k, p);
       } else {
 #pragma unroll
-        for (int k = 0; k < P + T - 1; ++k)
-#pragma unroll
-          for (int c = 0; c < V; ++c) scatter_tap<T, P>(acc[c], load_extended(src + c, first + k, n, inner, p), k, p);
+        for (int k = 0; k < P + T - 1; ++k) scatter_tap<T, P>(acc, load_extended(src, first + k, n, inner, p), k, p);
       }
+      finish_all<T, P>(acc, p);
       float* dst = out + plane * n * inner + x;
 #pragma unroll
-      for (int c = 0; c < V; ++c) finish_all<T, P>(acc[c], p);
-#pragma unroll
-      for (int q = 0; q < P; ++q) {
-        if (y0 + q >= n) break;
-        if constexpr (V == 2) reinterpret_cast<float2*>(dst + (y0 + q) * inner)[0] = make_float2(acc[0][q], acc[1][q]);
-        else dst[(y0 + q) * inner] = acc[0][q];
-      }
+      for (int q = 0; q < P; ++q)
+        if (y0 + q < n) dst[(y0 + q) * inner] = acc[q];
     }
   }
 }
@@ -349,11 +328,8 @@ bool launch_fast(const float* in, float* out, int64_t outer, int64_t n, int64_t 
       fast_rows<T><<<grid, 32 * kFastWarps, 0, s>>>(in, out, outer, n, a);
     } else if (inner >= 16) {
       const int64_t rows = int64_t(kFastWarps) * fast_col_p<T>();
-      // pairs of columns where every line starts 8-byte aligned
-      const bool pairs = inner % 2 == 0 && reinterpret_cast<uintptr_t>(in) % 8 == 0 && reinterpret_cast<uintptr_t>(out) % 8 == 0;
-      const dim3 grid(cuda::blocks_for(pairs ? inner / 2 : inner, 32), capped((n + rows - 1) / rows), capped(outer));
-      if (pairs) fast_cols<T, 2><<<grid, 32 * kFastWarps, 0, s>>>(in, out, outer, n, inner, a);
-      else fast_cols<T, 1><<<grid, 32 * kFastWarps, 0, s>>>(in, out, outer, n, inner, a);
+      const dim3 grid(cuda::blocks_for(inner, 32), capped((n + rows - 1) / rows), capped(outer));
+      fast_cols<T><<<grid, 32 * kFastWarps, 0, s>>>(in, out, outer, n, inner, a);
     } else {
       return false;
     }
