@@ -189,7 +189,7 @@ def test_fast_float_schedules(engine, rng, mode, layout):
     # (rows: warp segments of 224 outputs; columns: 32 columns x 32 or 64 outputs a block): lines spanning
     # several segments and tiles with partial ones, origins at both extremes, every odd-length bucket, the
     # mean of uniform filters, and columns narrower than a warp (another schedule)
-    for shape in [(70, 500), (5, 40, 230), (300, 9)]:
+    for shape in [(70, 500), (5, 40, 230), (33, 41), (300, 9)]:
         x = random_image(rng, shape, "float32", layout)
         for size in (1, 3, 9, 17, 33):
             origin = tuple(((size - 1) // 2, -(size // 2))[d % 2] for d in range(x.ndim))
