@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
@@ -115,7 +116,9 @@ void check(nvj::Status s, const char* op) {
 
 class Event {
  public:
-  Event() { cuda::check(cudaEventCreateWithFlags(&e_, cudaEventDisableTiming), "cudaEventCreate"); }
+  explicit Event(bool timing = false) {
+    cuda::check(cudaEventCreateWithFlags(&e_, timing ? cudaEventDefault : cudaEventDisableTiming), "cudaEventCreate");
+  }
   ~Event() { cudaEventDestroy(e_); }
   Event(const Event&) = delete;
   Event& operator=(const Event&) = delete;
@@ -336,6 +339,12 @@ class Decoder {
       engine_ = &engine(device);
       states_ = engine_->acquire();
     }
+    if (const char* env = std::getenv("NDIMG_NVJPEG_CPU_SHARE"); env && *env && std::string(env) != "auto") {
+      char* end = nullptr;
+      const double v = std::strtod(env, &end);
+      if (*end || !(v >= 0 && v <= 1)) throw ValueError("NDIMG_NVJPEG_CPU_SHARE must be 'auto' or a number in [0, 1]");
+      cpu_share_ = v, share_fixed_ = true;
+    }
   }
   ~Decoder() {
     if (states_) engine_->release(std::move(states_));
@@ -446,30 +455,61 @@ class Decoder {
       }
     });
 
-    // decode on the GPU, each output format in one batch; a batch nvJPEG refuses goes to the CPU
+    // nvJPEG's decoder and CPU threads decode at once: a share of the tiles nvJPEG could take goes to the
+    // CPU (beside the refused ones), so that both finish together
     std::vector<uint32_t> rgbi, planar, cpu;
     for (uint32_t k = 0; k < n; ++k) {
       Kind kind = w.kinds[k];
       (kind == Kind::Rgbi ? rgbi : kind == Kind::Cpu ? cpu : planar).push_back(k);
     }
-    states_->last_decode.wait_host();  // the states' previous batch is done with them
-    bool queued = false;
-    if (!decode_batch(w, rgbi, nvj::kOutputRGBI, states_->rgbi, slot_bytes, s)) mark_cpu(w, rgbi, cpu);
-    else queued |= !rgbi.empty();
-    if (!decode_batch(w, planar, nvj::kOutputUnchanged, states_->unchanged, slot_bytes, s)) mark_cpu(w, planar, cpu);
-    else queued |= !planar.empty();
-    if (queued) states_->last_decode.record(s);
-
-    // the rest decoded on CPU threads (as the CPU path does it, tile cache included) into pinned memory
+    for (size_t give = size_t(cpu_share_ * double(rgbi.size() + planar.size()) + 0.5); give; --give) {
+      auto& from = rgbi.empty() ? planar : rgbi;
+      w.kinds[from.back()] = Kind::Cpu;
+      cpu.push_back(from.back());
+      from.pop_back();
+    }
     const size_t cpu_bytes = size_t(tw) * size_t(th) * d.samples;
-    w.staging.reserve(std::max<size_t>(cpu.size(), 1) * cpu_bytes);
-    parallel_for(int64_t(cpu.size()), 1, [&](int64_t b, int64_t e) {
-      std::vector<uint8_t> compressed, pixels;
-      for (int64_t i = b; i < e; ++i) {
-        slide_.tiff().tile_pixels(ifd_index_, w.tiles[cpu[size_t(i)]], compressed, pixels);
-        std::memcpy(w.staging.p + size_t(i) * cpu_bytes, pixels.data(), std::min(pixels.size(), cpu_bytes));
-      }
-    });
+    w.staging.reserve(std::max<size_t>(n, 1) * cpu_bytes);
+    const size_t beside = cpu.size();
+    double cpu_seconds = 0;
+    std::exception_ptr cpu_error;
+    std::thread side;
+    if (beside) {
+      side = std::thread([&] {
+        const auto t0 = std::chrono::steady_clock::now();
+        try {
+          decode_on_cpu(w, cpu, 0, beside, cpu_bytes);
+        } catch (...) {
+          cpu_error = std::current_exception();
+        }
+        cpu_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      });
+    }
+    struct Join {
+      std::thread& t;
+      ~Join() { if (t.joinable()) t.join(); }
+    } join{side};
+
+    // the GPU's batches, one per output format; a batch nvJPEG refuses goes to the CPU
+    states_->last_decode.wait_host();  // the states' previous batch is done with them
+    read_gpu_rate();
+    std::vector<uint32_t> refused;
+    gpu_begin_.record(s);
+    bool queued = false;
+    if (!decode_batch(w, rgbi, nvj::kOutputRGBI, states_->rgbi, slot_bytes, s)) mark_cpu(w, rgbi, refused);
+    else queued |= !rgbi.empty();
+    if (!decode_batch(w, planar, nvj::kOutputUnchanged, states_->unchanged, slot_bytes, s)) mark_cpu(w, planar, refused);
+    else queued |= !planar.empty();
+    if (queued) {
+      gpu_end_.record(s);
+      states_->last_decode.record(s);
+      gpu_timed_ = rgbi.size() + planar.size();
+    }
+    if (side.joinable()) side.join();
+    if (cpu_error) std::rethrow_exception(cpu_error);
+    update_share(beside, cpu_seconds);
+    cpu.insert(cpu.end(), refused.begin(), refused.end());
+    decode_on_cpu(w, cpu, beside, cpu.size(), cpu_bytes);
     for (size_t i = 0; i < cpu.size(); ++i)
       cuda::check(cudaMemcpyAsync(w.pixels.p + size_t(cpu[i]) * slot_bytes, w.staging.p + i * cpu_bytes, cpu_bytes,
                                   cudaMemcpyHostToDevice, s),
@@ -493,6 +533,35 @@ class Decoder {
       j.src = base + rects[r].sy * j.src_pitch + rects[r].sx * j.step;
     }
     pending_upload_ = 0;
+  }
+
+  // Tiles list[first, last) decoded on CPU threads (as the CPU path does it, tile cache included) into pinned
+  // staging slots first.. of cpu_bytes each.
+  void decode_on_cpu(Work& w, const std::vector<uint32_t>& list, size_t first, size_t last, size_t cpu_bytes) {
+    parallel_for(int64_t(last - first), 1, [&](int64_t b, int64_t e) {
+      std::vector<uint8_t> compressed, pixels;
+      for (int64_t i = b; i < e; ++i) {
+        const size_t k = first + size_t(i);
+        slide_.tiff().tile_pixels(ifd_index_, w.tiles[list[k]], compressed, pixels);
+        std::memcpy(w.staging.p + k * cpu_bytes, pixels.data(), std::min(pixels.size(), cpu_bytes));
+      }
+    });
+  }
+
+  // The CPU share follows the rates both sides reached: the GPU's over its previous batch (read once that
+  // batch is done), the CPU threads' over this one. Each update moves halfway to the share that would have
+  // made both finish together.
+  void read_gpu_rate() {
+    if (!gpu_timed_) return;
+    float ms = 0;
+    if (cudaEventElapsedTime(&ms, gpu_begin_.get(), gpu_end_.get()) == cudaSuccess && ms > 0)
+      gpu_rate_ = double(gpu_timed_) / (ms * 1e-3);
+    gpu_timed_ = 0;
+  }
+  void update_share(size_t cpu_tiles, double cpu_seconds) {
+    if (share_fixed_ || cpu_tiles < 4 || cpu_seconds <= 0 || gpu_rate_ <= 0) return;
+    const double cpu_rate = double(cpu_tiles) / cpu_seconds;
+    cpu_share_ = std::clamp(0.5 * cpu_share_ + 0.5 * cpu_rate / (cpu_rate + gpu_rate_), 0.05, 0.9);
   }
 
   // How tile `tile` (its complete stream) is decoded: by nvJPEG when its headers promise the CPU codec's
@@ -581,6 +650,12 @@ class Decoder {
   Engine* engine_ = nullptr;
   std::unique_ptr<States> states_;
   size_t pending_upload_ = 0;
+  // share of the nvJPEG-capable tiles of a batch decoded on CPU threads (NDIMG_NVJPEG_CPU_SHARE fixes it)
+  double cpu_share_ = 0.3;
+  bool share_fixed_ = false;
+  Event gpu_begin_{true}, gpu_end_{true};  // around the GPU's decode of gpu_timed_ tiles
+  size_t gpu_timed_ = 0;
+  double gpu_rate_ = 0;
 };
 
 constexpr size_t kBandBytes = size_t(256) << 20;  // tile pixels decoded at once for one region
