@@ -465,9 +465,15 @@ class Decoder {
     w.staging.reserve(std::max<size_t>(cpu.size(), 1) * cpu_bytes);
     parallel_for(int64_t(cpu.size()), 1, [&](int64_t b, int64_t e) {
       std::vector<uint8_t> compressed, pixels;
+      const std::shared_ptr<TileCache> cache = tile_cache();
+      const TileRect whole{size_t(tw) * d.samples, 0, size_t(th), 0, size_t(tw) * d.samples};
       for (int64_t i = b; i < e; ++i) {
-        slide_.tiff().tile_pixels(ifd_index_, w.tiles[cpu[size_t(i)]], compressed, pixels);
-        std::memcpy(w.staging.p + size_t(i) * cpu_bytes, pixels.data(), std::min(pixels.size(), cpu_bytes));
+        uint8_t* dst = w.staging.p + size_t(i) * cpu_bytes;
+        slide_.tiff().tile_rows(ifd_index_, w.tiles[cpu[size_t(i)]], cache.get(), whole,
+                                [&](uint64_t row, const uint8_t* src) {
+                                  std::memcpy(dst + row * whole.row_bytes, src, whole.row_bytes);
+                                },
+                                compressed, pixels);
       }
     });
     for (size_t i = 0; i < cpu.size(); ++i)

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
 #include <mutex>
 
@@ -141,6 +142,58 @@ class ShardLock {
   TileCache::Shard& s_;
 };
 
+}  // namespace
+
+// The tiles this process's threads are decoding, in stripes by key hash (a stripe's waiters wake when one
+// of its decodes ends).
+struct TileCache::InFlight {
+  struct Stripe {
+    std::mutex m;
+    std::condition_variable done;
+    std::vector<TileKey> keys;
+  };
+  static constexpr uint64_t kStripes = 64;
+  Stripe stripes[kStripes];
+
+  Stripe& stripe(uint64_t hash) { return stripes[hash % kStripes]; }
+  // True: this thread now decodes `key`. False: another one was, and has finished.
+  bool claim(const TileKey& key, uint64_t hash) {
+    Stripe& s = stripe(hash);
+    std::unique_lock<std::mutex> lk(s.m);
+    auto busy = [&] { return std::find(s.keys.begin(), s.keys.end(), key) != s.keys.end(); };
+    if (!busy()) {
+      s.keys.push_back(key);
+      return true;
+    }
+    s.done.wait(lk, [&] { return !busy(); });
+    return false;
+  }
+  void release(const TileKey& key, uint64_t hash) {
+    Stripe& s = stripe(hash);
+    {
+      std::lock_guard<std::mutex> lk(s.m);
+      s.keys.erase(std::find(s.keys.begin(), s.keys.end(), key));
+    }
+    s.done.notify_all();
+  }
+  // fork: the child has none of the parent's decoding threads (prepare locked every stripe)
+  void lock_all() {
+    for (Stripe& s : stripes) s.m.lock();
+  }
+  void unlock_all() {
+    for (Stripe& s : stripes) s.m.unlock();
+  }
+  void reset_in_child() {
+    for (Stripe& s : stripes) {
+      s.keys.clear();
+      new (&s.m) std::mutex();  // the locked copy, and a condition variable whose waiters stayed in the parent
+      new (&s.done) std::condition_variable();
+    }
+  }
+};
+
+namespace {
+
 std::mutex g_cache_m;
 std::shared_ptr<TileCache>* g_cache = nullptr;  // leaked: never destroyed at exit while threads may read
 std::atomic<bool> g_cache_on{false};
@@ -148,8 +201,10 @@ std::atomic<uint64_t> g_shm_counter{0};
 
 }  // namespace
 
-TileCache::TileCache(CacheType type, uint64_t memory_capacity, uint64_t capacity, bool record_stat)
-    : type_(type) {
+TileCache::TileCache() : in_flight_(std::make_unique<InFlight>()) {}
+
+TileCache::TileCache(CacheType type, uint64_t memory_capacity, uint64_t capacity, bool record_stat) : TileCache() {
+  type_ = type;
   if (type == CacheType::None) {
     record(record_stat);
     return;
@@ -170,6 +225,10 @@ TileCache::TileCache(CacheType type, uint64_t memory_capacity, uint64_t capacity
   void* base;
   if (type == CacheType::PerProcess) {
     base = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    // huge pages where the system lends them on request: a fresh cache fills with one page fault per 2 MiB
+    // instead of one per 4 KiB (faulting a new tile's 48 pages cost a quarter of its decode, and page
+    // faults of one process's threads contend with each other)
+    if (base != MAP_FAILED) ::madvise(base, total, MADV_HUGEPAGE);
   } else {
     shm_name_ = "/ndimg-tiles-" + std::to_string(::getpid()) + "-" + std::to_string(g_shm_counter++);
     int fd = ::shm_open(shm_name_.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
@@ -283,42 +342,43 @@ void TileCache::clear() {
   }
 }
 
-bool TileCache::get(const TileKey& key, std::vector<uint8_t>& out, uint64_t begin, uint64_t end) {
-  if (!header_) return false;
-  const uint64_t h = hash_of(key);
-  Shard& s = shard_for(h);
-  bool hit = false;
-  {
-    ShardLock lk(s);
-    uint32_t e = s.find(key, h);
-    if (e != kNil) {
-      hit = true;
-      s.unlink_lru(e);
-      s.push_front(e);
-      const Entry& x = s.entries()[e];
-      out.resize(x.bytes);
-      end = std::min(end, x.bytes);
-      uint64_t at = 0;  // offset of block b in the tile
-      for (uint32_t b = x.first_block; b != kNil && at < end; b = s.block_next()[b], at += kBlock) {
-        const uint64_t lo = std::max(begin, at), hi = std::min(end, at + kBlock);
-        if (lo < hi) std::memcpy(out.data() + lo, s.block(b) + (lo - at), hi - lo);
-      }
+bool TileCache::lookup(Shard& s, const TileKey& key, uint64_t hash, const TileRect& rect, RowSink sink) {
+  thread_local std::vector<uint8_t> joined;  // a row's bytes that straddle blocks
+  ShardLock lk(s);
+  const uint32_t e = s.find(key, hash);
+  if (e == kNil) return false;
+  const Entry& x = s.entries()[e];
+  if (rect.row1 > rect.row0 && (rect.row1 - 1) * rect.row_bytes + rect.col1 > x.bytes) return false;  // not this tile
+  s.unlink_lru(e);
+  s.push_front(e);
+  const uint64_t n = rect.col1 - rect.col0;
+  uint32_t b = x.first_block;
+  uint64_t at = 0;  // offset of block b in the tile
+  for (uint64_t r = rect.row0; r < rect.row1; ++r) {
+    const uint64_t lo = r * rect.row_bytes + rect.col0, hi = lo + n;
+    for (; lo >= at + kBlock; at += kBlock) b = s.block_next()[b];
+    if (hi <= at + kBlock) {
+      sink(r, s.block(b) + (lo - at));
+      continue;
     }
+    joined.resize(n);
+    uint32_t c = b;
+    for (uint64_t p = lo, cat = at; p < hi; c = s.block_next()[c], cat += kBlock) {
+      const uint64_t q = std::min(hi, cat + kBlock);
+      std::memcpy(joined.data() + (p - lo), s.block(c) + (p - cat), q - p);
+      p = q;
+    }
+    sink(r, joined.data());
   }
-  if (header_->record.load(std::memory_order_relaxed))
-    (hit ? header_->hits : header_->misses).fetch_add(1, std::memory_order_relaxed);
-  return hit;
+  return true;
 }
 
-void TileCache::put(const TileKey& key, const uint8_t* data, uint64_t n) {
-  if (!header_) return;
-  const uint64_t h = hash_of(key);
-  Shard& s = shard_for(h);
+void TileCache::put(Shard& s, const TileKey& key, uint64_t h, const uint8_t* data, uint64_t n) {
   const uint64_t need = std::max<uint64_t>(1, (n + kBlock - 1) / kBlock);
   if (n > s.memory_capacity || need > s.nblocks) return;
   ShardLock lk(s);
   uint32_t e = s.find(key, h);
-  if (e != kNil) {  // another thread decoded it meanwhile
+  if (e != kNil) {  // another process decoded it meanwhile
     s.unlink_lru(e);
     s.push_front(e);
     return;
@@ -343,22 +403,61 @@ void TileCache::put(const TileKey& key, const uint8_t* data, uint64_t n) {
   s.items += 1, s.bytes += n;
 }
 
+void TileCache::read(const TileKey& key, const TileRect& rect, RowSink sink, TileDecoder decode,
+                     std::vector<uint8_t>& pixels) {
+  if (!header_) throw Error("the tile cache is not mapped");
+  const uint64_t h = hash_of(key);
+  Shard& s = shard_for(h);
+  const bool record = header_->record.load(std::memory_order_relaxed);
+  auto hit = [&] {
+    if (record) header_->hits.fetch_add(1, std::memory_order_relaxed);
+  };
+  for (;;) {
+    if (lookup(s, key, h, rect, sink)) return hit();
+    if (in_flight_->claim(key, h)) break;
+  }  // else another thread has just decoded it: look again
+  struct Release {
+    InFlight& f;
+    const TileKey& key;
+    uint64_t h;
+    ~Release() { f.release(key, h); }
+  } release{*in_flight_, key, h};
+  if (lookup(s, key, h, rect, sink)) return hit();  // stored between the first look and the claim
+  if (record) header_->misses.fetch_add(1, std::memory_order_relaxed);
+  decode(pixels);
+  put(s, key, h, pixels.data(), pixels.size());
+  each_row(rect, pixels.data(), sink);
+}
+
 // -------------------------------------------------------------------------------- the process's cache
 
 // A private cache's mutexes are ordinary ones: a fork while another thread holds one would leave it locked
 // forever in the child, so fork waits for them (prepare) and both sides release them. Shared caches need
 // nothing: their lock holders live on in the parent.
+// Likewise for the table of tiles being decoded, which the child empties: their decoders stay in the parent.
 void tile_cache_atfork_prepare() {
   g_cache_m.lock();
-  if (g_cache && *g_cache && (*g_cache)->type_ == CacheType::PerProcess)
+  if (!g_cache || !*g_cache) return;
+  (*g_cache)->in_flight_->lock_all();
+  if ((*g_cache)->type_ == CacheType::PerProcess)
     for (auto* s : (*g_cache)->shards_) pthread_mutex_lock(&s->mutex);
 }
 void tile_cache_atfork_parent() {
-  if (g_cache && *g_cache && (*g_cache)->type_ == CacheType::PerProcess)
-    for (auto* s : (*g_cache)->shards_) pthread_mutex_unlock(&s->mutex);
+  if (g_cache && *g_cache) {
+    if ((*g_cache)->type_ == CacheType::PerProcess)
+      for (auto* s : (*g_cache)->shards_) pthread_mutex_unlock(&s->mutex);
+    (*g_cache)->in_flight_->unlock_all();
+  }
   g_cache_m.unlock();
 }
-void tile_cache_atfork_child() { tile_cache_atfork_parent(); }
+void tile_cache_atfork_child() {
+  if (g_cache && *g_cache) {
+    if ((*g_cache)->type_ == CacheType::PerProcess)
+      for (auto* s : (*g_cache)->shards_) pthread_mutex_unlock(&s->mutex);
+    (*g_cache)->in_flight_->reset_in_child();
+  }
+  g_cache_m.unlock();
+}
 
 void set_tile_cache(std::shared_ptr<TileCache> cache) {
   static bool registered =
@@ -383,16 +482,16 @@ std::shared_ptr<TileCache> tile_cache() {
 
 // ------------------------------------------------------------------------------- the hook in TiffFile
 
-void TiffFile::tile_pixels(int index, uint64_t tile, std::vector<uint8_t>& compressed, std::vector<uint8_t>& out,
-                           uint64_t begin, uint64_t end) const {
+void TiffFile::tile_rows(int index, uint64_t tile, TileCache* cache, const TileRect& rect, RowSink sink,
+                         std::vector<uint8_t>& compressed, std::vector<uint8_t>& pixels) const {
   const Ifd& d = ifds_[size_t(index)];
-  std::shared_ptr<TileCache> cache = tile_cache();
-  if (!cache) return decode_tile(d, tile, compressed, out);
-  const File::Id& id = file_->id();
-  const TileKey key{id.dev, id.ino, id.mtime_ns, id.size, uint64_t(index), tile};
-  if (cache->get(key, out, begin, end)) return;
-  decode_tile(d, tile, compressed, out);
-  cache->put(key, out.data(), out.size());
+  auto decode = [&](std::vector<uint8_t>& out) { decode_tile(d, tile, compressed, out); };
+  if (cache) {
+    const File::Id& id = file_->id();
+    return cache->read({id.dev, id.ino, id.mtime_ns, id.size, uint64_t(index), tile}, rect, sink, decode, pixels);
+  }
+  decode(pixels);
+  each_row(rect, pixels.data(), sink);
 }
 
 }  // namespace ndimg::io
