@@ -26,12 +26,14 @@ namespace ndimg::io {
 // header followed by shards. Everything inside is addressed by offsets and indices, never pointers, so
 // processes that map the segment at different addresses share it. Each shard is an LRU list and a hash
 // table of entries whose pixels are kept in chains of fixed-size blocks: no contiguous allocation, hence
-// no fragmentation, and the bound is exact.
+// no fragmentation, and the bound is exact. Pixels are copied in and out outside the shard's lock: an
+// entry being read is pinned (not evicted meanwhile), and one being stored is reserved (its blocks are
+// taken, but it is found only once filled). The lock covers just the index, for ~100 ns a lookup.
 
 namespace {
 
 constexpr uint64_t kMagic = 0x4e44494d47544331ull;  // "NDIMGTC1"
-constexpr uint64_t kVersion = 1;
+constexpr uint64_t kVersion = 2;
 constexpr uint64_t kBlock = 16 << 10;                  // bytes of pixels per block
 constexpr uint64_t kShardMemory = 64ull << 20;         // one shard per this much capacity (at most 16)
 constexpr uint64_t kDefaultTileBytes = 256 * 256 * 3;  // capacity in tiles by default (as cuCIM)
@@ -94,6 +96,7 @@ struct Entry {
   TileKey key;
   uint64_t hash, bytes;
   uint32_t first_block, hash_next, prev, next;  // prev/next: LRU neighbours (prev is more recent)
+  uint32_t pins, pad;                           // readers copying its pixels out
 };
 
 struct TileCache::Shard {
@@ -103,6 +106,7 @@ struct TileCache::Shard {
   uint32_t free_entry, free_block, free_blocks;
   uint32_t lru_head, lru_tail;  // most and least recently used
   uint64_t items, bytes;
+  uint64_t generation;  // counts resets (a reader's pin taken before one is void)
   uint64_t buckets_off, entries_off, next_off, data_off;  // from this shard's address
 
   char* self() { return reinterpret_cast<char*>(this); }
@@ -119,6 +123,7 @@ struct TileCache::Shard {
     free_entry = 0, free_block = 0, free_blocks = nblocks;
     lru_head = lru_tail = kNil;
     items = bytes = 0;
+    ++generation;
   }
 
   uint32_t find(const TileKey& k, uint64_t h) {
@@ -137,8 +142,17 @@ struct TileCache::Shard {
     (lru_head == kNil ? lru_tail : entries()[lru_head].prev) = e;
     lru_head = e;
   }
-  void evict_tail() {
-    uint32_t e = lru_tail;
+  // Returns an entry (not in the index) and its blocks to the free lists.
+  void release(uint32_t e) {
+    Entry& x = entries()[e];
+    uint32_t b = x.first_block, n = 0, last = kNil;
+    for (; b != kNil; last = b, b = block_next()[b]) ++n;
+    if (last != kNil) block_next()[last] = free_block, free_block = x.first_block;
+    free_blocks += n;
+    items -= 1, bytes -= x.bytes;
+    x.hash_next = free_entry, free_entry = e;
+  }
+  void evict(uint32_t e) {
     Entry& x = entries()[e];
     unlink_lru(e);
     for (uint32_t* p = &buckets()[x.hash & (nbuckets - 1)]; *p != kNil; p = &entries()[*p].hash_next)
@@ -146,12 +160,41 @@ struct TileCache::Shard {
         *p = x.hash_next;
         break;
       }
-    uint32_t b = x.first_block, n = 0, last = kNil;
-    for (; b != kNil; last = b, b = block_next()[b]) ++n;
-    if (last != kNil) block_next()[last] = free_block, free_block = x.first_block;
-    free_blocks += n;
-    items -= 1, bytes -= x.bytes;
-    x.hash_next = free_entry, free_entry = e;
+    release(e);
+  }
+  // Evicts the least recently used entry that nobody is reading; false when there is none.
+  bool evict_one() {
+    for (uint32_t e = lru_tail; e != kNil; e = entries()[e].prev)
+      if (entries()[e].pins == 0) {
+        evict(e);
+        return true;
+      }
+    return false;
+  }
+  // Takes an entry of n bytes (evicting as needed) for `key`, pinned and outside the index until
+  // publish(); kNil when readers pin everything evictable.
+  uint32_t reserve(const TileKey& key, uint64_t h, uint64_t n, uint64_t need) {
+    while (free_entry == kNil || free_blocks < need || bytes + n > memory_capacity)
+      if (!evict_one()) return kNil;
+    const uint32_t e = free_entry;
+    Entry& x = entries()[e];
+    free_entry = x.hash_next;
+    x.key = key, x.hash = h, x.bytes = n, x.pins = 1;
+    x.first_block = free_block;
+    uint32_t b = free_block;
+    for (uint64_t i = 1; i < need; ++i) b = block_next()[b];
+    free_block = block_next()[b];
+    block_next()[b] = kNil;
+    free_blocks -= uint32_t(need);
+    items += 1, bytes += n;
+    return e;
+  }
+  void publish(uint32_t e) {
+    Entry& x = entries()[e];
+    uint32_t& bucket = buckets()[x.hash & (nbuckets - 1)];
+    x.hash_next = bucket, bucket = e;
+    x.pins = 0;
+    push_front(e);
   }
 };
 
@@ -367,24 +410,39 @@ void TileCache::record(bool on) {
   header_->hits.store(0), header_->misses.store(0);
 }
 
-void TileCache::clear() {
+void TileCache::clear() {  // (entries being read or stored stay until they are evicted later)
   for (Shard* s : shards_) {
     ShardLock lk(*s);
-    s->reset();
+    while (s->evict_one()) {
+    }
   }
 }
 
 bool TileCache::lookup(Shard& s, const TileKey& key, uint64_t hash, const TileRect& rect, RowSink sink) {
   thread_local std::vector<uint8_t> joined;  // a row's bytes that straddle blocks
-  ShardLock lk(s);
-  const uint32_t e = s.find(key, hash);
-  if (e == kNil) return false;
-  const Entry& x = s.entries()[e];
-  if (rect.row1 > rect.row0 && (rect.row1 - 1) * rect.row_bytes + rect.col1 > x.bytes) return false;  // not this tile
-  s.unlink_lru(e);
-  s.push_front(e);
+  uint32_t e, b;
+  uint64_t generation;
+  {
+    ShardLock lk(s);
+    e = s.find(key, hash);
+    if (e == kNil) return false;
+    Entry& x = s.entries()[e];
+    if (rect.row1 > rect.row0 && (rect.row1 - 1) * rect.row_bytes + rect.col1 > x.bytes) return false;  // not this tile
+    s.unlink_lru(e);
+    s.push_front(e);
+    ++x.pins;
+    b = x.first_block, generation = s.generation;
+  }
+  struct Unpin {
+    Shard& s;
+    uint32_t e;
+    uint64_t generation;
+    ~Unpin() {
+      ShardLock lk(s);
+      if (s.generation == generation) --s.entries()[e].pins;
+    }
+  } unpin{s, e, generation};
   const uint64_t n = rect.col1 - rect.col0;
-  uint32_t b = x.first_block;
   uint64_t at = 0;  // offset of block b in the tile
   for (uint64_t r = rect.row0; r < rect.row1; ++r) {
     const uint64_t lo = r * rect.row_bytes + rect.col0, hi = lo + n;
@@ -408,32 +466,27 @@ bool TileCache::lookup(Shard& s, const TileKey& key, uint64_t hash, const TileRe
 void TileCache::put(Shard& s, const TileKey& key, uint64_t h, const uint8_t* data, uint64_t n) {
   const uint64_t need = std::max<uint64_t>(1, (n + kBlock - 1) / kBlock);
   if (n > s.memory_capacity || need > s.nblocks) return;
+  uint32_t e, b;
+  uint64_t generation;
+  {
+    ShardLock lk(s);
+    e = s.find(key, h);
+    if (e != kNil) {  // another process stored it meanwhile
+      s.unlink_lru(e);
+      s.push_front(e);
+      return;
+    }
+    e = s.reserve(key, h, n, need);
+    if (e == kNil) return;
+    b = s.entries()[e].first_block, generation = s.generation;
+  }
+  for (uint64_t done = 0; done < n; done += kBlock, b = s.block_next()[b])
+    stream_copy(s.block(b), data + done, std::min(kBlock, n - done));
+  store_fence();  // the pixels are in place before the entry can be found
   ShardLock lk(s);
-  uint32_t e = s.find(key, h);
-  if (e != kNil) {  // another process decoded it meanwhile
-    s.unlink_lru(e);
-    s.push_front(e);
-    return;
-  }
-  while (s.free_entry == kNil || s.free_blocks < need || s.bytes + n > s.memory_capacity) s.evict_tail();
-  e = s.free_entry;
-  Entry& x = s.entries()[e];
-  s.free_entry = x.hash_next;
-  x.key = key, x.hash = h, x.bytes = n;
-  x.first_block = s.free_block;
-  uint32_t b = s.free_block;
-  for (uint64_t i = 0, done = 0; i < need; ++i, done += kBlock) {
-    stream_copy(s.block(b), data + done, std::min(kBlock, n - std::min(n, done)));
-    if (i + 1 < need) b = s.block_next()[b];
-  }
-  store_fence();
-  s.free_block = s.block_next()[b];
-  s.block_next()[b] = kNil;
-  s.free_blocks -= uint32_t(need);
-  uint32_t& bucket = s.buckets()[h & (s.nbuckets - 1)];
-  x.hash_next = bucket, bucket = e;
-  s.push_front(e);
-  s.items += 1, s.bytes += n;
+  if (s.generation != generation) return;  // reset meanwhile: the reservation is gone
+  if (s.find(key, h) != kNil) return s.release(e);  // stored by another process meanwhile
+  s.publish(e);
 }
 
 void TileCache::read(const TileKey& key, const TileRect& rect, RowSink sink, TileDecoder decode,
