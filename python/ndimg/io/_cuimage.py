@@ -222,7 +222,9 @@ class CuImage(_Closing):
     - ``read_region`` returns NumPy arrays (they expose ``__array_interface__`` as cuCIM's regions do),
       not ``CuImage`` objects; ``associated_image`` likewise.
     - Pixels outside the slide are 0 (OpenSlide's transparent pixels without alpha); cuCIM fills them
-      with 255 for Aperio and Philips slides.
+      with 255 for Aperio and Philips slides. Missing (sparse) tiles are 0 too, for every vendor: Aperio's
+      are not drawn from the level above as :meth:`Slide.read_region` draws them (and the tiles made from
+      them give what is stored).
     - ``num_workers=0`` reads on the calling thread with ndimg's thread pool (:func:`ndimg.set_num_threads`)
       instead of refusing many locations; with ``num_workers > 0`` the reader runs that many threads of
       its own.
