@@ -410,7 +410,7 @@ void TileCache::record(bool on) {
   header_->hits.store(0), header_->misses.store(0);
 }
 
-void TileCache::clear() {  // (entries being read or stored stay until they are evicted later)
+void TileCache::clear() {
   for (Shard* s : shards_) {
     ShardLock lk(*s);
     while (s->evict_one()) {
@@ -498,17 +498,19 @@ void TileCache::read(const TileKey& key, const TileRect& rect, RowSink sink, Til
   auto hit = [&] {
     if (record) header_->hits.fetch_add(1, std::memory_order_relaxed);
   };
-  for (;;) {
-    if (lookup(s, key, h, rect, sink)) return hit();
-    if (in_flight_->claim(key, h)) break;
-  }  // else another thread has just decoded it: look again
+  if (lookup(s, key, h, rect, sink)) return hit();
+  // false: another thread was decoding it, and has finished (a tile it could not store, too large for
+  // the cache, is then decoded here at once, not after another wait)
+  const bool mine = in_flight_->claim(key, h);
   struct Release {
-    InFlight& f;
+    InFlight* f;
     const TileKey& key;
     uint64_t h;
-    ~Release() { f.release(key, h); }
-  } release{*in_flight_, key, h};
-  if (lookup(s, key, h, rect, sink)) return hit();  // stored between the first look and the claim
+    ~Release() {
+      if (f) f->release(key, h);
+    }
+  } release{mine ? in_flight_.get() : nullptr, key, h};
+  if (lookup(s, key, h, rect, sink)) return hit();  // that decode's, or one stored just before the claim
   if (record) header_->misses.fetch_add(1, std::memory_order_relaxed);
   decode(pixels);
   put(s, key, h, pixels.data(), pixels.size());

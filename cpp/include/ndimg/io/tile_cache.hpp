@@ -80,6 +80,7 @@ class TileCache {
   bool record() const;
   // Turns hit/miss counting on or off; both counts restart from 0.
   void record(bool on);
+  // Drops every tile (but those being copied in or out at that moment, which go later like any other).
   void clear();
 
   // Hands `rect` of tile `key` to `sink`, row by row: straight from the cache on a hit (a hit), else from
