@@ -128,6 +128,8 @@ void read_region_rgb(const Slide& slide, int64_t x, int64_t y, int level, int64_
 
 // ------------------------------------------------------------------------------------ many patches
 
+BufferPool::BufferPool(size_t bytes, size_t keep) : bytes_(bytes), keep_(keep), pid_(::getpid()) {}
+
 std::unique_ptr<uint8_t[]> BufferPool::take() {
   {
     std::lock_guard<std::mutex> lk(m_);
@@ -141,6 +143,7 @@ std::unique_ptr<uint8_t[]> BufferPool::take() {
 }
 
 void BufferPool::give(std::unique_ptr<uint8_t[]> buffer) {
+  if (::getpid() != pid_) return;
   std::lock_guard<std::mutex> lk(m_);
   if (free_.size() < keep_) free_.push_back(std::move(buffer));
 }  // else freed here

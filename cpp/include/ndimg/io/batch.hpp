@@ -29,15 +29,16 @@ void read_region_rgb(const Slide& slide, int64_t x, int64_t y, int level, int64_
 // batches it handed out, whichever ends last.
 class BufferPool {
  public:
-  BufferPool(size_t bytes, size_t keep) : bytes_(bytes), keep_(keep) {}
-  size_t bytes() const { return bytes_; }
+  BufferPool(size_t bytes, size_t keep);
   std::unique_ptr<uint8_t[]> take();
-  // Keeps up to `keep` buffers for later; frees the others.
+  // Keeps up to `keep` buffers for later; frees the others, and every one given back in a forked child
+  // (where the lock may have been held by a thread that exists only in the parent).
   void give(std::unique_ptr<uint8_t[]> buffer);
 
  private:
   std::mutex m_;
   const size_t bytes_, keep_;
+  const int pid_;
   std::vector<std::unique_ptr<uint8_t[]>> free_;
 };
 
