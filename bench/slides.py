@@ -29,10 +29,11 @@ Methods, each at every thread count T (T = 1, 2 and all cores unless --threads):
                        it), read as in the ndimg row through one shared ndimg.io.CuImage's read_region.
                        An untimed pass first fills the cache (so the memory it holds is mapped, as in a
                        process that has been reading for a while: the first fill of a fresh cache also
-                       pays a page fault per 4 KiB), and the cache is emptied before every timed pass, so
-                       each pass decodes every tile it needs (once, when the cache holds the tiles of two
-                       patch rows) whatever the slide's size
+                       pays the page faults of fresh memory), and the cache is emptied before every timed
+                       pass, so each pass decodes every tile it needs (once, when the cache holds the tiles
+                       of two patch rows) whatever the slide's size
 
+ndimg is imported from this checkout's python/ (where the build puts it), before any installed copy.
 Writes bench/results/slides-<machine>.md (the tables and the issue's targets) and prints it.
 """
 from __future__ import annotations
@@ -52,6 +53,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(REPO, "python"))  # this checkout's ndimg (built in place), not an installed one
 PATCH = 256
 PERIOD = 2000  # texture period: divides both slide sizes and their 4x and 16x reductions
 QUALITY = 80
