@@ -4,7 +4,9 @@
 //   SharedMemory  the same LRU in a POSIX shared-memory segment (shm_open + mmap) that forked children
 //                 share, and that other processes (multiprocessing "spawn", PyTorch DataLoader workers)
 //                 attach to by name. Its index is guarded by robust process-shared mutexes, so a process
-//                 that dies holding one leaves a usable cache (the interrupted shard is emptied).
+//                 that dies holding one leaves a usable cache (the interrupted shard is emptied). One
+//                 that dies while copying a tile in or out (outside the lock) leaves that tile's memory
+//                 held until its shard is next emptied so.
 // Both are bounded by memory_capacity (bytes of decoded pixels) and capacity (number of tiles), are safe
 // to use from any number of threads, and are split into shards (one mutex each) by key hash. A tile that
 // several threads of one process miss at once is decoded by one of them while the others wait for it.
