@@ -1,6 +1,7 @@
 """Slide reading benchmark: every non-overlapping 256x256 patch of level 0, patches per second.
 
-    python bench/slides.py [--quick] [--cache DIR] [--threads 1,2,16] [--machine NAME] [--generator vips|tifffile]
+    python bench/slides.py [--quick] [--cache DIR] [--threads 1,2,16] [--slide jpeg256,aperio240] [--only METHODS]
+                           [--repeat N] [--cache-mib MIB] [--machine NAME] [--generator vips|tifffile]
 
 Slides (made once, then reused from --cache, default build/bench-slides, git-ignored):
   jpeg256    generic pyramidal TIFF, 40000x30000, JPEG tiles of 256x256 (q80, YCbCr 4:2:0, shared JPEGTables)
@@ -8,7 +9,7 @@ Slides (made once, then reused from --cache, default build/bench-slides, git-ign
 Content is a periodic H&E-like texture (2000-pixel period) whose 256x256 JPEG tiles weigh about 16 KB, as
 scanned tissue does at this quality. jpeg256 is written by libvips (`vips replicate ... tiffsave`) when the
 `vips` command exists, else by tifffile + imagecodecs; aperio240 always by tifffile (it needs the
-description). --quick uses 8000x6000 slides.
+description). --quick uses 8000x6000 slides; --slide measures only the named ones (default both).
 
 Methods, each at every thread count T (T = 1, 2 and all cores unless --threads):
   ndimg                T Python threads share one ndimg.io.Slide, each reading its contiguous share of the
@@ -25,8 +26,14 @@ Methods, each at every thread count T (T = 1, 2 and all cores unless --threads):
                        as patches/s of equal pixel count (tiles/s x tile area / 256^2)
   ndimg unaligned cached  patches at (1 + 256 i, 1 + 256 j) (each spans 4 tiles) with ndimg's tile cache on
                        (ndimg.io.CuImage.cache("per_process", memory_capacity=--cache-mib), when ndimg has
-                       it), read as in the ndimg row through one shared ndimg.io.CuImage's read_region
+                       it), read as in the ndimg row through one shared ndimg.io.CuImage's read_region.
+                       An untimed pass first fills the cache (so the memory it holds is mapped, as in a
+                       process that has been reading for a while: the first fill of a fresh cache also
+                       pays the page faults of fresh memory), and the cache is emptied before every timed
+                       pass, so each pass decodes every tile it needs (once, when the cache holds the tiles
+                       of two patch rows) whatever the slide's size
 
+ndimg is imported from this checkout's python/ (where the build puts it), before any installed copy.
 Writes bench/results/slides-<machine>.md (the tables and the issue's targets) and prints it.
 """
 from __future__ import annotations
@@ -46,6 +53,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(REPO, "python"))  # this checkout's ndimg (built in place), not an installed one
 PATCH = 256
 PERIOD = 2000  # texture period: divides both slide sizes and their 4x and 16x reductions
 QUALITY = 80
@@ -197,7 +205,7 @@ class Methods:
         self._limit_exe = None
 
     # -- ndimg
-    def ndimg(self, path, positions, threads, api="Slide"):
+    def ndimg(self, path, positions, threads, api="Slide", cache=None):
         import ndimg
         import ndimg.io
         ndimg.set_num_threads(1)
@@ -209,7 +217,14 @@ class Methods:
                 img = ndimg.io.CuImage(path)
                 read = lambda x, y: img.read_region((x, y), (PATCH, PATCH), 0)  # noqa: E731
             read(*positions[-1])
-            return best_of(self.args.repeat, lambda: timed_threads([read] * threads, positions))
+            if cache is not None:  # an untimed pass fills the cache: its memory is in use, as in a long run
+                timed_threads([read] * threads, positions)
+
+            def run():
+                if cache is not None:  # every timed pass decodes its tiles
+                    cache.clear()
+                return timed_threads([read] * threads, positions)
+            return best_of(self.args.repeat, run)
         finally:
             ndimg.set_num_threads(0)
 
@@ -235,9 +250,9 @@ class Methods:
         cache = getattr(getattr(ndimg.io, "CuImage", None), "cache", None)
         if cache is None:
             raise Skip("ndimg.io.CuImage.cache (the tile cache) is not in this build")
-        cache("per_process", memory_capacity=self.args.cache_mib)
+        tiles = cache("per_process", memory_capacity=self.args.cache_mib)
         try:
-            return self.ndimg(path, [(x + 1, y + 1) for x, y in positions], threads, api="CuImage")
+            return self.ndimg(path, [(x + 1, y + 1) for x, y in positions], threads, api="CuImage", cache=tiles)
         finally:
             cache("nocache")
 
@@ -417,6 +432,7 @@ def main():
     ap.add_argument("--cache-mib", type=int, default=1024, help="ndimg tile cache size for the cached row")
     ap.add_argument("--generator", choices=["auto", "vips", "tifffile"], default="auto")
     ap.add_argument("--only", default="", help="comma-separated method attributes (ndimg,openslide,...)")
+    ap.add_argument("--slide", default="jpeg256,aperio240", help="comma-separated slides to measure")
     ap.add_argument("--machine", default=None)
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     args = ap.parse_args()
@@ -428,6 +444,11 @@ def main():
     machine = args.machine or machine_name()
     width, height = (8000, 6000) if args.quick else (40000, 30000)
     only = set(filter(None, args.only.split(",")))
+    slides = (("jpeg256", 256, False), ("aperio240", 240, True))
+    wanted = set(filter(None, args.slide.split(",")))
+    unknown = wanted - {name for name, *_ in slides}
+    if unknown or not wanted:
+        ap.error(f"--slide takes some of {', '.join(name for name, *_ in slides)}, got {args.slide!r}")
 
     import ndimg
     methods = Methods(args)
@@ -438,7 +459,7 @@ def main():
            f"{args.repeat} pass(es). T threads = T Python threads each reading a contiguous share of the "
            "patches (ndimg and cuCIM: one shared handle; OpenSlide and tiffslide: one handle per thread); "
            "batched rows use the library's own workers. See bench/slides.py for the exact definitions.", ""]
-    for label, tile, aperio in (("jpeg256", 256, False), ("aperio240", 240, True)):
+    for label, tile, aperio in (s for s in slides if s[0] in wanted):
         path, gen = make_slide(args.cache, label, width, height, tile, aperio, args.generator)
         positions = patch_grid(width, height, 0)
         results = {}

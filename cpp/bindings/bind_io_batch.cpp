@@ -82,14 +82,16 @@ NDIMG_BINDINGS(io_batch) {
       .def("next",
            [](PatchLoader& l) -> nb::object {
              uint32_t count = 0;
-             std::unique_ptr<uint8_t[]> data;
+             auto batch = std::make_unique<io::Batch>();
              {
                nb::gil_scoped_release nogil;
-               data = l.next(count);
+               *batch = l.next(count);
              }
-             if (!data) return nb::none();
-             uint8_t* p = data.release();
-             nb::capsule owner(p, [](void* q) noexcept { delete[] static_cast<uint8_t*>(q); });
+             if (!batch->data) return nb::none();
+             uint8_t* p = batch->data.get();
+             // the array owns the batch: when it goes, its buffer goes back to the loader's pool
+             nb::capsule owner(batch.get(), [](void* q) noexcept { delete static_cast<io::Batch*>(q); });
+             batch.release();
              size_t shape[4] = {count, size_t(l.height()), size_t(l.width()), 3};
              return nb::cast(nb::ndarray<nb::numpy, uint8_t>(p, 4, shape, owner));
            })

@@ -303,11 +303,12 @@ def test_exported():
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
 def test_iterator_in_forked_child(tifffile_slides):
-    """A child forked while an iterator runs can drop its copy (no workers to join there) and still read."""
+    """A child forked while an iterator runs can drop its copy (no workers to join there) and a batch it
+    holds (its buffer is freed there, not given back to the parent's pool), and still read."""
     with CuImage(tifffile_slides["jpeg"]) as img:
         xy = [(x, x) for x in range(0, 1400, 50)]
         it = img.read_region(xy, (64, 64), num_workers=3, batch_size=2)
-        next(it)
+        first = next(it)
         pid = os.fork()
         if pid == 0:  # the child: only os._exit leaves it
             code = 1
@@ -318,7 +319,7 @@ def test_iterator_in_forked_child(tifffile_slides):
                     pass
                 except RuntimeError as e:
                     code = 0 if "forked" in str(e) else 3
-                del it
+                del it, first
                 gc.collect()
                 if img.read_region((5, 5), (64, 64)).shape != (64, 64, 3):
                     code = 4

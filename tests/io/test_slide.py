@@ -6,7 +6,7 @@ import pytest
 import tifffile
 
 import ndimg.io
-from helpers_io import TIFFFILE_LAYOUTS, VIPS_COMPRESSIONS, assert_pixels, expected_region
+from helpers_io import APERIO, TIFFFILE_LAYOUTS, VIPS_COMPRESSIONS, assert_pixels, expected_region
 
 
 def reference_levels(path):
@@ -144,3 +144,66 @@ def test_vips_pyramid_matches_openslide(vips_slides, name):
 
 def test_aperio_matches_openslide(aperio_slide):
     compare_with_openslide(aperio_slide, 2)
+
+
+# ------------------------------------------------------------------- sparse (missing) tiles, against OpenSlide
+
+def tiles_of(img, missing, tile=256):
+    """Row-major tiles for tifffile's write(); those at (row, col) in `missing` are None, which tifffile
+    stores with offset and byte count 0."""
+    h, w = img.shape[:2]
+    for r in range(-(-h // tile)):
+        for c in range(-(-w // tile)):
+            if (r, c) in missing:
+                yield None
+                continue
+            t = np.zeros((tile, tile, 3), np.uint8)
+            part = img[r * tile:(r + 1) * tile, c * tile:(c + 1) * tile]
+            t[:part.shape[0], :part.shape[1]] = part
+            yield t
+
+
+def write_sparse(path, img, vendor, missing):
+    """JPEG levels 1, 1/4 and 1/16 (tifffile), `missing[level]` tiles left out; Aperio-style (description,
+    stripped thumbnail) when vendor == "aperio", else a generic pyramid."""
+    aperio = vendor == "aperio"
+    h, w = img.shape[:2]
+    sub = "Aperio Image Library v12.0.15 \r\n{w}x{h} -> {a}x{b} - |AppMag = 20|MPP = 0.4990"
+    with tifffile.TiffWriter(path) as t:
+        for i, k in enumerate((1, 4, 16)):
+            lv = img[::k, ::k]
+            desc = (APERIO.format(w=w, h=h) if i == 0 else sub.format(w=w, h=h, a=lv.shape[1], b=lv.shape[0]))
+            t.write(tiles_of(lv, missing.get(i, ())), shape=lv.shape, dtype=np.uint8, tile=(256, 256),
+                    compression="jpeg", metadata=None, subfiletype=1 if i and not aperio else 0,
+                    description=desc if aperio else None)
+            if aperio and i == 0:
+                thumb = img[::32, ::32].copy()
+                t.write(thumb, compression="jpeg", rowsperstrip=16, metadata=None,
+                        description=sub.format(w=w, h=h, a=thumb.shape[1], b=thumb.shape[0]))
+    return path
+
+
+# level-0 tile (1, 1) lies under level-1 tile (0, 0) (tiles across: 8 -> 2, down: 6 -> 2, so 4 and 3 of
+# them per tile), (5, 7) under level-1 tile (1, 1), which is also missing itself
+SPARSE = {0: {(1, 1), (5, 7)}, 1: {(1, 1)}}
+
+
+@pytest.mark.parametrize("vendor", ["generic-tiff", "aperio"])
+def test_sparse_tiles_match_openslide(tmp_path, slide_image, vendor):
+    path = write_sparse(str(tmp_path / f"sparse-{vendor}.tif"), slide_image, vendor, SPARSE)
+    compare_with_openslide(path, 2)
+    m = 16  # margin (level pixels) around each whole level
+    with ndimg.io.Slide(path) as s, openslide.OpenSlide(path) as o:
+        assert s.properties["openslide.vendor"] == vendor
+        for level in (0, 1):  # (level 2's downsample is not whole: see compare_with_openslide)
+            w, h = o.level_dimensions[level]
+            at, size = (-m * 4 ** level,) * 2, (w + 2 * m, h + 2 * m)
+            got = s.read_region(at, level, size)
+            assert_pixels(got, np.asarray(o.read_region(at, level, size)), 2)
+            if level == 0 or vendor != "aperio":  # missing tiles are transparent
+                for r, c in SPARSE[level]:
+                    assert not got[m + 256 * r:m + 256 * (r + 1), m + 256 * c:m + 256 * (c + 1)].any()
+            else:  # Aperio draws them from the level above, reduced, holes included
+                tile = got[m:m + 256, m:m + 256]  # tile (0, 0), under level-0 tile (1, 1)
+                assert not tile[64:128, 64:128].any() and (tile[:64, :64, 3] == 255).all()
+                assert (tile[128:, 128:, 3] == 255).all()

@@ -70,6 +70,31 @@ def test_hits_and_misses(tifffile_slides):
 
 
 @pytest.mark.parametrize("kind", ["per_process", "shared_memory"])
+def test_threads_missing_a_tile_together_decode_it_once(tifffile_slides, kind):
+    import threading
+    threads = 8
+    with CuImage(tifffile_slides["jpeg"]) as img, Slide(tifffile_slides["jpeg"]) as s:
+        expected = [s.read_region((256 * t + 5, 300), 0, (200, 100))[..., :3] for t in range(4)]
+        cache = CuImage.cache(kind, memory_capacity=16, record_stat=True)
+        barrier = threading.Barrier(threads)
+        got = {}
+
+        def read(k):
+            for t in range(4):  # each thread reads tile (t, 1), all at once
+                barrier.wait()
+                got[k, t] = img.read_region((256 * t + 5, 300), (200, 100))
+
+        pool = [threading.Thread(target=read, args=(k,)) for k in range(threads)]
+        for th in pool:
+            th.start()
+        for th in pool:
+            th.join()
+        for (k, t), g in got.items():
+            np.testing.assert_array_equal(g, expected[t])
+        assert (cache.miss_count, cache.hit_count, cache.size) == (4, 4 * threads - 4, 4)
+
+
+@pytest.mark.parametrize("kind", ["per_process", "shared_memory"])
 def test_capacity_and_lru_eviction(tifffile_slides, kind):
     with CuImage(tifffile_slides["jpeg"]) as img:
         cache = CuImage.cache(kind, memory_capacity=1, capacity=3, record_stat=True)

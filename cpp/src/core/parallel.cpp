@@ -14,12 +14,16 @@
 namespace ndimg {
 namespace {
 
+// read once: hardware_concurrency() reads /sys on every call, a few microseconds per parallel_for
 int default_threads() {
-  if (const char* env = std::getenv("NDIMG_NUM_THREADS")) {
-    int n = std::atoi(env);
-    if (n > 0) return n;
-  }
-  return std::max(1u, std::thread::hardware_concurrency());
+  static const int n = [] {
+    if (const char* env = std::getenv("NDIMG_NUM_THREADS")) {
+      int v = std::atoi(env);
+      if (v > 0) return v;
+    }
+    return int(std::max(1u, std::thread::hardware_concurrency()));
+  }();
+  return n;
 }
 
 std::atomic<int> g_threads{0};
@@ -129,9 +133,9 @@ void set_num_threads(int n) { g_threads.store(n > 0 ? n : 0); }
 void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;
   grain = std::max<int64_t>(grain, 1);
-  int threads = num_threads();
   int64_t max_chunks = (n + grain - 1) / grain;
-  if (threads <= 1 || max_chunks <= 1 || t_inside) {
+  int threads = max_chunks <= 1 || t_inside ? 1 : num_threads();
+  if (threads <= 1) {
     fn(0, n);
     return;
   }

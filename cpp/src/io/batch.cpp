@@ -128,6 +128,26 @@ void read_region_rgb(const Slide& slide, int64_t x, int64_t y, int level, int64_
 
 // ------------------------------------------------------------------------------------ many patches
 
+BufferPool::BufferPool(size_t bytes, size_t keep) : bytes_(bytes), keep_(keep), pid_(::getpid()) {}
+
+std::unique_ptr<uint8_t[]> BufferPool::take() {
+  {
+    std::lock_guard<std::mutex> lk(m_);
+    if (!free_.empty()) {
+      std::unique_ptr<uint8_t[]> b = std::move(free_.back());
+      free_.pop_back();
+      return b;
+    }
+  }
+  return std::unique_ptr<uint8_t[]>(new uint8_t[bytes_]);
+}
+
+void BufferPool::give(std::unique_ptr<uint8_t[]> buffer) {
+  if (::getpid() != pid_) return;
+  std::lock_guard<std::mutex> lk(m_);
+  if (free_.size() < keep_) free_.push_back(std::move(buffer));
+}  // else freed here
+
 PatchLoader::PatchLoader(const Slide& slide, std::vector<int64_t> locations, int level, int64_t w, int64_t h,
                          uint32_t batch_size, uint32_t prefetch_factor, uint32_t num_workers, bool shuffle,
                          uint64_t seed, bool drop_last)
@@ -150,8 +170,12 @@ PatchLoader::PatchLoader(const Slide& slide, std::vector<int64_t> locations, int
   xy_.resize(2 * n_);
   for (size_t i = 0; i < xy_.size(); ++i) xy_[i] = slide.to_level(level, xy0_[i]);
   background_ = num_workers > 0 && n_ > 0;
+  const size_t slots = background_ ? std::min<uint64_t>(batch_count(), uint64_t(prefetch_factor) + 1) : 0;
+  // the batches being filled, the one being consumed and the one before it (freed as the next arrives)
+  pool_ = std::make_shared<BufferPool>(size_t(std::min<uint64_t>(batch_size_, std::max<uint64_t>(n_, 1))) *
+                                           size_t(patch_bytes_), slots + 2);
   if (!background_) return;
-  slots_.resize(std::min<uint64_t>(batch_count(), uint64_t(prefetch_factor) + 1));
+  slots_.resize(slots);
   try {
     for (uint32_t t = 0; t < std::min<uint64_t>(num_workers, n_); ++t) threads_.emplace_back([this] { work(); });
   } catch (...) {  // could not start a thread: stop those that started
@@ -206,7 +230,7 @@ void PatchLoader::work() {
       s.batch = b;
       s.remaining = count_of(b);
       s.error = nullptr;
-      s.data.reset(new uint8_t[size_t(s.remaining) * size_t(patch_bytes_)]);
+      s.data = pool_->take();
     }
     uint8_t* dst = s.data.get() + size_t(i - b * batch_size_) * size_t(patch_bytes_);
     lk.unlock();
@@ -222,35 +246,35 @@ void PatchLoader::work() {
   }
 }
 
-std::unique_ptr<uint8_t[]> PatchLoader::next(uint32_t& count) {
+Batch PatchLoader::next(uint32_t& count) {
   if (::getpid() != pid_) throw Error("a batch iterator cannot be used in a process forked after its creation");
   std::unique_lock<std::mutex> lk(sync_->m);
   if (!background_) {  // no workers: read the batch here, with ndimg's pool
-    if (stop_ || consumed_ >= batch_count()) return nullptr;
+    if (stop_ || consumed_ >= batch_count()) return {};
     const uint64_t b = consumed_++;
     lk.unlock();
     count = count_of(b);
-    std::unique_ptr<uint8_t[]> data(new uint8_t[size_t(count) * size_t(patch_bytes_)]);
+    Batch out{pool_->take(), pool_};
     try {
       parallel_for(count, 1, [&](int64_t begin, int64_t end) {
         for (int64_t k = begin; k < end; ++k)
-          read_patch(b * batch_size_ + uint64_t(k), data.get() + size_t(k) * size_t(patch_bytes_));
+          read_patch(b * batch_size_ + uint64_t(k), out.data.get() + size_t(k) * size_t(patch_bytes_));
       });
     } catch (...) {
       close();
       throw;
     }
-    return data;
+    return out;
   }
   for (;;) {  // (a loop for callers on several threads: another may take batch b first)
-    if (stop_ || consumed_ >= batch_count()) return nullptr;
+    if (stop_ || consumed_ >= batch_count()) return {};
     const uint64_t b = consumed_;
     Slot& s = slots_[b % slots_.size()];
     sync_->ready.wait(lk, [&] { return stop_ || consumed_ != b || (s.batch == b && s.remaining == 0); });
-    if (stop_) return nullptr;
+    if (stop_) return {};
     if (consumed_ != b) continue;
     count = count_of(b);
-    std::unique_ptr<uint8_t[]> data = std::move(s.data);
+    Batch out{std::move(s.data), pool_};
     std::exception_ptr error = s.error;
     ++consumed_;
     lk.unlock();
@@ -260,7 +284,7 @@ std::unique_ptr<uint8_t[]> PatchLoader::next(uint32_t& count) {
       close();
       std::rethrow_exception(error);
     }
-    return data;
+    return out;
   }
 }
 

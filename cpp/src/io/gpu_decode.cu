@@ -538,12 +538,20 @@ class Decoder {
   // Tiles list[first, last) decoded on CPU threads (as the CPU path does it, tile cache included) into pinned
   // staging slots first.. of cpu_bytes each.
   void decode_on_cpu(Work& w, const std::vector<uint32_t>& list, size_t first, size_t last, size_t cpu_bytes) {
+    const Ifd& d = ifd();
     parallel_for(int64_t(last - first), 1, [&](int64_t b, int64_t e) {
       std::vector<uint8_t> compressed, pixels;
+      const std::shared_ptr<TileCache> cache = tile_cache();
+      const TileRect whole{size_t(d.tile_width) * d.samples, 0, size_t(d.tile_height), 0,
+                           size_t(d.tile_width) * d.samples};
       for (int64_t i = b; i < e; ++i) {
         const size_t k = first + size_t(i);
-        slide_.tiff().tile_pixels(ifd_index_, w.tiles[list[k]], compressed, pixels);
-        std::memcpy(w.staging.p + k * cpu_bytes, pixels.data(), std::min(pixels.size(), cpu_bytes));
+        uint8_t* dst = w.staging.p + k * cpu_bytes;
+        slide_.tiff().tile_rows(ifd_index_, w.tiles[list[k]], cache.get(), whole,
+                                [&](uint64_t row, const uint8_t* src) {
+                                  std::memcpy(dst + row * whole.row_bytes, src, whole.row_bytes);
+                                },
+                                compressed, pixels);
       }
     });
   }

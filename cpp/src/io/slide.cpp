@@ -128,6 +128,30 @@ Slide::Slide(const std::string& path) : tiff_(path) {
     properties_["openslide.comment"] = desc;
   }
   add_level_properties();
+  if (vendor_ == "aperio") find_aperio_missing_tiles();
+}
+
+void Slide::find_aperio_missing_tiles() {
+  missing_.assign(levels_.size(), {});
+  for (size_t i = 0; i < levels_.size(); ++i) {
+    const Ifd& d = tiff_.ifds()[size_t(levels_[i].ifd)];
+    const uint64_t across = d.tiles_across(), tiles = across * d.tiles_down();
+    std::vector<bool> m(tiles);
+    bool any = false;
+    for (uint64_t t = 0; t < tiles; ++t)
+      if (d.offsets[t] == 0 || d.byte_counts[t] == 0) m[t] = any = true;
+    if (i > 0 && !missing_[i - 1].empty()) {  // a tile made from a missing one of the level above
+      const Ifd& u = tiff_.ifds()[size_t(levels_[i - 1].ifd)];
+      const uint64_t cx = std::max<int64_t>(1, std::llround(double(u.tiles_across()) / across));
+      const uint64_t cy = std::max<int64_t>(1, std::llround(double(u.tiles_down()) / d.tiles_down()));
+      for (uint64_t t = 0; t < missing_[i - 1].size(); ++t) {
+        if (!missing_[i - 1][t]) continue;
+        const uint64_t col = t % u.tiles_across() / cx, row = t / u.tiles_across() / cy;
+        if (col < across && row < d.tiles_down()) m[row * across + col] = any = true;
+      }
+    }
+    if (any) missing_[i] = std::move(m);
+  }
 }
 
 void Slide::add_level_properties() {
@@ -175,9 +199,55 @@ int Slide::best_level_for_downsample(double downsample) const {
 void Slide::read_region(int64_t x, int64_t y, int level, int64_t w, int64_t h, uint8_t* rgba) const {
   if (level < 0 || size_t(level) >= levels_.size())
     throw ValueError("level " + std::to_string(level) + " is out of range");
+  read_level(level, to_level(level, x), to_level(level, y), w, h, rgba);
+}
+
+void Slide::read_level(int level, int64_t lx, int64_t ly, int64_t w, int64_t h, uint8_t* rgba) const {
   const Level& l = levels_[size_t(level)];
-  tiff_.read_region_rgba(l.ifd, to_level(level, x), to_level(level, y), w, h, rgba);
-  clip_to_level(l, to_level(level, x), to_level(level, y), w, h, rgba, 4);
+  tiff_.read_region_rgba(l.ifd, lx, ly, w, h, rgba);
+  clip_to_level(l, lx, ly, w, h, rgba, 4);
+  if (level > 0 && size_t(level) < missing_.size() && !missing_[size_t(level)].empty())
+    draw_missing_tiles(level, lx, ly, w, h, rgba);
+}
+
+// As OpenSlide draws them: the level above's pixels under the tile, reduced by cairo's filter, which for a
+// whole ratio f between the levels is the rounded mean of f x f premultiplied pixels; then un-premultiplied
+// as openslide-python does.
+void Slide::draw_missing_tiles(int level, int64_t lx, int64_t ly, int64_t w, int64_t h, uint8_t* rgba) const {
+  const Level& l = levels_[size_t(level)];
+  const int64_t f = std::max<int64_t>(1, std::llround(l.downsample / levels_[size_t(level) - 1].downsample));
+  const int64_t tw = l.tile_width, th = l.tile_height, across = tiff_.ifds()[size_t(l.ifd)].tiles_across();
+  const int64_t x0 = std::max<int64_t>(lx, 0), y0 = std::max<int64_t>(ly, 0);
+  const int64_t x1 = std::min<int64_t>(lx + w, l.width), y1 = std::min<int64_t>(ly + h, l.height);
+  const uint32_t n = uint32_t(f * f);
+  std::vector<uint8_t> above;
+  for (int64_t ty = y0 / th; y0 < y1 && ty <= (y1 - 1) / th; ++ty)
+    for (int64_t tx = x0 / tw; x0 < x1 && tx <= (x1 - 1) / tw; ++tx) {
+      if (!missing_[size_t(level)][size_t(ty * across + tx)]) continue;
+      const int64_t ax = std::max(x0, tx * tw), bx = std::min(x1, (tx + 1) * tw);
+      const int64_t ay = std::max(y0, ty * th), by = std::min(y1, (ty + 1) * th);
+      const int64_t sw = (bx - ax) * f;
+      above.resize(size_t(sw) * size_t((by - ay) * f) * 4);
+      read_level(level - 1, ax * f, ay * f, sw, (by - ay) * f, above.data());
+      for (int64_t y = ay; y < by; ++y)
+        for (int64_t x = ax; x < bx; ++x) {
+          uint32_t sum[4] = {0, 0, 0, 0};
+          for (int64_t j = 0; j < f; ++j) {
+            const uint8_t* p = &above[(size_t((y - ay) * f + j) * size_t(sw) + size_t((x - ax) * f)) * 4];
+            for (int64_t i = 0; i < f; ++i, p += 4) {
+              for (int c = 0; c < 3; ++c) sum[c] += (uint32_t(p[c]) * p[3] + 127) / 255;
+              sum[3] += p[3];
+            }
+          }
+          uint8_t* o = rgba + (size_t(y - ly) * size_t(w) + size_t(x - lx)) * 4;
+          const uint32_t a = (sum[3] + n / 2) / n;
+          for (int c = 0; c < 3; ++c) {
+            const uint32_t v = (sum[c] + n / 2) / n;
+            o[c] = uint8_t(a == 0 ? 0 : std::min<uint32_t>(255, 255 * v / a));
+          }
+          o[3] = uint8_t(a);
+        }
+    }
 }
 
 const Ifd& Slide::level_ifd(int level) const {

@@ -405,8 +405,8 @@ void TiffFile::decode_tile(const Ifd& d, uint64_t tile, std::vector<uint8_t>& co
   }
 }
 
-void TiffFile::for_each_row(int index, int64_t x, int64_t y, int64_t w, int64_t h, const PutRow& put,
-                            const DirectTile& direct) const {
+void TiffFile::for_each_row(int index, int64_t x, int64_t y, int64_t w, int64_t h, TileCache* cache,
+                            const PutRow& put, const DirectTile& direct) const {
   const Ifd& d = ifds_[size_t(index)];
   const int64_t x0 = std::max<int64_t>(x, 0), y0 = std::max<int64_t>(y, 0);
   const int64_t x1 = std::min<int64_t>(x + w, d.width), y1 = std::min<int64_t>(y + h, d.height);
@@ -429,12 +429,12 @@ void TiffFile::for_each_row(int index, int64_t x, int64_t y, int64_t w, int64_t 
       const int64_t ay = std::max(y0, ty * th), by = std::min(y1, (ty + 1) * th);
       const bool whole = d.tiled && ax == tx * tw && bx == (tx + 1) * tw && ay == ty * th && by == (ty + 1) * th;
       if (whole && direct && direct(tile, ax - x, ay - y, compressed)) continue;
-      // the rows of the tile the region needs (a cache hit copies just those)
-      const uint64_t tile_row = uint64_t(tw) * pixel;
-      tile_pixels(index, tile, compressed, pixels, uint64_t(ay - ty * th) * tile_row, uint64_t(by - ty * th) * tile_row);
-      for (int64_t iy = ay; iy < by; ++iy)
-        put(pixels.data() + (size_t(iy - ty * th) * size_t(tw) + size_t(ax - tx * tw)) * pixel, ax - x, iy - y,
-            bx - ax);
+      // the part of the tile the region needs, straight from the cache on a hit
+      const TileRect rect{uint64_t(tw) * pixel, uint64_t(ay - ty * th), uint64_t(by - ty * th),
+                          uint64_t(ax - tx * tw) * pixel, uint64_t(bx - tx * tw) * pixel};
+      tile_rows(index, tile, cache, rect,
+                [&](uint64_t row, const uint8_t* src) { put(src, ax - x, ty * th + int64_t(row) - y, bx - ax); },
+                compressed, pixels);
     }
   });
 }
@@ -465,8 +465,9 @@ void TiffFile::read_region_8bit(int index, int64_t x, int64_t y, int64_t w, int6
   const bool gray = spp == 1, white = d.photometric == photometric::MinIsWhite, rgba = channels == 4;
   // 8-bit colour JPEG tiles wholly inside the region decode straight into it (no intermediate tile, no
   // expansion pass), unless a tile cache wants the decoded tile
+  const std::shared_ptr<TileCache> cache = tile_cache();
   DirectTile direct;
-  if (d.compression == compression::JPEG && spp == 3 && d.bits == 8 && d.planar == 1 && !tile_cache())
+  if (d.compression == compression::JPEG && spp == 3 && d.bits == 8 && d.planar == 1 && !cache)
     direct = [&](uint64_t tile, int64_t rx, int64_t ry, std::vector<uint8_t>& compressed) {
       read_chunk(d, tile, compressed);
       const uint32_t rows = codec::jpeg(compressed.data(), compressed.size(), d.jpeg_tables,
@@ -477,7 +478,7 @@ void TiffFile::read_region_8bit(int index, int64_t x, int64_t y, int64_t w, int6
                          std::to_string(d.tile_height));
       return true;
     };
-  for_each_row(index, x, y, w, h, [&](const uint8_t* s, int64_t rx, int64_t ry, int64_t n) {
+  for_each_row(index, x, y, w, h, cache.get(), [&](const uint8_t* s, int64_t rx, int64_t ry, int64_t n) {
     uint8_t* o = out + size_t(ry) * stride + size_t(rx) * size_t(channels);
     if (d.bits == 8) {
       // one loop per layout, without per-pixel branches (RGB expansion was a fifth of a patch read)
@@ -522,7 +523,7 @@ void TiffFile::read_region_raw(int index, int64_t x, int64_t y, int64_t w, int64
   const size_t pixel = size_t(d.samples) * d.bytes_per_sample();
   auto* o = static_cast<uint8_t*>(out);
   std::memset(o, 0, size_t(w) * size_t(h) * pixel);
-  for_each_row(index, x, y, w, h, [&](const uint8_t* s, int64_t rx, int64_t ry, int64_t n) {
+  for_each_row(index, x, y, w, h, tile_cache().get(), [&](const uint8_t* s, int64_t rx, int64_t ry, int64_t n) {
     std::memcpy(o + (size_t(ry) * size_t(w) + size_t(rx)) * pixel, s, size_t(n) * pixel);
   });
 }

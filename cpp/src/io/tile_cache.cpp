@@ -9,8 +9,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <condition_variable>
 #include <cstring>
 #include <mutex>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "ndimg/error.hpp"
 #include "ndimg/io/tiff.hpp"
@@ -21,18 +26,48 @@ namespace ndimg::io {
 // header followed by shards. Everything inside is addressed by offsets and indices, never pointers, so
 // processes that map the segment at different addresses share it. Each shard is an LRU list and a hash
 // table of entries whose pixels are kept in chains of fixed-size blocks: no contiguous allocation, hence
-// no fragmentation, and the bound is exact.
+// no fragmentation, and the bound is exact. Pixels are copied in and out outside the shard's lock: an
+// entry being read is pinned (not evicted meanwhile), and one being stored is reserved (its blocks are
+// taken, but it is found only once filled). The lock covers just the index, for ~100 ns a lookup.
 
 namespace {
 
 constexpr uint64_t kMagic = 0x4e44494d47544331ull;  // "NDIMGTC1"
-constexpr uint64_t kVersion = 1;
+constexpr uint64_t kVersion = 2;
 constexpr uint64_t kBlock = 16 << 10;                  // bytes of pixels per block
 constexpr uint64_t kShardMemory = 64ull << 20;         // one shard per this much capacity (at most 16)
 constexpr uint64_t kDefaultTileBytes = 256 * 256 * 3;  // capacity in tiles by default (as cuCIM)
 constexpr uint32_t kNil = UINT32_MAX;
 
 uint64_t align(uint64_t v, uint64_t a = 64) { return (v + a - 1) / a * a; }
+
+// Copies into a block with stores that bypass the CPU caches: a stored tile is read again only much later
+// (the next row of patches), so it would only evict what the reader is working on. `dst` is 16-byte
+// aligned. Callers end with store_fence() before others may read.
+void stream_copy(uint8_t* dst, const uint8_t* src, uint64_t n) {
+#ifdef __SSE2__
+  uint64_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 16));
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 32));
+    const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 48));
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), a);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 16), b);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 32), c);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 48), d);
+  }
+  std::memcpy(dst + i, src + i, n - i);
+#else
+  std::memcpy(dst, src, n);
+#endif
+}
+
+void store_fence() {
+#ifdef __SSE2__
+  _mm_sfence();
+#endif
+}
 
 uint64_t mix(uint64_t h, uint64_t v) {  // splitmix64 finalizer over a running combination
   h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
@@ -61,6 +96,7 @@ struct Entry {
   TileKey key;
   uint64_t hash, bytes;
   uint32_t first_block, hash_next, prev, next;  // prev/next: LRU neighbours (prev is more recent)
+  uint32_t pins, pad;                           // readers copying its pixels out
 };
 
 struct TileCache::Shard {
@@ -70,6 +106,7 @@ struct TileCache::Shard {
   uint32_t free_entry, free_block, free_blocks;
   uint32_t lru_head, lru_tail;  // most and least recently used
   uint64_t items, bytes;
+  uint64_t generation;  // counts resets (a reader's pin taken before one is void)
   uint64_t buckets_off, entries_off, next_off, data_off;  // from this shard's address
 
   char* self() { return reinterpret_cast<char*>(this); }
@@ -86,6 +123,7 @@ struct TileCache::Shard {
     free_entry = 0, free_block = 0, free_blocks = nblocks;
     lru_head = lru_tail = kNil;
     items = bytes = 0;
+    ++generation;
   }
 
   uint32_t find(const TileKey& k, uint64_t h) {
@@ -104,8 +142,17 @@ struct TileCache::Shard {
     (lru_head == kNil ? lru_tail : entries()[lru_head].prev) = e;
     lru_head = e;
   }
-  void evict_tail() {
-    uint32_t e = lru_tail;
+  // Returns an entry (not in the index) and its blocks to the free lists.
+  void release(uint32_t e) {
+    Entry& x = entries()[e];
+    uint32_t b = x.first_block, n = 0, last = kNil;
+    for (; b != kNil; last = b, b = block_next()[b]) ++n;
+    if (last != kNil) block_next()[last] = free_block, free_block = x.first_block;
+    free_blocks += n;
+    items -= 1, bytes -= x.bytes;
+    x.hash_next = free_entry, free_entry = e;
+  }
+  void evict(uint32_t e) {
     Entry& x = entries()[e];
     unlink_lru(e);
     for (uint32_t* p = &buckets()[x.hash & (nbuckets - 1)]; *p != kNil; p = &entries()[*p].hash_next)
@@ -113,12 +160,41 @@ struct TileCache::Shard {
         *p = x.hash_next;
         break;
       }
-    uint32_t b = x.first_block, n = 0, last = kNil;
-    for (; b != kNil; last = b, b = block_next()[b]) ++n;
-    if (last != kNil) block_next()[last] = free_block, free_block = x.first_block;
-    free_blocks += n;
-    items -= 1, bytes -= x.bytes;
-    x.hash_next = free_entry, free_entry = e;
+    release(e);
+  }
+  // Evicts the least recently used entry that nobody is reading; false when there is none.
+  bool evict_one() {
+    for (uint32_t e = lru_tail; e != kNil; e = entries()[e].prev)
+      if (entries()[e].pins == 0) {
+        evict(e);
+        return true;
+      }
+    return false;
+  }
+  // Takes an entry of n bytes (evicting as needed) for `key`, pinned and outside the index until
+  // publish(); kNil when readers pin everything evictable.
+  uint32_t reserve(const TileKey& key, uint64_t h, uint64_t n, uint64_t need) {
+    while (free_entry == kNil || free_blocks < need || bytes + n > memory_capacity)
+      if (!evict_one()) return kNil;
+    const uint32_t e = free_entry;
+    Entry& x = entries()[e];
+    free_entry = x.hash_next;
+    x.key = key, x.hash = h, x.bytes = n, x.pins = 1;
+    x.first_block = free_block;
+    uint32_t b = free_block;
+    for (uint64_t i = 1; i < need; ++i) b = block_next()[b];
+    free_block = block_next()[b];
+    block_next()[b] = kNil;
+    free_blocks -= uint32_t(need);
+    items += 1, bytes += n;
+    return e;
+  }
+  void publish(uint32_t e) {
+    Entry& x = entries()[e];
+    uint32_t& bucket = buckets()[x.hash & (nbuckets - 1)];
+    x.hash_next = bucket, bucket = e;
+    x.pins = 0;
+    push_front(e);
   }
 };
 
@@ -141,6 +217,58 @@ class ShardLock {
   TileCache::Shard& s_;
 };
 
+}  // namespace
+
+// The tiles this process's threads are decoding, in stripes by key hash (a stripe's waiters wake when one
+// of its decodes ends).
+struct TileCache::InFlight {
+  struct Stripe {
+    std::mutex m;
+    std::condition_variable done;
+    std::vector<TileKey> keys;
+  };
+  static constexpr uint64_t kStripes = 64;
+  Stripe stripes[kStripes];
+
+  Stripe& stripe(uint64_t hash) { return stripes[hash % kStripes]; }
+  // True: this thread now decodes `key`. False: another one was, and has finished.
+  bool claim(const TileKey& key, uint64_t hash) {
+    Stripe& s = stripe(hash);
+    std::unique_lock<std::mutex> lk(s.m);
+    auto busy = [&] { return std::find(s.keys.begin(), s.keys.end(), key) != s.keys.end(); };
+    if (!busy()) {
+      s.keys.push_back(key);
+      return true;
+    }
+    s.done.wait(lk, [&] { return !busy(); });
+    return false;
+  }
+  void release(const TileKey& key, uint64_t hash) {
+    Stripe& s = stripe(hash);
+    {
+      std::lock_guard<std::mutex> lk(s.m);
+      s.keys.erase(std::find(s.keys.begin(), s.keys.end(), key));
+    }
+    s.done.notify_all();
+  }
+  // fork: the child has none of the parent's decoding threads (prepare locked every stripe)
+  void lock_all() {
+    for (Stripe& s : stripes) s.m.lock();
+  }
+  void unlock_all() {
+    for (Stripe& s : stripes) s.m.unlock();
+  }
+  void reset_in_child() {
+    for (Stripe& s : stripes) {
+      s.keys.clear();
+      new (&s.m) std::mutex();  // the locked copy, and a condition variable whose waiters stayed in the parent
+      new (&s.done) std::condition_variable();
+    }
+  }
+};
+
+namespace {
+
 std::mutex g_cache_m;
 std::shared_ptr<TileCache>* g_cache = nullptr;  // leaked: never destroyed at exit while threads may read
 std::atomic<bool> g_cache_on{false};
@@ -148,8 +276,10 @@ std::atomic<uint64_t> g_shm_counter{0};
 
 }  // namespace
 
-TileCache::TileCache(CacheType type, uint64_t memory_capacity, uint64_t capacity, bool record_stat)
-    : type_(type) {
+TileCache::TileCache() : in_flight_(std::make_unique<InFlight>()) {}
+
+TileCache::TileCache(CacheType type, uint64_t memory_capacity, uint64_t capacity, bool record_stat) : TileCache() {
+  type_ = type;
   if (type == CacheType::None) {
     record(record_stat);
     return;
@@ -170,6 +300,10 @@ TileCache::TileCache(CacheType type, uint64_t memory_capacity, uint64_t capacity
   void* base;
   if (type == CacheType::PerProcess) {
     base = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    // huge pages where the system lends them on request: a fresh cache fills with one page fault per 2 MiB
+    // instead of one per 4 KiB (faulting a new tile's 48 pages cost a quarter of its decode, and page
+    // faults of one process's threads contend with each other)
+    if (base != MAP_FAILED) ::madvise(base, total, MADV_HUGEPAGE);
   } else {
     shm_name_ = "/ndimg-tiles-" + std::to_string(::getpid()) + "-" + std::to_string(g_shm_counter++);
     int fd = ::shm_open(shm_name_.c_str(), O_RDWR | O_CREAT | O_EXCL, 0600);
@@ -279,68 +413,108 @@ void TileCache::record(bool on) {
 void TileCache::clear() {
   for (Shard* s : shards_) {
     ShardLock lk(*s);
-    s->reset();
-  }
-}
-
-bool TileCache::get(const TileKey& key, std::vector<uint8_t>& out, uint64_t begin, uint64_t end) {
-  if (!header_) return false;
-  const uint64_t h = hash_of(key);
-  Shard& s = shard_for(h);
-  bool hit = false;
-  {
-    ShardLock lk(s);
-    uint32_t e = s.find(key, h);
-    if (e != kNil) {
-      hit = true;
-      s.unlink_lru(e);
-      s.push_front(e);
-      const Entry& x = s.entries()[e];
-      out.resize(x.bytes);
-      end = std::min(end, x.bytes);
-      uint64_t at = 0;  // offset of block b in the tile
-      for (uint32_t b = x.first_block; b != kNil && at < end; b = s.block_next()[b], at += kBlock) {
-        const uint64_t lo = std::max(begin, at), hi = std::min(end, at + kBlock);
-        if (lo < hi) std::memcpy(out.data() + lo, s.block(b) + (lo - at), hi - lo);
-      }
+    while (s->evict_one()) {
     }
   }
-  if (header_->record.load(std::memory_order_relaxed))
-    (hit ? header_->hits : header_->misses).fetch_add(1, std::memory_order_relaxed);
-  return hit;
 }
 
-void TileCache::put(const TileKey& key, const uint8_t* data, uint64_t n) {
-  if (!header_) return;
-  const uint64_t h = hash_of(key);
-  Shard& s = shard_for(h);
-  const uint64_t need = std::max<uint64_t>(1, (n + kBlock - 1) / kBlock);
-  if (n > s.memory_capacity || need > s.nblocks) return;
-  ShardLock lk(s);
-  uint32_t e = s.find(key, h);
-  if (e != kNil) {  // another thread decoded it meanwhile
+bool TileCache::lookup(Shard& s, const TileKey& key, uint64_t hash, const TileRect& rect, RowSink sink) {
+  thread_local std::vector<uint8_t> joined;  // a row's bytes that straddle blocks
+  uint32_t e, b;
+  uint64_t generation;
+  {
+    ShardLock lk(s);
+    e = s.find(key, hash);
+    if (e == kNil) return false;
+    Entry& x = s.entries()[e];
+    if (rect.row1 > rect.row0 && (rect.row1 - 1) * rect.row_bytes + rect.col1 > x.bytes) return false;  // not this tile
     s.unlink_lru(e);
     s.push_front(e);
-    return;
+    ++x.pins;
+    b = x.first_block, generation = s.generation;
   }
-  while (s.free_entry == kNil || s.free_blocks < need || s.bytes + n > s.memory_capacity) s.evict_tail();
-  e = s.free_entry;
-  Entry& x = s.entries()[e];
-  s.free_entry = x.hash_next;
-  x.key = key, x.hash = h, x.bytes = n;
-  x.first_block = s.free_block;
-  uint32_t b = s.free_block;
-  for (uint64_t i = 0, done = 0; i < need; ++i, done += kBlock) {
-    std::memcpy(s.block(b), data + done, std::min(kBlock, n - std::min(n, done)));
-    if (i + 1 < need) b = s.block_next()[b];
+  struct Unpin {
+    Shard& s;
+    uint32_t e;
+    uint64_t generation;
+    ~Unpin() {
+      ShardLock lk(s);
+      if (s.generation == generation) --s.entries()[e].pins;
+    }
+  } unpin{s, e, generation};
+  const uint64_t n = rect.col1 - rect.col0;
+  uint64_t at = 0;  // offset of block b in the tile
+  for (uint64_t r = rect.row0; r < rect.row1; ++r) {
+    const uint64_t lo = r * rect.row_bytes + rect.col0, hi = lo + n;
+    for (; lo >= at + kBlock; at += kBlock) b = s.block_next()[b];
+    if (hi <= at + kBlock) {
+      sink(r, s.block(b) + (lo - at));
+      continue;
+    }
+    joined.resize(n);
+    uint32_t c = b;
+    for (uint64_t p = lo, cat = at; p < hi; c = s.block_next()[c], cat += kBlock) {
+      const uint64_t q = std::min(hi, cat + kBlock);
+      std::memcpy(joined.data() + (p - lo), s.block(c) + (p - cat), q - p);
+      p = q;
+    }
+    sink(r, joined.data());
   }
-  s.free_block = s.block_next()[b];
-  s.block_next()[b] = kNil;
-  s.free_blocks -= uint32_t(need);
-  uint32_t& bucket = s.buckets()[h & (s.nbuckets - 1)];
-  x.hash_next = bucket, bucket = e;
-  s.push_front(e);
-  s.items += 1, s.bytes += n;
+  return true;
+}
+
+void TileCache::put(Shard& s, const TileKey& key, uint64_t h, const uint8_t* data, uint64_t n) {
+  const uint64_t need = std::max<uint64_t>(1, (n + kBlock - 1) / kBlock);
+  if (n > s.memory_capacity || need > s.nblocks) return;
+  uint32_t e, b;
+  uint64_t generation;
+  {
+    ShardLock lk(s);
+    e = s.find(key, h);
+    if (e != kNil) {  // another process stored it meanwhile
+      s.unlink_lru(e);
+      s.push_front(e);
+      return;
+    }
+    e = s.reserve(key, h, n, need);
+    if (e == kNil) return;
+    b = s.entries()[e].first_block, generation = s.generation;
+  }
+  for (uint64_t done = 0; done < n; done += kBlock, b = s.block_next()[b])
+    stream_copy(s.block(b), data + done, std::min(kBlock, n - done));
+  store_fence();  // the pixels are in place before the entry can be found
+  ShardLock lk(s);
+  if (s.generation != generation) return;  // reset meanwhile: the reservation is gone
+  if (s.find(key, h) != kNil) return s.release(e);  // stored by another process meanwhile
+  s.publish(e);
+}
+
+void TileCache::read(const TileKey& key, const TileRect& rect, RowSink sink, TileDecoder decode,
+                     std::vector<uint8_t>& pixels) {
+  if (!header_) throw Error("the tile cache is not mapped");
+  const uint64_t h = hash_of(key);
+  Shard& s = shard_for(h);
+  const bool record = header_->record.load(std::memory_order_relaxed);
+  auto hit = [&] {
+    if (record) header_->hits.fetch_add(1, std::memory_order_relaxed);
+  };
+  if (lookup(s, key, h, rect, sink)) return hit();
+  // false: another thread was decoding it, and has finished (a tile it could not store, too large for
+  // the cache, is then decoded here at once, not after another wait)
+  const bool mine = in_flight_->claim(key, h);
+  struct Release {
+    InFlight* f;
+    const TileKey& key;
+    uint64_t h;
+    ~Release() {
+      if (f) f->release(key, h);
+    }
+  } release{mine ? in_flight_.get() : nullptr, key, h};
+  if (lookup(s, key, h, rect, sink)) return hit();  // that decode's, or one stored just before the claim
+  if (record) header_->misses.fetch_add(1, std::memory_order_relaxed);
+  decode(pixels);
+  put(s, key, h, pixels.data(), pixels.size());
+  each_row(rect, pixels.data(), sink);
 }
 
 // -------------------------------------------------------------------------------- the process's cache
@@ -348,17 +522,30 @@ void TileCache::put(const TileKey& key, const uint8_t* data, uint64_t n) {
 // A private cache's mutexes are ordinary ones: a fork while another thread holds one would leave it locked
 // forever in the child, so fork waits for them (prepare) and both sides release them. Shared caches need
 // nothing: their lock holders live on in the parent.
+// Likewise for the table of tiles being decoded, which the child empties: their decoders stay in the parent.
 void tile_cache_atfork_prepare() {
   g_cache_m.lock();
-  if (g_cache && *g_cache && (*g_cache)->type_ == CacheType::PerProcess)
+  if (!g_cache || !*g_cache) return;
+  (*g_cache)->in_flight_->lock_all();
+  if ((*g_cache)->type_ == CacheType::PerProcess)
     for (auto* s : (*g_cache)->shards_) pthread_mutex_lock(&s->mutex);
 }
 void tile_cache_atfork_parent() {
-  if (g_cache && *g_cache && (*g_cache)->type_ == CacheType::PerProcess)
-    for (auto* s : (*g_cache)->shards_) pthread_mutex_unlock(&s->mutex);
+  if (g_cache && *g_cache) {
+    if ((*g_cache)->type_ == CacheType::PerProcess)
+      for (auto* s : (*g_cache)->shards_) pthread_mutex_unlock(&s->mutex);
+    (*g_cache)->in_flight_->unlock_all();
+  }
   g_cache_m.unlock();
 }
-void tile_cache_atfork_child() { tile_cache_atfork_parent(); }
+void tile_cache_atfork_child() {
+  if (g_cache && *g_cache) {
+    if ((*g_cache)->type_ == CacheType::PerProcess)
+      for (auto* s : (*g_cache)->shards_) pthread_mutex_unlock(&s->mutex);
+    (*g_cache)->in_flight_->reset_in_child();
+  }
+  g_cache_m.unlock();
+}
 
 void set_tile_cache(std::shared_ptr<TileCache> cache) {
   static bool registered =
@@ -383,16 +570,16 @@ std::shared_ptr<TileCache> tile_cache() {
 
 // ------------------------------------------------------------------------------- the hook in TiffFile
 
-void TiffFile::tile_pixels(int index, uint64_t tile, std::vector<uint8_t>& compressed, std::vector<uint8_t>& out,
-                           uint64_t begin, uint64_t end) const {
+void TiffFile::tile_rows(int index, uint64_t tile, TileCache* cache, const TileRect& rect, RowSink sink,
+                         std::vector<uint8_t>& compressed, std::vector<uint8_t>& pixels) const {
   const Ifd& d = ifds_[size_t(index)];
-  std::shared_ptr<TileCache> cache = tile_cache();
-  if (!cache) return decode_tile(d, tile, compressed, out);
-  const File::Id& id = file_->id();
-  const TileKey key{id.dev, id.ino, id.mtime_ns, id.size, uint64_t(index), tile};
-  if (cache->get(key, out, begin, end)) return;
-  decode_tile(d, tile, compressed, out);
-  cache->put(key, out.data(), out.size());
+  auto decode = [&](std::vector<uint8_t>& out) { decode_tile(d, tile, compressed, out); };
+  if (cache) {
+    const File::Id& id = file_->id();
+    return cache->read({id.dev, id.ino, id.mtime_ns, id.size, uint64_t(index), tile}, rect, sink, decode, pixels);
+  }
+  decode(pixels);
+  each_row(rect, pixels.data(), sink);
 }
 
 }  // namespace ndimg::io

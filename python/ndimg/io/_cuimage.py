@@ -174,11 +174,22 @@ def _tqdm():
 
 
 def _as_int(value, name, minimum):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if type(value) is not int:  # (plain ints skip the checks: this runs several times a patch)
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise ValueError(f"{name} must be an integer, got {value!r}")
+        value = int(value)
     if value < minimum:
         raise ValueError(f"{name} must be at least {minimum}, got {value}")
-    return int(value)
+    return value
+
+
+def _one_location(location):
+    """(x, y) of a location given as None or as a pair of Python ints, else None (the general path)."""
+    if location is None:
+        return 0, 0
+    if type(location) in (tuple, list) and len(location) == 2 and all(type(v) is int for v in location):
+        return location
+    return None
 
 
 def _as_locations(location):
@@ -211,7 +222,9 @@ class CuImage(_Closing):
     - ``read_region`` returns NumPy arrays (they expose ``__array_interface__`` as cuCIM's regions do),
       not ``CuImage`` objects; ``associated_image`` likewise.
     - Pixels outside the slide are 0 (OpenSlide's transparent pixels without alpha); cuCIM fills them
-      with 255 for Aperio and Philips slides.
+      with 255 for Aperio and Philips slides. Missing (sparse) tiles are 0 too, for every vendor: Aperio's
+      are not drawn from the level above as :meth:`Slide.read_region` draws them (and the tiles made from
+      them give what is stored).
     - ``num_workers=0`` reads on the calling thread with ndimg's thread pool (:func:`ndimg.set_num_threads`)
       instead of refusing many locations; with ``num_workers > 0`` the reader runs that many threads of
       its own.
@@ -484,14 +497,18 @@ class CuImage(_Closing):
         batch_size = _as_int(batch_size, "batch_size", 1)
         prefetch_factor = _as_int(prefetch_factor, "prefetch_factor", 0)
         seed = _as_int(seed, "seed", 0)
-        xy = _as_locations((0, 0) if location is None else location)
+        one = _one_location(location)
+        xy = _as_locations(location) if one is None else None
         if progress:
             _tqdm()  # fail before starting any thread
-        if len(xy) == 1 and batch_size == 1:  # cuCIM: one location and batch_size 1 give one region
+        if batch_size == 1 and (one is not None or len(xy) == 1):  # cuCIM: one location, one region
+            x, y = one if one is not None else (int(xy[0, 0]), int(xy[0, 1]))
             if gpu is not None:
                 from ._gpu import read_one
-                return read_one(gpu, core, int(xy[0, 0]), int(xy[0, 1]), level, w, h)
-            return self._read_one(core, int(xy[0, 0]), int(xy[0, 1]), level, w, h, num_workers, progress)
+                return read_one(gpu, core, x, y, level, w, h)
+            return self._read_one(core, x, y, level, w, h, num_workers, progress)
+        if xy is None:
+            xy = _as_locations(one)
         if gpu is not None:
             from ._gpu import GpuBatchIterator
             loader = _core.GpuPatchLoader(core, xy, level, w, h, batch_size, prefetch_factor, num_workers,
@@ -503,20 +520,19 @@ class CuImage(_Closing):
 
     def _read_one(self, core, x, y, level, w, h, num_workers, progress):
         out = np.empty((h, w, 3), dtype=np.uint8)
-        bar = None
-        if progress:
-            tqdm = _tqdm()
-            bar = tqdm(total=None, unit="piece", desc="read_region")
+        if not progress:
+            _core.read_region_rgb(core, x, y, level, out, num_workers, None)
+            return out
+        bar = _tqdm()(total=None, unit="piece", desc="read_region")
 
         def report(done, total):
             bar.total = total
             bar.update(done - bar.n)
 
         try:
-            _core.read_region_rgb(core, x, y, level, out, num_workers, report if bar is not None else None)
+            _core.read_region_rgb(core, x, y, level, out, num_workers, report)
         finally:
-            if bar is not None:
-                bar.close()
+            bar.close()
         return out
 
 

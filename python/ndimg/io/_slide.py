@@ -131,7 +131,10 @@ class Slide(_Closing):
         """RGBA pixels of ``level`` as a ``(h, w, 4)`` uint8 NumPy array.
 
         ``location`` is the ``(x, y)`` of the top-left pixel in level-0 coordinates and ``size`` the
-        ``(w, h)`` in pixels of ``level``; pixels outside the slide are transparent ``(0, 0, 0, 0)``.
+        ``(w, h)`` in pixels of ``level``; pixels outside the slide are transparent ``(0, 0, 0, 0)``, as
+        are missing (sparse) tiles, those stored with offset or byte count 0. Aperio slides, as in
+        OpenSlide, draw a missing tile of a level after the first from the level above, reduced (its
+        holes included), and treat a tile made from a missing tile of the level above as missing too.
         """
         core = self._handle()
         x, y = (int(v) for v in location)

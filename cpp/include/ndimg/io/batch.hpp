@@ -23,6 +23,38 @@ void read_region_rgb(const Slide& slide, int64_t x, int64_t y, int level, int64_
                      const std::function<void(int64_t, int64_t)>& progress = {});
 
 
+// Equal buffers for batches: handed out by take() and, when the consumer is done with one, given back to
+// be handed out again, so a steady stream of batches reuses memory already mapped (a fresh buffer costs a
+// page fault per 4 KiB, and page faults of one process's threads contend). Shared by the loader and the
+// batches it handed out, whichever ends last.
+class BufferPool {
+ public:
+  BufferPool(size_t bytes, size_t keep);
+  std::unique_ptr<uint8_t[]> take();
+  // Keeps up to `keep` buffers for later; frees the others, and every one given back in a forked child
+  // (where the lock may have been held by a thread that exists only in the parent).
+  void give(std::unique_ptr<uint8_t[]> buffer);
+
+ private:
+  std::mutex m_;
+  const size_t bytes_, keep_;
+  const int pid_;
+  std::vector<std::unique_ptr<uint8_t[]>> free_;
+};
+
+// A batch handed to the consumer: its pixels and where to give them back.
+struct Batch {
+  std::unique_ptr<uint8_t[]> data;
+  std::shared_ptr<BufferPool> pool;
+  Batch() = default;
+  Batch(std::unique_ptr<uint8_t[]> d, std::shared_ptr<BufferPool> p) : data(std::move(d)), pool(std::move(p)) {}
+  Batch(Batch&&) = default;
+  Batch& operator=(Batch&&) = default;
+  ~Batch() {
+    if (data && pool) pool->give(std::move(data));
+  }
+};
+
 // Patches of one size at many locations, delivered in batches of `batch_size` (the last one shorter unless
 // drop_last), read by `num_workers` background threads up to `prefetch_factor` batches ahead of the
 // consumer. shuffle permutes the locations as cuCIM does (std::shuffle with std::default_random_engine
@@ -46,10 +78,10 @@ class PatchLoader {
   int64_t width() const { return w_; }
   int64_t height() const { return h_; }
 
-  // The next batch (`count` patches of h*w*3 bytes each; the caller owns it), or nullptr after the last
-  // one. A patch that failed to read rethrows its error here, and the loader stops. In a forked child
-  // (where the workers do not exist) it throws Error.
-  std::unique_ptr<uint8_t[]> next(uint32_t& count);
+  // The next batch (`count` patches of h*w*3 bytes each, at the start of the batch's buffer), or a batch
+  // without data after the last one. A patch that failed to read rethrows its error here, and the loader
+  // stops. In a forked child (where the workers do not exist) it throws Error.
+  Batch next(uint32_t& count);
   // Stops the workers and waits for them (also done by the destructor).
   void close();
 
@@ -77,6 +109,7 @@ class PatchLoader {
   };
   std::unique_ptr<Sync> sync_ = std::make_unique<Sync>();  // a forked copy leaks it (see close())
   std::vector<Slot> slots_;  // batch b lives in slots_[b % slots_.size()]
+  std::shared_ptr<BufferPool> pool_;
   uint64_t next_patch_ = 0, consumed_ = 0;
   bool stop_ = false;
   std::vector<std::thread> threads_;

@@ -37,7 +37,9 @@ class Slide {
   int best_level_for_downsample(double downsample) const;
 
   // RGBA pixels (h*w*4 bytes) of `level` whose top-left corner is (x, y) in level-0 coordinates; pixels
-  // outside the level are transparent (all zero).
+  // outside the level are transparent (all zero), as are sparse tiles (offset or byte count 0), except on
+  // Aperio levels after the first, where OpenSlide draws a missing tile from the level above (see
+  // missing_).
   void read_region(int64_t x, int64_t y, int level, int64_t w, int64_t h, uint8_t* rgba) const;
   // The level's own samples instead of RGBA (TiffFile::read_region_raw): h*w*samples values of
   // bytes_per_sample() bytes, e.g. 16-bit data unreduced.
@@ -60,6 +62,13 @@ class Slide {
   void open_ome(std::vector<int>& level_ifds);
   void clip_to_level(const Level& l, int64_t lx, int64_t ly, int64_t w, int64_t h, uint8_t* out,
                      size_t pixel) const;
+  // read_region in the level's own pixel coordinates
+  void read_level(int level, int64_t lx, int64_t ly, int64_t w, int64_t h, uint8_t* rgba) const;
+  // Aperio: OpenSlide's missing tiles (sparse ones, and those of a level whose tiles were made from a
+  // missing tile of the level above, which may be corrupt) drawn from the level above, reduced.
+  void find_aperio_missing_tiles();
+  void draw_missing_tiles(int level, int64_t lx, int64_t ly, int64_t w, int64_t h, uint8_t* rgba) const;
+  std::vector<std::vector<bool>> missing_;  // per level, by tile index; empty where none
   struct Embedded {  // an associated image kept as JPEG bytes in the metadata
     uint32_t width = 0, height = 0;
     std::string jpeg;

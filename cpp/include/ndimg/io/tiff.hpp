@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ndimg/error.hpp"
+#include "ndimg/io/tile_cache.hpp"
 
 namespace ndimg::io {
 
@@ -118,10 +119,10 @@ class TiffFile {
                    std::vector<uint8_t>& out) const;
   // The stored (compressed) bytes of one chunk: a tile or strip, or with separate planes one plane of one.
   void read_chunk(const Ifd& ifd, uint64_t chunk, std::vector<uint8_t>& compressed) const;
-  // decode_tile of directory `index` through the process's tile cache (ndimg/io/tile_cache.hpp), if any;
-  // bytes [begin, end) of the decoded tile are the ones wanted (a cache hit copies only those).
-  void tile_pixels(int index, uint64_t tile, std::vector<uint8_t>& compressed, std::vector<uint8_t>& out,
-                   uint64_t begin = 0, uint64_t end = UINT64_MAX) const;
+  // `rect` of decoded tile `tile` of directory `index`, handed to `sink` row by row: through `cache` when
+  // one is given (ndimg/io/tile_cache.hpp), else decoded into `pixels`.
+  void tile_rows(int index, uint64_t tile, TileCache* cache, const TileRect& rect, RowSink sink,
+                 std::vector<uint8_t>& compressed, std::vector<uint8_t>& pixels) const;
 
  private:
   // Decodes the tiles of directory `index` that meet the region [x, x+w) x [y, y+h) in parallel and hands each
@@ -130,7 +131,8 @@ class TiffFile {
   // straight into the destination and returns true (or false to take the row path).
   using PutRow = std::function<void(const uint8_t* src, int64_t rx, int64_t ry, int64_t n)>;
   using DirectTile = std::function<bool(uint64_t tile, int64_t rx, int64_t ry, std::vector<uint8_t>& compressed)>;
-  void for_each_row(int index, int64_t x, int64_t y, int64_t w, int64_t h, const PutRow& put,
+  // Tiles go through `cache` when one is given.
+  void for_each_row(int index, int64_t x, int64_t y, int64_t w, int64_t h, TileCache* cache, const PutRow& put,
                     const DirectTile& direct = nullptr) const;
   // Decodes one chunk (a tile or strip; for separate planes one plane of it) of `spp` samples per pixel.
   void decode_chunk(const Ifd& d, uint64_t chunk, uint32_t spp, std::vector<uint8_t>& compressed,

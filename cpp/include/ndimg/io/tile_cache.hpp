@@ -4,16 +4,52 @@
 //   SharedMemory  the same LRU in a POSIX shared-memory segment (shm_open + mmap) that forked children
 //                 share, and that other processes (multiprocessing "spawn", PyTorch DataLoader workers)
 //                 attach to by name. Its index is guarded by robust process-shared mutexes, so a process
-//                 that dies holding one leaves a usable cache (the interrupted shard is emptied).
+//                 that dies holding one leaves a usable cache (the interrupted shard is emptied). One
+//                 that dies while copying a tile in or out (outside the lock) leaves that tile's memory
+//                 held until its shard is next emptied so.
 // Both are bounded by memory_capacity (bytes of decoded pixels) and capacity (number of tiles), are safe
-// to use from any number of threads, and are split into shards (one mutex each) by key hash.
+// to use from any number of threads, and are split into shards (one mutex each) by key hash. A tile that
+// several threads of one process miss at once is decoded by one of them while the others wait for it.
 #pragma once
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace ndimg::io {
+
+// A non-owning reference to a callable (no allocation, one indirect call); valid while the callable lives.
+template <class Signature>
+class FunctionRef;
+template <class R, class... A>
+class FunctionRef<R(A...)> {
+ public:
+  template <class F, class = std::enable_if_t<!std::is_same_v<std::decay_t<F>, FunctionRef>>>
+  FunctionRef(F&& f)  // NOLINT(google-explicit-constructor): passed like a lambda
+      : obj_(const_cast<void*>(static_cast<const void*>(&f))),
+        call_([](void* o, A... a) -> R { return (*static_cast<std::remove_reference_t<F>*>(o))(std::forward<A>(a)...); }) {}
+  R operator()(A... a) const { return call_(obj_, std::forward<A>(a)...); }
+
+ private:
+  void* obj_;
+  R (*call_)(void*, A...);
+};
+
+// The part of a decoded tile a reader wants: rows [row0, row1) of row_bytes bytes each, and of each of those
+// rows its bytes [col0, col1).
+struct TileRect {
+  uint64_t row_bytes = 0, row0 = 0, row1 = 0, col0 = 0, col1 = 0;
+};
+// Receives each wanted row: its index in the tile and its wanted bytes (valid during the call only).
+using RowSink = FunctionRef<void(uint64_t row, const uint8_t* bytes)>;
+// Hands `rect` of a whole decoded tile to `sink`.
+inline void each_row(const TileRect& rect, const uint8_t* tile, RowSink sink) {
+  for (uint64_t r = rect.row0; r < rect.row1; ++r) sink(r, tile + r * rect.row_bytes + rect.col0);
+}
+// Decodes a tile into the vector (resized to the whole tile's bytes).
+using TileDecoder = FunctionRef<void(std::vector<uint8_t>& pixels)>;
 
 // Identity of a tile: the file (device, inode, modification time, size: a rewritten file gets new keys),
 // its directory and its tile index.
@@ -46,22 +82,26 @@ class TileCache {
   bool record() const;
   // Turns hit/miss counting on or off; both counts restart from 0.
   void record(bool on);
+  // Drops every tile (but those being copied in or out at that moment, which go later like any other).
   void clear();
 
-  // Copies bytes [begin, end) of a cached tile into `out` at their offsets (out is resized to the tile's
-  // length; the rest is left as it was) and returns true, else returns false.
-  bool get(const TileKey& key, std::vector<uint8_t>& out, uint64_t begin = 0, uint64_t end = UINT64_MAX);
-  // Stores a tile, evicting the least recently used ones as needed (a tile larger than a shard is not
-  // stored).
-  void put(const TileKey& key, const uint8_t* data, uint64_t n);
+  // Hands `rect` of tile `key` to `sink`, row by row: straight from the cache on a hit (a hit), else from
+  // decode(pixels), whose tile it then stores, evicting the least recently used ones as needed (a miss;
+  // a tile larger than a shard is not stored). When other threads of this process are decoding the
+  // same tile, this one waits for theirs instead of decoding it again.
+  void read(const TileKey& key, const TileRect& rect, RowSink sink, TileDecoder decode,
+            std::vector<uint8_t>& pixels);
 
   struct Header;
   struct Shard;
+  struct InFlight;
 
  private:
-  TileCache() = default;
+  TileCache();
   void map_segment(void* base, uint64_t bytes);
   Shard& shard_for(uint64_t hash) const;
+  bool lookup(Shard& s, const TileKey& key, uint64_t hash, const TileRect& rect, RowSink sink);
+  void put(Shard& s, const TileKey& key, uint64_t hash, const uint8_t* data, uint64_t n);
   friend void tile_cache_atfork_prepare();
   friend void tile_cache_atfork_parent();
   friend void tile_cache_atfork_child();
@@ -74,6 +114,7 @@ class TileCache {
   uint64_t bytes_ = 0;
   Header* header_ = nullptr;
   std::vector<Shard*> shards_;
+  std::unique_ptr<InFlight> in_flight_;  // this process's decodes under way (not in the shared segment)
 };
 
 // The process's current cache (nullptr: none). Installing one replaces (and releases) the previous one.
