@@ -53,7 +53,9 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(REPO, "python"))  # this checkout's ndimg (built in place), not an installed one
+# this checkout's ndimg where it is built in place (make dev), else the installed one
+if any(f.startswith("_core") for f in os.listdir(os.path.join(REPO, "python", "ndimg"))):
+    sys.path.insert(0, os.path.join(REPO, "python"))
 PATCH = 256
 PERIOD = 2000  # texture period: divides both slide sizes and their 4x and 16x reductions
 QUALITY = 80
