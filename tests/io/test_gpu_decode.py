@@ -154,6 +154,26 @@ def test_every_slide_batches(all_slides, rng, num_workers):
 
 
 @gpu
+@pytest.mark.parametrize("share", ["auto", "0.5", "1"])
+def test_cpu_share_of_nvjpeg_tiles(tifffile_slides, rng, monkeypatch, share):
+    # NDIMG_NVJPEG_CPU_SHARE: CPU threads decode part of each batch beside nvJPEG; the pixels stay the CPU's
+    monkeypatch.setenv("NDIMG_NVJPEG_CPU_SHARE", share)
+    with CuImage(tifffile_slides["jpeg"]) as img:
+        xy = locations(rng, img, 0, 60)
+        common = dict(size=PATCH, batch_size=12, num_workers=2)
+        for g, c in zip(img.read_region(xy, **common, device="cuda"), img.read_region(xy, **common)):
+            assert_same(g, c, 2)
+
+
+@gpu
+def test_cpu_share_must_be_auto_or_a_fraction(tifffile_slides, monkeypatch):
+    monkeypatch.setenv("NDIMG_NVJPEG_CPU_SHARE", "lots")
+    with CuImage(tifffile_slides["jpeg"]) as img:
+        with pytest.raises(ValueError, match="NDIMG_NVJPEG_CPU_SHARE"):
+            img.read_region((0, 0), (64, 64), device="cuda")
+
+
+@gpu
 def test_torch_output(tifffile_slides, rng):
     torch = pytest.importorskip("torch")
     with CuImage(tifffile_slides["jpeg"]) as img:

@@ -339,11 +339,17 @@ class Decoder {
       engine_ = &engine(device);
       states_ = engine_->acquire();
     }
-    if (const char* env = std::getenv("NDIMG_NVJPEG_CPU_SHARE"); env && *env && std::string(env) != "auto") {
-      char* end = nullptr;
-      const double v = std::strtod(env, &end);
-      if (*end || !(v >= 0 && v <= 1)) throw ValueError("NDIMG_NVJPEG_CPU_SHARE must be 'auto' or a number in [0, 1]");
-      cpu_share_ = v, share_fixed_ = true;
+    // CPU threads help nvJPEG only on request: a training loop usually needs its cores for other work
+    if (const char* env = std::getenv("NDIMG_NVJPEG_CPU_SHARE"); env && *env) {
+      if (std::string(env) == "auto") {
+        cpu_share_ = 0.3, share_fixed_ = false;
+      } else {
+        char* end = nullptr;
+        const double v = std::strtod(env, &end);
+        if (*end || !(v >= 0 && v <= 1))
+          throw ValueError("NDIMG_NVJPEG_CPU_SHARE must be 'auto' or a number in [0, 1]");
+        cpu_share_ = v;
+      }
     }
   }
   ~Decoder() {
@@ -658,9 +664,10 @@ class Decoder {
   Engine* engine_ = nullptr;
   std::unique_ptr<States> states_;
   size_t pending_upload_ = 0;
-  // share of the nvJPEG-capable tiles of a batch decoded on CPU threads (NDIMG_NVJPEG_CPU_SHARE fixes it)
-  double cpu_share_ = 0.3;
-  bool share_fixed_ = false;
+  // share of the nvJPEG-capable tiles of a batch decoded on CPU threads: none unless NDIMG_NVJPEG_CPU_SHARE
+  // fixes one, or is "auto" (balanced from the measured rates)
+  double cpu_share_ = 0;
+  bool share_fixed_ = true;
   Event gpu_begin_{true}, gpu_end_{true};  // around the GPU's decode of gpu_timed_ tiles
   size_t gpu_timed_ = 0;
   double gpu_rate_ = 0;

@@ -457,6 +457,8 @@ class CuImage(_Closing):
             H100, H200 and later), other codecs decode on CPU threads and are uploaded; a CUDA kernel
             assembles the regions. With ``num_workers > 0`` the next batch is prepared in the background
             while the current one is used. Pixels equal the CPU path's (JPEG within a few levels).
+            ``NDIMG_NVJPEG_CPU_SHARE=auto`` lets ndimg's CPU threads decode a share of each batch beside
+            nvJPEG, balanced from the rates both reach (a number in [0, 1] fixes the share; default 0).
         progress : bool
             Show a tqdm progress bar (over pieces of a region, or over batches); needs ``tqdm``.
         array_type : {None, "cupy", "torch"}
