@@ -15,6 +15,8 @@ Methods, each at every thread count T (T = 1, 2 and all cores unless --threads):
   ndimg                T Python threads share one ndimg.io.Slide, each reading its contiguous share of the
                        patches with Slide.read_region; ndimg.set_num_threads(1), so each call decodes on its
                        caller's thread (an aligned patch is one tile: nothing to split).
+  ndimg CuImage        as ndimg, through one shared ndimg.io.CuImage's per-patch read_region (RGB, like cuCIM's;
+                       Slide.read_region returns OpenSlide's RGBA): the row compared with cuCIM's
   ndimg batched        ndimg.io.CuImage(path).read_region(locations, num_workers=T) (when ndimg has it)
   openslide            T threads, one OpenSlide handle each (T = 1 is plain single-threaded OpenSlide);
                        read_region's PIL image is not converted to an array (OpenSlide's best case)
@@ -237,6 +239,12 @@ class Methods:
         finally:
             ndimg.set_num_threads(0)
 
+    def ndimg_cuimage(self, path, positions, threads):
+        import ndimg.io
+        if not hasattr(ndimg.io, "CuImage"):
+            raise Skip("ndimg.io.CuImage (the cuCIM-like API) is not in this build")
+        return self.ndimg(path, positions, threads, api="CuImage")
+
     def ndimg_batched(self, path, positions, threads):
         import ndimg.io
         if not hasattr(ndimg.io, "CuImage"):
@@ -361,6 +369,7 @@ class Skip(Exception):
 
 METHODS = [  # (row label, Methods attribute)
     ("ndimg", "ndimg"),
+    ("ndimg (CuImage API, per patch)", "ndimg_cuimage"),
     ("ndimg batched (CuImage API)", "ndimg_batched"),
     ("OpenSlide (handle per thread)", "openslide"),
     ("tiffslide (handle per thread)", "tiffslide"),
@@ -403,12 +412,16 @@ def ratio_rows(results, threads, aligned):
     rows = []
     for t in threads:
         nd = results.get(("ndimg", t))
-        checks = [("ndimg / OpenSlide (per thread)", ("openslide", t), 2.0 if aligned else None),
-                  ("ndimg / cuCIM (equal threads)", ("cucim", t), 1.0),
-                  ("ndimg / libjpeg-turbo limit", ("jpeg_limit", t), 0.85 if aligned else None)]
-        for label, key, want in checks:
-            if nd and results.get(key):
-                rows.append((label, t, nd / results[key], want))
+        # (what, ndimg row, peer row, target): cuCIM is compared API for API (both return RGB)
+        checks = [("ndimg / OpenSlide (per thread)", "ndimg", "openslide", 2.0 if aligned else None),
+                  ("ndimg CuImage per patch / cuCIM (equal threads)", "ndimg_cuimage", "cucim", 1.0),
+                  ("ndimg batched / cuCIM batched (equal threads)", "ndimg_batched", "cucim_batched", 1.0),
+                  ("ndimg / libjpeg-turbo limit", "ndimg", "jpeg_limit", 0.85 if aligned else None),
+                  ("ndimg batched / libjpeg-turbo limit", "ndimg_batched", "jpeg_limit", 0.85 if aligned else None)]
+        for label, mine, peer, want in checks:
+            a, b = results.get((mine, t)), results.get((peer, t))
+            if a and b:
+                rows.append((label, t, a / b, want))
         un = results.get(("ndimg_unaligned_cached", t))
         if nd and un:
             rows.append(("ndimg unaligned cached / ndimg aligned", t, un / nd, 0.8 if aligned else None))
