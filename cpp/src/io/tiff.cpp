@@ -491,8 +491,18 @@ void TiffFile::read_region_8bit(int index, int64_t x, int64_t y, int64_t w, int6
       } else if (spp == 3 && !rgba) {
         std::memcpy(o, s, size_t(n) * 3);
       } else if (spp == 3 && std::endian::native == std::endian::little) {
-        for (int64_t i = 0; i < n; ++i) {  // one 32-bit store a pixel
-          const uint32_t v = uint32_t(s[3 * i]) | uint32_t(s[3 * i + 1]) << 8 | uint32_t(s[3 * i + 2]) << 16 | 0xff000000u;
+        // four pixels from three 32-bit loads (r0g0b0r1 g1b1r2g2 b2r3g3b3) into four 32-bit stores: a
+        // third of the operations of a pixel at a time
+        constexpr uint32_t kAlpha = 0xff000000u;
+        int64_t i = 0;
+        for (; i + 4 <= n; i += 4) {
+          uint32_t a, b, c;
+          std::memcpy(&a, s + 3 * i, 4), std::memcpy(&b, s + 3 * i + 4, 4), std::memcpy(&c, s + 3 * i + 8, 4);
+          const uint32_t v[4] = {a | kAlpha, a >> 24 | b << 8 | kAlpha, b >> 16 | c << 16 | kAlpha, c >> 8 | kAlpha};
+          std::memcpy(o + 4 * i, v, 16);
+        }
+        for (; i < n; ++i) {
+          const uint32_t v = uint32_t(s[3 * i]) | uint32_t(s[3 * i + 1]) << 8 | uint32_t(s[3 * i + 2]) << 16 | kAlpha;
           std::memcpy(o + 4 * i, &v, 4);
         }
       } else {
