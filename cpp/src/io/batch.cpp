@@ -15,6 +15,22 @@ namespace {
 
 constexpr int64_t kPieceTiles = 16;  // tiles across one piece of a region read (one tile row high)
 
+// Joins the threads it holds when it goes out of scope, after `stop` has been called.
+struct Joiner {
+  std::vector<std::thread>& threads;
+  std::function<void()> stop;
+  ~Joiner() {
+    stop();
+    for (auto& t : threads)
+      if (t.joinable()) t.join();
+    threads.clear();
+  }
+};
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------ region checks
+
 const Level& checked_level(const Slide& slide, int level) {
   if (level < 0 || size_t(level) >= slide.levels().size())
     throw ValueError("level " + std::to_string(level) + " is out of range (the slide has " +
@@ -34,21 +50,6 @@ void check_location(int64_t v) {
   if (v < -kMaxCoordinate || v > kMaxCoordinate)
     throw ValueError("location " + std::to_string(v) + " is out of range");
 }
-
-// Joins the threads it holds when it goes out of scope, after `stop` has been called.
-struct Joiner {
-  std::vector<std::thread>& threads;
-  std::function<void()> stop;
-  ~Joiner() {
-    stop();
-    for (auto& t : threads)
-      if (t.joinable()) t.join();
-    threads.clear();
-  }
-};
-
-}  // namespace
-
 
 // ------------------------------------------------------------------------------------- one region
 

@@ -324,10 +324,7 @@ bool hardware_takes(const codec::JpegInfo& info) {
 class Decoder {
  public:
   Decoder(const Slide& slide, int level, int device) : slide_(slide), device_(device) {
-    if (level < 0 || size_t(level) >= slide.levels().size())
-      throw ValueError("level " + std::to_string(level) + " is out of range (the slide has " +
-                       std::to_string(slide.levels().size()) + " levels)");
-    ifd_index_ = slide.levels()[size_t(level)].ifd;
+    ifd_index_ = checked_level(slide, level).ifd;
     const Ifd& d = ifd();
     // JPEG levels whose tiles nvJPEG can give exactly as the CPU codec does: 8-bit YCbCr or RGB of 3
     // interleaved samples, or gray (MinIsBlack); the rest is read on the CPU
@@ -690,8 +687,8 @@ std::string nvjpeg_backend(int device) { return engine(device).hardware ? "hardw
 
 void read_region(const Slide& slide, int64_t x, int64_t y, int level, int64_t w, int64_t h, int device, void* out,
                  uintptr_t stream) {
-  if (w <= 0 || h <= 0)
-    throw ValueError("region size must be positive, got (" + std::to_string(w) + ", " + std::to_string(h) + ")");
+  check_size(w, h);
+  check_location(x), check_location(y);
   cuda::DeviceGuard guard(device, "read_region(device='cuda')");
   Decoder dec(slide, level, device);
   const Level& l = slide.levels()[size_t(level)];

@@ -14,6 +14,12 @@
 
 namespace ndimg::io {
 
+// The checks every region request passes (ValueError otherwise): the level exists (it is returned), the
+// size is positive, and sizes and locations stay within the range the readers' arithmetic allows.
+const Level& checked_level(const Slide& slide, int level);
+void check_size(int64_t w, int64_t h);
+void check_location(int64_t v);
+
 // RGB pixels (h*w*3 bytes) of `level` whose top-left corner is (x, y) in level-0 coordinates; outside the
 // level every byte is 0 (Slide::read_region's RGB part). The region is cut into tile-aligned pieces read by
 // `num_workers` threads of its own (0: the calling thread with ndimg's thread pool). `progress(done,
