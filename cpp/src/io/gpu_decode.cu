@@ -151,37 +151,38 @@ class Stream {
   cudaStream_t s_ = nullptr;
 };
 
-// Grow-only buffers; the owner makes sure no queued work uses them when they grow or die.
-struct DeviceBuffer {
+// Grow-only buffers of device or pinned host memory; the owner makes sure no queued work uses them when
+// they grow or die.
+template <class Memory>
+struct GrowBuffer {
   uint8_t* p = nullptr;
   size_t n = 0;
-  DeviceBuffer() = default;
-  DeviceBuffer(const DeviceBuffer&) = delete;
-  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
-  ~DeviceBuffer() { cudaFree(p); }
+  GrowBuffer() = default;
+  GrowBuffer(const GrowBuffer&) = delete;
+  GrowBuffer& operator=(const GrowBuffer&) = delete;
+  ~GrowBuffer() { Memory::release(p); }
   void reserve(size_t bytes) {
     if (bytes <= n) return;
-    cuda::check(cudaFree(p), "cudaFree");
+    cuda::check(Memory::release(p), Memory::kRelease);
     p = nullptr, n = 0;
-    cuda::check(cudaMalloc(&p, bytes), "cudaMalloc (slide tile buffer)");
+    cuda::check(Memory::allocate(&p, bytes), Memory::kAllocate);
     n = bytes;
   }
 };
-struct PinnedBuffer {
-  uint8_t* p = nullptr;
-  size_t n = 0;
-  PinnedBuffer() = default;
-  PinnedBuffer(const PinnedBuffer&) = delete;
-  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
-  ~PinnedBuffer() { cudaFreeHost(p); }
-  void reserve(size_t bytes) {
-    if (bytes <= n) return;
-    cuda::check(cudaFreeHost(p), "cudaFreeHost");
-    p = nullptr, n = 0;
-    cuda::check(cudaHostAlloc(&p, bytes, cudaHostAllocPortable), "cudaHostAlloc (slide staging buffer)");
-    n = bytes;
-  }
+struct DeviceMemory {
+  static constexpr const char* kAllocate = "cudaMalloc (slide tile buffer)";
+  static constexpr const char* kRelease = "cudaFree";
+  static cudaError_t allocate(uint8_t** p, size_t bytes) { return cudaMalloc(p, bytes); }
+  static cudaError_t release(uint8_t* p) { return cudaFree(p); }
 };
+struct PinnedMemory {
+  static constexpr const char* kAllocate = "cudaHostAlloc (slide staging buffer)";
+  static constexpr const char* kRelease = "cudaFreeHost";
+  static cudaError_t allocate(uint8_t** p, size_t bytes) { return cudaHostAlloc(p, bytes, cudaHostAllocPortable); }
+  static cudaError_t release(uint8_t* p) { return cudaFreeHost(p); }
+};
+using DeviceBuffer = GrowBuffer<DeviceMemory>;
+using PinnedBuffer = GrowBuffer<PinnedMemory>;
 
 // ------------------------------------------------------------------------------- nvJPEG handle per device
 
