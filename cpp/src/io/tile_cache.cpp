@@ -382,23 +382,17 @@ TileCache::Shard& TileCache::shard_for(uint64_t hash) const { return *shards_[(h
 uint64_t TileCache::memory_capacity() const { return header_ ? header_->memory_capacity : 0; }
 uint64_t TileCache::capacity() const { return header_ ? header_->capacity : 0; }
 
-uint64_t TileCache::size() const {
+uint64_t TileCache::total(uint64_t Shard::*field) const {
   uint64_t n = 0;
   for (Shard* s : shards_) {
     ShardLock lk(*s);
-    n += s->items;
+    n += s->*field;
   }
   return n;
 }
 
-uint64_t TileCache::memory_size() const {
-  uint64_t n = 0;
-  for (Shard* s : shards_) {
-    ShardLock lk(*s);
-    n += s->bytes;
-  }
-  return n;
-}
+uint64_t TileCache::size() const { return total(&Shard::items); }
+uint64_t TileCache::memory_size() const { return total(&Shard::bytes); }
 
 uint64_t TileCache::hit_count() const { return header_ ? header_->hits.load() : 0; }
 uint64_t TileCache::miss_count() const { return header_ ? header_->misses.load() : 0; }

@@ -100,6 +100,7 @@ class TileCache {
   TileCache();
   void map_segment(void* base, uint64_t bytes);
   Shard& shard_for(uint64_t hash) const;
+  uint64_t total(uint64_t Shard::*field) const;  // the field summed over the shards, each under its lock
   bool lookup(Shard& s, const TileKey& key, uint64_t hash, const TileRect& rect, RowSink sink);
   void put(Shard& s, const TileKey& key, uint64_t hash, const uint8_t* data, uint64_t n);
   friend void tile_cache_atfork_prepare();
