@@ -20,6 +20,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run import cpu_time  # noqa: E402  (wall clock after a warm-up, median of runs)
+from slides import level0_tiles  # noqa: E402  (tile offsets, byte counts and JPEGTables of level 0)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -56,17 +57,6 @@ def write_slide(path, h, w, quality, subsampling):
     return path
 
 
-def complete_streams(path):
-    """The level-0 tiles as complete JPEG streams (JPEGTables joined where the tiles are abbreviated), read
-    from the file as the readers would."""
-    import tifffile
-
-    with tifffile.TiffFile(path) as t:
-        p = t.pages[0]
-        offsets, counts, tables = p.dataoffsets, p.databytecounts, p.jpegtables
-    return offsets, counts, tables
-
-
 def ndimg_runner(path, xy, batch, device, threads):
     import cupy
     from ndimg.io import CuImage
@@ -88,13 +78,14 @@ def torchvision_runner(path, xy, batch, width):
     import torch
     import torchvision.io
 
-    offsets, counts, tables = complete_streams(path)
+    _, _, tables, chunks = level0_tiles(path)
     across = -(-width // TILE)
     fd = os.open(path, os.O_RDONLY)
     idx = [(int(y) // TILE) * across + int(x) // TILE for x, y in xy]
 
     def stream(i):
-        data = os.pread(fd, int(counts[i]), int(offsets[i]))
+        offset, count = chunks[i]
+        data = os.pread(fd, int(count), int(offset))
         if tables and data[:2] == b"\xff\xd8":
             data = tables[:-2] + data[2:]
         return torch.frombuffer(bytearray(data), dtype=torch.uint8)
