@@ -498,16 +498,15 @@ class Decoder {
     states_->last_decode.wait_host();  // the states' previous batch is done with them
     read_gpu_rate();
     std::vector<uint32_t> refused;
-    gpu_begin_.record(s);
+    if (!share_fixed_) gpu_begin_.record(s);  // timed only while the share is being learned
     bool queued = false;
     if (!decode_batch(w, rgbi, nvj::kOutputRGBI, states_->rgbi, slot_bytes, s)) mark_cpu(w, rgbi, refused);
     else queued |= !rgbi.empty();
     if (!decode_batch(w, planar, nvj::kOutputUnchanged, states_->unchanged, slot_bytes, s)) mark_cpu(w, planar, refused);
     else queued |= !planar.empty();
     if (queued) {
-      gpu_end_.record(s);
       states_->last_decode.record(s);
-      gpu_timed_ = rgbi.size() + planar.size();
+      if (!share_fixed_) gpu_end_.record(s), gpu_timed_ = rgbi.size() + planar.size();
     }
     if (side.joinable()) side.join();
     if (cpu_error) std::rethrow_exception(cpu_error);
