@@ -313,32 +313,30 @@ __global__ void __launch_bounds__(32 * kFastWarps) fast_cols(const float* __rest
   }
 }
 
-// Runs the fast schedule of a float pass over C-ordered [outer, n, inner] when it has one; false otherwise.
+// Whether a float pass over [outer, n, inner] has a fast schedule: odd filters of up to kFastMaxTaps taps,
+// along the contiguous axis or across lines at least half a warp wide (narrower ones idle most lanes).
+bool has_fast_schedule(int64_t taps, int64_t inner) {
+  return taps % 2 == 1 && taps <= kFastMaxTaps && (inner == 1 || inner >= 16);
+}
+
+// Runs the fast schedule of a float pass over C-ordered [outer, n, inner] (has_fast_schedule holds).
 template <int T = 1>
-bool launch_fast(const float* in, float* out, int64_t outer, int64_t n, int64_t inner, const PassArgs<float>& a,
+void launch_fast(const float* in, float* out, int64_t outer, int64_t n, int64_t inner, const PassArgs<float>& a,
                  cudaStream_t s) {
-  if constexpr (T > kFastMaxTaps) {
-    return false;
-  } else {
+  if constexpr (T <= kFastMaxTaps) {
     if (a.taps != T) return launch_fast<T + 2>(in, out, outer, n, inner, a, s);
     auto capped = [](int64_t v) { return unsigned(std::clamp<int64_t>(v, 1, 65535)); };
     if (inner == 1) {
       const int64_t seg = 32 * kFastRowP;
       const dim3 grid(cuda::blocks_for(outer, kFastWarps), capped((n + seg - 1) / seg));
       fast_rows<T><<<grid, 32 * kFastWarps, 0, s>>>(in, out, outer, n, a);
-    } else if (inner >= 16) {
+    } else {
       const int64_t rows = int64_t(kFastWarps) * fast_col_p<T>();
       const dim3 grid(cuda::blocks_for(inner, 32), capped((n + rows - 1) / rows), capped(outer));
       fast_cols<T><<<grid, 32 * kFastWarps, 0, s>>>(in, out, outer, n, inner, a);
-    } else {
-      return false;
     }
-    return true;
   }
 }
-
-// Whether a float pass of `taps` taps has a fast schedule (as launch_fast decides, before the layout).
-bool fast_taps(size_t taps) { return taps % 2 == 1 && taps <= size_t(kFastMaxTaps); }
 
 // Fused schedule: two passes along the last two axes of C-contiguous data seen as [outer, ny, nx], in one
 // kernel, for float or double data computed in its own type. A block stages the input its output tile
@@ -530,7 +528,8 @@ void launch_pass(View src, View dst, const PassArgs<C>& a, int axis, cudaStream_
       for (int d = axis + 1; d < src.ndim; ++d) inner *= src.shape[d];
       const int64_t outer = src.size() / (n * inner);
       if constexpr (std::is_same_v<TI, float> && std::is_same_v<TO, float> && std::is_same_v<C, float>) {
-        if (launch_fast(src.ptr<float>(), dst.ptr<float>(), outer, n, inner, a, s)) {
+        if (has_fast_schedule(taps, inner)) {
+          launch_fast(src.ptr<float>(), dst.ptr<float>(), outer, n, inner, a, s);
           cuda::check_launch(op);
           return;
         }
@@ -583,12 +582,13 @@ std::optional<FusedPlan> plan_fused(View src, View dst, const Pass1d& a, const P
   if (!((ax == last - 1 && bx == last) || (ax == last && bx == last - 1))) return std::nullopt;
   const bool y_first = ax == last - 1;
   // float passes with fast schedules run faster one after the other than fused
-  if (csize == 4 && fast_taps(a.weights.size()) && fast_taps(b.weights.size()) && src.shape[last] >= 16)
+  const int64_t nx = src.shape[last];
+  if (csize == 4 && has_fast_schedule(int64_t(a.weights.size()), ax == last ? 1 : nx) &&
+      has_fast_schedule(int64_t(b.weights.size()), bx == last ? 1 : nx))
     return std::nullopt;
   const int taps_y = int((y_first ? a : b).weights.size()), taps_x = int((y_first ? b : a).weights.size());
   // tile width: the candidate that wastes the least of the last tile column; a smaller tile for filters
   // too long for the first to fit (two staged inputs, the intermediate, the extension tables, weights)
-  const int64_t nx = src.shape[last];
   int tx = 128;
   for (int cand : {96, 64})
     if ((nx + cand - 1) / cand * cand < (nx + tx - 1) / tx * tx) tx = cand;
