@@ -188,8 +188,9 @@ def test_fast_float_schedules(engine, rng, mode, layout):
     # float32 passes of odd filters of up to 33 taps have CUDA schedules with the tap count compiled in
     # (rows: warp segments of 224 outputs; columns: 32 columns x 32 or 64 outputs a block): lines spanning
     # several segments and tiles with partial ones, origins at both extremes, every odd-length bucket, the
-    # mean of uniform filters, and columns narrower than a warp (another schedule)
-    for shape in [(70, 500), (5, 40, 230), (33, 41), (300, 9)]:
+    # mean of uniform filters, columns narrower than a warp (another schedule), and filters reaching up to
+    # one less than the line to a side (extension by closed forms) or as far as the line (another schedule)
+    for shape in [(70, 500), (5, 40, 230), (33, 41), (300, 9), (17, 16)]:
         x = random_image(rng, shape, "float32", layout)
         for size in (1, 3, 9, 17, 33):
             origin = tuple(((size - 1) // 2, -(size // 2))[d % 2] for d in range(x.ndim))

@@ -226,55 +226,75 @@ __device__ __forceinline__ void scatter_tap(float (&acc)[P], float v, int k, con
     if (k - q >= 0 && k - q < T) acc[q] = fmaf(p.inline_w[k - q], v, acc[q]);
 }
 
-template <int T, int P>
-__device__ __forceinline__ void finish_all(float (&acc)[P], const PassArgs<float>& p) {
+// Input i of a line of n for the fast schedules, whose reach is shorter than the line (has_fast_schedule):
+// indices within one line length outside it extend by closed forms, without the divisions of
+// extend_index, which would cost registers (and so resident warps) across the whole kernel. Indices
+// further out, and constant mode's, read cval; the kernels load a few such values that no output uses.
+__device__ __forceinline__ float load_near(const float* line, int64_t i, int64_t n, int64_t stride,
+                                           const PassArgs<float>& p) {
+  if (i < 0 || i >= n) {
+    const bool low = i < 0;
+    switch (p.mode) {
+      case Mode::Reflect: i = low ? -1 - i : 2 * n - 1 - i; break;
+      case Mode::Mirror: i = low ? -i : 2 * n - 2 - i; break;
+      case Mode::Nearest: i = low ? 0 : n - 1; break;
+      case Mode::Wrap: i = low ? i + n : i - n; break;
+      case Mode::Constant: return p.cval;
+    }
+    if (i < 0 || i >= n) return p.cval;
+  }
+  return __ldg(line + i * stride);
+}
+
+template <int P>
+__device__ __forceinline__ void finish_all(float (&acc)[P], float scale) {
 #pragma unroll
-  for (int q = 0; q < P; ++q) acc[q] = finish_pass(acc[q], T, p.mean);
+  for (int q = 0; q < P; ++q) acc[q] *= scale;
 }
 
 // Along the contiguous last axis of [lines, n]: a warp per segment of 32 P outputs of one line. It stages
 // the segment's inputs in its own shared memory (coalesced reads), each lane computes P neighbouring
 // outputs (P odd: the lanes' strided reads avoid bank conflicts), and the results leave through shared
-// memory again, coalesced. Warps never wait for each other.
+// memory again, coalesced. Warps never wait for each other. One segment per warp and no grid-stride loops
+// (the launcher covers larger grids in chunks): the kernel then fits in few registers, and more warps are
+// resident to keep loads in flight.
 template <int T>
 __global__ void __launch_bounds__(32 * kFastWarps) fast_rows(const float* __restrict__ in, float* __restrict__ out,
-                                                             int64_t lines, int64_t n, const __grid_constant__ PassArgs<float> p) {
+                                                             int64_t lines, int64_t n, int64_t seg0, float scale,
+                                                             const __grid_constant__ PassArgs<float> p) {
   constexpr int P = kFastRowP, kSeg = 32 * P, kLoads = (kSeg + T - 1 + 31) / 32;
   __shared__ float staged[kFastWarps][kLoads * 32];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   float* s = staged[warp];
-  // lines over x (and its grid stride), segments over y: no 64-bit divisions in the index arithmetic
-  for (int64_t line = int64_t(blockIdx.x) * kFastWarps + warp; line < lines; line += int64_t(gridDim.x) * kFastWarps) {
-    for (int64_t x0 = int64_t(blockIdx.y) * kSeg; x0 < n; x0 += int64_t(gridDim.y) * kSeg) {
-      const int64_t first = x0 - p.left;
-      const float* src = in + line * n;
-      float v[kLoads];
-      if (first >= 0 && first + kLoads * 32 <= n) {
+  // lines over x, segments over y: no 64-bit divisions in the index arithmetic
+  const int64_t line = int64_t(blockIdx.x) * kFastWarps + warp, x0 = (seg0 + blockIdx.y) * kSeg;
+  if (line >= lines || x0 >= n) return;
+  const int64_t first = x0 - p.left;
+  const float* src = in + line * n;
+  float v[kLoads];
+  if (first >= 0 && first + kLoads * 32 <= n) {
 #pragma unroll
-        for (int u = 0; u < kLoads; ++u) v[u] = __ldg(src + first + u * 32 + lane);
-      } else {
+    for (int u = 0; u < kLoads; ++u) v[u] = __ldg(src + first + u * 32 + lane);
+  } else {
 #pragma unroll
-        for (int u = 0; u < kLoads; ++u) v[u] = load_extended(src, first + u * 32 + lane, n, 1, p);
-      }
-      __syncwarp();  // the previous segment's results are written out
-#pragma unroll
-      for (int u = 0; u < kLoads; ++u) s[u * 32 + lane] = v[u];
-      __syncwarp();
-      float acc[P] = {};
-#pragma unroll
-      for (int k = 0; k < P + T - 1; ++k) scatter_tap<T, P>(acc, s[lane * P + k], k, p);
-      finish_all<T, P>(acc, p);
-      __syncwarp();
-#pragma unroll
-      for (int q = 0; q < P; ++q) s[lane * P + q] = acc[q];
-      __syncwarp();
-      float* dst = out + line * n + x0;
-      const int m = int(std::min<int64_t>(kSeg, n - x0));
-#pragma unroll
-      for (int u = 0; u < P; ++u)
-        if (u * 32 + lane < m) dst[u * 32 + lane] = s[u * 32 + lane];
-    }
+    for (int u = 0; u < kLoads; ++u) v[u] = load_near(src, first + u * 32 + lane, n, 1, p);
   }
+#pragma unroll
+  for (int u = 0; u < kLoads; ++u) s[u * 32 + lane] = v[u];
+  __syncwarp();
+  float acc[P] = {};
+#pragma unroll
+  for (int k = 0; k < P + T - 1; ++k) scatter_tap<T, P>(acc, s[lane * P + k], k, p);
+  finish_all(acc, scale);
+  __syncwarp();
+#pragma unroll
+  for (int q = 0; q < P; ++q) s[lane * P + q] = acc[q];
+  __syncwarp();
+  float* dst = out + line * n + x0;
+  const int m = int(std::min<int64_t>(kSeg, n - x0));
+#pragma unroll
+  for (int u = 0; u < P; ++u)
+    if (u * 32 + lane < m) dst[u * 32 + lane] = s[u * 32 + lane];
 }
 
 // Along an outer axis of [outer, n, inner]: a thread per column (neighbouring threads on neighbouring
@@ -283,40 +303,41 @@ __global__ void __launch_bounds__(32 * kFastWarps) fast_rows(const float* __rest
 template <int T>
 constexpr int fast_col_p() { return T <= 9 ? 4 : 8; }
 
+// Eight resident blocks (full occupancy, 32 registers) keep the most loads in flight; the few bytes of
+// spill that costs some tap counts measured faster than 40 registers at six blocks.
 template <int T>
-__global__ void __launch_bounds__(32 * kFastWarps) fast_cols(const float* __restrict__ in, float* __restrict__ out,
-                                                             int64_t outer, int64_t n, int64_t inner,
-                                                             const __grid_constant__ PassArgs<float> p) {
+__global__ void __launch_bounds__(32 * kFastWarps, 8) fast_cols(const float* __restrict__ in, float* __restrict__ out,
+                                                             int64_t n, int64_t inner, int64_t tile0, int64_t plane0,
+                                                             float scale, const __grid_constant__ PassArgs<float> p) {
   constexpr int P = fast_col_p<T>(), kRows = kFastWarps * P;
-  // column tiles over x, row tiles over y, planes over z (each with its grid stride): no 64-bit divisions
+  // column tiles over x, row tiles over y, planes over z (offset by the launcher's chunk): no 64-bit divisions
   const int64_t x = int64_t(blockIdx.x) * 32 + threadIdx.x % 32;
-  if (x >= inner) return;
-  for (int64_t plane = blockIdx.z; plane < outer; plane += gridDim.z) {
-    for (int64_t y0 = int64_t(blockIdx.y) * kRows + threadIdx.x / 32 * P; y0 < n; y0 += int64_t(gridDim.y) * kRows) {
-      const float* src = in + plane * n * inner + x;
-      const int64_t first = y0 - p.left;
-      float acc[P] = {};
-      if (first >= 0 && first + P + T - 1 <= n) {
-        const float* s = src + first * inner;
+  const int64_t y0 = (tile0 + blockIdx.y) * kRows + threadIdx.x / 32 * P;
+  if (x >= inner || y0 >= n) return;
+  const int64_t plane = (plane0 + blockIdx.z) * n * inner;
+  const float* src = in + plane + x;
+  const int64_t first = y0 - p.left;
+  float acc[P] = {};
+  if (first >= 0 && first + P + T - 1 <= n) {
+    const float* s = src + first * inner;
 #pragma unroll
-        for (int k = 0; k < P + T - 1; ++k) scatter_tap<T, P>(acc, __ldg(s + k * inner), k, p);
-      } else {
+    for (int k = 0; k < P + T - 1; ++k) scatter_tap<T, P>(acc, __ldg(s + k * inner), k, p);
+  } else {
 #pragma unroll
-        for (int k = 0; k < P + T - 1; ++k) scatter_tap<T, P>(acc, load_extended(src, first + k, n, inner, p), k, p);
-      }
-      finish_all<T, P>(acc, p);
-      float* dst = out + plane * n * inner + x;
-#pragma unroll
-      for (int q = 0; q < P; ++q)
-        if (y0 + q < n) dst[(y0 + q) * inner] = acc[q];
-    }
+    for (int k = 0; k < P + T - 1; ++k) scatter_tap<T, P>(acc, load_near(src, first + k, n, inner, p), k, p);
   }
+  finish_all(acc, scale);
+  float* dst = out + plane + x;
+#pragma unroll
+  for (int q = 0; q < P; ++q)
+    if (y0 + q < n) dst[(y0 + q) * inner] = acc[q];
 }
 
-// Whether a float pass over [outer, n, inner] has a fast schedule: odd filters of up to kFastMaxTaps taps,
-// along the contiguous axis or across lines at least half a warp wide (narrower ones idle most lanes).
-bool has_fast_schedule(int64_t taps, int64_t inner) {
-  return taps % 2 == 1 && taps <= kFastMaxTaps && (inner == 1 || inner >= 16);
+// Whether a float pass over [outer, n, inner] has a fast schedule: odd filters of up to kFastMaxTaps taps
+// reaching less than the line's length to either side (load_near), along the contiguous axis or across
+// lines at least half a warp wide (narrower ones idle most lanes).
+bool has_fast_schedule(int64_t taps, int64_t left, int64_t n, int64_t inner) {
+  return taps % 2 == 1 && taps <= kFastMaxTaps && std::max(left, taps - 1 - left) < n && (inner == 1 || inner >= 16);
 }
 
 // Runs the fast schedule of a float pass over C-ordered [outer, n, inner] (has_fast_schedule holds).
@@ -325,15 +346,23 @@ void launch_fast(const float* in, float* out, int64_t outer, int64_t n, int64_t 
                  cudaStream_t s) {
   if constexpr (T <= kFastMaxTaps) {
     if (a.taps != T) return launch_fast<T + 2>(in, out, outer, n, inner, a, s);
-    auto capped = [](int64_t v) { return unsigned(std::clamp<int64_t>(v, 1, 65535)); };
+    const float scale = a.mean ? 1.0f / float(T) : 1.0f;
+    // grids of at most 65535 along y and z, launched in chunks when more are needed
+    constexpr int64_t kMaxGrid = 65535;
     if (inner == 1) {
-      const int64_t seg = 32 * kFastRowP;
-      const dim3 grid(cuda::blocks_for(outer, kFastWarps), capped((n + seg - 1) / seg));
-      fast_rows<T><<<grid, 32 * kFastWarps, 0, s>>>(in, out, outer, n, a);
+      const int64_t segs = (n + 32 * kFastRowP - 1) / (32 * kFastRowP);
+      for (int64_t s0 = 0; s0 < segs; s0 += kMaxGrid) {
+        const dim3 grid(cuda::blocks_for(outer, kFastWarps), unsigned(std::min(kMaxGrid, segs - s0)));
+        fast_rows<T><<<grid, 32 * kFastWarps, 0, s>>>(in, out, outer, n, s0, scale, a);
+      }
     } else {
-      const int64_t rows = int64_t(kFastWarps) * fast_col_p<T>();
-      const dim3 grid(cuda::blocks_for(inner, 32), capped((n + rows - 1) / rows), capped(outer));
-      fast_cols<T><<<grid, 32 * kFastWarps, 0, s>>>(in, out, outer, n, inner, a);
+      const int64_t tiles = (n + kFastWarps * fast_col_p<T>() - 1) / (kFastWarps * fast_col_p<T>());
+      for (int64_t p0 = 0; p0 < outer; p0 += kMaxGrid)
+        for (int64_t t0 = 0; t0 < tiles; t0 += kMaxGrid) {
+          const dim3 grid(cuda::blocks_for(inner, 32), unsigned(std::min(kMaxGrid, tiles - t0)),
+                          unsigned(std::min(kMaxGrid, outer - p0)));
+          fast_cols<T><<<grid, 32 * kFastWarps, 0, s>>>(in, out, n, inner, t0, p0, scale, a);
+        }
     }
   }
 }
@@ -528,7 +557,7 @@ void launch_pass(View src, View dst, const PassArgs<C>& a, int axis, cudaStream_
       for (int d = axis + 1; d < src.ndim; ++d) inner *= src.shape[d];
       const int64_t outer = src.size() / (n * inner);
       if constexpr (std::is_same_v<TI, float> && std::is_same_v<TO, float> && std::is_same_v<C, float>) {
-        if (has_fast_schedule(taps, inner)) {
+        if (has_fast_schedule(taps, a.left, n, inner)) {
           launch_fast(src.ptr<float>(), dst.ptr<float>(), outer, n, inner, a, s);
           cuda::check_launch(op);
           return;
@@ -583,8 +612,11 @@ std::optional<FusedPlan> plan_fused(View src, View dst, const Pass1d& a, const P
   const bool y_first = ax == last - 1;
   // float passes with fast schedules run faster one after the other than fused
   const int64_t nx = src.shape[last];
-  if (csize == 4 && has_fast_schedule(int64_t(a.weights.size()), ax == last ? 1 : nx) &&
-      has_fast_schedule(int64_t(b.weights.size()), bx == last ? 1 : nx))
+  auto fast = [&](const Pass1d& p, int axis) {
+    const int64_t taps = int64_t(p.weights.size());
+    return has_fast_schedule(taps, filter_reach(taps, p.origin).left, src.shape[axis], axis == last ? 1 : nx);
+  };
+  if (csize == 4 && fast(a, ax) && fast(b, bx))
     return std::nullopt;
   const int taps_y = int((y_first ? a : b).weights.size()), taps_x = int((y_first ? b : a).weights.size());
   // tile width: the candidate that wastes the least of the last tile column; a smaller tile for filters
