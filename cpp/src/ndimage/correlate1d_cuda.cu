@@ -226,24 +226,32 @@ __device__ __forceinline__ void scatter_tap(float (&acc)[P], float v, int k, con
     if (k - q >= 0 && k - q < T) acc[q] = fmaf(p.inline_w[k - q], v, acc[q]);
 }
 
-// Input i of a line of n for the fast schedules, whose reach is shorter than the line (has_fast_schedule):
-// indices within one line length outside it extend by closed forms, without the divisions of
-// extend_index, which would cost registers (and so resident warps) across the whole kernel. Indices
-// further out, and constant mode's, read cval; the kernels load a few such values that no output uses.
-__device__ __forceinline__ float load_near(const float* line, int64_t i, int64_t n, int64_t stride,
-                                           const PassArgs<float>& p) {
-  if (i < 0 || i >= n) {
-    const bool low = i < 0;
-    switch (p.mode) {
-      case Mode::Reflect: i = low ? -1 - i : 2 * n - 1 - i; break;
-      case Mode::Mirror: i = low ? -i : 2 * n - 2 - i; break;
-      case Mode::Nearest: i = low ? 0 : n - 1; break;
-      case Mode::Wrap: i = low ? i + n : i - n; break;
-      case Mode::Constant: return p.cval;
-    }
-    if (i < 0 || i >= n) return p.cval;
+// Boundary extension for the fast schedules, whose filters reach less than the line's length to either
+// side (has_fast_schedule): an index i within that distance outside [0, n) reads lo + lo_sign i (below)
+// or hi + hi_sign i (above), the closed forms of every mode, set up per launch on the host. A mode switch
+// or extend_index's divisions would cost registers, and so resident warps, across the whole kernel.
+// Indices further out (loaded but used by no output) and constant mode's read cval.
+struct Near {
+  int64_t lo, hi;
+  int lo_sign, hi_sign;
+};
+
+Near near_extension(Mode mode, int64_t n) {
+  switch (mode) {
+    case Mode::Reflect: return {-1, 2 * n - 1, -1, -1};
+    case Mode::Mirror: return {0, 2 * n - 2, -1, -1};
+    case Mode::Nearest: return {0, n - 1, 0, 0};
+    case Mode::Wrap: return {n, -n, 1, 1};
+    case Mode::Constant: break;
   }
-  return __ldg(line + i * stride);
+  return {-1, -1, 0, 0};
+}
+
+__device__ __forceinline__ float load_near(const float* line, int64_t i, int64_t n, int64_t stride, const Near& e,
+                                           float cval) {
+  if (i < 0) i = e.lo + e.lo_sign * i;
+  else if (i >= n) i = e.hi + e.hi_sign * i;
+  return i >= 0 && i < n ? __ldg(line + i * stride) : cval;
 }
 
 template <int P>
@@ -260,7 +268,7 @@ __device__ __forceinline__ void finish_all(float (&acc)[P], float scale) {
 // resident to keep loads in flight.
 template <int T>
 __global__ void __launch_bounds__(32 * kFastWarps) fast_rows(const float* __restrict__ in, float* __restrict__ out,
-                                                             int64_t lines, int64_t n, int64_t seg0, float scale,
+                                                             int64_t lines, int64_t n, int64_t seg0, float scale, Near e,
                                                              const __grid_constant__ PassArgs<float> p) {
   constexpr int P = kFastRowP, kSeg = 32 * P, kLoads = (kSeg + T - 1 + 31) / 32;
   __shared__ float staged[kFastWarps][kLoads * 32];
@@ -277,7 +285,7 @@ __global__ void __launch_bounds__(32 * kFastWarps) fast_rows(const float* __rest
     for (int u = 0; u < kLoads; ++u) v[u] = __ldg(src + first + u * 32 + lane);
   } else {
 #pragma unroll
-    for (int u = 0; u < kLoads; ++u) v[u] = load_near(src, first + u * 32 + lane, n, 1, p);
+    for (int u = 0; u < kLoads; ++u) v[u] = load_near(src, first + u * 32 + lane, n, 1, e, p.cval);
   }
 #pragma unroll
   for (int u = 0; u < kLoads; ++u) s[u * 32 + lane] = v[u];
@@ -308,7 +316,7 @@ constexpr int fast_col_p() { return T <= 9 ? 4 : 8; }
 template <int T>
 __global__ void __launch_bounds__(32 * kFastWarps, 8) fast_cols(const float* __restrict__ in, float* __restrict__ out,
                                                              int64_t n, int64_t inner, int64_t tile0, int64_t plane0,
-                                                             float scale, const __grid_constant__ PassArgs<float> p) {
+                                                             float scale, Near e, const __grid_constant__ PassArgs<float> p) {
   constexpr int P = fast_col_p<T>(), kRows = kFastWarps * P;
   // column tiles over x, row tiles over y, planes over z (offset by the launcher's chunk): no 64-bit divisions
   const int64_t x = int64_t(blockIdx.x) * 32 + threadIdx.x % 32;
@@ -324,7 +332,7 @@ __global__ void __launch_bounds__(32 * kFastWarps, 8) fast_cols(const float* __r
     for (int k = 0; k < P + T - 1; ++k) scatter_tap<T, P>(acc, __ldg(s + k * inner), k, p);
   } else {
 #pragma unroll
-    for (int k = 0; k < P + T - 1; ++k) scatter_tap<T, P>(acc, load_near(src, first + k, n, inner, p), k, p);
+    for (int k = 0; k < P + T - 1; ++k) scatter_tap<T, P>(acc, load_near(src, first + k, n, inner, e, p.cval), k, p);
   }
   finish_all(acc, scale);
   float* dst = out + plane + x;
@@ -347,13 +355,14 @@ void launch_fast(const float* in, float* out, int64_t outer, int64_t n, int64_t 
   if constexpr (T <= kFastMaxTaps) {
     if (a.taps != T) return launch_fast<T + 2>(in, out, outer, n, inner, a, s);
     const float scale = a.mean ? 1.0f / float(T) : 1.0f;
+    const Near e = near_extension(a.mode, n);
     // grids of at most 65535 along y and z, launched in chunks when more are needed
     constexpr int64_t kMaxGrid = 65535;
     if (inner == 1) {
       const int64_t segs = (n + 32 * kFastRowP - 1) / (32 * kFastRowP);
       for (int64_t s0 = 0; s0 < segs; s0 += kMaxGrid) {
         const dim3 grid(cuda::blocks_for(outer, kFastWarps), unsigned(std::min(kMaxGrid, segs - s0)));
-        fast_rows<T><<<grid, 32 * kFastWarps, 0, s>>>(in, out, outer, n, s0, scale, a);
+        fast_rows<T><<<grid, 32 * kFastWarps, 0, s>>>(in, out, outer, n, s0, scale, e, a);
       }
     } else {
       const int64_t tiles = (n + kFastWarps * fast_col_p<T>() - 1) / (kFastWarps * fast_col_p<T>());
@@ -361,7 +370,7 @@ void launch_fast(const float* in, float* out, int64_t outer, int64_t n, int64_t 
         for (int64_t t0 = 0; t0 < tiles; t0 += kMaxGrid) {
           const dim3 grid(cuda::blocks_for(inner, 32), unsigned(std::min(kMaxGrid, tiles - t0)),
                           unsigned(std::min(kMaxGrid, outer - p0)));
-          fast_cols<T><<<grid, 32 * kFastWarps, 0, s>>>(in, out, n, inner, t0, p0, scale, a);
+          fast_cols<T><<<grid, 32 * kFastWarps, 0, s>>>(in, out, n, inner, t0, p0, scale, e, a);
         }
     }
   }
