@@ -151,16 +151,21 @@ struct PassPlan {
 // then per output the value entering the window added and the one leaving it subtracted, each sum
 // divided by taps. ext(j, k) is lane k's extended position j; emit(i, k, value) takes the results.
 template <class T, class Ext, class Emit>
-NDIMG_INLINE void running_mean(int lanes, int64_t n, int64_t taps, const Ext& ext, const Emit& emit) {
-  T acc[kW];
+NDIMG_INLINE void running_mean(T* acc, int lanes, int64_t i0, int64_t i1, int64_t taps, const Ext& ext,
+                               const Emit& emit) {
+  // outputs [i0, i1); acc carries the sums from output i0 - 1 (and is started here when i0 == 0)
   const double size = double(taps);
-  for (int k = 0; k < lanes; ++k) acc[k] = T{};
-  for (int64_t j = 0; j < taps; ++j)
-    for (int k = 0; k < lanes; ++k) acc[k] += ext(int(j), k);
-  for (int k = 0; k < lanes; ++k) emit(0, k, acc[k] / size);
-  for (int64_t i = 1; i < n; ++i)
+  int64_t i = i0;
+  if (i0 == 0) {
+    for (int k = 0; k < lanes; ++k) acc[k] = T{};
+    for (int64_t j = 0; j < taps; ++j)
+      for (int k = 0; k < lanes; ++k) acc[k] += ext(j, k);
+    for (int k = 0; k < lanes; ++k) emit(0, k, acc[k] / size);
+    i = 1;
+  }
+  for (; i < i1; ++i)
     for (int k = 0; k < lanes; ++k) {
-      acc[k] += ext(int(i + taps - 1), k) - ext(int(i - 1), k);
+      acc[k] += ext(i + taps - 1, k) - ext(i - 1, k);
       emit(i, k, acc[k] / size);
     }
 }
@@ -205,8 +210,9 @@ struct Rows {
         std::fill(ext.begin() + lines * len, ext.end(), 0.0);
         const double* e = ext.data();
         double* r = res.data();
-        running_mean<double>(
-            int(kRows), n, pl.taps, [&](int j, int k) { return e[k * len + j]; },
+        double acc[kRows];
+        running_mean(
+            acc, int(kRows), 0, n, pl.taps, [&](int64_t j, int k) { return e[k * len + j]; },
             [&](int64_t i, int k, double v) { r[k * n + i] = v; });
       } else {
         for (int64_t k = 0; k < lines; ++k)
@@ -219,7 +225,29 @@ struct Rows {
   }
 };
 
-// A pass along another axis than the last: bundles [b0, b1) of up to kBundle lines.
+// A pass along another axis than the last: bundles [b0, b1) of up to kBundle lines. A bundle's line is
+// taken kChunk outputs at a time, through a window of extended positions [i0 - 1, i1 + taps - 1) (the
+// one before i0 for the running mean) that stays in cache: the next chunk keeps the window's last taps
+// positions and gathers the rest, which the outputs written so far cannot have reached (position j reads
+// index j - left >= i0 + right). Positions past the end may read anywhere under the mode, so they are
+// gathered before the first write, into `edge`.
+constexpr int64_t kChunk = 128, kAhead = 8;
+
+// Asks for the cache lines of p[0], p[s], ... p[(count - 1) * s] (rw: 1 to write them).
+template <class T>
+NDIMG_INLINE void prefetch_span(const T* p, int64_t count, int64_t s, int rw) {
+#if defined(__GNUC__)
+  const char* c = reinterpret_cast<const char*>(p);
+  const int64_t step = s * int64_t(sizeof(T));
+  if (step == int64_t(sizeof(T))) {
+    for (int64_t b = 0; b < count * step; b += 64)
+      rw ? __builtin_prefetch(c + b, 1) : __builtin_prefetch(c + b, 0);
+    rw ? __builtin_prefetch(c + count * step - 1, 1) : __builtin_prefetch(c + count * step - 1, 0);
+  } else {
+    for (int64_t k = 0; k < count; ++k) rw ? __builtin_prefetch(c + k * step, 1) : __builtin_prefetch(c + k * step, 0);
+  }
+#endif
+}
 struct Bundles {
   const View &in, &out;
   int axis;
@@ -234,18 +262,17 @@ struct Bundles {
   template <class TI, class TO>
   NDIMG_INLINE void run(int64_t b0, int64_t b1) const {
     const int inner = in.ndim - 1;
-    const int64_t n = pl.n, len = pl.len, si = in.strides[axis], so = out.strides[axis];
+    const int64_t n = pl.n, taps = pl.taps, end = pl.r.left + n, si = in.strides[axis], so = out.strides[axis];
     const int64_t sik = in.strides[inner], sok = out.strides[inner];
-    std::vector<double> ext(size_t(len * B));
-    double res[kW];
+    std::vector<double> ext(size_t((kChunk + taps) * B)), edge(size_t((pl.len - end) * B));
+    double res[kW], sums[kBundle];
     for (int64_t b = b0; b < b1; ++b) {
       const int64_t k0 = (b % per_run) * B, nb = std::min(B, run_len - k0);
       const int64_t line = (b / per_run) * run_len + k0;
       const TI* a = in.ptr<TI>() + line_offset(in, axis, line);
       TO* o = out.ptr<TO>() + line_offset(out, axis, line);
-      for (int64_t j = 0; j < len; ++j) {
+      auto read = [&](int64_t j, double* e) {  // extended position j of the bundle's lines
         const int64_t kk = pl.src[size_t(j)];
-        double* e = ext.data() + j * B;
         if (kk < 0) {
           std::fill(e, e + nb, pl.fill);
         } else {
@@ -255,30 +282,55 @@ struct Bundles {
           else
             for (int64_t k = 0; k < nb; ++k) e[k] = double(q[k * sik]);
         }
-      }
-      // the lanes are the bundle's lines, kW at a time
-      for (int64_t c0 = 0; c0 < nb; c0 += kW) {
-        const int lanes = int(std::min<int64_t>(kW, nb - c0));
-        const double* e = ext.data() + c0;
-        TO* oc = o + c0 * sok;
-        if (pl.mean && lanes == kW) {
-          running_mean<V>(
-              kWV, n, pl.taps, [&](int j, int k) { return Lanes<V>{e, B}(j, k); },
-              [&](int64_t i, int k, V v) {
-                std::memcpy(res + k * kVL, &v, sizeof v);
-                if (k == kWV - 1) store(res, kW, oc + i * so, sok);
-              });
-        } else if (pl.mean) {
-          running_mean<double>(
-              lanes, n, pl.taps, [&](int j, int k) { return e[j * B + k]; },
-              [&](int64_t i, int k, double v) {
-                res[k] = v;
-                if (k == lanes - 1) store(res, lanes, oc + i * so, sok);
-              });
-        } else {
-          for (int64_t i = 0; i < n; ++i) {
-            pl.correlate(res, e + i * B, B, lanes);
-            store(res, lanes, oc + i * so, sok);
+      };
+      for (int64_t j = end; j < pl.len; ++j) read(j, edge.data() + (j - end) * B);
+      for (int64_t i0 = 0; i0 < n; i0 += kChunk) {
+        const int64_t i1 = std::min(n, i0 + kChunk);
+        // window row r holds extended position i0 - 1 + r
+        int64_t j0 = 0;
+        if (i0 > 0) {
+          std::copy(ext.begin() + kChunk * B, ext.begin() + (kChunk + taps) * B, ext.begin());
+          j0 = i0 + taps - 1;
+        }
+        for (int64_t j = j0; j < i1 + taps - 1; ++j) {
+          // the hardware prefetchers stop at page boundaries, and every row of a bundle is on another
+          // page: fetch the input kAhead positions ahead, and the rows this chunk will write
+          if (j + kAhead < end && pl.src[size_t(j + kAhead)] >= 0)
+            prefetch_span(a + pl.src[size_t(j + kAhead)] * si, nb, sik, 0);
+          if (j >= taps - 1) prefetch_span(o + (j - taps + 1) * so, nb, sok, 1);
+          double* e = ext.data() + (j - i0 + 1) * B;
+          if (j < end)
+            read(j, e);
+          else
+            std::copy(edge.data() + (j - end) * B, edge.data() + (j - end) * B + nb, e);
+        }
+        // the lanes are the bundle's lines, kW at a time
+        for (int64_t c0 = 0; c0 < nb; c0 += kW) {
+          const int lanes = int(std::min<int64_t>(kW, nb - c0));
+          const double* e = ext.data() + B + c0;  // + (j - i0) * B: position j (j >= i0 - 1)
+          TO* oc = o + c0 * sok;
+          if (pl.mean && lanes == kW) {
+            V acc[kWV];
+            std::memcpy(acc, sums + c0, sizeof acc);
+            running_mean(
+                acc, kWV, i0, i1, taps, [&](int64_t j, int k) { return Lanes<V>{e, B}(int(j - i0), k); },
+                [&](int64_t i, int k, V v) {
+                  std::memcpy(res + k * kVL, &v, sizeof v);
+                  if (k == kWV - 1) store(res, kW, oc + i * so, sok);
+                });
+            std::memcpy(sums + c0, acc, sizeof acc);
+          } else if (pl.mean) {
+            running_mean(
+                sums + c0, lanes, i0, i1, taps, [&](int64_t j, int k) { return e[(j - i0) * B + k]; },
+                [&](int64_t i, int k, double v) {
+                  res[k] = v;
+                  if (k == lanes - 1) store(res, lanes, oc + i * so, sok);
+                });
+          } else {
+            for (int64_t i = i0; i < i1; ++i) {
+              pl.correlate(res, e + (i - i0) * B, B, lanes);
+              store(res, lanes, oc + i * so, sok);
+            }
           }
         }
       }
