@@ -1,7 +1,7 @@
 """The CPU engine's separable schedule, bit for bit against scipy.ndimage.
 
 Passes along the last axis take lines 8 at a time and outputs in blocks of 16; passes along other axes
-take bundles of up to 32 lines (16 lanes at a time) and their outputs in chunks of 128 through a window
+take bundles of up to 64 lines (16 lanes at a time; narrower when there are few per thread) and their outputs in chunks of 128 through a window
 that is kept across chunks. These tests put every size around those blocks, every mode, long filters
 (reaching past both ends), in-place calls, F-order and strided views and integer dtypes, and ask for the
 reference's exact bits (scipy computes in double and rounds each pass to the output dtype; so do we).
@@ -42,6 +42,19 @@ def test_bundle_widths(rng, width, axis):
     w = WEIGHTS[0]
     _same(nd.correlate1d(x, w, axis=axis), ndi.correlate1d(x, w, axis=axis))
     _same(nd.uniform_filter1d(x, 5, axis=axis), ndi.uniform_filter1d(x, 5, axis=axis))
+
+
+@pytest.mark.parametrize("shape,axis", [((12, 131, 70), 1), ((131, 10, 70), 0), ((9, 40, 129), 1)])
+@pytest.mark.parametrize("mode", ["reflect", "wrap"])
+def test_wide_bundles(rng, shape, axis, mode):
+    # enough lines across the last axis for the widest bundles (64, and a tail) at any thread count
+    x = random_image(rng, shape, "float32")
+    for w in WEIGHTS:
+        _same(nd.correlate1d(x, w, axis=axis, mode=mode), ndi.correlate1d(x, w, axis=axis, mode=mode))
+    _same(nd.uniform_filter1d(x, 6, axis=axis, mode=mode), ndi.uniform_filter1d(x, 6, axis=axis, mode=mode))
+    y = x.copy()
+    nd.uniform_filter1d(y, 6, axis=axis, mode=mode, output=y)
+    _same(y, ndi.uniform_filter1d(x, 6, axis=axis, mode=mode))
 
 
 @pytest.mark.parametrize("mode", MODES)

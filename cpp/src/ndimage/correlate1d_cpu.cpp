@@ -89,7 +89,7 @@ namespace {
 // (positions of a line, or lines of a bundle) held in registers as GCC vectors of doubles: lane for lane
 // the same operations in the same order as scalar code (the x86 clones enable AVX2 but never FMA, so
 // nothing is contracted).
-constexpr int64_t kBundle = 32, kRows = 8;
+constexpr int64_t kBundle = 64, kRows = 8;
 // (the ABI note is moot: every function taking or returning V is inlined)
 #pragma GCC diagnostic ignored "-Wpsabi"
 using V = double __attribute__((vector_size(32)));
@@ -255,7 +255,12 @@ struct Bundles {
   int64_t nlines, run_len, B, per_run;  // run_len: the last axis' length, cut into per_run bundles of B
   Bundles(const View& in_, const View& out_, const Pass1d& p)
       : in(in_), out(out_), axis(p.axis), pl(in_.shape[p.axis], p), nlines(in_.size() / pl.n),
-        run_len(in_.shape[in_.ndim - 1]), B(std::min(run_len, kBundle)), per_run((run_len + B - 1) / B) {}
+        run_len(in_.shape[in_.ndim - 1]), B(std::min(run_len, kBundle)) {
+    // wide bundles read more of each row at once (every row is on another page); narrower ones where
+    // that leaves fewer than 4 bundles a thread, for balance
+    while (B > kW && (nlines / run_len) * ((run_len + B - 1) / B) < 4 * int64_t(num_threads())) B /= 2;
+    per_run = (run_len + B - 1) / B;
+  }
   int64_t work() const { return (nlines / run_len) * per_run; }
   int64_t grain() const { return std::max<int64_t>(1, 16384 / (pl.n * B)); }
 
