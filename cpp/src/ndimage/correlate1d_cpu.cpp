@@ -94,6 +94,7 @@ constexpr int64_t kBundle = 64, kRows = 8;
 #pragma GCC diagnostic ignored "-Wpsabi"
 using V = double __attribute__((vector_size(32)));
 constexpr int kVL = int(sizeof(V) / sizeof(double)), kW = 16, kWV = kW / kVL;
+static_assert(kW % kVL == 0 && kRows % kVL == 0);
 
 #if defined(__GNUC__)
 #define NDIMG_INLINE inline __attribute__((always_inline))
@@ -192,28 +193,34 @@ struct Rows {
   NDIMG_INLINE void run(int64_t g0, int64_t g1) const {
     const int64_t n = pl.n, len = pl.len, si = in.strides[axis], so = out.strides[axis];
     std::vector<double> ext(size_t(len * kRows)), res(size_t(n * kRows));
+    // the running mean keeps the lines side by side ([position][line]), so that their sums advance
+    // together in vectors; correlation keeps each line in one run ([line][position])
+    const int64_t pos_step = pl.mean ? kRows : 1, line_step = pl.mean ? 1 : len;
     for (int64_t g = g0; g < g1; ++g) {
       const int64_t line0 = g * kRows, lines = std::min(kRows, nlines - line0);
       for (int64_t k = 0; k < lines; ++k) {
         const TI* a = in.ptr<TI>() + line_offset(in, axis, line0 + k);
-        double* e = ext.data() + k * len;
-        for (int64_t j = 0; j < pl.r.left; ++j) e[j] = pl.src[size_t(j)] < 0 ? pl.fill : double(a[pl.src[size_t(j)] * si]);
-        if (si == 1)
-          for (int64_t m = 0; m < n; ++m) e[pl.r.left + m] = double(a[m]);
+        double* e = ext.data() + k * line_step;
+        auto edge = [&](int64_t j) { return pl.src[size_t(j)] < 0 ? pl.fill : double(a[pl.src[size_t(j)] * si]); };
+        for (int64_t j = 0; j < pl.r.left; ++j) e[j * pos_step] = edge(j);
+        double* inside = e + pl.r.left * pos_step;
+        if (si == 1 && pos_step == 1)
+          for (int64_t m = 0; m < n; ++m) inside[m] = double(a[m]);
         else
-          for (int64_t m = 0; m < n; ++m) e[pl.r.left + m] = double(a[m * si]);
-        for (int64_t j = pl.r.left + n; j < len; ++j)
-          e[j] = pl.src[size_t(j)] < 0 ? pl.fill : double(a[pl.src[size_t(j)] * si]);
+          for (int64_t m = 0; m < n; ++m) inside[m * pos_step] = double(a[m * si]);
+        for (int64_t j = pl.r.left + n; j < len; ++j) e[j * pos_step] = edge(j);
       }
       if (pl.mean) {
-        // kRows lines side by side, so that their sums advance together; lines past the end are zeros
-        std::fill(ext.begin() + lines * len, ext.end(), 0.0);
+        for (int64_t k = lines; k < kRows; ++k)  // lines past the end: zeros
+          for (int64_t j = 0; j < len; ++j) ext[size_t(j * kRows + k)] = 0;
         const double* e = ext.data();
         double* r = res.data();
-        double acc[kRows];
+        V acc[kRows / kVL];
         running_mean(
-            acc, int(kRows), 0, n, pl.taps, [&](int64_t j, int k) { return e[k * len + j]; },
-            [&](int64_t i, int k, double v) { r[k * n + i] = v; });
+            acc, int(kRows / kVL), 0, n, pl.taps, [&](int64_t j, int k) { return Lanes<V>{e, kRows}(int(j), k); },
+            [&](int64_t i, int k, V v) {
+              for (int m = 0; m < kVL; ++m) r[(k * kVL + m) * n + i] = v[m];
+            });
       } else {
         for (int64_t k = 0; k < lines; ++k)
           for (int64_t i0 = 0; i0 < n; i0 += kW)
