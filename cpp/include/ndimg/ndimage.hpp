@@ -37,6 +37,11 @@ struct Pass1d {
 // may be `out`; on CUDA they must not overlap (copy first).
 void separable(const View& in, const View& out, std::span<const Pass1d> passes, StreamHandle stream = nullptr);
 
+// out = sqrt(parts[0]^2 + parts[1]^2 + ...) / scale, every operation rounded in out's floating-point dtype
+// in that order (as NumPy computes the gradient magnitude in skimage.filters' edge filters). The parts
+// have out's shape and dtype; out may be one of them. CPU only.
+void root_sum_squares(std::span<const View> parts, const View& out, double scale);
+
 // scipy.ndimage.uniform_filter1d: the mean of `size` values along `axis`.
 void uniform_filter1d(const View& in, const View& out, int64_t size, int axis, Mode mode, double cval, int origin,
                       StreamHandle stream = nullptr);

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _core
 from .._engine import engine_aware, xp_of
 from .._rules import as_image, check_nD, img_as_float, supported_float_type
 from ..ndimage._separable import Pass, run_passes
@@ -63,22 +64,22 @@ def _edge_filter(image, mask, axis, mode, cval, smooth, edge=EDGE):
     xp = xp_of(image)
     ndim = image.ndim
     axes = list(range(ndim)) if axis is None else [axis] if np.isscalar(axis) else list(axis)
-    magnitude = len(axes) > 1
-    output = None
-    for edge_dim in axes:
-        res = run_passes(image, xp.empty(image.shape, image.dtype),
-                         _axis_passes(ndim, edge_dim, edge, smooth, mode, cval))
-        if magnitude:
-            res *= res
-        if output is None:
-            output = res
+    parts = [run_passes(image, xp.empty(image.shape, image.dtype),
+                        _axis_passes(ndim, edge_dim, edge, smooth, mode, cval)) for edge_dim in axes]
+    if not parts:
+        return _mask_result(xp.zeros(image.shape, image.dtype), mask)
+    output = parts[0]
+    if len(parts) > 1:  # the magnitude: sqrt(sum of squares) / sqrt(ndim), every step in the float dtype
+        scale = np.sqrt(ndim, dtype=output.dtype)
+        if xp is np:  # one sweep on the thread pool, the same operations in the same order as below
+            _core.root_sum_squares(parts, output, float(scale))
         else:
-            output += res
-    if output is None:
-        output = xp.zeros(image.shape, image.dtype)
-    if magnitude:
-        xp.sqrt(output, out=output)
-        output /= np.sqrt(ndim, dtype=output.dtype)
+            output *= output
+            for res in parts[1:]:
+                res *= res
+                output += res
+            xp.sqrt(output, out=output)
+            output /= scale
     return _mask_result(output, mask)
 
 

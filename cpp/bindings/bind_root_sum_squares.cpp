@@ -1,0 +1,20 @@
+#include <vector>
+
+#include "binders.hpp"
+#include "convert.hpp"
+
+namespace ndimg::py {
+
+NDIMG_BINDINGS(root_sum_squares) {
+  m.def("root_sum_squares",
+        [](std::vector<InArray> parts, OutArray out, double scale) {
+          std::vector<View> views;
+          for (auto& p : parts) views.push_back(to_view(p));
+          View vo = to_view(out);
+          nb::gil_scoped_release nogil;
+          ndimage::root_sum_squares(views, vo, scale);
+        },
+        nb::arg("parts"), nb::arg("output"), nb::arg("scale"));
+}
+
+}  // namespace ndimg::py
