@@ -254,10 +254,16 @@ __device__ __forceinline__ float load_near(const float* line, int64_t i, int64_t
   return i >= 0 && i < n ? __ldg(line + i * stride) : cval;
 }
 
+// A mean's sum over the taps divided by their count d (r = 1 / d), or the sum itself (d = r = 1): the
+// quotient from the reciprocal corrected once by its exact remainder (an FMA), which rounds as the
+// division does for sums of finite, normal values, without the division's slow path in every kernel.
 template <int P>
-__device__ __forceinline__ void finish_all(float (&acc)[P], float scale) {
+__device__ __forceinline__ void finish_all(float (&acc)[P], float d, float r) {
 #pragma unroll
-  for (int q = 0; q < P; ++q) acc[q] *= scale;
+  for (int q = 0; q < P; ++q) {
+    const float est = acc[q] * r;
+    acc[q] = fmaf(fmaf(-est, d, acc[q]), r, est);
+  }
 }
 
 // Along the contiguous last axis of [lines, n]: a warp per segment of 32 P outputs of one line. It stages
@@ -268,7 +274,7 @@ __device__ __forceinline__ void finish_all(float (&acc)[P], float scale) {
 // resident to keep loads in flight.
 template <int T>
 __global__ void __launch_bounds__(32 * kFastWarps) fast_rows(const float* __restrict__ in, float* __restrict__ out,
-                                                             int64_t lines, int64_t n, int64_t seg0, float scale, Near e,
+                                                             int64_t lines, int64_t n, int64_t seg0, float count, float scale, Near e,
                                                              const __grid_constant__ PassArgs<float> p) {
   constexpr int P = kFastRowP, kSeg = 32 * P, kLoads = (kSeg + T - 1 + 31) / 32;
   __shared__ float staged[kFastWarps][kLoads * 32];
@@ -293,7 +299,7 @@ __global__ void __launch_bounds__(32 * kFastWarps) fast_rows(const float* __rest
   float acc[P] = {};
 #pragma unroll
   for (int k = 0; k < P + T - 1; ++k) scatter_tap<T, P>(acc, s[lane * P + k], k, p);
-  finish_all(acc, scale);
+  finish_all(acc, count, scale);
   __syncwarp();
 #pragma unroll
   for (int q = 0; q < P; ++q) s[lane * P + q] = acc[q];
@@ -316,7 +322,7 @@ constexpr int fast_col_p() { return T <= 9 ? 4 : 8; }
 template <int T>
 __global__ void __launch_bounds__(32 * kFastWarps, 8) fast_cols(const float* __restrict__ in, float* __restrict__ out,
                                                              int64_t n, int64_t inner, int64_t tile0, int64_t plane0,
-                                                             float scale, Near e, const __grid_constant__ PassArgs<float> p) {
+                                                             float count, float scale, Near e, const __grid_constant__ PassArgs<float> p) {
   constexpr int P = fast_col_p<T>(), kRows = kFastWarps * P;
   // column tiles over x, row tiles over y, planes over z (offset by the launcher's chunk): no 64-bit divisions
   const int64_t x = int64_t(blockIdx.x) * 32 + threadIdx.x % 32;
@@ -334,7 +340,7 @@ __global__ void __launch_bounds__(32 * kFastWarps, 8) fast_cols(const float* __r
 #pragma unroll
     for (int k = 0; k < P + T - 1; ++k) scatter_tap<T, P>(acc, load_near(src, first + k, n, inner, e, p.cval), k, p);
   }
-  finish_all(acc, scale);
+  finish_all(acc, count, scale);
   float* dst = out + plane + x;
 #pragma unroll
   for (int q = 0; q < P; ++q)
@@ -354,7 +360,7 @@ void launch_fast(const float* in, float* out, int64_t outer, int64_t n, int64_t 
                  cudaStream_t s) {
   if constexpr (T <= kFastMaxTaps) {
     if (a.taps != T) return launch_fast<T + 2>(in, out, outer, n, inner, a, s);
-    const float scale = a.mean ? 1.0f / float(T) : 1.0f;
+    const float count = a.mean ? float(T) : 1.0f;  // the divisor of means
     const Near e = near_extension(a.mode, n);
     // grids of at most 65535 along y and z, launched in chunks when more are needed
     constexpr int64_t kMaxGrid = 65535;
@@ -362,7 +368,7 @@ void launch_fast(const float* in, float* out, int64_t outer, int64_t n, int64_t 
       const int64_t segs = (n + 32 * kFastRowP - 1) / (32 * kFastRowP);
       for (int64_t s0 = 0; s0 < segs; s0 += kMaxGrid) {
         const dim3 grid(cuda::blocks_for(outer, kFastWarps), unsigned(std::min(kMaxGrid, segs - s0)));
-        fast_rows<T><<<grid, 32 * kFastWarps, 0, s>>>(in, out, outer, n, s0, scale, e, a);
+        fast_rows<T><<<grid, 32 * kFastWarps, 0, s>>>(in, out, outer, n, s0, count, 1.0f / count, e, a);
       }
     } else {
       const int64_t tiles = (n + kFastWarps * fast_col_p<T>() - 1) / (kFastWarps * fast_col_p<T>());
@@ -370,7 +376,7 @@ void launch_fast(const float* in, float* out, int64_t outer, int64_t n, int64_t 
         for (int64_t t0 = 0; t0 < tiles; t0 += kMaxGrid) {
           const dim3 grid(cuda::blocks_for(inner, 32), unsigned(std::min(kMaxGrid, tiles - t0)),
                           unsigned(std::min(kMaxGrid, outer - p0)));
-          fast_cols<T><<<grid, 32 * kFastWarps, 0, s>>>(in, out, n, inner, t0, p0, scale, e, a);
+          fast_cols<T><<<grid, 32 * kFastWarps, 0, s>>>(in, out, n, inner, t0, p0, count, 1.0f / count, e, a);
         }
     }
   }

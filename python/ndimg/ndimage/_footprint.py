@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import functools
+import math
+
 import numpy as np
 
 from ._support import get_output, may_share, mode_code, normalize_axes, per_axis
@@ -58,9 +61,16 @@ def single_mode(mode, what):
 def tap_offsets(footprint, origins):
     """Flattened (K x ndim) offsets of the nonzero footprint entries relative to the output element, in
     C order, and their indices into the footprint."""
+    return _tap_offsets(footprint.shape, np.packbits(footprint, axis=None).tobytes(), tuple(origins))
+
+
+@functools.lru_cache(maxsize=64)
+def _tap_offsets(shape, bits, origins):
+    # per footprint and origins, computed once: repeated calls (a filter over many images) skip it
+    footprint = np.unpackbits(np.frombuffer(bits, np.uint8), count=math.prod(shape)).reshape(shape)
     idx = np.argwhere(footprint)
-    centre = np.array([s // 2 + o for s, o in zip(footprint.shape, origins)], dtype=np.int64)
-    return (idx - centre).ravel().tolist(), tuple(idx.T)
+    centre = np.array([s // 2 + o for s, o in zip(shape, origins)], dtype=np.int64)
+    return tuple((idx - centre).ravel().tolist()), tuple(idx.T)
 
 
 def run_into(output, input, fill):
