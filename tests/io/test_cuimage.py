@@ -193,12 +193,26 @@ def test_spacing_from_resolution(tmp_path, slide_image):
     dict(location=np.zeros((2, 2, 2), np.int64), size=(5, 5)), dict(location=[(0.5, 1.0)], size=(5, 5)),
     dict(location=[(0, 0), (1, 2, 3)], size=(5, 5)), dict(location=(0, 0), size=(5, 5), device="tpu"),
     dict(location=(2 ** 62, 0), size=(5, 5)), dict(location=[(0, 0), (0, -2 ** 62)], size=(5, 5)),
-    dict(location=(0, 0), size=(2 ** 62, 5)),
+    dict(location=(0, 0), size=(2 ** 62, 5)), dict(location=(0, 0), size=(5, 5), seed=-1),
+    dict(location=(0, 0), size=(5, 5), prefetch_factor=-1), dict(location=(0, 0), size=(5, 5), level=True),
 ])
 def test_bad_arguments(tifffile_slides, kwargs):
     with CuImage(tifffile_slides["deflate"]) as img:
         with pytest.raises(ValueError):
             img.read_region(**kwargs)
+
+
+def test_per_patch_call_matches_general_path(tifffile_slides, rng):
+    # (x, y) and (w, h) tuples of ints take a short path; other spellings of the same call take the general one
+    with CuImage(tifffile_slides["jpeg"]) as img, Slide(tifffile_slides["jpeg"]) as slide:
+        for x, y in random_locations(rng, slide, 6):
+            want = slide_rgb(slide, (x, y), 1, (37, 21))
+            for loc, size, level, extra in (((x, y), (37, 21), 1, {}), ([x, y], [37, 21], 1, {}),
+                                            ((np.int64(x), np.int32(y)), (np.int64(37), 21), np.int64(1), {}),
+                                            ((x, y), (37, 21), 1, dict(device=None))):
+                got = img.read_region(loc, size, level, **extra)
+                assert got.shape == (21, 37, 3) and got.dtype == np.uint8
+                np.testing.assert_array_equal(got, want)
 
 
 def test_closed_and_missing(tifffile_slides, tmp_path):

@@ -94,6 +94,15 @@ def test_best_level_and_bad_arguments(tifffile_slides):
         with pytest.raises(ValueError):
             s.read_region((0, 0), 0, (-1, 10))
         assert s.read_region((0, 0), 0, (0, 5)).shape == (5, 0, 4)
+        # plain ints take a short path; NumPy integers, floats (truncated, as int() does) and lists the general one
+        want = s.read_region((3, 9), 1, (17, 6))
+        for loc, level, size in (((np.int64(3), np.uint16(9)), np.int32(1), (np.int64(17), 6)),
+                                 ([3.7, 9.2], 1.0, [17.9, 6]), (iter((3, 9)), 1, iter((17, 6)))):
+            np.testing.assert_array_equal(s.read_region(loc, level, size), want)
+        with pytest.raises(ValueError):
+            s.read_region((0, 0, 0), 0, (1, 1))
+        with pytest.raises(TypeError):
+            s.read_region(None, 0, (1, 1))
     with pytest.raises(ndimg.io.SlideError, match="closed"):
         s.read_region((0, 0), 0, (1, 1))
 

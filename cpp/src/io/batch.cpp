@@ -59,12 +59,18 @@ void read_region_rgb(const Slide& slide, int64_t x, int64_t y, int level, int64_
   check_size(w, h);
   check_location(x), check_location(y);
   const int64_t lx = slide.to_level(level, x), ly = slide.to_level(level, y);
+  const size_t stride = size_t(w) * 3;
+  if (num_workers == 0 && !progress) {
+    // one call, whose tiles are spread over ndimg's pool: cutting it into pieces (two for a patch straddling a
+    // tile row) would only repeat the per-call work (tile cache lookup, region checks) for nothing
+    slide.tiff().read_region_8bit(l.ifd, lx, ly, w, h, rgb, 3, stride);
+    return;
+  }
   // pieces: tile-aligned in the level's tile grid (every tile is decoded by exactly one piece)
   const int64_t pw = int64_t(l.tile_width) * kPieceTiles, ph = l.tile_height;
   auto first = [](int64_t v, int64_t step) { return v >= 0 ? v / step : -((-v + step - 1) / step); };
   const int64_t cx0 = first(lx, pw), cx1 = first(lx + w - 1, pw), cy0 = first(ly, ph), cy1 = first(ly + h - 1, ph);
   const int64_t across = cx1 - cx0 + 1, total = across * (cy1 - cy0 + 1);
-  const size_t stride = size_t(w) * 3;
   auto piece = [&](int64_t k) {
     const int64_t cx = cx0 + k % across, cy = cy0 + k / across;
     const int64_t ax = std::max(lx, cx * pw), bx = std::min(lx + w, (cx + 1) * pw);
@@ -74,12 +80,12 @@ void read_region_rgb(const Slide& slide, int64_t x, int64_t y, int level, int64_
   };
 
   if (num_workers == 0) {  // the calling thread, pieces spread over ndimg's pool in waves between reports
-    const int64_t wave = progress ? std::max(1, num_threads()) * 4 : total;
+    const int64_t wave = std::max(1, num_threads()) * 4;
     for (int64_t begin = 0; begin < total; begin += wave) {
       parallel_for(std::min(wave, total - begin), 1, [&](int64_t b, int64_t e) {
         for (int64_t k = b; k < e; ++k) piece(begin + k);
       });
-      if (progress) progress(std::min(total, begin + wave), total);
+      progress(std::min(total, begin + wave), total);
     }
     return;
   }

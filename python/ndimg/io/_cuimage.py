@@ -17,6 +17,7 @@ from ._slide import Slide, SlideError, _Closing
 # cache its parent made through this variable; forked children inherit the cache itself
 _SHM_ENV = "NDIMG_TILE_CACHE_SHM"
 _MiB = 1 << 20
+_empty, _uint8, _read_region_rgb = np.empty, np.uint8, _core.read_region_rgb  # (one lookup each per patch)
 
 
 class CacheType(enum.IntEnum):
@@ -481,6 +482,20 @@ class CuImage(_Closing):
             For ``device="cuda"`` where it cannot be served (no CUDA build, GPU, array library or nvJPEG);
             the message says what is missing.
         """
+        # The per-patch call (one (x, y) and (w, h) of ints, the defaults otherwise) in few Python steps, as
+        # many threads make it at once and the GIL serializes them while they run Python; anything else,
+        # invalid input included, takes the general path below.
+        if (type(location) is tuple and type(size) is tuple and len(location) == 2 and len(size) == 2
+                and type(level) is int and num_workers == 0 and batch_size == 1 and device == "cpu"
+                and array_type is None and not progress and type(prefetch_factor) is type(seed) is int
+                and prefetch_factor >= 0 and seed >= 0):
+            (x, y), (w, h) = location, size
+            core = self._slide._core
+            if (type(x) is type(y) is type(w) is type(h) is int and w > 0 and h > 0 and core is not None
+                    and 0 <= level < len(self._slide._levels)):
+                out = _empty((h, w, 3), _uint8)
+                _read_region_rgb(core, x, y, level, out, 0, None)
+                return out
         gpu = _check_device(device, array_type)
         core = self._slide._handle()
         levels = self._slide._levels
