@@ -184,6 +184,23 @@ def test_fused_schedules(engine, rng, dtype, layout, modes):
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("layout", ["c", "f"])
+def test_fast_fused_schedule(engine, rng, mode, layout):
+    # float32 y-then-x pairs of one length up to 17 taps over rows at least 96 wide run fused on CUDA (tiles of
+    # 32 x 192 outputs): partial tiles both ways, planes, each mode paired with every other along x (constant
+    # x takes cval after the y pass), origins at both extremes, means, and the sizes at the limits
+    others = MODES[MODES.index(mode):] + MODES[:MODES.index(mode)]
+    for shape in [(70, 500), (3, 45, 97), (33, 193)]:
+        x = random_image(rng, shape, "float32", layout)
+        lead = [mode] * (x.ndim - 2)
+        for size, mx in zip((3, 9, 17, 15, 19), others):
+            for origin in (0, (size - 1) // 2, -(size // 2)):
+                _check(engine, "uniform_filter", x, size=size, origin=origin, mode=lead + [mode, mx], cval=0.5)
+        _check(engine, "gaussian_filter", x, sigma=2.0, mode=lead + [others[1], mode], cval=-1.0)
+        _check(engine, "sobel", x, axis=0, mode=mode, cval=0.25)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("layout", ["c", "f"])
 def test_fast_float_schedules(engine, rng, mode, layout):
     # float32 passes of odd filters of up to 33 taps have CUDA schedules with the tap count compiled in
     # (rows: warp segments of 224 outputs; columns: 32 columns x 32 or 64 outputs a block): lines spanning
