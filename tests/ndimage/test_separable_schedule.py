@@ -1,7 +1,8 @@
 """The CPU engine's separable schedule, bit for bit against scipy.ndimage.
 
 Passes along the last axis take lines 8 at a time and outputs in blocks of 16; passes along other axes
-take bundles of up to 64 lines (16 lanes at a time; narrower when there are few per thread) and their outputs in chunks of 128 through a window
+take bundles of up to 64 lines along the run the axes after them merge into (16 lanes at a time; narrower when
+there are few per thread; runs under 16 lines go line by line) and their outputs in chunks of 128 through a window
 that is kept across chunks. These tests put every size around those blocks, every mode, long filters
 (reaching past both ends), in-place calls, F-order and strided views and integer dtypes, and ask for the
 reference's exact bits (scipy computes in double and rounds each pass to the output dtype; so do we).
@@ -114,3 +115,21 @@ def test_dtypes(rng, dtype, shape):
     # float32 in, float64 out and the reverse
     _same(nd.gaussian_filter(x, 1.5, output=np.float64), ndi.gaussian_filter(x, 1.5, output=np.float64))
     _same(nd.prewitt(x, output=np.float32), ndi.prewitt(x, output=np.float32))
+
+
+@pytest.mark.parametrize("shape", [(37, 45, 3), (9, 20, 15), (9, 20, 16), (6, 4, 4, 5), (40, 3, 1)])
+@pytest.mark.parametrize("layout", ["c", "f", "strided"])
+@pytest.mark.parametrize("mode", MODES)
+def test_trailing_runs(rng, shape, layout, mode):
+    # passes across lines whose trailing axes merge into one run (an RGB image's columns and channels, a
+    # volume's rows and columns) are bundled along it; runs shorter than a block of 16 lanes (channels
+    # alone) are taken line by line; views whose trailing axes do not merge (strided) keep shorter runs
+    x = random_image(rng, shape, "float64", layout)
+    for axis in range(x.ndim):
+        for w in WEIGHTS[:2] + WEIGHTS[3:]:
+            _same(nd.correlate1d(x, w, axis=axis, mode=mode, cval=0.5),
+                  ndi.correlate1d(x, w, axis=axis, mode=mode, cval=0.5))
+        _same(nd.uniform_filter1d(x, 5, axis=axis, mode=mode), ndi.uniform_filter1d(x, 5, axis=axis, mode=mode))
+    y = x.copy()
+    nd.correlate1d(y, WEIGHTS[0], axis=0, output=y, mode=mode)  # in place
+    _same(y, ndi.correlate1d(x, WEIGHTS[0], axis=0, mode=mode))

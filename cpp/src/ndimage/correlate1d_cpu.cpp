@@ -180,7 +180,7 @@ NDIMG_INLINE void store(const double* res, int64_t count, TO* o, int64_t s) {
     for (int64_t k = 0; k < count; ++k) o[k * s] = cast_to<TO>(res[k]);
 }
 
-// A pass along the last axis: groups [g0, g1) of kRows lines.
+// A pass along the last axis, or across short runs (trailing_run): groups [g0, g1) of kRows lines.
 struct Rows {
   const View &in, &out;
   int axis;
@@ -259,10 +259,10 @@ struct Bundles {
   const View &in, &out;
   int axis;
   PassPlan pl;
-  int64_t nlines, run_len, B, per_run;  // run_len: the last axis' length, cut into per_run bundles of B
-  Bundles(const View& in_, const View& out_, const Pass1d& p)
-      : in(in_), out(out_), axis(p.axis), pl(in_.shape[p.axis], p), nlines(in_.size() / pl.n),
-        run_len(in_.shape[in_.ndim - 1]), B(std::min(run_len, kBundle)) {
+  int64_t nlines, run_len, B, per_run;  // run_len: trailing_run's lines, cut into per_run bundles of B
+  Bundles(const View& in_, const View& out_, const Pass1d& p, int64_t run)
+      : in(in_), out(out_), axis(p.axis), pl(in_.shape[p.axis], p), nlines(in_.size() / pl.n), run_len(run),
+        B(std::min(run_len, kBundle)) {
     // wide bundles read more of each row at once (every row is on another page); narrower ones where
     // that leaves fewer than 4 bundles a thread, for balance
     while (B > kW && (nlines / run_len) * ((run_len + B - 1) / B) < 4 * int64_t(num_threads())) B /= 2;
@@ -380,13 +380,34 @@ void launch(const Job& job) {
 
 }  // namespace
 
+namespace {
+
+// How many consecutive lines of a pass along `axis` lie at one stride from each other in both views: the
+// axes after it merged from the last one while they are contiguous with each other (an RGB image's
+// columns and channels, a volume's rows and columns).
+int64_t trailing_run(const View& in, const View& out, int axis) {
+  const int last = in.ndim - 1;
+  int64_t run = in.shape[last];
+  for (int d = last - 1; d > axis; --d) {
+    if (in.strides[d] != in.strides[d + 1] * in.shape[d + 1] || out.strides[d] != out.strides[d + 1] * out.shape[d + 1])
+      break;
+    run *= in.shape[d];
+  }
+  return run;
+}
+
+}  // namespace
+
 void pass1d_cpu(const View& in, const View& out, const Pass1d& p) {
+  // lines along the last axis, or in runs too short to fill a block of kW lanes (the pass along an RGB
+  // image's rows: runs of 3 channels), are taken a few at a time; the others in bundles along their run
+  const int64_t run = p.axis == in.ndim - 1 ? 1 : trailing_run(in, out, p.axis);
   dispatch_dtype(in.dtype, [&]<class TI>() {
     dispatch_dtype(out.dtype, [&]<class TO>() {
-      if (p.axis == in.ndim - 1)
+      if (run < kW)
         launch<TI, TO>(Rows{in, out, p.axis, PassPlan(in.shape[p.axis], p), in.size() / in.shape[p.axis]});
       else
-        launch<TI, TO>(Bundles(in, out, p));
+        launch<TI, TO>(Bundles(in, out, p, run));
     });
   });
 }
