@@ -6,8 +6,6 @@ import numpy as np
 
 from .. import _core
 
-_empty, _uint8 = np.empty, np.uint8  # (one lookup each in read_region)
-
 if not hasattr(_core, "Slide"):  # built without the codec libraries (see CMakeLists.txt)
     raise ImportError("ndimg was built without slide I/O: install libturbojpeg0-dev, libdeflate-dev and "
                       "libzstd-dev, then rebuild")
@@ -140,9 +138,7 @@ class Slide(_Closing):
         """
         # Few Python steps (plain ints skip the conversions): per-patch readers call this tens of thousands of
         # times a second from many threads, and the time each call holds the GIL is time they are serialized.
-        core = self._core
-        if core is None:
-            raise SlideError("the slide is closed")
+        core = self._handle()
         x, y = location
         w, h = size
         if not type(x) is type(y) is type(w) is type(h) is type(level) is int:
@@ -151,7 +147,7 @@ class Slide(_Closing):
             raise ValueError(f"negative region size {size!r}")
         if not 0 <= level < len(self._levels):
             raise ValueError(f"level {level} is out of range (the slide has {len(self._levels)} levels)")
-        out = _empty((h, w, 4), _uint8)  # the reader clears what it does not write
+        out = np.empty((h, w, 4), dtype=np.uint8)  # the reader clears what it does not write
         if w and h:
             core.read_region(x, y, level, out)
         return out
