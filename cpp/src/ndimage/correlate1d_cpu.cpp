@@ -83,9 +83,9 @@ namespace {
 // CPU schedule of one pass, in double as scipy computes, so results agree with it to the last bit in
 // every dtype. Every line is first gathered, extended at both ends and converted to double, into a
 // buffer; a group of lines is gathered completely before any of it is written, so in == out works. Along
-// the last axis a group is kRows lines, each kept as one run of positions ([line][position]); along
-// another axis it is a bundle of up to kBundle neighbours along the last axis, laid out [position][line]
-// so that the gather reads memory in order. The taps then run over blocks of kW neighbouring outputs
+// the last axis (or across runs of fewer than kW lines: trailing_run) a group is kRows lines, each kept as
+// one run of positions ([line][position]); along another axis it is a bundle of up to kBundle neighbours
+// along the run of the axes after it, laid out [position][line] so that the gather reads memory in order. The taps then run over blocks of kW neighbouring outputs
 // (positions of a line, or lines of a bundle) held in registers as GCC vectors of doubles: lane for lane
 // the same operations in the same order as scalar code (the x86 clones enable AVX2 but never FMA, so
 // nothing is contracted).
@@ -377,10 +377,6 @@ void launch(const Job& job) {
 #endif
   parallel_for(job.work(), job.grain(), [&](int64_t a, int64_t b) { fn(job, a, b); });
 }
-
-}  // namespace
-
-namespace {
 
 // How many consecutive lines of a pass along `axis` lie at one stride from each other in both views: the
 // axes after it merged from the last one while they are contiguous with each other (an RGB image's
