@@ -247,10 +247,16 @@ Near near_extension(Mode mode, int64_t n) {
   return {-1, -1, 0, 0};
 }
 
+// The index that i reads (outside [0, n) when it reads cval).
+__device__ __forceinline__ int64_t extend_near(int64_t i, int64_t n, const Near& e) {
+  if (i < 0) return e.lo + e.lo_sign * i;
+  if (i >= n) return e.hi + e.hi_sign * i;
+  return i;
+}
+
 __device__ __forceinline__ float load_near(const float* line, int64_t i, int64_t n, int64_t stride, const Near& e,
                                            float cval) {
-  if (i < 0) i = e.lo + e.lo_sign * i;
-  else if (i >= n) i = e.hi + e.hi_sign * i;
+  i = extend_near(i, n, e);
   return i >= 0 && i < n ? __ldg(line + i * stride) : cval;
 }
 
@@ -420,9 +426,7 @@ __global__ void __launch_bounds__(32 * kFastWarps) fast_fused_yx(const float* __
   const int64_t xa = x0 - px.left;
   // a warp a staged row; rows and columns outside the image take their pass's extension (cval beyond it)
   for (int r = warp; r < ROWS; r += kWarps) {
-    int64_t yy = y0 - py.left + r;
-    if (yy < 0) yy = ey.lo + ey.lo_sign * yy;
-    else if (yy >= ny) yy = ey.hi + ey.hi_sign * yy;
+    const int64_t yy = extend_near(y0 - py.left + r, ny, ey);
     float* row = staged + r * CW;
     if (yy < 0 || yy >= ny) {
       for (int c = lane; c < CW; c += 32) row[c] = py.cval;
@@ -433,9 +437,7 @@ __global__ void __launch_bounds__(32 * kFastWarps) fast_fused_yx(const float* __
       for (int c = lane; c < CW; c += 32) __pipeline_memcpy_async(row + c, src + xa + c, sizeof(float));
     } else {
       for (int c = lane; c < CW; c += 32) {
-        int64_t xx = xa + c;
-        if (xx < 0) xx = ex.lo + ex.lo_sign * xx;
-        else if (xx >= nx) xx = ex.hi + ex.hi_sign * xx;
+        const int64_t xx = extend_near(xa + c, nx, ex);
         if (xx >= 0 && xx < nx) __pipeline_memcpy_async(row + c, src + xx, sizeof(float));
         else row[c] = 0.0f;  // constant x mode: replaced by cval after the y pass
       }
