@@ -405,42 +405,58 @@ void launch_fast(const float* in, float* out, int64_t outer, int64_t n, int64_t 
 // us; taps 33 gain nothing (hence the limit).
 constexpr int kFastFuseMaxTaps = 17, kFastFuseTY = 32, kFastFusePY = 8, kFastFusePX = 6, kFastFuseTX = 32 * kFastFusePX;
 
+// A staged row holds image columns from the tile's first input column rounded down to a multiple of 4, so
+// that rows of 16-byte aligned data copy in 16-byte pieces: its stride has room for those 3 columns and
+// stays a multiple of 4 floats.
+constexpr int64_t fast_fused_stride(int64_t taps) { return (kFastFuseTX + taps - 1 + 3 + 3) / 4 * 4; }
+
 constexpr size_t fast_fused_shared(int64_t taps) {
-  return size_t(2 * kFastFuseTY + taps - 1) * size_t(kFastFuseTX + taps - 1) * sizeof(float);
+  return size_t((kFastFuseTY + taps - 1) * fast_fused_stride(taps) + kFastFuseTY * (kFastFuseTX + taps - 1)) *
+         sizeof(float);
 }
 
 template <int T, bool Mean>
 __global__ void __launch_bounds__(32 * kFastWarps) fast_fused_yx(const float* __restrict__ in, float* __restrict__ out,
                                                                   int64_t ny, int64_t nx, int64_t plane0, float count,
-                                                                  Near ey, Near ex,
+                                                                  bool quads, Near ey, Near ex,
                                                                   const __grid_constant__ PassArgs<float> py,
                                                                   const __grid_constant__ PassArgs<float> px) {
   constexpr int TY = kFastFuseTY, PY = kFastFusePY, PX = kFastFusePX, TX = kFastFuseTX;
-  constexpr int CW = TX + T - 1, ROWS = TY + T - 1, kWarps = kFastWarps;
+  constexpr int CW = TX + T - 1, SW = int(fast_fused_stride(T)), ROWS = TY + T - 1, kWarps = kFastWarps;
   extern __shared__ __align__(16) float fused_smem[];
-  float* staged = fused_smem;         // ROWS x CW inputs
-  float* mid = fused_smem + ROWS * CW;  // TY x CW after the y pass
+  float* staged = fused_smem;           // ROWS x SW inputs
+  float* mid = fused_smem + ROWS * SW;  // TY x CW after the y pass
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int64_t x0 = int64_t(blockIdx.x) * TX, y0 = int64_t(blockIdx.y) * TY;
   const int64_t plane = (plane0 + blockIdx.z) * ny * nx;
   const int64_t xa = x0 - px.left;
-  // a warp a staged row; rows and columns outside the image take their pass's extension (cval beyond it)
+  // staged column j holds image column xs + j; columns [j0, j1) lie inside the image and are copied in
+  // 16-byte pieces when rows are 16-byte aligned (quads: nx % 4 == 0 and an aligned base, so that j0 and
+  // j1 are multiples of 4 too), float by float otherwise; the others take the x pass's extension
+  const int64_t xs = quads ? xa - (xa & 3) : xa;
+  const int sh = int(xa - xs);
+  const int j0 = int(std::min<int64_t>(std::max<int64_t>(-xs, 0), SW));
+  const int j1 = int(std::min<int64_t>(std::max<int64_t>(nx - xs, j0), SW));
+  const int outside = SW - (j1 - j0);
+  // a warp a staged row; rows outside the image take the y pass's extension (cval beyond it)
   for (int r = warp; r < ROWS; r += kWarps) {
     const int64_t yy = extend_near(y0 - py.left + r, ny, ey);
-    float* row = staged + r * CW;
+    float* row = staged + r * SW;
     if (yy < 0 || yy >= ny) {
-      for (int c = lane; c < CW; c += 32) row[c] = py.cval;
+      for (int c = lane; c < SW; c += 32) row[c] = py.cval;
       continue;
     }
-    const float* src = in + plane + yy * nx;
-    if (xa >= 0 && xa + CW <= nx) {
-      for (int c = lane; c < CW; c += 32) __pipeline_memcpy_async(row + c, src + xa + c, sizeof(float));
+    const float* line = in + plane + yy * nx;
+    if (quads) {
+      for (int j = j0 + 4 * lane; j < j1; j += 128) __pipeline_memcpy_async(row + j, line + xs + j, 16);
     } else {
-      for (int c = lane; c < CW; c += 32) {
-        const int64_t xx = extend_near(xa + c, nx, ex);
-        if (xx >= 0 && xx < nx) __pipeline_memcpy_async(row + c, src + xx, sizeof(float));
-        else row[c] = 0.0f;  // constant x mode: replaced by cval after the y pass
-      }
+      for (int j = j0 + lane; j < j1; j += 32) __pipeline_memcpy_async(row + j, line + xs + j, sizeof(float));
+    }
+    for (int e = lane; e < outside; e += 32) {
+      const int j = e < j0 ? e : e + (j1 - j0);
+      const int64_t xx = extend_near(xs + j, nx, ex);
+      if (xx >= 0 && xx < nx) __pipeline_memcpy_async(row + j, line + xx, sizeof(float));
+      else row[j] = 0.0f;  // constant x mode: replaced by cval after the y pass
     }
   }
   __pipeline_commit();
@@ -450,8 +466,9 @@ __global__ void __launch_bounds__(32 * kFastWarps) fast_fused_yx(const float* __
   for (int item = threadIdx.x; item < CW * (TY / PY); item += 32 * kWarps) {
     const int c = item % CW, seg = item / CW;
     float acc[PY] = {};
+    const float* col = staged + seg * PY * SW + sh + c;
 #pragma unroll
-    for (int k = 0; k < PY + T - 1; ++k) scatter_tap<T, PY>(acc, staged[(seg * PY + k) * CW + c], k, py);
+    for (int k = 0; k < PY + T - 1; ++k) scatter_tap<T, PY>(acc, col[k * SW], k, py);
     if constexpr (Mean) finish_all(acc, count, scale);
 #pragma unroll
     for (int q = 0; q < PY; ++q) mid[(seg * PY + q) * CW + c] = acc[q];
@@ -479,10 +496,11 @@ void launch_fast_fused(const float* in, float* out, int64_t outer, int64_t ny, i
     cuda::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)), op);
     constexpr int64_t kMaxGrid = 65535;
     const int64_t tiles_y = (ny + kFastFuseTY - 1) / kFastFuseTY;
+    const bool quads = nx % 4 == 0 && reinterpret_cast<uintptr_t>(in) % 16 == 0;
     for (int64_t p0 = 0; p0 < outer; p0 += kMaxGrid) {
       const dim3 grid(unsigned((nx + kFastFuseTX - 1) / kFastFuseTX), unsigned(tiles_y),
                       unsigned(std::min(kMaxGrid, outer - p0)));
-      kernel<<<grid, 32 * kFastWarps, shared, s>>>(in, out, ny, nx, p0, float(T), near_extension(y.mode, ny),
+      kernel<<<grid, 32 * kFastWarps, shared, s>>>(in, out, ny, nx, p0, float(T), quads, near_extension(y.mode, ny),
                                                    near_extension(x.mode, nx), y, x);
     }
   }
