@@ -199,6 +199,24 @@ def test_fast_fused_schedule(engine, rng, mode, layout):
         _check(engine, "sobel", x, axis=0, mode=mode, cval=0.25)
 
 
+@pytest.mark.parametrize("start", [0, 1])
+@pytest.mark.parametrize("width", [388, 390])
+def test_fast_fused_staging(engine, rng, width, start):
+    # the fused schedule stages rows in 16-byte pieces when they are 16-byte aligned (a width that is a
+    # multiple of 4 and an aligned base) and float by float otherwise: widths of three column tiles (the last
+    # 4 or 6 wide), data at an aligned address and one float past it, origins moving the first input column
+    flat = rng.standard_normal(40 * width + 1).astype(np.float32)
+    x = flat[start:start + 40 * width].reshape(40, width)
+    g = to_engine(flat, engine)[start:start + 40 * width].reshape(40, width)
+    for mode in MODES:
+        for origin in (0, 3, -8):
+            expected = ndi.uniform_filter(x, 17, origin=origin, mode=mode, cval=0.5)
+            assert_close(nd.uniform_filter(g, 17, origin=origin, mode=mode, cval=0.5), expected,
+                         "ndimage.uniform_filter")
+        assert_close(nd.gaussian_filter(g, 1.5, mode=mode, cval=0.5), ndi.gaussian_filter(x, 1.5, mode=mode, cval=0.5),
+                     "ndimage.gaussian_filter")
+
+
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("layout", ["c", "f"])
 def test_fast_float_schedules(engine, rng, mode, layout):

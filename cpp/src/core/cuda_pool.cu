@@ -1,3 +1,4 @@
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 
@@ -21,7 +22,22 @@ cudaMemPool_t configured_pool(int device, const char* op) {
     });
   return pool;
 }
+std::atomic<int8_t> overlap_support[kMaxDevices];  // 0 unknown, 1 no, 2 yes
 }  // namespace
+
+bool overlapped_launches(const char* op) {
+  int device = 0;
+  check(cudaGetDevice(&device), op);
+  if (device < 0 || device >= kMaxDevices) return false;
+  int8_t known = overlap_support[device].load(std::memory_order_relaxed);
+  if (!known) {
+    int major = 0;
+    check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device), op);
+    known = major >= 9 ? 2 : 1;
+    overlap_support[device].store(known, std::memory_order_relaxed);
+  }
+  return known == 2;
+}
 
 void* pool_alloc(size_t bytes, cudaStream_t s, const char* op) {
   int device = 0;

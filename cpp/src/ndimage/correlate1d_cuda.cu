@@ -300,6 +300,7 @@ template <int T>
 __global__ void __launch_bounds__(32 * kFastWarps) fast_rows(const float* __restrict__ in, float* __restrict__ out,
                                                              int64_t lines, int64_t n, int64_t seg0, float count, float scale, Near e,
                                                              const __grid_constant__ PassArgs<float> p) {
+  cuda::wait_prior_grid();  // launch_overlapped: nothing is touched before the previous kernel is done
   constexpr int P = kFastRowP, kSeg = 32 * P, kLoads = (kSeg + T - 1 + 31) / 32;
   __shared__ float staged[kFastWarps][kLoads * 32];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -335,6 +336,7 @@ template <int T>
 __global__ void __launch_bounds__(32 * kFastWarps, 8) fast_cols(const float* __restrict__ in, float* __restrict__ out,
                                                              int64_t n, int64_t inner, int64_t tile0, int64_t plane0,
                                                              float count, float scale, Near e, const __grid_constant__ PassArgs<float> p) {
+  cuda::wait_prior_grid();  // launch_overlapped: nothing is touched before the previous kernel is done
   constexpr int P = fast_col_p<T>(), kRows = kFastWarps * P;
   // column tiles over x, row tiles over y, planes over z (offset by the launcher's chunk): no 64-bit divisions
   const int64_t x = int64_t(blockIdx.x) * 32 + threadIdx.x % 32;
@@ -369,9 +371,9 @@ bool has_fast_schedule(int64_t taps, int64_t left, int64_t n, int64_t inner) {
 // Runs the fast schedule of a float pass over C-ordered [outer, n, inner] (has_fast_schedule holds).
 template <int T = 1>
 void launch_fast(const float* in, float* out, int64_t outer, int64_t n, int64_t inner, const PassArgs<float>& a,
-                 cudaStream_t s) {
+                 cudaStream_t s, const char* op) {
   if constexpr (T <= kFastMaxTaps) {
-    if (a.taps != T) return launch_fast<T + 2>(in, out, outer, n, inner, a, s);
+    if (a.taps != T) return launch_fast<T + 2>(in, out, outer, n, inner, a, s, op);
     const float count = a.mean ? float(T) : 1.0f;  // the divisor of means
     const Near e = near_extension(a.mode, n);
     // grids of at most 65535 along y and z, launched in chunks when more are needed
@@ -380,7 +382,8 @@ void launch_fast(const float* in, float* out, int64_t outer, int64_t n, int64_t 
       const int64_t segs = (n + 32 * kFastRowP - 1) / (32 * kFastRowP);
       for (int64_t s0 = 0; s0 < segs; s0 += kMaxGrid) {
         const dim3 grid(cuda::blocks_for(outer, kFastWarps), unsigned(std::min(kMaxGrid, segs - s0)));
-        fast_rows<T><<<grid, 32 * kFastWarps, 0, s>>>(in, out, outer, n, s0, count, 1.0f / count, e, a);
+        cuda::launch_overlapped(fast_rows<T>, grid, 32 * kFastWarps, 0, s, op, in, out, outer, n, s0, count,
+                                1.0f / count, e, a);
       }
     } else {
       const int64_t tiles = (n + kFastWarps * fast_col_p<T>() - 1) / (kFastWarps * fast_col_p<T>());
@@ -388,7 +391,8 @@ void launch_fast(const float* in, float* out, int64_t outer, int64_t n, int64_t 
         for (int64_t t0 = 0; t0 < tiles; t0 += kMaxGrid) {
           const dim3 grid(cuda::blocks_for(inner, 32), unsigned(std::min(kMaxGrid, tiles - t0)),
                           unsigned(std::min(kMaxGrid, outer - p0)));
-          fast_cols<T><<<grid, 32 * kFastWarps, 0, s>>>(in, out, n, inner, t0, p0, count, 1.0f / count, e, a);
+          cuda::launch_overlapped(fast_cols<T>, grid, 32 * kFastWarps, 0, s, op, in, out, n, inner, t0, p0, count,
+                                  1.0f / count, e, a);
         }
     }
   }
@@ -421,6 +425,7 @@ __global__ void __launch_bounds__(32 * kFastWarps) fast_fused_yx(const float* __
                                                                   bool quads, Near ey, Near ex,
                                                                   const __grid_constant__ PassArgs<float> py,
                                                                   const __grid_constant__ PassArgs<float> px) {
+  cuda::wait_prior_grid();  // launch_overlapped: nothing is touched before the previous kernel is done
   constexpr int TY = kFastFuseTY, PY = kFastFusePY, PX = kFastFusePX, TX = kFastFuseTX;
   constexpr int CW = TX + T - 1, SW = int(fast_fused_stride(T)), ROWS = TY + T - 1, kWarps = kFastWarps;
   extern __shared__ __align__(16) float fused_smem[];
@@ -500,8 +505,8 @@ void launch_fast_fused(const float* in, float* out, int64_t outer, int64_t ny, i
     for (int64_t p0 = 0; p0 < outer; p0 += kMaxGrid) {
       const dim3 grid(unsigned((nx + kFastFuseTX - 1) / kFastFuseTX), unsigned(tiles_y),
                       unsigned(std::min(kMaxGrid, outer - p0)));
-      kernel<<<grid, 32 * kFastWarps, shared, s>>>(in, out, ny, nx, p0, float(T), quads, near_extension(y.mode, ny),
-                                                   near_extension(x.mode, nx), y, x);
+      cuda::launch_overlapped(kernel, grid, 32 * kFastWarps, shared, s, op, in, out, ny, nx, p0, float(T), quads,
+                              near_extension(y.mode, ny), near_extension(x.mode, nx), y, x);
     }
   }
 }
@@ -697,7 +702,7 @@ void launch_pass(View src, View dst, const PassArgs<C>& a, int axis, cudaStream_
       const int64_t outer = src.size() / (n * inner);
       if constexpr (std::is_same_v<TI, float> && std::is_same_v<TO, float> && std::is_same_v<C, float>) {
         if (has_fast_schedule(taps, a.left, n, inner)) {
-          launch_fast(src.ptr<float>(), dst.ptr<float>(), outer, n, inner, a, s);
+          launch_fast(src.ptr<float>(), dst.ptr<float>(), outer, n, inner, a, s, op);
           cuda::check_launch(op);
           return;
         }
