@@ -48,8 +48,10 @@ def cpu_time(fn, repeat):
 
 def gpu_time(fn, repeat, calls=1):
     """Median over `repeat` runs of the GPU time of `calls` back-to-back calls, per call. With calls=1
-    it is one call's latency (host overhead included when the GPU waits on it); with more, the host
-    queues the next call while the GPU runs the last, as in a pipeline of filters: the device time."""
+    it is one call's latency (host overhead included when the GPU waits on it). With more, two calls are
+    queued before the start event, so the GPU is busy when it reaches it and the host queues each next call
+    while the GPU runs the last, as in a pipeline of filters: the device time per call, or the host's where
+    the host is the slower (a run started on an idle GPU would add the first call's host time)."""
     import cupy as cp
 
     for _ in range(3):
@@ -57,6 +59,9 @@ def gpu_time(fn, repeat, calls=1):
     start, end = cp.cuda.Event(), cp.cuda.Event()
     times = []
     for _ in range(repeat):
+        if calls > 1:
+            fn()
+            fn()
         start.record()
         for _ in range(calls):
             fn()
@@ -177,7 +182,8 @@ def write_results(rows, args, bw):
              f"ndimg CPU engine threads: {ndimg.get_num_threads()}; "
              + (f"device-to-device copy bandwidth {bw / 1e9:.0f} GB/s (read+write)" if bw else "no GPU"), "",
              "ndimg CUDA: one call's latency (CUDA events around it, host overhead included); ndimg CUDA "
-             "stream: per call in a run of 10 back-to-back calls (the device time when the host keeps up), "
+             "stream: per call in a run of 10 back-to-back calls queued behind two more (the device time when the "
+             "host keeps up), "
              "which the memory floor (input read once, output written once) is compared with.", "",
              "| function | case | reference (CPU) | ndimg CPU | CPU speedup | GPU peer | peer | ndimg CUDA | "
              "vs peer | ndimg CUDA stream | memory floor | stream / floor |",
