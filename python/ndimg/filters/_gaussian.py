@@ -1,6 +1,7 @@
 """skimage.filters.gaussian and difference_of_gaussians on the ndimg engines."""
 from __future__ import annotations
 
+import numbers
 from collections.abc import Iterable
 
 import numpy as np
@@ -27,7 +28,8 @@ def gaussian(image, sigma=1.0, *, mode="nearest", cval=0, preserve_range=False, 
              out=None):
     """Gaussian blur with scikit-image's dtype rules, `channel_axis` and `out` (skimage.filters.gaussian)."""
     image = as_image(image)
-    if np.any(np.asarray(sigma) < 0.0):
+    # a plain number is checked without building an array (a tenth of the call's host time on the GPU)
+    if (sigma < 0.0) if isinstance(sigma, numbers.Real) else np.any(np.asarray(sigma) < 0.0):
         raise ValueError("Sigma values less than zero are not valid")
     sigma = _with_channel_sigma(sigma, image.ndim, channel_axis)
     scale = None
