@@ -405,7 +405,7 @@ void launch_fast(const float* in, float* out, int64_t outer, int64_t n, int64_t 
 // the x pass's along x, is staged with asynchronous copies (no registers held for loads in flight, so many
 // blocks stay resident), the y pass fills an intermediate tile (constant x mode: cval outside the image, as
 // the separate passes see it), and each warp runs the x pass over rows of it and writes them out coalesced.
-// Measured on an H100 against the two fast passes: 3-D 192^3 taps 17, 37 vs 48 us; 2-D 4K taps 9, 31 vs 49
+// Measured on an H100 against the two fast passes: 3-D 192^3 taps 17, 32 vs 48 us; 2-D 4K taps 9, 34 vs 49
 // us; taps 33 gain nothing (hence the limit).
 constexpr int kFastFuseMaxTaps = 17, kFastFuseTY = 32, kFastFusePY = 8, kFastFusePX = 6, kFastFuseTX = 32 * kFastFusePX;
 
