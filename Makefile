@@ -8,7 +8,7 @@ export NDIMG_CUDA ?= AUTO
 
 # Debian packages: the slide reader's codec libraries (cpp/src/io), and libvips, a third-party slide
 # writer the tests use. apt-get them when missing and we are root.
-DEBS = libturbojpeg0-dev libdeflate-dev libzstd-dev libopenjp2-7-dev libwebp-dev libvips-tools
+DEBS = libturbojpeg0-dev libjpeg62-turbo-dev libdeflate-dev libzstd-dev libopenjp2-7-dev libwebp-dev libvips-tools
 PY_DEPS = "scikit-build-core>=0.10" "nanobind>=2.4" "numpy>=1.24" "scipy>=1.10" "scikit-image==0.26.*" \
           pytest tifffile imagecodecs pillow openslide-python openslide-bin matplotlib tqdm
 install:

@@ -262,3 +262,31 @@ def test_shared_cache_concurrent_processes(tifffile_slides, rng):
             p.join(60)
             assert p.exitcode == 0
         assert cache.hit_count > 0 and cache.memory_size <= 2 << 20
+
+
+@pytest.mark.parametrize("name", ["jpeg", "jpeg_rgb", "vips_jpeg", "aperio", "gray_jpeg"])
+def test_jpeg_region_decoding_matches_whole_tiles(request, tifffile_slides, aperio_slide, tmp_path, slide_image,
+                                                  name):
+    # Without the cache a JPEG tile met in part decodes only its wanted rows and columns (libjpeg's row
+    # skipping and cropping); with it whole tiles are decoded. The pixels must be the same to the bit:
+    # regions at every offset within a tile, one pixel to several tiles, at the slide's edges.
+    if name == "vips_jpeg":
+        path = request.getfixturevalue("vips_slides")["jpeg"]  # skips without libvips
+    elif name == "aperio":
+        path = aperio_slide
+    elif name == "gray_jpeg":
+        import tifffile
+        path = str(tmp_path / "gray_jpeg.tif")
+        tifffile.imwrite(path, slide_image[..., 0].copy(), tile=(240, 240), compression="jpeg")
+    else:
+        path = tifffile_slides[name]
+    rng = np.random.default_rng(7)
+    with Slide(path) as s:
+        w0, h0 = s.dimensions
+        regions = [(int(rng.integers(-20, w0)), int(rng.integers(-20, h0)), int(rng.integers(1, 400)),
+                    int(rng.integers(1, 400))) for _ in range(40)]
+        regions += [(1, 1, 256, 256), (255, 255, 2, 2), (w0 - 7, h0 - 5, 30, 30), (17, 3, 1, 1)]
+        uncached = [s.read_region((x, y), 0, (w, h)) for x, y, w, h in regions]
+        CuImage.cache("per_process", memory_capacity=64)
+        for (x, y, w, h), got in zip(regions, uncached):
+            np.testing.assert_array_equal(got, s.read_region((x, y), 0, (w, h)), err_msg=f"region {x, y, w, h}")

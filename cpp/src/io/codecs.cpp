@@ -6,6 +6,11 @@
 #ifdef NDIMG_WITH_OPENJPEG
 #include <openjpeg.h>
 #endif
+#ifdef NDIMG_WITH_LIBJPEG
+#include <csetjmp>
+#include <cstdio>  // jpeglib.h needs FILE
+#include <jpeglib.h>
+#endif
 #ifdef NDIMG_WITH_WEBP
 #include <webp/decode.h>
 #endif
@@ -223,6 +228,81 @@ uint32_t jpeg(const uint8_t* src, size_t n, const std::string& tables, bool forc
     throw SlideError(std::string("corrupt JPEG tile: ") + tjGetErrorStr2(tj));
   return uint32_t(h);
 }
+
+#ifdef NDIMG_WITH_LIBJPEG
+namespace {
+
+// A libjpeg decompressor per thread. Errors longjmp back to jpeg_rows (only libjpeg's C frames lie
+// between), warnings (data the decoder got past) are counted silently, as TurboJPEG treats them.
+struct RowDecoder {
+  jpeg_decompress_struct info{};
+  struct Errors {
+    jpeg_error_mgr mgr;
+    std::jmp_buf jump;
+    char message[JMSG_LENGTH_MAX];
+  } errors{};
+  std::vector<uint8_t> row;
+  RowDecoder() {
+    info.err = jpeg_std_error(&errors.mgr);
+    errors.mgr.error_exit = [](j_common_ptr c) {
+      auto* e = reinterpret_cast<Errors*>(c->err);
+      (*c->err->format_message)(c, e->message);
+      std::longjmp(e->jump, 1);
+    };
+    errors.mgr.emit_message = [](j_common_ptr c, int level) {
+      if (level < 0) ++c->err->num_warnings;
+    };
+    jpeg_create_decompress(&info);
+  }
+  ~RowDecoder() { jpeg_destroy_decompress(&info); }
+};
+
+}  // namespace
+
+bool jpeg_rows(const uint8_t* src, size_t n, const std::string& tables, bool force_rgb, uint32_t samples,
+               uint32_t width, uint32_t row0, uint32_t row1, uint32_t col0, uint32_t col1, RowSink sink) {
+  thread_local RowDecoder dec;
+  thread_local std::vector<uint8_t> merged;
+  auto [data, size] = jpeg_stream(src, n, tables, force_rgb, samples, merged);
+  jpeg_decompress_struct& info = dec.info;
+  if (setjmp(dec.errors.jump)) {
+    jpeg_abort_decompress(&info);
+    throw SlideError(std::string("corrupt JPEG tile: ") + dec.errors.message);
+  }
+  jpeg_mem_src(&info, data, (unsigned long)size);
+  jpeg_read_header(&info, TRUE);
+  // anything other than a tile-wide image holding the rows goes the whole-tile way (and its checks)
+  if (info.image_width != width || info.image_height < row1 || int(samples) != info.num_components) {
+    jpeg_abort_decompress(&info);
+    return false;
+  }
+  info.out_color_space = samples == 1 ? JCS_GRAYSCALE : JCS_RGB;
+  info.dct_method = JDCT_ISLOW;
+  jpeg_start_decompress(&info);
+  // crop with an iMCU of margin each side: the wanted columns then get the whole decode's values (at a
+  // crop edge inside the image, fancy upsampling would treat the edge as the image's)
+  const uint32_t margin = uint32_t(info.max_h_samp_factor) * DCTSIZE;
+  JDIMENSION x = col0 > margin ? col0 - margin : 0, w = std::min(col1 + margin, width) - x;
+  if (x > 0 || w < width) jpeg_crop_scanline(&info, &x, &w);
+  dec.row.resize(size_t(info.output_width) * samples);
+  if (row0) jpeg_skip_scanlines(&info, row0);
+  for (uint32_t r = row0; r < row1; ++r) {
+    JSAMPROW p = dec.row.data();
+    if (jpeg_read_scanlines(&info, &p, 1) != 1) {
+      jpeg_abort_decompress(&info);
+      throw SlideError("corrupt JPEG tile: " + std::to_string(r) + " rows decoded");
+    }
+    sink(r, dec.row.data() + size_t(col0 - x) * samples);
+  }
+  jpeg_abort_decompress(&info);  // the rows below are never decoded
+  return true;
+}
+#else
+bool jpeg_rows(const uint8_t*, size_t, const std::string&, bool, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
+               uint32_t, RowSink) {
+  return false;
+}
+#endif
 
 void jpeg_dimensions(const uint8_t* src, size_t n, uint32_t& width, uint32_t& height) {
   tjhandle tj = per_thread<void, make_tj, free_tj>("JPEG");

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "ndimg/io/tile_cache.hpp"
+
 namespace ndimg::io::codec {
 
 size_t inflate(const uint8_t* src, size_t n, uint8_t* dst, size_t cap);  // zlib (Deflate, AdobeDeflate)
@@ -19,6 +21,14 @@ size_t lzw(const uint8_t* src, size_t n, uint8_t* dst, size_t cap);     // TIFF 
 // `rgba` (samples == 3): 4-byte RGBA pixels, alpha 255, straight into a region's RGBA rows.
 uint32_t jpeg(const uint8_t* src, size_t n, const std::string& tables, bool force_rgb, uint32_t samples,
               uint32_t width, uint32_t max_rows, uint8_t* dst, size_t pitch, bool rgba = false);
+
+// Rows [row0, row1) of a JPEG tile as jpeg() decodes them, each handed to sink(row, its bytes from column
+// col0) while valid: rows above are skipped without their colour work, rows below are never decoded and
+// columns outside [col0, col1) mostly not (a part of a tile costs about its part of the work). False when
+// the build has no libjpeg API or the stream is not a tile-wide image holding those rows (the caller then
+// decodes the whole tile, with its checks).
+bool jpeg_rows(const uint8_t* src, size_t n, const std::string& tables, bool force_rgb, uint32_t samples,
+               uint32_t width, uint32_t row0, uint32_t row1, uint32_t col0, uint32_t col1, RowSink sink);
 
 // The complete stream of a JPEG tile, as jpeg() decodes it: an abbreviated stream joined with the
 // directory's JPEGTables and, with force_rgb and 3 samples, marked so that decoders take it as RGB. Either
