@@ -201,10 +201,6 @@ def timed_threads(readers, positions):
     return len(positions) / elapsed
 
 
-def best_of(repeat, fn):
-    return max(fn() for _ in range(repeat))
-
-
 class Methods:
     """Each method: name -> fn(path, positions, threads) -> patches/s, or a reason it is skipped."""
 
@@ -230,12 +226,9 @@ class Methods:
             read(*positions[-1])
             if cache is not None:  # an untimed pass fills the cache: its memory is in use, as in a long run
                 timed_threads([read] * threads, positions)
-
-            def run():
-                if cache is not None:  # every timed pass decodes its tiles
-                    cache.clear()
-                return timed_threads([read] * threads, positions)
-            return best_of(self.args.repeat, run)
+            if cache is not None:  # the timed pass decodes its tiles
+                cache.clear()
+            return timed_threads([read] * threads, positions)
         finally:
             ndimg.set_num_threads(0)
 
@@ -251,16 +244,13 @@ class Methods:
             raise Skip("ndimg.io.CuImage (the batched API) is not in this build")
         img = ndimg.io.CuImage(path)
         locations = np.array(positions)
-
-        def run():
-            t0 = time.perf_counter()
-            n = 0
-            for batch in img.read_region(location=locations, size=(PATCH, PATCH), level=0, num_workers=threads,
-                                         batch_size=64):
-                n += len(batch)
-            assert n == len(positions), n
-            return n / (time.perf_counter() - t0)
-        return best_of(self.args.repeat, run)
+        t0 = time.perf_counter()
+        n = 0
+        for batch in img.read_region(location=locations, size=(PATCH, PATCH), level=0, num_workers=threads,
+                                     batch_size=64):
+            n += len(batch)
+        assert n == len(positions), n
+        return n / (time.perf_counter() - t0)
 
     def ndimg_unaligned_cached(self, path, positions, threads):
         import ndimg.io
@@ -288,7 +278,7 @@ class Methods:
         handles = [openslide.OpenSlide(path) for _ in range(threads)]
         readers = [lambda x, y, h=h: h.read_region((x, y), 0, (PATCH, PATCH)) for h in handles]
         readers[0](*positions[-1])
-        return best_of(self.args.repeat, lambda: timed_threads(readers, positions))
+        return timed_threads(readers, positions)
 
     def tiffslide(self, path, positions, threads):
         try:
@@ -299,7 +289,7 @@ class Methods:
         handles = [tiffslide.TiffSlide(path) for _ in range(threads)]
         readers = [lambda x, y, h=h: h.read_region((x, y), 0, (PATCH, PATCH), as_array=True) for h in handles]
         readers[0](*positions[-1])
-        return best_of(self.args.repeat, lambda: timed_threads(readers, positions))
+        return timed_threads(readers, positions)
 
     # -- cuCIM
     def _cucim(self):
@@ -315,20 +305,17 @@ class Methods:
         img = self._cucim()(path)
         read = lambda x, y: img.read_region((x, y), (PATCH, PATCH), 0)  # noqa: E731
         read(*positions[-1])
-        return best_of(self.args.repeat, lambda: timed_threads([read] * threads, positions))
+        return timed_threads([read] * threads, positions)
 
     def cucim_batched(self, path, positions, threads):
         img = self._cucim()(path)
         locations = [tuple(p) for p in positions]
-
-        def run():
-            t0 = time.perf_counter()
-            n = 0
-            for batch in img.read_region(locations, (PATCH, PATCH), 0, num_workers=threads, batch_size=64):
-                n += np.asarray(batch).shape[0]
-            assert n == len(positions), n
-            return n / (time.perf_counter() - t0)
-        return best_of(self.args.repeat, run)
+        t0 = time.perf_counter()
+        n = 0
+        for batch in img.read_region(locations, (PATCH, PATCH), 0, num_workers=threads, batch_size=64):
+            n += np.asarray(batch).shape[0]
+        assert n == len(positions), n
+        return n / (time.perf_counter() - t0)
 
     # -- the libjpeg-turbo limit
     def _build_limit(self):
@@ -353,14 +340,12 @@ class Methods:
             idx.write(struct.pack("<Q", len(tables)) + tables + b"\0" * (-len(tables) % 8))
             idx.write(struct.pack("<Q", len(tiles)) + b"".join(struct.pack("<QQ", o, n) for o, n in tiles))
             idx.flush()
-            best = 0.0
-            for _ in range(self.args.repeat + 1):  # the first pass warms up
+            for _ in range(2):  # the first pass warms up
                 out = subprocess.run([exe, path, idx.name, str(threads)], capture_output=True, text=True)
                 if out.returncode:
                     raise RuntimeError(out.stderr)
                 t, n, seconds = out.stdout.split()
-                best = max(best, int(n) / float(seconds))
-        return best * tw * th / PATCH ** 2
+        return int(n) / float(seconds) * tw * th / PATCH ** 2
 
 
 class Skip(Exception):
@@ -458,7 +443,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="8000x6000 slides (for testing the script)")
     ap.add_argument("--cache", default=os.path.join(REPO, "build", "bench-slides"))
     ap.add_argument("--threads", default=None, help="comma-separated thread counts (default 1,2,all)")
-    ap.add_argument("--repeat", type=int, default=1, help="passes per measurement; the best is kept")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="rounds (each times every method once, in turn); the best pass of each is kept")
     ap.add_argument("--cache-mib", default="auto",
                     help="ndimg tile cache size (MiB) for the cached row; auto: preferred_memory_capacity x threads")
     ap.add_argument("--generator", choices=["auto", "vips", "tifffile"], default="auto")
@@ -487,24 +473,31 @@ def main():
            f"CPU: {cpu_model()}, {cores} cores available; Python {platform.python_version()}; "
            f"ndimg {getattr(ndimg, '__version__', '?')}.", "",
            "Patches/s reading every non-overlapping 256x256 patch of level 0 (higher is better); best of "
-           f"{args.repeat} pass(es). T threads = T Python threads each reading a contiguous share of the "
+           f"{args.repeat} round(s), each timing every method once in turn. T threads = T Python threads each "
+           "reading a contiguous share of the "
            "patches (ndimg and cuCIM: one shared handle; OpenSlide and tiffslide: one handle per thread); "
            "batched rows use the library's own workers. See bench/slides.py for the exact definitions.", ""]
     for label, tile, aperio in (s for s in slides if s[0] in wanted):
         path, gen = make_slide(args.cache, label, width, height, tile, aperio, args.generator)
         positions = patch_grid(width, height, 0)
         results = {}
-        for name, attr in METHODS:
-            if only and attr not in only:
-                continue
-            for t in threads:
-                try:
-                    v = getattr(methods, attr)(path, positions, t)
-                except Skip as e:
-                    methods.skipped[attr] = str(e)
-                    break
-                results[(attr, t)] = v
-                print(f"{label:10s} {name:36s} {t:3d} threads {v:10,.0f} patches/s", file=sys.stderr, flush=True)
+        # rounds: every method timed once in turn, the best of its passes kept. Drift on a shared host
+        # (clocks, neighbours) then lands on all methods alike instead of on whichever was measured last.
+        for t in threads:
+            for _ in range(args.repeat):
+                for name, attr in METHODS:
+                    if (only and attr not in only) or attr in methods.skipped:
+                        continue
+                    try:
+                        v = getattr(methods, attr)(path, positions, t)
+                    except Skip as e:
+                        methods.skipped[attr] = str(e)
+                        continue
+                    results[(attr, t)] = max(v, results.get((attr, t), 0.0))
+            for name, attr in METHODS:
+                if (attr, t) in results:
+                    v = results[(attr, t)]
+                    print(f"{label:10s} {name:36s} {t:3d} threads {v:10,.0f} patches/s", file=sys.stderr, flush=True)
         out += table(label, path, gen, (width, height), tile, len(positions), results, threads, methods) + [""]
     if methods.versions:
         out += ["Versions: " + ", ".join(f"{k} {v}" for k, v in sorted(methods.versions.items())), ""]
