@@ -2,15 +2,21 @@
 
 For each case: host = Python time to queue 10 calls while the GPU queue is not full (the host overhead of a
 call); pipelined = 200 calls synchronized once (the per-call time of a long pipeline: the device's or the
-host's, whichever is slower); stream = bench/run.py's stream measure (10 calls behind two queued ones, best
-of 7). When host >= pipelined, a call's time is the host's and only host work makes it faster.
+host's, whichever is slower); stream = bench/run.py's stream column (its gpu_time: 10 calls behind two
+queued ones, median of 7). When host >= pipelined, a call's time is the host's and only host work makes it
+faster.
 """
+import os
+import sys
 import time
 
 import cupy as cp
 
 import ndimg.filters as nf
 from ndimg import ndimage as nd
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run import gpu_time  # noqa: E402  (bench/run.py's measure, so the two agree)
 
 
 def main():
@@ -37,18 +43,8 @@ def main():
             fn()
         cp.cuda.Device().synchronize()
         piped = (time.perf_counter() - t0) / 200
-        start, end = cp.cuda.Event(), cp.cuda.Event()
-        stream = float("inf")
-        for _ in range(7):
-            fn()
-            fn()
-            start.record()
-            for _ in range(10):
-                fn()
-            end.record()
-            end.synchronize()
-            stream = min(stream, cp.cuda.get_elapsed_time(start, end) / 10 * 1e3)
-        print(f"{name:30s} {host * 1e6:9.1f} {piped * 1e6:10.1f} {stream:9.1f}")
+        stream = gpu_time(fn, 7, calls=10)
+        print(f"{name:30s} {host * 1e6:9.1f} {piped * 1e6:10.1f} {stream * 1e6:9.1f}")
 
 
 if __name__ == "__main__":

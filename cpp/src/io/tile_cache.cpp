@@ -17,8 +17,8 @@
 #include <emmintrin.h>
 #endif
 
-#include "ndimg/error.hpp"
 #include "io/codecs.hpp"
+#include "ndimg/error.hpp"
 #include "ndimg/io/tiff.hpp"
 
 namespace ndimg::io {
@@ -577,8 +577,7 @@ void TiffFile::tile_rows(int index, uint64_t tile, TileCache* cache, const TileR
   // wants about a quarter of each of the four tiles it meets)
   const uint32_t spp = d.samples;
   const bool part = rect.row0 > 0 || rect.row1 < d.tile_height || rect.col0 > 0 || rect.col1 < rect.row_bytes;
-  if (part && d.compression == compression::JPEG && d.bits == 8 && d.planar == 1 && (spp == 1 || spp == 3) &&
-      d.unsupported.empty()) {
+  if (part && d.compression == compression::JPEG && d.bits == 8 && d.planar == 1 && (spp == 1 || spp == 3)) {
     read_chunk(d, tile, compressed);
     if (codec::jpeg_rows(compressed.data(), compressed.size(), d.jpeg_tables, d.photometric == photometric::RGB, spp,
                          d.tile_width, uint32_t(rect.row0), uint32_t(rect.row1), uint32_t(rect.col0 / spp),

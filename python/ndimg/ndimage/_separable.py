@@ -141,16 +141,11 @@ def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0
                       fresh)
 
 
-@functools.lru_cache(maxsize=64)
-def _box(size):
-    return (1.0,) * size  # the weights of a mean (a tuple, so Pass takes it as is)
-
-
 def _uniform_pass(axis, size, mode, cval, origin):
     if size < 1:
         raise RuntimeError("incorrect filter size")
     _check_origin(size, origin)
-    return Pass(axis, _box(int(size)), mode, cval, origin, mean=True)
+    return Pass(axis, (1.0,) * int(size), mode, cval, origin, mean=True)  # a tuple: Pass takes it as is
 
 
 @engine_aware("input", "output")
