@@ -2,10 +2,9 @@
 argument rules: axes, expanded footprints and origins, origin checks, outputs that may not overlap."""
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 import functools
 import math
+from collections.abc import Iterable
 
 import numpy as np
 
