@@ -1,7 +1,7 @@
 // libFuzzer target for the slide reader: container parsing (TIFF/BigTIFF directories, vendor detection)
 // and tile decoding of every codec. The input bytes become an in-memory file (memfd) opened as a Slide
-// through /proc/self/fd, so the reader runs unchanged; then a few regions of every level and every
-// associated image are decoded. SlideError is the expected outcome of bad input; any other exception
+// through /proc/self/fd, so the reader runs unchanged; then a few regions of every level (without and with
+// a tile cache) and every associated image are decoded. SlideError is the expected outcome of bad input; any other exception
 // (ValueError included: the arguments are valid), a crash, a leak or a sanitizer report is a finding.
 #include <sys/mman.h>
 #include <unistd.h>
@@ -9,10 +9,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "ndimg/io/slide.hpp"
+#include "ndimg/io/tile_cache.hpp"
 #include "ndimg/parallel.hpp"
 
 namespace {
@@ -37,7 +39,7 @@ struct MemFile {
   ~MemFile() { close(fd); }
 };
 
-void read_some(const ndimg::io::Slide& s) {
+void read_regions(const ndimg::io::Slide& s) {
   std::vector<uint8_t> rgba(size_t(kRegion) * kRegion * 4);
   for (int level = 0; level < int(s.levels().size()) && level < 8; ++level) {
     const auto& l = s.levels()[size_t(level)];
@@ -52,6 +54,16 @@ void read_some(const ndimg::io::Slide& s) {
       }
     }
   }
+}
+
+void read_some(const ndimg::io::Slide& s) {
+  read_regions(s);
+  // again through a tile cache of its own (keys are file identities, which a later memfd may repeat):
+  // tiles decoded into the cache's blocks, then read from there
+  ndimg::io::set_tile_cache(std::make_shared<ndimg::io::TileCache>(ndimg::io::CacheType::PerProcess, 8 << 20, 0, false));
+  read_regions(s);
+  read_regions(s);
+  ndimg::io::set_tile_cache(nullptr);
   for (const auto& [name, ifd] : s.associated()) {
     const auto& d = s.tiff().ifds()[size_t(ifd)];
     // whole associated images only when small (the caller asks for width x height x 4 bytes)

@@ -2,12 +2,14 @@
 shared-memory cache seen from child processes (fork and spawn)."""
 import multiprocessing as mp
 import os
+import shutil
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
+import tifffile
 
-from ndimg.io import CacheType, CuImage, Slide, preferred_memory_capacity
+from ndimg.io import CacheType, CuImage, Slide, SlideError, preferred_memory_capacity
 
 TILE = 256 * 256 * 3  # bytes of one decoded RGB tile of the test slides
 
@@ -264,29 +266,75 @@ def test_shared_cache_concurrent_processes(tifffile_slides, rng):
         assert cache.hit_count > 0 and cache.memory_size <= 2 << 20
 
 
-@pytest.mark.parametrize("name", ["jpeg", "jpeg_rgb", "vips_jpeg", "aperio", "gray_jpeg"])
-def test_jpeg_region_decoding_matches_whole_tiles(request, tifffile_slides, aperio_slide, tmp_path, slide_image,
-                                                  name):
+def rgba_of(level, x, y, w, h):
+    """Region (x, y, w, h) of a decoded level as Slide.read_region gives it: RGBA, transparent outside."""
+    if level.ndim == 2:
+        level = np.repeat(level[..., None], 3, axis=2)
+    out = np.zeros((h, w, 4), np.uint8)
+    x0, y0 = max(x, 0), max(y, 0)
+    x1, y1 = min(x + w, level.shape[1]), min(y + h, level.shape[0])
+    if x0 < x1 and y0 < y1:
+        out[y0 - y:y1 - y, x0 - x:x1 - x, :3] = level[y0:y1, x0:x1]
+        out[y0 - y:y1 - y, x0 - x:x1 - x, 3] = 255
+    return out
+
+
+@pytest.mark.parametrize("name", ["jpeg", "jpeg_rgb", "vips_jpeg", "aperio", "gray_jpeg", "wide_jpeg"])
+def test_jpeg_tiles_in_part_and_in_the_cache_match_whole_decodes(request, tifffile_slides, aperio_slide, tmp_path,
+                                                                 slide_image, name):
     # Without the cache a JPEG tile met in part decodes only its wanted rows and columns (libjpeg's row
-    # skipping and cropping); with it whole tiles are decoded. The pixels must be the same to the bit:
-    # regions at every offset within a tile, one pixel to several tiles, at the slide's edges.
+    # skipping and cropping); with it the whole tile is decoded straight into the cache's 16 KiB blocks,
+    # rows that straddle two blocks (or, 5504 pixels wide, three) through a spill row. Both must give
+    # tifffile's whole-tile decode to the bit: regions at every offset within a tile, one pixel to several
+    # tiles, at the slide's edges, on misses and on hits.
     if name == "vips_jpeg":
         path = request.getfixturevalue("vips_slides")["jpeg"]  # skips without libvips
     elif name == "aperio":
         path = aperio_slide
     elif name == "gray_jpeg":
-        import tifffile
         path = str(tmp_path / "gray_jpeg.tif")
         tifffile.imwrite(path, slide_image[..., 0].copy(), tile=(240, 240), compression="jpeg")
+    elif name == "wide_jpeg":  # 16,512-byte rows
+        path = str(tmp_path / "wide_jpeg.tif")
+        tifffile.imwrite(path, np.tile(slide_image[:80], (1, 3, 1)), tile=(32, 5504), compression="jpeg")
     else:
         path = tifffile_slides[name]
+    level = tifffile.imread(path, key=0)
     rng = np.random.default_rng(7)
     with Slide(path) as s:
         w0, h0 = s.dimensions
         regions = [(int(rng.integers(-20, w0)), int(rng.integers(-20, h0)), int(rng.integers(1, 400)),
                     int(rng.integers(1, 400))) for _ in range(40)]
-        regions += [(1, 1, 256, 256), (255, 255, 2, 2), (w0 - 7, h0 - 5, 30, 30), (17, 3, 1, 1)]
-        uncached = [s.read_region((x, y), 0, (w, h)) for x, y, w, h in regions]
-        CuImage.cache("per_process", memory_capacity=64)
-        for (x, y, w, h), got in zip(regions, uncached):
-            np.testing.assert_array_equal(got, s.read_region((x, y), 0, (w, h)), err_msg=f"region {x, y, w, h}")
+        regions += [(1, 1, 256, 256), (255, 255, 2, 2), (w0 - 7, h0 - 5, 30, 30), (17, 3, 1, 1), (0, 0, w0, h0)]
+        expected = [rgba_of(level, *r) for r in regions]
+        for r, want in zip(regions, expected):
+            np.testing.assert_array_equal(s.read_region(r[:2], 0, r[2:]), want, err_msg=f"uncached {r}")
+        cache = CuImage.cache("per_process", memory_capacity=64, record_stat=True)
+        for what in ("miss", "hit"):
+            cache.clear()
+            for r, want in zip(regions, expected):
+                if what == "hit":
+                    s.read_region(r[:2], 0, r[2:])
+                np.testing.assert_array_equal(s.read_region(r[:2], 0, r[2:]), want, err_msg=f"cached {r} ({what})")
+        assert cache.miss_count > 0 and cache.hit_count > 0
+
+
+def test_corrupt_jpeg_tile_with_cache_then_usable(tifffile_slides, tmp_path):
+    # a tile that fails to decode into the cache's blocks gives its reservation back: nothing is held for it
+    path = str(tmp_path / "corrupt.tif")
+    shutil.copy(tifffile_slides["jpeg"], path)
+    level = tifffile.imread(path, key=0)
+    with tifffile.TiffFile(path) as t:
+        off, count = t.pages[0].dataoffsets[1], t.pages[0].databytecounts[1]  # tile (1, 0)
+    with open(path, "r+b") as f:
+        f.seek(off + 2)
+        f.write(b"\x00" * (count - 2))  # no markers after the start of image
+    cache = CuImage.cache("per_process", memory_capacity=16, record_stat=True)
+    with Slide(path) as s:
+        np.testing.assert_array_equal(s.read_region((0, 0), 0, (256, 256)), rgba_of(level, 0, 0, 256, 256))
+        for _ in range(2):
+            with pytest.raises(SlideError, match="JPEG"):
+                s.read_region((300, 10), 0, (20, 20))
+            assert (cache.size, cache.memory_size) == (1, TILE)
+        np.testing.assert_array_equal(s.read_region((0, 256), 0, (256, 256)), rgba_of(level, 0, 256, 256, 256))
+        assert (cache.size, cache.memory_size, cache.hit_count) == (2, 2 * TILE, 0)

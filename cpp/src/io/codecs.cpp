@@ -257,10 +257,11 @@ struct RowDecoder {
   ~RowDecoder() { jpeg_destroy_decompress(&info); }
 };
 
-}  // namespace
-
-bool jpeg_rows(const uint8_t* src, size_t n, const std::string& tables, bool force_rgb, uint32_t samples,
-               uint32_t width, uint32_t row0, uint32_t row1, uint32_t col0, uint32_t col1, RowSink sink) {
+// Rows [row0, row1) of a tile-wide JPEG image: each handed to *sink from one row buffer, its columns
+// [col0, col1) decoded with a margin (cropped), or, without a sink, whole rows decoded straight into rows[r].
+bool decode_rows(const uint8_t* src, size_t n, const std::string& tables, bool force_rgb, uint32_t samples,
+                 uint32_t width, uint32_t row0, uint32_t row1, uint32_t col0, uint32_t col1, const RowSink* sink,
+                 uint8_t* const* rows) {
   thread_local RowDecoder dec;
   thread_local std::vector<uint8_t> merged;
   auto [data, size] = jpeg_stream(src, n, tables, force_rgb, samples, merged);
@@ -279,27 +280,48 @@ bool jpeg_rows(const uint8_t* src, size_t n, const std::string& tables, bool for
   info.out_color_space = samples == 1 ? JCS_GRAYSCALE : JCS_RGB;
   info.dct_method = JDCT_ISLOW;
   jpeg_start_decompress(&info);
-  // crop with an iMCU of margin each side: the wanted columns then get the whole decode's values (at a
-  // crop edge inside the image, fancy upsampling would treat the edge as the image's)
-  const uint32_t margin = uint32_t(info.max_h_samp_factor) * DCTSIZE;
-  JDIMENSION x = col0 > margin ? col0 - margin : 0, w = std::min(col1 + margin, width) - x;
-  if (x > 0 || w < width) jpeg_crop_scanline(&info, &x, &w);
-  dec.row.resize(size_t(info.output_width) * samples);
+  JDIMENSION x = 0, w = width;
+  if (sink) {
+    // crop with an iMCU of margin each side: the wanted columns then get the whole decode's values (at a
+    // crop edge inside the image, fancy upsampling would treat the edge as the image's)
+    const uint32_t margin = uint32_t(info.max_h_samp_factor) * DCTSIZE;
+    x = col0 > margin ? col0 - margin : 0, w = std::min(col1 + margin, width) - x;
+    if (x > 0 || w < width) jpeg_crop_scanline(&info, &x, &w);
+    dec.row.resize(size_t(info.output_width) * samples);
+  }
   if (row0) jpeg_skip_scanlines(&info, row0);
-  for (uint32_t r = row0; r < row1; ++r) {
-    JSAMPROW p = dec.row.data();
-    if (jpeg_read_scanlines(&info, &p, 1) != 1) {
+  for (uint32_t r = row0; r < row1;) {
+    JSAMPROW one = dec.row.data();
+    const JDIMENSION got = sink ? jpeg_read_scanlines(&info, &one, 1)
+                                : jpeg_read_scanlines(&info, const_cast<JSAMPARRAY>(rows + r), row1 - r);
+    if (got == 0) {
       jpeg_abort_decompress(&info);
       throw SlideError("corrupt JPEG tile: " + std::to_string(r) + " rows decoded");
     }
-    sink(r, dec.row.data() + size_t(col0 - x) * samples);
+    if (sink) (*sink)(r, dec.row.data() + size_t(col0 - x) * samples);
+    r += got;
   }
   jpeg_abort_decompress(&info);  // the rows below are never decoded
   return true;
 }
+
+}  // namespace
+
+bool jpeg_rows(const uint8_t* src, size_t n, const std::string& tables, bool force_rgb, uint32_t samples,
+               uint32_t width, uint32_t row0, uint32_t row1, uint32_t col0, uint32_t col1, RowSink sink) {
+  return decode_rows(src, n, tables, force_rgb, samples, width, row0, row1, col0, col1, &sink, nullptr);
+}
+
+bool jpeg_into(const uint8_t* src, size_t n, const std::string& tables, bool force_rgb, uint32_t samples,
+               uint32_t width, uint32_t height, uint8_t* const* rows) {
+  return decode_rows(src, n, tables, force_rgb, samples, width, 0, height, 0, width, nullptr, rows);
+}
 #else
 bool jpeg_rows(const uint8_t*, size_t, const std::string&, bool, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
                uint32_t, RowSink) {
+  return false;
+}
+bool jpeg_into(const uint8_t*, size_t, const std::string&, bool, uint32_t, uint32_t, uint32_t, uint8_t* const*) {
   return false;
 }
 #endif

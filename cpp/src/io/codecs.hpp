@@ -29,6 +29,10 @@ uint32_t jpeg(const uint8_t* src, size_t n, const std::string& tables, bool forc
 // decodes the whole tile, with its checks).
 bool jpeg_rows(const uint8_t* src, size_t n, const std::string& tables, bool force_rgb, uint32_t samples,
                uint32_t width, uint32_t row0, uint32_t row1, uint32_t col0, uint32_t col1, RowSink sink);
+// The whole tile as jpeg() decodes it, row r written straight to rows[r] (`height` rows of width * samples
+// bytes, wherever they lie: a cache's blocks). False as jpeg_rows.
+bool jpeg_into(const uint8_t* src, size_t n, const std::string& tables, bool force_rgb, uint32_t samples,
+               uint32_t width, uint32_t height, uint8_t* const* rows);
 
 // The complete stream of a JPEG tile, as jpeg() decodes it: an abbreviated stream joined with the
 // directory's JPEGTables and, with force_rgb and 3 samples, marked so that decoders take it as RGB. Either

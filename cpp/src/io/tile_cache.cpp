@@ -190,6 +190,16 @@ struct TileCache::Shard {
     items += 1, bytes += n;
     return e;
   }
+  // Bytes [lo, hi) of an entry, from its block b (at offset `at`) on: f(address, offset from lo, length) for
+  // each block's piece.
+  template <class F>
+  void pieces(uint32_t b, uint64_t at, uint64_t lo, uint64_t hi, F f) {
+    for (uint64_t p = lo; p < hi; b = block_next()[b], at += kBlock) {
+      const uint64_t q = std::min(hi, at + kBlock);
+      f(block(b) + (p - at), p - lo, q - p);
+      p = q;
+    }
+  }
   void publish(uint32_t e) {
     Entry& x = entries()[e];
     uint32_t& bucket = buckets()[x.hash & (nbuckets - 1)];
@@ -217,6 +227,41 @@ class ShardLock {
  private:
   TileCache::Shard& s_;
 };
+
+// An entry taken for a tile being stored: filled outside the lock, then published (or given back).
+struct Reservation {
+  uint32_t entry = kNil, block = kNil;  // block: its first
+  uint64_t generation = 0;
+};
+
+// Takes an entry of n bytes for `key`; none (entry kNil) when the shard cannot hold the tile, readers pin
+// everything evictable, or the tile is there already (stored by another process meanwhile).
+Reservation reserve_for(TileCache::Shard& s, const TileKey& key, uint64_t h, uint64_t n) {
+  const uint64_t need = std::max<uint64_t>(1, (n + kBlock - 1) / kBlock);
+  if (n > s.memory_capacity || need > s.nblocks) return {};
+  ShardLock lk(s);
+  if (const uint32_t e = s.find(key, h); e != kNil) {
+    s.unlink_lru(e);
+    s.push_front(e);
+    return {};
+  }
+  const uint32_t e = s.reserve(key, h, n, need);
+  if (e == kNil) return {};
+  return {e, s.entries()[e].first_block, s.generation};
+}
+
+// Makes a filled reservation findable, or gives it back when another process stored the tile meanwhile.
+void publish(TileCache::Shard& s, const TileKey& key, uint64_t h, const Reservation& r) {
+  ShardLock lk(s);
+  if (s.generation != r.generation) return;  // reset meanwhile: the reservation is gone
+  if (s.find(key, h) != kNil) return s.release(r.entry);
+  s.publish(r.entry);
+}
+
+void give_back(TileCache::Shard& s, const Reservation& r) {
+  ShardLock lk(s);
+  if (s.generation == r.generation) s.release(r.entry);
+}
 
 }  // namespace
 
@@ -447,45 +492,66 @@ bool TileCache::lookup(Shard& s, const TileKey& key, uint64_t hash, const TileRe
       continue;
     }
     joined.resize(n);
-    uint32_t c = b;
-    for (uint64_t p = lo, cat = at; p < hi; c = s.block_next()[c], cat += kBlock) {
-      const uint64_t q = std::min(hi, cat + kBlock);
-      std::memcpy(joined.data() + (p - lo), s.block(c) + (p - cat), q - p);
-      p = q;
-    }
+    s.pieces(b, at, lo, hi, [&](uint8_t* p, uint64_t k, uint64_t len) { std::memcpy(joined.data() + k, p, len); });
     sink(r, joined.data());
   }
   return true;
 }
 
 void TileCache::put(Shard& s, const TileKey& key, uint64_t h, const uint8_t* data, uint64_t n) {
-  const uint64_t need = std::max<uint64_t>(1, (n + kBlock - 1) / kBlock);
-  if (n > s.memory_capacity || need > s.nblocks) return;
-  uint32_t e, b;
-  uint64_t generation;
-  {
-    ShardLock lk(s);
-    e = s.find(key, h);
-    if (e != kNil) {  // another process stored it meanwhile
-      s.unlink_lru(e);
-      s.push_front(e);
-      return;
-    }
-    e = s.reserve(key, h, n, need);
-    if (e == kNil) return;
-    b = s.entries()[e].first_block, generation = s.generation;
-  }
+  const Reservation r = reserve_for(s, key, h, n);
+  if (r.entry == kNil) return;
+  uint32_t b = r.block;
   for (uint64_t done = 0; done < n; done += kBlock, b = s.block_next()[b])
     stream_copy(s.block(b), data + done, std::min(kBlock, n - done));
   store_fence();  // the pixels are in place before the entry can be found
-  ShardLock lk(s);
-  if (s.generation != generation) return;  // reset meanwhile: the reservation is gone
-  if (s.find(key, h) != kNil) return s.release(e);  // stored by another process meanwhile
-  s.publish(e);
+  publish(s, key, h, r);
+}
+
+bool TileCache::decode_into(Shard& s, const TileKey& key, uint64_t h, const TileRect& rect, RowSink sink,
+                            const TileRowDecoder& into) {
+  const Reservation r = reserve_for(s, key, h, into.rows * rect.row_bytes);
+  if (r.entry == kNil) return false;
+  // row pointers into the entry's blocks; a row that straddles blocks is decoded into `spill`, then split
+  thread_local std::vector<uint8_t*> rows;
+  thread_local std::vector<uint8_t> spill;
+  rows.resize(into.rows);
+  spill.resize(into.rows * rect.row_bytes / kBlock * rect.row_bytes);  // a row for each block boundary
+  auto each_row_block = [&](auto f) {  // f(row, its offset in the tile, its first block, that block's offset)
+    uint32_t b = r.block;
+    for (uint64_t row = 0, at = 0; row < into.rows; ++row) {
+      const uint64_t lo = row * rect.row_bytes;
+      for (; lo >= at + kBlock; at += kBlock) b = s.block_next()[b];
+      f(row, lo, b, at);
+    }
+  };
+  uint64_t spilled = 0;
+  each_row_block([&](uint64_t row, uint64_t lo, uint32_t b, uint64_t at) {
+    rows[row] = lo + rect.row_bytes <= at + kBlock ? s.block(b) + (lo - at) : &spill[rect.row_bytes * spilled++];
+  });
+  bool done;
+  try {
+    done = into.decode(rows.data());
+  } catch (...) {
+    give_back(s, r);
+    throw;
+  }
+  if (!done) {
+    give_back(s, r);
+    return false;
+  }
+  each_row_block([&](uint64_t row, uint64_t lo, uint32_t b, uint64_t at) {
+    if (lo + rect.row_bytes > at + kBlock)
+      s.pieces(b, at, lo, lo + rect.row_bytes,
+               [&](uint8_t* p, uint64_t k, uint64_t len) { std::memcpy(p, rows[row] + k, len); });
+  });
+  for (uint64_t row = rect.row0; row < rect.row1; ++row) sink(row, rows[row] + rect.col0);
+  publish(s, key, h, r);
+  return true;
 }
 
 void TileCache::read(const TileKey& key, const TileRect& rect, RowSink sink, TileDecoder decode,
-                     std::vector<uint8_t>& pixels) {
+                     std::vector<uint8_t>& pixels, const TileRowDecoder* into) {
   if (!header_) throw Error("the tile cache is not mapped");
   const uint64_t h = hash_of(key);
   Shard& s = shard_for(h);
@@ -507,6 +573,7 @@ void TileCache::read(const TileKey& key, const TileRect& rect, RowSink sink, Til
   } release{mine ? in_flight_.get() : nullptr, key, h};
   if (lookup(s, key, h, rect, sink)) return hit();  // that decode's, or one stored just before the claim
   if (record) header_->misses.fetch_add(1, std::memory_order_relaxed);
+  if (into && decode_into(s, key, h, rect, sink, *into)) return;
   decode(pixels);
   put(s, key, h, pixels.data(), pixels.size());
   each_row(rect, pixels.data(), sink);
@@ -568,20 +635,32 @@ std::shared_ptr<TileCache> tile_cache() {
 void TiffFile::tile_rows(int index, uint64_t tile, TileCache* cache, const TileRect& rect, RowSink sink,
                          std::vector<uint8_t>& compressed, std::vector<uint8_t>& pixels) const {
   const Ifd& d = ifds_[size_t(index)];
+  const uint32_t spp = d.samples;
+  const bool rgb = d.photometric == photometric::RGB;
+  // 8-bit JPEG tiles go through libjpeg's row API (when built with it): decoded in part, or into the cache
+  const bool rows_api = d.compression == compression::JPEG && d.bits == 8 && d.planar == 1 && d.predictor != 2 &&
+                        (spp == 1 || spp == 3);
   auto decode = [&](std::vector<uint8_t>& out) { decode_tile(d, tile, compressed, out); };
   if (cache) {
     const File::Id& id = file_->id();
-    return cache->read({id.dev, id.ino, id.mtime_ns, id.size, uint64_t(index), tile}, rect, sink, decode, pixels);
+    const TileKey key{id.dev, id.ino, id.mtime_ns, id.size, uint64_t(index), tile};
+    if (!rows_api || !d.tiled) return cache->read(key, rect, sink, decode, pixels);
+    auto jpeg_into = [&](uint8_t* const* rows) {
+      read_chunk(d, tile, compressed);
+      return codec::jpeg_into(compressed.data(), compressed.size(), d.jpeg_tables, rgb, spp, d.tile_width,
+                              d.tile_height, rows);
+    };
+    const TileRowDecoder into{d.tile_height, jpeg_into};
+    return cache->read(key, rect, sink, decode, pixels, &into);
   }
-  // uncached 8-bit JPEG: only the wanted part of the tile is decoded (a patch of 256 on 240-pixel tiles
-  // wants about a quarter of each of the four tiles it meets)
-  const uint32_t spp = d.samples;
+  // uncached: only the wanted part of the tile is decoded (a patch of 256 on 240-pixel tiles wants about a
+  // quarter of each of the four tiles it meets)
   const bool part = rect.row0 > 0 || rect.row1 < d.tile_height || rect.col0 > 0 || rect.col1 < rect.row_bytes;
-  if (part && d.compression == compression::JPEG && d.bits == 8 && d.planar == 1 && (spp == 1 || spp == 3)) {
+  if (part && rows_api) {
     read_chunk(d, tile, compressed);
-    if (codec::jpeg_rows(compressed.data(), compressed.size(), d.jpeg_tables, d.photometric == photometric::RGB, spp,
-                         d.tile_width, uint32_t(rect.row0), uint32_t(rect.row1), uint32_t(rect.col0 / spp),
-                         uint32_t(rect.col1 / spp), sink))
+    if (codec::jpeg_rows(compressed.data(), compressed.size(), d.jpeg_tables, rgb, spp, d.tile_width,
+                         uint32_t(rect.row0), uint32_t(rect.row1), uint32_t(rect.col0 / spp), uint32_t(rect.col1 / spp),
+                         sink))
       return;
   }
   decode(pixels);

@@ -50,6 +50,12 @@ inline void each_row(const TileRect& rect, const uint8_t* tile, RowSink sink) {
 }
 // Decodes a tile into the vector (resized to the whole tile's bytes).
 using TileDecoder = FunctionRef<void(std::vector<uint8_t>& pixels)>;
+// Decodes a tile of `rows` rows straight into the cache's memory, row r to rows[r]; false when it cannot (the
+// tile then goes through a TileDecoder). Saves a copy of every tile stored.
+struct TileRowDecoder {
+  uint64_t rows;
+  FunctionRef<bool(uint8_t* const* rows)> decode;
+};
 
 // Identity of a tile: the file (device, inode, modification time, size: a rewritten file gets new keys),
 // its directory and its tile index.
@@ -88,9 +94,10 @@ class TileCache {
   // Hands `rect` of tile `key` to `sink`, row by row: straight from the cache on a hit (a hit), else from
   // decode(pixels), whose tile it then stores, evicting the least recently used ones as needed (a miss;
   // a tile larger than a shard is not stored). When other threads of this process are decoding the
-  // same tile, this one waits for theirs instead of decoding it again.
+  // same tile, this one waits for theirs instead of decoding it again. `into`, when given, is tried
+  // first on a miss.
   void read(const TileKey& key, const TileRect& rect, RowSink sink, TileDecoder decode,
-            std::vector<uint8_t>& pixels);
+            std::vector<uint8_t>& pixels, const TileRowDecoder* into = nullptr);
 
   struct Header;
   struct Shard;
@@ -103,6 +110,8 @@ class TileCache {
   uint64_t total(uint64_t Shard::*field) const;  // the field summed over the shards, each under its lock
   bool lookup(Shard& s, const TileKey& key, uint64_t hash, const TileRect& rect, RowSink sink);
   void put(Shard& s, const TileKey& key, uint64_t hash, const uint8_t* data, uint64_t n);
+  bool decode_into(Shard& s, const TileKey& key, uint64_t hash, const TileRect& rect, RowSink sink,
+                   const TileRowDecoder& into);
   friend void tile_cache_atfork_prepare();
   friend void tile_cache_atfork_parent();
   friend void tile_cache_atfork_child();
