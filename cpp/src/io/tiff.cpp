@@ -420,22 +420,30 @@ void TiffFile::for_each_row(int index, int64_t x, int64_t y, int64_t w, int64_t 
     // per-thread buffers kept across calls: allocating (and page-faulting) a tile's worth per call cost
     // more than a third of a patch read
     thread_local std::vector<uint8_t> compressed, pixels;
-    for (int64_t k = begin; k < end; ++k) {
+    // false: tile k is being decoded into the cache by another thread, and `wait` is false
+    auto one = [&](int64_t k, bool wait) {
       const int64_t tx = tx0 + k % across, ty = ty0 + k / across;
       const uint64_t tile = uint64_t(ty) * d.tiles_across() + uint64_t(tx);
-      if (d.offsets[tile] == 0 || d.byte_counts[tile] == 0) continue;  // sparse tile: transparent
+      if (d.offsets[tile] == 0 || d.byte_counts[tile] == 0) return true;  // sparse tile: transparent
       // the part of this tile inside the region, in image coordinates
       const int64_t ax = std::max(x0, tx * tw), bx = std::min(x1, (tx + 1) * tw);
       const int64_t ay = std::max(y0, ty * th), by = std::min(y1, (ty + 1) * th);
       const bool whole = d.tiled && ax == tx * tw && bx == (tx + 1) * tw && ay == ty * th && by == (ty + 1) * th;
-      if (whole && direct && direct(tile, ax - x, ay - y, compressed)) continue;
+      if (whole && direct && direct(tile, ax - x, ay - y, compressed)) return true;
       // the part of the tile the region needs, straight from the cache on a hit
       const TileRect rect{uint64_t(tw) * pixel, uint64_t(ay - ty * th), uint64_t(by - ty * th),
                           uint64_t(ax - tx * tw) * pixel, uint64_t(bx - tx * tw) * pixel};
-      tile_rows(index, tile, cache, rect,
-                [&](uint64_t row, const uint8_t* src) { put(src, ax - x, ty * th + int64_t(row) - y, bx - ax); },
-                compressed, pixels);
-    }
+      return tile_rows(
+          index, tile, cache, rect,
+          [&](uint64_t row, const uint8_t* src) { put(src, ax - x, ty * th + int64_t(row) - y, bx - ax); },
+          compressed, pixels, wait);
+    };
+    // Tiles another thread is decoding come last: readers of neighbouring patches (a batch's workers) share
+    // tiles, and waiting for one before decoding one's own chained each patch's decode to the previous one's.
+    std::vector<int64_t> later;
+    for (int64_t k = begin; k < end; ++k)
+      if (!one(k, false)) later.push_back(k);
+    for (int64_t k : later) one(k, true);
   });
 }
 

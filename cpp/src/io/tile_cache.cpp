@@ -277,17 +277,20 @@ struct TileCache::InFlight {
   Stripe stripes[kStripes];
 
   Stripe& stripe(uint64_t hash) { return stripes[hash % kStripes]; }
-  // True: this thread now decodes `key`. False: another one was, and has finished.
-  bool claim(const TileKey& key, uint64_t hash) {
+  enum Claim { Mine, Done, Busy };
+  // Mine: this thread now decodes `key`. Done: another one was, and has finished. Busy: another one is
+  // (only without `wait`).
+  Claim claim(const TileKey& key, uint64_t hash, bool wait) {
     Stripe& s = stripe(hash);
     std::unique_lock<std::mutex> lk(s.m);
     auto busy = [&] { return std::find(s.keys.begin(), s.keys.end(), key) != s.keys.end(); };
     if (!busy()) {
       s.keys.push_back(key);
-      return true;
+      return Mine;
     }
+    if (!wait) return Busy;
     s.done.wait(lk, [&] { return !busy(); });
-    return false;
+    return Done;
   }
   void release(const TileKey& key, uint64_t hash) {
     Stripe& s = stripe(hash);
@@ -550,19 +553,22 @@ bool TileCache::decode_into(Shard& s, const TileKey& key, uint64_t h, const Tile
   return true;
 }
 
-void TileCache::read(const TileKey& key, const TileRect& rect, RowSink sink, TileDecoder decode,
-                     std::vector<uint8_t>& pixels, const TileRowDecoder* into) {
+bool TileCache::read(const TileKey& key, const TileRect& rect, RowSink sink, TileDecoder decode,
+                     std::vector<uint8_t>& pixels, const TileRowDecoder* into, bool wait) {
   if (!header_) throw Error("the tile cache is not mapped");
   const uint64_t h = hash_of(key);
   Shard& s = shard_for(h);
   const bool record = header_->record.load(std::memory_order_relaxed);
   auto hit = [&] {
     if (record) header_->hits.fetch_add(1, std::memory_order_relaxed);
+    return true;
   };
   if (lookup(s, key, h, rect, sink)) return hit();
-  // false: another thread was decoding it, and has finished (a tile it could not store, too large for
-  // the cache, is then decoded here at once, not after another wait)
-  const bool mine = in_flight_->claim(key, h);
+  // Done: another thread was decoding it, and has finished (a tile it could not store, too large for the
+  // cache, is then decoded here at once, not after another wait)
+  const InFlight::Claim claim = in_flight_->claim(key, h, wait);
+  if (claim == InFlight::Busy) return false;
+  const bool mine = claim == InFlight::Mine;
   struct Release {
     InFlight* f;
     const TileKey& key;
@@ -573,10 +579,11 @@ void TileCache::read(const TileKey& key, const TileRect& rect, RowSink sink, Til
   } release{mine ? in_flight_.get() : nullptr, key, h};
   if (lookup(s, key, h, rect, sink)) return hit();  // that decode's, or one stored just before the claim
   if (record) header_->misses.fetch_add(1, std::memory_order_relaxed);
-  if (into && decode_into(s, key, h, rect, sink, *into)) return;
+  if (into && decode_into(s, key, h, rect, sink, *into)) return true;
   decode(pixels);
   put(s, key, h, pixels.data(), pixels.size());
   each_row(rect, pixels.data(), sink);
+  return true;
 }
 
 // -------------------------------------------------------------------------------- the process's cache
@@ -632,8 +639,8 @@ std::shared_ptr<TileCache> tile_cache() {
 
 // ------------------------------------------------------------------------------- the hook in TiffFile
 
-void TiffFile::tile_rows(int index, uint64_t tile, TileCache* cache, const TileRect& rect, RowSink sink,
-                         std::vector<uint8_t>& compressed, std::vector<uint8_t>& pixels) const {
+bool TiffFile::tile_rows(int index, uint64_t tile, TileCache* cache, const TileRect& rect, RowSink sink,
+                         std::vector<uint8_t>& compressed, std::vector<uint8_t>& pixels, bool wait) const {
   const Ifd& d = ifds_[size_t(index)];
   const uint32_t spp = d.samples;
   const bool rgb = d.photometric == photometric::RGB;
@@ -644,14 +651,14 @@ void TiffFile::tile_rows(int index, uint64_t tile, TileCache* cache, const TileR
   if (cache) {
     const File::Id& id = file_->id();
     const TileKey key{id.dev, id.ino, id.mtime_ns, id.size, uint64_t(index), tile};
-    if (!rows_api || !d.tiled) return cache->read(key, rect, sink, decode, pixels);
+    if (!rows_api || !d.tiled) return cache->read(key, rect, sink, decode, pixels, nullptr, wait);
     auto jpeg_into = [&](uint8_t* const* rows) {
       read_chunk(d, tile, compressed);
       return codec::jpeg_into(compressed.data(), compressed.size(), d.jpeg_tables, rgb, spp, d.tile_width,
                               d.tile_height, rows);
     };
     const TileRowDecoder into{d.tile_height, jpeg_into};
-    return cache->read(key, rect, sink, decode, pixels, &into);
+    return cache->read(key, rect, sink, decode, pixels, &into, wait);
   }
   // uncached: only the wanted part of the tile is decoded (a patch of 256 on 240-pixel tiles wants about a
   // quarter of each of the four tiles it meets)
@@ -661,10 +668,11 @@ void TiffFile::tile_rows(int index, uint64_t tile, TileCache* cache, const TileR
     if (codec::jpeg_rows(compressed.data(), compressed.size(), d.jpeg_tables, rgb, spp, d.tile_width,
                          uint32_t(rect.row0), uint32_t(rect.row1), uint32_t(rect.col0 / spp), uint32_t(rect.col1 / spp),
                          sink))
-      return;
+      return true;
   }
   decode(pixels);
   each_row(rect, pixels.data(), sink);
+  return true;
 }
 
 }  // namespace ndimg::io

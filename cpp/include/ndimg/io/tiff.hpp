@@ -120,9 +120,10 @@ class TiffFile {
   // The stored (compressed) bytes of one chunk: a tile or strip, or with separate planes one plane of one.
   void read_chunk(const Ifd& ifd, uint64_t chunk, std::vector<uint8_t>& compressed) const;
   // `rect` of decoded tile `tile` of directory `index`, handed to `sink` row by row: through `cache` when
-  // one is given (ndimg/io/tile_cache.hpp), else decoded into `pixels`.
-  void tile_rows(int index, uint64_t tile, TileCache* cache, const TileRect& rect, RowSink sink,
-                 std::vector<uint8_t>& compressed, std::vector<uint8_t>& pixels) const;
+  // one is given (ndimg/io/tile_cache.hpp), else decoded into `pixels`. False (nothing done) when another
+  // thread is decoding the tile into the cache and `wait` is false.
+  bool tile_rows(int index, uint64_t tile, TileCache* cache, const TileRect& rect, RowSink sink,
+                 std::vector<uint8_t>& compressed, std::vector<uint8_t>& pixels, bool wait = true) const;
 
  private:
   // Decodes the tiles of directory `index` that meet the region [x, x+w) x [y, y+h) in parallel and hands each

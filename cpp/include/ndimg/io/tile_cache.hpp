@@ -94,10 +94,10 @@ class TileCache {
   // Hands `rect` of tile `key` to `sink`, row by row: straight from the cache on a hit (a hit), else from
   // decode(pixels), whose tile it then stores, evicting the least recently used ones as needed (a miss;
   // a tile larger than a shard is not stored). When other threads of this process are decoding the
-  // same tile, this one waits for theirs instead of decoding it again. `into`, when given, is tried
-  // first on a miss.
-  void read(const TileKey& key, const TileRect& rect, RowSink sink, TileDecoder decode,
-            std::vector<uint8_t>& pixels, const TileRowDecoder* into = nullptr);
+  // same tile, this one waits for theirs instead of decoding it again (or, `wait` false, returns false
+  // at once, having done nothing). `into`, when given, is tried first on a miss.
+  bool read(const TileKey& key, const TileRect& rect, RowSink sink, TileDecoder decode,
+            std::vector<uint8_t>& pixels, const TileRowDecoder* into = nullptr, bool wait = true);
 
   struct Header;
   struct Shard;
