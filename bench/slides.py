@@ -181,6 +181,18 @@ def patch_grid(width, height, start):
             for x in range(0, width - start - PATCH + 1, PATCH)]
 
 
+def unaligned(positions):
+    return [(x + 1, y + 1) for x, y in positions]
+
+
+def filled_then_timed(cache, run):
+    """run() on a tile cache that an untimed run() filled (its memory is in use, as in a long run) and that is
+    then emptied, so the timed run decodes every tile it needs."""
+    run()
+    cache.clear()
+    return run()
+
+
 def timed_threads(readers, positions):
     """Patches/s of len(readers) threads, thread k calling readers[k](x, y) on its contiguous share."""
     t = len(readers)
@@ -246,11 +258,8 @@ class Methods:
                 img = ndimg.io.CuImage(path)
                 read = lambda x, y: img.read_region((x, y), (PATCH, PATCH), 0)  # noqa: E731
             read(*positions[-1])
-            if cache is not None:  # an untimed pass fills the cache: its memory is in use, as in a long run
-                timed_threads([read] * threads, positions)
-            if cache is not None:  # the timed pass decodes its tiles
-                cache.clear()
-            return timed_threads([read] * threads, positions)
+            run = lambda: timed_threads([read] * threads, positions)  # noqa: E731
+            return run() if cache is None else filled_then_timed(cache, run)
         finally:
             ndimg.set_num_threads(0)
 
@@ -288,14 +297,11 @@ class Methods:
 
     def ndimg_unaligned_cached(self, path, positions, threads):
         tiles = self._tile_cache(path, threads)
-        return self.ndimg(path, [(x + 1, y + 1) for x, y in positions], threads, api="CuImage", cache=tiles)
+        return self.ndimg(path, unaligned(positions), threads, api="CuImage", cache=tiles)
 
     def ndimg_unaligned_batched(self, path, positions, threads):
         tiles = self._tile_cache(path, threads)
-        unaligned = [(x + 1, y + 1) for x, y in positions]
-        self.ndimg_batched(path, unaligned, threads)  # untimed: the cache's memory in use, as in a long run
-        tiles.clear()
-        return self.ndimg_batched(path, unaligned, threads)
+        return filled_then_timed(tiles, lambda: self.ndimg_batched(path, unaligned(positions), threads))
 
     # -- OpenSlide
     def openslide(self, path, positions, threads):
@@ -487,7 +493,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=1,
                     help="rounds (each times every method once, in turn); the best pass of each is kept")
     ap.add_argument("--cache-mib", default="auto",
-                    help="ndimg tile cache size (MiB) for the cached row; auto: preferred_memory_capacity x threads")
+                    help="ndimg tile cache size (MiB) for the cached rows; auto: 1.5 x threads x "
+                         "preferred_memory_capacity")
     ap.add_argument("--generator", choices=["auto", "vips", "tifffile"], default="auto")
     ap.add_argument("--only", default="", help="comma-separated method attributes (ndimg,openslide,...)")
     ap.add_argument("--slide", default="jpeg256,aperio240", help="comma-separated slides to measure")
@@ -514,9 +521,8 @@ def main():
            f"CPU: {cpu_model()}, {cores} cores available; Python {platform.python_version()}; "
            f"ndimg {getattr(ndimg, '__version__', '?')}.", "",
            "Patches/s reading every non-overlapping 256x256 patch of level 0 (higher is better); best of "
-           f"{args.repeat} round(s), each timing every method once in turn, each pass in a fresh process. T threads = T Python threads each "
-           "reading a contiguous share of the "
-           "patches (ndimg and cuCIM: one shared handle; OpenSlide and tiffslide: one handle per thread); "
+           f"{args.repeat} round(s), each timing every method once in turn, each pass in a fresh process. "
+           "T threads = T Python threads each reading a contiguous share of the patches (ndimg and cuCIM: one shared handle; OpenSlide and tiffslide: one handle per thread); "
            "batched rows use the library's own workers. See bench/slides.py for the exact definitions.", ""]
     for label, tile, aperio in (s for s in slides if s[0] in wanted):
         path, gen = make_slide(args.cache, label, width, height, tile, aperio, args.generator)

@@ -1,8 +1,9 @@
 // libFuzzer target for the slide reader: container parsing (TIFF/BigTIFF directories, vendor detection)
 // and tile decoding of every codec. The input bytes become an in-memory file (memfd) opened as a Slide
 // through /proc/self/fd, so the reader runs unchanged; then a few regions of every level (without and with
-// a tile cache) and every associated image are decoded. SlideError is the expected outcome of bad input; any other exception
-// (ValueError included: the arguments are valid), a crash, a leak or a sanitizer report is a finding.
+// a tile cache) and every associated image are decoded. SlideError is the expected outcome of bad input;
+// any other exception (ValueError included: the arguments are valid), a crash, a leak or a sanitizer
+// report is a finding.
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -60,7 +61,8 @@ void read_some(const ndimg::io::Slide& s) {
   read_regions(s);
   // again through a tile cache of its own (keys are file identities, which a later memfd may repeat):
   // tiles decoded into the cache's blocks, then read from there
-  ndimg::io::set_tile_cache(std::make_shared<ndimg::io::TileCache>(ndimg::io::CacheType::PerProcess, 8 << 20, 0, false));
+  using ndimg::io::TileCache;
+  ndimg::io::set_tile_cache(std::make_shared<TileCache>(ndimg::io::CacheType::PerProcess, 8 << 20, 0, false));
   read_regions(s);
   read_regions(s);
   ndimg::io::set_tile_cache(nullptr);

@@ -232,7 +232,7 @@ uint32_t jpeg(const uint8_t* src, size_t n, const std::string& tables, bool forc
 #ifdef NDIMG_WITH_LIBJPEG
 namespace {
 
-// A libjpeg decompressor per thread. Errors longjmp back to jpeg_rows (only libjpeg's C frames lie
+// A libjpeg decompressor per thread. Errors longjmp back to decode_rows (only libjpeg's C frames lie
 // between), warnings (data the decoder got past) are counted silently, as TurboJPEG treats them.
 struct RowDecoder {
   jpeg_decompress_struct info{};

@@ -251,7 +251,7 @@ Reservation reserve_for(TileCache::Shard& s, const TileKey& key, uint64_t h, uin
 }
 
 // Makes a filled reservation findable, or gives it back when another process stored the tile meanwhile.
-void publish(TileCache::Shard& s, const TileKey& key, uint64_t h, const Reservation& r) {
+void publish_reserved(TileCache::Shard& s, const TileKey& key, uint64_t h, const Reservation& r) {
   ShardLock lk(s);
   if (s.generation != r.generation) return;  // reset meanwhile: the reservation is gone
   if (s.find(key, h) != kNil) return s.release(r.entry);
@@ -508,7 +508,7 @@ void TileCache::put(Shard& s, const TileKey& key, uint64_t h, const uint8_t* dat
   for (uint64_t done = 0; done < n; done += kBlock, b = s.block_next()[b])
     stream_copy(s.block(b), data + done, std::min(kBlock, n - done));
   store_fence();  // the pixels are in place before the entry can be found
-  publish(s, key, h, r);
+  publish_reserved(s, key, h, r);
 }
 
 bool TileCache::decode_into(Shard& s, const TileKey& key, uint64_t h, const TileRect& rect, RowSink sink,
@@ -549,7 +549,7 @@ bool TileCache::decode_into(Shard& s, const TileKey& key, uint64_t h, const Tile
                [&](uint8_t* p, uint64_t k, uint64_t len) { std::memcpy(p, rows[row] + k, len); });
   });
   for (uint64_t row = rect.row0; row < rect.row1; ++row) sink(row, rows[row] + rect.col0);
-  publish(s, key, h, r);
+  publish_reserved(s, key, h, r);
   return true;
 }
 

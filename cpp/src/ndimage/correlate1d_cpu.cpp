@@ -85,10 +85,10 @@ namespace {
 // buffer; a group of lines is gathered completely before any of it is written, so in == out works. Along
 // the last axis (or across runs of fewer than kW lines: trailing_run) a group is kRows lines, each kept as
 // one run of positions ([line][position]); along another axis it is a bundle of up to kBundle neighbours
-// along the run of the axes after it, laid out [position][line] so that the gather reads memory in order. The taps then run over blocks of kW neighbouring outputs
-// (positions of a line, or lines of a bundle) held in registers as GCC vectors of doubles: lane for lane
-// the same operations in the same order as scalar code (the x86 clones enable AVX2 but never FMA, so
-// nothing is contracted).
+// along the run of the axes after it, laid out [position][line] so that the gather reads memory in order.
+// The taps then run over blocks of kW neighbouring outputs (positions of a line, or lines of a bundle)
+// held in registers as GCC vectors of doubles: lane for lane the same operations in the same order as
+// scalar code (the x86 clones enable AVX2 but never FMA, so nothing is contracted).
 constexpr int64_t kBundle = 64, kRows = 8;
 // (the ABI note is moot: every function taking or returning V is inlined)
 #pragma GCC diagnostic ignored "-Wpsabi"
