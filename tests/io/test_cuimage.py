@@ -243,6 +243,11 @@ def test_corrupt_tile_raises_at_its_batch(tmp_path, slide_image):
             next(it)
         assert list(it) == []
         assert img.read_region((300, 300), (16, 16)).shape == (16, 16, 3)  # still usable
+        # one worker takes the whole batch as one run of patches: the bad one's error still reaches the batch
+        it = img.read_region([(0, 0), (150, 150), (10, 0), (300, 300)], (16, 16), num_workers=1, batch_size=4)
+        with pytest.raises(SlideError):
+            next(it)
+        assert list(it) == []
 
 
 def os_threads():

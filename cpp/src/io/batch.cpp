@@ -182,6 +182,7 @@ PatchLoader::PatchLoader(const Slide& slide, std::vector<int64_t> locations, int
   pool_ = std::make_shared<BufferPool>(size_t(std::min<uint64_t>(batch_size_, std::max<uint64_t>(n_, 1))) *
                                            size_t(patch_bytes_), slots + 2);
   if (!background_) return;
+  run_ = uint32_t((uint64_t(batch_size_) + num_workers - 1) / num_workers);
   slots_.resize(slots);
   try {
     for (uint32_t t = 0; t < std::min<uint64_t>(num_workers, n_); ++t) threads_.emplace_back([this] { work(); });
@@ -231,7 +232,9 @@ void PatchLoader::work() {
   for (;;) {
     sync_->work.wait(lk, [&] { return stop_ || next_patch_ >= n_ || next_patch_ / batch_size_ < consumed_ + slots_.size(); });
     if (stop_ || next_patch_ >= n_) return;
-    const uint64_t i = next_patch_++, b = i / batch_size_;
+    // a run of neighbouring patches of one batch
+    const uint64_t i = next_patch_, b = i / batch_size_, end = std::min({i + run_, (b + 1) * batch_size_, n_});
+    next_patch_ = end;
     Slot& s = slots_[b % slots_.size()];
     if (s.batch != b) {  // the first patch of its batch: the slot's previous batch was taken already
       s.batch = b;
@@ -242,14 +245,17 @@ void PatchLoader::work() {
     uint8_t* dst = s.data.get() + size_t(i - b * batch_size_) * size_t(patch_bytes_);
     lk.unlock();
     std::exception_ptr err;
-    try {
-      read_patch(i, dst);
-    } catch (...) {
-      err = std::current_exception();
+    for (uint64_t k = i; k < end; ++k, dst += patch_bytes_) {
+      try {
+        read_patch(k, dst);
+      } catch (...) {
+        if (!err) err = std::current_exception();
+      }
     }
     lk.lock();
     if (err && !s.error) s.error = err;
-    if (--s.remaining == 0) sync_->ready.notify_all();
+    s.remaining -= uint32_t(end - i);
+    if (s.remaining == 0) sync_->ready.notify_all();
   }
 }
 

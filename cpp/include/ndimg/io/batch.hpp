@@ -108,6 +108,11 @@ class PatchLoader {
   std::vector<int64_t> xy0_, xy_;  // level-0 and level coordinates
   uint64_t n_;
   uint32_t batch_size_;
+  // Patches a worker takes at once: its share of a batch. Neighbouring patches share tiles (one straddling
+  // tile boundaries meets four), which one worker then decodes once and finds again in its own CPU cache;
+  // 16 workers taking one patch each waited on the tiles their neighbours were decoding (a (1, 1) patch
+  // grid with the tile cache: 0.75 of the aligned rate, 0.85 in runs of 4).
+  uint32_t run_ = 1;
   bool background_ = false;  // workers of its own (num_workers > 0)
   struct Sync {
     std::mutex m;
