@@ -40,12 +40,14 @@ process of its own (a library measured after another in one process inherits wha
                        process that has been reading for a while: the first fill of a fresh cache also
                        pays the page faults of fresh memory), and the cache is emptied before every timed
                        pass, so each pass decodes every tile it needs (once, when the cache holds the tiles
-                       of two patch rows) whatever the slide's size. The tile row where two threads' bands meet
-                       is decoded by both (the cache no longer holds it when the upper band gets there): at
-                       16 threads on the 40000x30000 slide, 13% more decodes than tiles.
+                       of two patch rows) whatever the slide's size. Where two threads' bands meet, the
+                       upper band's last patch row wants the first row of tiles that the lower band read
+                       first and the cache has let go of since: those rows alone are decoded again (the
+                       whole tiles were, before: 13% more whole decodes than tiles at 16 threads).
   ndimg batched unaligned cached  the same patches and cache, read by the batched row's
                        ndimg.io.CuImage(path).read_region(locations, num_workers=T, batch_size=64), whose
-                       workers take patches in order (all T at work on one patch row), after an untimed pass
+                       workers take runs of ceil(64 / T) neighbouring patches in order (all T at work on one
+                       patch row), after an untimed pass
 
 ndimg is imported from this checkout's python/ (where the build puts it), before any installed copy.
 Writes bench/results/slides-<machine>.md (the tables and the issue's targets) and prints it.

@@ -338,3 +338,33 @@ def test_corrupt_jpeg_tile_with_cache_then_usable(tifffile_slides, tmp_path):
             assert (cache.size, cache.memory_size) == (1, TILE)
         np.testing.assert_array_equal(s.read_region((0, 256), 0, (256, 256)), rgba_of(level, 0, 256, 256, 256))
         assert (cache.size, cache.memory_size, cache.hit_count) == (2, 2 * TILE, 0)
+
+
+@pytest.mark.parametrize("kind", ["per_process", "shared_memory"])
+def test_first_rows_of_a_tile_let_go_are_decoded_alone(tifffile_slides, kind):
+    # A reader wanting only a tile's first rows (at most an eighth of them) of a tile the cache held whole and
+    # has evicted gets those rows decoded and kept alone; a reader wanting more replaces them with the whole
+    # tile. A tile never held, or one held before the cache was emptied, is decoded whole.
+    path = tifffile_slides["jpeg"]
+    level = tifffile.imread(path, key=0)
+    row = 256 * 3
+    with CuImage(path) as img:
+        cache = CuImage.cache(kind, memory_capacity=1, capacity=1000, record_stat=True)  # 5 whole tiles
+        tile_region(img, 0, 0)
+        for tx in range(1, 6):
+            tile_region(img, tx, 0)  # (0, 0), the least recent, goes
+        assert cache.size == 5 and cache.memory_size == 5 * TILE
+        np.testing.assert_array_equal(img.read_region((0, 0), (256, 2)), level[:2, :256])
+        assert cache.size == 6 and cache.memory_size == 5 * TILE + 2 * row
+        misses = cache.miss_count
+        np.testing.assert_array_equal(img.read_region((3, 1), (100, 1)), level[1:2, 3:103])  # a hit on those rows
+        assert (cache.miss_count, cache.memory_size) == (misses, 5 * TILE + 2 * row)
+        np.testing.assert_array_equal(img.read_region((0, 0), (256, 40)), level[:40, :256])  # more: decoded whole
+        assert cache.miss_count == misses + 1 and cache.memory_size == 5 * TILE
+        np.testing.assert_array_equal(tile_region(img, 0, 0), level[:256, :256])
+        assert cache.miss_count == misses + 1
+        np.testing.assert_array_equal(img.read_region((256 * 6, 0), (256, 2)), level[:2, 1536:1792])  # never held
+        assert cache.memory_size == 5 * TILE
+        cache.clear()
+        np.testing.assert_array_equal(img.read_region((256, 0), (256, 2)), level[:2, 256:512])  # held, then emptied
+        assert cache.memory_size == TILE

@@ -34,7 +34,7 @@ namespace ndimg::io {
 namespace {
 
 constexpr uint64_t kMagic = 0x4e44494d47544331ull;  // "NDIMGTC1"
-constexpr uint64_t kVersion = 2;
+constexpr uint64_t kVersion = 3;
 constexpr uint64_t kBlock = 16 << 10;                  // bytes of pixels per block
 constexpr uint64_t kShardMemory = 64ull << 20;         // one shard per this much capacity (at most 16)
 constexpr uint64_t kDefaultTileBytes = 256 * 256 * 3;  // capacity in tiles by default (as cuCIM)
@@ -103,18 +103,25 @@ struct Entry {
 struct TileCache::Shard {
   pthread_mutex_t mutex;
   uint64_t memory_capacity;  // bytes of pixels this shard may hold
-  uint32_t nbuckets, nentries, nblocks;
+  uint32_t nbuckets, nentries, nblocks, nlet_go;
   uint32_t free_entry, free_block, free_blocks;
   uint32_t lru_head, lru_tail;  // most and least recently used
   uint64_t items, bytes;
   uint64_t generation;  // counts resets (a reader's pin taken before one is void)
-  uint64_t buckets_off, entries_off, next_off, data_off;  // from this shard's address
+  uint64_t buckets_off, entries_off, next_off, let_go_off, data_off;  // from this shard's address
 
   char* self() { return reinterpret_cast<char*>(this); }
   uint32_t* buckets() { return reinterpret_cast<uint32_t*>(self() + buckets_off); }
   Entry* entries() { return reinterpret_cast<Entry*>(self() + entries_off); }
   uint32_t* block_next() { return reinterpret_cast<uint32_t*>(self() + next_off); }
   uint8_t* block(uint32_t b) { return reinterpret_cast<uint8_t*>(self() + data_off + uint64_t(b) * kBlock); }
+  // Hashes of the tiles evicted lately, one slot per hash bit pattern (the latest wins): whether a tile was here
+  // and has been let go of, at the price of forgetting one now and then.
+  uint64_t& let_go_slot(uint64_t h) {
+    return reinterpret_cast<uint64_t*>(self() + let_go_off)[(h >> 20) & (nlet_go - 1)];
+  }
+  bool let_go(uint64_t h) { return let_go_slot(h) == h; }
+  void forget_let_go() { std::fill_n(reinterpret_cast<uint64_t*>(self() + let_go_off), nlet_go, uint64_t(0)); }
 
   // Empty state; also how a shard whose lock holder died is recovered.
   void reset() {
@@ -124,6 +131,7 @@ struct TileCache::Shard {
     free_entry = 0, free_block = 0, free_blocks = nblocks;
     lru_head = lru_tail = kNil;
     items = bytes = 0;
+    forget_let_go();
     ++generation;
   }
 
@@ -161,6 +169,7 @@ struct TileCache::Shard {
         *p = x.hash_next;
         break;
       }
+    let_go_slot(x.hash) = x.hash;
     release(e);
   }
   // Evicts the least recently used entry that nobody is reading; false when there is none.
@@ -231,30 +240,41 @@ class ShardLock {
 // An entry taken for a tile being stored: filled outside the lock, then published (or given back).
 struct Reservation {
   uint32_t entry = kNil, block = kNil;  // block: its first
-  uint64_t generation = 0;
+  uint64_t bytes = 0, generation = 0;
 };
 
-// Takes an entry of n bytes for `key`; none (entry kNil) when the shard cannot hold the tile, readers pin
-// everything evictable, or the tile is there already (stored by another process meanwhile).
-Reservation reserve_for(TileCache::Shard& s, const TileKey& key, uint64_t h, uint64_t n) {
+// Takes an entry of n bytes for `key`, or of `top` bytes (the tile's first rows, when not 0) for a tile that
+// was here and has been let go of; none (entry kNil) when the shard cannot hold it, readers pin everything
+// evictable, or the tile is there already (stored by another process meanwhile). A copy of fewer of the
+// tile's rows is replaced.
+Reservation reserve_for(TileCache::Shard& s, const TileKey& key, uint64_t h, uint64_t n, uint64_t top = 0) {
+  ShardLock lk(s);
+  if (top && s.let_go(h)) n = top;
   const uint64_t need = std::max<uint64_t>(1, (n + kBlock - 1) / kBlock);
   if (n > s.memory_capacity || need > s.nblocks) return {};
-  ShardLock lk(s);
   if (const uint32_t e = s.find(key, h); e != kNil) {
-    s.unlink_lru(e);
-    s.push_front(e);
-    return {};
+    if (s.entries()[e].bytes >= n) {
+      s.unlink_lru(e);
+      s.push_front(e);
+      return {};
+    }
+    if (s.entries()[e].pins) return {};  // the shorter copy is being read: kept
+    s.evict(e);
   }
   const uint32_t e = s.reserve(key, h, n, need);
   if (e == kNil) return {};
-  return {e, s.entries()[e].first_block, s.generation};
+  return {e, s.entries()[e].first_block, n, s.generation};
 }
 
-// Makes a filled reservation findable, or gives it back when another process stored the tile meanwhile.
+// Makes a filled reservation findable, or gives it back when another process stored as much of the tile
+// meanwhile.
 void publish_reserved(TileCache::Shard& s, const TileKey& key, uint64_t h, const Reservation& r) {
   ShardLock lk(s);
   if (s.generation != r.generation) return;  // reset meanwhile: the reservation is gone
-  if (s.find(key, h) != kNil) return s.release(r.entry);
+  if (const uint32_t e = s.find(key, h); e != kNil) {
+    if (s.entries()[e].bytes >= r.bytes || s.entries()[e].pins) return s.release(r.entry);
+    s.evict(e);
+  }
   s.publish(r.entry);
 }
 
@@ -338,12 +358,15 @@ TileCache::TileCache(CacheType type, uint64_t memory_capacity, uint64_t capacity
   const uint64_t nshards = std::clamp<uint64_t>(memory_capacity / kShardMemory, 1, 16);
   const uint64_t shard_memory = (memory_capacity + nshards - 1) / nshards;
   const uint64_t nentries = (capacity + nshards - 1) / nshards, nblocks = (shard_memory + kBlock - 1) / kBlock;
-  if (nentries >= kNil || nblocks >= kNil) throw ValueError("tile cache capacity is too large");
-  uint64_t nbuckets = 1;
+  if (nentries >= kNil / 8 || nblocks >= kNil) throw ValueError("tile cache capacity is too large");
+  uint64_t nbuckets = 1, nlet_go = 1;
   while (nbuckets < 2 * nentries) nbuckets *= 2;
+  // remembers the last evictions of several times its capacity (a band of patch rows that one of many
+  // threads reads evicts about the whole slide's tiles before it reaches the next band's first row)
+  while (nlet_go < 8 * nentries) nlet_go *= 2;
   const uint64_t buckets_off = align(sizeof(Shard)), entries_off = align(buckets_off + 4 * nbuckets),
-                 next_off = align(entries_off + sizeof(Entry) * nentries),
-                 data_off = align(next_off + 4 * nblocks, 4096), stride = align(data_off + nblocks * kBlock, 4096);
+                 next_off = align(entries_off + sizeof(Entry) * nentries), let_go_off = align(next_off + 4 * nblocks),
+                 data_off = align(let_go_off + 8 * nlet_go, 4096), stride = align(data_off + nblocks * kBlock, 4096);
   const uint64_t header = align(sizeof(Header), 4096), total = header + nshards * stride;
 
   void* base;
@@ -386,7 +409,9 @@ TileCache::TileCache(CacheType type, uint64_t memory_capacity, uint64_t capacity
     pthread_mutexattr_destroy(&a);
     s->memory_capacity = shard_memory;
     s->nbuckets = uint32_t(nbuckets), s->nentries = uint32_t(nentries), s->nblocks = uint32_t(nblocks);
-    s->buckets_off = buckets_off, s->entries_off = entries_off, s->next_off = next_off, s->data_off = data_off;
+    s->nlet_go = uint32_t(nlet_go);
+    s->buckets_off = buckets_off, s->entries_off = entries_off, s->next_off = next_off, s->let_go_off = let_go_off;
+    s->data_off = data_off;
     s->reset();
   }
   map_segment(base, total);
@@ -458,6 +483,7 @@ void TileCache::clear() {
     ShardLock lk(*s);
     while (s->evict_one()) {
     }
+    s->forget_let_go();  // emptied, not done with
   }
 }
 
@@ -470,7 +496,8 @@ bool TileCache::lookup(Shard& s, const TileKey& key, uint64_t hash, const TileRe
     e = s.find(key, hash);
     if (e == kNil) return false;
     Entry& x = s.entries()[e];
-    if (rect.row1 > rect.row0 && (rect.row1 - 1) * rect.row_bytes + rect.col1 > x.bytes) return false;  // not this tile
+    // a copy of fewer of the tile's rows (or not this tile)
+    if (rect.row1 > rect.row0 && (rect.row1 - 1) * rect.row_bytes + rect.col1 > x.bytes) return false;
     s.unlink_lru(e);
     s.push_front(e);
     ++x.pins;
@@ -513,16 +540,17 @@ void TileCache::put(Shard& s, const TileKey& key, uint64_t h, const uint8_t* dat
 
 bool TileCache::decode_into(Shard& s, const TileKey& key, uint64_t h, const TileRect& rect, RowSink sink,
                             const TileRowDecoder& into) {
-  const Reservation r = reserve_for(s, key, h, into.rows * rect.row_bytes);
+  const Reservation r = reserve_for(s, key, h, into.rows * rect.row_bytes, into.top * rect.row_bytes);
   if (r.entry == kNil) return false;
+  const uint64_t count = r.bytes / rect.row_bytes;  // rows decoded
   // row pointers into the entry's blocks; a row that straddles blocks is decoded into `spill`, then split
   thread_local std::vector<uint8_t*> rows;
   thread_local std::vector<uint8_t> spill;
-  rows.resize(into.rows);
-  spill.resize(into.rows * rect.row_bytes / kBlock * rect.row_bytes);  // a row for each block boundary
+  rows.resize(count);
+  spill.resize(count * rect.row_bytes / kBlock * rect.row_bytes);  // a row for each block boundary
   auto each_row_block = [&](auto f) {  // f(row, its offset in the tile, its first block, that block's offset)
     uint32_t b = r.block;
-    for (uint64_t row = 0, at = 0; row < into.rows; ++row) {
+    for (uint64_t row = 0, at = 0; row < count; ++row) {
       const uint64_t lo = row * rect.row_bytes;
       for (; lo >= at + kBlock; at += kBlock) b = s.block_next()[b];
       f(row, lo, b, at);
@@ -534,7 +562,7 @@ bool TileCache::decode_into(Shard& s, const TileKey& key, uint64_t h, const Tile
   });
   bool done;
   try {
-    done = into.decode(rows.data());
+    done = into.decode(rows.data(), count);
   } catch (...) {
     give_back(s, r);
     throw;
@@ -652,12 +680,18 @@ bool TiffFile::tile_rows(int index, uint64_t tile, TileCache* cache, const TileR
     const File::Id& id = file_->id();
     const TileKey key{id.dev, id.ino, id.mtime_ns, id.size, uint64_t(index), tile};
     if (!rows_api || !d.tiled) return cache->read(key, rect, sink, decode, pixels, nullptr, wait);
-    auto jpeg_into = [&](uint8_t* const* rows) {
+    auto jpeg_into = [&](uint8_t* const* rows, uint64_t count) {
       read_chunk(d, tile, compressed);
       return codec::jpeg_into(compressed.data(), compressed.size(), d.jpeg_tables, rgb, spp, d.tile_width,
-                              d.tile_height, rows);
+                              uint32_t(count), rows);
     };
-    const TileRowDecoder into{d.tile_height, jpeg_into};
+    // A reader wanting only a tile's first rows (a patch reaching a row or so into the tile row below) of a
+    // tile the cache held whole and has let go of decodes those alone: it is likely the last reader of the tile
+    // (per-thread bands of a (1, 1) patch grid: where two bands meet, the lower band's first patch row read the
+    // tile long before the upper band's last one wants its first row), and JPEG decodes its first rows at a
+    // fraction of the whole tile's cost (libjpeg stops after the first iMCU row holding them).
+    const uint64_t top = rect.row1 * 8 <= d.tile_height ? rect.row1 : 0;
+    const TileRowDecoder into{d.tile_height, top, jpeg_into};
     return cache->read(key, rect, sink, decode, pixels, &into, wait);
   }
   // uncached: only the wanted part of the tile is decoded (a patch of 256 on 240-pixel tiles wants about a

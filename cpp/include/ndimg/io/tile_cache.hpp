@@ -50,11 +50,13 @@ inline void each_row(const TileRect& rect, const uint8_t* tile, RowSink sink) {
 }
 // Decodes a tile into the vector (resized to the whole tile's bytes).
 using TileDecoder = FunctionRef<void(std::vector<uint8_t>& pixels)>;
-// Decodes a tile of `rows` rows straight into the cache's memory, row r to rows[r]; false when it cannot (the
-// tile then goes through a TileDecoder). Saves a copy of every tile stored.
+// Decodes the first `count` rows of a tile of `rows` rows straight into the cache's memory, row r to rows[r];
+// false when it cannot (the tile then goes through a TileDecoder). Saves a copy of every tile stored. `top`,
+// when not 0, is how many of the first rows the reader wants at most: the cache then decodes (and keeps) only
+// those of a tile it held whole before and has let go of.
 struct TileRowDecoder {
-  uint64_t rows;
-  FunctionRef<bool(uint8_t* const* rows)> decode;
+  uint64_t rows, top;
+  FunctionRef<bool(uint8_t* const* rows, uint64_t count)> decode;
 };
 
 // Identity of a tile: the file (device, inode, modification time, size: a rewritten file gets new keys),
