@@ -441,24 +441,22 @@ def fmt(v):
 def ratio_rows(results, threads, aligned):
     """The issue's targets as (what, threads, ratio, wanted or None). On the 240-tile slide no patch is aligned
     with the tiles, so only the cuCIM target applies there; the other ratios are shown for information."""
+    # (what, ndimg row, peer row, target): cuCIM is compared API for API (both return RGB)
+    only_aligned = lambda want: want if aligned else None  # noqa: E731
+    checks = [("ndimg / OpenSlide (per thread)", "ndimg", "openslide", only_aligned(2.0)),
+              ("ndimg CuImage per patch / cuCIM (equal threads)", "ndimg_cuimage", "cucim", 1.0),
+              ("ndimg batched / cuCIM batched (equal threads)", "ndimg_batched", "cucim_batched", 1.0),
+              ("ndimg / libjpeg-turbo limit", "ndimg", "jpeg_limit", only_aligned(0.85)),
+              ("ndimg batched / libjpeg-turbo limit", "ndimg_batched", "jpeg_limit", only_aligned(0.85)),
+              ("ndimg unaligned cached / ndimg aligned", "ndimg_unaligned_cached", "ndimg", only_aligned(0.8)),
+              ("ndimg batched unaligned cached / ndimg batched aligned", "ndimg_unaligned_batched", "ndimg_batched",
+               only_aligned(0.8))]
     rows = []
     for t in threads:
-        # (what, ndimg row, peer row, target): cuCIM is compared API for API (both return RGB)
-        checks = [("ndimg / OpenSlide (per thread)", "ndimg", "openslide", 2.0 if aligned else None),
-                  ("ndimg CuImage per patch / cuCIM (equal threads)", "ndimg_cuimage", "cucim", 1.0),
-                  ("ndimg batched / cuCIM batched (equal threads)", "ndimg_batched", "cucim_batched", 1.0),
-                  ("ndimg / libjpeg-turbo limit", "ndimg", "jpeg_limit", 0.85 if aligned else None),
-                  ("ndimg batched / libjpeg-turbo limit", "ndimg_batched", "jpeg_limit", 0.85 if aligned else None)]
         for label, mine, peer, want in checks:
             a, b = results.get((mine, t)), results.get((peer, t))
             if a and b:
                 rows.append((label, t, a / b, want))
-        for label, mine, peer in [("ndimg unaligned cached / ndimg aligned", "ndimg_unaligned_cached", "ndimg"),
-                                  ("ndimg batched unaligned cached / ndimg batched aligned", "ndimg_unaligned_batched",
-                                   "ndimg_batched")]:
-            a, b = results.get((mine, t)), results.get((peer, t))
-            if a and b:
-                rows.append((label, t, a / b, 0.8 if aligned else None))
     return rows
 
 
@@ -524,7 +522,8 @@ def main():
            f"ndimg {getattr(ndimg, '__version__', '?')}.", "",
            "Patches/s reading every non-overlapping 256x256 patch of level 0 (higher is better); best of "
            f"{args.repeat} round(s), each timing every method once in turn, each pass in a fresh process. "
-           "T threads = T Python threads each reading a contiguous share of the patches (ndimg and cuCIM: one shared handle; OpenSlide and tiffslide: one handle per thread); "
+           "T threads = T Python threads each reading a contiguous share of the patches (ndimg and cuCIM: one "
+           "shared handle; OpenSlide and tiffslide: one handle per thread); "
            "batched rows use the library's own workers. See bench/slides.py for the exact definitions.", ""]
     for label, tile, aperio in (s for s in slides if s[0] in wanted):
         path, gen = make_slide(args.cache, label, width, height, tile, aperio, args.generator)

@@ -29,8 +29,9 @@ uint32_t jpeg(const uint8_t* src, size_t n, const std::string& tables, bool forc
 // decodes the whole tile, with its checks).
 bool jpeg_rows(const uint8_t* src, size_t n, const std::string& tables, bool force_rgb, uint32_t samples,
                uint32_t width, uint32_t row0, uint32_t row1, uint32_t col0, uint32_t col1, RowSink sink);
-// The whole tile as jpeg() decodes it, row r written straight to rows[r] (`height` rows of width * samples
-// bytes, wherever they lie: a cache's blocks). False as jpeg_rows.
+// The first `height` rows of a tile as jpeg() decodes them, row r written straight to rows[r] (rows of
+// width * samples bytes, wherever they lie: a cache's blocks); the rows below are never decoded. False as
+// jpeg_rows.
 bool jpeg_into(const uint8_t* src, size_t n, const std::string& tables, bool force_rgb, uint32_t samples,
                uint32_t width, uint32_t height, uint8_t* const* rows);
 
