@@ -10,11 +10,9 @@
 #include <cstring>
 #include <optional>
 #include <set>
-#if defined(__x86_64__)  // (SSE2 is part of x86-64)
-#include <emmintrin.h>
-#endif
 
 #include "io/codecs.hpp"
+#include "io/streaming.hpp"
 #include "ndimg/io/tile_cache.hpp"
 #include "ndimg/parallel.hpp"
 
@@ -464,25 +462,6 @@ static bool writes_whole_region(const Ifd& d, int64_t x, int64_t y, int64_t w, i
   return true;
 }
 
-// memcpy whose whole 64-byte lines of `dst` are written by non-temporal stores (the caller fences them).
-static void copy_streaming(uint8_t* dst, const uint8_t* src, size_t n) {
-#if defined(__x86_64__)
-  uint8_t* const end = dst + n;
-  uint8_t* a = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(dst) + 63) & ~uintptr_t(63));
-  if (a + 64 <= end) {
-    std::memcpy(dst, src, size_t(a - dst));
-    src += a - dst;
-    for (; a + 64 <= end; a += 64, src += 64)
-      for (int k = 0; k < 64; k += 16) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + k));
-        _mm_stream_si128(reinterpret_cast<__m128i*>(a + k), v);
-      }
-    dst = a, n = size_t(end - a);
-  }
-#endif
-  std::memcpy(dst, src, n);
-}
-
 void TiffFile::read_region_8bit(int index, int64_t x, int64_t y, int64_t w, int64_t h, uint8_t* out, int channels,
                                 size_t stride, bool stream) const {
   if (index < 0 || size_t(index) >= ifds_.size()) throw ValueError("no TIFF directory " + std::to_string(index));
@@ -523,7 +502,7 @@ void TiffFile::read_region_8bit(int index, int64_t x, int64_t y, int64_t w, int6
           if (rgba) o[3] = 255;
         }
       } else if (spp == 3 && !rgba) {
-        if (stream) copy_streaming(o, s, size_t(n) * 3);
+        if (stream) stream_copy(o, s, size_t(n) * 3);
         else std::memcpy(o, s, size_t(n) * 3);
       } else if (spp == 3 && std::endian::native == std::endian::little) {
         // four pixels from three 32-bit loads (r0g0b0r1 g1b1r2g2 b2r3g3b3) into four 32-bit stores: a
@@ -559,9 +538,7 @@ void TiffFile::read_region_8bit(int index, int64_t x, int64_t y, int64_t w, int6
       }
     }
   }, direct);
-#if defined(__x86_64__)
-  if (stream) _mm_sfence();  // the streamed lines are in memory before whoever hands `out` on says it is ready
-#endif
+  if (stream) store_fence();  // the streamed lines are in memory before whoever hands `out` on says it is ready
 }
 
 void TiffFile::read_region_raw(int index, int64_t x, int64_t y, int64_t w, int64_t h, void* out) const {
