@@ -8,11 +8,9 @@
 #include <bit>
 #include <cerrno>
 #include <cstring>
-#include <optional>
 #include <set>
 
 #include "io/codecs.hpp"
-#include "io/streaming.hpp"
 #include "ndimg/io/tile_cache.hpp"
 #include "ndimg/parallel.hpp"
 
@@ -463,7 +461,7 @@ static bool writes_whole_region(const Ifd& d, int64_t x, int64_t y, int64_t w, i
 }
 
 void TiffFile::read_region_8bit(int index, int64_t x, int64_t y, int64_t w, int64_t h, uint8_t* out, int channels,
-                                size_t stride, bool stream) const {
+                                size_t stride) const {
   if (index < 0 || size_t(index) >= ifds_.size()) throw ValueError("no TIFF directory " + std::to_string(index));
   if (w <= 0 || h <= 0) throw ValueError("region size must be positive");
   if (channels != 3 && channels != 4) throw ValueError("channels must be 3 (RGB) or 4 (RGBA)");
@@ -476,9 +474,6 @@ void TiffFile::read_region_8bit(int index, int64_t x, int64_t y, int64_t w, int6
   // 8-bit colour JPEG tiles wholly inside the region decode straight into it (no intermediate tile, no
   // expansion pass), unless a tile cache wants the decoded tile
   const std::shared_ptr<TileCache> cache = tile_cache();
-  // streamed rows are written on this thread alone, so that the fence at the end covers them all
-  std::optional<SerialScope> serial;
-  if (stream) serial.emplace();
   DirectTile direct;
   if (d.compression == compression::JPEG && spp == 3 && d.bits == 8 && d.planar == 1 && !cache)
     direct = [&](uint64_t tile, int64_t rx, int64_t ry, std::vector<uint8_t>& compressed) {
@@ -502,8 +497,7 @@ void TiffFile::read_region_8bit(int index, int64_t x, int64_t y, int64_t w, int6
           if (rgba) o[3] = 255;
         }
       } else if (spp == 3 && !rgba) {
-        if (stream) stream_copy(o, s, size_t(n) * 3);
-        else std::memcpy(o, s, size_t(n) * 3);
+        std::memcpy(o, s, size_t(n) * 3);
       } else if (spp == 3 && std::endian::native == std::endian::little) {
         // four pixels from three 32-bit loads (r0g0b0r1 g1b1r2g2 b2r3g3b3) into four 32-bit stores: a
         // third of the operations of a pixel at a time
@@ -538,7 +532,6 @@ void TiffFile::read_region_8bit(int index, int64_t x, int64_t y, int64_t w, int6
       }
     }
   }, direct);
-  if (stream) store_fence();  // the streamed lines are in memory before whoever hands `out` on says it is ready
 }
 
 void TiffFile::read_region_raw(int index, int64_t x, int64_t y, int64_t w, int64_t h, void* out) const {

@@ -13,8 +13,11 @@
 #include <cstring>
 #include <mutex>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "io/codecs.hpp"
-#include "io/streaming.hpp"
 #include "ndimg/error.hpp"
 #include "ndimg/io/tiff.hpp"
 
@@ -38,6 +41,34 @@ constexpr uint64_t kDefaultTileBytes = 256 * 256 * 3;  // capacity in tiles by d
 constexpr uint32_t kNil = UINT32_MAX;
 
 uint64_t align(uint64_t v, uint64_t a = 64) { return (v + a - 1) / a * a; }
+
+// Copies into a block with stores that bypass the CPU caches: a stored tile is read again only much later
+// (the next row of patches), so it would only evict what the reader is working on. `dst` is 16-byte
+// aligned. Callers end with store_fence() before others may read.
+void stream_copy(uint8_t* dst, const uint8_t* src, uint64_t n) {
+#ifdef __SSE2__
+  uint64_t i = 0;
+  for (; i + 64 <= n; i += 64) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 16));
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 32));
+    const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 48));
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), a);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 16), b);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 32), c);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 48), d);
+  }
+  std::memcpy(dst + i, src + i, n - i);
+#else
+  std::memcpy(dst, src, n);
+#endif
+}
+
+void store_fence() {
+#ifdef __SSE2__
+  _mm_sfence();
+#endif
+}
 
 uint64_t mix(uint64_t h, uint64_t v) {  // splitmix64 finalizer over a running combination
   h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);

@@ -105,12 +105,9 @@ class TiffFile {
   void read_region_rgba(int index, int64_t x, int64_t y, int64_t w, int64_t h, uint8_t* rgba) const {
     read_region_8bit(index, x, y, w, h, rgba, 4, size_t(w) * 4);
   }
-  // The same pixels as RGBA (channels 4) or RGB (channels 3), rows `stride` bytes apart. `stream`: `out` is
-  // not read again soon (a batch buffer): the whole cache lines of RGB rows copied out of the tile cache are
-  // written around the CPU caches, sparing the read of each line that an ordinary store into cold memory
-  // makes first.
+  // The same pixels as RGBA (channels 4) or RGB (channels 3), rows `stride` bytes apart.
   void read_region_8bit(int index, int64_t x, int64_t y, int64_t w, int64_t h, uint8_t* out, int channels,
-                        size_t stride, bool stream = false) const;
+                        size_t stride) const;
 
   // Like read_region_rgba, but the directory's own samples: h*w*samples values of bytes_per_sample() bytes
   // each, in host byte order, interleaved; zero outside the image and in sparse tiles.
