@@ -443,6 +443,11 @@ def fmt(v):
     return "—" if v is None else f"{v:,.0f}"
 
 
+def best(passes, attr, t):
+    """The best of a method's passes at t threads (None: it has none)."""
+    return max(filter(None, passes.get((attr, t), [])), default=None)
+
+
 def ratio_rows(passes, threads, aligned):
     """The issue's targets as (what, threads, best/best, paired ratios, wanted or None). A paired ratio is one
     round's pass of the ndimg row over the same round's pass of its peer, measured one after the other: on a
@@ -465,8 +470,7 @@ def ratio_rows(passes, threads, aligned):
             a, b = passes.get((mine, t), []), passes.get((peer, t), [])
             pairs = [x / y for x, y in zip(a, b) if x and y]
             if pairs:
-                best = max(filter(None, a)) / max(filter(None, b))
-                rows.append((label, t, best, pairs, want))
+                rows.append((label, t, best(passes, mine, t) / best(passes, peer, t), pairs, want))
     return rows
 
 
@@ -477,7 +481,7 @@ def table(label, slide_path, gen, dims, tile, npatch, passes, threads, methods):
              "| method (patches/s) | " + " | ".join(f"{t} thread{'s' * (t > 1)}" for t in threads) + " |",
              "|---|" + "---:|" * len(threads)]
     for name, attr in METHODS:
-        vals = [max(filter(None, passes.get((attr, t), [])), default=None) for t in threads]
+        vals = [best(passes, attr, t) for t in threads]
         if all(v is None for v in vals):
             continue
         lines.append(f"| {name} | " + " | ".join(fmt(v) for v in vals) + " |")
@@ -485,14 +489,14 @@ def table(label, slide_path, gen, dims, tile, npatch, passes, threads, methods):
     if rows:
         lines += ["", "| ratio | threads | best / best | paired (median; each round) | target | |",
                   "|---|---:|---:|---:|---:|---|"]
-        for lbl, t, best, pairs, w in rows:
+        for lbl, t, top, pairs, w in rows:
             med = float(np.median(pairs))
             each = ", ".join(f"{p:.2f}" for p in pairs)
             verdict = f">= {w:g} | {'ok' if med >= w else '**below**'} |" if w else "(info) | |"
-            lines.append(f"| {lbl} | {t} | {best:.2f} | **{med:.2f}** ({each}) | {verdict}")
+            lines.append(f"| {lbl} | {t} | {top:.2f} | **{med:.2f}** ({each}) | {verdict}")
     if methods.cache_used:
-        lines += ["", "Tile cache of the cached row: " +
-                  ", ".join(f"{mib:,} MiB at {t} thread{'s' * (t > 1)}" for t, mib in sorted(methods.cache_used.items()))]
+        lines += ["", "Tile cache of the cached row: " + ", ".join(
+            f"{mib:,} MiB at {t} thread{'s' * (t > 1)}" for t, mib in sorted(methods.cache_used.items()))]
     skipped = [f"- {name}: {methods.skipped[attr]}" for name, attr in METHODS if attr in methods.skipped]
     if skipped:
         lines += ["", "Skipped:", *skipped]
@@ -555,7 +559,7 @@ def main():
                         continue
                     passes.setdefault((attr, t), []).append(methods.measure(attr, path, positions, t))
             for name, attr in METHODS:
-                v = max(filter(None, passes.get((attr, t), [])), default=None)
+                v = best(passes, attr, t)
                 if v is not None:
                     print(f"{label:10s} {name:36s} {t:3d} threads {v:10,.0f} patches/s", file=sys.stderr, flush=True)
         out += table(label, path, gen, (width, height), tile, len(positions), passes, threads, methods) + [""]

@@ -3,9 +3,10 @@
 Passes along the last axis take lines 8 at a time and outputs in blocks of 16; passes along other axes
 take bundles of up to 64 lines along the run the axes after them merge into (16 lanes at a time; narrower
 when there are few per thread; runs under 16 lines go line by line) and their outputs in chunks of 128
-through a window that is kept across chunks. These tests put every size around those blocks, every mode, long filters
-(reaching past both ends), in-place calls, F-order and strided views and integer dtypes, and ask for the
-reference's exact bits (scipy computes in double and rounds each pass to the output dtype; so do we).
+through a window that is kept across chunks. These tests put every size around those blocks, every mode,
+long filters (reaching past both ends), in-place calls, F-order and strided views and integer dtypes, and
+ask for the reference's exact bits (scipy computes in double and rounds each pass to the output dtype; so
+do we).
 """
 import numpy as np
 import pytest
