@@ -49,6 +49,10 @@ process of its own (a library measured after another in one process inherits wha
                        workers take runs of ceil(64 / T) neighbouring patches in order (all T at work on one
                        patch row), after an untimed pass
 
+Beside patches/s, each pass reports the cores it kept busy: the CPU seconds of all the threads of its process
+over the wall seconds of its timed part. "Equal threads" is what each library was asked for; this shows what
+it used (cuCIM's batched reader also works on the calling thread, beside its num_workers).
+
 ndimg is imported from this checkout's python/ (where the build puts it), before any installed copy.
 Writes bench/results/slides-<machine>.md (the tables and the issue's targets) and prints it.
 """
@@ -195,6 +199,22 @@ def filled_then_timed(cache, run):
     return run()
 
 
+class Timed:
+    """The timed part of a pass: wall seconds, and the cores it kept busy (the CPU seconds of every thread of
+    this process over the wall seconds). A reader given T threads may work on more: cuCIM's batched reader
+    also runs tile bookkeeping on the calling thread. The last one timed in a process is the pass's."""
+    last = None
+
+    def __enter__(self):
+        self.t0, self.c0 = time.perf_counter(), time.process_time()
+        return self
+
+    def __exit__(self, *exc):
+        self.seconds = time.perf_counter() - self.t0
+        self.cores = (time.process_time() - self.c0) / self.seconds
+        Timed.last = self
+
+
 def timed_threads(readers, positions):
     """Patches/s of len(readers) threads, thread k calling readers[k](x, y) on its contiguous share."""
     t = len(readers)
@@ -213,14 +233,13 @@ def timed_threads(readers, positions):
     threads = [threading.Thread(target=run, args=(k,)) for k in range(t)]
     for th in threads:
         th.start()
-    barrier.wait()
-    t0 = time.perf_counter()
-    for th in threads:
-        th.join()
-    elapsed = time.perf_counter() - t0
+    with Timed() as clock:
+        barrier.wait()
+        for th in threads:
+            th.join()
     if errors:
         raise errors[0]
-    return len(positions) / elapsed
+    return len(positions) / clock.seconds
 
 
 class Methods:
@@ -234,18 +253,19 @@ class Methods:
         self._limit_exe = None
 
     def measure(self, attr, path, positions, threads):
-        """Patches/s of one pass of a method, timed in a fresh process of its own (None: skipped). In one
+        """(patches/s, cores busy) of one pass of a method, timed in a fresh process of its own (None, None:
+        skipped; cores None where the pass runs outside this process, as the libjpeg-turbo limit does). In one
         process, a library measured after another ran slower for it: after cuCIM's rows, ndimg's per-patch
         rows on the 16-core host lost up to a quarter (0.85 of the aligned rate unaligned without cuCIM in
         the process, 0.72 with it), whatever cuCIM leaves behind (threads, pools, GPU context)."""
         with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
-            v, skipped, cache_used, versions = pool.submit(_measure_in_child, self.args, attr, path, positions,
-                                                           threads).result()
+            v, cores, skipped, cache_used, versions = pool.submit(_measure_in_child, self.args, attr, path,
+                                                                  positions, threads).result()
         self.versions.update(versions)
         self.cache_used.update(cache_used)
         if skipped is not None:
             self.skipped[attr] = skipped
-        return v
+        return v, cores
 
     # -- ndimg
     def ndimg(self, path, positions, threads, api="Slide", cache=None):
@@ -277,13 +297,13 @@ class Methods:
             raise Skip("ndimg.io.CuImage (the batched API) is not in this build")
         img = ndimg.io.CuImage(path)
         locations = np.array(positions)
-        t0 = time.perf_counter()
         n = 0
-        for batch in img.read_region(location=locations, size=(PATCH, PATCH), level=0, num_workers=threads,
-                                     batch_size=64):
-            n += len(batch)
+        with Timed() as clock:
+            for batch in img.read_region(location=locations, size=(PATCH, PATCH), level=0, num_workers=threads,
+                                         batch_size=64):
+                n += len(batch)
         assert n == len(positions), n
-        return n / (time.perf_counter() - t0)
+        return n / clock.seconds
 
     def _tile_cache(self, path, threads):
         import ndimg.io
@@ -347,12 +367,12 @@ class Methods:
     def cucim_batched(self, path, positions, threads):
         img = self._cucim()(path)
         locations = [tuple(p) for p in positions]
-        t0 = time.perf_counter()
         n = 0
-        for batch in img.read_region(locations, (PATCH, PATCH), 0, num_workers=threads, batch_size=64):
-            n += np.asarray(batch).shape[0]
+        with Timed() as clock:
+            for batch in img.read_region(locations, (PATCH, PATCH), 0, num_workers=threads, batch_size=64):
+                n += np.asarray(batch).shape[0]
         assert n == len(positions), n
-        return n / (time.perf_counter() - t0)
+        return n / clock.seconds
 
     # -- the libjpeg-turbo limit
     def _build_limit(self):
@@ -395,7 +415,8 @@ def _measure_in_child(args, attr, path, positions, threads):
         v, skipped = getattr(methods, attr)(path, positions, threads), None
     except Skip as e:
         v, skipped = None, str(e)
-    return v, skipped, methods.cache_used, methods.versions
+    cores = Timed.last.cores if v is not None and Timed.last is not None else None
+    return v, cores, skipped, methods.cache_used, methods.versions
 
 
 METHODS = [  # (row label, Methods attribute)
@@ -474,7 +495,7 @@ def ratio_rows(passes, threads, aligned):
     return rows
 
 
-def table(label, slide_path, gen, dims, tile, npatch, passes, threads, methods):
+def table(label, slide_path, gen, dims, tile, npatch, passes, busy, threads, methods):
     lines = [f"## {label}: {dims[0]}x{dims[1]}, {tile}-pixel JPEG tiles q{QUALITY} ({gen}), "
              f"{npatch:,} patches of {PATCH}x{PATCH}", "",
              f"`{os.path.basename(slide_path)}`, {os.path.getsize(slide_path) / 2 ** 20:.0f} MiB", "",
@@ -485,6 +506,14 @@ def table(label, slide_path, gen, dims, tile, npatch, passes, threads, methods):
         if all(v is None for v in vals):
             continue
         lines.append(f"| {name} | " + " | ".join(fmt(v) for v in vals) + " |")
+    lines += ["", "Cores busy (CPU seconds of the reading process over its wall seconds, median of the passes; the "
+              "limit runs in a process of its own):", "",
+              "| method (cores) | " + " | ".join(f"{t} thread{'s' * (t > 1)}" for t in threads) + " |",
+              "|---|" + "---:|" * len(threads)]
+    for name, attr in METHODS:
+        vals = [[c for c in busy.get((attr, t), []) if c is not None] for t in threads]
+        if any(vals):
+            lines.append(f"| {name} | " + " | ".join(f"{np.median(v):.2f}" if v else "—" for v in vals) + " |")
     rows = ratio_rows(passes, threads, aligned=tile == PATCH)
     if rows:
         lines += ["", "| ratio | threads | best / best | paired (median; each round) | target | |",
@@ -520,6 +549,9 @@ def main():
     ap.add_argument("--out", default=os.path.join(HERE, "results"))
     args = ap.parse_args()
     args.cache = os.path.abspath(args.cache)
+    # the passes' processes (spawned, so they read this environment) import NumPy: its OpenBLAS starts a
+    # thread per core that spins for a while, CPU time the "cores busy" table would charge to the reader
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if args.generator == "auto":
         args.generator = "vips" if shutil.which("vips") else "tifffile"
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
@@ -549,6 +581,7 @@ def main():
         path, gen = make_slide(args.cache, label, width, height, tile, aperio, args.generator)
         positions = patch_grid(width, height, 0)
         passes = {}  # (attr, threads) -> patches/s of each round's pass (None: failed or skipped)
+        busy = {}  # (attr, threads) -> cores busy in each round's pass (None: not known)
         # rounds: every method timed once in turn (each unaligned row right after its aligned peer), the best
         # of its passes kept for the table. Drift on a shared host (clocks, neighbours) then lands on all
         # methods alike instead of on whichever was measured last.
@@ -557,12 +590,14 @@ def main():
                 for attr in MEASURE_ORDER:
                     if (only and attr not in only) or attr in methods.skipped:
                         continue
-                    passes.setdefault((attr, t), []).append(methods.measure(attr, path, positions, t))
+                    v, cores = methods.measure(attr, path, positions, t)
+                    passes.setdefault((attr, t), []).append(v)
+                    busy.setdefault((attr, t), []).append(cores)
             for name, attr in METHODS:
                 v = best(passes, attr, t)
                 if v is not None:
                     print(f"{label:10s} {name:36s} {t:3d} threads {v:10,.0f} patches/s", file=sys.stderr, flush=True)
-        out += table(label, path, gen, (width, height), tile, len(positions), passes, threads, methods) + [""]
+        out += table(label, path, gen, (width, height), tile, len(positions), passes, busy, threads, methods) + [""]
     if methods.versions:
         out += ["Versions: " + ", ".join(f"{k} {v}" for k, v in sorted(methods.versions.items())), ""]
     os.makedirs(args.out, exist_ok=True)
