@@ -14,7 +14,7 @@ description). --quick uses 8000x6000 slides; --slide measures only the named one
 Methods, each at every thread count T (T = 1, 2 and all cores unless --threads), each pass timed in a fresh
 process of its own (a library measured after another in one process inherits what that one left running).
 Per-patch rows run T Python threads, each on its contiguous share (band) of the patches; a thread done with its
-band takes runs of 16 patches from the end of the band with the most left, so no thread idles while a slower
+band takes the latter half (whole patch rows) of the band with the most left, so no thread idles while a slower
 core finishes (Shares):
   ndimg                T Python threads share one ndimg.io.Slide, each reading its contiguous share of the
                        patches with Slide.read_region; ndimg.set_num_threads(1), so each call decodes on its
@@ -219,14 +219,17 @@ class Timed:
 
 
 class Shares:
-    """The patches of T threads: thread k reads its own contiguous band in order and, once that is done, takes
-    runs from the end of the band with the most patches left. With fixed bands every thread waited for the
-    slowest: on the 16-core host, whose cores run at uneven speeds, the first of 16 threads finished at 0.66
-    to 0.77 of the wall time (for ndimg, whose threads were busy 99% of the time until then) -- a loss no
-    library causes, and that the limit program (one shared counter) never had."""
-    RUN = 16  # patches per stolen run
+    """The patches of T threads: thread k reads its own contiguous band in order. A thread done with its band
+    takes the latter half of the band with the most patches left (from a patch-row start) as its new band, so
+    every band stays a run of whole patch rows read in order, as the cached rows' tile cache expects; the last
+    few patches go in runs from a band's end. With fixed bands every thread waited for the slowest: on the
+    16-core host, whose cores run at uneven speeds, the first of 16 threads finished at 0.66 to 0.77 of the
+    wall time (for ndimg, whose threads were busy 99% of the time until then) -- a loss no library causes, and
+    that the limit program (one shared counter) never had."""
+    RUN = 16  # patches a thread takes from its band at a time, and the smallest piece taken from another's
 
-    def __init__(self, n, t):
+    def __init__(self, n, t, row):
+        self.row = max(1, row)  # patches in a patch row
         self.bands = [[k * n // t, (k + 1) * n // t] for k in range(t)]  # [next, end) of each thread's band
         self.lock = threading.Lock()
 
@@ -234,23 +237,26 @@ class Shares:
         """(start, stop) of thread k's next run of patches, or None when no band has any left."""
         with self.lock:
             band = self.bands[k]
-            if band[0] < band[1]:
-                start = band[0]
-                band[0] = min(band[1], start + self.RUN)
-                return start, band[0]
-            most = max(self.bands, key=lambda b: b[1] - b[0])
-            if most[0] >= most[1]:
-                return None
-            stop = most[1]
-            most[1] = max(most[0], stop - self.RUN)
-            return most[1], stop
+            if band[0] >= band[1]:
+                most = max(self.bands, key=lambda b: b[1] - b[0])
+                left = most[1] - most[0]
+                if left <= 0:
+                    return None
+                split = (most[0] + left // 2) // self.row * self.row  # a patch-row start in the latter half
+                if split <= most[0] or left < 2 * self.row:
+                    split = max(most[0], most[1] - self.RUN)  # too little left to split by rows
+                band[0], band[1], most[1] = split, most[1], split
+            start = band[0]
+            band[0] = min(band[1], start + self.RUN)
+            return start, band[0]
 
 
 def timed_threads(readers, positions):
     """Patches/s of len(readers) threads, thread k calling readers[k](x, y) on its band of the patches, then on
-    runs taken from the others' (Shares)."""
+    pieces of the others' bands (Shares)."""
     t = len(readers)
-    shares = Shares(len(positions), t)
+    row = next((i for i, p in enumerate(positions) if p[1] != positions[0][1]), len(positions))
+    shares = Shares(len(positions), t, row)
     errors, barrier = [], threading.Barrier(t + 1)
 
     def run(k):
@@ -607,8 +613,8 @@ def main():
            f"ndimg {getattr(ndimg, '__version__', '?')}.", "",
            "Patches/s reading every non-overlapping 256x256 patch of level 0 (higher is better); best of "
            f"{args.repeat} round(s), each timing every method once in turn, each pass in a fresh process. "
-           "T threads = T Python threads each reading a contiguous share of the patches, then runs of what the "
-           "others have left (ndimg and cuCIM: one "
+           "T threads = T Python threads each reading a contiguous share of the patches, then half of what the "
+           "slowest has left (ndimg and cuCIM: one "
            "shared handle; OpenSlide and tiffslide: one handle per thread); "
            "batched rows use the library's own workers. Ratios: best pass over best pass, and the median of the "
            "rounds' pairs (a round's pass of the ndimg row over the same round's pass of its peer), on which "
