@@ -172,6 +172,13 @@ struct TileCache::Shard {
     let_go_slot(x.hash) = x.hash;
     release(e);
   }
+  // Whether the copy in entry e gives way to one of n bytes: it holds fewer of the tile's rows and nobody is
+  // reading it (then it is evicted here). A copy that stays is the one readers find.
+  bool gives_way(uint32_t e, uint64_t n) {
+    if (entries()[e].bytes >= n || entries()[e].pins) return false;
+    evict(e);
+    return true;
+  }
   // Evicts the least recently used entry that nobody is reading; false when there is none.
   bool evict_one() {
     for (uint32_t e = lru_tail; e != kNil; e = entries()[e].prev)
@@ -252,14 +259,9 @@ Reservation reserve_for(TileCache::Shard& s, const TileKey& key, uint64_t h, uin
   if (top && s.let_go(h)) n = top;
   const uint64_t need = std::max<uint64_t>(1, (n + kBlock - 1) / kBlock);
   if (n > s.memory_capacity || need > s.nblocks) return {};
-  if (const uint32_t e = s.find(key, h); e != kNil) {
-    if (s.entries()[e].bytes >= n) {
-      s.unlink_lru(e);
-      s.push_front(e);
-      return {};
-    }
-    if (s.entries()[e].pins) return {};  // the shorter copy is being read: kept
-    s.evict(e);
+  if (const uint32_t e = s.find(key, h); e != kNil && !s.gives_way(e, n)) {
+    if (s.entries()[e].bytes >= n) s.unlink_lru(e), s.push_front(e);  // as a use of the copy there
+    return {};
   }
   const uint32_t e = s.reserve(key, h, n, need);
   if (e == kNil) return {};
@@ -271,10 +273,7 @@ Reservation reserve_for(TileCache::Shard& s, const TileKey& key, uint64_t h, uin
 void publish_reserved(TileCache::Shard& s, const TileKey& key, uint64_t h, const Reservation& r) {
   ShardLock lk(s);
   if (s.generation != r.generation) return;  // reset meanwhile: the reservation is gone
-  if (const uint32_t e = s.find(key, h); e != kNil) {
-    if (s.entries()[e].bytes >= r.bytes || s.entries()[e].pins) return s.release(r.entry);
-    s.evict(e);
-  }
+  if (const uint32_t e = s.find(key, h); e != kNil && !s.gives_way(e, r.bytes)) return s.release(r.entry);
   s.publish(r.entry);
 }
 
