@@ -251,6 +251,17 @@ class Shares:
             return start, band[0]
 
 
+def timed_batches(read_region, expected):
+    """Patches/s of a batched reader: iterating read_region()'s batches, its threads' start included (each batch
+    seen as an array: cuCIM's are CuImage objects)."""
+    n = 0
+    with Timed() as clock:
+        for batch in read_region():
+            n += np.asarray(batch).shape[0]
+    assert n == expected, (n, expected)
+    return n / clock.seconds
+
+
 def timed_threads(readers, positions):
     """Patches/s of len(readers) threads, thread k calling readers[k](x, y) on its band of the patches, then on
     pieces of the others' bands (Shares)."""
@@ -338,13 +349,8 @@ class Methods:
             raise Skip("ndimg.io.CuImage (the batched API) is not in this build")
         img = ndimg.io.CuImage(path)
         locations = np.array(positions)
-        n = 0
-        with Timed() as clock:
-            for batch in img.read_region(location=locations, size=(PATCH, PATCH), level=0, num_workers=threads,
-                                         batch_size=64):
-                n += len(batch)
-        assert n == len(positions), n
-        return n / clock.seconds
+        return timed_batches(lambda: img.read_region(location=locations, size=(PATCH, PATCH), level=0,
+                                                     num_workers=threads, batch_size=64), len(positions))
 
     def _tile_cache(self, path, threads):
         import ndimg.io
@@ -408,12 +414,8 @@ class Methods:
     def cucim_batched(self, path, positions, threads):
         img = self._cucim()(path)
         locations = [tuple(p) for p in positions]
-        n = 0
-        with Timed() as clock:
-            for batch in img.read_region(locations, (PATCH, PATCH), 0, num_workers=threads, batch_size=64):
-                n += np.asarray(batch).shape[0]
-        assert n == len(positions), n
-        return n / clock.seconds
+        return timed_batches(lambda: img.read_region(locations, (PATCH, PATCH), 0, num_workers=threads,
+                                                     batch_size=64), len(positions))
 
     # -- the libjpeg-turbo limit
     def _build_limit(self):
