@@ -12,7 +12,10 @@ scanned tissue does at this quality. jpeg256 is written by libvips (`vips replic
 description). --quick uses 8000x6000 slides; --slide measures only the named ones (default both).
 
 Methods, each at every thread count T (T = 1, 2 and all cores unless --threads), each pass timed in a fresh
-process of its own (a library measured after another in one process inherits what that one left running).
+process of its own (a library measured after another in one process inherits what that one left running),
+right after an untimed pass of the same reads in that process (warmed: a pass timed straight after the idle
+start of its process ran up to a quarter faster on the 16-core host than one timed after another pass, so
+timing some rows cold and others warm skewed their ratios; see the results' session 10).
 Per-patch rows run T Python threads, each on its contiguous share (band) of the patches; a thread done with its
 band takes the latter half (whole patch rows) of the band with the most left, so no thread idles while a slower
 core finishes (Shares):
@@ -39,9 +42,9 @@ core finishes (Shares):
                        split into shards by tile hash (at exactly 1x, shards that fill first evict tiles
                        the next patch row still needs: 0.60 of the aligned rate on the quick slide at 2
                        threads, against 0.84 at 1.5x).
-                       An untimed pass first fills the cache (so the memory it holds is mapped, as in a
+                       The untimed pass fills the cache (so the memory it holds is mapped, as in a
                        process that has been reading for a while: the first fill of a fresh cache also
-                       pays the page faults of fresh memory), and the cache is emptied before every timed
+                       pays the page faults of fresh memory), and the cache is emptied before the timed
                        pass, so each pass decodes every tile it needs (once, when the cache holds the tiles
                        of two patch rows) whatever the slide's size. Where two threads' bands meet, the
                        upper band's last patch row wants the first row of tiles that the lower band read
@@ -50,7 +53,7 @@ core finishes (Shares):
   ndimg batched unaligned cached  the same patches and cache, read by the batched row's
                        ndimg.io.CuImage(path).read_region(locations, num_workers=T, batch_size=64), whose
                        workers take runs of ceil(64 / T) neighbouring patches in order (all T at work on one
-                       patch row), after an untimed pass
+                       patch row)
 
 Beside patches/s, each pass reports the cores it kept busy: the CPU seconds of all the threads of its process
 over the wall seconds of its timed part. "Equal threads" is what each library was asked for; this shows what
@@ -194,11 +197,13 @@ def unaligned(positions):
     return [(x + 1, y + 1) for x, y in positions]
 
 
-def filled_then_timed(cache, run):
-    """run() on a tile cache that an untimed run() filled (its memory is in use, as in a long run) and that is
-    then emptied, so the timed run decodes every tile it needs."""
+def warmed(run, cache=None):
+    """run() timed after an untimed run() in this process (every row alike: the host's clocks and the reader's
+    memory are then those of a long run). A tile cache that the untimed run() filled (its memory in use) is
+    emptied in between, so the timed run decodes every tile it needs."""
     run()
-    cache.clear()
+    if cache is not None:
+        cache.clear()
     return run()
 
 
@@ -331,9 +336,7 @@ class Methods:
             else:
                 img = ndimg.io.CuImage(path)
                 read = lambda x, y: img.read_region((x, y), (PATCH, PATCH), 0)  # noqa: E731
-            read(*positions[-1])
-            run = lambda: timed_threads([read] * threads, positions)  # noqa: E731
-            return run() if cache is None else filled_then_timed(cache, run)
+            return warmed(lambda: timed_threads([read] * threads, positions), cache)
         finally:
             ndimg.set_num_threads(0)
 
@@ -343,14 +346,15 @@ class Methods:
             raise Skip("ndimg.io.CuImage (the cuCIM-like API) is not in this build")
         return self.ndimg(path, positions, threads, api="CuImage")
 
-    def ndimg_batched(self, path, positions, threads):
+    def ndimg_batched(self, path, positions, threads, cache=None):
         import ndimg.io
         if not hasattr(ndimg.io, "CuImage"):
             raise Skip("ndimg.io.CuImage (the batched API) is not in this build")
         img = ndimg.io.CuImage(path)
         locations = np.array(positions)
-        return timed_batches(lambda: img.read_region(location=locations, size=(PATCH, PATCH), level=0,
-                                                     num_workers=threads, batch_size=64), len(positions))
+        read = lambda: img.read_region(location=locations, size=(PATCH, PATCH), level=0,  # noqa: E731
+                                       num_workers=threads, batch_size=64)
+        return warmed(lambda: timed_batches(read, len(positions)), cache)
 
     def _tile_cache(self, path, threads):
         import ndimg.io
@@ -370,7 +374,7 @@ class Methods:
 
     def ndimg_unaligned_batched(self, path, positions, threads):
         tiles = self._tile_cache(path, threads)
-        return filled_then_timed(tiles, lambda: self.ndimg_batched(path, unaligned(positions), threads))
+        return self.ndimg_batched(path, unaligned(positions), threads, cache=tiles)
 
     # -- OpenSlide
     def openslide(self, path, positions, threads):
@@ -381,8 +385,7 @@ class Methods:
         self.versions["openslide"] = f"{openslide.__library_version__} (python {openslide.__version__})"
         handles = [openslide.OpenSlide(path) for _ in range(threads)]
         readers = [lambda x, y, h=h: h.read_region((x, y), 0, (PATCH, PATCH)) for h in handles]
-        readers[0](*positions[-1])
-        return timed_threads(readers, positions)
+        return warmed(lambda: timed_threads(readers, positions))
 
     def tiffslide(self, path, positions, threads):
         try:
@@ -392,8 +395,7 @@ class Methods:
         self.versions["tiffslide"] = tiffslide.__version__
         handles = [tiffslide.TiffSlide(path) for _ in range(threads)]
         readers = [lambda x, y, h=h: h.read_region((x, y), 0, (PATCH, PATCH), as_array=True) for h in handles]
-        readers[0](*positions[-1])
-        return timed_threads(readers, positions)
+        return warmed(lambda: timed_threads(readers, positions))
 
     # -- cuCIM
     def _cucim(self):
@@ -408,14 +410,14 @@ class Methods:
     def cucim(self, path, positions, threads):
         img = self._cucim()(path)
         read = lambda x, y: img.read_region((x, y), (PATCH, PATCH), 0)  # noqa: E731
-        read(*positions[-1])
-        return timed_threads([read] * threads, positions)
+        return warmed(lambda: timed_threads([read] * threads, positions))
 
     def cucim_batched(self, path, positions, threads):
         img = self._cucim()(path)
         locations = [tuple(p) for p in positions]
-        return timed_batches(lambda: img.read_region(locations, (PATCH, PATCH), 0, num_workers=threads,
-                                                     batch_size=64), len(positions))
+        read = lambda: img.read_region(locations, (PATCH, PATCH), 0, num_workers=threads,  # noqa: E731
+                                       batch_size=64)
+        return warmed(lambda: timed_batches(read, len(positions)))
 
     # -- the libjpeg-turbo limit
     def _build_limit(self):
@@ -614,7 +616,8 @@ def main():
            f"CPU: {cpu_model()}, {cores} cores available; Python {platform.python_version()}; "
            f"ndimg {getattr(ndimg, '__version__', '?')}.", "",
            "Patches/s reading every non-overlapping 256x256 patch of level 0 (higher is better); best of "
-           f"{args.repeat} round(s), each timing every method once in turn, each pass in a fresh process. "
+           f"{args.repeat} round(s), each timing every method once in turn, each pass in a fresh process right "
+           "after an untimed pass of the same reads. "
            "T threads = T Python threads each reading a contiguous share of the patches, then half of what the "
            "slowest has left (ndimg and cuCIM: one "
            "shared handle; OpenSlide and tiffslide: one handle per thread); "
