@@ -298,7 +298,7 @@ bool decode_rows(const uint8_t* src, size_t n, const std::string& tables, bool f
       jpeg_abort_decompress(&info);
       throw SlideError("corrupt JPEG tile: " + std::to_string(r) + " rows decoded");
     }
-    if (sink) (*sink)(r, dec.row.data() + size_t(col0 - x) * samples);
+    if (sink) (*sink)(r, dec.row.data() + size_t(col0 - x) * samples, 1, dec.row.size());
     r += got;
   }
   jpeg_abort_decompress(&info);  // the rows below are never decoded

@@ -551,8 +551,10 @@ class Decoder {
         const size_t k = first + size_t(i);
         uint8_t* dst = w.staging.p + k * cpu_bytes;
         slide_.tiff().tile_rows(ifd_index_, w.tiles[list[k]], cache.get(), whole,
-                                [&](uint64_t row, const uint8_t* src) {
-                                  std::memcpy(dst + row * whole.row_bytes, src, whole.row_bytes);
+                                [&](uint64_t row, const uint8_t* src, uint64_t rows, uint64_t stride) {
+                                  for (uint64_t r = 0; r < rows; ++r)
+                                    std::memcpy(dst + (row + r) * whole.row_bytes, src + r * stride,
+                                                whole.row_bytes);
                                 },
                                 compressed, pixels);
       }

@@ -435,7 +435,9 @@ void TiffFile::for_each_row(int index, int64_t x, int64_t y, int64_t w, int64_t 
                           uint64_t(ax - tx * tw) * pixel, uint64_t(bx - tx * tw) * pixel};
       return tile_rows(
           index, tile, cache, rect,
-          [&](uint64_t row, const uint8_t* src) { put(src, ax - x, ty * th + int64_t(row) - y, bx - ax); },
+          [&](uint64_t row, const uint8_t* src, uint64_t rows, uint64_t stride) {
+            put(src, stride, ax - x, ty * th + int64_t(row) - y, bx - ax, int64_t(rows));
+          },
           compressed, pixels, wait);
     };
     // Tiles another thread is decoding come last: readers of neighbouring patches (a batch's workers) share
@@ -486,49 +488,53 @@ void TiffFile::read_region_8bit(int index, int64_t x, int64_t y, int64_t w, int6
                          std::to_string(d.tile_height));
       return true;
     };
-  for_each_row(index, x, y, w, h, cache.get(), [&](const uint8_t* s, int64_t rx, int64_t ry, int64_t n) {
-    uint8_t* o = out + size_t(ry) * stride + size_t(rx) * size_t(channels);
-    if (d.bits == 8) {
-      // one loop per layout, without per-pixel branches (RGB expansion was a fifth of a patch read)
-      if (gray) {
-        for (int64_t i = 0; i < n; ++i, o += channels) {
-          const uint8_t g = white ? uint8_t(255 - s[i]) : s[i];
-          o[0] = o[1] = o[2] = g;
-          if (rgba) o[3] = 255;
-        }
-      } else if (spp == 3 && !rgba) {
-        std::memcpy(o, s, size_t(n) * 3);
-      } else if (spp == 3 && std::endian::native == std::endian::little) {
-        // four pixels from three 32-bit loads (r0g0b0r1 g1b1r2g2 b2r3g3b3) into four 32-bit stores: a
-        // third of the operations of a pixel at a time
-        constexpr uint32_t kAlpha = 0xff000000u;
-        int64_t i = 0;
-        for (; i + 4 <= n; i += 4) {
-          uint32_t a, b, c;
-          std::memcpy(&a, s + 3 * i, 4), std::memcpy(&b, s + 3 * i + 4, 4), std::memcpy(&c, s + 3 * i + 8, 4);
-          const uint32_t v[4] = {a | kAlpha, a >> 24 | b << 8 | kAlpha, b >> 16 | c << 16 | kAlpha, c >> 8 | kAlpha};
-          std::memcpy(o + 4 * i, v, 16);
-        }
-        for (; i < n; ++i) {
-          const uint32_t v = uint32_t(s[3 * i]) | uint32_t(s[3 * i + 1]) << 8 | uint32_t(s[3 * i + 2]) << 16 | kAlpha;
-          std::memcpy(o + 4 * i, &v, 4);
-        }
-      } else {
-        for (int64_t i = 0; i < n; ++i, s += spp, o += channels) {
-          o[0] = s[0], o[1] = s[1], o[2] = s[2];
-          if (rgba) o[3] = 255;
-        }
-      }
-    } else {  // 16-bit, host order
-      const auto* p = reinterpret_cast<const uint16_t*>(s);
-      for (int64_t i = 0; i < n; ++i, p += spp, o += channels) {
+  for_each_row(index, x, y, w, h, cache.get(), [&](const uint8_t* src, size_t src_stride, int64_t rx, int64_t ry,
+                                                   int64_t n, int64_t rows) {
+    for (int64_t r = 0; r < rows; ++r) {
+      const uint8_t* s = src + size_t(r) * src_stride;
+      uint8_t* o = out + size_t(ry + r) * stride + size_t(rx) * size_t(channels);
+      if (d.bits == 8) {
+        // one loop per layout, without per-pixel branches (RGB expansion was a fifth of a patch read)
         if (gray) {
-          uint8_t g = uint8_t(p[0] >> 8);
-          o[0] = o[1] = o[2] = white ? uint8_t(255 - g) : g;
+          for (int64_t i = 0; i < n; ++i, o += channels) {
+            const uint8_t g = white ? uint8_t(255 - s[i]) : s[i];
+            o[0] = o[1] = o[2] = g;
+            if (rgba) o[3] = 255;
+          }
+        } else if (spp == 3 && !rgba) {
+          std::memcpy(o, s, size_t(n) * 3);
+        } else if (spp == 3 && std::endian::native == std::endian::little) {
+          // four pixels from three 32-bit loads (r0g0b0r1 g1b1r2g2 b2r3g3b3) into four 32-bit stores: a
+          // third of the operations of a pixel at a time
+          constexpr uint32_t kAlpha = 0xff000000u;
+          int64_t i = 0;
+          for (; i + 4 <= n; i += 4) {
+            uint32_t a, b, c;
+            std::memcpy(&a, s + 3 * i, 4), std::memcpy(&b, s + 3 * i + 4, 4), std::memcpy(&c, s + 3 * i + 8, 4);
+            const uint32_t v[4] = {a | kAlpha, a >> 24 | b << 8 | kAlpha, b >> 16 | c << 16 | kAlpha, c >> 8 | kAlpha};
+            std::memcpy(o + 4 * i, v, 16);
+          }
+          for (; i < n; ++i) {
+            const uint32_t v = uint32_t(s[3 * i]) | uint32_t(s[3 * i + 1]) << 8 | uint32_t(s[3 * i + 2]) << 16 | kAlpha;
+            std::memcpy(o + 4 * i, &v, 4);
+          }
         } else {
-          for (int c = 0; c < 3; ++c) o[c] = uint8_t((uint32_t(p[c]) + 128) / 257);
+          for (int64_t i = 0; i < n; ++i, s += spp, o += channels) {
+            o[0] = s[0], o[1] = s[1], o[2] = s[2];
+            if (rgba) o[3] = 255;
+          }
         }
-        if (rgba) o[3] = 255;
+      } else {  // 16-bit, host order
+        const auto* p = reinterpret_cast<const uint16_t*>(s);
+        for (int64_t i = 0; i < n; ++i, p += spp, o += channels) {
+          if (gray) {
+            uint8_t g = uint8_t(p[0] >> 8);
+            o[0] = o[1] = o[2] = white ? uint8_t(255 - g) : g;
+          } else {
+            for (int c = 0; c < 3; ++c) o[c] = uint8_t((uint32_t(p[c]) + 128) / 257);
+          }
+          if (rgba) o[3] = 255;
+        }
       }
     }
   }, direct);
@@ -541,9 +547,12 @@ void TiffFile::read_region_raw(int index, int64_t x, int64_t y, int64_t w, int64
   const size_t pixel = size_t(d.samples) * d.bytes_per_sample();
   auto* o = static_cast<uint8_t*>(out);
   std::memset(o, 0, size_t(w) * size_t(h) * pixel);
-  for_each_row(index, x, y, w, h, tile_cache().get(), [&](const uint8_t* s, int64_t rx, int64_t ry, int64_t n) {
-    std::memcpy(o + (size_t(ry) * size_t(w) + size_t(rx)) * pixel, s, size_t(n) * pixel);
-  });
+  for_each_row(index, x, y, w, h, tile_cache().get(),
+               [&](const uint8_t* s, size_t s_stride, int64_t rx, int64_t ry, int64_t n, int64_t rows) {
+                 for (int64_t r = 0; r < rows; ++r)
+                   std::memcpy(o + (size_t(ry + r) * size_t(w) + size_t(rx)) * pixel, s + size_t(r) * s_stride,
+                               size_t(n) * pixel);
+               });
 }
 
 }  // namespace ndimg::io

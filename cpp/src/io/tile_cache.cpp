@@ -513,16 +513,19 @@ bool TileCache::lookup(Shard& s, const TileKey& key, uint64_t hash, const TileRe
   } unpin{s, e, generation};
   const uint64_t n = rect.col1 - rect.col0;
   uint64_t at = 0;  // offset of block b in the tile
-  for (uint64_t r = rect.row0; r < rect.row1; ++r) {
+  for (uint64_t r = rect.row0; r < rect.row1;) {
     const uint64_t lo = r * rect.row_bytes + rect.col0, hi = lo + n;
     for (; lo >= at + kBlock; at += kBlock) b = s.block_next()[b];
-    if (hi <= at + kBlock) {
-      sink(r, s.block(b) + (lo - at));
+    if (hi <= at + kBlock) {  // this row and the next ones whose wanted bytes end in this block, in one run
+      const uint64_t count = std::min(rect.row1 - r, (at + kBlock - hi) / rect.row_bytes + 1);
+      sink(r, s.block(b) + (lo - at), count, rect.row_bytes);
+      r += count;
       continue;
     }
     joined.resize(n);
     s.pieces(b, at, lo, hi, [&](uint8_t* p, uint64_t k, uint64_t len) { std::memcpy(joined.data() + k, p, len); });
-    sink(r, joined.data());
+    sink(r, joined.data(), 1, n);
+    ++r;
   }
   return true;
 }
@@ -575,7 +578,10 @@ bool TileCache::decode_into(Shard& s, const TileKey& key, uint64_t h, const Tile
       s.pieces(b, at, lo, lo + rect.row_bytes,
                [&](uint8_t* p, uint64_t k, uint64_t len) { std::memcpy(p, rows[row] + k, len); });
   });
-  for (uint64_t row = rect.row0; row < rect.row1; ++row) sink(row, rows[row] + rect.col0);
+  for (uint64_t row = rect.row0, k; row < rect.row1; row += k) {  // runs of rows that lie one after another
+    for (k = 1; row + k < rect.row1 && rows[row + k] == rows[row] + k * rect.row_bytes;) ++k;
+    sink(row, rows[row] + rect.col0, k, rect.row_bytes);
+  }
   publish_reserved(s, key, h, r);
   return true;
 }

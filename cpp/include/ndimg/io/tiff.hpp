@@ -126,11 +126,13 @@ class TiffFile {
                  std::vector<uint8_t>& compressed, std::vector<uint8_t>& pixels, bool wait = true) const;
 
  private:
-  // Decodes the tiles of directory `index` that meet the region [x, x+w) x [y, y+h) in parallel and hands each
-  // row of a tile inside both the image and the region to put(tile_row, region_x, region_y, pixels).
+  // Decodes the tiles of directory `index` that meet the region [x, x+w) x [y, y+h) in parallel and hands the
+  // rows of a tile inside both the image and the region to put(src, src_stride, region_x, region_y, pixels,
+  // rows) in runs: `rows` rows of `pixels` pixels from (region_x, region_y) on, row i at src + i * src_stride.
   // A whole tile inside the region may instead go to direct(tile, rx, ry, compressed), which decodes it
   // straight into the destination and returns true (or false to take the row path).
-  using PutRow = std::function<void(const uint8_t* src, int64_t rx, int64_t ry, int64_t n)>;
+  using PutRow = std::function<void(const uint8_t* src, size_t src_stride, int64_t rx, int64_t ry, int64_t n,
+                                    int64_t rows)>;
   using DirectTile = std::function<bool(uint64_t tile, int64_t rx, int64_t ry, std::vector<uint8_t>& compressed)>;
   // Tiles go through `cache` when one is given.
   void for_each_row(int index, int64_t x, int64_t y, int64_t w, int64_t h, TileCache* cache, const PutRow& put,
