@@ -442,12 +442,15 @@ class Methods:
             idx.write(struct.pack("<Q", len(tables)) + tables + b"\0" * (-len(tables) % 8))
             idx.write(struct.pack("<Q", len(tiles)) + b"".join(struct.pack("<QQ", o, n) for o, n in tiles))
             idx.flush()
-            for _ in range(2):  # the first pass warms up
+
+            def run():
                 out = subprocess.run([exe, path, idx.name, str(threads)], capture_output=True, text=True)
                 if out.returncode:
                     raise RuntimeError(out.stderr)
-                t, n, seconds = out.stdout.split()
-        return int(n) / float(seconds) * tw * th / PATCH ** 2
+                _, n, seconds = out.stdout.split()
+                return int(n) / float(seconds) * tw * th / PATCH ** 2
+
+            return warmed(run)
 
 
 class Skip(Exception):

@@ -552,9 +552,8 @@ class Decoder {
         uint8_t* dst = w.staging.p + k * cpu_bytes;
         slide_.tiff().tile_rows(ifd_index_, w.tiles[list[k]], cache.get(), whole,
                                 [&](uint64_t row, const uint8_t* src, uint64_t rows, uint64_t stride) {
-                                  for (uint64_t r = 0; r < rows; ++r)
-                                    std::memcpy(dst + (row + r) * whole.row_bytes, src + r * stride,
-                                                whole.row_bytes);
+                                  copy_rows(dst + row * whole.row_bytes, whole.row_bytes, src, stride,
+                                            whole.row_bytes, rows);
                                 },
                                 compressed, pixels);
       }

@@ -490,19 +490,19 @@ void TiffFile::read_region_8bit(int index, int64_t x, int64_t y, int64_t w, int6
     };
   for_each_row(index, x, y, w, h, cache.get(), [&](const uint8_t* src, size_t src_stride, int64_t rx, int64_t ry,
                                                    int64_t n, int64_t rows) {
+    uint8_t* const dst = out + size_t(ry) * stride + size_t(rx) * size_t(channels);
+    if (d.bits == 8 && spp == 3 && !rgba) return copy_rows(dst, stride, src, src_stride, size_t(n) * 3, uint64_t(rows));
+    // one loop per layout, without per-pixel branches (RGB expansion was a fifth of a patch read)
     for (int64_t r = 0; r < rows; ++r) {
       const uint8_t* s = src + size_t(r) * src_stride;
-      uint8_t* o = out + size_t(ry + r) * stride + size_t(rx) * size_t(channels);
+      uint8_t* o = dst + size_t(r) * stride;
       if (d.bits == 8) {
-        // one loop per layout, without per-pixel branches (RGB expansion was a fifth of a patch read)
         if (gray) {
           for (int64_t i = 0; i < n; ++i, o += channels) {
             const uint8_t g = white ? uint8_t(255 - s[i]) : s[i];
             o[0] = o[1] = o[2] = g;
             if (rgba) o[3] = 255;
           }
-        } else if (spp == 3 && !rgba) {
-          std::memcpy(o, s, size_t(n) * 3);
         } else if (spp == 3 && std::endian::native == std::endian::little) {
           // four pixels from three 32-bit loads (r0g0b0r1 g1b1r2g2 b2r3g3b3) into four 32-bit stores: a
           // third of the operations of a pixel at a time
@@ -549,9 +549,8 @@ void TiffFile::read_region_raw(int index, int64_t x, int64_t y, int64_t w, int64
   std::memset(o, 0, size_t(w) * size_t(h) * pixel);
   for_each_row(index, x, y, w, h, tile_cache().get(),
                [&](const uint8_t* s, size_t s_stride, int64_t rx, int64_t ry, int64_t n, int64_t rows) {
-                 for (int64_t r = 0; r < rows; ++r)
-                   std::memcpy(o + (size_t(ry + r) * size_t(w) + size_t(rx)) * pixel, s + size_t(r) * s_stride,
-                               size_t(n) * pixel);
+                 copy_rows(o + (size_t(ry) * size_t(w) + size_t(rx)) * pixel, size_t(w) * pixel, s, s_stride,
+                           size_t(n) * pixel, uint64_t(rows));
                });
 }
 

@@ -12,6 +12,7 @@
 // several threads of one process miss at once is decoded by one of them while the others wait for it.
 #pragma once
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -46,6 +47,12 @@ struct TileRect {
 // bytes + i * stride (valid during the call only). Runs, not single rows: a patch's piece of a cached tile is
 // 255 rows, and a call per row cost more than copying it.
 using RowSink = FunctionRef<void(uint64_t row, const uint8_t* bytes, uint64_t count, uint64_t stride)>;
+// Copies a run of `count` rows of `bytes` bytes: row i from src + i * src_stride to dst + i * dst_stride (what
+// most sinks do with a run).
+inline void copy_rows(uint8_t* dst, size_t dst_stride, const uint8_t* src, size_t src_stride, size_t bytes,
+                      uint64_t count) {
+  for (uint64_t i = 0; i < count; ++i) std::memcpy(dst + i * dst_stride, src + i * src_stride, bytes);
+}
 // Hands `rect` of a whole decoded tile to `sink`.
 inline void each_row(const TileRect& rect, const uint8_t* tile, RowSink sink) {
   if (rect.row1 > rect.row0)
