@@ -10,6 +10,10 @@
 #include <cstring>
 #include <set>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 #include "io/codecs.hpp"
 #include "ndimg/io/tile_cache.hpp"
 #include "ndimg/parallel.hpp"
@@ -449,6 +453,56 @@ void TiffFile::for_each_row(int index, int64_t x, int64_t y, int64_t w, int64_t 
   });
 }
 
+// RGB to opaque RGBA, n pixels. The Slide API's cached and partly decoded tiles come out this way, a patch's
+// every pixel: the byte shuffle does 16 pixels in 12 operations where the 32-bit loop below took a third of an
+// unaligned cached patch's copy-out.
+static void rgb_to_rgba_portable(const uint8_t* s, uint8_t* o, int64_t n) {
+  int64_t i = 0;
+  if constexpr (std::endian::native == std::endian::little) {
+    // four pixels from three 32-bit loads (r0g0b0r1 g1b1r2g2 b2r3g3b3) into four 32-bit stores
+    constexpr uint32_t kAlpha = 0xff000000u;
+    for (; i + 4 <= n; i += 4) {
+      uint32_t a, b, c;
+      std::memcpy(&a, s + 3 * i, 4), std::memcpy(&b, s + 3 * i + 4, 4), std::memcpy(&c, s + 3 * i + 8, 4);
+      const uint32_t v[4] = {a | kAlpha, a >> 24 | b << 8 | kAlpha, b >> 16 | c << 16 | kAlpha, c >> 8 | kAlpha};
+      std::memcpy(o + 4 * i, v, 16);
+    }
+  }
+  for (; i < n; ++i) o[4 * i] = s[3 * i], o[4 * i + 1] = s[3 * i + 1], o[4 * i + 2] = s[3 * i + 2], o[4 * i + 3] = 255;
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+__attribute__((target("ssse3"))) static void rgb_to_rgba_ssse3(const uint8_t* s, uint8_t* o, int64_t n) {
+  // 16 pixels are 48 bytes: loads at 0, 12 and 24 hold pixels 0-3, 4-7 and 8-11 in their first 12 bytes, the
+  // load at 32 pixels 12-15 in its last 12 (no byte past the 48 is read)
+  const __m128i lo = _mm_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1);
+  const __m128i hi = _mm_setr_epi8(4, 5, 6, -1, 7, 8, 9, -1, 10, 11, 12, -1, 13, 14, 15, -1);
+  const __m128i alpha = _mm_set1_epi32(int32_t(0xff000000u));
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const uint8_t* p = s + 3 * i;
+    __m128i* q = reinterpret_cast<__m128i*>(o + 4 * i);
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 12));
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 24));
+    const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 32));
+    _mm_storeu_si128(q, _mm_or_si128(_mm_shuffle_epi8(a, lo), alpha));
+    _mm_storeu_si128(q + 1, _mm_or_si128(_mm_shuffle_epi8(b, lo), alpha));
+    _mm_storeu_si128(q + 2, _mm_or_si128(_mm_shuffle_epi8(c, lo), alpha));
+    _mm_storeu_si128(q + 3, _mm_or_si128(_mm_shuffle_epi8(d, hi), alpha));
+  }
+  rgb_to_rgba_portable(s + 3 * i, o + 4 * i, n - i);
+}
+#endif
+
+static void rgb_to_rgba(const uint8_t* s, uint8_t* o, int64_t n) {
+#if defined(__x86_64__) || defined(__i386__)
+  static const bool ssse3 = __builtin_cpu_supports("ssse3");
+  if (ssse3) return rgb_to_rgba_ssse3(s, o, n);
+#endif
+  rgb_to_rgba_portable(s, o, n);
+}
+
 // Whether decoding writes every pixel of the region: it lies inside the image and meets no sparse tile
 // (otherwise the caller clears the region first, and what is not written stays transparent).
 static bool writes_whole_region(const Ifd& d, int64_t x, int64_t y, int64_t w, int64_t h) {
@@ -503,21 +557,8 @@ void TiffFile::read_region_8bit(int index, int64_t x, int64_t y, int64_t w, int6
             o[0] = o[1] = o[2] = g;
             if (rgba) o[3] = 255;
           }
-        } else if (spp == 3 && std::endian::native == std::endian::little) {
-          // four pixels from three 32-bit loads (r0g0b0r1 g1b1r2g2 b2r3g3b3) into four 32-bit stores: a
-          // third of the operations of a pixel at a time
-          constexpr uint32_t kAlpha = 0xff000000u;
-          int64_t i = 0;
-          for (; i + 4 <= n; i += 4) {
-            uint32_t a, b, c;
-            std::memcpy(&a, s + 3 * i, 4), std::memcpy(&b, s + 3 * i + 4, 4), std::memcpy(&c, s + 3 * i + 8, 4);
-            const uint32_t v[4] = {a | kAlpha, a >> 24 | b << 8 | kAlpha, b >> 16 | c << 16 | kAlpha, c >> 8 | kAlpha};
-            std::memcpy(o + 4 * i, v, 16);
-          }
-          for (; i < n; ++i) {
-            const uint32_t v = uint32_t(s[3 * i]) | uint32_t(s[3 * i + 1]) << 8 | uint32_t(s[3 * i + 2]) << 16 | kAlpha;
-            std::memcpy(o + 4 * i, &v, 4);
-          }
+        } else if (spp == 3) {  // to RGBA (to RGB went out above)
+          rgb_to_rgba(s, o, n);
         } else {
           for (int64_t i = 0; i < n; ++i, s += spp, o += channels) {
             o[0] = s[0], o[1] = s[1], o[2] = s[2];
