@@ -35,7 +35,7 @@ core finishes (Shares):
                        as patches/s of equal pixel count (tiles/s x tile area / 256^2)
   ndimg unaligned cached  patches at (1 + 256 i, 1 + 256 j) (each spans 4 tiles) with ndimg's tile cache on
                        (ndimg.io.CuImage.cache("per_process", memory_capacity=--cache-mib), when ndimg has
-                       it), read as in the ndimg row through one shared ndimg.io.CuImage's read_region. The
+                       it), read as in the ndimg row (Slide.read_region, RGBA) and compared with it. The
                        default capacity, "auto", is 1.5 x T x ndimg.io.preferred_memory_capacity (cuCIM's
                        sizing: the tile rows one row-major reader's current patch row touches). Each of the
                        T threads scans its own band of rows; the half again is slack for the LRU being
@@ -50,6 +50,10 @@ core finishes (Shares):
                        upper band's last patch row wants the first row of tiles that the lower band read
                        first and the cache has let go of since: those rows alone are decoded again (the
                        whole tiles were, before: 13% more whole decodes than tiles at 16 threads).
+  ndimg CuImage unaligned cached  the same patches and cache, read as in the ndimg CuImage row (RGB) and
+                       compared with it: each unaligned row against the aligned row of its own API, so the
+                       ratio is the price of the misalignment alone (RGBA from cached RGB tiles is an
+                       expansion RGB output does not pay)
   ndimg batched unaligned cached  the same patches and cache, read by the batched row's
                        ndimg.io.CuImage(path).read_region(locations, num_workers=T, batch_size=64), whose
                        workers take runs of ceil(64 / T) neighbouring patches in order (all T at work on one
@@ -368,9 +372,12 @@ class Methods:
         self.cache_used[threads] = int(mib)
         return cache("per_process", memory_capacity=int(mib))
 
-    def ndimg_unaligned_cached(self, path, positions, threads):
+    def ndimg_unaligned_cached(self, path, positions, threads, api="Slide"):
         tiles = self._tile_cache(path, threads)
-        return self.ndimg(path, unaligned(positions), threads, api="CuImage", cache=tiles)
+        return self.ndimg(path, unaligned(positions), threads, api=api, cache=tiles)
+
+    def ndimg_cuimage_unaligned_cached(self, path, positions, threads):
+        return self.ndimg_unaligned_cached(path, positions, threads, api="CuImage")
 
     def ndimg_unaligned_batched(self, path, positions, threads):
         tiles = self._tile_cache(path, threads)
@@ -477,12 +484,15 @@ METHODS = [  # (row label, Methods attribute)
     ("cuCIM batched", "cucim_batched"),
     ("libjpeg-turbo limit", "jpeg_limit"),
     ("ndimg unaligned (1, 1), cache on", "ndimg_unaligned_cached"),
+    ("ndimg CuImage per patch unaligned (1, 1), cache on", "ndimg_cuimage_unaligned_cached"),
     ("ndimg batched unaligned (1, 1), cache on", "ndimg_unaligned_batched"),
 ]
 
-# the order of the passes in a round: each unaligned row just after the aligned row it is compared with
-MEASURE_ORDER = ["ndimg", "ndimg_unaligned_cached", "ndimg_cuimage", "ndimg_batched", "ndimg_unaligned_batched",
-                 "openslide", "tiffslide", "cucim", "cucim_batched", "jpeg_limit"]
+# the order of the passes in a round, reversed every other round: rows compared with each other next to each
+# other or nearly, so a host drifting over minutes moves both alike, and a steady drift favours neither side of a
+# pair over an even number of rounds
+MEASURE_ORDER = ["ndimg", "ndimg_unaligned_cached", "ndimg_cuimage", "ndimg_cuimage_unaligned_cached", "cucim",
+                 "ndimg_batched", "ndimg_unaligned_batched", "cucim_batched", "openslide", "tiffslide", "jpeg_limit"]
 assert sorted(MEASURE_ORDER) == sorted(attr for _, attr in METHODS)
 
 
@@ -531,6 +541,8 @@ def ratio_rows(passes, threads, aligned):
               ("ndimg / libjpeg-turbo limit", "ndimg", "jpeg_limit", only_aligned(0.85)),
               ("ndimg batched / libjpeg-turbo limit", "ndimg_batched", "jpeg_limit", only_aligned(0.85)),
               ("ndimg unaligned cached / ndimg aligned", "ndimg_unaligned_cached", "ndimg", only_aligned(0.8)),
+              ("ndimg CuImage per patch unaligned cached / aligned", "ndimg_cuimage_unaligned_cached",
+               "ndimg_cuimage", only_aligned(0.8)),
               ("ndimg batched unaligned cached / ndimg batched aligned", "ndimg_unaligned_batched", "ndimg_batched",
                only_aligned(0.8))]
     rows = []
@@ -572,7 +584,7 @@ def table(label, slide_path, gen, dims, tile, npatch, passes, busy, threads, met
             verdict = f">= {w:g} | {'ok' if med >= w else '**below**'} |" if w else "(info) | |"
             lines.append(f"| {lbl} | {t} | {top:.2f} | **{med:.2f}** ({each}) | {verdict}")
     if methods.cache_used:
-        lines += ["", "Tile cache of the cached row: " + ", ".join(
+        lines += ["", "Tile cache of the cached rows: " + ", ".join(
             f"{mib:,} MiB at {t} thread{'s' * (t > 1)}" for t, mib in sorted(methods.cache_used.items()))]
     skipped = [f"- {name}: {methods.skipped[attr]}" for name, attr in METHODS if attr in methods.skipped]
     if skipped:
@@ -619,8 +631,8 @@ def main():
            f"CPU: {cpu_model()}, {cores} cores available; Python {platform.python_version()}; "
            f"ndimg {getattr(ndimg, '__version__', '?')}.", "",
            "Patches/s reading every non-overlapping 256x256 patch of level 0 (higher is better); best of "
-           f"{args.repeat} round(s), each timing every method once in turn, each pass in a fresh process right "
-           "after an untimed pass of the same reads. "
+           f"{args.repeat} round(s), each timing every method once in turn (in reverse every other round), each "
+           "pass in a fresh process right after an untimed pass of the same reads. "
            "T threads = T Python threads each reading a contiguous share of the patches, then half of what the "
            "slowest has left (ndimg and cuCIM: one "
            "shared handle; OpenSlide and tiffslide: one handle per thread); "
@@ -632,12 +644,12 @@ def main():
         positions = patch_grid(width, height, 0)
         passes = {}  # (attr, threads) -> patches/s of each round's pass (None: failed or skipped)
         busy = {}  # (attr, threads) -> cores busy in each round's pass (None: not known)
-        # rounds: every method timed once in turn (each unaligned row right after its aligned peer), the best
-        # of its passes kept for the table. Drift on a shared host (clocks, neighbours) then lands on all
-        # methods alike instead of on whichever was measured last.
+        # rounds: every method timed once in turn (MEASURE_ORDER), the best of its passes kept for the table.
+        # Drift on a shared host (clocks, neighbours) then lands on all methods alike instead of on whichever
+        # was measured last.
         for t in threads:
-            for _ in range(args.repeat):
-                for attr in MEASURE_ORDER:
+            for r in range(args.repeat):
+                for attr in MEASURE_ORDER[::-1] if r % 2 else MEASURE_ORDER:
                     if (only and attr not in only) or attr in methods.skipped:
                         continue
                     v, cores = methods.measure(attr, path, positions, t)
