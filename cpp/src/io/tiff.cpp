@@ -453,9 +453,9 @@ void TiffFile::for_each_row(int index, int64_t x, int64_t y, int64_t w, int64_t 
   });
 }
 
-// RGB to opaque RGBA, n pixels. The Slide API's cached and partly decoded tiles come out this way, a patch's
-// every pixel: the byte shuffle does 16 pixels in 12 operations where the 32-bit loop below took a third of an
-// unaligned cached patch's copy-out.
+// RGB to opaque RGBA, n pixels. Every pixel of a Slide patch taken from cached or partly decoded tiles comes
+// out this way: the byte shuffle does 16 pixels in 12 operations, and with the 32-bit loop below alone,
+// unaligned cached patches ran 6% slower (2-core machine).
 static void rgb_to_rgba_portable(const uint8_t* s, uint8_t* o, int64_t n) {
   int64_t i = 0;
   if constexpr (std::endian::native == std::endian::little) {
