@@ -292,13 +292,10 @@ void Slide::read_associated(const std::string& name, uint8_t* rgba) const {
   auto it = embedded_.find(name);
   if (it == embedded_.end()) throw ValueError("no associated image named '" + name + "'");
   const Embedded& e = it->second;
-  std::vector<uint8_t> rgb(size_t(e.width) * e.height * 3);
   const auto* src = reinterpret_cast<const uint8_t*>(e.jpeg.data());
-  uint32_t rows = codec::jpeg(src, e.jpeg.size(), std::string(), false, 3, e.width, e.height, rgb.data(),
-                              size_t(e.width) * 3);
+  uint32_t rows = codec::jpeg(src, e.jpeg.size(), std::string(), false, 3, e.width, e.height, rgba,
+                              size_t(e.width) * 4, /*rgba=*/true);
   if (rows != e.height) throw SlideError("associated image '" + name + "' is truncated");
-  for (size_t i = 0; i < size_t(e.width) * e.height; ++i)
-    rgba[4 * i] = rgb[3 * i], rgba[4 * i + 1] = rgb[3 * i + 1], rgba[4 * i + 2] = rgb[3 * i + 2], rgba[4 * i + 3] = 255;
 }
 
 }  // namespace ndimg::io
