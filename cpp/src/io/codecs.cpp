@@ -10,6 +10,8 @@
 #include <csetjmp>
 #include <cstdio>  // jpeglib.h needs FILE
 #include <jpeglib.h>
+
+#include "io/jpeg_huffman.hpp"
 #endif
 #ifdef NDIMG_WITH_WEBP
 #include <webp/decode.h>
@@ -213,6 +215,129 @@ bool jpeg_info(const uint8_t* src, size_t n, JpegInfo& info) {
   return true;
 }
 
+#ifdef NDIMG_WITH_LIBJPEG
+namespace {
+
+// A libjpeg decompressor per thread, with our Huffman decoder. Errors longjmp back to decode (only
+// libjpeg's C frames lie between), warnings (data the decoder got past) are counted silently, as
+// TurboJPEG treats them.
+struct Decoder {
+  jpeg_decompress_struct info{};
+  struct Errors {
+    jpeg_error_mgr mgr;
+    std::jmp_buf jump;
+    char message[JMSG_LENGTH_MAX];
+  } errors{};
+  JpegHuffman huffman;
+  std::vector<uint8_t> row, merged;
+  std::vector<uint8_t*> rows;
+  Decoder() {
+    info.err = jpeg_std_error(&errors.mgr);
+    errors.mgr.error_exit = [](j_common_ptr c) {
+      auto* e = reinterpret_cast<Errors*>(c->err);
+      (*c->err->format_message)(c, e->message);
+      std::longjmp(e->jump, 1);
+    };
+    errors.mgr.emit_message = [](j_common_ptr c, int level) {
+      if (level < 0) ++c->err->num_warnings;
+    };
+    jpeg_create_decompress(&info);
+  }
+  ~Decoder() { jpeg_destroy_decompress(&info); }
+};
+
+// What to decode of a tile and where it goes.
+struct Request {
+  uint32_t row0 = 0, row1 = 0;      // rows [row0, row1)
+  uint32_t col0 = 0, col1 = 0;      // with a sink: the columns wanted
+  const RowSink* sink = nullptr;    // each row handed to it from one row buffer, or
+  uint8_t* const* rows = nullptr;   // row r written straight to rows[r]
+  bool whole = false;               // the whole image, of at most row1 rows, sized as check_tile_size wants
+  bool rgba = false;
+};
+
+// Decodes a JPEG tile as the request says; returns the rows decoded, or 0 when a partial request does not
+// fit the stream (not a tile-wide image holding the rows: the caller then decodes the whole tile).
+uint32_t decode(const uint8_t* src, size_t n, const std::string& tables, bool force_rgb, uint32_t samples,
+                uint32_t width, const Request& q) {
+  thread_local Decoder dec;
+  auto [data, size] = jpeg_stream(src, n, tables, force_rgb, samples, dec.merged);
+  jpeg_decompress_struct& info = dec.info;
+  if (setjmp(dec.errors.jump)) {
+    jpeg_abort_decompress(&info);
+    throw SlideError(std::string("corrupt JPEG tile: ") + dec.errors.message);
+  }
+  jpeg_mem_src(&info, data, (unsigned long)size);
+  jpeg_read_header(&info, TRUE);
+  uint32_t row1 = q.row1;
+  if (q.whole) {
+    try {
+      check_tile_size("JPEG", info.image_width, info.image_height, width, q.row1);
+    } catch (...) {
+      jpeg_abort_decompress(&info);
+      throw;
+    }
+    row1 = info.image_height;
+  } else if (info.image_width != width || info.image_height < q.row1 || int(samples) != info.num_components) {
+    jpeg_abort_decompress(&info);
+    return 0;
+  }
+  info.out_color_space = samples == 1 ? JCS_GRAYSCALE : q.rgba ? JCS_EXT_RGBA : JCS_RGB;
+  info.dct_method = JDCT_ISLOW;
+  jpeg_start_decompress(&info);
+  dec.huffman.take_over(&info);
+  JDIMENSION x = 0, w = width;
+  if (q.sink) {
+    // crop with an iMCU of margin each side: the wanted columns then get the whole decode's values (at a
+    // crop edge inside the image, fancy upsampling would treat the edge as the image's)
+    const uint32_t margin = uint32_t(info.max_h_samp_factor) * DCTSIZE;
+    x = q.col0 > margin ? q.col0 - margin : 0, w = std::min(q.col1 + margin, width) - x;
+    if (x > 0 || w < width) jpeg_crop_scanline(&info, &x, &w);
+    dec.row.resize(size_t(info.output_width) * samples);
+  }
+  if (q.row0) jpeg_skip_scanlines(&info, q.row0);
+  for (uint32_t r = q.row0; r < row1;) {
+    JSAMPROW one = dec.row.data();
+    const JDIMENSION got = q.sink ? jpeg_read_scanlines(&info, &one, 1)
+                                  : jpeg_read_scanlines(&info, const_cast<JSAMPARRAY>(q.rows + r), row1 - r);
+    if (got == 0) {
+      jpeg_abort_decompress(&info);
+      throw SlideError("corrupt JPEG tile: " + std::to_string(r) + " rows decoded");
+    }
+    if (q.sink) (*q.sink)(r, dec.row.data() + size_t(q.col0 - x) * samples, 1, dec.row.size());
+    r += got;
+  }
+  jpeg_abort_decompress(&info);  // the rows below are never decoded
+  return row1 - q.row0;
+}
+
+}  // namespace
+
+uint32_t jpeg(const uint8_t* src, size_t n, const std::string& tables, bool force_rgb, uint32_t samples,
+              uint32_t width, uint32_t max_rows, uint8_t* dst, size_t pitch, bool rgba) {
+  thread_local std::vector<uint8_t*> rows;
+  rows.resize(max_rows);
+  for (uint32_t r = 0; r < max_rows; ++r) rows[r] = dst + r * pitch;
+  Request q;
+  q.row1 = max_rows, q.rows = rows.data(), q.whole = true, q.rgba = rgba && samples == 3;
+  return decode(src, n, tables, force_rgb, samples, width, q);
+}
+
+bool jpeg_rows(const uint8_t* src, size_t n, const std::string& tables, bool force_rgb, uint32_t samples,
+               uint32_t width, uint32_t row0, uint32_t row1, uint32_t col0, uint32_t col1, RowSink sink) {
+  Request q;
+  q.row0 = row0, q.row1 = row1, q.col0 = col0, q.col1 = col1, q.sink = &sink;
+  return decode(src, n, tables, force_rgb, samples, width, q) != 0;
+}
+
+bool jpeg_into(const uint8_t* src, size_t n, const std::string& tables, bool force_rgb, uint32_t samples,
+               uint32_t width, uint32_t height, uint8_t* const* rows) {
+  Request q;
+  q.row1 = height, q.col1 = width, q.rows = rows;
+  return decode(src, n, tables, force_rgb, samples, width, q) != 0;
+}
+#else
+// TurboJPEG alone: whole tiles only
 uint32_t jpeg(const uint8_t* src, size_t n, const std::string& tables, bool force_rgb, uint32_t samples,
               uint32_t width, uint32_t max_rows, uint8_t* dst, size_t pitch, bool rgba) {
   tjhandle tj = per_thread<void, make_tj, free_tj>("JPEG");
@@ -229,94 +354,6 @@ uint32_t jpeg(const uint8_t* src, size_t n, const std::string& tables, bool forc
   return uint32_t(h);
 }
 
-#ifdef NDIMG_WITH_LIBJPEG
-namespace {
-
-// A libjpeg decompressor per thread. Errors longjmp back to decode_rows (only libjpeg's C frames lie
-// between), warnings (data the decoder got past) are counted silently, as TurboJPEG treats them.
-struct RowDecoder {
-  jpeg_decompress_struct info{};
-  struct Errors {
-    jpeg_error_mgr mgr;
-    std::jmp_buf jump;
-    char message[JMSG_LENGTH_MAX];
-  } errors{};
-  std::vector<uint8_t> row;
-  RowDecoder() {
-    info.err = jpeg_std_error(&errors.mgr);
-    errors.mgr.error_exit = [](j_common_ptr c) {
-      auto* e = reinterpret_cast<Errors*>(c->err);
-      (*c->err->format_message)(c, e->message);
-      std::longjmp(e->jump, 1);
-    };
-    errors.mgr.emit_message = [](j_common_ptr c, int level) {
-      if (level < 0) ++c->err->num_warnings;
-    };
-    jpeg_create_decompress(&info);
-  }
-  ~RowDecoder() { jpeg_destroy_decompress(&info); }
-};
-
-// Rows [row0, row1) of a tile-wide JPEG image: each handed to *sink from one row buffer, its columns
-// [col0, col1) decoded with a margin (cropped), or, without a sink, whole rows decoded straight into rows[r].
-bool decode_rows(const uint8_t* src, size_t n, const std::string& tables, bool force_rgb, uint32_t samples,
-                 uint32_t width, uint32_t row0, uint32_t row1, uint32_t col0, uint32_t col1, const RowSink* sink,
-                 uint8_t* const* rows) {
-  thread_local RowDecoder dec;
-  thread_local std::vector<uint8_t> merged;
-  auto [data, size] = jpeg_stream(src, n, tables, force_rgb, samples, merged);
-  jpeg_decompress_struct& info = dec.info;
-  if (setjmp(dec.errors.jump)) {
-    jpeg_abort_decompress(&info);
-    throw SlideError(std::string("corrupt JPEG tile: ") + dec.errors.message);
-  }
-  jpeg_mem_src(&info, data, (unsigned long)size);
-  jpeg_read_header(&info, TRUE);
-  // anything other than a tile-wide image holding the rows goes the whole-tile way (and its checks)
-  if (info.image_width != width || info.image_height < row1 || int(samples) != info.num_components) {
-    jpeg_abort_decompress(&info);
-    return false;
-  }
-  info.out_color_space = samples == 1 ? JCS_GRAYSCALE : JCS_RGB;
-  info.dct_method = JDCT_ISLOW;
-  jpeg_start_decompress(&info);
-  JDIMENSION x = 0, w = width;
-  if (sink) {
-    // crop with an iMCU of margin each side: the wanted columns then get the whole decode's values (at a
-    // crop edge inside the image, fancy upsampling would treat the edge as the image's)
-    const uint32_t margin = uint32_t(info.max_h_samp_factor) * DCTSIZE;
-    x = col0 > margin ? col0 - margin : 0, w = std::min(col1 + margin, width) - x;
-    if (x > 0 || w < width) jpeg_crop_scanline(&info, &x, &w);
-    dec.row.resize(size_t(info.output_width) * samples);
-  }
-  if (row0) jpeg_skip_scanlines(&info, row0);
-  for (uint32_t r = row0; r < row1;) {
-    JSAMPROW one = dec.row.data();
-    const JDIMENSION got = sink ? jpeg_read_scanlines(&info, &one, 1)
-                                : jpeg_read_scanlines(&info, const_cast<JSAMPARRAY>(rows + r), row1 - r);
-    if (got == 0) {
-      jpeg_abort_decompress(&info);
-      throw SlideError("corrupt JPEG tile: " + std::to_string(r) + " rows decoded");
-    }
-    if (sink) (*sink)(r, dec.row.data() + size_t(col0 - x) * samples, 1, dec.row.size());
-    r += got;
-  }
-  jpeg_abort_decompress(&info);  // the rows below are never decoded
-  return true;
-}
-
-}  // namespace
-
-bool jpeg_rows(const uint8_t* src, size_t n, const std::string& tables, bool force_rgb, uint32_t samples,
-               uint32_t width, uint32_t row0, uint32_t row1, uint32_t col0, uint32_t col1, RowSink sink) {
-  return decode_rows(src, n, tables, force_rgb, samples, width, row0, row1, col0, col1, &sink, nullptr);
-}
-
-bool jpeg_into(const uint8_t* src, size_t n, const std::string& tables, bool force_rgb, uint32_t samples,
-               uint32_t width, uint32_t height, uint8_t* const* rows) {
-  return decode_rows(src, n, tables, force_rgb, samples, width, 0, height, 0, width, nullptr, rows);
-}
-#else
 bool jpeg_rows(const uint8_t*, size_t, const std::string&, bool, uint32_t, uint32_t, uint32_t, uint32_t, uint32_t,
                uint32_t, RowSink) {
   return false;
