@@ -68,12 +68,13 @@ def tile_cache(request):
     CuImage.cache("nocache")
 
 
+@pytest.mark.parametrize("optimize", [False, True])  # True: each tile its own Huffman tables
 @pytest.mark.parametrize("kind,quality", [("smooth", 75), ("noise", 100), ("flat", 10)])
 @pytest.mark.parametrize("restart", list(RESTARTS))
 @pytest.mark.parametrize("layout", list(LAYOUTS))
-def test_tiles_match_libjpeg_exactly(tmp_path, rng, tile_cache, layout, restart, kind, quality):
+def test_tiles_match_libjpeg_exactly(tmp_path, rng, tile_cache, layout, restart, kind, quality, optimize):
     gray = layout == "gray"
-    kw = dict(quality=quality, **LAYOUTS[layout], **RESTARTS[restart])
+    kw = dict(quality=quality, optimize=optimize, **LAYOUTS[layout], **RESTARTS[restart])
     tiles = encode_tiles(content(kind, rng, gray), **kw)
     if restart != "none":
         assert all(b"\xff\xdd" in t for t in tiles)  # the encoder wrote a restart interval

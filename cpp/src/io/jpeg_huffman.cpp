@@ -136,6 +136,7 @@ struct JpegHuffman::State {
   std::vector<uint8_t> tail;      // a segment other than the last, followed by zeros as libjpeg feeds them
   size_t tail_used = 0;
   std::deque<Table> tables;       // kept while the JPEG tables stay the same (a slide's tiles share them)
+  static constexpr size_t kKeptTables = 4 * MAX_COMPS_IN_SCAN;  // two images' worth
   const Table* dc[D_MAX_BLOCKS_IN_MCU] = {};
   const Table* ac[D_MAX_BLOCKS_IN_MCU] = {};
   int comp[D_MAX_BLOCKS_IN_MCU] = {};
@@ -148,10 +149,13 @@ struct JpegHuffman::State {
   int last_dc[MAX_COMPS_IN_SCAN] = {};
   JBLOCK scratch;  // where coefficients go when libjpeg asks to discard them (jpeg_skip_scanlines)
 
-  const Table* table(const JHUFF_TBL* t, bool is_ac) {
+  const Table* find(const JHUFF_TBL* t, bool is_ac) const {
     for (const Table& d : tables)
       if (d.same(t, is_ac)) return &d;
-    if (tables.size() >= 8) tables.pop_front();
+    return nullptr;
+  }
+  const Table* table(const JHUFF_TBL* t, bool is_ac) {
+    if (const Table* d = find(t, is_ac)) return d;
     tables.emplace_back().build(t, is_ac);
     return &tables.back();
   }
@@ -276,15 +280,22 @@ bool JpegHuffman::take_over(j_decompress_ptr cinfo) {
       cinfo->comps_in_scan > MAX_COMPS_IN_SCAN || cinfo->entropy == nullptr || cinfo->src == nullptr)
     return false;
   State& st = *state_;
+  const JHUFF_TBL* huff[2][MAX_COMPS_IN_SCAN];
+  size_t missing = 0;
+  for (int ci = 0; ci < cinfo->comps_in_scan; ++ci) {
+    const jpeg_component_info* c = cinfo->cur_comp_info[ci];
+    huff[0][ci] = cinfo->dc_huff_tbl_ptrs[c->dc_tbl_no];
+    huff[1][ci] = cinfo->ac_huff_tbl_ptrs[c->ac_tbl_no];
+    if (!huff[0][ci] || !huff[1][ci]) return false;
+    missing += !st.find(huff[0][ci], false) + !st.find(huff[1][ci], true);
+  }
+  // the kept tables go all at once when this image's would not fit beside them, never one this image uses
+  if (st.tables.size() + missing > State::kKeptTables) st.tables.clear();
   const Table* dc[MAX_COMPS_IN_SCAN];
   const Table* ac[MAX_COMPS_IN_SCAN];
   for (int ci = 0; ci < cinfo->comps_in_scan; ++ci) {
-    const jpeg_component_info* c = cinfo->cur_comp_info[ci];
-    const JHUFF_TBL* d = cinfo->dc_huff_tbl_ptrs[c->dc_tbl_no];
-    const JHUFF_TBL* a = cinfo->ac_huff_tbl_ptrs[c->ac_tbl_no];
-    if (!d || !a) return false;
-    dc[ci] = st.table(d, false);
-    ac[ci] = st.table(a, true);
+    dc[ci] = st.table(huff[0][ci], false);
+    ac[ci] = st.table(huff[1][ci], true);
   }
   st.blocks = cinfo->blocks_in_MCU;
   for (int n = 0; n < st.blocks; ++n) {
