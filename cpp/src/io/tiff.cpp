@@ -472,26 +472,30 @@ static void rgb_to_rgba_portable(const uint8_t* s, uint8_t* o, int64_t n) {
 }
 
 #if defined(__x86_64__) || defined(__i386__)
-__attribute__((target("ssse3"))) static void rgb_to_rgba_ssse3(const uint8_t* s, uint8_t* o, int64_t n) {
-  // 16 pixels are 48 bytes: loads at 0, 12 and 24 hold pixels 0-3, 4-7 and 8-11 in their first 12 bytes, the
-  // load at 32 pixels 12-15 in its last 12 (no byte past the 48 is read)
+// 16 pixels are 48 bytes: loads at 0, 12 and 24 hold pixels 0-3, 4-7 and 8-11 in their first 12 bytes, the
+// load at 32 pixels 12-15 in its last 12 (no byte past the 48 is read)
+__attribute__((target("ssse3"))) static inline void rgb_to_rgba_16(const uint8_t* p, uint8_t* out) {
   const __m128i lo = _mm_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1);
   const __m128i hi = _mm_setr_epi8(4, 5, 6, -1, 7, 8, 9, -1, 10, 11, 12, -1, 13, 14, 15, -1);
   const __m128i alpha = _mm_set1_epi32(int32_t(0xff000000u));
+  __m128i* q = reinterpret_cast<__m128i*>(out);
+  const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 12));
+  const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 24));
+  const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 32));
+  _mm_storeu_si128(q, _mm_or_si128(_mm_shuffle_epi8(a, lo), alpha));
+  _mm_storeu_si128(q + 1, _mm_or_si128(_mm_shuffle_epi8(b, lo), alpha));
+  _mm_storeu_si128(q + 2, _mm_or_si128(_mm_shuffle_epi8(c, lo), alpha));
+  _mm_storeu_si128(q + 3, _mm_or_si128(_mm_shuffle_epi8(d, hi), alpha));
+}
+
+__attribute__((target("ssse3"))) static void rgb_to_rgba_ssse3(const uint8_t* s, uint8_t* o, int64_t n) {
+  if (n < 16) return rgb_to_rgba_portable(s, o, n);
   int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const uint8_t* p = s + 3 * i;
-    __m128i* q = reinterpret_cast<__m128i*>(o + 4 * i);
-    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 12));
-    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 24));
-    const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 32));
-    _mm_storeu_si128(q, _mm_or_si128(_mm_shuffle_epi8(a, lo), alpha));
-    _mm_storeu_si128(q + 1, _mm_or_si128(_mm_shuffle_epi8(b, lo), alpha));
-    _mm_storeu_si128(q + 2, _mm_or_si128(_mm_shuffle_epi8(c, lo), alpha));
-    _mm_storeu_si128(q + 3, _mm_or_si128(_mm_shuffle_epi8(d, hi), alpha));
-  }
-  rgb_to_rgba_portable(s + 3 * i, o + 4 * i, n - i);
+  for (; i + 16 <= n; i += 16) rgb_to_rgba_16(s + 3 * i, o + 4 * i);
+  // the last pixels as the 16 ending the row, some done twice: a patch row's 255 pixels left 15 to the
+  // scalar loop, which took 30% of the expansion's time
+  if (i < n) rgb_to_rgba_16(s + 3 * (n - 16), o + 4 * (n - 16));
 }
 #endif
 
