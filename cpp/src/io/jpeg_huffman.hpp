@@ -3,7 +3,9 @@
 // time (an unstuffed copy of the scan read 57 bits at a time without byte checks, and one table lookup
 // giving a coefficient's run, length and value together), so a whole tile decodes about 1.2x faster.
 // libjpeg-turbo keeps everything else (headers, IDCT, upsampling, colour conversion), and the coefficients
-// are the same, so the pixels are too.
+// are the same, so the pixels are too. Damaged data follows libjpeg's rules (zeros past the data, restart
+// resynchronisation, 17 bits for a bad code); the one known difference is where libjpeg-turbo's own fast
+// path meets a marker inside an MCU and keeps that MCU's first, abandoned decode mixed into its second.
 #pragma once
 #ifdef NDIMG_WITH_LIBJPEG
 #include <memory>
