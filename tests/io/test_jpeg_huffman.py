@@ -155,3 +155,16 @@ def test_damaged_tiles_never_crash(tmp_path, restart):
                 np.testing.assert_array_equal(results[0], results[1])
             part = s.read_region((W - 5, H - 5), 0, (10, 10))  # outside is transparent, whatever the data
             assert part.shape == (10, 10, 4) and (part[5:, :, 3] == 0).all()
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_progressive_tiles_match_libjpeg(tmp_path, rng, tile_cache, layout):
+    """Scans ndimg does not decode itself (progressive: libjpeg-turbo's decoder stays) read the same."""
+    gray = layout == "gray"
+    tiles = encode_tiles(content("smooth", rng, gray), quality=80, progressive=True, **LAYOUTS[layout])
+    path = str(tmp_path / "p.tif")
+    write(path, tiles, gray, (2, 2) if layout == "420" else (2, 1) if layout == "422" else (1, 1))
+    ref = libjpeg_decode(tiles, gray)
+    with ndimg.io.Slide(path) as s:
+        np.testing.assert_array_equal(s.read_region((0, 0), 0, (W, H))[..., :3], ref)
+        np.testing.assert_array_equal(s.read_region((5, 7), 0, (50, 40))[..., :3], ref[7:47, 5:55])
