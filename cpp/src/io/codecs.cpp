@@ -230,7 +230,6 @@ struct Decoder {
   } errors{};
   JpegHuffman huffman;
   std::vector<uint8_t> row, merged;
-  std::vector<uint8_t*> rows;
   Decoder() {
     info.err = jpeg_std_error(&errors.mgr);
     errors.mgr.error_exit = [](j_common_ptr c) {

@@ -2,6 +2,7 @@
 #include "io/jpeg_huffman.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <cstdint>
 #include <cstdio>  // jpeglib.h needs FILE
 #include <cstring>
@@ -154,8 +155,7 @@ struct JpegHuffman::State {
       if (d.same(t, is_ac)) return &d;
     return nullptr;
   }
-  const Table* table(const JHUFF_TBL* t, bool is_ac) {
-    if (const Table* d = find(t, is_ac)) return d;
+  const Table* add(const JHUFF_TBL* t, bool is_ac) {
     tables.emplace_back().build(t, is_ac);
     return &tables.back();
   }
@@ -280,23 +280,30 @@ bool JpegHuffman::take_over(j_decompress_ptr cinfo) {
       cinfo->comps_in_scan > MAX_COMPS_IN_SCAN || cinfo->entropy == nullptr || cinfo->src == nullptr)
     return false;
   State& st = *state_;
-  const JHUFF_TBL* huff[2][MAX_COMPS_IN_SCAN];
+  const JHUFF_TBL* huff[2][MAX_COMPS_IN_SCAN];  // [0]: DC, [1]: AC
+  const Table* kept[2][MAX_COMPS_IN_SCAN];
   size_t missing = 0;
   for (int ci = 0; ci < cinfo->comps_in_scan; ++ci) {
     const jpeg_component_info* c = cinfo->cur_comp_info[ci];
     huff[0][ci] = cinfo->dc_huff_tbl_ptrs[c->dc_tbl_no];
     huff[1][ci] = cinfo->ac_huff_tbl_ptrs[c->ac_tbl_no];
     if (!huff[0][ci] || !huff[1][ci]) return false;
-    missing += !st.find(huff[0][ci], false) + !st.find(huff[1][ci], true);
+    for (int a = 0; a < 2; ++a) missing += !(kept[a][ci] = st.find(huff[a][ci], a == 1));
   }
   // the kept tables go all at once when this image's would not fit beside them, never one this image uses
-  if (st.tables.size() + missing > State::kKeptTables) st.tables.clear();
+  if (st.tables.size() + missing > State::kKeptTables) {
+    st.tables.clear();
+    for (auto& k : kept) std::fill(std::begin(k), std::end(k), nullptr);
+  }
+  // a missing table is searched again first: another component of this image may have added it just now
+  auto resolve = [&](int a, int ci) {
+    if (kept[a][ci]) return kept[a][ci];
+    const Table* t = st.find(huff[a][ci], a == 1);
+    return t ? t : st.add(huff[a][ci], a == 1);
+  };
   const Table* dc[MAX_COMPS_IN_SCAN];
   const Table* ac[MAX_COMPS_IN_SCAN];
-  for (int ci = 0; ci < cinfo->comps_in_scan; ++ci) {
-    dc[ci] = st.table(huff[0][ci], false);
-    ac[ci] = st.table(huff[1][ci], true);
-  }
+  for (int ci = 0; ci < cinfo->comps_in_scan; ++ci) dc[ci] = resolve(0, ci), ac[ci] = resolve(1, ci);
   st.blocks = cinfo->blocks_in_MCU;
   for (int n = 0; n < st.blocks; ++n) {
     const int ci = cinfo->MCU_membership[n];
