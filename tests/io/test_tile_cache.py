@@ -12,6 +12,8 @@ import tifffile
 from ndimg.io import CacheType, CuImage, Slide, SlideError, preferred_memory_capacity
 
 TILE = 256 * 256 * 3  # bytes of one decoded RGB tile of the test slides
+# what the cache holds of one of their JPEG tiles (YCbCr with 4:2:0 chroma): its planes, Y and the halved Cb, Cr
+KEPT = 256 * 256 + 2 * 128 * 128
 
 
 @pytest.fixture(autouse=True)
@@ -53,14 +55,14 @@ def test_hits_and_misses(tifffile_slides):
     with CuImage(tifffile_slides["jpeg"]) as img:
         cache = CuImage.cache("per_process", memory_capacity=16, record_stat=True)
         first = tile_region(img, 1, 2)
-        assert (cache.hit_count, cache.miss_count, cache.size, cache.memory_size) == (0, 1, 1, TILE)
+        assert (cache.hit_count, cache.miss_count, cache.size, cache.memory_size) == (0, 1, 1, KEPT)
         np.testing.assert_array_equal(tile_region(img, 1, 2), first)
         assert (cache.hit_count, cache.miss_count) == (1, 1)
         img.read_region((10, 10), (300, 300))  # tiles (0..2, 0..2): 4 new, none cached
         assert (cache.hit_count, cache.miss_count, cache.size) == (1, 5, 5)
         img.read_region((200, 200), (100, 100))  # tiles (0,0), (1,0), (0,1), (1,1)
         assert (cache.hit_count, cache.miss_count) == (5, 5)
-        assert cache.free_memory == (16 << 20) - 5 * TILE
+        assert cache.free_memory == (16 << 20) - 5 * KEPT
         cache.record(False)
         tile_region(img, 1, 2)
         assert (cache.hit_count, cache.miss_count, cache.record()) == (0, 0, False)
@@ -111,10 +113,10 @@ def test_capacity_and_lru_eviction(tifffile_slides, kind):
         assert (cache.hit_count, cache.miss_count) == (3, 4)
         tile_region(img, 1, 0)
         assert (cache.hit_count, cache.miss_count) == (3, 5)
-        # the memory bound: 1 MiB holds 5 tiles whatever the count capacity
+        # the memory bound: 1 MiB holds 10 tiles whatever the count capacity
         cache = CuImage.cache(kind, memory_capacity=1, capacity=1000)
         img.read_region(level=0)  # 48 tiles
-        assert cache.size == 5 and cache.memory_size == 5 * TILE <= cache.memory_capacity
+        assert cache.size == 10 and cache.memory_size == 10 * KEPT <= cache.memory_capacity
 
 
 @pytest.mark.parametrize("kind", ["per_process", "shared_memory"])
@@ -335,9 +337,9 @@ def test_corrupt_jpeg_tile_with_cache_then_usable(tifffile_slides, tmp_path):
         for _ in range(2):
             with pytest.raises(SlideError, match="JPEG"):
                 s.read_region((300, 10), 0, (20, 20))
-            assert (cache.size, cache.memory_size) == (1, TILE)
+            assert (cache.size, cache.memory_size) == (1, KEPT)
         np.testing.assert_array_equal(s.read_region((0, 256), 0, (256, 256)), rgba_of(level, 0, 256, 256, 256))
-        assert (cache.size, cache.memory_size, cache.hit_count) == (2, 2 * TILE, 0)
+        assert (cache.size, cache.memory_size, cache.hit_count) == (2, 2 * KEPT, 0)
 
 
 @pytest.mark.parametrize("kind", ["per_process", "shared_memory"])
@@ -345,26 +347,80 @@ def test_first_rows_of_a_tile_let_go_are_decoded_alone(tifffile_slides, kind):
     # A reader wanting only a tile's first rows (at most an eighth of them) of a tile the cache held whole and
     # has evicted gets those rows decoded and kept alone; a reader wanting more replaces them with the whole
     # tile. A tile never held, or one held before the cache was emptied, is decoded whole.
+    # The test slide's tiles are kept as planes, in blocks of 16 KiB: a tile's first 16 rows (one MCU row: the
+    # first 15 can be read) take a block of Y rows and one of each chroma plane's.
     path = tifffile_slides["jpeg"]
     level = tifffile.imread(path, key=0)
-    row = 256 * 3
+    top = 3 * 16 << 10
     with CuImage(path) as img:
-        cache = CuImage.cache(kind, memory_capacity=1, capacity=1000, record_stat=True)  # 5 whole tiles
+        cache = CuImage.cache(kind, memory_capacity=1, capacity=1000, record_stat=True)  # 10 whole tiles
         tile_region(img, 0, 0)
-        for tx in range(1, 6):
-            tile_region(img, tx, 0)  # (0, 0), the least recent, goes
-        assert cache.size == 5 and cache.memory_size == 5 * TILE
+        for t in range(1, 11):
+            tile_region(img, t % 8, t // 8)  # (0, 0), the least recent, goes
+        assert cache.size == 10 and cache.memory_size == 10 * KEPT
         np.testing.assert_array_equal(img.read_region((0, 0), (256, 2)), level[:2, :256])
-        assert cache.size == 6 and cache.memory_size == 5 * TILE + 2 * row
+        assert cache.size == 11 and cache.memory_size == 10 * KEPT + top
         misses = cache.miss_count
-        np.testing.assert_array_equal(img.read_region((3, 1), (100, 1)), level[1:2, 3:103])  # a hit on those rows
-        assert (cache.miss_count, cache.memory_size) == (misses, 5 * TILE + 2 * row)
+        np.testing.assert_array_equal(img.read_region((3, 1), (100, 14)), level[1:15, 3:103])  # a hit on those rows
+        assert (cache.miss_count, cache.memory_size) == (misses, 10 * KEPT + top)
         np.testing.assert_array_equal(img.read_region((0, 0), (256, 40)), level[:40, :256])  # more: decoded whole
-        assert cache.miss_count == misses + 1 and cache.memory_size == 5 * TILE
+        assert cache.miss_count == misses + 1 and cache.memory_size == 10 * KEPT
         np.testing.assert_array_equal(tile_region(img, 0, 0), level[:256, :256])
         assert cache.miss_count == misses + 1
-        np.testing.assert_array_equal(img.read_region((256 * 6, 0), (256, 2)), level[:2, 1536:1792])  # never held
-        assert cache.memory_size == 5 * TILE
+        np.testing.assert_array_equal(img.read_region((256 * 6, 256 * 3), (256, 2)),
+                                      level[768:770, 1536:1792])  # never held
+        assert cache.memory_size == 10 * KEPT
         cache.clear()
         np.testing.assert_array_equal(img.read_region((256, 0), (256, 2)), level[:2, 256:512])  # held, then emptied
-        assert cache.memory_size == TILE
+        assert cache.memory_size == KEPT
+
+
+@pytest.mark.parametrize("tile", [16, 240, 256, 512])
+def test_ycbcr_420_tiles_kept_as_planes_read_the_same(tmp_path, rng, tile):
+    # JPEG tiles of YCbCr with 4:2:0 chroma are kept as their planes and converted as they are read (chroma
+    # upsampling and colour conversion as libjpeg-turbo does them): every API reads the same bytes as without the
+    # cache, on noise (colours that clip) and smooth content, at tile edges and corners, odd offsets, 1-pixel
+    # rows and columns, and from tiles the cache holds only the first rows of.
+    h, w = 3 * tile + 32, 3 * tile + 48
+    smooth = np.stack([*np.meshgrid(np.linspace(0, 255, w), np.linspace(255, 0, h)), np.full((h, w), 128.0)], -1)
+    img = np.where(rng.random((h, w, 1)) < 0.5, rng.integers(0, 256, (h, w, 3)), smooth).astype(np.uint8)
+    path = str(tmp_path / "ycc.tif")
+    tifffile.imwrite(path, img, tile=(tile, tile), compression="jpeg", compressionargs={"level": 90}, metadata=None)
+    edges = [t * tile + d for t in range(4) for d in (-1, 0, 1)]
+    regions = [(int(x), int(y), int(rw), int(rh)) for x, y, rw, rh in
+               [(rng.choice(edges), rng.choice(edges), rng.choice([1, 2, 3, 17, tile + 1]),
+                 rng.choice([1, 2, 15, 16, 17, tile - 1])) for _ in range(40)] +
+               [(int(rng.integers(-20, w)), int(rng.integers(-20, h)), int(rng.integers(1, 300)),
+                 int(rng.integers(1, 300))) for _ in range(20)] + [(1, 1, tile, tile), (0, 0, w, h)]]
+    with Slide(path) as s, CuImage(path) as c:
+        want_rgba = [s.read_region((x, y), 0, (rw, rh)) for x, y, rw, rh in regions]
+        want_raw = [s.read_region_raw((x, y), 0, (rw, rh)) for x, y, rw, rh in regions if x >= 0 and y >= 0]
+        for kind in ["per_process", "shared_memory"]:
+            cache = CuImage.cache(kind, memory_capacity=64, record_stat=True)
+            for _ in range(2):  # misses, then hits
+                for (x, y, rw, rh), want in zip(regions, want_rgba):
+                    np.testing.assert_array_equal(s.read_region((x, y), 0, (rw, rh)), want)
+                    np.testing.assert_array_equal(c.read_region((x, y), (rw, rh)), want[..., :3])
+                got = [s.read_region_raw((x, y), 0, (rw, rh)) for x, y, rw, rh in regions if x >= 0 and y >= 0]
+                for g, want in zip(got, want_raw):
+                    np.testing.assert_array_equal(g, want)
+                batches = c.read_region([(x, y) for x, y, _, _ in regions], (33, 21), num_workers=3, batch_size=7)
+                np.testing.assert_array_equal(np.concatenate(list(batches)),
+                                              np.stack([s.read_region((x, y), 0, (33, 21))[..., :3]
+                                                        for x, y, _, _ in regions]))
+            # each plane in blocks of 16 KiB holding whole rows: Y's tile rows of tile bytes, then Cb's and Cr's
+            blocks = -(-tile // (16384 // tile)) + 2 * -(-(tile // 2) // (16384 // (tile // 2)))
+            assert cache.hit_count > 0 and cache.memory_size == cache.size * blocks * 16384
+            # tiles held only in their first rows (let go of, then wanted for a row or two): the rows there, and the
+            # rows below them decoded anew
+            cache.clear()
+            for y in (0, tile, 2 * tile):
+                for x in (0, tile, 2 * tile):
+                    c.read_region((x, y), (tile, tile))
+            cache = CuImage.cache(kind, memory_capacity=1, capacity=2)
+            for x in (0, tile, 2 * tile):
+                c.read_region((x, tile), (tile, tile))
+            for rows in (1, 2, 14, 15, 16, 17, 31, 33):
+                for x in (0, tile + 3):
+                    np.testing.assert_array_equal(s.read_region((x, tile), 0, (tile, rows)),
+                                                  want_rgba[-1][tile:tile + rows, x:x + tile])

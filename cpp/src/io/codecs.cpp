@@ -215,6 +215,13 @@ bool jpeg_info(const uint8_t* src, size_t n, JpegInfo& info) {
   return true;
 }
 
+bool jpeg_ycc420(const uint8_t* src, size_t n, uint32_t width, uint32_t height) {
+  JpegInfo info;
+  return width % 16 == 0 && height % 16 == 0 && jpeg_info(src, n, info) && info.sof >= 0xC0 && info.sof <= 0xC2 &&
+         info.precision == 8 && info.components == 3 && !info.rgb && info.width == width && info.height == height &&
+         info.sampling[0] == 0x22 && info.sampling[1] == 0x11 && info.sampling[2] == 0x11;
+}
+
 #ifdef NDIMG_WITH_LIBJPEG
 namespace {
 
@@ -250,7 +257,9 @@ struct Request {
   uint32_t row0 = 0, row1 = 0;      // rows [row0, row1)
   uint32_t col0 = 0, col1 = 0;      // with a sink: the columns wanted
   const RowSink* sink = nullptr;    // each row handed to it from one row buffer, or
-  uint8_t* const* rows = nullptr;   // row r written straight to rows[r]
+  uint8_t* const* rows = nullptr;   // row r written straight to rows[r], or
+  uint8_t* const* planes[3] = {};   // raw YCbCr 4:2:0 (jpeg_planes): Y row r to planes[0][r], chroma row i to
+                                    // planes[1][i] and planes[2][i]
   bool whole = false;               // the whole image, of at most row1 rows, sized as check_tile_size wants
   bool rgba = false;
 };
@@ -281,6 +290,16 @@ uint32_t decode(const uint8_t* src, size_t n, const std::string& tables, bool fo
     jpeg_abort_decompress(&info);
     return 0;
   }
+  if (q.planes[0]) {  // libjpeg must see what jpeg_ycc420 saw: else 0, and the caller decodes to RGB
+    const jpeg_component_info* c = info.comp_info;
+    if (info.jpeg_color_space != JCS_YCbCr || info.image_height % 16 || width % 16 || c[0].h_samp_factor != 2 ||
+        c[0].v_samp_factor != 2 || c[1].h_samp_factor != 1 || c[1].v_samp_factor != 1 || c[2].h_samp_factor != 1 ||
+        c[2].v_samp_factor != 1) {
+      jpeg_abort_decompress(&info);
+      return 0;
+    }
+    info.raw_data_out = TRUE;
+  }
   info.out_color_space = samples == 1 ? JCS_GRAYSCALE : q.rgba ? JCS_EXT_RGBA : JCS_RGB;
   info.dct_method = JDCT_ISLOW;
   jpeg_start_decompress(&info);
@@ -294,8 +313,18 @@ uint32_t decode(const uint8_t* src, size_t n, const std::string& tables, bool fo
     if (x > 0 || w < width) jpeg_crop_scanline(&info, &x, &w);
     dec.row.resize(size_t(info.output_width) * samples);
   }
-  if (q.row0) jpeg_skip_scanlines(&info, q.row0);
-  for (uint32_t r = q.row0; r < row1;) {
+  for (uint32_t r = 0; q.planes[0] && r < row1; r += 16) {  // an iMCU row (16 rows) at a time
+    JSAMPROW y[16], cb[8], cr[8];
+    for (int k = 0; k < 16; ++k) y[k] = q.planes[0][r + k];
+    for (int k = 0; k < 8; ++k) cb[k] = q.planes[1][r / 2 + k], cr[k] = q.planes[2][r / 2 + k];
+    JSAMPARRAY planes[3] = {y, cb, cr};
+    if (jpeg_read_raw_data(&info, planes, 16) != 16) {
+      jpeg_abort_decompress(&info);
+      throw SlideError("corrupt JPEG tile: " + std::to_string(r) + " rows decoded");
+    }
+  }
+  if (q.row0 && !q.planes[0]) jpeg_skip_scanlines(&info, q.row0);
+  for (uint32_t r = q.row0; !q.planes[0] && r < row1;) {
     JSAMPROW one = dec.row.data();
     const JDIMENSION got = q.sink ? jpeg_read_scanlines(&info, &one, 1)
                                   : jpeg_read_scanlines(&info, const_cast<JSAMPARRAY>(q.rows + r), row1 - r);
@@ -335,6 +364,14 @@ bool jpeg_into(const uint8_t* src, size_t n, const std::string& tables, bool for
   q.row1 = height, q.col1 = width, q.rows = rows;
   return decode(src, n, tables, force_rgb, samples, width, q) != 0;
 }
+
+bool jpeg_planes(const uint8_t* src, size_t n, const std::string& tables, uint32_t width, uint32_t height,
+                 uint32_t rows, uint8_t* const* y, uint8_t* const* cb, uint8_t* const* cr) {
+  if (rows == 0 || (rows % 16 && rows != height) || rows > height) return false;
+  Request q;
+  q.row1 = rows, q.col1 = width, q.planes[0] = y, q.planes[1] = cb, q.planes[2] = cr;
+  return decode(src, n, tables, false, 3, width, q) != 0;
+}
 #else
 // TurboJPEG alone: whole tiles only
 uint32_t jpeg(const uint8_t* src, size_t n, const std::string& tables, bool force_rgb, uint32_t samples,
@@ -358,6 +395,10 @@ bool jpeg_rows(const uint8_t*, size_t, const std::string&, bool, uint32_t, uint3
   return false;
 }
 bool jpeg_into(const uint8_t*, size_t, const std::string&, bool, uint32_t, uint32_t, uint32_t, uint8_t* const*) {
+  return false;
+}
+bool jpeg_planes(const uint8_t*, size_t, const std::string&, uint32_t, uint32_t, uint32_t, uint8_t* const*,
+                 uint8_t* const*, uint8_t* const*) {
   return false;
 }
 #endif

@@ -410,7 +410,7 @@ void TiffFile::decode_tile(const Ifd& d, uint64_t tile, std::vector<uint8_t>& co
 }
 
 void TiffFile::for_each_row(int index, int64_t x, int64_t y, int64_t w, int64_t h, TileCache* cache,
-                            const PutRow& put, const DirectTile& direct) const {
+                            const PutRow& put, const DirectTile& direct, const PixelsTo* to) const {
   const Ifd& d = ifds_[size_t(index)];
   const int64_t x0 = std::max<int64_t>(x, 0), y0 = std::max<int64_t>(y, 0);
   const int64_t x1 = std::min<int64_t>(x + w, d.width), y1 = std::min<int64_t>(y + h, d.height);
@@ -435,8 +435,12 @@ void TiffFile::for_each_row(int index, int64_t x, int64_t y, int64_t w, int64_t 
       const bool whole = d.tiled && ax == tx * tw && bx == (tx + 1) * tw && ay == ty * th && by == (ty + 1) * th;
       if (whole && direct && direct(tile, ax - x, ay - y, compressed)) return true;
       // the part of the tile the region needs, straight from the cache on a hit
-      const TileRect rect{uint64_t(tw) * pixel, uint64_t(ay - ty * th), uint64_t(by - ty * th),
-                          uint64_t(ax - tx * tw) * pixel, uint64_t(bx - tx * tw) * pixel};
+      TileRect rect{uint64_t(tw) * pixel, uint64_t(ay - ty * th), uint64_t(by - ty * th),
+                    uint64_t(ax - tx * tw) * pixel, uint64_t(bx - tx * tw) * pixel};
+      if (to) {
+        rect.to = to->out + size_t(ay - y) * to->stride + size_t(ax - x) * size_t(to->channels);
+        rect.to_stride = to->stride, rect.to_channels = to->channels;
+      }
       return tile_rows(
           index, tile, cache, rect,
           [&](uint64_t row, const uint8_t* src, uint64_t rows, uint64_t stride) {
@@ -546,6 +550,7 @@ void TiffFile::read_region_8bit(int index, int64_t x, int64_t y, int64_t w, int6
                          std::to_string(d.tile_height));
       return true;
     };
+  const PixelsTo to{out, stride, channels};
   for_each_row(index, x, y, w, h, cache.get(), [&](const uint8_t* src, size_t src_stride, int64_t rx, int64_t ry,
                                                    int64_t n, int64_t rows) {
     uint8_t* const dst = out + size_t(ry) * stride + size_t(rx) * size_t(channels);
@@ -582,7 +587,7 @@ void TiffFile::read_region_8bit(int index, int64_t x, int64_t y, int64_t w, int6
         }
       }
     }
-  }, direct);
+  }, direct, d.bits == 8 && spp == 3 ? &to : nullptr);
 }
 
 void TiffFile::read_region_raw(int index, int64_t x, int64_t y, int64_t w, int64_t h, void* out) const {

@@ -18,6 +18,7 @@
 #endif
 
 #include "io/codecs.hpp"
+#include "io/ycc.hpp"
 #include "ndimg/error.hpp"
 #include "ndimg/io/tiff.hpp"
 
@@ -34,7 +35,7 @@ namespace ndimg::io {
 namespace {
 
 constexpr uint64_t kMagic = 0x4e44494d47544331ull;  // "NDIMGTC1"
-constexpr uint64_t kVersion = 3;
+constexpr uint64_t kVersion = 4;
 constexpr uint64_t kBlock = 16 << 10;                  // bytes of pixels per block
 constexpr uint64_t kShardMemory = 64ull << 20;         // one shard per this much capacity (at most 16)
 constexpr uint64_t kDefaultTileBytes = 256 * 256 * 3;  // capacity in tiles by default (as cuCIM)
@@ -95,9 +96,26 @@ static_assert(std::atomic<uint64_t>::is_always_lock_free, "shared-memory statist
 
 struct Entry {
   TileKey key;
-  uint64_t hash, bytes;
+  uint64_t hash, bytes;                         // bytes: of memory held
   uint32_t first_block, hash_next, prev, next;  // prev/next: LRU neighbours (prev is more recent)
-  uint32_t pins, pad;                           // readers copying its pixels out
+  uint32_t pins;                                // readers copying its pixels out
+  uint32_t rows;                                // the tile's first rows that can be read from it
+  uint32_t planes;                              // YCbCr planes (Planar) of this many rows, or 0: rows of pixels
+  uint32_t pad;
+};
+
+// How a tile kept as YCbCr 4:2:0 planes lies in an entry's blocks: Y, Cb, then Cr, each from a block of its own
+// on, whole rows to a block. `decoded` rows (whole iMCU rows of 16, or all) serve one row fewer than that
+// unless they are all: the last needs the chroma row below (fancy upsampling).
+struct Planar {
+  uint64_t width;
+  uint64_t y_per_block() const { return kBlock / width; }
+  uint64_t c_per_block() const { return kBlock / (width / 2); }
+  static uint64_t decoded(uint64_t rows, uint64_t height) { return std::min(height, (rows + 16) / 16 * 16); }
+  static uint64_t readable(uint64_t decoded, uint64_t height) { return decoded >= height ? height : decoded - 1; }
+  uint64_t y_blocks(uint64_t decoded) const { return (decoded + y_per_block() - 1) / y_per_block(); }
+  uint64_t c_blocks(uint64_t decoded) const { return (decoded / 2 + c_per_block() - 1) / c_per_block(); }
+  uint64_t bytes(uint64_t decoded) const { return (y_blocks(decoded) + 2 * c_blocks(decoded)) * kBlock; }
 };
 
 struct TileCache::Shard {
@@ -172,10 +190,10 @@ struct TileCache::Shard {
     let_go_slot(x.hash) = x.hash;
     release(e);
   }
-  // Whether the copy in entry e gives way to one of n bytes: it holds fewer of the tile's rows and nobody is
+  // Whether the copy in entry e gives way to one of `rows` rows: it holds fewer of the tile's rows and nobody is
   // reading it (then it is evicted here). A copy that stays is the one readers find.
-  bool gives_way(uint32_t e, uint64_t n) {
-    if (entries()[e].bytes >= n || entries()[e].pins) return false;
+  bool gives_way(uint32_t e, uint64_t rows) {
+    if (entries()[e].rows >= rows || entries()[e].pins) return false;
     evict(e);
     return true;
   }
@@ -189,7 +207,7 @@ struct TileCache::Shard {
     return false;
   }
   // Takes an entry of n bytes (evicting as needed) for `key`, pinned and outside the index until
-  // publish(); kNil when readers pin everything evictable.
+  // publish(); kNil when readers pin everything evictable. The caller says what it will hold.
   uint32_t reserve(const TileKey& key, uint64_t h, uint64_t n, uint64_t need) {
     while (free_entry == kNil || free_blocks < need || bytes + n > memory_capacity)
       if (!evict_one()) return kNil;
@@ -244,28 +262,37 @@ class ShardLock {
   TileCache::Shard& s_;
 };
 
+// What a copy of a tile holds: its first `rows` rows (readable), in `bytes` of memory, as `planes` rows of YCbCr
+// planes (or 0: rows of pixels).
+struct Extent {
+  uint64_t rows = 0, bytes = 0, planes = 0;
+};
+
 // An entry taken for a tile being stored: filled outside the lock, then published (or given back).
 struct Reservation {
   uint32_t entry = kNil, block = kNil;  // block: its first
-  uint64_t bytes = 0, generation = 0;
+  Extent extent;
+  uint64_t generation = 0;
 };
 
-// Takes an entry of n bytes for `key`, or of `top` bytes (the tile's first rows, when not 0) for a tile that
-// was here and has been let go of; none (entry kNil) when the shard cannot hold it, readers pin everything
-// evictable, or the tile is there already (stored by another process meanwhile). A copy of fewer of the
-// tile's rows is replaced.
-Reservation reserve_for(TileCache::Shard& s, const TileKey& key, uint64_t h, uint64_t n, uint64_t top = 0) {
+// Takes an entry for `key` holding `whole` (the whole tile), or `top` (its first rows, when top.rows is not 0)
+// for a tile that was here and has been let go of; none (entry kNil) when the shard cannot hold it, readers pin
+// everything evictable, or the tile is there already (stored by another process meanwhile). A copy of fewer
+// of the tile's rows is replaced.
+Reservation reserve_for(TileCache::Shard& s, const TileKey& key, uint64_t h, const Extent& whole,
+                        const Extent& top = {}) {
   ShardLock lk(s);
-  if (top && s.let_go(h)) n = top;
-  const uint64_t need = std::max<uint64_t>(1, (n + kBlock - 1) / kBlock);
-  if (n > s.memory_capacity || need > s.nblocks) return {};
-  if (const uint32_t e = s.find(key, h); e != kNil && !s.gives_way(e, n)) {
-    if (s.entries()[e].bytes >= n) s.unlink_lru(e), s.push_front(e);  // as a use of the copy there
+  const Extent& x = top.rows && s.let_go(h) ? top : whole;
+  const uint64_t need = std::max<uint64_t>(1, (x.bytes + kBlock - 1) / kBlock);
+  if (x.bytes > s.memory_capacity || need > s.nblocks) return {};
+  if (const uint32_t e = s.find(key, h); e != kNil && !s.gives_way(e, x.rows)) {
+    if (s.entries()[e].rows >= x.rows) s.unlink_lru(e), s.push_front(e);  // as a use of the copy there
     return {};
   }
-  const uint32_t e = s.reserve(key, h, n, need);
+  const uint32_t e = s.reserve(key, h, x.bytes, need);
   if (e == kNil) return {};
-  return {e, s.entries()[e].first_block, n, s.generation};
+  s.entries()[e].rows = uint32_t(x.rows), s.entries()[e].planes = uint32_t(x.planes);
+  return {e, s.entries()[e].first_block, x, s.generation};
 }
 
 // Makes a filled reservation findable, or gives it back when another process stored as much of the tile
@@ -273,13 +300,45 @@ Reservation reserve_for(TileCache::Shard& s, const TileKey& key, uint64_t h, uin
 void publish_reserved(TileCache::Shard& s, const TileKey& key, uint64_t h, const Reservation& r) {
   ShardLock lk(s);
   if (s.generation != r.generation) return;  // reset meanwhile: the reservation is gone
-  if (const uint32_t e = s.find(key, h); e != kNil && !s.gives_way(e, r.bytes)) return s.release(r.entry);
+  if (const uint32_t e = s.find(key, h); e != kNil && !s.gives_way(e, r.extent.rows)) return s.release(r.entry);
   s.publish(r.entry);
 }
 
 void give_back(TileCache::Shard& s, const Reservation& r) {
   ShardLock lk(s);
   if (s.generation == r.generation) s.release(r.entry);
+}
+
+// Row pointers of the planes in an entry from its first block b on: Y rows [0, decoded), then Cb's and Cr's
+// rows [0, decoded / 2). Valid until this thread's next call.
+uint8_t* const* plane_rows(TileCache::Shard& s, uint32_t b, const Planar& g, uint64_t decoded) {
+  thread_local std::vector<uint8_t*> rows;
+  rows.resize(2 * decoded);
+  uint8_t** at = rows.data();
+  for (const auto& [count, width] : {std::pair{decoded, g.width}, {decoded / 2, g.width / 2}, {decoded / 2, g.width / 2}})
+    for (uint64_t r = 0; r < count; b = s.block_next()[b])  // each plane from a block of its own on
+      for (uint64_t k = 0; k < kBlock / width && r < count; ++k, ++r) *at++ = s.block(b) + k * width;
+  return rows.data();
+}
+
+// Hands rect of a tile kept as planes (`decoded` rows of them) to its reader: converted straight into rect.to
+// when it gives one, else a few rows at a time to the sink as RGB. (Partial planes pass as an image of their
+// rows: no row read then reaches the last, whose neighbour below would be repeated.)
+void planes_out(uint8_t* const* rows, uint64_t width, uint64_t decoded, const TileRect& rect, RowSink sink) {
+  const Ycc420 src{rows, rows + decoded, rows + decoded + decoded / 2, uint32_t(width), uint32_t(decoded)};
+  const auto c0 = uint32_t(rect.col0 / 3), c1 = uint32_t(rect.col1 / 3);
+  if (rect.to)
+    return ycc420_to_rgb(src, uint32_t(rect.row0), uint32_t(rect.row1), c0, c1, rect.to, rect.to_stride,
+                         rect.to_channels);
+  constexpr uint64_t kRows = 16;
+  const uint64_t n = rect.col1 - rect.col0;
+  thread_local std::vector<uint8_t> rgb;
+  rgb.resize(kRows * n);
+  for (uint64_t r = rect.row0; r < rect.row1; r += kRows) {
+    const uint64_t count = std::min(kRows, rect.row1 - r);
+    ycc420_to_rgb(src, uint32_t(r), uint32_t(r + count), c0, c1, rgb.data(), n, 3);
+    sink(r, rgb.data(), count, n);
+  }
 }
 
 }  // namespace
@@ -488,19 +547,18 @@ void TileCache::clear() {
 
 bool TileCache::lookup(Shard& s, const TileKey& key, uint64_t hash, const TileRect& rect, RowSink sink) {
   thread_local std::vector<uint8_t> joined;  // a row's bytes that straddle blocks
-  uint32_t e, b;
+  uint32_t e, b, planes;
   uint64_t generation;
   {
     ShardLock lk(s);
     e = s.find(key, hash);
     if (e == kNil) return false;
     Entry& x = s.entries()[e];
-    // a copy of fewer of the tile's rows (or not this tile)
-    if (rect.row1 > rect.row0 && (rect.row1 - 1) * rect.row_bytes + rect.col1 > x.bytes) return false;
+    if (rect.row1 > rect.row0 && rect.row1 > x.rows) return false;  // a copy of fewer of the tile's rows
     s.unlink_lru(e);
     s.push_front(e);
     ++x.pins;
-    b = x.first_block, generation = s.generation;
+    b = x.first_block, generation = s.generation, planes = x.planes;
   }
   struct Unpin {
     Shard& s;
@@ -511,6 +569,11 @@ bool TileCache::lookup(Shard& s, const TileKey& key, uint64_t hash, const TileRe
       if (s.generation == generation) --s.entries()[e].pins;
     }
   } unpin{s, e, generation};
+  if (planes) {
+    const Planar g{rect.row_bytes / 3};
+    planes_out(plane_rows(s, b, g, planes), g.width, planes, rect, sink);
+    return true;
+  }
   const uint64_t n = rect.col1 - rect.col0;
   uint64_t at = 0;  // offset of block b in the tile
   for (uint64_t r = rect.row0; r < rect.row1;) {
@@ -530,8 +593,8 @@ bool TileCache::lookup(Shard& s, const TileKey& key, uint64_t hash, const TileRe
   return true;
 }
 
-void TileCache::put(Shard& s, const TileKey& key, uint64_t h, const uint8_t* data, uint64_t n) {
-  const Reservation r = reserve_for(s, key, h, n);
+void TileCache::put(Shard& s, const TileKey& key, uint64_t h, const uint8_t* data, uint64_t n, uint64_t rows) {
+  const Reservation r = reserve_for(s, key, h, {rows, n, 0});
   if (r.entry == kNil) return;
   uint32_t b = r.block;
   for (uint64_t done = 0; done < n; done += kBlock, b = s.block_next()[b])
@@ -542,9 +605,37 @@ void TileCache::put(Shard& s, const TileKey& key, uint64_t h, const uint8_t* dat
 
 bool TileCache::decode_into(Shard& s, const TileKey& key, uint64_t h, const TileRect& rect, RowSink sink,
                             const TileRowDecoder& into) {
-  const Reservation r = reserve_for(s, key, h, into.rows * rect.row_bytes, into.top * rect.row_bytes);
+  const uint64_t width = rect.row_bytes / 3;
+  if (rect.row_bytes == 3 * width && width <= kBlock && into.planar()) {
+    const Planar g{width};
+    auto extent = [&](uint64_t rows) {
+      const uint64_t d = Planar::decoded(rows, into.rows);
+      return Extent{Planar::readable(d, into.rows), g.bytes(d), d};
+    };
+    const Reservation r = reserve_for(s, key, h, extent(into.rows), into.top ? extent(into.top) : Extent{});
+    if (r.entry == kNil) return false;
+    const uint64_t d = r.extent.planes;
+    uint8_t* const* rows = plane_rows(s, r.block, g, d);
+    bool done;
+    try {
+      done = into.decode_planes(rows, rows + d, rows + d + d / 2, d);
+    } catch (...) {
+      give_back(s, r);
+      throw;
+    }
+    if (!done) {
+      give_back(s, r);
+      return false;
+    }
+    planes_out(rows, width, d, rect, sink);
+    publish_reserved(s, key, h, r);
+    return true;
+  }
+  const Reservation r =
+      reserve_for(s, key, h, {into.rows, into.rows * rect.row_bytes, 0},
+                  into.top ? Extent{into.top, into.top * rect.row_bytes, 0} : Extent{});
   if (r.entry == kNil) return false;
-  const uint64_t count = r.bytes / rect.row_bytes;  // rows decoded
+  const uint64_t count = r.extent.rows;  // rows decoded
   // row pointers into the entry's blocks; a row that straddles blocks is decoded into `spill`, then split
   thread_local std::vector<uint8_t*> rows;
   thread_local std::vector<uint8_t> spill;
@@ -614,7 +705,7 @@ bool TileCache::read(const TileKey& key, const TileRect& rect, RowSink sink, Til
   if (record) header_->misses.fetch_add(1, std::memory_order_relaxed);
   if (into && decode_into(s, key, h, rect, sink, *into)) return true;
   decode(pixels);
-  put(s, key, h, pixels.data(), pixels.size());
+  put(s, key, h, pixels.data(), pixels.size(), pixels.size() / rect.row_bytes);
   each_row(rect, pixels.data(), sink);
   return true;
 }
@@ -685,10 +776,25 @@ bool TiffFile::tile_rows(int index, uint64_t tile, TileCache* cache, const TileR
     const File::Id& id = file_->id();
     const TileKey key{id.dev, id.ino, id.mtime_ns, id.size, uint64_t(index), tile};
     if (!rows_api || !d.tiled) return cache->read(key, rect, sink, decode, pixels, nullptr, wait);
+    bool fetched = false;
+    auto fetch = [&] {
+      if (!fetched) read_chunk(d, tile, compressed), fetched = true;
+    };
     auto jpeg_into = [&](uint8_t* const* rows, uint64_t count) {
-      read_chunk(d, tile, compressed);
+      fetch();
       return codec::jpeg_into(compressed.data(), compressed.size(), d.jpeg_tables, rgb, spp, d.tile_width,
                               uint32_t(count), rows);
+    };
+    // YCbCr tiles with 4:2:0 chroma are kept as their planes (Photometric RGB: libtiff's reading, never YCbCr)
+    auto planar = [&] {
+      if (rgb || spp != 3) return false;
+      fetch();
+      return codec::jpeg_ycc420(compressed.data(), compressed.size(), d.tile_width, d.tile_height);
+    };
+    auto planes = [&](uint8_t* const* y, uint8_t* const* cb, uint8_t* const* cr, uint64_t count) {
+      fetch();
+      return codec::jpeg_planes(compressed.data(), compressed.size(), d.jpeg_tables, d.tile_width, d.tile_height,
+                                uint32_t(count), y, cb, cr);
     };
     // A reader wanting only a tile's first rows (a patch reaching a row or so into the tile row below) of a
     // tile the cache held whole and has let go of decodes those alone: it is likely the last reader of the tile
@@ -696,7 +802,7 @@ bool TiffFile::tile_rows(int index, uint64_t tile, TileCache* cache, const TileR
     // tile long before the upper band's last one wants its first row), and JPEG decodes its first rows at a
     // fraction of the whole tile's cost (libjpeg stops after the first iMCU row holding them).
     const uint64_t top = rect.row1 * 8 <= d.tile_height ? rect.row1 : 0;
-    const TileRowDecoder into{d.tile_height, top, jpeg_into};
+    const TileRowDecoder into{d.tile_height, top, jpeg_into, planar, planes};
     return cache->read(key, rect, sink, decode, pixels, &into, wait);
   }
   // uncached: only the wanted part of the tile is decoded (a patch of 256 on 240-pixel tiles wants about a

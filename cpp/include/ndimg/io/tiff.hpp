@@ -130,13 +130,19 @@ class TiffFile {
   // rows of a tile inside both the image and the region to put(src, src_stride, region_x, region_y, pixels,
   // rows) in runs: `rows` rows of `pixels` pixels from (region_x, region_y) on, row i at src + i * src_stride.
   // A whole tile inside the region may instead go to direct(tile, rx, ry, compressed), which decodes it
-  // straight into the destination and returns true (or false to take the row path).
+  // straight into the destination and returns true (or false to take the row path). `to`, for 8-bit RGB
+  // pixels, is where put() writes them (a tile cache converting its YCbCr tiles writes there itself).
+  struct PixelsTo {
+    uint8_t* out;
+    size_t stride;
+    int channels;  // 3: RGB, 4: opaque RGBA
+  };
   using PutRow = std::function<void(const uint8_t* src, size_t src_stride, int64_t rx, int64_t ry, int64_t n,
                                     int64_t rows)>;
   using DirectTile = std::function<bool(uint64_t tile, int64_t rx, int64_t ry, std::vector<uint8_t>& compressed)>;
   // Tiles go through `cache` when one is given.
   void for_each_row(int index, int64_t x, int64_t y, int64_t w, int64_t h, TileCache* cache, const PutRow& put,
-                    const DirectTile& direct = nullptr) const;
+                    const DirectTile& direct = nullptr, const PixelsTo* to = nullptr) const;
   // Decodes one chunk (a tile or strip; for separate planes one plane of it) of `spp` samples per pixel.
   void decode_chunk(const Ifd& d, uint64_t chunk, uint32_t spp, std::vector<uint8_t>& compressed,
                     std::vector<uint8_t>& out) const;

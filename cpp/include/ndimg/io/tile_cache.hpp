@@ -39,9 +39,14 @@ class FunctionRef<R(A...)> {
 };
 
 // The part of a decoded tile a reader wants: rows [row0, row1) of row_bytes bytes each, and of each of those
-// rows its bytes [col0, col1).
+// rows its bytes [col0, col1). A reader of 8-bit RGB pixels may also say where they go, as RGB (channels 3) or
+// opaque RGBA (4): row row0's first wanted pixel at `to`, rows `to_stride` bytes apart. Tiles the cache keeps as
+// YCbCr planes are then converted straight into place, not through the reader's sink.
 struct TileRect {
   uint64_t row_bytes = 0, row0 = 0, row1 = 0, col0 = 0, col1 = 0;
+  uint8_t* to = nullptr;
+  size_t to_stride = 0;
+  int to_channels = 0;
 };
 // Receives wanted rows, a run at a time: `count` rows from tile row `row` on, the wanted bytes of row row + i at
 // bytes + i * stride (valid during the call only). Runs, not single rows: a patch's piece of a cached tile is
@@ -64,9 +69,15 @@ using TileDecoder = FunctionRef<void(std::vector<uint8_t>& pixels)>;
 // false when it cannot (the tile then goes through a TileDecoder). Saves a copy of every tile stored. `top`,
 // when not 0, is how many of the first rows the reader wants at most: the cache then decodes (and keeps) only
 // those of a tile it held whole before and has let go of.
+// A JPEG tile of 8-bit YCbCr with 4:2:0 chroma can instead be kept as its planes (half the bytes of RGB;
+// io/ycc.hpp converts them): `planar` (on a miss, before the cache takes memory) reads the tile and says whether
+// it is one, and decode_planes decodes its first `count` rows' planes (Y row r to y[r], chroma row i to cb[i]
+// and cr[i]); false when it cannot (the tile then goes through `decode`).
 struct TileRowDecoder {
   uint64_t rows, top;
   FunctionRef<bool(uint8_t* const* rows, uint64_t count)> decode;
+  FunctionRef<bool()> planar;
+  FunctionRef<bool(uint8_t* const* y, uint8_t* const* cb, uint8_t* const* cr, uint64_t count)> decode_planes;
 };
 
 // Identity of a tile: the file (device, inode, modification time, size: a rewritten file gets new keys),
@@ -121,7 +132,7 @@ class TileCache {
   Shard& shard_for(uint64_t hash) const;
   uint64_t total(uint64_t Shard::*field) const;  // the field summed over the shards, each under its lock
   bool lookup(Shard& s, const TileKey& key, uint64_t hash, const TileRect& rect, RowSink sink);
-  void put(Shard& s, const TileKey& key, uint64_t hash, const uint8_t* data, uint64_t n);
+  void put(Shard& s, const TileKey& key, uint64_t hash, const uint8_t* data, uint64_t n, uint64_t rows);
   bool decode_into(Shard& s, const TileKey& key, uint64_t hash, const TileRect& rect, RowSink sink,
                    const TileRowDecoder& into);
   friend void tile_cache_atfork_prepare();
