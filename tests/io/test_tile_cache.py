@@ -115,8 +115,13 @@ def test_capacity_and_lru_eviction(tifffile_slides, kind):
         assert (cache.hit_count, cache.miss_count) == (3, 5)
         # the memory bound: 1 MiB holds 10 tiles whatever the count capacity
         cache = CuImage.cache(kind, memory_capacity=1, capacity=1000)
-        img.read_region(level=0)  # 48 tiles
+        for t in range(48):
+            tile_region(img, t % 8, t // 8)
         assert cache.size == 10 and cache.memory_size == 10 * KEPT <= cache.memory_capacity
+        # read by many threads at once, tiles that find every other one taken (being stored or read) are decoded
+        # without being stored
+        img.read_region(level=0, num_workers=16)
+        assert 0 < cache.size <= 10 and cache.memory_size == cache.size * KEPT
 
 
 @pytest.mark.parametrize("kind", ["per_process", "shared_memory"])

@@ -604,7 +604,7 @@ void TileCache::put(Shard& s, const TileKey& key, uint64_t h, const uint8_t* dat
 }
 
 bool TileCache::decode_into(Shard& s, const TileKey& key, uint64_t h, const TileRect& rect, RowSink sink,
-                            const TileRowDecoder& into) {
+                            const TileRowDecoder& into, bool& store) {
   const uint64_t width = rect.row_bytes / 3;
   if (rect.row_bytes == 3 * width && width <= kBlock && into.planar()) {
     const Planar g{width};
@@ -613,7 +613,7 @@ bool TileCache::decode_into(Shard& s, const TileKey& key, uint64_t h, const Tile
       return Extent{Planar::readable(d, into.rows), g.bytes(d), d};
     };
     const Reservation r = reserve_for(s, key, h, extent(into.rows), into.top ? extent(into.top) : Extent{});
-    if (r.entry == kNil) return false;
+    if (r.entry == kNil) return store = false;  // (kept as RGB, it would not fit either)
     const uint64_t d = r.extent.planes;
     uint8_t* const* rows = plane_rows(s, r.block, g, d);
     bool done;
@@ -703,9 +703,10 @@ bool TileCache::read(const TileKey& key, const TileRect& rect, RowSink sink, Til
   } release{mine ? in_flight_.get() : nullptr, key, h};
   if (lookup(s, key, h, rect, sink)) return hit();  // that decode's, or one stored just before the claim
   if (record) header_->misses.fetch_add(1, std::memory_order_relaxed);
-  if (into && decode_into(s, key, h, rect, sink, *into)) return true;
+  bool store = true;
+  if (into && decode_into(s, key, h, rect, sink, *into, store)) return true;
   decode(pixels);
-  put(s, key, h, pixels.data(), pixels.size(), pixels.size() / rect.row_bytes);
+  if (store) put(s, key, h, pixels.data(), pixels.size(), pixels.size() / rect.row_bytes);
   each_row(rect, pixels.data(), sink);
   return true;
 }

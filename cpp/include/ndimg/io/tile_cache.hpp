@@ -133,8 +133,9 @@ class TileCache {
   uint64_t total(uint64_t Shard::*field) const;  // the field summed over the shards, each under its lock
   bool lookup(Shard& s, const TileKey& key, uint64_t hash, const TileRect& rect, RowSink sink);
   void put(Shard& s, const TileKey& key, uint64_t hash, const uint8_t* data, uint64_t n, uint64_t rows);
+  // False when the tile is still to be decoded; `store` false then when it is not to be stored either.
   bool decode_into(Shard& s, const TileKey& key, uint64_t hash, const TileRect& rect, RowSink sink,
-                   const TileRowDecoder& into);
+                   const TileRowDecoder& into, bool& store);
   friend void tile_cache_atfork_prepare();
   friend void tile_cache_atfork_parent();
   friend void tile_cache_atfork_child();
