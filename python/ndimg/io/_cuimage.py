@@ -70,7 +70,8 @@ class ImageCache:
 
     @property
     def memory_size(self):
-        """Bytes of decoded pixels held."""
+        """Bytes of decoded tiles held (JPEG tiles of YCbCr with 4:2:0 chroma are held as their planes: half the
+        bytes of RGB)."""
         return self._get("memory_size")
 
     @property

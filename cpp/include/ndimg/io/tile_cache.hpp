@@ -7,7 +7,8 @@
 //                 that dies holding one leaves a usable cache (the interrupted shard is emptied). One
 //                 that dies while copying a tile in or out (outside the lock) leaves that tile's memory
 //                 held until its shard is next emptied so.
-// Both are bounded by memory_capacity (bytes of decoded pixels) and capacity (number of tiles), are safe
+// Both are bounded by memory_capacity (bytes of decoded tiles: rows of pixels, or for JPEG tiles of YCbCr with
+// 4:2:0 chroma their planes, half the bytes of RGB) and capacity (number of tiles), are safe
 // to use from any number of threads, and are split into shards (one mutex each) by key hash. A tile that
 // several threads of one process miss at once is decoded by one of them while the others wait for it.
 #pragma once
