@@ -309,6 +309,20 @@ void give_back(TileCache::Shard& s, const Reservation& r) {
   if (s.generation == r.generation) s.release(r.entry);
 }
 
+// Fills reservation r by decode(): false when it could not (r given back, as when it throws).
+template <class F>
+bool fill(TileCache::Shard& s, const Reservation& r, F decode) {
+  bool done;
+  try {
+    done = decode();
+  } catch (...) {
+    give_back(s, r);
+    throw;
+  }
+  if (!done) give_back(s, r);
+  return done;
+}
+
 // Row pointers of the planes in an entry from its first block b on: Y rows [0, decoded), then Cb's and Cr's
 // rows [0, decoded / 2). Valid until this thread's next call.
 uint8_t* const* plane_rows(TileCache::Shard& s, uint32_t b, const Planar& g, uint64_t decoded) {
@@ -616,17 +630,7 @@ bool TileCache::decode_into(Shard& s, const TileKey& key, uint64_t h, const Tile
     if (r.entry == kNil) return store = false;  // (kept as RGB, it would not fit either)
     const uint64_t d = r.extent.planes;
     uint8_t* const* rows = plane_rows(s, r.block, g, d);
-    bool done;
-    try {
-      done = into.decode_planes(rows, rows + d, rows + d + d / 2, d);
-    } catch (...) {
-      give_back(s, r);
-      throw;
-    }
-    if (!done) {
-      give_back(s, r);
-      return false;
-    }
+    if (!fill(s, r, [&] { return into.decode_planes(rows, rows + d, rows + d + d / 2, d); })) return false;
     planes_out(rows, width, d, rect, sink);
     publish_reserved(s, key, h, r);
     return true;
@@ -653,17 +657,7 @@ bool TileCache::decode_into(Shard& s, const TileKey& key, uint64_t h, const Tile
   each_row_block([&](uint64_t row, uint64_t lo, uint32_t b, uint64_t at) {
     rows[row] = lo + rect.row_bytes <= at + kBlock ? s.block(b) + (lo - at) : &spill[rect.row_bytes * spilled++];
   });
-  bool done;
-  try {
-    done = into.decode(rows.data(), count);
-  } catch (...) {
-    give_back(s, r);
-    throw;
-  }
-  if (!done) {
-    give_back(s, r);
-    return false;
-  }
+  if (!fill(s, r, [&] { return into.decode(rows.data(), count); })) return false;
   each_row_block([&](uint64_t row, uint64_t lo, uint32_t b, uint64_t at) {
     if (lo + rect.row_bytes > at + kBlock)
       s.pieces(b, at, lo, lo + rect.row_bytes,
