@@ -329,7 +329,8 @@ uint8_t* const* plane_rows(TileCache::Shard& s, uint32_t b, const Planar& g, uin
   thread_local std::vector<uint8_t*> rows;
   rows.resize(2 * decoded);
   uint8_t** at = rows.data();
-  for (const auto& [count, width] : {std::pair{decoded, g.width}, {decoded / 2, g.width / 2}, {decoded / 2, g.width / 2}})
+  const uint64_t half = g.width / 2;
+  for (const auto& [count, width] : {std::pair{decoded, g.width}, {decoded / 2, half}, {decoded / 2, half}})
     for (uint64_t r = 0; r < count; b = s.block_next()[b])  // each plane from a block of its own on
       for (uint64_t k = 0; k < kBlock / width && r < count; ++k, ++r) *at++ = s.block(b) + k * width;
   return rows.data();

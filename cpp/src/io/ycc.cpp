@@ -52,8 +52,8 @@ __attribute__((target("avx2"))) inline void sums16_avx2(const uint8_t* near, con
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(s), _mm256_add_epi16(_mm256_add_epi16(n, n), _mm256_add_epi16(n, f)));
 }
 
-__attribute__((target("avx2"))) inline void sums_avx2(const uint8_t* near, const uint8_t* far, uint32_t cw, uint32_t i0,
-                                               uint32_t i1, int16_t* s) {
+__attribute__((target("avx2"))) inline void sums_avx2(const uint8_t* near, const uint8_t* far, uint32_t cw,
+                                                      uint32_t i0, uint32_t i1, int16_t* s) {
   // the inner samples 16 at a time; the edges (and a short tail) as the portable code does them
   const uint32_t a = i0 > 0 ? i0 - 1 : 0, b = std::min(i1 + 1, cw);
   if (b - a >= 16) {
