@@ -292,9 +292,8 @@ uint32_t decode(const uint8_t* src, size_t n, const std::string& tables, bool fo
   }
   if (q.planes[0]) {  // libjpeg must see what jpeg_ycc420 saw: else 0, and the caller decodes to RGB
     const jpeg_component_info* c = info.comp_info;
-    if (info.jpeg_color_space != JCS_YCbCr || info.image_height % 16 || width % 16 || c[0].h_samp_factor != 2 ||
-        c[0].v_samp_factor != 2 || c[1].h_samp_factor != 1 || c[1].v_samp_factor != 1 || c[2].h_samp_factor != 1 ||
-        c[2].v_samp_factor != 1) {
+    if (info.jpeg_color_space != JCS_YCbCr || c[0].h_samp_factor != 2 || c[0].v_samp_factor != 2 ||
+        c[1].h_samp_factor != 1 || c[1].v_samp_factor != 1 || c[2].h_samp_factor != 1 || c[2].v_samp_factor != 1) {
       jpeg_abort_decompress(&info);
       return 0;
     }
@@ -313,21 +312,20 @@ uint32_t decode(const uint8_t* src, size_t n, const std::string& tables, bool fo
     if (x > 0 || w < width) jpeg_crop_scanline(&info, &x, &w);
     dec.row.resize(size_t(info.output_width) * samples);
   }
-  for (uint32_t r = 0; q.planes[0] && r < row1; r += 16) {  // an iMCU row (16 rows) at a time
-    JSAMPROW y[16], cb[8], cr[8];
-    for (int k = 0; k < 16; ++k) y[k] = q.planes[0][r + k];
-    for (int k = 0; k < 8; ++k) cb[k] = q.planes[1][r / 2 + k], cr[k] = q.planes[2][r / 2 + k];
-    JSAMPARRAY planes[3] = {y, cb, cr};
-    if (jpeg_read_raw_data(&info, planes, 16) != 16) {
-      jpeg_abort_decompress(&info);
-      throw SlideError("corrupt JPEG tile: " + std::to_string(r) + " rows decoded");
+  if (q.row0) jpeg_skip_scanlines(&info, q.row0);  // (planes are decoded from row 0)
+  for (uint32_t r = q.row0; r < row1;) {
+    JDIMENSION got;
+    if (q.planes[0]) {  // an iMCU row (16 rows) at a time
+      JSAMPROW y[16], cb[8], cr[8];
+      for (int k = 0; k < 16; ++k) y[k] = q.planes[0][r + k];
+      for (int k = 0; k < 8; ++k) cb[k] = q.planes[1][r / 2 + k], cr[k] = q.planes[2][r / 2 + k];
+      JSAMPARRAY planes[3] = {y, cb, cr};
+      got = jpeg_read_raw_data(&info, planes, 16) == 16 ? 16 : 0;
+    } else {
+      JSAMPROW one = dec.row.data();
+      got = q.sink ? jpeg_read_scanlines(&info, &one, 1)
+                   : jpeg_read_scanlines(&info, const_cast<JSAMPARRAY>(q.rows + r), row1 - r);
     }
-  }
-  if (q.row0 && !q.planes[0]) jpeg_skip_scanlines(&info, q.row0);
-  for (uint32_t r = q.row0; !q.planes[0] && r < row1;) {
-    JSAMPROW one = dec.row.data();
-    const JDIMENSION got = q.sink ? jpeg_read_scanlines(&info, &one, 1)
-                                  : jpeg_read_scanlines(&info, const_cast<JSAMPARRAY>(q.rows + r), row1 - r);
     if (got == 0) {
       jpeg_abort_decompress(&info);
       throw SlideError("corrupt JPEG tile: " + std::to_string(r) + " rows decoded");
@@ -367,7 +365,7 @@ bool jpeg_into(const uint8_t* src, size_t n, const std::string& tables, bool for
 
 bool jpeg_planes(const uint8_t* src, size_t n, const std::string& tables, uint32_t width, uint32_t height,
                  uint32_t rows, uint8_t* const* y, uint8_t* const* cb, uint8_t* const* cr) {
-  if (rows == 0 || (rows % 16 && rows != height) || rows > height) return false;
+  if (width % 16 || height % 16 || rows == 0 || rows % 16 || rows > height) return false;
   Request q;
   q.row1 = rows, q.col1 = width, q.planes[0] = y, q.planes[1] = cb, q.planes[2] = cr;
   return decode(src, n, tables, false, 3, width, q) != 0;

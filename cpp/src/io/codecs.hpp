@@ -38,7 +38,7 @@ bool jpeg_into(const uint8_t* src, size_t n, const std::string& tables, bool for
 // Whether a JPEG tile (its own bytes, without JPEGTables) is 8-bit YCbCr with 4:2:0 chroma (Cb and Cr halved
 // both ways) at width x height, both multiples of 16: what jpeg_planes decodes.
 bool jpeg_ycc420(const uint8_t* src, size_t n, uint32_t width, uint32_t height);
-// The first `rows` rows (a multiple of 16, or the height) of such a tile as libjpeg decodes them in raw mode,
+// The first `rows` rows (a multiple of 16) of such a tile as libjpeg decodes them in raw mode,
 // before chroma upsampling and colour conversion (ycc.hpp does those as jpeg() would): Y row r to y[r], chroma
 // row i to cb[i] and cr[i] (rows of width and width / 2 bytes). False when the build has no libjpeg API or
 // libjpeg reads the stream as anything else (the caller then decodes it to RGB).

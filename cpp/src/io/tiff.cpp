@@ -435,12 +435,12 @@ void TiffFile::for_each_row(int index, int64_t x, int64_t y, int64_t w, int64_t 
       const bool whole = d.tiled && ax == tx * tw && bx == (tx + 1) * tw && ay == ty * th && by == (ty + 1) * th;
       if (whole && direct && direct(tile, ax - x, ay - y, compressed)) return true;
       // the part of the tile the region needs, straight from the cache on a hit
-      TileRect rect{uint64_t(tw) * pixel, uint64_t(ay - ty * th), uint64_t(by - ty * th),
-                    uint64_t(ax - tx * tw) * pixel, uint64_t(bx - tx * tw) * pixel};
-      if (to) {
-        rect.to = to->out + size_t(ay - y) * to->stride + size_t(ax - x) * size_t(to->channels);
-        rect.to_stride = to->stride, rect.to_channels = to->channels;
-      }
+      const TileRect rect{
+          uint64_t(tw) * pixel, uint64_t(ay - ty * th), uint64_t(by - ty * th), uint64_t(ax - tx * tw) * pixel,
+          uint64_t(bx - tx * tw) * pixel,
+          to ? PixelsTo{to->out + size_t(ay - y) * to->stride + size_t(ax - x) * size_t(to->channels), to->stride,
+                        to->channels}
+             : PixelsTo{}};
       return tile_rows(
           index, tile, cache, rect,
           [&](uint64_t row, const uint8_t* src, uint64_t rows, uint64_t stride) {

@@ -342,9 +342,9 @@ uint8_t* const* plane_rows(TileCache::Shard& s, uint32_t b, const Planar& g, uin
 void planes_out(uint8_t* const* rows, uint64_t width, uint64_t decoded, const TileRect& rect, RowSink sink) {
   const Ycc420 src{rows, rows + decoded, rows + decoded + decoded / 2, uint32_t(width), uint32_t(decoded)};
   const auto c0 = uint32_t(rect.col0 / 3), c1 = uint32_t(rect.col1 / 3);
-  if (rect.to)
-    return ycc420_to_rgb(src, uint32_t(rect.row0), uint32_t(rect.row1), c0, c1, rect.to, rect.to_stride,
-                         rect.to_channels);
+  if (rect.to.out)
+    return ycc420_to_rgb(src, uint32_t(rect.row0), uint32_t(rect.row1), c0, c1, rect.to.out, rect.to.stride,
+                         rect.to.channels);
   constexpr uint64_t kRows = 16;
   const uint64_t n = rect.col1 - rect.col0;
   thread_local std::vector<uint8_t> rgb;

@@ -12,6 +12,13 @@ namespace ndimg::io {
 
 namespace {
 
+// The chroma rows that pixel row r is made from: its own (r / 2) and the nearer neighbour (above for even r,
+// below for odd r; the image's edge row repeated).
+uint32_t chroma_far_row(uint32_t r, uint32_t height) {
+  const uint32_t n = r / 2, last = height / 2 - 1;
+  return r & 1 ? (n < last ? n + 1 : last) : (n > 0 ? n - 1 : 0);
+}
+
 // libjpeg's conversion (its jdcolor.c tables, 16-bit fixed point, arithmetic shifts), clamped to [0, 255]:
 //   R = Y + ((91881 Cr' + 32768) >> 16), G = Y + ((-22554 Cb' - 46802 Cr' + 32768) >> 16),
 //   B = Y + ((116130 Cb' + 32768) >> 16), where Cb' = Cb - 128 and Cr' = Cr - 128.

@@ -18,13 +18,6 @@ struct Ycc420 {
   uint32_t width, height;
 };
 
-// The chroma rows that pixel row r is made from: its own (r / 2) and the nearer neighbour (above for even r,
-// below for odd r; the image's edge row repeated).
-inline uint32_t chroma_far_row(uint32_t r, uint32_t height) {
-  const uint32_t n = r / 2, last = height / 2 - 1;
-  return r & 1 ? (n < last ? n + 1 : last) : (n > 0 ? n - 1 : 0);
-}
-
 // Pixels [row0, row1) x [col0, col1) with libjpeg's "fancy" (triangle-filter) chroma upsampling and its JFIF
 // YCbCr-to-RGB conversion. Row row0 + i goes to out + i * stride, as RGB (channels 3) or opaque RGBA (4).
 void ycc420_to_rgb(const Ycc420& src, uint32_t row0, uint32_t row1, uint32_t col0, uint32_t col1, uint8_t* out,

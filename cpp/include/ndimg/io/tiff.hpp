@@ -132,11 +132,6 @@ class TiffFile {
   // A whole tile inside the region may instead go to direct(tile, rx, ry, compressed), which decodes it
   // straight into the destination and returns true (or false to take the row path). `to`, for 8-bit RGB
   // pixels, is where put() writes them (a tile cache converting its YCbCr tiles writes there itself).
-  struct PixelsTo {
-    uint8_t* out;
-    size_t stride;
-    int channels;  // 3: RGB, 4: opaque RGBA
-  };
   using PutRow = std::function<void(const uint8_t* src, size_t src_stride, int64_t rx, int64_t ry, int64_t n,
                                     int64_t rows)>;
   using DirectTile = std::function<bool(uint64_t tile, int64_t rx, int64_t ry, std::vector<uint8_t>& compressed)>;

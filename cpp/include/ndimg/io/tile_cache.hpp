@@ -39,15 +39,19 @@ class FunctionRef<R(A...)> {
   R (*call_)(void*, A...);
 };
 
+// Where a reader of 8-bit RGB pixels puts them: as RGB (channels 3) or opaque RGBA (4), the first at `out`, rows
+// `stride` bytes apart.
+struct PixelsTo {
+  uint8_t* out = nullptr;
+  size_t stride = 0;
+  int channels = 0;
+};
 // The part of a decoded tile a reader wants: rows [row0, row1) of row_bytes bytes each, and of each of those
-// rows its bytes [col0, col1). A reader of 8-bit RGB pixels may also say where they go, as RGB (channels 3) or
-// opaque RGBA (4): row row0's first wanted pixel at `to`, rows `to_stride` bytes apart. Tiles the cache keeps as
-// YCbCr planes are then converted straight into place, not through the reader's sink.
+// rows its bytes [col0, col1). `to`, when its reader gives one, is where row row0's first wanted pixel goes:
+// tiles the cache keeps as YCbCr planes are then converted straight into place, not through the reader's sink.
 struct TileRect {
   uint64_t row_bytes = 0, row0 = 0, row1 = 0, col0 = 0, col1 = 0;
-  uint8_t* to = nullptr;
-  size_t to_stride = 0;
-  int to_channels = 0;
+  PixelsTo to;
 };
 // Receives wanted rows, a run at a time: `count` rows from tile row `row` on, the wanted bytes of row row + i at
 // bytes + i * stride (valid during the call only). Runs, not single rows: a patch's piece of a cached tile is
