@@ -145,40 +145,40 @@ __attribute__((target("avx2"))) inline void pixels_avx2(const uint8_t* y, const 
     if (i + 16 == n) break;
   }
 }
+#endif
 
-// The rows of ycc420_to_rgb, every step inlined in one AVX2 function. Row r + 1's chroma sums are made before
+// The rows of ycc420_to_rgb with the given steps (AVX2 or portable). Row r + 1's chroma sums are made before
 // row r's pixels and upsampled after them (two sets of upsampled rows), so that no load waits on a store just
 // made: the chroma steps were half of a tile's time, and this takes a tenth off the whole.
-__attribute__((target("avx2"))) void rows_avx2(const Ycc420& src, uint32_t row0, uint32_t row1, uint32_t col0,
-                                               uint32_t col1, uint8_t* out, size_t stride, int channels,
-                                               int16_t* const* s, int16_t* const* u) {
+template <auto sums_step, auto upsample_step, auto pixels_step>
+void convert_rows(const Ycc420& src, uint32_t row0, uint32_t row1, uint32_t col0, uint32_t col1, uint8_t* out,
+                  size_t stride, int channels, int16_t* const* s, int16_t* const* u) {
   const uint32_t cw = src.width / 2, i0 = col0 / 2, i1 = (col1 - 1) / 2 + 1;
   auto sums = [&](uint32_t r) {
     const uint32_t near = r / 2, far = chroma_far_row(r, src.height);
-    sums_avx2(src.cb[near], src.cb[far], cw, i0, i1, s[0]);
-    sums_avx2(src.cr[near], src.cr[far], cw, i0, i1, s[1]);
+    sums_step(src.cb[near], src.cb[far], cw, i0, i1, s[0]);
+    sums_step(src.cr[near], src.cr[far], cw, i0, i1, s[1]);
   };
   auto upsample = [&](uint32_t r) {
-    for (int p = 0; p < 2; ++p) upsample_avx2(s[p], i1 - i0, u[2 * ((r - row0) & 1) + p]);
+    for (int p = 0; p < 2; ++p) upsample_step(s[p], i1 - i0, u[2 * ((r - row0) & 1) + p]);
   };
   sums(row0);
   upsample(row0);
   for (uint32_t r = row0; r < row1; ++r) {
     if (r + 1 < row1) sums(r + 1);
     int16_t* const* here = u + 2 * ((r - row0) & 1);
-    pixels_avx2(src.y[r] + col0, here[0] + (col0 & 1), here[1] + (col0 & 1), out + size_t(r - row0) * stride,
+    pixels_step(src.y[r] + col0, here[0] + (col0 & 1), here[1] + (col0 & 1), out + size_t(r - row0) * stride,
                 col1 - col0, channels);
     if (r + 1 < row1) upsample(r + 1);
   }
 }
-#endif
 
 }  // namespace
 
 void ycc420_to_rgb(const Ycc420& src, uint32_t row0, uint32_t row1, uint32_t col0, uint32_t col1, uint8_t* out,
                    size_t stride, int channels) {
   if (row0 >= row1 || col0 >= col1) return;
-  const uint32_t cw = src.width / 2, i0 = col0 / 2, i1 = (col1 - 1) / 2 + 1, count = i1 - i0;
+  const uint32_t count = (col1 - 1) / 2 + 1 - col0 / 2;  // chroma samples
   // per plane: sums (count + 2, and 16 read past them), and two rows of upsampled values (2 count, and 31
   // written past them)
   thread_local std::vector<int16_t> buf;
@@ -188,18 +188,12 @@ void ycc420_to_rgb(const Ycc420& src, uint32_t row0, uint32_t row1, uint32_t col
   int16_t* const u[4] = {s[1] + sums, s[1] + sums + ups, s[1] + sums + 2 * ups, s[1] + sums + 3 * ups};
 #ifdef NDIMG_YCC_X86
   static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) return rows_avx2(src, row0, row1, col0, col1, out, stride, channels, s, u);
+  if (avx2)
+    return convert_rows<sums_avx2, upsample_avx2, pixels_avx2>(src, row0, row1, col0, col1, out, stride, channels, s,
+                                                               u);
 #endif
-  for (uint32_t r = row0; r < row1; ++r) {
-    const uint32_t near = r / 2, far = chroma_far_row(r, src.height);
-    const uint8_t* const planes[2][2] = {{src.cb[near], src.cb[far]}, {src.cr[near], src.cr[far]}};
-    uint8_t* const o = out + size_t(r - row0) * stride;
-    for (int p = 0; p < 2; ++p) {
-      sums_portable(planes[p][0], planes[p][1], cw, i0, i1, s[p]);
-      upsample_portable(s[p], count, u[p]);
-    }
-    pixels_portable(src.y[r] + col0, u[0] + (col0 & 1), u[1] + (col0 & 1), o, col1 - col0, channels);
-  }
+  convert_rows<sums_portable, upsample_portable, pixels_portable>(src, row0, row1, col0, col1, out, stride, channels,
+                                                                 s, u);
 }
 
 }  // namespace ndimg::io
