@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <condition_variable>
@@ -108,14 +109,20 @@ struct Entry {
 // on, whole rows to a block. `decoded` rows (whole iMCU rows of 16, or all) serve one row fewer than that
 // unless they are all: the last needs the chroma row below (fancy upsampling).
 struct Planar {
+  struct Plane {
+    uint64_t rows, row_bytes;
+  };
   uint64_t width;
-  uint64_t y_per_block() const { return kBlock / width; }
-  uint64_t c_per_block() const { return kBlock / (width / 2); }
   static uint64_t decoded(uint64_t rows, uint64_t height) { return std::min(height, (rows + 16) / 16 * 16); }
   static uint64_t readable(uint64_t decoded, uint64_t height) { return decoded >= height ? height : decoded - 1; }
-  uint64_t y_blocks(uint64_t decoded) const { return (decoded + y_per_block() - 1) / y_per_block(); }
-  uint64_t c_blocks(uint64_t decoded) const { return (decoded / 2 + c_per_block() - 1) / c_per_block(); }
-  uint64_t bytes(uint64_t decoded) const { return (y_blocks(decoded) + 2 * c_blocks(decoded)) * kBlock; }
+  std::array<Plane, 3> planes(uint64_t decoded) const {
+    return {{{decoded, width}, {decoded / 2, width / 2}, {decoded / 2, width / 2}}};
+  }
+  uint64_t bytes(uint64_t decoded) const {
+    uint64_t blocks = 0;
+    for (const Plane& p : planes(decoded)) blocks += (p.rows + kBlock / p.row_bytes - 1) / (kBlock / p.row_bytes);
+    return blocks * kBlock;
+  }
 };
 
 struct TileCache::Shard {
@@ -329,10 +336,9 @@ uint8_t* const* plane_rows(TileCache::Shard& s, uint32_t b, const Planar& g, uin
   thread_local std::vector<uint8_t*> rows;
   rows.resize(2 * decoded);
   uint8_t** at = rows.data();
-  const uint64_t half = g.width / 2;
-  for (const auto& [count, width] : {std::pair{decoded, g.width}, {decoded / 2, half}, {decoded / 2, half}})
-    for (uint64_t r = 0; r < count; b = s.block_next()[b])  // each plane from a block of its own on
-      for (uint64_t k = 0; k < kBlock / width && r < count; ++k, ++r) *at++ = s.block(b) + k * width;
+  for (const Planar::Plane& p : g.planes(decoded))
+    for (uint64_t r = 0; r < p.rows; b = s.block_next()[b])  // each plane from a block of its own on
+      for (uint64_t k = 0; k < kBlock / p.row_bytes && r < p.rows; ++k, ++r) *at++ = s.block(b) + k * p.row_bytes;
   return rows.data();
 }
 
