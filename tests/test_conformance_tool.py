@@ -93,3 +93,17 @@ def test_pack_keeps_what_a_run_needs(tmp_path):
         names = sorted(m.name.split("/", 1)[1] for m in tar.getmembers())
     assert names == ["pyproject.toml", "tests/skimage/filters/test_stand_in.py", "tests/skimage/metrics/test_skipped.py"]
     assert not (tmp_path / "r.md").exists()
+
+
+def test_index_comes_from_pip(tmp_path):
+    """Without --sdist the sdist is looked up on the index pip is configured with; the tool names none."""
+    assert "://" not in TOOL.read_text()
+    env = {k: v for k, v in os.environ.items() if k not in ("PIP_INDEX_URL", "PIP_CONFIG_FILE")}
+    env["PYTHONPATH"] = PKG_ROOT
+    conf = tmp_path / "pip.conf"
+    conf.write_text(f"[download]\nindex-url = {(tmp_path / 'from-conf').as_uri()}\n")
+    for extra, where in (({"PIP_INDEX_URL": (tmp_path / "from-env").as_uri()}, "from-env"),
+                         ({"PIP_CONFIG_FILE": str(conf)}, "from-conf")):
+        r = subprocess.run([sys.executable, str(TOOL), "--cache", str(tmp_path / "c"), "--modules", "filters"],
+                           env=dict(env, **extra), capture_output=True, text=True)
+        assert r.returncode == 1 and f"cannot read {(tmp_path / where).as_uri()}/scikit-image/" in r.stderr, r.stderr
