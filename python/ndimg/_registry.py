@@ -17,6 +17,32 @@ ALL = ("bool",) + NUMERIC
 
 
 @dataclass(frozen=True)
+class Case:
+    """One call of an entry: keyword arguments plus test-only settings (see ``case``)."""
+    kwargs: dict
+    inputs: tuple | None = None     # input kinds replacing the entry's (ndimg._cases.KINDS)
+    ndim: tuple | None = None       # only at these dimensionalities (e.g. channel_axis cases at 3)
+    shape: tuple | None = None      # a fixed input shape instead of the test grid's
+    dtype: str | None = None        # a fixed input dtype instead of the entry's dtypes
+    prep: object = None             # callable(inputs tuple) -> inputs tuple, after they are made
+    id: str = ""
+    exc: type | None = None         # bad cases: the exception type the reference raises
+
+    def __repr__(self):
+        return self.id or ",".join(f"{k}={v!r}" for k, v in self.kwargs.items()) or "default"
+
+
+def case(*, _inputs=None, _ndim=None, _shape=None, _dtype=None, _prep=None, _id="", **kwargs):
+    """A test case: ``case(sigma=2, mode="wrap")``. Underscored keys are settings, not arguments."""
+    return Case(kwargs, _inputs, _ndim, _shape, _dtype, _prep, _id)
+
+
+def bad(exc, *, _inputs=None, _ndim=None, _shape=None, _dtype=None, _prep=None, _id="", **kwargs):
+    """A call the reference refuses with `exc` (ndimg must raise the same type): ``bad(ValueError, sigma=-1)``."""
+    return Case(kwargs, _inputs, _ndim, _shape, _dtype, _prep, _id, exc)
+
+
+@dataclass(frozen=True)
 class Entry:
     module: str                 # public ndimg module: "filters", "ndimage", ...
     name: str                   # public name, same as the reference's
@@ -27,8 +53,18 @@ class Entry:
     engines: tuple = ("cpu", "cuda")
     rtol: float = 1e-5          # tolerance against the reference, float results
     atol: float = 1e-6
-    # benchmark cases: ("shape name", kwargs) over the grid in bench/; empty = not benchmarked
+    # positional array inputs, as kinds that ndimg._cases.make_inputs makes: ("image",), ("image", "noisy"),
+    # ("labels", "labels2"), ("mask", "mask2"), ("none",) for generators; "kind:arg" passes a size
+    inputs: tuple = ("image",)
+    # test cases (``case(...)``) and calls the reference refuses (``bad(Exc, ...)``); tests/test_registry_cases.py
+    cases: tuple = (Case({}),)
+    bad: tuple = ()
+    # benchmark cases: ("shape name", kwargs) over ndimg._cases.SHAPES; empty = not benchmarked
     bench: tuple = ()
+    # reviewed differences from the reference: {test class: reason}; the generated test of that class is
+    # xfail(strict=True). Classes: the odd inputs ("big_endian_f4", "big_endian_u2", "0d", "float16", "bool",
+    # "complex64", "nan", "inf"), "case:<id or repr>" and "bad:<id or repr>".
+    known_differences: dict = field(default_factory=dict)
     family: str = ""            # function family, for the NumPy->GPU crossover kept per family
     # "unsupported": {parameter: (values, ...)} that ndimg refuses: the scikit-image backend and
     # ndimg.accelerate leave such calls to scikit-image

@@ -1,0 +1,152 @@
+"""Inputs for the registry's cases, shared by the generated tests and the benchmarks.
+
+An entry's ``inputs`` names its positional array arguments by kind; ``make_inputs`` makes them for a shape
+(a name of the benchmark grid ``SHAPES`` or a tuple), a dtype and a layout. Test-only code: ndimg itself
+never imports this module.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+# The benchmark grid named by the registry's bench cases: (shape, dtype).
+SHAPES = {
+    "2d_f32": ((3840, 2160), "float32"),
+    "2d_rgb_u8": ((3840, 2160, 3), "uint8"),
+    "3d_f32": ((192, 192, 192), "float32"),
+}
+
+# Small odd shapes for tests, by dimensionality (odd sizes catch transposed or off-by-one indexing).
+TEST_SHAPES = {1: (29,), 2: (17, 23), 3: (7, 9, 11)}
+
+LAYOUTS = ("c", "f", "strided")
+
+
+def _layout(make, shape, layout):
+    """make(shape) in layout 'c', 'f' or 'strided' (every other element of a larger array)."""
+    if layout == "strided":
+        return make(tuple(2 * s + 1 for s in shape))[tuple(slice(1, None, 2) for _ in shape)]
+    a = make(shape)
+    return np.asfortranarray(a) if layout == "f" else a
+
+
+def _values(rng, shape, dtype, signed):
+    dtype = np.dtype(dtype)
+    if dtype == bool:
+        return rng.random(shape) > 0.5
+    if dtype.kind == "f":
+        a = rng.standard_normal(shape) if signed else rng.random(shape)
+        return a.astype(dtype)
+    if dtype.kind == "c":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    info = np.iinfo(dtype)
+    lo, hi = max(info.min, -1000), min(info.max, 1000)
+    return rng.integers(lo, hi, size=shape, endpoint=True).astype(dtype)
+
+
+def _like(prev, rng, flip):
+    """A second image near `prev`: noise added (integers clipped to their range), bools flipped."""
+    if prev.dtype == bool:
+        return prev ^ (rng.random(prev.shape) < flip)
+    if prev.dtype.kind in "fc":
+        span = float(np.ptp(prev.real)) if prev.size else 1.0
+        return (prev + (0.1 * span or 0.1) * rng.standard_normal(prev.shape)).astype(prev.dtype)
+    info = np.iinfo(prev.dtype)
+    step = max(1, int((float(prev.max(initial=0)) - float(prev.min(initial=0))) // 10))
+    noise = rng.integers(-step, step, size=prev.shape, endpoint=True)
+    return np.clip(prev.astype(np.int64) + noise, info.min, info.max).astype(prev.dtype)
+
+
+def _labels(rng, shape, dtype, n):
+    """Labels 0..n-1 in blocks (regions, not salt): a coarse random grid repeated 3 times per axis."""
+    coarse = rng.integers(0, n, size=tuple(-(-s // 3) for s in shape))
+    for ax in range(len(shape)):
+        coarse = np.repeat(coarse, 3, axis=ax)
+    return coarse[tuple(slice(0, s) for s in shape)].astype(dtype)
+
+
+def _bimodal(rng, shape, dtype):
+    """Two well separated modes over the dtype's range (threshold_minimum needs two histogram peaks)."""
+    dtype = np.dtype(dtype)
+    a = np.where(rng.random(shape) < 0.4, rng.normal(0.25, 0.06, shape), rng.normal(0.7, 0.08, shape))
+    a = np.clip(a, 0, 1)
+    if dtype == bool:
+        return a > 0.5
+    if dtype.kind == "f":
+        return a.astype(dtype)
+    info = np.iinfo(dtype)
+    hi = min(info.max, 1000)
+    return (a * hi).astype(dtype)
+
+
+def _kernel(rng, ndim, size):
+    return rng.standard_normal((size,) * ndim)
+
+
+def _sparse_kernel(rng, ndim, size):
+    k = rng.standard_normal((size,) * ndim) * (rng.random((size,) * ndim) > 0.5)
+    k.flat[-1] = 1.0   # never all zero
+    return k
+
+
+# kind -> maker(rng, shape, dtype, layout, prev inputs, arg) -> array. "arg" is the part after ':' ("weights:7").
+KINDS = {
+    "image": lambda rng, shape, dtype, layout, prev, arg: _layout(
+        lambda s: _values(rng, s, dtype, False), shape, layout),
+    "signed": lambda rng, shape, dtype, layout, prev, arg: _layout(
+        lambda s: _values(rng, s, dtype, True), shape, layout),
+    # the previous input with noise: image_test beside image_true
+    "noisy": lambda rng, shape, dtype, layout, prev, arg: _layout(
+        lambda s: _like(np.ascontiguousarray(prev[-1]), rng, 0.1) if s == prev[-1].shape
+        else _values(rng, s, dtype, False), shape, layout),
+    "bimodal": lambda rng, shape, dtype, layout, prev, arg: _layout(
+        lambda s: _bimodal(rng, s, dtype), shape, layout),
+    "labels": lambda rng, shape, dtype, layout, prev, arg: _layout(
+        lambda s: _labels(rng, s, dtype, int(arg or 6)), shape, layout),
+    # a second segmentation: other labels in other blocks
+    "labels2": lambda rng, shape, dtype, layout, prev, arg: _layout(
+        lambda s: _labels(rng, s, dtype, int(arg or 4)), shape, layout),
+    # sparse masks in the input dtype (nonzero = set)
+    "mask": lambda rng, shape, dtype, layout, prev, arg: _layout(
+        lambda s: (rng.random(s) < float(arg or 0.2)).astype(dtype), shape, layout),
+    "mask2": lambda rng, shape, dtype, layout, prev, arg: _layout(
+        lambda s: (rng.random(s) < float(arg or 0.1)).astype(dtype), shape, layout),
+    # float64 kernels over all axes / one axis (size 3 by default)
+    "weights": lambda rng, shape, dtype, layout, prev, arg: _kernel(rng, len(shape), int(arg or 3)),
+    "weights1d": lambda rng, shape, dtype, layout, prev, arg: _kernel(rng, 1, int(arg or 3)),
+    "sparse_kernel": lambda rng, shape, dtype, layout, prev, arg: _sparse_kernel(rng, len(shape), int(arg or 3)),
+}
+
+# kinds that are images (take the shape, dtype and layout under test); the others are parameters
+IMAGE_KINDS = ("image", "signed", "noisy", "bimodal", "labels", "labels2", "mask", "mask2")
+
+
+def make_inputs(entry, shape, dtype=None, rng=None, layout="c", kinds=None):
+    """The positional array inputs of `entry` (a registry Entry) as a tuple.
+
+    shape: a name of SHAPES (its dtype is the default) or a tuple; dtype: of the image inputs; rng: a
+    NumPy Generator (seed 0 if None); layout: 'c', 'f' or 'strided'; kinds: instead of entry.inputs.
+    """
+    if isinstance(shape, str):
+        shape, default = SHAPES[shape]
+        dtype = dtype or default
+    rng = np.random.default_rng(0) if rng is None else rng
+    out = []
+    for kind in kinds if kinds is not None else entry.inputs:
+        name, _, arg = kind.partition(":")
+        if name == "none":
+            continue
+        out.append(KINDS[name](rng, tuple(shape), dtype, layout, out, arg))
+    return tuple(out)
+
+
+def split_bench(kwargs):
+    """A bench case's kwargs split into (call kwargs, settings): settings are the underscored keys
+    (``_inputs``: input kinds instead of the entry's)."""
+    call = {k: v for k, v in kwargs.items() if not k.startswith("_")}
+    return call, {k[1:]: v for k, v in kwargs.items() if k.startswith("_")}
+
+
+def bench_inputs(entry, shape_name, kwargs, rng=None):
+    """(positional inputs, call kwargs) of one bench case (shape_name, kwargs) of `entry`."""
+    call, settings = split_bench(kwargs)
+    return make_inputs(entry, shape_name, rng=rng, kinds=settings.get("inputs")), call
