@@ -37,19 +37,22 @@ void for_range(const View& v, int64_t begin, int64_t end, F&& f) {
   }
 }
 
-// How many parts (at most one per thread, each at least min_part long) to split n items into.
+// How many parts (at most one per thread, each at least min_part long) to split n items into. The thread
+// count is read here, once: callers size their per-part buffers from this value and never read
+// num_threads() again, since another thread may change it at any moment.
 int64_t parts_for(int64_t n, int64_t min_part = 1 << 15) {
   return std::max<int64_t>(1, std::min<int64_t>(num_threads(), n / std::max<int64_t>(min_part, 1)));
 }
-// Splits [0, n) into parts_for(n) ranges and calls fn(part, begin, end) on the pool; returns the number of
-// parts, so that callers can keep one partial result per part.
+// Parts of a reduction whose merge depends on the order (floating-point sums): fixed by n alone, so that
+// the result is the same bits at every thread count.
+int64_t fixed_parts(int64_t n) { return std::max<int64_t>(1, n / (1 << 15)); }
+
+// Splits [0, n) into `parts` ranges and calls fn(part, begin, end) on the pool.
 template <class F>
-int64_t for_parts(int64_t n, F&& fn, int64_t parts = 0) {
-  if (parts <= 0) parts = parts_for(n);
+void for_parts(int64_t n, int64_t parts, F&& fn) {
   parallel_for(parts, 1, [&](int64_t p0, int64_t p1) {
     for (int64_t p = p0; p < p1; ++p) fn(p, n * p / parts, n * (p + 1) / parts);
   });
-  return parts;
 }
 
 void require_counts(const View& counts, const char* op) {
@@ -61,8 +64,9 @@ void require_counts(const View& counts, const char* op) {
 // from `identity`), then merge(total, part) in part order.
 template <class Acc, class Add, class Merge>
 Acc reduce_cpu(const View& in, const Acc& identity, Add&& add, Merge&& merge) {
-  std::vector<Acc> part(num_threads(), identity);
-  const int64_t parts = for_parts(in.size(), [&](int64_t p, int64_t a, int64_t b) {
+  const int64_t parts = fixed_parts(in.size());
+  std::vector<Acc> part(parts, identity);
+  for_parts(in.size(), parts, [&](int64_t p, int64_t a, int64_t b) {
     Acc acc = identity;
     for_range(in, a, b, [&](int64_t o) { add(acc, o); });
     part[p] = acc;
@@ -79,13 +83,13 @@ void histogram_cpu(const View& in, const View& counts, BinOf&& bin_of) {
   const int64_t n = in.size(), nbins = counts.shape[0];
   const int64_t parts = nbins * 8 <= n ? parts_for(n) : 1;
   std::vector<int64_t> local(parts * nbins, 0);
-  for_parts(n, [&](int64_t p, int64_t a, int64_t b) {
+  for_parts(n, parts, [&](int64_t p, int64_t a, int64_t b) {
     int64_t* h = local.data() + p * nbins;
     for_range(in, a, b, [&](int64_t o) {
       const int64_t i = bin_of(o);
       if (i >= 0) ++h[i];
     });
-  }, parts);
+  });
   int64_t* c = counts.ptr<int64_t>();
   parallel_for(nbins, 4096, [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b)
@@ -355,7 +359,8 @@ double min_gap_cpu(const View& in, double shift) {
       const int64_t n = in.size();
       std::vector<T> y(n);
       const T* src = in.ptr<T>();
-      const int64_t parts = for_parts(n, [&](int64_t, int64_t a, int64_t b) {
+      const int64_t parts = parts_for(n);
+      for_parts(n, parts, [&](int64_t, int64_t a, int64_t b) {
         int64_t i = a;
         for_range(in, a, b, [&](int64_t o) {
           const T v = src[o];
@@ -371,13 +376,14 @@ double min_gap_cpu(const View& in, double shift) {
           }
         });
       }
-      std::vector<double> part(num_threads(), INFINITY);
-      const int64_t gparts = for_parts(n - 1, [&](int64_t p, int64_t a, int64_t b) {
+      const int64_t gparts = parts_for(n - 1);
+      std::vector<double> part(gparts, INFINITY);
+      for_parts(n - 1, gparts, [&](int64_t p, int64_t a, int64_t b) {
         double g = INFINITY;
         for (int64_t i = a; i < b; ++i) g = std::min(g, sorted_gap(y[i], y[i + 1]));
         part[p] = g;
       });
-      return *std::min_element(part.begin(), part.begin() + gparts);
+      return *std::min_element(part.begin(), part.end());
     }
   });
 }
