@@ -2,6 +2,10 @@
 NumPy and CuPy working arrays. Tests hold them to scikit-image's own helpers."""
 from __future__ import annotations
 
+import math
+import os
+import sys
+
 import numpy as np
 
 from ._engine import xp_of
@@ -67,3 +71,29 @@ def as_image(image):
     if hasattr(image, "__array_namespace__") or hasattr(image, "__cuda_array_interface__") or isinstance(image, np.ndarray):
         return image
     return np.asarray(image)
+
+
+def _physical_memory():
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):  # no sysconf: only the address-space bound applies
+        return sys.maxsize
+
+
+def check_allocation(shape, dtype, extra_bytes_per_element=0):
+    """Where the reference would allocate an array of `shape` (it runs out of memory, we would not): NumPy's
+    ValueError when the size overflows the address space, its MemoryError when the array (plus
+    `extra_bytes_per_element` of working arrays the reference keeps beside it) exceeds physical memory.
+    Raised before any work, instead of computing a result the reference cannot."""
+    dtype = np.dtype(dtype)
+    elements = math.prod(int(s) for s in shape)
+    if elements * dtype.itemsize > sys.maxsize:
+        raise ValueError("array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.")
+    if elements * (dtype.itemsize + extra_bytes_per_element) > _physical_memory():
+        size = float(elements * dtype.itemsize)
+        for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+            if size < 1024 or unit == "EiB":
+                break
+            size /= 1024
+        raise MemoryError(f"Unable to allocate {size:.3g} {unit} for an array with shape {tuple(shape)} and data "
+                          f"type {dtype}")

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _core
 from .._engine import engine_aware, xp_of
-from .._rules import supported_float_type
+from .._rules import check_allocation, supported_float_type
 from .._engine import stream_ptr
 
 __all__ = ["try_all_threshold", "threshold_otsu", "threshold_yen", "threshold_isodata", "threshold_li",
@@ -424,6 +424,8 @@ def _local(image, window_size, kind, k, r):
         raise ValueError(f"window_size must have one entry per image axis, got {w} for a "
                          f"{image.ndim}-dimensional image")
     float_dtype = supported_float_type(image.dtype)
+    # scikit-image pads the image by the window and keeps two float64 integral images of the padded size
+    check_allocation([n + s for n, s in zip(image.shape, w)], float_dtype, 16)
     if image.dtype == np.float16:
         image = image.astype(np.float32)
     out = xp.empty(image.shape, dtype=float_dtype)
