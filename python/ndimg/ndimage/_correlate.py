@@ -5,17 +5,26 @@ import numpy as np
 
 from .. import _core
 from .._engine import engine_aware, stream_ptr
-from ._footprint import (check_axes, check_footprint_shape, expand_footprint, expand_origin, run_into,
+from ._footprint import (check_footprint_shape, expand_footprint, expand_origin, run_into,
                          single_mode, tap_offsets, to_host)
-from ._support import as_input
+from ._support import as_input, complex_via_real, get_output, native_output, normalize_axes
 
 
 def _correlate_or_convolve(input, weights, output, mode, cval, origin, convolution, axes):
-    input = as_input(input)
+    input = as_input(input, dtype_in_message=False)
     weights = to_host(weights)
-    if weights.dtype.kind == "c":
-        raise TypeError("ndimg.ndimage does not support complex weights")
-    axes = check_axes(axes, input.ndim)
+    if input.dtype.kind == "c" or weights.dtype.kind == "c":
+        # as scipy (and np.correlate): real filters of the parts, correlation conjugating the weights
+        if weights.dtype.kind == "c" and not convolution:
+            weights = weights.conj()
+        return complex_via_real(_correlate_or_convolve, input, weights, get_output(output, input, complex_output=True),
+                                cval, mode=mode, origin=origin, convolution=convolution, axes=axes)
+    if input.ndim == 0:  # the binding takes arrays of at least one dimension
+        out = get_output(output, input)
+        _correlate_or_convolve(input.reshape(1), weights.reshape(1) if weights.ndim == 0 else weights, out.reshape(1), mode, cval, origin,
+                               convolution, axes)
+        return out
+    axes = normalize_axes(axes, input.ndim)
     weights = expand_footprint(input.ndim, axes, np.asarray(weights, dtype=np.float64), "weights")
     origins = expand_origin(input.ndim, axes, origin)
     check_footprint_shape(weights, input.ndim, len(axes), "weights")
@@ -34,12 +43,14 @@ def _correlate_or_convolve(input, weights, output, mode, cval, origin, convoluti
 
 
 @engine_aware("input", "output")
+@native_output
 def correlate(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *, axes=None):
     """Multidimensional correlation with `weights` (scipy.ndimage.correlate), on the input's engine."""
     return _correlate_or_convolve(input, weights, output, mode, cval, origin, False, axes)
 
 
 @engine_aware("input", "output")
+@native_output
 def convolve(input, weights, output=None, mode="reflect", cval=0.0, origin=0, *, axes=None):
     """Multidimensional convolution with `weights` (scipy.ndimage.convolve), on the input's engine."""
     return _correlate_or_convolve(input, weights, output, mode, cval, origin, True, axes)

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ._support import get_output, may_share, mode_code, normalize_axes, per_axis
+from ._support import get_output, may_share, mode_code, per_axis
 
 
 def to_host(a):
@@ -18,12 +18,6 @@ def to_host(a):
     if type(a).__module__.split(".", 1)[0] == "torch":
         return a.detach().cpu().numpy()
     return np.asarray(a)
-
-
-def check_axes(axes, ndim):
-    if axes is not None and not np.isscalar(axes) and not isinstance(axes, Iterable):
-        raise ValueError("axes must be an integer, iterable of integers, or None")
-    return normalize_axes(axes, ndim)
 
 
 def expand_footprint(ndim, axes, footprint, name="footprint"):

@@ -9,9 +9,10 @@ import numpy as np
 
 from .. import _core
 from .._engine import engine_aware, stream_ptr
-from ._footprint import (check_axes, check_footprint_shape, expand_footprint, expand_origin, run_into,
+from ._footprint import (check_footprint_shape, expand_footprint, expand_origin, run_into,
                          single_mode, tap_offsets, to_host)
-from ._support import as_input, get_output, may_share, mode_code, normalize_axis, per_axis
+from ._support import (as_input, get_output, may_share, mode_code, native_output, no_complex, normalize_axes,
+                       normalize_axis, per_axis)
 
 
 def _check_origin_1d(size, origin):
@@ -21,6 +22,7 @@ def _check_origin_1d(size, origin):
 
 def _min_max_1d(input, size, axis, output, mode, cval, origin, minimum):
     input = as_input(input)
+    no_complex(input)
     axis = normalize_axis(axis, input.ndim)
     if size < 1:
         raise RuntimeError("incorrect filter size")
@@ -33,12 +35,14 @@ def _min_max_1d(input, size, axis, output, mode, cval, origin, minimum):
 
 
 @engine_aware("input", "output")
+@native_output
 def minimum_filter1d(input, size, axis=-1, output=None, mode="reflect", cval=0.0, origin=0):
     """Sliding minimum of `size` elements along `axis` (scipy.ndimage.minimum_filter1d)."""
     return _min_max_1d(input, size, axis, output, mode, cval, origin, True)
 
 
 @engine_aware("input", "output")
+@native_output
 def maximum_filter1d(input, size, axis=-1, output=None, mode="reflect", cval=0.0, origin=0):
     """Sliding maximum of `size` elements along `axis` (scipy.ndimage.maximum_filter1d)."""
     return _min_max_1d(input, size, axis, output, mode, cval, origin, False)
@@ -88,8 +92,9 @@ def _min_or_max_filter(input, size, footprint, output, mode, cval, origin, minim
         if separable:
             size, footprint = footprint.shape, None
     input = as_input(input)
+    no_complex(input)
     out = get_output(output, input)
-    axes = check_axes(axes, input.ndim)
+    axes = normalize_axes(axes, input.ndim)
     if separable:
         n = len(axes)
         origins, sizes, modes = per_axis(origin, n), per_axis(size, n), per_axis(mode, n)
@@ -106,6 +111,7 @@ def _min_or_max_filter(input, size, footprint, output, mode, cval, origin, minim
 
 
 @engine_aware("input", "output")
+@native_output
 def minimum_filter(input, size=None, footprint=None, output=None, mode="reflect", cval=0.0, origin=0, *,
                    axes=None):
     """Multidimensional minimum filter (scipy.ndimage.minimum_filter): separable 1-D passes for boxes."""
@@ -113,6 +119,7 @@ def minimum_filter(input, size=None, footprint=None, output=None, mode="reflect"
 
 
 @engine_aware("input", "output")
+@native_output
 def maximum_filter(input, size=None, footprint=None, output=None, mode="reflect", cval=0.0, origin=0, *,
                    axes=None):
     """Multidimensional maximum filter (scipy.ndimage.maximum_filter): separable 1-D passes for boxes."""
@@ -122,8 +129,9 @@ def maximum_filter(input, size=None, footprint=None, output=None, mode="reflect"
 def _rank_filter(input, rank, size, footprint, output, mode, cval, origin, operation, axes):
     if size is not None and footprint is not None:
         warnings.warn("ignoring size because footprint is set", UserWarning, stacklevel=3)
-    input = as_input(input)
-    axes = check_axes(axes, input.ndim)
+    input = as_input(input, dtype_in_message=False)
+    no_complex(input)
+    axes = normalize_axes(axes, input.ndim)
     if footprint is None:
         if size is None:
             raise RuntimeError("no footprint or filter size provided")
@@ -160,6 +168,7 @@ def _rank_filter(input, rank, size, footprint, output, mode, cval, origin, opera
 
 
 @engine_aware("input", "output")
+@native_output
 def rank_filter(input, rank, size=None, footprint=None, output=None, mode="reflect", cval=0.0, origin=0, *,
                 axes=None):
     """Multidimensional rank filter (scipy.ndimage.rank_filter): rank-th smallest over the footprint."""
@@ -167,6 +176,7 @@ def rank_filter(input, rank, size=None, footprint=None, output=None, mode="refle
 
 
 @engine_aware("input", "output")
+@native_output
 def median_filter(input, size=None, footprint=None, output=None, mode="reflect", cval=0.0, origin=0, *,
                   axes=None):
     """Multidimensional median filter (scipy.ndimage.median_filter): element n // 2 of the sorted
@@ -175,6 +185,7 @@ def median_filter(input, size=None, footprint=None, output=None, mode="reflect",
 
 
 @engine_aware("input", "output")
+@native_output
 def percentile_filter(input, percentile, size=None, footprint=None, output=None, mode="reflect", cval=0.0,
                       origin=0, *, axes=None):
     """Multidimensional percentile filter (scipy.ndimage.percentile_filter)."""

@@ -6,6 +6,7 @@ scipy chains its 1-D filters (intermediate results are rounded to the output dty
 """
 from __future__ import annotations
 
+import copy
 import functools
 import numbers
 
@@ -13,7 +14,9 @@ import numpy as np
 
 from .. import _core
 from .._engine import engine_aware, stream_ptr, xp_of
-from ._support import as_input, get_output, mode_code, may_share, normalize_axes, normalize_axis, per_axis
+from ._footprint import to_host
+from ._support import (as_input, complex_via_real, get_output, mode_code, may_share, native_output, normalize_axes,
+                       normalize_axis, per_axis)
 
 
 class Pass:
@@ -23,8 +26,16 @@ class Pass:
     __slots__ = ("axis", "weights", "mode", "cval", "origin", "mean")
 
     def __init__(self, axis, weights, mode, cval, origin=0, mean=False):
-        self.axis, self.mode, self.cval, self.origin, self.mean = axis, mode_code(mode), float(cval), int(origin), mean
+        # a complex cval is kept for complex data (its parts go to the two parts' passes)
+        cval = complex(cval) if np.iscomplexobj(cval) else float(cval)
+        self.axis, self.mode, self.cval, self.origin, self.mean = axis, mode_code(mode), cval, int(origin), mean
         self.weights = weights if type(weights) is tuple else tuple(float(v) for v in weights)
+
+    def part(self, imag):
+        """This pass on the real (imag False) or imaginary part of complex data."""
+        p = copy.copy(self)
+        p.cval = self.cval.imag if imag else self.cval.real
+        return p
 
 
 def run_passes(input, output, passes, fresh=False):
@@ -33,12 +44,21 @@ def run_passes(input, output, passes, fresh=False):
     if not passes:
         output[...] = input
         return output
+    if input.dtype.kind == "c" or output.dtype.kind == "c":
+        # scipy filters complex data as its real and imaginary parts, each with its part of cval
+        if output.dtype.kind != "c":
+            raise RuntimeError("output must have complex dtype")
+        if input.dtype.kind != "c":
+            raise RuntimeError(f"array type {output.dtype!r} not supported")
+        run_passes(input.real, output.real, [p.part(False) for p in passes], fresh)
+        run_passes(input.imag, output.imag, [p.part(True) for p in passes], fresh)
+        return output
     src = input
     # the CPU engine filters in place line by line; the CUDA engine needs distinct arrays
     if not fresh and may_share(input, output) and (output is not input or not isinstance(output, np.ndarray)):
         src = input.copy()
     _core.separable(src, output, [p.axis for p in passes], [p.weights for p in passes],
-                    [p.mode for p in passes], [p.cval for p in passes], [p.origin for p in passes],
+                    [p.mode for p in passes], [float(p.cval) for p in passes], [p.origin for p in passes],
                     [p.mean for p in passes], stream_ptr(output))
     return output
 
@@ -56,9 +76,17 @@ def _check_origin(size, origin):
 
 
 @engine_aware("input", "output")
+@native_output
 def correlate1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, origin=0):
-    """One-dimensional correlation along `axis` (scipy.ndimage.correlate1d)."""
+    """One-dimensional correlation along `axis` (scipy.ndimage.correlate1d); complex input or weights as
+    scipy does, by real correlations of their parts (weights conjugated)."""
     input = as_input(input)
+    weights = to_host(weights)
+    if input.dtype.kind == "c" or weights.dtype.kind == "c":
+        weights = weights.conj().astype(np.complex128, copy=False) if weights.dtype.kind == "c" else weights
+        return complex_via_real(correlate1d.__wrapped_impl__, input, weights,
+                                get_output(output, input, complex_output=True), cval,
+                                axis=axis, mode=mode, origin=origin)
     weights = _weights(weights)
     axis = normalize_axis(axis, input.ndim)
     _check_origin(len(weights), origin)
@@ -67,9 +95,13 @@ def correlate1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, 
 
 
 @engine_aware("input", "output")
+@native_output
 def convolve1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, origin=0):
     """One-dimensional convolution along `axis` (scipy.ndimage.convolve1d)."""
-    weights = _weights(weights)[::-1]
+    weights = to_host(weights)
+    if weights.dtype.kind == "c":  # correlate1d conjugates complex weights, convolution does not
+        weights = weights.conj()
+    weights = weights[::-1]
     origin = -origin
     if not len(weights) & 1:
         origin -= 1
@@ -110,6 +142,7 @@ def _gaussian_pass(axis, sigma, order, mode, cval, truncate, radius):
 
 
 @engine_aware("input", "output")
+@native_output
 def gaussian_filter1d(input, sigma, axis=-1, order=0, output=None, mode="reflect", cval=0.0, truncate=4.0, *,
                       radius=None):
     """Gaussian filter (or its derivative of `order`) along one axis (scipy.ndimage.gaussian_filter1d)."""
@@ -131,6 +164,7 @@ def gaussian_passes(ndim, sigma, order, mode, cval, truncate, radius, axes):
 
 
 @engine_aware("input", "output")
+@native_output
 def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0, truncate=4.0, *, radius=None,
                     axes=None):
     """Multidimensional Gaussian filter as a sequence of 1-D passes (scipy.ndimage.gaussian_filter)."""
@@ -149,12 +183,13 @@ def _uniform_pass(axis, size, mode, cval, origin):
 
 
 @engine_aware("input", "output")
+@native_output
 def uniform_filter1d(input, size, axis=-1, output=None, mode="reflect", cval=0.0, origin=0):
     """Mean over `size` values along one axis (scipy.ndimage.uniform_filter1d)."""
     input = as_input(input)
     axis = normalize_axis(axis, input.ndim)
     p = _uniform_pass(axis, size, mode, cval, origin)
-    output = get_output(output, input)
+    output = get_output(output, input, complex_output=input.dtype.kind == "c")
     return run_passes(input, output, [p])
 
 
@@ -166,11 +201,12 @@ def uniform_passes(ndim, size, mode, cval, origin, axes):
 
 
 @engine_aware("input", "output")
+@native_output
 def uniform_filter(input, size=3, output=None, mode="reflect", cval=0.0, origin=0, *, axes=None):
     """Multidimensional mean filter as a sequence of 1-D passes (scipy.ndimage.uniform_filter)."""
     input = as_input(input)
     fresh = output is None
-    output = get_output(output, input)
+    output = get_output(output, input, complex_output=input.dtype.kind == "c")
     return run_passes(input, output, uniform_passes(input.ndim, size, mode, cval, origin, axes), fresh)
 
 
@@ -186,12 +222,14 @@ def _derivative_smooth(input, axis, output, mode, cval, smooth):
 
 
 @engine_aware("input", "output")
+@native_output
 def sobel(input, axis=-1, output=None, mode="reflect", cval=0.0):
     """Sobel derivative along `axis`, smoothed along the others (scipy.ndimage.sobel)."""
     return _derivative_smooth(input, axis, output, mode, cval, (1.0, 2.0, 1.0))
 
 
 @engine_aware("input", "output")
+@native_output
 def prewitt(input, axis=-1, output=None, mode="reflect", cval=0.0):
     """Prewitt derivative along `axis`, averaged along the others (scipy.ndimage.prewitt)."""
     return _derivative_smooth(input, axis, output, mode, cval, (1.0, 1.0, 1.0))
@@ -222,6 +260,7 @@ def _sum_over_axes(input, output, mode, axes, derivative, square):
 
 
 @engine_aware("input", "output")
+@native_output
 def laplace(input, output=None, mode="reflect", cval=0.0, *, axes=None):
     """Sum of second differences over `axes` (scipy.ndimage.laplace)."""
     input = as_input(input)
@@ -232,6 +271,7 @@ def laplace(input, output=None, mode="reflect", cval=0.0, *, axes=None):
 
 
 @engine_aware("input", "output")
+@native_output
 def gaussian_laplace(input, sigma, output=None, mode="reflect", cval=0.0, *, axes=None, **kwargs):
     """Laplace filter of Gaussian second derivatives (scipy.ndimage.gaussian_laplace)."""
     input = as_input(input)
@@ -247,6 +287,7 @@ def gaussian_laplace(input, sigma, output=None, mode="reflect", cval=0.0, *, axe
 
 
 @engine_aware("input", "output")
+@native_output
 def gaussian_gradient_magnitude(input, sigma, output=None, mode="reflect", cval=0.0, *, axes=None, **kwargs):
     """Gradient magnitude from Gaussian first derivatives (scipy.ndimage.gaussian_gradient_magnitude)."""
     input = as_input(input)

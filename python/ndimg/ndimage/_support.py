@@ -1,7 +1,10 @@
 """Argument handling shared by the ndimage primitives, following scipy.ndimage's rules and messages."""
 from __future__ import annotations
 
+import functools
 import operator
+import warnings
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -18,17 +21,25 @@ def mode_code(mode):
         raise RuntimeError("boundary mode not supported") from None
 
 
-def as_input(input):
-    """scipy's coercion: array-likes become NumPy arrays; complex input is refused (not supported)."""
+def as_input(input, dtype_in_message=True):
+    """scipy's coercion: array-likes become NumPy arrays, other byte orders the native one (scipy's results
+    are native too); float16 and non-numeric types are refused with scipy's RuntimeError, whose message
+    names the dtype in the 1-D and separable filters (`dtype_in_message`) and not in the n-D ones."""
     if not hasattr(input, "dtype") or not hasattr(input, "shape"):
         input = np.asarray(input)
-    if input.dtype.kind == "c":
-        raise TypeError("ndimg.ndimage does not support complex input")
-    if input.dtype.kind not in "biuf":
-        raise RuntimeError("array type not supported")
-    if input.dtype == np.float16:
-        input = input.astype(np.float32)
+    dt = input.dtype
+    if dt.kind not in "biufc" or dt.itemsize > 16 or (dt.kind == "f" and dt.itemsize not in (4, 8)) \
+            or (dt.kind == "c" and dt.itemsize not in (8, 16)):
+        raise RuntimeError(f"array type {dt!r} not supported" if dtype_in_message else "array type not supported")
+    if not dt.isnative:
+        input = input.astype(dt.newbyteorder("="))
     return input
+
+
+def no_complex(input):
+    """The filters scipy refuses complex input to (the rank family)."""
+    if input.dtype.kind == "c":
+        raise TypeError("Complex type not supported")
 
 
 def normalize_axis(axis, ndim):
@@ -39,11 +50,19 @@ def normalize_axis(axis, ndim):
 
 
 def normalize_axes(axes, ndim):
+    """scipy's `axes` argument: None (all), an integer or an iterable of unique integers, with its errors."""
     if axes is None:
         return tuple(range(ndim))
     if np.isscalar(axes):
-        axes = (axes,)
-    axes = tuple(normalize_axis(a, ndim) for a in axes)
+        axes = (operator.index(axes),)
+    elif isinstance(axes, Iterable):
+        axes = tuple(operator.index(ax) for ax in axes)
+    else:
+        raise ValueError("axes must be an integer, iterable of integers, or None")
+    for ax in axes:
+        if not -ndim <= ax < ndim:
+            raise ValueError(f"specified axis: {ax} is out of range")
+    axes = tuple(ax % ndim for ax in axes)
     if len(set(axes)) != len(axes):
         raise ValueError("axes must be unique")
     return axes
@@ -59,24 +78,76 @@ def per_axis(value, n, name="value"):
     return value
 
 
-def get_output(output, input, shape=None):
-    """scipy's output argument: None (input's dtype), a dtype, or an array of the right shape."""
+def get_output(output, input, shape=None, complex_output=False):
+    """scipy's output argument: None (input's dtype; complex_output: promoted to complex), a dtype, or an
+    array of the right shape, with scipy's rules and messages for complex results."""
     xp = xp_of(input)
-    shape = input.shape if shape is None else shape
+    shape = input.shape if shape is None else tuple(shape)
     if output is None:
-        return xp.empty(shape, dtype=input.dtype)
+        dt = np.promote_types(input.dtype, np.complex64) if complex_output else input.dtype
+        return xp.empty(shape, dtype=dt)
     if isinstance(output, (type, np.dtype, str)):
         dt = np.dtype(output)
-        if dt.kind == "c":
-            raise TypeError("ndimg.ndimage does not support complex output")
+        if complex_output and dt.kind != "c":
+            if isinstance(output, str):
+                raise RuntimeError("output must have complex dtype")
+            warnings.warn("promoting specified output dtype to complex", stacklevel=4)
+            dt = np.promote_types(dt, np.complex64)
+        if isinstance(output, str) and not issubclass(dt.type, np.number):
+            raise RuntimeError("output must have numeric dtype")
         return xp.empty(shape, dtype=dt)
     if xp_of(output) is not xp:
         raise TypeError("output must be an array of the same library and device as input")
-    if output.shape != tuple(shape):
+    if output.shape != shape:
         raise RuntimeError("output shape not correct")
+    if complex_output and output.dtype.kind != "c":
+        raise RuntimeError("output must have complex dtype")
     return output
 
 
 def may_share(a, b):
     xp = xp_of(a)
     return xp.may_share_memory(a, b) if hasattr(xp, "may_share_memory") else True
+
+
+def native_output(fn):
+    """Filters write the native byte order: an output array in another one is filled from a native copy."""
+    import inspect
+
+    at = list(inspect.signature(fn).parameters).index("output")
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        out = args[at] if at < len(args) else kwargs.get("output")
+        if not isinstance(out, np.ndarray) or out.dtype.isnative:
+            return fn(*args, **kwargs)
+        tmp = np.empty(out.shape, out.dtype.newbyteorder("="))
+        if at < len(args):
+            args = args[:at] + (tmp,) + args[at + 1:]
+        else:
+            kwargs["output"] = tmp
+        out[...] = fn(*args, **kwargs)
+        return out
+
+    return wrapper
+
+
+def complex_via_real(func, input, weights, output, cval, **kwargs):
+    """scipy's complex filtering by a linear filter `func(input, weights, output=, cval=, **kwargs)`: real
+    filters of the real and imaginary parts of the input and the weights, combined into the complex
+    `output` (an array)."""
+    re, im = np.real(cval), np.imag(cval)
+    if input.dtype.kind == "c" and weights.dtype.kind == "c":
+        func(input.real, weights.real, output=output.real, cval=re, **kwargs)
+        output.real -= func(input.imag, weights.imag, output=None, cval=im, **kwargs)
+        func(input.real, weights.imag, output=output.imag, cval=re, **kwargs)
+        output.imag += func(input.imag, weights.real, output=None, cval=im, **kwargs)
+    elif input.dtype.kind == "c":
+        func(input.real, weights, output=output.real, cval=re, **kwargs)
+        func(input.imag, weights, output=output.imag, cval=im, **kwargs)
+    else:
+        if np.iscomplexobj(cval):
+            raise ValueError("Cannot provide a complex-valued cval when the input is real.")
+        func(input, weights.real, output=output.real, cval=cval, **kwargs)
+        func(input, weights.imag, output=output.imag, cval=cval, **kwargs)
+    return output
