@@ -1,74 +1,94 @@
-"""The benchmark runner: every registry entry with bench cases, timed side by side in one run.
+"""Every registry entry's benchmark cases, timed side by side in one run.
 
-    python bench/run.py [--only NAME[,NAME]] [--engines cpu,cuda] [--repeat N] [--machine NAME]
+    python bench/run.py [--only NAMES] [--engines cpu,cuda] [--repeat N] [--runs N] [--quick] ...
 
-CPU: scikit-image / scipy.ndimage vs the ndimg CPU engine (wall clock, median of --repeat runs).
-GPU: the ndimg CUDA engine vs cupyx.scipy.ndimage (ndimage entries) and cuCIM (filters entries, when
-installed), CUDA events after warm-up, median of many runs; plus the memory floor (input read once and
-output written once at the measured device-to-device copy bandwidth).
-Writes bench/results/<machine>.md and .png and prints the table.
+Inputs: `ndimg._cases.bench_inputs` (the entry's input kinds over the grid `ndimg._cases.SHAPES`, seed 0:
+the same arrays in every run); a call is fn(*inputs, **kwargs).
+CPU ("cpu"): the reference (scikit-image / scipy.ndimage, one call) vs the ndimg CPU engine, wall clock.
+GPU ("cuda"): the ndimg CUDA engine vs its peer, cuCIM (`cucim.skimage.<module>.<name>`, when installed)
+or `cupyx.scipy.ndimage` for ndimage entries, the same inputs moved to the GPU; CUDA events after a
+warm-up; plus the memory floor (inputs read once, outputs written once at the measured device-to-device
+copy bandwidth). A call that fails (a peer lacking an argument) is reported and its row kept.
+
+Slow calls are not repeated: every engine's warm-up call is timed, and one above --cap seconds is the only
+sample; faster ones get up to --repeat samples within --budget seconds. Each run writes the raw samples as
+JSON (--json); `--runs N` makes N whole runs in fresh processes and pools them (bench/summary.py: the
+median over runs of each run's median) into OUT/MACHINE.md and .png.
 """
 from __future__ import annotations
 
 import argparse
+import datetime
+import functools
 import importlib
+import json
+import math
 import os
 import statistics
+import subprocess
 import sys
 import time
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-# The grid named by bench cases in the registry.
-SHAPES = {
-    "2d_f32": ((3840, 2160), np.float32),
-    "2d_rgb_u8": ((3840, 2160, 3), np.uint8),
-    "3d_f32": ((192, 192, 192), np.float32),
-}
+sys.path.insert(0, HERE)
+import summary  # noqa: E402  (bench/summary.py)
 
 
-def make_input(case, rng):
-    shape, dtype = SHAPES[case]
-    if np.dtype(dtype).kind == "f":
-        return rng.random(shape, dtype=np.float32).astype(dtype)
-    return rng.integers(0, 256, size=shape, dtype=np.uint8)
+def wall(fn):
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def count(repeat, budget, t, least):
+    """How many samples of a `t`-second call: at most `repeat`, within `budget` seconds, at least `least`."""
+    return min(repeat, max(least, int(min(budget / max(t, 1e-9), repeat))))
+
+
+def cpu_times(fn, repeat, budget=math.inf, cap=math.inf):
+    """Wall-clock samples of one call. The warm-up is timed: above `cap` s it is the only sample."""
+    t = wall(fn)
+    if t > cap:
+        return [t]
+    return [wall(fn) for _ in range(count(repeat, budget, t, 1))]
 
 
 def cpu_time(fn, repeat):
-    fn()  # warm-up (imports, thread pool, caches)
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times)
+    return statistics.median(cpu_times(fn, repeat))
 
 
-def gpu_time(fn, repeat, calls=1):
-    """Median over `repeat` runs of the GPU time of `calls` back-to-back calls, per call. With calls=1
-    it is one call's latency (host overhead included when the GPU waits on it). With more, two calls are
-    queued before the start event, so the GPU is busy when it reaches it and the host queues each next call
-    while the GPU runs the last, as in a pipeline of filters: the device time per call, or the host's where
-    the host is the slower (a run started on an idle GPU would add the first call's host time)."""
+def gpu_times(fn, repeat, budget=math.inf, cap=math.inf, calls=1):
+    """Samples of the GPU time per call (CUDA events) of `calls` back-to-back calls. With calls=1 it is
+    one call's latency (host overhead included when the GPU waits on it). With more, two calls are queued
+    before the start event, so the GPU is busy when it reaches it and the host queues each next call while
+    the GPU runs the last, as in a pipeline of filters: the device time per call, or the host's where the
+    host is the slower."""
     import cupy as cp
 
-    for _ in range(3):
-        fn()
     start, end = cp.cuda.Event(), cp.cuda.Event()
-    times = []
-    for _ in range(repeat):
-        if calls > 1:
+
+    def timed(k):
+        if k > 1:
             fn()
             fn()
         start.record()
-        for _ in range(calls):
+        for _ in range(k):
             fn()
         end.record()
         end.synchronize()
-        times.append(cp.cuda.get_elapsed_time(start, end) / 1e3 / calls)
-    return statistics.median(times)
+        return cp.cuda.get_elapsed_time(start, end) / 1e3 / k
+
+    fn()  # warm-up: kernel compilation and loading, memory pool growth
+    t = timed(1)
+    if t > cap:
+        return [t]
+    return [timed(calls) for _ in range(count(repeat, budget, t * calls, 3))]
+
+
+def gpu_time(fn, repeat, calls=1):
+    return statistics.median(gpu_times(fn, repeat, calls=calls))
 
 
 def copy_bandwidth():
@@ -77,148 +97,253 @@ def copy_bandwidth():
 
     a = cp.empty(1 << 28, dtype=cp.uint8)
     b = cp.empty_like(a)
-    t = gpu_time(lambda: b.__setitem__(Ellipsis, a), 20)
+    t = statistics.median(gpu_times(lambda: b.__setitem__(Ellipsis, a), 20, 1.0, 10.0))
     return 2 * a.nbytes / t
 
 
-def peer(entry):
-    """The GPU peer of an entry: cupyx.scipy.ndimage for ndimage, cuCIM for skimage modules."""
-    mod, name = entry.reference.split(":")
+@functools.lru_cache(maxsize=None)
+def peer_module(name):
+    """The peer's module, or None where it is absent (said once where it is installed but broken)."""
     try:
-        if mod == "scipy.ndimage":
-            return getattr(importlib.import_module("cupyx.scipy.ndimage"), name), "cupyx"
-        return getattr(importlib.import_module(mod.replace("skimage", "cucim.skimage")), name), "cuCIM"
-    except (ImportError, AttributeError):
-        return None, None
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+    except Exception as exc:  # installed but broken (CUDA mismatch, a missing dependency): not fatal
+        print(f"{name} does not import: {error(exc)}", file=sys.stderr)
+        return None
 
 
-def fmt(t):
-    if t is None:
-        return "-"
-    return f"{t * 1e3:.2f} ms" if t < 1 else f"{t:.2f} s"
+def peer(entry):
+    """An entry's GPU peer and its name: cupyx.scipy.ndimage for scipy.ndimage references, cuCIM's
+    mirror of the scikit-image module otherwise; (None, None) where none has the function."""
+    mod, name = entry.reference.split(":")
+    pmod, pname = ("cupyx.scipy.ndimage", "cupyx") if mod == "scipy.ndimage" else \
+        (mod.replace("skimage", "cucim.skimage", 1), "cuCIM")
+    fn = getattr(peer_module(pmod), name, None)
+    return (fn, pname) if fn is not None else (None, None)
 
 
-def ratio(a, b):
-    return "-" if a is None or b is None else f"{a / b:.1f}x"
+def nbytes(x):
+    """Bytes of the arrays in a result (tuples and lists walked; scalars count nothing)."""
+    if isinstance(x, (tuple, list)):
+        return sum(nbytes(v) for v in x)
+    return getattr(x, "nbytes", 0) if hasattr(x, "shape") else 0
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--only", default="")
-    ap.add_argument("--engines", default="cpu,cuda")
-    ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--gpu-repeat", type=int, default=30)
-    ap.add_argument("--machine", default=None)
-    ap.add_argument("--out", default=os.path.join(HERE, "results"))
-    args = ap.parse_args(argv)
+def to_gpu(x):
+    import cupy as cp
 
+    if isinstance(x, np.ndarray):
+        return cp.asarray(x)
+    if isinstance(x, (tuple, list)):
+        return type(x)(to_gpu(v) for v in x)
+    if isinstance(x, dict):
+        return {k: to_gpu(v) for k, v in x.items()}
+    return x
+
+
+def describe(v):
+    if isinstance(v, np.ndarray):
+        return f"<{v.dtype} {'x'.join(map(str, v.shape))}>"
+    return repr(v)
+
+
+def case_label(shape, kwargs):
+    """'2d_f32 signed,weights:7 mode='wrap'': the grid shape, input kinds set by the case, call kwargs."""
+    kinds = [k for k in kwargs.get("_inputs", ()) if k != "image"]
+    return " ".join([shape] + ([",".join(kinds)] if kinds else [])
+                    + [f"{k}={describe(v)}" for k, v in kwargs.items() if not k.startswith("_")])
+
+
+def error(exc):
+    msg = f"{type(exc).__name__}: {exc}".splitlines()[0]
+    return msg[:200]
+
+
+def host_meta(cuda):
     import ndimg
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    model = None
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name")), None)
+    except OSError:
+        pass
+    gpu = None
+    if cuda:
+        import cupy as cp
+
+        gpu = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    machine = f"{gpu.replace(' ', '-')}-{cores}cores" if gpu else f"cpu-{cores}cores"
+    return dict(machine=machine, cores=cores, cpu_model=model, threads=ndimg.get_num_threads(), gpu=gpu)
+
+
+def cuda_available(engines):
+    import ndimg
+
+    if "cuda" not in engines or not ndimg.built_with_cuda:
+        return False
+    try:
+        import cupy as cp
+
+        return cp.cuda.runtime.getDeviceCount() > 0
+    except Exception:
+        return False
+
+
+def selected(e, only):
+    return not only or e.name in only or e.qualname in only or e.module in only
+
+
+def measure(args):
+    from ndimg._cases import bench_inputs
     from ndimg._registry import entries
 
     engines = set(args.engines.split(","))
-    cuda = "cuda" in engines and ndimg.built_with_cuda
-    if cuda:
-        try:
-            import cupy as cp
-
-            cuda = cp.cuda.runtime.getDeviceCount() > 0
-        except Exception:
-            cuda = False
-    if args.machine is None:
-        if cuda:
-            import cupy as cp
-
-            gpu = cp.cuda.runtime.getDeviceProperties(0)["name"].decode().replace(" ", "-")
-            args.machine = f"{gpu}-{os.cpu_count()}cores"
-        else:
-            args.machine = f"cpu-{os.cpu_count()}cores"
+    cuda = cuda_available(engines)
+    meta = host_meta(cuda)
+    meta["copy_bandwidth"] = copy_bandwidth() if cuda else None
+    meta["machine"] = args.machine or meta["machine"]
     only = set(filter(None, args.only.split(",")))
-    rng = np.random.default_rng(0)
-    bw = copy_bandwidth() if cuda else None
     rows = []
     for e in entries():
-        if not e.bench or (only and e.name not in only and e.qualname not in only):
+        if not e.bench or not selected(e, only):
             continue
-        try:
-            fn = e.load()
-        except (ImportError, AttributeError) as exc:
-            print(f"skip {e.qualname}: not available ({exc})", file=sys.stderr)
-            continue
-        ref = e.load_reference()
-        for case, kw in e.bench:
-            x = make_input(case, rng)
-            row = dict(name=e.qualname, case=f"{case} {kw}" if kw else case)
-            row["ref"] = cpu_time(lambda: ref(x, **kw), max(1, args.repeat // 2)) if "cpu" in engines else None
-            row["cpu"] = cpu_time(lambda: fn(x, **kw), args.repeat) if "cpu" in engines else None
-            row["cuda"] = row["cuda_stream"] = row["peer"] = row["floor"] = None
-            row["peer_name"] = ""
-            if cuda:
-                import cupy as cp
-
-                xg = cp.asarray(x)
-                row["cuda"] = gpu_time(lambda: fn(xg, **kw), args.gpu_repeat)
-                row["cuda_stream"] = gpu_time(lambda: fn(xg, **kw), max(3, args.gpu_repeat // 5), calls=10)
-                pfn, pname = peer(e)
-                if pfn is not None:
-                    try:
-                        row["peer"] = gpu_time(lambda: pfn(xg, **kw), args.gpu_repeat)
-                        row["peer_name"] = pname
-                    except Exception as exc:  # a peer lacking an argument is reported, not fatal
-                        print(f"peer {pname} {e.qualname} failed: {exc}", file=sys.stderr)
-                out = fn(xg, **kw)
-                nbytes = xg.nbytes + (out.nbytes if hasattr(out, "nbytes") else 0)
-                row["floor"] = nbytes / bw
+        pfn, pname = peer(e) if cuda and "cuda" in e.engines else (None, None)
+        for shape, kwargs in e.bench:
+            row = dict(name=e.qualname, case=case_label(shape, kwargs), times={}, errors={}, peer_name=pname or "",
+                       floor=None)
             rows.append(row)
-            print(f"{row['name']:40s} {row['case']:28s} ref {fmt(row['ref']):>10s} cpu {fmt(row['cpu']):>10s} "
-                  f"cuda {fmt(row['cuda']):>10s} {row['peer_name'] or 'peer'} {fmt(row['peer']):>10s}", flush=True)
-    write_results(rows, args, bw)
+            try:
+                fn, ref = e.load(), e.load_reference()
+                inputs, kw = bench_inputs(e, shape, kwargs, rng=np.random.default_rng(0))
+            except Exception as exc:  # a broken entry is a row of the report, not the end of the run
+                row["errors"]["setup"] = error(exc)
+                print(progress(row), flush=True)
+                continue
+            runs = []
+            if "cpu" in engines:
+                if not args.no_ref:
+                    runs.append(("ref", lambda: ref(*inputs, **kw)))
+                runs.append(("cpu", lambda: fn(*inputs, **kw)))
+            for k, call in runs:
+                try:
+                    row["times"][k] = cpu_times(call, args.repeat, args.budget, args.cap)
+                except Exception as exc:  # reported in the row, the run goes on
+                    row["errors"][k] = error(exc)
+            if cuda and "cuda" in e.engines:
+                gpu_case(row, fn, pfn, inputs, kw, args, meta["copy_bandwidth"])
+            print(progress(row), flush=True)
+    return meta, rows
 
 
-def write_results(rows, args, bw):
-    import ndimg
+def gpu_case(row, fn, pfn, inputs, kw, args, bw):
+    import cupy as cp
 
-    os.makedirs(args.out, exist_ok=True)
-    lines = [f"# Benchmarks on {args.machine}", "",
-             f"ndimg CPU engine threads: {ndimg.get_num_threads()}; "
-             + (f"device-to-device copy bandwidth {bw / 1e9:.0f} GB/s (read+write)" if bw else "no GPU"), "",
-             "ndimg CUDA: one call's latency (CUDA events around it, host overhead included); ndimg CUDA "
-             "stream: per call in a run of 10 back-to-back calls queued behind two more (the device time when the "
-             "host keeps up), "
-             "which the memory floor (input read once, output written once) is compared with.", "",
-             "| function | case | reference (CPU) | ndimg CPU | CPU speedup | GPU peer | peer | ndimg CUDA | "
-             "vs peer | ndimg CUDA stream | memory floor | stream / floor |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        lines.append(f"| {r['name']} | {r['case']} | {fmt(r['ref'])} | {fmt(r['cpu'])} | {ratio(r['ref'], r['cpu'])} | "
-                     f"{r['peer_name'] or '-'} | {fmt(r['peer'])} | {fmt(r['cuda'])} | {ratio(r['peer'], r['cuda'])} | "
-                     f"{fmt(r['cuda_stream'])} | {fmt(r['floor'])} | {ratio(r['cuda_stream'], r['floor'])} |")
-    md = os.path.join(args.out, f"{args.machine}.md")
-    with open(md, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    gin, gkw = to_gpu(inputs), to_gpu(kw)
+    calls = [("cuda", lambda: fn(*gin, **gkw))]
+    if pfn is not None:
+        calls.append(("peer", lambda: pfn(*gin, **gkw)))
+    for k, call in calls:
+        try:
+            row["times"][k] = gpu_times(call, args.gpu_repeat, args.gpu_budget, args.cap)
+            if k == "cuda" and statistics.median(row["times"][k]) < 0.01:
+                row["times"]["cuda_stream"] = gpu_times(call, max(3, args.gpu_repeat // 5), args.gpu_budget,
+                                                        args.cap, calls=10)
+        except Exception as exc:  # a peer lacking an argument is reported, the row kept
+            row["errors"][k] = error(exc)
+    if "cuda" in row["times"]:
+        row["floor"] = (nbytes(gin) + nbytes(fn(*gin, **gkw))) / bw
+    del gin, gkw
+    cp.get_default_memory_pool().free_all_blocks()
+
+
+def progress(row):
+    t = {k: statistics.median(v) for k, v in row["times"].items()}
+    parts = [f"{row['name']:40s} {row['case']:32s}"]
+    for k, lab in (("ref", "ref"), ("cpu", "cpu"), ("cuda", "cuda"), ("peer", row["peer_name"] or "peer")):
+        if k in t or k in row["errors"]:
+            parts.append(f"{lab} {summary.fmt(t.get(k)) if k in t else 'FAILED':>9s}")
+    if "ref" in t and "cpu" in t:
+        parts.append(f"cpu/ref {summary.fx(t['ref'] / t['cpu'])}")
+    if "peer" in t and "cuda" in t:
+        parts.append(f"cuda/peer {summary.fx(t['peer'] / t['cuda'])}")
+    return "  ".join(parts) + "".join(f"\n    {k} failed: {m}" for k, m in row["errors"].items())
+
+
+def git_commit():
     try:
-        import matplotlib
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True,
+                              timeout=10).stdout.strip() or "?"
+    except Exception:
+        return "?"
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return
-    labels = [f"{r['name']}\n{r['case']}" for r in rows]
-    fig, ax = plt.subplots(figsize=(max(6, len(rows) * 0.9), 4.5))
-    xs = np.arange(len(rows))
-    series = [("ndimg CPU vs reference", [r["ref"] / r["cpu"] if r["ref"] and r["cpu"] else 0 for r in rows]),
-              ("ndimg CUDA vs reference", [r["ref"] / r["cuda"] if r["ref"] and r["cuda"] else 0 for r in rows]),
-              ("ndimg CUDA vs GPU peer", [r["peer"] / r["cuda"] if r["peer"] and r["cuda"] else 0 for r in rows])]
-    for i, (lab, vals) in enumerate(series):
-        ax.bar(xs + (i - 1) * 0.27, vals, 0.27, label=lab)
-    ax.set_yscale("log")
-    ax.axhline(1, color="k", lw=0.8)
-    ax.set_xticks(xs, labels, rotation=60, ha="right", fontsize=7)
-    ax.set_ylabel("speedup (x)")
-    ax.set_title(f"ndimg speedups on {args.machine}")
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(os.path.join(args.out, f"{args.machine}.png"), dpi=110)
+
+def one_run(args, argv):
+    started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    load0, t0 = os.getloadavg()[0], time.perf_counter()
+    meta, rows = measure(args)
+    rec = dict(meta=meta, rows=rows, argv=["bench/run.py"] + argv, commit=git_commit(),
+               started=started, seconds=round(time.perf_counter() - t0, 1), load=[load0, os.getloadavg()[0]])
+    path = args.json or os.path.join(args.out, "raw", f"{meta['machine']}.json")
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(rec, f, indent=1)
+    print(f"run: {rec['seconds']:.0f} s, raw samples in {path}", flush=True)
+    if not args.no_report:
+        print("\n".join(summary.report([rec], args.out, note=args.note)))
+
+
+def pooled(args, argv):
+    """`--runs N`: N whole runs, each in a fresh process, then one pooled report."""
+    machine = args.machine or host_meta(cuda_available(set(args.engines.split(","))))["machine"]
+    paths = []
+    for i in range(1, args.runs + 1):
+        path = os.path.join(args.out, "raw", f"{machine}-run{i}.json")
+        extra = ["--runs", "1", "--machine", machine, "--json", path, "--no-report"]
+        if i > args.ref_runs:
+            extra.append("--no-ref")
+        print(f"=== run {i} of {args.runs} ===", flush=True)
+        rc = subprocess.run([sys.executable, os.path.abspath(__file__)] + argv + extra).returncode
+        if rc != 0:
+            print(f"run {i} failed (rc={rc}); pooling the others", file=sys.stderr)
+            continue
+        paths.append(path)
+    if not paths:
+        sys.exit("no run completed")
+    command = " ".join(["bench/run.py"] + argv)
+    print("\n".join(summary.report(summary.load(paths), args.out, machine, args.note, command)))
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", default="", help="entries to run: names, module.name or modules, comma-separated")
+    ap.add_argument("--engines", default="cpu,cuda", help="cpu: reference + ndimg CPU; cuda: ndimg CUDA + peer")
+    ap.add_argument("--repeat", type=int, default=5, help="most CPU samples per engine and case (after warm-up)")
+    ap.add_argument("--gpu-repeat", type=int, default=30, help="most GPU samples per engine and case")
+    ap.add_argument("--budget", type=float, default=2.0, help="seconds of CPU samples per engine and case")
+    ap.add_argument("--gpu-budget", type=float, default=0.3, help="seconds of GPU samples per engine and case")
+    ap.add_argument("--cap", type=float, default=5.0, help="a warm-up call above this many seconds is the only sample")
+    ap.add_argument("--quick", action="store_true", help="one sample per engine and case, cap 1 s (a smoke run)")
+    ap.add_argument("--no-ref", action="store_true", help="skip the reference (CPU) calls")
+    ap.add_argument("--runs", type=int, default=1, help="whole runs in fresh processes, pooled by median")
+    ap.add_argument("--ref-runs", type=int, default=None, help="with --runs: only the first K runs time the reference")
+    ap.add_argument("--machine", default=None, help="name for the results (default: GPU name and core count)")
+    ap.add_argument("--out", default=os.path.join(HERE, "results"))
+    ap.add_argument("--json", default=None, help="raw samples of this run (default OUT/raw/MACHINE.json)")
+    ap.add_argument("--no-report", action="store_true", help="write the JSON only (no table or plot)")
+    ap.add_argument("--note", default="", help="a paragraph for the report (caveats, what was run)")
+    args = ap.parse_args(argv)
+    if args.quick:
+        args.repeat, args.gpu_repeat, args.cap = 1, 5, 1.0
+    if args.ref_runs is None:
+        args.ref_runs = args.runs
+    if args.runs > 1:
+        pooled(args, argv)
+    else:
+        one_run(args, argv)
 
 
 if __name__ == "__main__":
