@@ -13,6 +13,7 @@ SHAPES = {
     "2d_f32": ((3840, 2160), "float32"),
     "2d_rgb_u8": ((3840, 2160, 3), "uint8"),
     "3d_f32": ((192, 192, 192), "float32"),
+    "none": ((), None),    # generators (inputs=("none",)): no array argument
 }
 
 # Small odd shapes for tests, by dimensionality (odd sizes catch transposed or off-by-one indexing).
@@ -141,7 +142,7 @@ def make_inputs(entry, shape, dtype=None, rng=None, layout="c", kinds=None):
 
 def split_bench(kwargs):
     """A bench case's kwargs split into (call kwargs, settings): settings are the underscored keys
-    (``_inputs``: input kinds instead of the entry's)."""
+    (``_inputs``: input kinds instead of the entry's; ``_dtype``: instead of the shape's)."""
     call = {k: v for k, v in kwargs.items() if not k.startswith("_")}
     return call, {k[1:]: v for k, v in kwargs.items() if k.startswith("_")}
 
@@ -149,4 +150,25 @@ def split_bench(kwargs):
 def bench_inputs(entry, shape_name, kwargs, rng=None):
     """(positional inputs, call kwargs) of one bench case (shape_name, kwargs) of `entry`."""
     call, settings = split_bench(kwargs)
-    return make_inputs(entry, shape_name, rng=rng, kinds=settings.get("inputs")), call
+    return make_inputs(entry, shape_name, settings.get("dtype"), rng, kinds=settings.get("inputs")), call
+
+
+# Impulse responses for the LPI filters' cases. They get coordinate arrays of the input's engine; NumPy
+# ufuncs work on both.
+def gaussian_response(r, c, sigma=1.0):
+    return np.exp(-(r**2 + c**2) / (2 * sigma**2)) / (2 * np.pi * sigma**2)
+
+
+def skewed_response(r, c):
+    """Not symmetric, so that a flipped or shifted kernel shows."""
+    return np.exp(-((r - 0.7) ** 2 / 3 + (c + 0.4) ** 2)) * (1 + 0.2 * r)
+
+
+def chirped_response(r, c):
+    """Complex taps: the full-spectrum path."""
+    return gaussian_response(r, c) * np.exp(0.5j * r)
+
+
+def shrink_second(args, kwargs):
+    """A case's _prep: the second input one row short (inputs of different shapes)."""
+    return (args[0], args[1][:-1]) + tuple(args[2:]), kwargs

@@ -10,6 +10,10 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from . import _cases as _c
+
 INTS = ("uint8", "uint16", "uint32", "int8", "int16", "int32", "int64")
 FLOATS = ("float32", "float64")
 NUMERIC = INTS + FLOATS
@@ -24,12 +28,19 @@ class Case:
     ndim: tuple | None = None       # only at these dimensionalities (e.g. channel_axis cases at 3)
     shape: tuple | None = None      # a fixed input shape instead of the test grid's
     dtype: str | None = None        # a fixed input dtype instead of the entry's dtypes
-    prep: object = None             # callable(inputs tuple) -> inputs tuple, after they are made
+    prep: object = None             # callable(args, kwargs) -> (args, kwargs), after the inputs are made
     id: str = ""
     exc: type | None = None         # bad cases: the exception type the reference raises
 
     def __repr__(self):
         return self.id or ",".join(f"{k}={v!r}" for k, v in self.kwargs.items()) or "default"
+
+
+@dataclass(frozen=True)
+class Arr:
+    """A keyword argument made like an input, of the input's shape: ``case(mask=Arr("mask", "bool"))``."""
+    kind: str
+    dtype: str | None = None    # None: the dtype under test
 
 
 def case(*, _inputs=None, _ndim=None, _shape=None, _dtype=None, _prep=None, _id="", **kwargs):
@@ -118,94 +129,236 @@ def export(module, namespace):
 
 
 # ---------------------------------------------------------------------------------------------------
+# Cases shared by entries below. Arrays of the input's shape are Arr(kind) (made by ndimg._cases).
+# ---------------------------------------------------------------------------------------------------
+NDI_MODES = ("reflect", "constant", "nearest", "mirror", "wrap", "grid-constant", "grid-mirror", "grid-wrap")
+SK_MODES = ("reflect", "constant", "nearest", "mirror", "wrap")
+
+
+def modes(_modes=NDI_MODES, **kw):
+    """One case per boundary mode, the other arguments the same."""
+    return tuple(case(mode=m, **kw) for m in _modes)
+
+
+_AxisError = np.exceptions.AxisError
+_FOOT2 = np.array([[0, 1, 1], [1, 1, 0], [0, 1, 0]], dtype=bool)   # not symmetric: a flip shows
+_FOOT3 = np.ones((2, 3, 1), dtype=bool)
+_BIG_WINDOW = 10**9 + 1   # scikit-image raises MemoryError at once (issue 22: ndimg hung)
+_MISMATCH = dict(_prep=_c.shrink_second, _id="shape_mismatch")   # two inputs of different shapes
+
+# ---------------------------------------------------------------------------------------------------
 # ndimg.ndimage: scipy.ndimage's primitives (reference: scipy.ndimage)
 # ---------------------------------------------------------------------------------------------------
 _S = "ndimg.ndimage._separable"
 _R = "ndimg.ndimage._rank"
 _C = "ndimg.ndimage._correlate"
-register("ndimage", "correlate1d", f"{_S}:correlate1d", dtypes=ALL, ndim=(1, 2, 3))
-register("ndimage", "convolve1d", f"{_S}:convolve1d", dtypes=ALL, ndim=(1, 2, 3))
-register("ndimage", "gaussian_filter1d", f"{_S}:gaussian_filter1d", dtypes=NUMERIC, ndim=(1, 2, 3))
-register("ndimage", "gaussian_filter", f"{_S}:gaussian_filter", dtypes=NUMERIC, family="separable",
+_W1 = ("signed", "weights1d")
+for _name in ("correlate1d", "convolve1d"):
+    register("ndimage", _name, f"{_S}:{_name}", dtypes=ALL, ndim=(1, 2, 3), inputs=_W1,
+             cases=modes(cval=0.5) + (case(axis=0), case(origin=1), case(_inputs=("signed", "weights1d:4"), origin=-1),
+                                      case(_inputs=("signed", "weights1d:8"), mode="wrap", origin=2)),
+             bad=(bad(RuntimeError, mode="bogus"), bad(ValueError, origin=2), bad(_AxisError, axis=3)),
+             bench=(("2d_f32", dict(_inputs=("signed", "weights1d:7"))), ("3d_f32", dict(_inputs=("signed", "weights1d:7")))))
+register("ndimage", "gaussian_filter1d", f"{_S}:gaussian_filter1d", dtypes=NUMERIC, ndim=(1, 2, 3), inputs=("signed",),
+         cases=modes(sigma=1.5, cval=0.5) + (case(sigma=2, order=1), case(sigma=1, order=2, axis=0),
+                                             case(sigma=1, order=3), case(sigma=1, radius=2), case(sigma=0.7, truncate=2.0)),
+         bad=(bad(ValueError, sigma=1, order=-1), bad(RuntimeError, sigma=1, mode="bogus"),
+              bad(_AxisError, sigma=1, axis=3)),
          bench=(("2d_f32", dict(sigma=4)), ("3d_f32", dict(sigma=2))))
-register("ndimage", "uniform_filter1d", f"{_S}:uniform_filter1d", dtypes=NUMERIC, ndim=(1, 2, 3))
-register("ndimage", "uniform_filter", f"{_S}:uniform_filter", dtypes=NUMERIC, family="separable",
+register("ndimage", "gaussian_filter", f"{_S}:gaussian_filter", dtypes=NUMERIC, family="separable", inputs=("signed",),
+         cases=modes(sigma=1.5, cval=0.5) + (case(sigma=1, order=1), case(sigma=(1.0, 2.5), order=(0, 2), _ndim=(2,)),
+                                             case(sigma=(1, 2, 0.5), _ndim=(3,)), case(sigma=2, radius=3),
+                                             case(sigma=0.8, truncate=2.0), case(sigma=1.5, axes=(0,))),
+         bad=(bad(RuntimeError, sigma=(1, 2, 3, 4)), bad(ValueError, sigma=1, order=-1),
+              bad(RuntimeError, sigma=1, mode="bogus")),
+         bench=(("2d_f32", dict(sigma=4)), ("3d_f32", dict(sigma=2))))
+register("ndimage", "uniform_filter1d", f"{_S}:uniform_filter1d", dtypes=NUMERIC, ndim=(1, 2, 3), inputs=("signed",),
+         cases=modes(size=4, cval=0.5) + (case(size=1), case(size=5, origin=-2, axis=0),
+                                          case(size=10**6, _id="huge_size")),
+         bad=(bad(RuntimeError, size=0), bad(ValueError, size=3, origin=2), bad(_AxisError, size=3, axis=3)),
          bench=(("2d_f32", dict(size=9)), ("3d_f32", dict(size=9))))
-register("ndimage", "sobel", f"{_S}:sobel", dtypes=NUMERIC, family="separable", bench=(("2d_f32", {}),))
-register("ndimage", "prewitt", f"{_S}:prewitt", dtypes=NUMERIC, family="separable")
-register("ndimage", "laplace", f"{_S}:laplace", dtypes=NUMERIC, family="separable")
-register("ndimage", "gaussian_gradient_magnitude", f"{_S}:gaussian_gradient_magnitude", dtypes=NUMERIC,
-         family="separable")
-register("ndimage", "gaussian_laplace", f"{_S}:gaussian_laplace", dtypes=NUMERIC, family="separable")
-register("ndimage", "correlate", f"{_C}:correlate", dtypes=ALL, family="stencil")
-register("ndimage", "convolve", f"{_C}:convolve", dtypes=ALL, family="stencil")
-register("ndimage", "minimum_filter1d", f"{_R}:minimum_filter1d", dtypes=NUMERIC, ndim=(1, 2, 3))
-register("ndimage", "maximum_filter1d", f"{_R}:maximum_filter1d", dtypes=NUMERIC, ndim=(1, 2, 3))
-register("ndimage", "minimum_filter", f"{_R}:minimum_filter", dtypes=NUMERIC, family="rank")
-register("ndimage", "maximum_filter", f"{_R}:maximum_filter", dtypes=NUMERIC, family="rank")
-register("ndimage", "median_filter", f"{_R}:median_filter", dtypes=NUMERIC, family="rank",
-         bench=(("2d_f32", dict(size=3)), ("2d_f32", dict(size=5))))
-register("ndimage", "rank_filter", f"{_R}:rank_filter", dtypes=NUMERIC, family="rank")
-register("ndimage", "percentile_filter", f"{_R}:percentile_filter", dtypes=NUMERIC, family="rank")
+register("ndimage", "uniform_filter", f"{_S}:uniform_filter", dtypes=NUMERIC, family="separable", inputs=("signed",),
+         cases=modes(size=3, cval=0.5) + (case(size=1), case(size=4, origin=1), case(size=(3, 5), _ndim=(2,)),
+                                          case(size=(10**6, 1), _ndim=(2,), _id="huge_size"), case(size=3, axes=(1,))),
+         bad=(bad(RuntimeError, size=0), bad(RuntimeError, size=(3, 3, 3, 3)), bad(ValueError, size=3, origin=2)),
+         bench=(("2d_f32", dict(size=9)), ("3d_f32", dict(size=9))))
+for _name in ("sobel", "prewitt"):
+    register("ndimage", _name, f"{_S}:{_name}", dtypes=NUMERIC, family="separable", inputs=("signed",),
+             cases=modes(cval=0.5) + (case(axis=0), case(axis=1)),
+             bad=(bad(_AxisError, axis=3), bad(RuntimeError, mode="bogus")),
+             bench=(("2d_f32", {}), ("3d_f32", {})))
+register("ndimage", "laplace", f"{_S}:laplace", dtypes=NUMERIC, family="separable", inputs=("signed",),
+         cases=modes(cval=0.5) + (case(axes=(0,)),), bad=(bad(RuntimeError, mode="bogus"),),
+         bench=(("2d_f32", {}), ("3d_f32", {})))
+for _name in ("gaussian_gradient_magnitude", "gaussian_laplace"):
+    register("ndimage", _name, f"{_S}:{_name}", dtypes=NUMERIC, family="separable", inputs=("signed",),
+             cases=modes(sigma=1.5, cval=0.5) + (case(sigma=1, truncate=2.0), case(sigma=(1, 2), _ndim=(2,))),
+             bad=(bad(RuntimeError, sigma=1, mode="bogus"), bad(RuntimeError, sigma=(1, 2, 3, 4))),
+             bench=(("2d_f32", dict(sigma=2)), ("3d_f32", dict(sigma=2))))
+for _name in ("correlate", "convolve"):
+    register("ndimage", _name, f"{_C}:{_name}", dtypes=ALL, family="stencil", inputs=("signed", "weights"),
+             cases=modes(cval=0.5) + (case(origin=1), case(_inputs=("signed", "weights:4"), origin=-1),
+                                      case(_inputs=("signed", "weights:5"), mode="wrap")),
+             bad=(bad(RuntimeError, _inputs=("signed", "weights1d"), _ndim=(2,)), bad(ValueError, origin=2),
+                  bad(RuntimeError, mode="bogus")),
+             bench=(("2d_f32", dict(_inputs=("signed", "weights:7"))), ("3d_f32", {})))
+for _name in ("minimum_filter1d", "maximum_filter1d"):
+    register("ndimage", _name, f"{_R}:{_name}", dtypes=NUMERIC, ndim=(1, 2, 3), inputs=("signed",),
+             cases=modes(size=3, cval=0.5) + (case(size=1), case(size=4, origin=-1, axis=0),
+                                              case(size=10**6, _id="huge_size")),
+             bad=(bad(RuntimeError, size=0), bad(ValueError, size=3, origin=2)),
+             bench=(("2d_f32", dict(size=9)), ("3d_f32", dict(size=9))))
+_RANK_CASES = (case(size=(3, 1), _ndim=(2,)), case(size=4, origin=1), case(footprint=_FOOT2, _ndim=(2,)),
+               case(footprint=_FOOT3, _ndim=(3,)), case(size=3, axes=(0,)))
+for _name in ("minimum_filter", "maximum_filter", "median_filter"):
+    register("ndimage", _name, f"{_R}:{_name}", dtypes=NUMERIC, family="rank", inputs=("signed",),
+             cases=modes(size=3, cval=0.5) + _RANK_CASES + (case(size=10**4, _id="huge_size"),),
+             bad=(bad(RuntimeError, _id="no_size"), bad(RuntimeError, size=0), bad(ValueError, size=3, origin=2)),
+             bench=(("2d_f32", dict(size=3)), ("2d_f32", dict(size=5)), ("3d_f32", dict(size=3))))
+register("ndimage", "rank_filter", f"{_R}:rank_filter", dtypes=NUMERIC, family="rank", inputs=("signed",),
+         cases=modes(rank=2, size=3, cval=0.5) + (case(rank=-1, size=3), case(rank=0, footprint=_FOOT2, _ndim=(2,)),
+                                                  case(rank=3, size=(3, 1), _ndim=(2,))),
+         bad=(bad(RuntimeError, rank=100, size=3), bad(RuntimeError, rank=1)),
+         bench=(("2d_f32", dict(rank=4, size=3)), ("3d_f32", dict(rank=4, size=3))))
+register("ndimage", "percentile_filter", f"{_R}:percentile_filter", dtypes=NUMERIC, family="rank", inputs=("signed",),
+         cases=modes(percentile=30, size=3, cval=0.5) + (case(percentile=-20, size=3), case(percentile=50, size=5),
+                                                         case(percentile=90, footprint=_FOOT2, _ndim=(2,))),
+         bad=(bad(RuntimeError, percentile=150, size=3), bad(RuntimeError, percentile=50)),
+         bench=(("2d_f32", dict(percentile=50, size=5)), ("3d_f32", dict(percentile=50, size=3))))
 
 # ---------------------------------------------------------------------------------------------------
 # ndimg.filters: skimage.filters 0.26 (skimage.filters.rank comes later)
 # ---------------------------------------------------------------------------------------------------
 _F = "ndimg.filters"
+_MASK = Arr("mask", "bool")
+_ND_EDGE = dict(family="separable", cases=modes(SK_MODES, cval=0.5) + (case(axis=0), case(axis=-1), case(mask=_MASK)),
+                bad=(bad(_AxisError, axis=3),), bench=(("2d_f32", {}), ("3d_f32", {})))
+_2D_EDGE = dict(ndim=(2,), cases=(case(), case(mask=_MASK)), bad=(bad(ValueError, _shape=(7, 9, 11)),),
+                bench=(("2d_f32", {}),))
+_RIDGE = dict(family="separable", dtypes=ALL, rtol=2e-4, atol=2e-5,
+              bench=(("2d_f32", dict(sigmas=(1, 3))), ("3d_f32", dict(sigmas=(1, 3)))))
+_RIDGE_CASES = (case(sigmas=(1, 2)), case(sigmas=(1.5,), black_ridges=False)) + modes(SK_MODES, sigmas=(1,), cval=0.5)
+_LPI = dict(ndim=(2,), dtypes=ALL, atol=1e-4, family="fft", bench=(("2d_f32", dict(impulse_response=_c.gaussian_response)),),
+            bad=(bad(ValueError, impulse_response=_c.gaussian_response, _shape=(7, 9, 11)),))
+_LPI_CASES = tuple(case(impulse_response=r) for r in (_c.gaussian_response, _c.skewed_response, _c.chirped_response))
+_HIST = dict(family="histogram", bench=(("2d_f32", {}), ("3d_f32", {})))
+_LOCAL = (("2d_f32", dict(window_size=15)), ("3d_f32", dict(window_size=15)))
 for _name, _file, _kw in [
-    ("gaussian", "_gaussian", dict(family="separable", bench=(("2d_f32", dict(sigma=4)), ("3d_f32", dict(sigma=2)),
-                                                              ("2d_rgb_u8", dict(sigma=2, channel_axis=-1))))),
-    ("difference_of_gaussians", "_gaussian", dict(family="separable")),
-    ("sobel", "_edges", dict(family="separable", bench=(("2d_f32", {}),))),
-    ("sobel_h", "_edges", dict(ndim=(2,), family="separable")),
-    ("sobel_v", "_edges", dict(ndim=(2,), family="separable")),
-    ("scharr", "_edges", dict(family="separable")),
-    ("scharr_h", "_edges", dict(ndim=(2,), family="separable")),
-    ("scharr_v", "_edges", dict(ndim=(2,), family="separable")),
-    ("prewitt", "_edges", dict(family="separable")),
-    ("prewitt_h", "_edges", dict(ndim=(2,), family="separable")),
-    ("prewitt_v", "_edges", dict(ndim=(2,), family="separable")),
-    ("roberts", "_stencil_edges", dict(ndim=(2,), family="stencil")),
-    ("roberts_pos_diag", "_stencil_edges", dict(ndim=(2,), family="stencil")),
-    ("roberts_neg_diag", "_stencil_edges", dict(ndim=(2,), family="stencil")),
-    ("farid", "_edges", dict(family="separable")),
-    ("farid_h", "_edges", dict(ndim=(2,), family="separable")),
-    ("farid_v", "_edges", dict(ndim=(2,), family="separable")),
-    ("laplace", "_stencil_edges", dict(family="stencil")),
+    ("gaussian", "_gaussian", dict(
+        family="separable",
+        cases=modes(SK_MODES, sigma=1.5, cval=0.3) + (case(sigma=1.3, preserve_range=True), case(sigma=(1, 2), _ndim=(2,)),
+                                                      case(sigma=2, truncate=2.0), case(sigma=1, channel_axis=-1, _ndim=(3,))),
+        bad=(bad(ValueError, sigma=-1),),
+        bench=(("2d_f32", dict(sigma=4)), ("3d_f32", dict(sigma=2)), ("2d_rgb_u8", dict(sigma=2, channel_axis=-1))))),
+    ("difference_of_gaussians", "_gaussian", dict(
+        family="separable",
+        cases=(case(low_sigma=1), case(low_sigma=1, high_sigma=3, mode="reflect"),
+               case(low_sigma=1, channel_axis=-1, _ndim=(3,)), case(low_sigma=(1, 2), high_sigma=(2, 3), _ndim=(2,))),
+        bad=(bad(ValueError, low_sigma=3, high_sigma=1),),
+        bench=(("2d_f32", dict(low_sigma=2, high_sigma=4)), ("3d_f32", dict(low_sigma=1, high_sigma=2)),
+               ("2d_rgb_u8", dict(low_sigma=1, high_sigma=2, channel_axis=-1))))),
+    ("sobel", "_edges", _ND_EDGE),
+    ("sobel_h", "_edges", _2D_EDGE),
+    ("sobel_v", "_edges", _2D_EDGE),
+    ("scharr", "_edges", _ND_EDGE),
+    ("scharr_h", "_edges", _2D_EDGE),
+    ("scharr_v", "_edges", _2D_EDGE),
+    ("prewitt", "_edges", _ND_EDGE),
+    ("prewitt_h", "_edges", _2D_EDGE),
+    ("prewitt_v", "_edges", _2D_EDGE),
+    ("roberts", "_stencil_edges", dict(_2D_EDGE, family="stencil")),
+    ("roberts_pos_diag", "_stencil_edges", dict(_2D_EDGE, family="stencil")),
+    ("roberts_neg_diag", "_stencil_edges", dict(_2D_EDGE, family="stencil")),
+    ("farid", "_edges", _ND_EDGE),
+    ("farid_h", "_edges", _2D_EDGE),
+    ("farid_v", "_edges", _2D_EDGE),
+    ("laplace", "_stencil_edges", dict(family="stencil", cases=(case(), case(ksize=5), case(mask=_MASK)),
+                                       bench=(("2d_f32", {}), ("3d_f32", {})))),
     # behavior='rank' is skimage.filters.rank.median, not in ndimg yet (scikit-image runs it under acceleration)
-    ("median", "_median", dict(family="rank", bench=(("2d_f32", {}),), extra={"unsupported": {"behavior": ("rank",)}})),
-    ("unsharp_mask", "_unsharp_mask", dict(family="separable")),
-    ("butterworth", "_fft_based", dict(dtypes=ALL, atol=1e-5, family="fft")),
-    ("correlate_sparse", "_sparse", dict(family="stencil")),
-    ("gabor", "_gabor", dict(ndim=(2,), family="stencil")),
-    ("gabor_kernel", "_gabor", dict(ndim=(), engines=("cpu",))),
+    ("median", "_median", dict(
+        family="rank", extra={"unsupported": {"behavior": ("rank",)}},
+        cases=modes(SK_MODES, cval=0.5) + (case(footprint=np.ones((5, 1), bool), _ndim=(2,)), case(footprint=_FOOT3, _ndim=(3,))),
+        bad=(bad(ValueError, behavior="bogus"),),
+        bench=(("2d_f32", {}), ("3d_f32", {})))),
+    ("unsharp_mask", "_unsharp_mask", dict(
+        family="separable",
+        cases=(case(), case(radius=2, amount=2), case(radius=1.5, preserve_range=True),
+               case(channel_axis=-1, _ndim=(3,))),
+        bench=(("2d_f32", dict(radius=2)), ("3d_f32", dict(radius=2)), ("2d_rgb_u8", dict(radius=2, channel_axis=-1))))),
+    ("butterworth", "_fft_based", dict(
+        dtypes=ALL, atol=1e-5, family="fft",
+        cases=(case(), case(cutoff_frequency_ratio=0.1, high_pass=False, order=3), case(npad=4),
+               case(squared_butterworth=False), case(channel_axis=-1, _ndim=(3,))),
+        bad=(bad(ValueError, cutoff_frequency_ratio=0.6),),
+        bench=(("2d_f32", {}), ("3d_f32", {}), ("2d_rgb_u8", dict(channel_axis=-1))))),
+    ("correlate_sparse", "_sparse", dict(
+        family="stencil", inputs=("image", "sparse_kernel"),
+        cases=modes(SK_MODES + ("symmetric", "edge")) + (case(_inputs=("image", "sparse_kernel:4")), case(mode="valid")),
+        bad=(bad(ValueError, mode="bogus"),),
+        bench=(("2d_f32", dict(_inputs=("image", "sparse_kernel:7"))), ("3d_f32", {})))),
+    ("gabor", "_gabor", dict(
+        ndim=(2,), family="stencil",
+        cases=(case(frequency=0.2), case(frequency=0.3, theta=0.7, bandwidth=2),
+               case(frequency=0.1, sigma_x=2, sigma_y=3, n_stds=2, offset=0.5)) + modes(SK_MODES, frequency=0.25, cval=0.5),
+        bad=(bad(ValueError, frequency=0.2, _shape=(7, 9, 11)),),
+        bench=(("2d_f32", dict(frequency=0.1)),))),
+    ("gabor_kernel", "_gabor", dict(
+        ndim=(), engines=("cpu",), inputs=("none",),
+        cases=(case(frequency=0.2), case(frequency=0.1, theta=0.5, sigma_x=3, sigma_y=2, offset=1),
+               case(frequency=0.3, dtype=np.complex64)),
+        bad=(bad(ValueError, frequency=0.2, dtype=np.float32),),
+        bench=(("none", dict(frequency=0.01)),))),
     # ridges: float32 inputs run the Gaussian derivatives in float (scikit-image/scipy in double), which the
     # second derivatives and eigenvalue ratios amplify; float64 agrees to ~1e-12
-    ("hessian", "_ridges", dict(family="separable", dtypes=ALL, rtol=2e-4, atol=2e-5)),
-    ("frangi", "_ridges", dict(family="separable", dtypes=ALL, rtol=2e-4, atol=2e-5,
-                               bench=(("2d_f32", dict(sigmas=(1, 3))), ("3d_f32", dict(sigmas=(1, 3)))))),
-    ("meijering", "_ridges", dict(family="separable", dtypes=ALL, rtol=2e-4, atol=2e-5)),
-    ("sato", "_ridges", dict(family="separable", dtypes=ALL, rtol=2e-4, atol=2e-5,
-                             bench=(("2d_f32", dict(sigmas=(1, 3))),))),
-    ("wiener", "_lpi_filter", dict(ndim=(2,), dtypes=ALL, atol=1e-4, family="fft")),
-    ("LPIFilter2D", "_lpi_filter", dict(ndim=(2,), dtypes=ALL, atol=1e-4, family="fft")),
-    ("filter_forward", "_lpi_filter", dict(ndim=(2,), dtypes=ALL, atol=1e-4, family="fft")),
-    ("filter_inverse", "_lpi_filter", dict(ndim=(2,), dtypes=ALL, atol=1e-4, family="fft")),
-    ("window", "_window", dict(ndim=(), engines=("cpu",))),
-    ("rank_order", "_rank_order", dict(family="sort")),
-    ("apply_hysteresis_threshold", "_thresholding", dict(family="label")),
-    ("threshold_isodata", "_thresholding", dict(family="histogram")),
-    ("threshold_li", "_thresholding", dict(family="histogram")),
-    ("threshold_local", "_thresholding", dict(family="separable")),
-    ("threshold_mean", "_thresholding", dict(family="histogram")),
-    ("threshold_minimum", "_thresholding", dict(family="histogram")),
-    ("threshold_multiotsu", "_thresholding", dict(family="histogram")),
-    ("threshold_niblack", "_thresholding", dict(family="separable")),
-    ("threshold_otsu", "_thresholding", dict(family="histogram", bench=(("2d_f32", {}),))),
-    ("threshold_sauvola", "_thresholding", dict(family="separable")),
-    ("threshold_triangle", "_thresholding", dict(family="histogram")),
-    ("threshold_yen", "_thresholding", dict(family="histogram")),
-    ("try_all_threshold", "_thresholding", dict(ndim=(2,), engines=("cpu",))),
+    ("hessian", "_ridges", dict(_RIDGE, cases=_RIDGE_CASES + (case(sigmas=(1,), alpha=0.3, beta=0.7, gamma=5),))),
+    ("frangi", "_ridges", dict(_RIDGE, cases=_RIDGE_CASES + (case(sigmas=(1,), alpha=0.3, beta=0.7, gamma=5),))),
+    ("meijering", "_ridges", dict(_RIDGE, cases=_RIDGE_CASES + (case(sigmas=(1,), alpha=-0.2),))),
+    ("sato", "_ridges", dict(_RIDGE, cases=_RIDGE_CASES)),
+    ("wiener", "_lpi_filter", dict(_LPI, cases=_LPI_CASES + (case(impulse_response=_c.skewed_response, K=0.01),))),
+    ("LPIFilter2D", "_lpi_filter", dict(
+        _LPI, inputs=("none",), bench=(("none", dict(impulse_response=_c.gaussian_response)),),
+        cases=(case(impulse_response=_c.gaussian_response, sigma=1.5), case(impulse_response=_c.skewed_response)),
+        bad=(bad(ValueError, impulse_response="gaussian"),))),
+    ("filter_forward", "_lpi_filter", dict(_LPI, cases=_LPI_CASES + (
+        case(impulse_response=_c.gaussian_response, filter_params=dict(sigma=2.5)),))),
+    ("filter_inverse", "_lpi_filter", dict(_LPI, cases=_LPI_CASES + (
+        case(impulse_response=_c.gaussian_response, max_gain=5),))),
+    ("window", "_window", dict(
+        ndim=(), engines=("cpu",), inputs=("none",),
+        cases=(case(window_type="hann", shape=(17, 23)), case(window_type=("tukey", 0.3), shape=(7, 9, 11)),
+               case(window_type="hann", shape=(16, 16), warp_kwargs=dict(order=3))),
+        bad=(bad(ValueError, window_type="hann", shape=(4, -1)),),
+        bench=(("none", dict(window_type="hann", shape=(3840, 2160))),))),
+    ("rank_order", "_rank_order", dict(family="sort", bench=(("2d_f32", {}), ("3d_f32", {})))),
+    ("apply_hysteresis_threshold", "_thresholding", dict(
+        family="label", cases=(case(low=0.3, high=0.7), case(low=100, high=500), case(low=0.7, high=0.3)),
+        bench=(("2d_f32", dict(low=0.3, high=0.7)), ("3d_f32", dict(low=0.3, high=0.7))))),
+    ("threshold_isodata", "_thresholding", dict(_HIST, cases=(case(), case(nbins=64), case(return_all=True)))),
+    ("threshold_li", "_thresholding", dict(_HIST, cases=(case(), case(tolerance=0.01), case(initial_guess=0.5)))),
+    ("threshold_local", "_thresholding", dict(
+        family="separable",
+        cases=(case(block_size=5), case(block_size=5, method="mean"), case(block_size=3, method="median", offset=0.1),
+               case(block_size=5, param=2.0)) + modes(SK_MODES, block_size=5, cval=0.5),
+        bad=(bad(ValueError, block_size=4), bad(ValueError, block_size=5, method="bogus")),
+        bench=(("2d_f32", dict(block_size=15)), ("3d_f32", dict(block_size=15))))),
+    ("threshold_mean", "_thresholding", _HIST),
+    ("threshold_minimum", "_thresholding", dict(_HIST, inputs=("bimodal",), cases=(case(), case(nbins=64)),
+                                                bench=(("2d_f32", dict(_inputs=("bimodal",))),
+                                                       ("3d_f32", dict(_inputs=("bimodal",)))))),
+    ("threshold_multiotsu", "_thresholding", dict(_HIST, cases=(case(), case(classes=4, nbins=64)),
+                                                  bad=(bad(ValueError, classes=4, nbins=2),))),
+    ("threshold_niblack", "_thresholding", dict(
+        family="separable", cases=(case(), case(window_size=5, k=0.5), case(window_size=(3, 5), _ndim=(2,))),
+        bad=(bad(MemoryError, window_size=_BIG_WINDOW, _id="huge_window"),), bench=_LOCAL)),
+    ("threshold_otsu", "_thresholding", dict(_HIST, cases=(case(), case(nbins=32)))),
+    ("threshold_sauvola", "_thresholding", dict(
+        family="separable", cases=(case(), case(window_size=5, k=0.5, r=0.3), case(window_size=(3, 5), _ndim=(2,))),
+        bad=(bad(MemoryError, window_size=_BIG_WINDOW, _id="huge_window"),), bench=_LOCAL)),
+    ("threshold_triangle", "_thresholding", dict(_HIST, cases=(case(), case(nbins=64)))),
+    ("threshold_yen", "_thresholding", dict(_HIST, cases=(case(), case(nbins=64)))),
+    ("try_all_threshold", "_thresholding", dict(
+        ndim=(2,), engines=("cpu",), inputs=("bimodal",), cases=(case(figsize=(4, 3), verbose=False),),
+        bench=(("2d_f32", dict(verbose=False, _inputs=("bimodal",))),))),
 ]:
     register("filters", _name, f"{_F}.{_file}:{_name}", **_kw)
 del _name, _file, _kw
@@ -214,20 +367,47 @@ del _name, _file, _kw
 # ndimg.metrics: skimage.metrics 0.26
 # ---------------------------------------------------------------------------------------------------
 _M = "ndimg.metrics"
+_PAIR = dict(inputs=("image", "noisy"), bench=(("2d_f32", {}), ("3d_f32", {}), ("2d_rgb_u8", {})))
+_MASKS = dict(inputs=("mask", "mask2"), bad=(bad(ValueError, **_MISMATCH),),
+              bench=(("2d_f32", dict(_inputs=("mask:0.001", "mask2:0.001"))),
+                     ("3d_f32", dict(_inputs=("mask:0.001", "mask2:0.001")))))
+_LABELS = dict(inputs=("labels", "labels2"), family="label_count", bad=(bad(ValueError, **_MISMATCH),),
+               bench=(("2d_f32", dict(_dtype="int32")), ("3d_f32", dict(_dtype="int32"))))
 for _name, _file, _kw in [
-    ("mean_squared_error", "_simple_metrics", dict(dtypes=ALL, family="reduction")),
-    ("normalized_root_mse", "_simple_metrics", dict(dtypes=ALL, family="reduction")),
-    ("peak_signal_noise_ratio", "_simple_metrics", dict(dtypes=ALL, family="reduction")),
-    ("normalized_mutual_information", "_simple_metrics", dict(dtypes=NUMERIC, rtol=1e-7, atol=1e-9,
-                                                              family="histogram")),
-    ("structural_similarity", "_structural_similarity", dict(dtypes=NUMERIC, rtol=1e-5, atol=1e-5,
-                                                              family="separable")),
-    ("hausdorff_distance", "_set_metrics", dict(dtypes=ALL, rtol=1e-12, atol=1e-12, family="point_set")),
-    ("hausdorff_pair", "_set_metrics", dict(dtypes=ALL, family="point_set")),
-    ("contingency_table", "_contingency_table", dict(dtypes=INTS, ndim=(1, 2, 3), family="label_count")),
-    ("adapted_rand_error", "_adapted_rand_error", dict(dtypes=INTS, rtol=1e-9, atol=1e-12, family="label_count")),
-    ("variation_of_information", "_variation_of_information", dict(dtypes=INTS, rtol=1e-9, atol=1e-12,
-                                                                    family="label_count")),
+    ("mean_squared_error", "_simple_metrics", dict(_PAIR, dtypes=ALL, family="reduction",
+                                                   bad=(bad(ValueError, **_MISMATCH),))),
+    ("normalized_root_mse", "_simple_metrics", dict(
+        _PAIR, dtypes=ALL, family="reduction",
+        cases=(case(), case(normalization="min-max"), case(normalization="mean")),
+        bad=(bad(ValueError, normalization="bogus"), bad(ValueError, **_MISMATCH)))),
+    ("peak_signal_noise_ratio", "_simple_metrics", dict(
+        _PAIR, dtypes=ALL, family="reduction", cases=(case(), case(data_range=2.0)),
+        bad=(bad(ValueError, _inputs=("signed", "noisy"), _dtype="float32", _id="float_out_of_range"),
+             bad(ValueError, **_MISMATCH)))),
+    ("normalized_mutual_information", "_simple_metrics", dict(
+        _PAIR, dtypes=NUMERIC, rtol=1e-7, atol=1e-9, family="histogram", cases=(case(), case(bins=20)),
+        bad=(bad(ValueError, **_MISMATCH),))),
+    ("structural_similarity", "_structural_similarity", dict(
+        _PAIR, dtypes=NUMERIC, rtol=1e-5, atol=1e-5, family="separable",
+        cases=(case(data_range=2.0), case(data_range=2.0, gaussian_weights=True, sigma=1.5, use_sample_covariance=False),
+               case(data_range=2.0, win_size=5), case(data_range=2.0, full=True, gradient=True),
+               case(data_range=2.0, channel_axis=-1, _ndim=(3,))),
+        bad=(bad(ValueError, data_range=2.0, win_size=4), bad(ValueError, _dtype="float32", _id="float_no_data_range"),
+             bad(ValueError, data_range=2.0, **_MISMATCH)),
+        bench=(("2d_f32", dict(data_range=1.0)), ("3d_f32", dict(data_range=1.0)),
+               ("2d_rgb_u8", dict(channel_axis=-1))))),
+    ("hausdorff_distance", "_set_metrics", dict(
+        _MASKS, dtypes=ALL, rtol=1e-12, atol=1e-12, family="point_set",
+        cases=(case(), case(method="modified")),
+        bad=(bad(ValueError, method="bogus"), bad(ValueError, **_MISMATCH)))),
+    ("hausdorff_pair", "_set_metrics", dict(_MASKS, dtypes=ALL, family="point_set")),
+    ("contingency_table", "_contingency_table", dict(
+        _LABELS, dtypes=INTS, ndim=(1, 2, 3),
+        cases=(case(), case(ignore_labels=[0]), case(normalize=True), case(ignore_labels=(1, 3), sparse_type="array")))),
+    ("adapted_rand_error", "_adapted_rand_error", dict(
+        _LABELS, dtypes=INTS, rtol=1e-9, atol=1e-12, cases=(case(), case(ignore_labels=()), case(alpha=0.3)))),
+    ("variation_of_information", "_variation_of_information", dict(
+        _LABELS, dtypes=INTS, rtol=1e-9, atol=1e-12, cases=(case(), case(ignore_labels=(0,))))),
 ]:
     register("metrics", _name, f"{_M}.{_file}:{_name}", **_kw)
 del _name, _file, _kw
