@@ -107,3 +107,78 @@ def test_index_comes_from_pip(tmp_path):
         r = subprocess.run([sys.executable, str(TOOL), "--cache", str(tmp_path / "c"), "--modules", "filters"],
                            env=dict(env, **extra), capture_output=True, text=True)
         assert r.returncode == 1 and f"cannot read {(tmp_path / where).as_uri()}/scikit-image/" in r.stderr, r.stderr
+
+
+# --- tools/ndimage-conformance -------------------------------------------------------------------------------
+NDIMAGE_TOOL = ROOT / "tools" / "ndimage-conformance"
+
+NDIMAGE_TESTS = textwrap.dedent("""
+    import os
+
+    import numpy as np
+    from scipy import ndimage
+    from scipy.ndimage import sobel
+
+    def test_gaussian_passes():
+        assert np.allclose(ndimage.gaussian_filter(np.ones((5, 5)), 1), 1)
+
+    def test_private_module_reaches_ndimg():
+        from scipy.ndimage import _filters
+        assert _filters.uniform_filter(np.ones((4, 4)), 3).shape == (4, 4)
+
+    def test_sobel_fails_with_ndimg():
+        sobel(np.zeros((4, 4)))
+        assert os.environ["NDIMG_CONFORMANCE_PATCH"] == "0", "deliberate failure"
+
+    def test_fails_on_scipy_too():
+        ndimage.median_filter(np.zeros((4, 4)), 3)
+        assert False, "broken test"
+
+    def test_no_ndimg():
+        assert ndimage.binary_erosion(np.ones((3, 3), bool)).sum() == 1
+""")
+
+
+def _run_ndimage(tmp_path, *args):
+    (tmp_path / "t").mkdir(exist_ok=True)
+    (tmp_path / "t" / "test_stand_in.py").write_text(NDIMAGE_TESTS)
+    env = dict(os.environ, PYTHONPATH=PKG_ROOT)
+    return subprocess.run([sys.executable, str(NDIMAGE_TOOL), "--tests", str(tmp_path / "t"),
+                           "--report", str(tmp_path / "r.md"), *args], env=env, capture_output=True, text=True,
+                          cwd=tmp_path)
+
+
+def test_ndimage_counts_report_and_exit_code(tmp_path):
+    r = _run_ndimage(tmp_path, "--min-pass", "60")
+    assert r.returncode == 0, r.stdout + r.stderr
+    rows = {line.split()[0]: line.split()[1:] for line in r.stdout.splitlines() if line.startswith("scipy.")}
+    assert rows["scipy.ndimage:gaussian_filter"] == ["1", "1", "0", "0", "0"]  # run passed failed skipped fallback
+    assert rows["scipy.ndimage:uniform_filter"] == ["1", "1", "0", "0", "0"]
+    assert rows["scipy.ndimage:sobel"] == ["1", "0", "1", "0", "0"]
+    assert "tests reaching ndimg: 3 run, 2 passed, 1 failed (66.67% pass)" in r.stdout
+    # a test failing on plain scipy is left out
+    assert "left out: 1 tests failing on plain scipy too" in r.stdout
+    assert "scipy.ndimage:median_filter" not in rows
+    assert "tests not reaching ndimg: 1 run, 1 passed, 0 failed" in r.stdout
+    report = (tmp_path / "r.md").read_text()
+    assert ("test_stand_in.py::test_sobel_fails_with_ndimg` (scipy.ndimage:sobel): AssertionError: deliberate "
+            "failure") in report
+    assert "test_stand_in.py::test_fails_on_scipy_too`: AssertionError: broken test" in report
+    # the pass rate below --min-pass fails the run
+    assert _run_ndimage(tmp_path).returncode == 1
+
+
+def test_ndimage_refused_values_fall_back():
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        from ndimage_conformance_plugin import _refused
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+
+    class Spec:
+        refused = ((2, "mode", frozenset({"mirror"})),)
+
+    assert _refused(Spec, (1, 2, "mirror"), {}) == "mode='mirror'"
+    assert _refused(Spec, (1, 2), {"mode": "mirror"}) == "mode='mirror'"
+    assert _refused(Spec, (1, 2), {"mode": "reflect"}) is None
+    assert _refused(Spec, (1, 2, [1, 2]), {}) is None  # unhashable: not a refused value
