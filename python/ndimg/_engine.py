@@ -180,9 +180,27 @@ def _run_on_gpu(call, first, fn, args, kwargs):
         return from_working(fn(*args, **kwargs), "torch")
 
 
-def engine_aware(*array_params):
+_OUTPUTS = ("out", "output")  # arrays written in place: never replaced by a copy
+
+
+def _native(args, kwargs, swapped):
+    """The arguments with each (position or name, array) of `swapped` in native byte order, as the references
+    compute (their results are native too); `kwargs` is updated in place."""
+    args = list(args)
+    for at, v in swapped:
+        v = v.astype(v.dtype.newbyteorder("="))
+        if isinstance(at, int):
+            args[at] = v
+        else:
+            kwargs[at] = v
+    return args
+
+
+def engine_aware(*array_params, native=True):
     """Decorator for a public function: GPU arguments named in `array_params` (positions or keywords,
-    also sequences of arrays) reach the body as CuPy arrays, results go back as the caller's type."""
+    also sequences of arrays) reach the body as CuPy arrays, results go back as the caller's type. NumPy
+    inputs in the other byte order reach it in the native one (`native=False`: as given, for a body that
+    returns the input's own values, as scikit-image does)."""
 
     def deco(fn):
         import inspect
@@ -197,6 +215,7 @@ def engine_aware(*array_params):
         def wrapper(*args, **kwargs):
             seen = []  # the library of every array argument (and of every element of sequences)
             gpu_args = []  # (position or name, value, its libraries) of the arguments holding GPU arrays
+            swapped = []  # (position or name, value) of NumPy inputs in the other byte order
             for p, i in params:
                 at = i if i < len(args) else p
                 v = args[i] if i < len(args) else kwargs.get(p)
@@ -207,8 +226,12 @@ def engine_aware(*array_params):
                 seen.extend(libs)
                 if any(lib not in (None, "numpy") for lib in libs):
                     gpu_args.append((at, v, libs if seq else None))
+                elif native and not seq and isinstance(v, np.ndarray) and not v.dtype.isnative and p not in _OUTPUTS:
+                    swapped.append((at, v))
             call = _call_for(seen)
             if call.engine == CPU:
+                if swapped:
+                    args = _native(args, kwargs, swapped)
                 return fn(*args, **kwargs)
             args = list(args)
             first = None

@@ -7,7 +7,7 @@ from .._engine import engine_aware, xp_of
 from .._rules import as_image
 
 
-@engine_aware("image")
+@engine_aware("image", native=False)  # the values keep the input's byte order
 def rank_order(image):
     """Each pixel's index among the sorted distinct values of `image` (labels of dtype
     np.min_scalar_type(image.size)), and those distinct values."""
