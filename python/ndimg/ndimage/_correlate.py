@@ -7,7 +7,7 @@ from .. import _core
 from .._engine import engine_aware, stream_ptr
 from ._footprint import (check_footprint_shape, expand_footprint, expand_origin, run_into,
                          single_mode, tap_offsets, to_host)
-from ._support import as_input, complex_via_real, get_output, native_output, normalize_axes
+from ._support import as_input, complex_via_real, get_output, native_output, normalize_axes, real_cval
 
 
 def _correlate_or_convolve(input, weights, output, mode, cval, origin, convolution, axes):
@@ -21,8 +21,8 @@ def _correlate_or_convolve(input, weights, output, mode, cval, origin, convoluti
                                 cval, mode=mode, origin=origin, convolution=convolution, axes=axes)
     if input.ndim == 0:  # the binding takes arrays of at least one dimension
         out = get_output(output, input)
-        _correlate_or_convolve(input.reshape(1), weights.reshape(1) if weights.ndim == 0 else weights, out.reshape(1), mode, cval, origin,
-                               convolution, axes)
+        weights = weights.reshape(1) if weights.ndim == 0 else weights
+        _correlate_or_convolve(input.reshape(1), weights, out.reshape(1), mode, cval, origin, convolution, axes)
         return out
     axes = normalize_axes(axes, input.ndim)
     weights = expand_footprint(input.ndim, axes, np.asarray(weights, dtype=np.float64), "weights")
@@ -39,7 +39,7 @@ def _correlate_or_convolve(input, weights, output, mode, cval, origin, convoluti
     offsets, idx = tap_offsets(weights != 0, origins)  # zero weights cost nothing
     values = weights[idx].tolist()
     return run_into(output, input, lambda src, dst: _core.correlate(
-        src, dst, offsets, values, code, float(cval), stream_ptr(dst)))
+        src, dst, offsets, values, code, real_cval(cval), stream_ptr(dst)))
 
 
 @engine_aware("input", "output")

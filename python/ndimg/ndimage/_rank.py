@@ -11,13 +11,8 @@ from .. import _core
 from .._engine import engine_aware, stream_ptr
 from ._footprint import (check_footprint_shape, expand_footprint, expand_origin, run_into,
                          single_mode, tap_offsets, to_host)
-from ._support import (as_input, get_output, may_share, mode_code, native_output, no_complex, normalize_axes,
-                       normalize_axis, per_axis)
-
-
-def _check_origin_1d(size, origin):
-    if size // 2 + origin < 0 or size // 2 + origin >= size:
-        raise ValueError("invalid origin")
+from ._support import (as_input, check_origin_1d, get_output, may_share, mode_code, native_output, no_complex,
+                       normalize_axes, normalize_axis, per_axis, real_cval)
 
 
 def _min_max_1d(input, size, axis, output, mode, cval, origin, minimum):
@@ -27,10 +22,11 @@ def _min_max_1d(input, size, axis, output, mode, cval, origin, minimum):
     if size < 1:
         raise RuntimeError("incorrect filter size")
     out = get_output(output, input)
-    _check_origin_1d(size, origin)
+    origin = check_origin_1d(size, origin)
     code = mode_code(mode)
     src = input.copy() if may_share(input, out) else input
-    _core.min_max_filter1d(src, out, int(size), axis, code, float(cval), int(origin), minimum, stream_ptr(out))
+    _core.min_max_filter1d(src, out, operator.index(size), axis, code, real_cval(cval), origin, minimum,
+                           stream_ptr(out))
     return out
 
 
@@ -52,7 +48,7 @@ def _separable_min_max(input, out, passes, cval, minimum):
     """1-D passes (axis, size, origin, mode) from input into out; intermediates in out's dtype as scipy
     has them, alternating with one scratch array so that no pass reads what it writes."""
     for _, size, origin, mode in passes:
-        _check_origin_1d(size, origin)
+        check_origin_1d(size, origin)
     codes = [mode_code(m) for _, _, _, m in passes]
     if not passes:
         out[...] = input
@@ -61,14 +57,14 @@ def _separable_min_max(input, out, passes, cval, minimum):
     src = input.copy() if may_share(input, out) else input
     for j, ((axis, size, origin, _), code) in enumerate(zip(passes, codes)):
         dst = out if (len(passes) - 1 - j) % 2 == 0 else tmp
-        _core.min_max_filter1d(src, dst, size, axis, code, float(cval), origin, minimum, stream_ptr(dst))
+        _core.min_max_filter1d(src, dst, size, axis, code, real_cval(cval), origin, minimum, stream_ptr(dst))
         src = dst
 
 
 def _footprint_rank(input, footprint, rank, output, code, cval, origins):
     offsets, _ = tap_offsets(footprint, origins)
     return run_into(output, input, lambda src, dst: _core.rank_filter(
-        src, dst, offsets, int(rank), code, float(cval), stream_ptr(dst)))
+        src, dst, offsets, int(rank), code, real_cval(cval), stream_ptr(dst)))
 
 
 def _check_footprint_origins(footprint, origins):

@@ -9,14 +9,15 @@ from __future__ import annotations
 import copy
 import functools
 import numbers
+import operator
 
 import numpy as np
 
 from .. import _core
 from .._engine import engine_aware, stream_ptr, xp_of
 from ._footprint import to_host
-from ._support import (as_input, complex_via_real, get_output, mode_code, may_share, native_output, normalize_axes,
-                       normalize_axis, per_axis)
+from ._support import (as_input, check_origin_1d, complex_via_real, get_output, mode_code, may_share, native_output,
+                       normalize_axes, normalize_axis, per_axis, real_cval)
 
 
 class Pass:
@@ -27,7 +28,7 @@ class Pass:
 
     def __init__(self, axis, weights, mode, cval, origin=0, mean=False):
         # a complex cval is kept for complex data (its parts go to the two parts' passes)
-        cval = complex(cval) if np.iscomplexobj(cval) else float(cval)
+        cval = complex(cval) if np.iscomplexobj(cval) else real_cval(cval)
         self.axis, self.mode, self.cval, self.origin, self.mean = axis, mode_code(mode), cval, int(origin), mean
         self.weights = weights if type(weights) is tuple else tuple(float(v) for v in weights)
 
@@ -58,7 +59,7 @@ def run_passes(input, output, passes, fresh=False):
     if not fresh and may_share(input, output) and (output is not input or not isinstance(output, np.ndarray)):
         src = input.copy()
     _core.separable(src, output, [p.axis for p in passes], [p.weights for p in passes],
-                    [p.mode for p in passes], [float(p.cval) for p in passes], [p.origin for p in passes],
+                    [p.mode for p in passes], [real_cval(p.cval) for p in passes], [p.origin for p in passes],
                     [p.mean for p in passes], stream_ptr(output))
     return output
 
@@ -68,11 +69,6 @@ def _weights(weights):
     if weights.ndim != 1 or weights.shape[0] < 1:
         raise RuntimeError("no filter weights given")
     return weights
-
-
-def _check_origin(size, origin):
-    if not 0 <= size // 2 + origin < size:
-        raise ValueError("invalid origin")
 
 
 @engine_aware("input", "output")
@@ -89,7 +85,10 @@ def correlate1d(input, weights, axis=-1, output=None, mode="reflect", cval=0.0, 
                                 axis=axis, mode=mode, origin=origin)
     weights = _weights(weights)
     axis = normalize_axis(axis, input.ndim)
-    _check_origin(len(weights), origin)
+    n = len(weights)
+    if origin < -(n // 2) or origin > (n - 1) // 2:
+        raise ValueError("Invalid origin; origin must satisfy -(len(weights) // 2) <= origin <= (len(weights)-1) // 2")
+    origin = operator.index(origin)
     output = get_output(output, input)
     return run_passes(input, output, [Pass(axis, weights, mode, cval, origin)])
 
@@ -134,6 +133,7 @@ def gaussian_kernel1d(sigma, order, radius):
 
 
 def _gaussian_pass(axis, sigma, order, mode, cval, truncate, radius):
+    order = operator.index(order)
     sd = float(sigma)
     lw = int(truncate * sd + 0.5) if radius is None else radius
     if not isinstance(lw, numbers.Integral) or lw < 0:
@@ -178,8 +178,8 @@ def gaussian_filter(input, sigma, order=0, output=None, mode="reflect", cval=0.0
 def _uniform_pass(axis, size, mode, cval, origin):
     if size < 1:
         raise RuntimeError("incorrect filter size")
-    _check_origin(size, origin)
-    return Pass(axis, (1.0,) * int(size), mode, cval, origin, mean=True)  # a tuple: Pass takes it as is
+    origin = check_origin_1d(size, origin)
+    return Pass(axis, (1.0,) * operator.index(size), mode, cval, origin, mean=True)  # a tuple: Pass takes it as is
 
 
 @engine_aware("input", "output")

@@ -27,13 +27,32 @@ def as_input(input, dtype_in_message=True):
     names the dtype in the 1-D and separable filters (`dtype_in_message`) and not in the n-D ones."""
     if not hasattr(input, "dtype") or not hasattr(input, "shape"):
         input = np.asarray(input)
-    dt = input.dtype
-    if dt.kind not in "biufc" or dt.itemsize > 16 or (dt.kind == "f" and dt.itemsize not in (4, 8)) \
-            or (dt.kind == "c" and dt.itemsize not in (8, 16)):
-        raise RuntimeError(f"array type {dt!r} not supported" if dtype_in_message else "array type not supported")
+    dt = check_dtype(input.dtype, dtype_in_message)
     if not dt.isnative:
         input = input.astype(dt.newbyteorder("="))
     return input
+
+
+def check_dtype(dt, dtype_in_message=True):
+    """The array types scipy.ndimage filters: bool, integers, float32/64 and complex64/128."""
+    if dt.kind not in "biufc" or dt.itemsize > 16 or (dt.kind == "f" and dt.itemsize not in (4, 8)) \
+            or (dt.kind == "c" and dt.itemsize not in (8, 16)):
+        raise RuntimeError(f"array type {dt!r} not supported" if dtype_in_message else "array type not supported")
+    return dt
+
+
+def check_origin_1d(size, origin):
+    """scipy's origin check for a window of `size` (uniform, minimum and maximum filters); the origin as an int."""
+    if not 0 <= size // 2 + origin < size:
+        raise ValueError("invalid origin")
+    return operator.index(origin)
+
+
+def real_cval(cval):
+    """cval as the float scipy's C layer takes, with its TypeError for strings and complex values."""
+    if isinstance(cval, (str, bytes)) or np.iscomplexobj(cval):
+        raise TypeError(f"must be real number, not {type(cval).__name__}")
+    return float(cval)
 
 
 def no_complex(input):
@@ -95,13 +114,14 @@ def get_output(output, input, shape=None, complex_output=False):
             dt = np.promote_types(dt, np.complex64)
         if isinstance(output, str) and not issubclass(dt.type, np.number):
             raise RuntimeError("output must have numeric dtype")
-        return xp.empty(shape, dtype=dt)
+        return xp.empty(shape, dtype=check_dtype(dt))
     if xp_of(output) is not xp:
         raise TypeError("output must be an array of the same library and device as input")
     if output.shape != shape:
         raise RuntimeError("output shape not correct")
     if complex_output and output.dtype.kind != "c":
         raise RuntimeError("output must have complex dtype")
+    check_dtype(output.dtype)
     return output
 
 
