@@ -11,6 +11,7 @@ import numpy as np
 from .. import _core
 from .._engine import engine_aware, xp_of
 from .._rules import as_image, check_nD, img_as_float, supported_float_type
+from ..ndimage._correlate import _correlate_or_convolve
 from ..ndimage._separable import Pass, run_passes
 
 EDGE = np.array([1.0, 0.0, -1.0])
@@ -59,6 +60,15 @@ def _mask_result(result, mask):
     return result
 
 
+def _nd_kernel(ndim, edge_dim, edge, smooth):
+    """scikit-image's n-D kernel: the edge weights along edge_dim times the smoothing weights along the others."""
+    kernel = np.reshape(edge, [-1 if d == edge_dim % ndim else 1 for d in range(ndim)])
+    for d in range(ndim):
+        if d != edge_dim:
+            kernel = kernel * np.reshape(smooth, [-1 if d == s else 1 for s in range(ndim)])
+    return kernel
+
+
 def _edge_filter(image, mask, axis, mode, cval, smooth, edge=EDGE):
     image = _as_float(as_image(image))
     xp = xp_of(image)
@@ -68,9 +78,23 @@ def _edge_filter(image, mask, axis, mode, cval, smooth, edge=EDGE):
                         _axis_passes(ndim, edge_dim, edge, smooth, mode, cval)) for edge_dim in axes]
     if not parts:
         return _mask_result(xp.zeros(image.shape, image.dtype), mask)
+    output = _magnitude(parts, xp)
+    if not bool(xp.isfinite(output.sum())):
+        # The passes also multiply the edge kernel's zero taps (0 * inf is NaN) and keep each pass's sum in
+        # the float type (it may overflow where the whole sum does not); scikit-image's n-D convolution skips
+        # zero weights and sums once. A result with inf or NaN is made again its way.
+        parts = [_correlate_or_convolve(image, _nd_kernel(ndim, edge_dim, edge, smooth), None, mode, cval, 0, True,
+                                        None) for edge_dim in axes]
+        output = _magnitude(parts, xp)
+    return _mask_result(output, mask)
+
+
+def _magnitude(parts, xp):
+    """The one edge image, or the magnitude of several: sqrt(sum of squares) / sqrt(ndim), every step in the
+    float dtype, into parts[0]."""
     output = parts[0]
-    if len(parts) > 1:  # the magnitude: sqrt(sum of squares) / sqrt(ndim), every step in the float dtype
-        scale = np.sqrt(ndim, dtype=output.dtype)
+    if len(parts) > 1:
+        scale = np.sqrt(output.ndim, dtype=output.dtype)
         if xp is np:  # one sweep on the thread pool, the same operations in the same order as below
             _core.root_sum_squares(parts, output, float(scale))
         else:
@@ -80,7 +104,7 @@ def _edge_filter(image, mask, axis, mode, cval, smooth, edge=EDGE):
                 output += res
             xp.sqrt(output, out=output)
             output /= scale
-    return _mask_result(output, mask)
+    return output
 
 
 @engine_aware("image", "mask")
