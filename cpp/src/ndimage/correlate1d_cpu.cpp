@@ -5,6 +5,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/output.hpp"
 #include "ndimage/correlate1d.hpp"
 #include "ndimg/parallel.hpp"
 
@@ -397,13 +398,13 @@ int64_t trailing_run(const View& in, const View& out, int axis) {
 void pass1d_cpu(const View& in, const View& out, const Pass1d& p) {
   // lines along the last axis, or in runs too short to fill a block of kW lanes (the pass along an RGB
   // image's rows: runs of 3 channels), are taken a few at a time; the others in bundles along their run
-  const int64_t run = p.axis == in.ndim - 1 ? 1 : trailing_run(in, out, p.axis);
   dispatch_dtype(in.dtype, [&]<class TI>() {
-    dispatch_dtype(out.dtype, [&]<class TO>() {
+    with_kernel_output_cpu<TI>(out, [&]<class TO>(const View& o) {
+      const int64_t run = p.axis == in.ndim - 1 ? 1 : trailing_run(in, o, p.axis);
       if (run < kW)
-        launch<TI, TO>(Rows{in, out, p.axis, PassPlan(in.shape[p.axis], p), in.size() / in.shape[p.axis]});
+        launch<TI, TO>(Rows{in, o, p.axis, PassPlan(in.shape[p.axis], p), in.size() / in.shape[p.axis]});
       else
-        launch<TI, TO>(Bundles(in, out, p, run));
+        launch<TI, TO>(Bundles(in, o, p, run));
     });
   });
 }

@@ -1,5 +1,6 @@
 #include <vector>
 
+#include "core/output.hpp"
 #include "ndimage/correlate_nd.hpp"
 
 namespace ndimg::ndimage {
@@ -16,14 +17,16 @@ void correlate(const View& in, const View& out, std::span<const int64_t> offsets
   }
   // CPU schedule: lines of the last axis over the pool, taps at precomputed offsets away from borders.
   dispatch_dtype(in.dtype, [&]<class TI>() {
-    dispatch_dtype(out.dtype, [&]<class TO>() {
-      using C = compute_t<TI>;
-      const std::vector<C> wc(w.begin(), w.end());
-      const TI* src = in.ptr<TI>();
-      TO* dst = out.ptr<TO>();
-      cpu_for_each_output(t.geom, 32768 / std::max<int64_t>(t.count, 1), [&](const int64_t* c, int64_t o) {
-        dst[o] = cast_to<TO>(correlate_taps<C>(t.geom, c, src, t.offsets.data(), t.linear.data(), wc.data(),
-                                               t.count, mode, C(cval)));
+    using C = compute_t<TI>;
+    const std::vector<C> wc(w.begin(), w.end());
+    const TI* src = in.ptr<TI>();
+    with_kernel_output_cpu<TI>(out, [&]<class TO>(const View& ov) {
+      Geometry g = t.geom;
+      for (int d = 0; d < g.ndim; ++d) g.out_strides[d] = ov.strides[d];
+      TO* dst = ov.ptr<TO>();
+      cpu_for_each_output(g, 32768 / std::max<int64_t>(t.count, 1), [&](const int64_t* c, int64_t o) {
+        dst[o] = cast_to<TO>(correlate_taps<C>(g, c, src, t.offsets.data(), t.linear.data(), wc.data(), t.count,
+                                               mode, C(cval)));
       });
     });
   });

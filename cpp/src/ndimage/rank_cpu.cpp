@@ -1,5 +1,6 @@
 #include <vector>
 
+#include "core/output.hpp"
 #include "ndimage/correlate1d.hpp"
 #include "ndimage/rank.hpp"
 #include "ndimg/parallel.hpp"
@@ -19,15 +20,17 @@ void rank_filter(const View& in, const View& out, std::span<const int64_t> offse
   }
   // CPU schedule: lines over the pool; each thread gathers the taps into its own buffer.
   dispatch_dtype(in.dtype, [&]<class TI>() {
-    dispatch_dtype(out.dtype, [&]<class TO>() {
-      using C = compute_t<TI>;
-      const TI* src = in.ptr<TI>();
-      TO* dst = out.ptr<TO>();
-      cpu_for_each_output(t.geom, 32768 / t.count, [&](const int64_t* c, int64_t o) {
+    using C = compute_t<TI>;
+    const TI* src = in.ptr<TI>();
+    with_kernel_output_cpu<TI>(out, [&]<class TO>(const View& ov) {
+      Geometry g = t.geom;
+      for (int d = 0; d < g.ndim; ++d) g.out_strides[d] = ov.strides[d];
+      TO* dst = ov.ptr<TO>();
+      cpu_for_each_output(g, 32768 / t.count, [&](const int64_t* c, int64_t o) {
         thread_local std::vector<C> buf;
         buf.resize(size_t(t.count));
         C* v = buf.data();
-        for_each_tap<C>(t.geom, c, src, t.offsets.data(), t.linear.data(), t.count, mode, C(cval),
+        for_each_tap<C>(g, c, src, t.offsets.data(), t.linear.data(), t.count, mode, C(cval),
                         [&](int64_t k, C x) { v[k] = x; });
         dst[o] = cast_to<TO>(rank_value(v, t.count, rank));
       });
@@ -54,17 +57,17 @@ void min_max_filter1d(const View& in, const View& out, int64_t size, int axis, M
   const int64_t n = in.shape[axis], nlines = in.size() / n, len = n + size - 1;
   const Reach r = filter_reach(size, origin);
   dispatch_dtype(in.dtype, [&]<class TI>() {
-    dispatch_dtype(out.dtype, [&]<class TO>() {
+    with_kernel_output_cpu<TI>(out, [&]<class TO>(const View& ov) {
       using C = compute_t<TI>;
       auto pick = [minimum](C a, C b) { return extreme(minimum, a, b); };
       const TI* src = in.ptr<TI>();
-      TO* dst = out.ptr<TO>();
-      const int64_t si = in.strides[axis], so = out.strides[axis];
+      TO* dst = ov.ptr<TO>();
+      const int64_t si = in.strides[axis], so = ov.strides[axis];
       parallel_for(nlines, std::max<int64_t>(1, 16384 / n), [&](int64_t l0, int64_t l1) {
         std::vector<C> g(static_cast<size_t>(len)), h(static_cast<size_t>(len));
         for (int64_t l = l0; l < l1; ++l) {
           const TI* a = src + line_offset(in, axis, l);
-          TO* b = dst + line_offset(out, axis, l);
+          TO* b = dst + line_offset(ov, axis, l);
           for (int64_t j = 0; j < len; ++j) {
             int64_t k = extend_index(j - r.left, n, mode);
             h[j] = k < 0 ? C(cval) : C(a[k * si]);
