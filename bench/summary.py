@@ -50,13 +50,15 @@ def pool(runs):
             if r.get("floor"):
                 row["floor"].append(r["floor"])
             for k, msg in (r.get("errors") or {}).items():
-                row["errors"].setdefault(k, msg)
+                row["errors"].setdefault(k, [msg, 0])[1] += 1
     for row in rows:
         for k in ENGINES:
             m = row["medians"][k]
             row[k] = statistics.median(m) if m else None
             row["n_" + k] = len(m)
         row["floor"] = statistics.median(row["floor"]) if row["floor"] else None
+        row["errors"] = {k: msg + (f" (in {n} of {len(runs)} runs)" if len(runs) > 1 else "")
+                         for k, (msg, n) in row["errors"].items()}
     return rows
 
 
