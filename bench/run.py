@@ -11,7 +11,8 @@ warm-up; plus the memory floor (inputs read once, outputs written once at the me
 copy bandwidth). A call that fails (a peer lacking an argument) is reported and its row kept.
 
 Slow calls are not repeated: every engine's warm-up call is timed, and one above --cap seconds is the only
-sample; faster ones get up to --repeat samples within --budget seconds. Each run writes the raw samples as
+sample; faster ones get up to --repeat samples within --budget seconds (calls under 10 ms ten times as many).
+The reference's samples may be taken from an earlier run's JSON instead (--ref-from). Each run writes the raw samples as
 JSON (--json); `--runs N` makes N whole runs in fresh processes and pools them (bench/summary.py: the
 median over runs of each run's median) into OUT/MACHINE.md and .png.
 """
@@ -211,6 +212,9 @@ def measure(args):
     meta["copy_bandwidth"] = copy_bandwidth() if cuda else None
     meta["machine"] = args.machine or meta["machine"]
     only = set(filter(None, args.only.split(",")))
+    # the reference does not change with ndimg: its samples may come from earlier runs on this kind of host
+    prior = {(r["name"], r["case"]): r["times"]["ref"] for run in summary.load(args.ref_from)
+             for r in run["rows"] if r["times"].get("ref")}
     rows = []
     for e in entries():
         if not e.bench or not selected(e, only):
@@ -229,7 +233,9 @@ def measure(args):
                 continue
             runs = []
             if "cpu" in engines:
-                if not args.no_ref:
+                if (row["name"], row["case"]) in prior and not args.no_ref:
+                    row["times"]["ref"], row["ref_from"] = prior[row["name"], row["case"]], True
+                elif not args.no_ref:
                     runs.append(("ref", lambda: ref(*inputs, **kw)))
                 runs.append(("cpu", lambda: fn(*inputs, **kw)))
             for k, call in runs:
@@ -290,7 +296,7 @@ def one_run(args, argv):
     load0, t0 = os.getloadavg()[0], time.perf_counter()
     meta, rows = measure(args)
     rec = dict(meta=meta, rows=rows, argv=["bench/run.py"] + argv, commit=git_commit(),
-               started=started, seconds=round(time.perf_counter() - t0, 1), load=[load0, os.getloadavg()[0]])
+               ref_from=args.ref_from, started=started, seconds=round(time.perf_counter() - t0, 1), load=[load0, os.getloadavg()[0]])
     path = args.json or os.path.join(args.out, "raw", f"{meta['machine']}.json")
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w") as f:
@@ -333,6 +339,9 @@ def main(argv=None):
     ap.add_argument("--cap", type=float, default=5.0, help="a warm-up call above this many seconds is the only sample")
     ap.add_argument("--quick", action="store_true", help="one sample per engine and case, cap 1 s (a smoke run)")
     ap.add_argument("--no-ref", action="store_true", help="skip the reference (CPU) calls")
+    ap.add_argument("--ref-from", action="append", default=[], metavar="JSON",
+                    help="take the reference's samples from an earlier run's JSON (same kind of host) where it "
+                         "has the case; repeatable")
     ap.add_argument("--runs", type=int, default=1, help="whole runs in fresh processes, pooled by median")
     ap.add_argument("--ref-runs", type=int, default=None, help="with --runs: only the first K runs time the reference")
     ap.add_argument("--machine", default=None, help="name for the results (default: GPU name and core count)")

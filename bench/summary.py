@@ -197,6 +197,11 @@ def header(runs, meta, note, command):
                   "memory floor (inputs read once, outputs written once at the copy bandwidth).", ""]
     lines += ["Reference and ndimg CPU: wall clock of one call; the warm-up call is timed too and is the only "
               "sample when it takes longer than the run's cap (`--cap`).", ""]
+    reused = len({(row["name"], row["case"]) for r in runs for row in r["rows"] if row.get("ref_from")})
+    if reused:
+        files = sorted({f for r in runs for f in r.get("ref_from", [])})
+        lines += [f"The reference times of {reused} case(s) were taken from earlier runs (`--ref-from "
+                  f"{' '.join(files)}`), not measured in these runs.", ""]
     return lines
 
 
