@@ -1,9 +1,14 @@
-// Each bind_<area>.cpp registers its bindings with NDIMG_BINDINGS(area) { ... m.def(...) ... } and
-// module.cpp runs them all, so adding an area never edits a shared file.
+// Each bind_<area>.cpp registers its bindings with NDIMG_BINDINGS(area) { ... } and module.cpp runs them
+// all, so adding an area never edits a shared file. A primitive is bound in one line with bind<&fn>(...).
 #pragma once
 #include <nanobind/nanobind.h>
 
+#include <span>
+#include <tuple>
+#include <type_traits>
 #include <vector>
+
+#include "convert.hpp"
 
 namespace ndimg::py {
 
@@ -15,6 +20,69 @@ inline std::vector<Binder>& binders() {
 struct AddBinder {
   explicit AddBinder(Binder b) { binders().push_back(b); }
 };
+
+// Names an array parameter that the primitive writes: a read-only array is refused for it.
+struct Out {
+  const char* name;
+};
+
+// How one parameter of a core function crosses from Python: the Python-side type (Py) and its core value,
+// built with the GIL held. Numbers, bools, enums (nb::enum_) and bound structs pass through.
+template <class A, class N>
+struct Conv {
+  using Py = std::remove_cvref_t<A>;
+  static const Py& core(const Py& v) { return v; }
+};
+template <class N>
+struct Conv<const View&, N> {
+  using Py = std::conditional_t<std::is_same_v<N, Out>, OutArray, InArray>;
+  static View core(const Py& a) { return to_view(a); }
+};
+template <class N>
+struct Conv<StreamHandle, N> {
+  using Py = uintptr_t;
+  static StreamHandle core(uintptr_t s) { return to_stream(s); }
+};
+template <class T, class N>
+struct Conv<std::span<const T>, N> {
+  using Py = std::vector<T>;
+  static std::span<const T> core(const Py& v) { return v; }
+};
+template <class N>
+struct Conv<std::span<const View>, N> {
+  using Py = std::vector<InArray>;
+  static std::vector<View> core(const Py& arrays) {
+    std::vector<View> v;
+    v.reserve(arrays.size());
+    for (const auto& a : arrays) v.push_back(to_view(a));
+    return v;
+  }
+};
+
+inline nb::arg arg_of(const char* name) { return nb::arg(name); }
+inline nb::arg arg_of(Out o) { return nb::arg(o.name); }
+inline nb::arg_v arg_of(nb::arg_v a) { return a; }
+
+template <auto Fn, class R, class... A, class... N>
+void bind_impl(nb::module_& m, const char* name, R (*)(A...), N... names) {
+  static_assert(sizeof...(A) == sizeof...(N), "name every parameter of the core function");
+  m.def(
+      name,
+      [](typename Conv<A, N>::Py... args) -> R {
+        std::tuple<decltype(Conv<A, N>::core(args))...> core{Conv<A, N>::core(args)...};
+        nb::gil_scoped_release nogil;
+        return std::apply(Fn, core);
+      },
+      arg_of(names)...);
+}
+
+// Binds the core function Fn as `name`, one name per parameter ("input", Out{"output"},
+// nb::arg("stream") = 0, ...): arrays arrive as views (zero-copy), spans as sequences, a stream as an
+// integer handle; the GIL is released during the call.
+template <auto Fn, class... N>
+void bind(nb::module_& m, const char* name, N... names) {
+  bind_impl<Fn>(m, name, Fn, names...);
+}
 
 }  // namespace ndimg::py
 

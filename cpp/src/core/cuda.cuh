@@ -88,6 +88,10 @@ void launch_overlapped(void (*kernel)(P...), dim3 grid, dim3 block, size_t share
   check(cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...), op);
 }
 
+// A grid-stride loop: i runs over [0, n) across the whole grid.
+#define NDIMG_GRID_STRIDE(i, n) \
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < (n); i += int64_t(gridDim.x) * blockDim.x)
+
 inline unsigned blocks_for(int64_t n, unsigned threads) {
   int64_t b = (n + threads - 1) / threads;
   return static_cast<unsigned>(b < 1 ? 1 : (b > 2147483647 ? 2147483647 : b));

@@ -5,12 +5,21 @@
 
 #include "ndimg/array.hpp"
 
+#define NDIMG_NO_CUDA(op) throw ::ndimg::Error(std::string(op) + ": this ndimg was built without the CUDA engine")
+// NDIMG_ON_CUDA(op, statements): the statements in CUDA builds. NDIMG_CUDA_CALL(op, call): the call, an
+// expression, in CUDA builds.
 #ifdef NDIMG_WITH_CUDA
 #define NDIMG_ON_CUDA(op, ...) __VA_ARGS__
+#define NDIMG_CUDA_CALL(op, call) (call)
 #else
-#define NDIMG_ON_CUDA(op, ...) \
-  throw ::ndimg::Error(std::string(op) + ": this ndimg was built without the CUDA engine")
+#define NDIMG_ON_CUDA(op, ...) NDIMG_NO_CUDA(op)
+#define NDIMG_CUDA_CALL(op, call) NDIMG_NO_CUDA(op)
 #endif
+
+// The last statement of a primitive's entry, once its arguments are validated: returns the result of the
+// schedule for the engine the view lives on.
+#define NDIMG_ROUTE(view, op, cpu_call, cuda_call) \
+  return (view).device == ::ndimg::Device::CUDA ? NDIMG_CUDA_CALL(op, cuda_call) : (cpu_call)
 
 namespace ndimg {
 

@@ -15,10 +15,9 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .. import _core
 from .._engine import engine_aware, xp_of
+from .._prim import histogram, label, reduce, threshold
 from .._rules import check_allocation, supported_float_type
-from .._engine import stream_ptr
 
 __all__ = ["try_all_threshold", "threshold_otsu", "threshold_yen", "threshold_isodata", "threshold_li",
            "threshold_local", "threshold_minimum", "threshold_mean", "threshold_niblack", "threshold_sauvola",
@@ -33,12 +32,6 @@ def _to_host(a):
     return a if isinstance(a, (np.ndarray, np.generic)) else a.get()
 
 
-def _stats(image):
-    if image.dtype == np.float16:  # exact in float32, which the core reads
-        image = image.astype(np.float32)
-    return _core.thr_stats(image, stream_ptr(image))
-
-
 def _first(image):
     """The first pixel in C order as a NumPy scalar (IndexError on an empty image, as image.ravel()[0])."""
     return np.asarray(_to_host(image[(0,) * image.ndim]))[()]
@@ -48,10 +41,10 @@ def _all_equal(image, st):
     """np.all(image == image.ravel()[0]) from the image statistics."""
     if image.dtype.kind == "f":
         n = image.size
-        if st["n_nan"]:
+        if st.n_nan:
             return False
-        return (st["n_finite"] == n and st["min"] == st["max"]) or st["n_posinf"] == n or st["n_neginf"] == n
-    return st["imin"] == st["imax"]
+        return (st.n_finite == n and st.min == st.max) or st.n_posinf == n or st.n_neginf == n
+    return st.imin == st.imax
 
 
 def _check_nbins(nbins):
@@ -70,10 +63,9 @@ def _histogram(image, nbins=256, normalize=False):
     if image.dtype.kind in "iu":
         if image.size == 0:
             raise ValueError("zero-size array to reduction operation minimum which has no identity")
-        st = _stats(image)
-        lo, hi = st["imin"], st["imax"]
-        counts = xp.zeros(hi - lo + 1, dtype=np.int64)
-        _core.thr_histogram_integer(image, lo, counts, stream_ptr(image))
+        st = reduce.image_stats(image)
+        lo, hi = st.imin, st.imax
+        counts = histogram.integer_counts(image, lo=lo, nbins=hi - lo + 1)
         counts, centers = _to_host(counts), np.arange(lo, hi + 1)
     elif image.dtype == np.float16:
         # NumPy bins float16 in float16 arithmetic, which the core does not model: use the library's own
@@ -87,24 +79,22 @@ def _histogram(image, nbins=256, normalize=False):
         if image.size == 0:
             first, last = 0, 1
         else:
-            st = _stats(image)
-            if st["n_nan"] or st["n_posinf"] or st["n_neginf"]:
-                lo = np.nan if st["n_nan"] else (-np.inf if st["n_neginf"] else st["min"])
-                hi = np.nan if st["n_nan"] else (np.inf if st["n_posinf"] else st["max"])
+            st = reduce.image_stats(image)
+            if st.n_nan or st.n_posinf or st.n_neginf:
+                lo = np.nan if st.n_nan else (-np.inf if st.n_neginf else st.min)
+                hi = np.nan if st.n_nan else (np.inf if st.n_posinf else st.max)
                 raise ValueError(f"autodetected range of [{lo}, {hi}] is not finite")
             if image.dtype.kind == "f":
-                first, last = image.dtype.type(st["min"]), image.dtype.type(st["max"])
+                first, last = image.dtype.type(st.min), image.dtype.type(st.max)
             else:
-                first, last = image.dtype.type(st["imin"]), image.dtype.type(st["imax"])
+                first, last = image.dtype.type(st.imin), image.dtype.type(st.imax)
         if first == last:
             first, last = first - 0.5, last + 0.5
         bin_type = np.result_type(first, last, image.dtype)
         if np.issubdtype(bin_type, np.integer):
             bin_type = np.result_type(bin_type, float)
         edges = np.linspace(first, last, nbins + 1, endpoint=True, dtype=bin_type)
-        counts = xp.zeros(nbins, dtype=np.int64)
-        _core.thr_histogram_uniform(image, edges.astype(np.float64).tolist(), counts, stream_ptr(image))
-        counts = _to_host(counts)
+        counts = _to_host(histogram.uniform_counts(image, edges=edges))
         centers = (edges[:-1] + edges[1:]) / 2.0
     if normalize:
         counts = counts / np.sum(counts)
@@ -146,7 +136,7 @@ def threshold_otsu(image=None, nbins=256, *, hist=None):
     _warn_rgb(image, "threshold_otsu")
     if image is not None:
         first = _first(image)
-        if _all_equal(image, _stats(image)):
+        if _all_equal(image, reduce.image_stats(image)):
             return first
     counts, centers = _counts_and_centers(image, hist, nbins)
     # class weights and means for every split "bins <= i | bins > i"
@@ -194,23 +184,23 @@ def threshold_li(image, *, tolerance=None, initial_guess=None, iter_callback=Non
     kind = image.dtype.kind
     if image.size == 0:
         return np.nan
-    st = _stats(image)
-    n = image.size - st["n_nan"]
+    st = reduce.image_stats(image)
+    n = image.size - st.n_nan
     if n == 0:
         return np.nan
     # constant (NaN aside): return that value, infinities included
-    if st["n_posinf"] == n or st["n_neginf"] == n or (st["n_finite"] == n and (
-            (kind == "f" and st["min"] == st["max"]) or (kind != "f" and st["imin"] == st["imax"]))):
-        if st["n_nan"] == 0:
+    if st.n_posinf == n or st.n_neginf == n or (st.n_finite == n and (
+            (kind == "f" and st.min == st.max) or (kind != "f" and st.imin == st.imax))):
+        if st.n_nan == 0:
             return _first(image)
         return np.asarray(_to_host(image[~xp.isnan(image)][:1]))[0]
-    if st["n_finite"] == 0:
+    if st.n_finite == 0:
         return 0.0
     if kind == "b":
         raise TypeError("numpy boolean subtract, the `-` operator, is not supported")
     integer = kind in "iu"
     dt = image.dtype.type
-    image_min = dt(st["imin"] if integer else st["min"])
+    image_min = dt(st.imin if integer else st.min)
     # Li takes logarithms of class means: values are shifted to start at 0 (in the image's dtype, so integer
     # images wrap where the span exceeds the dtype, as in scikit-image)
     if integer:
@@ -229,13 +219,13 @@ def threshold_li(image, *, tolerance=None, initial_guess=None, iter_callback=Non
     else:
         if image.dtype == np.float16:  # the core reads float32 (shifts then round like float32, not float16)
             image = image.astype(np.float32)
-        span = dt(dt(st["max"]) - image_min)
+        span = dt(dt(st.max) - image_min)
         if not tolerance:
-            gap = _core.thr_min_gap(image, float(image_min), stream_ptr(image))
+            gap = reduce.min_gap(image, shift=image_min)
             if gap == np.inf:  # one finite value (beside infinities): np.min of no differences
                 raise ValueError("zero-size array to reduction operation minimum which has no identity")
             tolerance = dt(gap) / 2
-        mean = dt((st["sum"] - st["n_finite"] * float(image_min)) / st["n_finite"])
+        mean = dt((st.sum - st.n_finite * float(image_min)) / st.n_finite)
     if initial_guess is None:
         t_next = mean
     elif callable(initial_guess):
@@ -268,8 +258,8 @@ def threshold_li(image, *, tolerance=None, initial_guess=None, iter_callback=Non
     else:
         while abs(t_next - t_curr) > tolerance:
             t_curr = t_next
-            s_fore, n_fore, s_back, n_back = _core.thr_class_sums(image, float(image_min), float(t_curr),
-                                                                   stream_ptr(image))
+            split = reduce.split_sums(image, shift=image_min, t=t_curr)
+            s_fore, n_fore, s_back, n_back = split.sum_above, split.n_above, split.sum_below, split.n_below
             with np.errstate(invalid="ignore", divide="ignore"):
                 mean_fore = dt(s_fore / n_fore) if n_fore else dt(np.nan)
                 mean_back = dt(s_back / n_back) if n_back else dt(np.nan)
@@ -316,14 +306,14 @@ def threshold_mean(image):
     xp = xp_of(image)
     if image.size == 0 or image.dtype == np.float16:
         return np.mean(image) if xp is np else _to_host(xp.mean(image))[()]
-    st = _stats(image)
+    st = reduce.image_stats(image)
     if image.dtype.kind == "f":
-        if st["n_nan"] or (st["n_posinf"] and st["n_neginf"]):
+        if st.n_nan or (st.n_posinf and st.n_neginf):
             return image.dtype.type(np.nan)
-        if st["n_posinf"] or st["n_neginf"]:
-            return image.dtype.type(np.inf if st["n_posinf"] else -np.inf)
-        return image.dtype.type(st["sum"] / image.size)
-    return np.float64(st["sum"] / image.size)
+        if st.n_posinf or st.n_neginf:
+            return image.dtype.type(np.inf if st.n_posinf else -np.inf)
+        return image.dtype.type(st.sum / image.size)
+    return np.float64(st.sum / image.size)
 
 
 @engine_aware("image")
@@ -366,7 +356,7 @@ def threshold_multiotsu(image=None, classes=3, nbins=256, *, hist=None):
     if nvalues == classes:
         idx = np.flatnonzero(prob)[:-1]
     else:
-        idx = np.asarray(_core.thr_multiotsu_indices(prob.tolist(), int(classes) - 1), dtype=np.intp)
+        idx = threshold.multiotsu_indices(prob, thresh_count=int(classes) - 1)
     thresholds = centers[idx]
     return thresholds if image is None else xp_of(image).asarray(thresholds)
 
@@ -413,7 +403,7 @@ def threshold_local(image, block_size=3, method="gaussian", offset=0, mode="refl
     return out - offset
 
 
-def _local(image, window_size, kind, k, r):
+def _local(image, window_size, *, kind, k, r):
     xp = xp_of(image)
     w = tuple(window_size) if isinstance(window_size, Iterable) else (window_size,) * image.ndim
     for s in w:
@@ -428,14 +418,13 @@ def _local(image, window_size, kind, k, r):
     check_allocation([n + s for n, s in zip(image.shape, w)], float_dtype, 16)
     if image.dtype == np.float16:
         image = image.astype(np.float32)
-    out = xp.empty(image.shape, dtype=float_dtype)
-    _core.thr_local(image, out, [int(s) for s in w], kind, float(k), float(r), stream_ptr(out))
-    return out
+    return threshold.local_threshold(image, window=w, kind=kind, k=k, r=r,
+                                     out=xp.empty(image.shape, dtype=float_dtype))
 
 
 @engine_aware("image")
 def threshold_niblack(image, window_size=15, k=0.2):
-    return _local(image, window_size, 0, k, 1.0)
+    return _local(image, window_size, kind=threshold.LocalKind.niblack, k=k, r=1.0)
 
 
 _DTYPE_RANGE = {np.bool_: (False, True), np.float16: (-1, 1), np.float32: (-1, 1), np.float64: (-1, 1)}
@@ -447,7 +436,7 @@ def threshold_sauvola(image, window_size=15, k=0.2, r=None):
         t = image.dtype.type
         imin, imax = _DTYPE_RANGE[t] if t in _DTYPE_RANGE else (np.iinfo(t).min, np.iinfo(t).max)
         r = 0.5 * (imax - imin)
-    return _local(image, window_size, 1, k, r)
+    return _local(image, window_size, kind=threshold.LocalKind.sauvola, k=k, r=r)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -462,16 +451,12 @@ def apply_hysteresis_threshold(image, low, high):
     if np.ndim(low) == 0 and np.ndim(high) == 0 and image.dtype.kind in "biuf":
         if image.ndim == 0:
             return xp.asarray(bool(image > high))
-        if image.dtype == np.float16:  # exact in float32, which the core reads
-            image = image.astype(np.float32)
-        _core.thr_hysteresis(image, float(low), float(high), out, stream_ptr(out))
-        return out
+        return label.seeded_components(image, low=low, high=high, out=out)
     # array thresholds: the per-pixel classes (0, 1: above low, 2: above high) go to the core as uint8
     cls = (image > low).astype(np.uint8) + (image > high)
     cls = xp.broadcast_to(cls, xp.broadcast_shapes(image.shape, cls.shape)) if cls.shape != image.shape else cls
     out = xp.empty(cls.shape, dtype=bool)
-    _core.thr_hysteresis(cls, 0.0, 1.0, out, stream_ptr(out))
-    return out
+    return label.seeded_components(cls, low=0, high=1, out=out)
 
 
 # ---------------------------------------------------------------------------------------------------

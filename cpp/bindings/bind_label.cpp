@@ -1,0 +1,11 @@
+#include "binders.hpp"
+#include "ndimg/label.hpp"
+
+namespace ndimg::py {
+
+NDIMG_BINDINGS(label) {
+  bind<&label::seeded_components>(m, "seeded_components", "input", "low", "high", Out{"output"},
+                                  nb::arg("stream") = 0);
+}
+
+}  // namespace ndimg::py

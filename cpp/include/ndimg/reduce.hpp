@@ -1,0 +1,33 @@
+// ndimg::reduce — whole-array reductions: one pass over every element, on either engine, returning a
+// small host result. Floating-point sums are merged in an order fixed by the array's size, so a result is
+// the same at every thread count.
+#pragma once
+#include <cstdint>
+
+#include "ndimg/array.hpp"
+#include "ndimg/ndimage.hpp"
+
+namespace ndimg::reduce {
+
+// Floats: min/max/sum over the finite values, NaN and infinities counted apart. Integers (and bool):
+// imin/imax exact, min/max/sum as doubles.
+struct Stats {
+  double min = 0, max = 0, sum = 0;
+  int64_t imin = 0, imax = 0;
+  int64_t n_nan = 0, n_posinf = 0, n_neginf = 0, n_finite = 0;
+};
+Stats stats(const View& in, StreamHandle stream = nullptr);
+
+// With y = x - shift in the array's float type, over finite x: the sums and counts of y > t (above) and
+// y <= t (below). Float arrays only.
+struct SplitSums {
+  double sum_above = 0, sum_below = 0;
+  int64_t n_above = 0, n_below = 0;
+};
+SplitSums split_sums(const View& in, double shift, double t, StreamHandle stream = nullptr);
+
+// The smallest positive difference between the sorted values x - shift (in the array's float type) over
+// finite x; +inf when there are fewer than two distinct values. Float arrays only.
+double min_gap(const View& in, double shift, StreamHandle stream = nullptr);
+
+}  // namespace ndimg::reduce

@@ -1,0 +1,104 @@
+// CPU schedule of the connected components: union-find with path halving over slabs along axis 0, labelled
+// in parallel, their seams joined serially.
+#include <atomic>
+#include <vector>
+
+#include "core/index.hpp"
+#include "core/parts.hpp"
+#include "label/components.hpp"
+
+namespace ndimg::label {
+namespace {
+
+template <class I>
+I find_root(I* parent, I i) {
+  while (parent[i] != i) {
+    parent[i] = parent[parent[i]];  // path halving
+    i = parent[i];
+  }
+  return i;
+}
+template <class I>
+void unite(I* parent, I a, I b) {
+  a = find_root(parent, a);
+  b = find_root(parent, b);
+  if (a == b) return;
+  if (a < b) parent[b] = a;
+  else parent[a] = b;
+}
+
+// Union-find over the C-order classes m (0: background, 1: member, 2: seed), then every element learns
+// whether its component holds a seed.
+template <class I>
+void seeded(const View& in, const std::vector<uint8_t>& m, std::vector<uint8_t>& keep) {
+  const int64_t n = in.size(), rows = in.shape[0], row = n / rows;
+  std::vector<I> parent(n);
+  I* par = parent.data();
+  int64_t cstride[kMaxDim];
+  cstride[in.ndim - 1] = 1;
+  for (int d = in.ndim - 2; d >= 0; --d) cstride[d] = cstride[d + 1] * in.shape[d + 1];
+  const int64_t slabs = parts_for(rows, (1 << 15) / row);
+  parallel_for(slabs, 1, [&](int64_t s0, int64_t s1) {
+    for (int64_t s = s0; s < s1; ++s) {
+      const int64_t begin = rows * s / slabs * row, end = rows * (s + 1) / slabs * row;
+      int64_t idx[kMaxDim];
+      int64_t rem = begin;
+      for (int d = in.ndim - 1; d >= 0; --d) { idx[d] = rem % in.shape[d]; rem /= in.shape[d]; }
+      for (int64_t i = begin; i < end; ++i) {
+        if (m[i]) {
+          par[i] = I(i);
+          for (int d = 0; d < in.ndim; ++d) {
+            const int64_t j = i - cstride[d];
+            if (idx[d] > 0 && j >= begin && m[j]) unite<I>(par, I(i), I(j));
+          }
+        }
+        for (int d = in.ndim - 1; d >= 0; --d) {
+          if (++idx[d] < in.shape[d]) break;
+          idx[d] = 0;
+        }
+      }
+    }
+  });
+  for (int64_t s = 1; s < slabs; ++s) {
+    const int64_t begin = rows * s / slabs * row;
+    for (int64_t i = begin; i < begin + row; ++i)
+      if (m[i] && m[i - row]) unite<I>(par, I(i), I(i - row));
+  }
+  // Flatten (concurrent readers see either an old ancestor or the root: both lead to the root).
+  std::vector<uint8_t> reaches(n, 0);
+  parallel_for(n, 1 << 14, [&](int64_t a, int64_t b) {
+    for (int64_t i = a; i < b; ++i) {
+      if (!m[i]) continue;
+      I r = std::atomic_ref<I>(par[i]).load(std::memory_order_relaxed);
+      for (I p; (p = std::atomic_ref<I>(par[r]).load(std::memory_order_relaxed)) != r;) r = p;
+      std::atomic_ref<I>(par[i]).store(r, std::memory_order_relaxed);
+      if (m[i] == 2) std::atomic_ref<uint8_t>(reaches[r]).store(1, std::memory_order_relaxed);
+    }
+  });
+  parallel_for(n, 1 << 14, [&](int64_t a, int64_t b) {
+    for (int64_t i = a; i < b; ++i) keep[i] = m[i] && reaches[par[i]];
+  });
+}
+
+}  // namespace
+
+void seeded_components_cpu(const View& in, double low, double high, const View& out) {
+  const int64_t n = in.size();
+  std::vector<uint8_t> m(n), keep(n);
+  dispatch_dtype(in.dtype, [&]<class T>() {
+    const T* src = in.ptr<T>();
+    parallel_for(n, 1 << 14, [&](int64_t a, int64_t b) {
+      int64_t i = a;
+      for_range(in, a, b, [&](int64_t o) { m[i++] = seed_class(src[o], low, high); });
+    });
+  });
+  if (n < INT32_MAX) seeded<int32_t>(in, m, keep);
+  else seeded<int64_t>(in, m, keep);
+  bool* dst = out.ptr<bool>();
+  parallel_for(n, 1 << 14, [&](int64_t a, int64_t b) {
+    int64_t i = a;
+    for_range(out, a, b, [&](int64_t o) { dst[o] = keep[i++] != 0; });
+  });
+}
+
+}  // namespace ndimg::label

@@ -1,0 +1,102 @@
+// CUDA schedule of the connected components: union-find with atomicMin on roots (label equivalence); the
+// root is the smallest index.
+#include "core/cuda.cuh"
+#include "core/index.hpp"
+#include "label/components.hpp"
+
+namespace ndimg::label {
+namespace {
+
+constexpr unsigned kThreads = 256;
+
+template <class I>
+__device__ I find_root(const I* par, I i) {
+  const volatile I* p = par;
+  I r = p[i];
+  while (r != i) {
+    i = r;
+    r = p[i];
+  }
+  return i;
+}
+template <class I>
+__device__ void unite(I* par, I a, I b) {
+  while (true) {
+    a = find_root(par, a);
+    b = find_root(par, b);
+    if (a == b) return;
+    if (a > b) { I t = a; a = b; b = t; }
+    const I old = atomicMin(&par[b], a);  // hang b's root under a, unless it moved meanwhile
+    if (old == b) return;
+    b = old;
+  }
+}
+
+template <class T>
+__global__ void classify(const T* in, Layout l, int64_t n, double low, double high, uint8_t* m) {
+  NDIMG_GRID_STRIDE(i, n) m[i] = seed_class(in[in_offset(l, i)], low, high);
+}
+template <class I>
+__global__ void init_parents(const uint8_t* m, int64_t n, I* par) {
+  NDIMG_GRID_STRIDE(i, n) par[i] = m[i] ? I(i) : I(-1);
+}
+template <class I>
+__global__ void merge_neighbours(const uint8_t* m, Layout l, int64_t n, I* par) {
+  NDIMG_GRID_STRIDE(i, n) {
+    if (!m[i]) continue;
+    int64_t rem = i, step = 1;
+    for (int d = l.ndim - 1; d >= 0; --d) {
+      const int64_t c = rem % l.shape[d];
+      rem /= l.shape[d];
+      if (c > 0 && m[i - step]) unite<I>(par, I(i), I(i - step));
+      step *= l.shape[d];
+    }
+  }
+}
+template <class I>
+__global__ void flatten_and_flag(const uint8_t* m, int64_t n, I* par, uint8_t* reach) {
+  NDIMG_GRID_STRIDE(i, n) {
+    if (!m[i]) continue;
+    const I r = find_root<I>(par, I(i));
+    par[i] = r;  // concurrent finds read either an older ancestor or the root: both end at the root
+    if (m[i] == 2) reach[r] = 1;
+  }
+}
+template <class I>
+__global__ void write_kept(const uint8_t* m, const I* par, const uint8_t* reach, Layout l, int64_t n, bool* out) {
+  NDIMG_GRID_STRIDE(i, n) out[out_offset(l, i)] = m[i] && reach[find_root<I>(par, I(i))];
+}
+
+template <class I>
+void seeded(const uint8_t* m, const Layout& l, int64_t n, const View& out, cudaStream_t s, const char* op) {
+  const unsigned blocks = cuda::blocks_for(n, kThreads);
+  cuda::Scratch par(n * sizeof(I), s, op), reach(n, s, op);
+  cuda::check(cudaMemsetAsync(reach.get<uint8_t>(), 0, n, s), op);
+  init_parents<I><<<blocks, kThreads, 0, s>>>(m, n, par.get<I>());
+  cuda::check_launch(op);
+  merge_neighbours<I><<<blocks, kThreads, 0, s>>>(m, l, n, par.get<I>());
+  cuda::check_launch(op);
+  flatten_and_flag<I><<<blocks, kThreads, 0, s>>>(m, n, par.get<I>(), reach.get<uint8_t>());
+  cuda::check_launch(op);
+  write_kept<I><<<blocks, kThreads, 0, s>>>(m, par.get<I>(), reach.get<uint8_t>(), l, n, out.ptr<bool>());
+  cuda::check_launch(op);
+}
+
+}  // namespace
+
+void seeded_components_cuda(const View& in, double low, double high, const View& out, StreamHandle stream) {
+  const char* op = "seeded_components";
+  cuda::DeviceGuard guard(in.device_id, op);
+  auto s = static_cast<cudaStream_t>(stream);
+  const int64_t n = in.size();
+  const Layout l = make_layout(in, out);
+  cuda::Scratch m(n, s, op);
+  dispatch_dtype(in.dtype, [&]<class T>() {
+    classify<T><<<cuda::blocks_for(n, kThreads), kThreads, 0, s>>>(in.ptr<T>(), l, n, low, high, m.get<uint8_t>());
+  });
+  cuda::check_launch(op);
+  if (n < INT32_MAX) seeded<int>(m.get<uint8_t>(), l, n, out, s, op);
+  else seeded<long long>(m.get<uint8_t>(), l, n, out, s, op);
+}
+
+}  // namespace ndimg::label

@@ -1,0 +1,90 @@
+// Whole-array reductions: the per-element math, written once for both engines (mergeable accumulators:
+// identity, add, merge), and the engine schedules' declarations. The entries are in stats.cpp.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include "core/engine.hpp"
+#include "ndimg/dispatch.hpp"
+#include "ndimg/hd.hpp"
+#include "ndimg/reduce.hpp"
+
+namespace ndimg::reduce {
+
+// ---- stats ----
+struct StatsAcc {
+  double mn, mx, sum;
+  int64_t imn, imx, n_nan, n_posinf, n_neginf, n_finite;
+};
+NDIMG_HD StatsAcc stats_identity() {
+  return {INFINITY, -INFINITY, 0.0, INT64_MAX, INT64_MIN, 0, 0, 0, 0};
+}
+template <class T>
+NDIMG_HD void stats_add(StatsAcc& a, T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (v != v) { ++a.n_nan; return; }
+    if (v == T(INFINITY)) { ++a.n_posinf; return; }
+    if (v == T(-INFINITY)) { ++a.n_neginf; return; }
+  } else {
+    const int64_t iv = static_cast<int64_t>(v);  // uint64 beyond INT64_MAX wraps, as skimage's astype(int64)
+    a.imn = iv < a.imn ? iv : a.imn;
+    a.imx = iv > a.imx ? iv : a.imx;
+  }
+  const double d = static_cast<double>(v);
+  a.mn = d < a.mn ? d : a.mn;
+  a.mx = d > a.mx ? d : a.mx;
+  a.sum += d;
+  ++a.n_finite;
+}
+NDIMG_HD void stats_merge(StatsAcc& a, const StatsAcc& b) {
+  a.mn = b.mn < a.mn ? b.mn : a.mn;
+  a.mx = b.mx > a.mx ? b.mx : a.mx;
+  a.imn = b.imn < a.imn ? b.imn : a.imn;
+  a.imx = b.imx > a.imx ? b.imx : a.imx;
+  a.sum += b.sum;
+  a.n_nan += b.n_nan;
+  a.n_posinf += b.n_posinf;
+  a.n_neginf += b.n_neginf;
+  a.n_finite += b.n_finite;
+}
+inline Stats stats_result(const StatsAcc& a) {
+  Stats s;
+  s.min = a.mn; s.max = a.mx; s.sum = a.sum; s.imin = a.imn; s.imax = a.imx;
+  s.n_nan = a.n_nan; s.n_posinf = a.n_posinf; s.n_neginf = a.n_neginf; s.n_finite = a.n_finite;
+  return s;
+}
+
+// ---- split sums ----
+NDIMG_HD void split_sums_merge(SplitSums& a, const SplitSums& b) {
+  a.sum_above += b.sum_above; a.sum_below += b.sum_below;
+  a.n_above += b.n_above; a.n_below += b.n_below;
+}
+template <class T>
+NDIMG_HD void split_sums_add(SplitSums& a, T v, T shift, T t) {
+  if (!(v - v == T(0))) return;  // NaN or infinity
+  const T y = v - shift;
+  if (y > t) { a.sum_above += double(y); ++a.n_above; }
+  else { a.sum_below += double(y); ++a.n_below; }
+}
+
+// ---- min gap: neighbours of the sorted shifted values (non-finite ones sort last) ----
+template <class T>
+NDIMG_HD T shifted_or_inf(T v, T shift) { return v - v == T(0) ? T(v - shift) : T(INFINITY); }
+template <class T>
+NDIMG_HD double sorted_gap(T a, T b) {
+  const T g = b - a;
+  return (b - b == T(0)) && g > T(0) ? double(g) : double(INFINITY);
+}
+
+// ---- engine schedules (arguments validated by the entries) ----
+Stats stats_cpu(const View& in);
+SplitSums split_sums_cpu(const View& in, double shift, double t);
+double min_gap_cpu(const View& in, double shift);
+#ifdef NDIMG_WITH_CUDA
+Stats stats_cuda(const View& in, StreamHandle s);
+SplitSums split_sums_cuda(const View& in, double shift, double t, StreamHandle s);
+double min_gap_cuda(const View& in, double shift, StreamHandle s);
+#endif
+
+}  // namespace ndimg::reduce

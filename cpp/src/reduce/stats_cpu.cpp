@@ -1,0 +1,86 @@
+// CPU schedules of the reductions: one partial result per part of the C-order indices, merged in part order.
+#include <algorithm>
+#include <vector>
+
+#include "core/index.hpp"
+#include "core/parts.hpp"
+#include "reduce/stats.hpp"
+
+namespace ndimg::reduce {
+namespace {
+
+// add(acc, offset) over the elements of `in` into one accumulator per part (each starting from
+// `identity`), then merge(total, part) in part order. The parts depend on the size alone (fixed_parts).
+template <class Acc, class Add, class Merge>
+Acc reduce_cpu(const View& in, const Acc& identity, Add&& add, Merge&& merge) {
+  const int64_t parts = fixed_parts(in.size());
+  std::vector<Acc> part(parts, identity);
+  for_parts(in.size(), parts, [&](int64_t p, int64_t a, int64_t b) {
+    Acc acc = identity;
+    for_range(in, a, b, [&](int64_t o) { add(acc, o); });
+    part[p] = acc;
+  });
+  Acc total = identity;
+  for (int64_t p = 0; p < parts; ++p) merge(total, part[p]);
+  return total;
+}
+
+}  // namespace
+
+Stats stats_cpu(const View& in) {
+  return dispatch_dtype(in.dtype, [&]<class T>() {
+    const T* src = in.ptr<T>();
+    return stats_result(reduce_cpu(
+        in, stats_identity(), [&](StatsAcc& acc, int64_t o) { stats_add(acc, src[o]); }, stats_merge));
+  });
+}
+
+SplitSums split_sums_cpu(const View& in, double shift, double t) {
+  return dispatch_dtype(in.dtype, [&]<class T>() -> SplitSums {
+    if constexpr (!std::is_floating_point_v<T>) {
+      throw TypeError("split_sums: float image expected");
+    } else {
+      const T* src = in.ptr<T>();
+      return reduce_cpu(
+          in, SplitSums{}, [&](SplitSums& acc, int64_t o) { split_sums_add<T>(acc, src[o], T(shift), T(t)); },
+          split_sums_merge);
+    }
+  });
+}
+
+// Each thread sorts its part; the parts are then merged pairwise (in parallel per level) and the gaps read.
+double min_gap_cpu(const View& in, double shift) {
+  return dispatch_dtype(in.dtype, [&]<class T>() -> double {
+    if constexpr (!std::is_floating_point_v<T>) {
+      throw TypeError("min_gap: float image expected");
+    } else {
+      const int64_t n = in.size();
+      std::vector<T> y(n);
+      const T* src = in.ptr<T>();
+      const int64_t parts = parts_for(n);
+      for_parts(n, parts, [&](int64_t, int64_t a, int64_t b) {
+        int64_t i = a;
+        for_range(in, a, b, [&](int64_t o) { y[i++] = shifted_or_inf(src[o], T(shift)); });
+        std::sort(y.begin() + a, y.begin() + b);
+      });
+      for (int64_t width = 1; width < parts; width *= 2) {
+        parallel_for((parts + 2 * width - 1) / (2 * width), 1, [&](int64_t g0, int64_t g1) {
+          for (int64_t g = g0; g < g1; ++g) {
+            const int64_t p0 = g * 2 * width, p1 = std::min(p0 + width, parts), p2 = std::min(p0 + 2 * width, parts);
+            std::inplace_merge(y.begin() + n * p0 / parts, y.begin() + n * p1 / parts, y.begin() + n * p2 / parts);
+          }
+        });
+      }
+      const int64_t gparts = parts_for(n - 1);
+      std::vector<double> part(gparts, INFINITY);
+      for_parts(n - 1, gparts, [&](int64_t p, int64_t a, int64_t b) {
+        double g = INFINITY;
+        for (int64_t i = a; i < b; ++i) g = std::min(g, sorted_gap(y[i], y[i + 1]));
+        part[p] = g;
+      });
+      return *std::min_element(part.begin(), part.end());
+    }
+  });
+}
+
+}  // namespace ndimg::reduce

@@ -1,0 +1,147 @@
+// CUDA schedules of the reductions: per-thread accumulators, a shared-memory tree per block, block partials
+// merged on the host (a fixed grid for a given size, so the order is the same on every call).
+#include <algorithm>
+#include <vector>
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include "core/cuda.cuh"
+#include "core/index.hpp"
+#include "reduce/stats.hpp"
+
+namespace ndimg::reduce {
+namespace {
+
+constexpr unsigned kThreads = 256;
+constexpr unsigned kMaxReduceBlocks = 1024;
+
+struct StatsOp {
+  using Acc = StatsAcc;
+  static NDIMG_HD Acc identity() { return stats_identity(); }
+  template <class T> NDIMG_HD void add(Acc& a, T v) const { stats_add(a, v); }
+  static NDIMG_HD void merge(Acc& a, const Acc& b) { stats_merge(a, b); }
+};
+template <class T>
+struct SplitSumsOp {
+  using Acc = SplitSums;
+  T shift, t;
+  static NDIMG_HD Acc identity() { return SplitSums{}; }
+  NDIMG_HD void add(Acc& a, T v) const { split_sums_add<T>(a, v, shift, t); }
+  static NDIMG_HD void merge(Acc& a, const Acc& b) { split_sums_merge(a, b); }
+};
+
+// Merges the block's per-thread accumulators (a shared-memory tree) into partials[blockIdx.x].
+template <class Op>
+__device__ void store_block_partial(typename Op::Acc acc, typename Op::Acc* partials) {
+  __shared__ typename Op::Acc sh[kThreads];
+  sh[threadIdx.x] = acc;
+  __syncthreads();
+  for (unsigned s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) Op::merge(sh[threadIdx.x], sh[threadIdx.x + s]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) partials[blockIdx.x] = sh[0];
+}
+
+template <class T, class Op>
+__global__ void reduce_partials(const T* in, Layout l, int64_t n, Op op, typename Op::Acc* partials) {
+  typename Op::Acc acc = Op::identity();
+  NDIMG_GRID_STRIDE(i, n) op.add(acc, in[in_offset(l, i)]);
+  store_block_partial<Op>(acc, partials);
+}
+
+template <class Op>
+__global__ void reduce_index_partials(int64_t n, Op op, typename Op::Acc* partials) {
+  typename Op::Acc acc = Op::identity();
+  NDIMG_GRID_STRIDE(i, n) op.add(acc, i);
+  store_block_partial<Op>(acc, partials);
+}
+
+template <class Acc, class Op>
+Acc merge_partials(const Acc* partials, unsigned blocks, cudaStream_t s, const char* op_name) {
+  std::vector<Acc> host(blocks);
+  cuda::check(cudaMemcpyAsync(host.data(), partials, blocks * sizeof(Acc), cudaMemcpyDeviceToHost, s), op_name);
+  cuda::check(cudaStreamSynchronize(s), op_name);
+  Acc total = Op::identity();
+  for (const Acc& a : host) Op::merge(total, a);
+  return total;
+}
+
+template <class T, class Op>
+typename Op::Acc reduce(const View& in, Op op, cudaStream_t s, const char* op_name) {
+  using Acc = typename Op::Acc;
+  const int64_t n = in.size();
+  const unsigned blocks = std::min<unsigned>(cuda::blocks_for(n, kThreads), kMaxReduceBlocks);
+  cuda::Scratch part(blocks * sizeof(Acc), s, op_name);
+  Layout l = make_layout(in, in);
+  reduce_partials<T, Op><<<blocks, kThreads, 0, s>>>(in.ptr<T>(), l, n, op, part.get<Acc>());
+  cuda::check_launch(op_name);
+  return merge_partials<Acc, Op>(part.get<Acc>(), blocks, s, op_name);
+}
+
+// The gap reduction reads neighbours of a contiguous sorted array.
+template <class T>
+struct GapOp {
+  using Acc = double;
+  const T* sorted;
+  static NDIMG_HD Acc identity() { return INFINITY; }
+  NDIMG_HD void add(Acc& a, int64_t i) const {
+    const double g = sorted_gap(sorted[i], sorted[i + 1]);
+    a = g < a ? g : a;
+  }
+  static NDIMG_HD void merge(Acc& a, const Acc& b) { a = b < a ? b : a; }
+};
+template <class T>
+__global__ void shifted_values(const T* in, Layout l, int64_t n, T shift, T* y) {
+  NDIMG_GRID_STRIDE(i, n) y[i] = shifted_or_inf(in[in_offset(l, i)], shift);
+}
+
+template <class T>
+double min_gap_typed(const View& in, double shift, cudaStream_t s, const char* op) {
+  const int64_t n = in.size();
+  if (n > INT32_MAX) throw ValueError("min_gap: images of more than 2^31 - 1 pixels are not supported on CUDA");
+  cuda::Scratch keys(2 * n * sizeof(T), s, op);
+  T* y = keys.get<T>();
+  T* sorted = y + n;
+  shifted_values<T><<<cuda::blocks_for(n, kThreads), kThreads, 0, s>>>(in.ptr<T>(), make_layout(in, in), n, T(shift), y);
+  cuda::check_launch(op);
+  size_t temp_bytes = 0;
+  cuda::check(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, y, sorted, int(n), 0, int(sizeof(T) * 8), s), op);
+  cuda::Scratch temp(temp_bytes, s, op);
+  cuda::check(cub::DeviceRadixSort::SortKeys(temp.get<void>(), temp_bytes, y, sorted, int(n), 0, int(sizeof(T) * 8), s),
+              op);
+  const unsigned blocks = std::min<unsigned>(cuda::blocks_for(n - 1, kThreads), kMaxReduceBlocks);
+  cuda::Scratch part(blocks * sizeof(double), s, op);
+  reduce_index_partials<GapOp<T>><<<blocks, kThreads, 0, s>>>(n - 1, GapOp<T>{sorted}, part.get<double>());
+  cuda::check_launch(op);
+  return merge_partials<double, GapOp<T>>(part.get<double>(), blocks, s, op);
+}
+
+}  // namespace
+
+Stats stats_cuda(const View& in, StreamHandle stream) {
+  const char* op = "image_stats";
+  cuda::DeviceGuard guard(in.device_id, op);
+  auto s = static_cast<cudaStream_t>(stream);
+  return dispatch_dtype(in.dtype, [&]<class T>() { return stats_result(reduce<T>(in, StatsOp{}, s, op)); });
+}
+
+SplitSums split_sums_cuda(const View& in, double shift, double t, StreamHandle stream) {
+  const char* op = "split_sums";
+  cuda::DeviceGuard guard(in.device_id, op);
+  auto s = static_cast<cudaStream_t>(stream);
+  if (in.dtype == DType::F32) return reduce<float>(in, SplitSumsOp<float>{float(shift), float(t)}, s, op);
+  if (in.dtype == DType::F64) return reduce<double>(in, SplitSumsOp<double>{shift, t}, s, op);
+  throw TypeError("split_sums: float image expected");
+}
+
+double min_gap_cuda(const View& in, double shift, StreamHandle stream) {
+  const char* op = "min_gap";
+  cuda::DeviceGuard guard(in.device_id, op);
+  auto s = static_cast<cudaStream_t>(stream);
+  if (in.dtype == DType::F32) return min_gap_typed<float>(in, shift, s, op);
+  if (in.dtype == DType::F64) return min_gap_typed<double>(in, shift, s, op);
+  throw TypeError("min_gap: float image expected");
+}
+
+}  // namespace ndimg::reduce

@@ -1,0 +1,39 @@
+"""Whole-array reductions (``cpp/src/reduce``): one pass over every element, a small host result.
+
+Floating-point sums are merged in an order fixed by the array's size, so results are the same at every
+thread count.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _core
+from .._engine import stream_ptr
+
+Stats = _core.Stats
+SplitSums = _core.SplitSums
+
+
+def image_stats(image) -> Stats:
+    """Statistics of a non-empty array of any dtype (float16 is read as float32, exactly).
+
+    Floats: ``min``, ``max`` and ``sum`` over the finite values, and the counts ``n_nan``, ``n_posinf``,
+    ``n_neginf`` and ``n_finite``. Integers and bool: ``imin``/``imax`` exact, ``min``/``max``/``sum`` as
+    doubles, ``n_finite`` the size. ValueError on an empty array.
+    """
+    if image.dtype == np.float16:
+        image = image.astype(np.float32)
+    return _core.image_stats(image, stream=stream_ptr(image))
+
+
+def split_sums(image, *, shift, t) -> SplitSums:
+    """With y = x - shift in the array's float type, over its finite x: the sums and counts of the y above
+    ``t`` (``sum_above``, ``n_above``) and at or below it (``sum_below``, ``n_below``). Float32/float64 only
+    (Li's iteration)."""
+    return _core.split_sums(image, float(shift), float(t), stream=stream_ptr(image))
+
+
+def min_gap(image, *, shift) -> float:
+    """The smallest positive difference between the sorted values x - shift (in the array's float type) of
+    the finite x; inf when there are fewer than two distinct ones. Float32/float64 only."""
+    return _core.min_gap(image, float(shift), stream=stream_ptr(image))
