@@ -202,7 +202,8 @@ def selected(e, only):
     return not only or e.name in only or e.qualname in only or e.module in only
 
 
-def measure(args):
+def measure(args, save):
+    """Time every selected case; save(meta, rows) after each, so a run cut off keeps what it measured."""
     from ndimg._cases import bench_inputs
     from ndimg._registry import entries
 
@@ -246,6 +247,7 @@ def measure(args):
             if cuda and "cuda" in e.engines and inputs:  # without an array input no call picks the GPU
                 gpu_case(row, fn, pfn, inputs, kw, args, meta["copy_bandwidth"])
             print(progress(row), flush=True)
+            save(meta, rows)
     return meta, rows
 
 
@@ -294,14 +296,18 @@ def git_commit():
 def one_run(args, argv):
     started = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     load0, t0 = os.getloadavg()[0], time.perf_counter()
-    meta, rows = measure(args)
-    rec = dict(meta=meta, rows=rows, argv=["bench/run.py"] + argv, commit=git_commit(),
-               ref_from=args.ref_from, started=started, seconds=round(time.perf_counter() - t0, 1), load=[load0, os.getloadavg()[0]])
-    path = args.json or os.path.join(args.out, "raw", f"{meta['machine']}.json")
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w") as f:
-        json.dump(rec, f, indent=1)
-    print(f"run: {rec['seconds']:.0f} s, raw samples in {path}", flush=True)
+    rec = dict(argv=["bench/run.py"] + argv, commit=git_commit(), ref_from=args.ref_from, started=started)
+
+    def save(meta, rows):
+        rec.update(meta=meta, rows=rows, seconds=round(time.perf_counter() - t0, 1), load=[load0, os.getloadavg()[0]])
+        rec["path"] = args.json or os.path.join(args.out, "raw", f"{meta['machine']}.json")
+        os.makedirs(os.path.dirname(os.path.abspath(rec["path"])), exist_ok=True)
+        with open(rec["path"] + ".tmp", "w") as f:
+            json.dump(rec, f, indent=1)
+        os.replace(rec["path"] + ".tmp", rec["path"])
+
+    save(*measure(args, save))
+    print(f"run: {rec['seconds']:.0f} s, raw samples in {rec['path']}", flush=True)
     if not args.no_report:
         print("\n".join(summary.report([rec], args.out, note=args.note)))
 
@@ -316,11 +322,13 @@ def pooled(args, argv):
         if i > args.ref_runs:
             extra.append("--no-ref")
         print(f"=== run {i} of {args.runs} ===", flush=True)
+        if os.path.exists(path):
+            os.remove(path)  # an earlier invocation's, not this one's
         rc = subprocess.run([sys.executable, os.path.abspath(__file__)] + argv + extra).returncode
         if rc != 0:
-            print(f"run {i} failed (rc={rc}); pooling the others", file=sys.stderr)
-            continue
-        paths.append(path)
+            print(f"run {i} ended early (rc={rc}); pooling what it measured", file=sys.stderr)
+        if os.path.exists(path):
+            paths.append(path)
     if not paths:
         sys.exit("no run completed")
     command = " ".join(["bench/run.py"] + argv)

@@ -217,6 +217,8 @@ def plot(rows, meta, path):
     except ImportError:
         print("matplotlib missing: no plot", file=sys.stderr)
         return
+    if not rows:
+        return
     tg = targets(meta)
     peer_c, ref_c = "tab:green", "tab:orange"
 
