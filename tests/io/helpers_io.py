@@ -65,8 +65,12 @@ def expected_region(ref_level, x, y, w, h):
     return out
 
 
-def assert_pixels(got, expected, tol):
+def assert_pixels(got, expected, tol, premultiplied=False):
+    """Equal alpha, colours within `tol` (with `premultiplied`, colour x alpha / 255 within `tol`)."""
     assert got.shape == expected.shape and got.dtype == np.uint8
     np.testing.assert_array_equal(got[..., 3], expected[..., 3])
-    diff = np.abs(got.astype(np.int16) - expected.astype(np.int16)).max() if got.size else 0
+    got, expected = got.astype(np.int32), expected.astype(np.int32)
+    if premultiplied:
+        got, expected = (v[..., :3] * v[..., 3:] // 255 for v in (got, expected))
+    diff = np.abs(got - expected).max() if got.size else 0
     assert diff <= tol, f"max difference {diff} > {tol}"

@@ -11,13 +11,31 @@ import pytest
 import tifffile
 
 import ndimg.io
+from helpers_io import expected_region
 from ndimg.io import CuImage, Slide, SlideError
 
 NAMES = ["jpeg", "lzw_predictor", "odd_tiles_lzw", "gray_deflate", "subifds_zstd"]
 
 
+def cucim_corner(slide, level, v):
+    """cuCIM's level coordinate for level-0 coordinate v (its tiff.cpp: `location /= downsample` on an int64,
+    the downsample a float, the mean of the level-size ratios in float), truncated toward zero."""
+    (w0, h0), (w, h) = slide.dimensions, slide.level_dimensions[level]
+    ds = (np.float32(w0) / np.float32(w) + np.float32(h0) / np.float32(h)) / np.float32(2)
+    return int(np.float32(v) / ds)
+
+
+_levels = {}
+
+
 def slide_rgb(slide, location, level, size):
-    return slide.read_region(location, level, size)[..., :3]
+    """What cuCIM reads at `location`: the level's pixels (Slide's, read from a whole-pixel corner) from
+    cuCIM's level coordinates on (Slide itself blends where OpenSlide's corner falls between pixels)."""
+    key = (slide._filename, level)
+    if key not in _levels:
+        _levels[key] = slide.read_region((0, 0), level, slide.level_dimensions[level])[..., :3]
+    lx, ly = (cucim_corner(slide, level, v) for v in location)
+    return expected_region(_levels[key], lx, ly, *size)[..., :3]
 
 
 def random_locations(rng, slide, n, margin=100):

@@ -33,8 +33,12 @@ def check_against_reference(path, tol):
             # the whole level, then a region hanging over the top-left and one over the bottom-right
             assert_pixels(s.read_region((0, 0), level, (w, h)), expected_region(ref, 0, 0, w, h), tol)
             for lx, ly, rw, rh in ((-37, -5, 301, 77), (w - 100, h - 33, 250, 90), (13, 29, 1, 1)):
-                got = s.read_region((math.ceil(lx * ds), math.ceil(ly * ds)), level, (rw, rh))  # floor(x / ds) == lx
-                assert_pixels(got, expected_region(ref, lx, ly, rw, rh), tol)
+                if lx >= 0 and ds != int(ds):
+                    continue  # no level-0 pixel lies on a whole level pixel: OpenSlide blends (tests below)
+                # level-0 corners on level pixel (lx, ly): a multiple of ds, or before the level, where OpenSlide
+                # puts level pixel 0 the truncated number of level pixels the corner lies before it
+                x, y = (v * int(ds) if v >= 0 else -math.ceil(-v * ds) for v in (lx, ly))
+                assert_pixels(s.read_region((x, y), level, (rw, rh)), expected_region(ref, lx, ly, rw, rh), tol)
         # wholly outside: transparent
         out = s.read_region((-5000, 10 ** 7), 0, (20, 10))
         assert out.shape == (10, 20, 4) and not out.any()
@@ -114,7 +118,8 @@ OPENSLIDE_CASES = ["none", "deflate", "adobe_deflate", "lzw_predictor", "zstd", 
                    "odd_tiles_lzw"]
 
 
-def compare_with_openslide(path, tol):
+def compare_with_openslide(path, tol, levels=None, premultiplied=False):
+    """Levels, properties, associated images and regions (of `levels`, default all) against OpenSlide."""
     with ndimg.io.Slide(path) as s, openslide.OpenSlide(path) as o:
         assert s.level_count == o.level_count
         assert s.level_dimensions == o.level_dimensions
@@ -127,17 +132,18 @@ def compare_with_openslide(path, tol):
         for ds in (0.3, 1.0, 1.5, 2.0, 3.0, 4.0, 9.0):
             assert s.get_best_level_for_downsample(ds) == o.get_best_level_for_downsample(ds)
         rng = np.random.default_rng(7)
-        for level in range(o.level_count):
-            ds = int(round(o.level_downsamples[level]))
-            if ds != o.level_downsamples[level]:
-                continue  # OpenSlide paints such levels at sub-pixel offsets (blending edge alpha); not modelled
-            w0, h0 = o.dimensions
-            for _ in range(4):
-                x = int(rng.integers(-300, w0)) // ds * ds
-                y = int(rng.integers(-300, h0)) // ds * ds
+        w0, h0 = o.dimensions
+        for level in range(o.level_count) if levels is None else levels:
+            ds = o.level_downsamples[level]
+            # corners between level pixels (OpenSlide blends the pixels around, tile by tile), on whole ones,
+            # and before the level
+            for k in range(6):
+                x, y = int(rng.integers(-300, w0)), int(rng.integers(-300, h0))
+                if k == 0:
+                    x, y = x // math.ceil(ds) * math.ceil(ds), y // math.ceil(ds) * math.ceil(ds)
                 size = (int(rng.integers(1, 400)), int(rng.integers(1, 400)))
                 assert_pixels(s.read_region((x, y), level, size), np.asarray(o.read_region((x, y), level, size)),
-                              tol)
+                              tol, premultiplied)
         assert s.get_thumbnail((200, 200)).size == o.get_thumbnail((200, 200)).size
 
 
@@ -153,6 +159,39 @@ def test_vips_pyramid_matches_openslide(vips_slides, name):
 
 def test_aperio_matches_openslide(aperio_slide):
     compare_with_openslide(aperio_slide, 2)
+
+
+def test_corner_between_pixels_matches_openslide(vips_slides):
+    """Issue 22: a corner between a level's pixels (x / downsample not whole) is read as OpenSlide paints it
+    (each tile drawn at its sub-pixel place, blended by cairo's bilinear filter, seams joined by SATURATE),
+    not truncated to the pixel before: a corner nearly on the next pixel was a whole pixel off. Lossless
+    (zstd) levels from libvips, whose downsamples after the third are not whole; regions across tile seams,
+    before the level and wider than OpenSlide's 4096-pixel pieces."""
+    path = vips_slides["zstd"]
+    with ndimg.io.Slide(path) as s, openslide.OpenSlide(path) as o:
+        assert any(ds != int(ds) for ds in o.level_downsamples)
+        for level, ds in enumerate(o.level_downsamples):
+            # corners just before the next level pixel (the issue's), halfway, and on a whole one
+            near = max(range(100, 400), key=lambda v: (v / ds) % 1)
+            half = min(range(100, 400), key=lambda v: abs((v / ds) % 1 - 0.5))
+            for loc, size in (((near, 7 * near % 1500), (479, 452)), ((half, near), (300, 260)),
+                              ((-near, -half), (200, 150)), ((near, 0), (4500, 40)), ((0, 0), (600, 500))):
+                np.testing.assert_array_equal(s.read_region(loc, level, size), np.asarray(o.read_region(loc, level, size)),
+                                              err_msg=f"level {level}, {loc}, {size}")
+
+
+def test_raw_region_takes_the_nearest_pixel(vips_slides):
+    """read_region_raw (no OpenSlide counterpart, no blending) reads from the level pixel nearest the corner
+    (ties to the right), or where OpenSlide puts pixel 0 for a corner before the level."""
+    path = vips_slides["zstd"]
+    refs = reference_levels(path)
+    with ndimg.io.Slide(path) as s:
+        for level, ref in enumerate(refs):
+            ds = s.level_downsamples[level]
+            for x, y in ((0, 0), (5, 3), (1001, 997), (-9, -20), (int(3.5 * ds), int(2.5 * ds) + 1)):
+                lx, ly = (math.floor(v / ds + 0.5) if v >= 0 else -int(-v / ds) for v in (x, y))
+                want = expected_region(ref, lx, ly, 40, 30)[..., :3]
+                np.testing.assert_array_equal(s.read_region_raw((x, y), level, (40, 30)), want)
 
 
 # ------------------------------------------------------------------- sparse (missing) tiles, against OpenSlide
@@ -200,11 +239,14 @@ SPARSE = {0: {(1, 1), (5, 7)}, 1: {(1, 1)}}
 @pytest.mark.parametrize("vendor", ["generic-tiff", "aperio"])
 def test_sparse_tiles_match_openslide(tmp_path, slide_image, vendor):
     path = write_sparse(str(tmp_path / f"sparse-{vendor}.tif"), slide_image, vendor, SPARSE)
-    compare_with_openslide(path, 2)
+    # Aperio's drawn tiles have partly transparent pixels (from the holes above), whose colour OpenSlide's
+    # un-premultiplying magnifies (x 255 / alpha): compare them premultiplied. Its level 2 is
+    # test_aperio_missing_tiles_between_levels.
+    compare_with_openslide(path, 2, (0, 1) if vendor == "aperio" else None, premultiplied=vendor == "aperio")
     m = 16  # margin (level pixels) around each whole level
     with ndimg.io.Slide(path) as s, openslide.OpenSlide(path) as o:
         assert s.properties["openslide.vendor"] == vendor
-        for level in (0, 1):  # (level 2's downsample is not whole: see compare_with_openslide)
+        for level in (0, 1):
             w, h = o.level_dimensions[level]
             at, size = (-m * 4 ** level,) * 2, (w + 2 * m, h + 2 * m)
             got = s.read_region(at, level, size)
@@ -216,3 +258,12 @@ def test_sparse_tiles_match_openslide(tmp_path, slide_image, vendor):
                 tile = got[m:m + 256, m:m + 256]  # tile (0, 0), under level-0 tile (1, 1)
                 assert not tile[64:128, 64:128].any() and (tile[:64, :64, 3] == 255).all()
                 assert (tile[128:, 128:, 3] == 255).all()
+
+
+@pytest.mark.xfail(strict=True, reason="OpenSlide draws an Aperio missing tile from the level above through "
+                   "cairo's scaling filter; ndimg models it only for a whole ratio between the levels (here 3.99)")
+def test_aperio_missing_tiles_between_levels(tmp_path, slide_image):
+    path = write_sparse(str(tmp_path / "sparse-aperio.tif"), slide_image, "aperio", SPARSE)
+    with ndimg.io.Slide(path) as s, openslide.OpenSlide(path) as o:
+        size = o.level_dimensions[2]
+        assert_pixels(s.read_region((0, 0), 2, size), np.asarray(o.read_region((0, 0), 2, size)), 2, True)

@@ -58,7 +58,7 @@ void read_region_rgb(const Slide& slide, int64_t x, int64_t y, int level, int64_
   const Level& l = checked_level(slide, level);
   check_size(w, h);
   check_location(x), check_location(y);
-  const int64_t lx = slide.to_level(level, x), ly = slide.to_level(level, y);
+  const int64_t lx = slide.cucim_level(level, x), ly = slide.cucim_level(level, y);
   const size_t stride = size_t(w) * 3;
   if (num_workers == 0 && !progress) {
     // one call, whose tiles are spread over ndimg's pool: cutting it into pieces (two for a patch straddling a
@@ -175,7 +175,7 @@ PatchLoader::PatchLoader(const Slide& slide, std::vector<int64_t> locations, int
   if (drop_last) n_ -= n_ % batch_size;
   xy0_.resize(2 * n_);
   xy_.resize(2 * n_);
-  for (size_t i = 0; i < xy_.size(); ++i) xy_[i] = slide.to_level(level, xy0_[i]);
+  for (size_t i = 0; i < xy_.size(); ++i) xy_[i] = slide.cucim_level(level, xy0_[i]);
   background_ = num_workers > 0 && n_ > 0;
   const size_t slots = background_ ? std::min<uint64_t>(batch_count(), uint64_t(prefetch_factor) + 1) : 0;
   // the batches being filled, the one being consumed and the one before it (freed as the next arrives)

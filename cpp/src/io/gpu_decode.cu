@@ -693,7 +693,7 @@ void read_region(const Slide& slide, int64_t x, int64_t y, int level, int64_t w,
   cuda::DeviceGuard guard(device, "read_region(device='cuda')");
   Decoder dec(slide, level, device);
   const Level& l = slide.levels()[size_t(level)];
-  const int64_t lx = slide.to_level(level, x), ly = slide.to_level(level, y);
+  const int64_t lx = slide.cucim_level(level, x), ly = slide.cucim_level(level, y);
   // bands of whole tile rows, each decoded into at most about kBandBytes of tiles
   const int64_t th = l.tile_height, across = (w + l.tile_width - 1) / l.tile_width + 1;
   const int64_t band_tile_rows =
@@ -735,7 +735,7 @@ struct GpuPatchLoader::Impl {
        uint32_t prefetch, uint32_t workers, bool shuffle, uint64_t seed, bool drop_last, int device)
       : order(slide, std::move(locations), level, w_, h_, bs, prefetch, 0, shuffle, seed, drop_last), w(w_), h(h_),
         patch_bytes(w_ * h_ * 3), batch_size(bs), dec(slide, level, device) {
-    for (int64_t v : order.locations()) xy.push_back(slide.to_level(level, v));
+    for (int64_t v : order.locations()) xy.push_back(slide.cucim_level(level, v));
     const bool background = workers > 0 && order.batch_count() > 0;
     works.resize(background && prefetch > 0 && order.batch_count() > 1 ? 2 : 1);
     for (auto& p : works) p = std::make_unique<Work>();

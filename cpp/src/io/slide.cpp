@@ -4,7 +4,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cfloat>
 #include <cstring>
+#include <vector>
 
 #include "io/codecs.hpp"
 
@@ -196,24 +198,156 @@ int Slide::best_level_for_downsample(double downsample) const {
   return int(levels_.size()) - 1;
 }
 
+namespace {
+
+// cairo's conversion of a coordinate to pixman's 16.16 fixed point (to nearest, ties to even)
+int64_t to_fixed(double v) { return int64_t(std::nearbyint(v * 65536.0)); }
+
+// Level-0 coordinates beyond this lie outside every slide (and keep the arithmetic below exact and defined).
+constexpr int64_t kFarAway = int64_t(1) << 52;
+
+}  // namespace
+
 void Slide::read_region(int64_t x, int64_t y, int level, int64_t w, int64_t h, uint8_t* rgba) const {
   if (level < 0 || size_t(level) >= levels_.size())
     throw ValueError("level " + std::to_string(level) + " is out of range");
-  read_level(level, to_level(level, x), to_level(level, y), w, h, rgba);
+  if (std::abs(x) > kFarAway || std::abs(y) > kFarAway) {
+    std::memset(rgba, 0, size_t(w) * size_t(h) * 4);
+    return;
+  }
+  // As openslide_read_region: pieces of at most 4096 pixels a side, each from its own level-0 corner, which
+  // C's conversion truncates to a whole pixel
+  constexpr int64_t kPiece = 4096;
+  const double ds = levels_[size_t(level)].downsample;
+  for (int64_t r = 0; r * kPiece < h; ++r)
+    for (int64_t c = 0; c * kPiece < w; ++c)
+      paint_level(level, int64_t(double(x) + double(c * kPiece) * ds), int64_t(double(y) + double(r * kPiece) * ds),
+                  std::min(w - c * kPiece, kPiece), std::min(h - r * kPiece, kPiece),
+                  rgba + (size_t(r * kPiece) * size_t(w) + size_t(c * kPiece)) * 4, size_t(w) * 4);
 }
 
-void Slide::read_level(int level, int64_t lx, int64_t ly, int64_t w, int64_t h, uint8_t* rgba) const {
+// OpenSlide draws each tile of the grid through cairo at its place in the piece, which falls between pixels
+// where (x, y) / downsample is not whole: cairo then samples the tile with pixman's bilinear filter, in
+// single-precision floats (pixman's wide path, which the SATURATE operator takes), and composites it with
+// SATURATE (which joins the tiles' partial edges), storing 8 bits after each tile; tiles go bottom-right
+// first. This repeats that arithmetic, then un-premultiplies as openslide-python does.
+void Slide::paint_level(int level, int64_t x, int64_t y, int64_t w, int64_t h, uint8_t* out, size_t stride) const {
+  const Level& l = levels_[size_t(level)];
+  const double ds = l.downsample;
+  // read_region_area: a negative corner moves the painting right / down by the whole level pixels (truncated)
+  // it lies before the level
+  int64_t tx = 0, ty = 0;
+  if (x < 0) tx = int64_t(double(-x) / ds), x = 0;
+  if (y < 0) ty = int64_t(double(-y) / ds), y = 0;
+  // the grid (compute_region): from the tile holding (x, y) / ds on, each drawn `offset` pixels left / up of
+  // the piece's corner plus its place in the grid
+  const Ifd& d = tiff_.ifds()[size_t(l.ifd)];
+  const double tw = d.tile_width, th = d.tile_height;
+  const double lx = double(x) / ds, ly = double(y) / ds;
+  const int64_t sx = int64_t(lx / tw), sy = int64_t(ly / th);
+  const double ox = lx - double(sx) * tw, oy = ly - double(sy) * th;
+  // the sample position of the piece's pixel 0 in a tile k tiles right / down of the first, in 16.16 fixed
+  // point relative to that tile: the pattern's translation, the inverse of the tile's on the piece
+  auto at_x = [&](int64_t k) { return to_fixed(-(double(tx) + (double(k) * tw - ox))); };
+  auto at_y = [&](int64_t k) { return to_fixed(-(double(ty) + (double(k) * th - oy))); };
+  const int64_t px = at_x(0), py = at_y(0);
+  // level pixel under the piece's pixel 0 (the left / upper of the two the filter weighs)
+  const int64_t lx0 = sx * int64_t(tw) + (px >> 16), ly0 = sy * int64_t(th) + (py >> 16);
+  auto copy_out = [&](const uint8_t* src) {
+    for (int64_t r = 0; r < h; ++r) std::memcpy(out + size_t(r) * stride, src + size_t(r * w) * 4, size_t(w) * 4);
+  };
+  if ((px & 0xffff) == 0 && (py & 0xffff) == 0) {  // whole pixels: the level's pixels, copied
+    if (stride == size_t(w) * 4) return read_level(level, lx0, ly0, w, h, out);
+    std::vector<uint8_t> piece(size_t(w) * size_t(h) * 4);
+    read_level(level, lx0, ly0, w, h, piece.data());
+    return copy_out(piece.data());
+  }
+  for (int64_t r = 0; r < h; ++r) std::memset(out + size_t(r) * stride, 0, size_t(w) * 4);
+  const int64_t pw = w - tx, ph = h - ty;  // what read_region_area paints
+  const int64_t across = d.tiles_across(), down = d.tiles_down();
+  const int64_t ex = std::min<int64_t>(int64_t(std::ceil((lx + double(pw)) / tw)), across);
+  const int64_t ey = std::min<int64_t>(int64_t(std::ceil((ly + double(ph)) / th)), down);
+  if (pw <= 0 || ph <= 0 || sx > across - 1 || sy > down - 1) return;
+  // the level's pixels the filter reads (premultiplied, as in OpenSlide's tiles), a pixel of margin around
+  const int64_t c0 = lx0 - 1, r0 = ly0 - 1, sw = w + 3, sh = h + 3;
+  std::vector<uint8_t> src(size_t(sw) * size_t(sh) * 4);
+  read_level(level, c0, r0, sw, sh, src.data(), /*premultiplied=*/true);
+  float unit[256];  // pixman's 8 bits to float
+  for (int i = 0; i < 256; ++i) unit[i] = float(i) * (1.f / 255.f);
+  // per column (row) of the piece, for one column (row) of tiles: where in `src` the filter's two taps lie
+  // (-1: outside the tile, so transparent to it) and the second tap's weight; [lo, hi) holds those with a tap
+  struct Taps {
+    int64_t lo, hi;
+    std::vector<int64_t> first, second;
+    std::vector<float> frac;
+  };
+  auto taps = [](int64_t n, int64_t at, int64_t tile, int64_t size, int64_t origin, int64_t extent) {
+    Taps t{n, 0, std::vector<int64_t>(size_t(n), -1), std::vector<int64_t>(size_t(n), -1), std::vector<float>(size_t(n))};
+    auto place = [&](int64_t p) {
+      const int64_t at_src = tile * size + p - origin;
+      return p >= 0 && p < size && at_src >= 0 && at_src < extent ? at_src : -1;
+    };
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t v = i * 65536 + at, p = v >> 16;
+      t.frac[size_t(i)] = float(v & 0xffff) / 65536.f;
+      t.first[size_t(i)] = place(p), t.second[size_t(i)] = place(p + 1);
+      if (t.first[size_t(i)] >= 0 || t.second[size_t(i)] >= 0) t.lo = std::min(t.lo, i), t.hi = i + 1;
+    }
+    return t;
+  };
+  std::vector<Taps> columns;
+  for (int64_t kx = sx; kx < ex; ++kx) columns.push_back(taps(w, at_x(kx - sx), kx, int64_t(tw), c0, sw));
+  for (int64_t ky = ey - 1; ky >= sy; --ky) {
+    const Taps rows = taps(h, at_y(ky - sy), ky, int64_t(th), r0, sh);
+    for (int64_t kx = ex - 1; kx >= sx; --kx) {
+      const Taps& cols = columns[size_t(kx - sx)];
+      for (int64_t i = rows.lo; i < rows.hi; ++i) {
+        const int64_t a = rows.first[size_t(i)], b = rows.second[size_t(i)];
+        const float fy = rows.frac[size_t(i)];
+        for (int64_t j = cols.lo; j < cols.hi; ++j) {
+          const int64_t c = cols.first[size_t(j)], e = cols.second[size_t(j)];
+          const float fx = cols.frac[size_t(j)];
+          const float wxy = fx * fy, wxiy = fx * (1.f - fy), wixy = (1.f - fx) * fy, wixiy = (1.f - fx) * (1.f - fy);
+          auto tap = [&](int64_t row, int64_t col) {
+            return row < 0 || col < 0 ? nullptr : &src[(size_t(row) * size_t(sw) + size_t(col)) * 4];
+          };
+          const uint8_t *tl = tap(a, c), *tr = tap(a, e), *bl = tap(b, c), *br = tap(b, e);
+          float sv[4];
+          for (int k = 0; k < 4; ++k)
+            sv[k] = (tl ? unit[tl[k]] : 0.f) * wixiy + (tr ? unit[tr[k]] : 0.f) * wxiy +
+                    (bl ? unit[bl[k]] : 0.f) * wixy + (br ? unit[br[k]] : 0.f) * wxy;
+          // SATURATE: the source scaled down to the room the destination's alpha leaves, then added
+          uint8_t* q = out + size_t(i) * stride + size_t(j) * 4;
+          const float sa = sv[3], da = unit[q[3]];
+          const float fa = sa > -FLT_MIN && sa < FLT_MIN ? 1.f : std::clamp((1.f - da) / sa, 0.f, 1.f);
+          for (int k = 0; k < 4; ++k) {
+            const uint32_t u = uint32_t(std::clamp(std::min(1.f, sv[k] * fa + unit[q[k]]), 0.f, 1.f) * 256.f);
+            q[k] = uint8_t(u - (u >> 8));  // pixman's float to 8 bits
+          }
+        }
+      }
+    }
+  }
+  for (int64_t i = 0; i < h; ++i)  // openslide-python's un-premultiplying
+    for (uint8_t *q = out + size_t(i) * stride, *end = q + size_t(w) * 4; q < end; q += 4)
+      if (q[3] != 0 && q[3] != 255)
+        for (int k = 0; k < 3; ++k) q[k] = uint8_t(255 * uint32_t(q[k]) / q[3]);
+}
+
+void Slide::read_level(int level, int64_t lx, int64_t ly, int64_t w, int64_t h, uint8_t* rgba,
+                       bool premultiplied) const {
   const Level& l = levels_[size_t(level)];
   tiff_.read_region_rgba(l.ifd, lx, ly, w, h, rgba);
   clip_to_level(l, lx, ly, w, h, rgba, 4);
   if (level > 0 && size_t(level) < missing_.size() && !missing_[size_t(level)].empty())
-    draw_missing_tiles(level, lx, ly, w, h, rgba);
+    draw_missing_tiles(level, lx, ly, w, h, rgba, premultiplied);
 }
 
 // As OpenSlide draws them: the level above's pixels under the tile, reduced by cairo's filter, which for a
 // whole ratio f between the levels is the rounded mean of f x f premultiplied pixels; then un-premultiplied
 // as openslide-python does.
-void Slide::draw_missing_tiles(int level, int64_t lx, int64_t ly, int64_t w, int64_t h, uint8_t* rgba) const {
+void Slide::draw_missing_tiles(int level, int64_t lx, int64_t ly, int64_t w, int64_t h, uint8_t* rgba,
+                               bool premultiplied) const {
   const Level& l = levels_[size_t(level)];
   const int64_t f = std::max<int64_t>(1, std::llround(l.downsample / levels_[size_t(level) - 1].downsample));
   const int64_t tw = l.tile_width, th = l.tile_height, across = tiff_.ifds()[size_t(l.ifd)].tiles_across();
@@ -243,7 +377,7 @@ void Slide::draw_missing_tiles(int level, int64_t lx, int64_t ly, int64_t w, int
           const uint32_t a = (sum[3] + n / 2) / n;
           for (int c = 0; c < 3; ++c) {
             const uint32_t v = (sum[c] + n / 2) / n;
-            o[c] = uint8_t(a == 0 ? 0 : std::min<uint32_t>(255, 255 * v / a));
+            o[c] = uint8_t(premultiplied ? v : a == 0 ? 0 : std::min<uint32_t>(255, 255 * v / a));
           }
           o[3] = uint8_t(a);
         }
@@ -259,9 +393,9 @@ const Ifd& Slide::level_ifd(int level) const {
 void Slide::read_region_raw(int64_t x, int64_t y, int level, int64_t w, int64_t h, void* out) const {
   const Ifd& d = level_ifd(level);
   const Level& l = levels_[size_t(level)];
-  tiff_.read_region_raw(l.ifd, to_level(level, x), to_level(level, y), w, h, out);
-  clip_to_level(l, to_level(level, x), to_level(level, y), w, h, static_cast<uint8_t*>(out),
-                size_t(d.samples) * d.bytes_per_sample());
+  const int64_t lx = nearest_level(level, x), ly = nearest_level(level, y);
+  tiff_.read_region_raw(l.ifd, lx, ly, w, h, out);
+  clip_to_level(l, lx, ly, w, h, static_cast<uint8_t*>(out), size_t(d.samples) * d.bytes_per_sample());
 }
 
 // Levels may be smaller than their directory (Philips pads levels to whole tiles): clear what lies past them.
@@ -280,8 +414,18 @@ void Slide::clip_to_level(const Level& l, int64_t lx, int64_t ly, int64_t w, int
   }
 }
 
-int64_t Slide::to_level(int level, int64_t v) const {
-  return int64_t(std::floor(double(v) / levels_.at(size_t(level)).downsample));
+int64_t Slide::nearest_level(int level, int64_t v) const {
+  const double ds = levels_.at(size_t(level)).downsample;
+  if (std::abs(v) > kFarAway) return v < 0 ? -kFarAway : kFarAway;
+  return v < 0 ? -int64_t(double(-v) / ds) : (to_fixed(double(v) / ds) + 0x8000) >> 16;
+}
+
+int64_t Slide::cucim_level(int level, int64_t v) const {
+  // cuCIM: the level's downsample as a float from the level sizes, and `location /= downsample` on int64
+  const Level &l = levels_.at(size_t(level)), &l0 = levels_[0];
+  const float ds = (float(l0.width) / float(l.width) + float(l0.height) / float(l.height)) / 2;
+  const float q = float(v) / ds;
+  return std::abs(q) < 0x1p62f ? int64_t(q) : q < 0 ? INT64_MIN / 2 : INT64_MAX / 2;
 }
 
 void Slide::read_associated(const std::string& name, uint8_t* rgba) const {

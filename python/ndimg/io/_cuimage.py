@@ -435,7 +435,8 @@ class CuImage(_Closing):
         Parameters
         ----------
         location : (x, y), sequence of (x, y), (N, 2) integer array or iterable of (x, y), optional
-            Top-left corner(s) in level-0 coordinates. Default: (0, 0).
+            Top-left corner(s) in level-0 coordinates, mapped to ``level`` as cuCIM maps them: divided by
+            the level's downsample in single precision, truncated toward zero. Default: (0, 0).
         size : (w, h), optional
             Region size in pixels of ``level``. Default: the whole level.
         level : int

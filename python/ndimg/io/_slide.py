@@ -131,7 +131,9 @@ class Slide(_Closing):
         """RGBA pixels of ``level`` as a ``(h, w, 4)`` uint8 NumPy array.
 
         ``location`` is the ``(x, y)`` of the top-left pixel in level-0 coordinates and ``size`` the
-        ``(w, h)`` in pixels of ``level``; pixels outside the slide are transparent ``(0, 0, 0, 0)``, as
+        ``(w, h)`` in pixels of ``level``. Where ``location / downsample`` falls between the level's pixels,
+        the pixels are OpenSlide's: each tile drawn at its sub-pixel place, blending neighbouring pixels
+        (cairo's bilinear filter), bit for bit. Pixels outside the slide are transparent ``(0, 0, 0, 0)``, as
         are missing (sparse) tiles, those stored with offset or byte count 0. Aperio slides, as in
         OpenSlide, draw a missing tile of a level after the first from the level above, reduced (its
         holes included), and treat a tile made from a missing tile of the level above as missing too.
@@ -157,8 +159,9 @@ class Slide(_Closing):
 
         Not in OpenSlide, whose RGBA pixels reduce 16-bit samples to 8 bits (``(v + 128) // 257`` for
         colour, ``v >> 8`` for gray, as libtiff does); this gives them unreduced, and every sample
-        (alpha and extra samples included). ``location`` and ``size`` are as in :meth:`read_region`;
-        outside the level the samples are 0.
+        (alpha and extra samples included). ``location`` and ``size`` are as in :meth:`read_region`, but
+        nothing is blended: the corner is the level pixel nearest ``location / downsample``; outside the
+        level the samples are 0.
         """
         core = self._handle()
         level = int(level)

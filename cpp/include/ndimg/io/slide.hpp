@@ -36,18 +36,21 @@ class Slide {
   // OpenSlide's choice: the largest level whose downsample is at most `downsample`.
   int best_level_for_downsample(double downsample) const;
 
-  // RGBA pixels (h*w*4 bytes) of `level` whose top-left corner is (x, y) in level-0 coordinates; pixels
-  // outside the level are transparent (all zero), as are sparse tiles (offset or byte count 0), except on
-  // Aperio levels after the first, where OpenSlide draws a missing tile from the level above (see
-  // missing_).
+  // RGBA pixels (h*w*4 bytes) of `level` whose top-left corner is (x, y) in level-0 coordinates, as
+  // OpenSlide (with openslide-python's RGBA) gives them: where (x, y) falls between pixels of the level,
+  // OpenSlide's sub-pixel painting (paint_level). Pixels outside the level are transparent (all zero), as are
+  // sparse tiles (offset or byte count 0), except on Aperio levels after the first, where OpenSlide draws a
+  // missing tile from the level above (see missing_).
   void read_region(int64_t x, int64_t y, int level, int64_t w, int64_t h, uint8_t* rgba) const;
   // The level's own samples instead of RGBA (TiffFile::read_region_raw): h*w*samples values of
-  // bytes_per_sample() bytes, e.g. 16-bit data unreduced.
+  // bytes_per_sample() bytes, e.g. 16-bit data unreduced; from the level pixel that weighs most in
+  // read_region's (nearest_level).
   void read_region_raw(int64_t x, int64_t y, int level, int64_t w, int64_t h, void* out) const;
   // the directory of a level (samples per pixel, bits, ...)
   const Ifd& level_ifd(int level) const;
-  // A level-0 coordinate in pixels of `level` (as read_region maps the region's corner).
-  int64_t to_level(int level, int64_t v) const;
+  // A level-0 coordinate in pixels of `level` as cuCIM maps a region's corner (CuImage's reads): divided by
+  // the level's downsample in single precision (cuCIM's float), truncated toward zero.
+  int64_t cucim_level(int level, int64_t v) const;
   // The whole associated image as RGBA (width*height*4 bytes).
   void read_associated(const std::string& name, uint8_t* rgba) const;
 
@@ -62,12 +65,20 @@ class Slide {
   void open_ome(std::vector<int>& level_ifds);
   void clip_to_level(const Level& l, int64_t lx, int64_t ly, int64_t w, int64_t h, uint8_t* out,
                      size_t pixel) const;
-  // read_region in the level's own pixel coordinates
-  void read_level(int level, int64_t lx, int64_t ly, int64_t w, int64_t h, uint8_t* rgba) const;
+  // read_region in the level's own pixel coordinates; `premultiplied`: colour times alpha, as OpenSlide's
+  // tiles hold it (it differs only in the partly transparent pixels of drawn missing tiles)
+  void read_level(int level, int64_t lx, int64_t ly, int64_t w, int64_t h, uint8_t* rgba,
+                  bool premultiplied = false) const;
+  // One of openslide_read_region's pieces (at most 4096 pixels a side), rows `stride` bytes apart.
+  void paint_level(int level, int64_t x, int64_t y, int64_t w, int64_t h, uint8_t* rgba, size_t stride) const;
+  // The level pixel under a region's corner at level-0 coordinate v: where OpenSlide puts level pixel 0 for
+  // a negative v, else the nearer of the two pixels it blends (ties to the right, as pixman weighs them).
+  int64_t nearest_level(int level, int64_t v) const;
   // Aperio: OpenSlide's missing tiles (sparse ones, and those of a level whose tiles were made from a
   // missing tile of the level above, which may be corrupt) drawn from the level above, reduced.
   void find_aperio_missing_tiles();
-  void draw_missing_tiles(int level, int64_t lx, int64_t ly, int64_t w, int64_t h, uint8_t* rgba) const;
+  void draw_missing_tiles(int level, int64_t lx, int64_t ly, int64_t w, int64_t h, uint8_t* rgba,
+                          bool premultiplied) const;
   std::vector<std::vector<bool>> missing_;  // per level, by tile index; empty where none
   struct Embedded {  // an associated image kept as JPEG bytes in the metadata
     uint32_t width = 0, height = 0;
