@@ -1,7 +1,7 @@
+// CUDA schedules of the ridge filters: one thread per pixel, block maxima folded by a single block.
 #include <limits>
 
 #include "core/cuda.cuh"
-#include "core/engine.hpp"
 #include "filters/ridges.hpp"
 
 namespace ndimg::filters {
@@ -15,7 +15,7 @@ constexpr unsigned kMaxBlocks = 1024;  // partial maxima of one reduction, folde
 // One thread per pixel (grid-stride): the measure folded into the accumulator.
 template <Ridge K, int N, class T, class A>
 __global__ void accumulate_kernel(HessianPtrs<T> hp, A* acc, Consts<T> k, A scale, bool fill, int64_t n) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+  NDIMG_GRID_STRIDE(i, n) {
     T h[n_elems(N)];
     gather<N>(hp, i, h);
     acc[i] = fold<K, N>(acc[i], h, k, scale, fill);
@@ -38,7 +38,7 @@ __device__ T block_max(T v) {
 template <Ridge K, int N, class T>
 __global__ void max_kernel(HessianPtrs<T> hp, Consts<T> k, T lowest, int64_t n, T* partial) {
   T local = lowest;
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+  NDIMG_GRID_STRIDE(i, n) {
     T h[n_elems(N)];
     gather<N>(hp, i, h);
     local = nan_max(local, measure<K, N>(h, k));

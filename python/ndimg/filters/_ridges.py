@@ -11,11 +11,10 @@ import warnings
 
 import numpy as np
 
-from .. import _core
 from .._engine import engine_aware, xp_of
+from .._prim.ridges import Ridge, ridge_accumulate, ridge_max
 from .._rules import check_nD, supported_float_type
 from ..ndimage._separable import gaussian_filter
-from .._engine import stream_ptr
 
 _DEFAULT_SIGMAS = range(1, 10, 2)
 
@@ -48,7 +47,7 @@ def _working_image(image, black_ridges):
     return image if black_ridges else -image
 
 
-def _frangi(image, sigmas, scale_range, scale_step, alpha, beta, gamma, black_ridges, mode, cval, fill):
+def _frangi(image, *, sigmas, scale_range, scale_step, alpha, beta, gamma, black_ridges, mode, cval, fill):
     if scale_range is not None and scale_step is not None:
         warnings.warn("Use keyword parameter `sigmas` instead of `scale_range` and `scale_range` which will be "
                       "removed in version 0.17.", stacklevel=3)
@@ -60,15 +59,14 @@ def _frangi(image, sigmas, scale_range, scale_step, alpha, beta, gamma, black_ri
     if not sigmas:
         return (xp.ones if fill else xp.zeros)(image.shape, dtype=image.dtype)
     acc = xp.zeros(image.shape, dtype=image.dtype)
-    stream = stream_ptr(acc)
     for i, sigma in enumerate(sigmas):
         h = _hessian_elements(image, sigma, mode, cval)
         if gamma is None:  # half the largest Hessian norm of the first scale, kept for all scales
-            gamma = _core.ridge_max("norm", h, stream=stream) / 2
+            gamma = ridge_max(h, kind=Ridge.norm) / 2
             if gamma == 0:
                 gamma = 1
-        _core.ridge_accumulate("frangi", h, acc, alpha=float(alpha), beta=float(beta), gamma=float(gamma),
-                               fill=fill and i == len(sigmas) - 1, stream=stream)
+        ridge_accumulate(h, acc, kind=Ridge.frangi, alpha=alpha, beta=beta, gamma=gamma,
+                         fill=fill and i == len(sigmas) - 1)
     return acc
 
 
@@ -78,7 +76,8 @@ def frangi(image, sigmas=_DEFAULT_SIGMAS, scale_range=None, scale_step=None, alp
     """Frangi vesselness filter of a 2-D or 3-D image: the maximum over `sigmas` of Frangi's measure on the
     Hessian eigenvalues. As ``skimage.filters.frangi`` (0.26); ``gamma=None`` is half the largest Hessian
     norm at the first scale. GPU arrays run on the CUDA engine."""
-    return _frangi(image, sigmas, scale_range, scale_step, alpha, beta, gamma, black_ridges, mode, cval, False)
+    return _frangi(image, sigmas=sigmas, scale_range=scale_range, scale_step=scale_step, alpha=alpha, beta=beta,
+                   gamma=gamma, black_ridges=black_ridges, mode=mode, cval=cval, fill=False)
 
 
 @engine_aware("image")
@@ -86,7 +85,8 @@ def hessian(image, sigmas=_DEFAULT_SIGMAS, scale_range=None, scale_step=None, al
             black_ridges=True, mode='reflect', cval=0):
     """Hybrid Hessian filter: :func:`frangi` with every value <= 0 set to 1, as
     ``skimage.filters.hessian`` (0.26)."""
-    return _frangi(image, sigmas, scale_range, scale_step, alpha, beta, gamma, black_ridges, mode, cval, True)
+    return _frangi(image, sigmas=sigmas, scale_range=scale_range, scale_step=scale_step, alpha=alpha, beta=beta,
+                   gamma=gamma, black_ridges=black_ridges, mode=mode, cval=cval, fill=True)
 
 
 @engine_aware("image")
@@ -104,7 +104,7 @@ def sato(image, sigmas=_DEFAULT_SIGMAS, black_ridges=True, mode='reflect', cval=
         dt = np.result_type(acc.dtype, scale)
         if dt != acc.dtype:
             acc = acc.astype(dt)
-        _core.ridge_accumulate("sato", h, acc, scale=float(scale), stream=stream_ptr(acc))
+        ridge_accumulate(h, acc, kind=Ridge.sato, scale=scale)
     return acc
 
 
@@ -118,12 +118,10 @@ def meijering(image, sigmas=_DEFAULT_SIGMAS, alpha=None, black_ridges=True, mode
         alpha = 1 / (image.ndim + 1)
     xp = xp_of(image)
     acc = xp.zeros(image.shape, dtype=image.dtype)
-    stream = stream_ptr(acc)
     for sigma in sigmas:
         if image.size == 0:
             raise ValueError("zero-size array to reduction operation maximum which has no identity")
         h = _hessian_elements(image, sigma, mode, cval)
-        top = _core.ridge_max("meijering", h, alpha=float(alpha), stream=stream)
-        _core.ridge_accumulate("meijering", h, acc, alpha=float(alpha), norm=top if top > 0 else 1.0,
-                               stream=stream)
+        top = ridge_max(h, kind=Ridge.meijering, alpha=alpha)
+        ridge_accumulate(h, acc, kind=Ridge.meijering, alpha=alpha, norm=top if top > 0 else 1.0)
     return acc
