@@ -2,12 +2,16 @@
 process must survive and every result must equal the single-threaded one."""
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
-import pytest
+import numpy as np
+
+import ndimg
+from ndimg._prim import reduce
 
 # Each worker runs primitives that keep one partial result per thread (reductions, Li's sorted gaps,
 # histograms, hysteresis slabs) while the main thread flips the count between 1 and 16.
@@ -59,8 +63,24 @@ _SCRIPT = textwrap.dedent("""
 
 
 def test_set_num_threads_while_running():
-    python = Path(__file__).resolve().parents[1] / "python"
-    r = subprocess.run([sys.executable, "-c", _SCRIPT, "2"], capture_output=True, text=True, timeout=300,
-                       env={"PYTHONPATH": str(python), "PATH": ""})
+    env = dict(os.environ, PYTHONPATH=str(Path(ndimg.__file__).resolve().parents[1]))
+    r = subprocess.run([sys.executable, "-c", _SCRIPT, "2"], capture_output=True, text=True, timeout=300, env=env)
     assert r.returncode == 0, f"exit {r.returncode}\nstdout: {r.stdout}\nstderr: {r.stderr[-2000:]}"
     assert "'mean'" in r.stdout, r.stdout
+
+
+def test_sums_same_bits_at_every_thread_count(rng):
+    # values of many magnitudes, so that a different summation order changes the low bits
+    a = rng.standard_normal(3_000_001) * 10.0 ** rng.integers(-8, 8, 3_000_001)
+    previous = ndimg.get_num_threads()
+    try:
+        sums = set()
+        for n in (1, 2, 3, 16):
+            ndimg.set_num_threads(n)
+            st = reduce.image_stats(a)
+            sums.add(st.sum)
+            assert st.n_finite == a.size and st.min == a.min() and st.max == a.max()
+        assert len(sums) == 1
+        assert np.isclose(sums.pop(), np.sum(a), rtol=1e-9, atol=1e-3)
+    finally:
+        ndimg.set_num_threads(previous)
