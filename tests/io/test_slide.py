@@ -6,7 +6,7 @@ import pytest
 import tifffile
 
 import ndimg.io
-from helpers_io import APERIO, TIFFFILE_LAYOUTS, VIPS_COMPRESSIONS, assert_pixels, expected_region
+from helpers_io import APERIO, TIFFFILE_LAYOUTS, VIPS_COMPRESSIONS, assert_pixels, expected_region, write_pyramid
 
 
 def reference_levels(path):
@@ -159,6 +159,34 @@ def test_vips_pyramid_matches_openslide(vips_slides, name):
 
 def test_aperio_matches_openslide(aperio_slide):
     compare_with_openslide(aperio_slide, 2)
+
+
+@pytest.mark.parametrize("unit", ["CENTIMETER", "INCH", "NONE"])
+def test_resolution_properties_match_openslide(tmp_path, slide_image, unit):
+    """Issue 22: numeric properties in OpenSlide's formatting (g_ascii_dtostr, "%.17g": tiff.YResolution
+    31.699999999999999, not the 31.7 that also reads back), micrometres per pixel from inches as from
+    centimetres."""
+    path = write_pyramid(str(tmp_path / f"res-{unit}.tif"), slide_image[:600, :800], levels=2,
+                         compression="zstd", resolution=(28.34, 31.7), resolutionunit=unit)
+    compare_with_openslide(path, 0)
+    with ndimg.io.Slide(path) as s:
+        assert ("openslide.mpp-x" in s.properties) == (unit != "NONE")
+
+
+@pytest.mark.parametrize("fields, props", [
+    ("AppMag = 40|MPP = 0.2325", {"openslide.mpp-x": "0.23250000000000001", "openslide.objective-power": "40"}),
+    ("AppMag = 20x|MPP = 0,5", {"openslide.mpp-x": "0.5"}),  # not a number: no objective power
+    ("AppMag = 20.0|MPP = ", {"openslide.objective-power": "20"}),
+])
+def test_aperio_numbers_match_openslide(tmp_path, slide_image, fields, props):
+    path = str(tmp_path / "numbers.svs")
+    with tifffile.TiffWriter(path) as t:
+        t.write(slide_image[:512, :512], tile=(256, 256), compression="jpeg", metadata=None,
+                description=f"Aperio Image Library v12.0.15 \r\n512x512 [0,0 512x512] (256x256) JPEG/RGB Q=70|{fields}")
+    compare_with_openslide(path, 2)
+    with ndimg.io.Slide(path) as s:
+        got = {k: v for k, v in s.properties.items() if k in ("openslide.mpp-x", "openslide.objective-power")}
+        assert got == props
 
 
 def test_corner_between_pixels_matches_openslide(vips_slides):

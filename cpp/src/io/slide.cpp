@@ -1,10 +1,14 @@
 #include "ndimg/io/slide.hpp"
 
+#include <locale.h>
+#include <stdlib.h>
+
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
-#include <cstdlib>
+#include <cerrno>
 #include <cfloat>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -29,20 +33,30 @@ void add_tiff_properties(const Ifd& d, std::map<std::string, std::string>& props
       {tag::HostComputer, "HostComputer"}, {tag::Copyright, "Copyright"}, {tag::DocumentName, "DocumentName"}};
   for (auto [t, name] : names)
     if (d.ascii.count(t)) props[std::string("tiff.") + name] = d.ascii.at(t);
-  if (d.x_resolution > 0) props["tiff.XResolution"] = Slide::format_double(d.x_resolution);
-  if (d.y_resolution > 0) props["tiff.YResolution"] = Slide::format_double(d.y_resolution);
-  static const char* units[] = {"", "none", "inch", "centimeter"};
-  if (d.resolution_unit >= 1 && d.resolution_unit <= 3) props["tiff.ResolutionUnit"] = units[d.resolution_unit];
+  for (auto [name, v] : {std::pair{"tiff.XResolution", d.x_resolution}, {"tiff.YResolution", d.y_resolution},
+                         {"tiff.XPosition", d.x_position}, {"tiff.YPosition", d.y_position}})
+    if (!std::isnan(v)) props[name] = Slide::format_double(v);
+  static const char* units[] = {"unknown", "none", "inch", "centimeter"};
+  props["tiff.ResolutionUnit"] = units[d.resolution_unit <= 3 ? d.resolution_unit : 0];
+}
+
+// OpenSlide's _openslide_parse_double: a comma taken for the decimal point, the whole text a number in the C
+// locale (as g_ascii_strtod reads it), else NaN
+double parse_double(std::string text) {
+  std::replace(text.begin(), text.end(), ',', '.');
+  static const locale_t c_locale = newlocale(LC_ALL_MASK, "C", locale_t(0));
+  char* end = nullptr;
+  errno = 0;
+  const double v = strtod_l(text.c_str(), &end, c_locale);
+  return text.empty() || *end != 0 || errno == ERANGE ? NAN : v;
 }
 
 }  // namespace
 
 std::string Slide::format_double(double v) {
-  // 15 significant digits when they read back exactly, else 17 (what OpenSlide's properties show)
+  // OpenSlide's _openslide_format_double: g_ascii_dtostr, which is printf's "%.17g" in the C locale
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%.15g", v);
-  if (std::strtod(buf, nullptr) != v) std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
+  return std::string(buf, std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 17).ptr);
 }
 
 Slide::Slide(const std::string& path) : tiff_(path) {
@@ -84,11 +98,11 @@ Slide::Slide(const std::string& path) : tiff_(path) {
       if (eq != std::string::npos) properties_["aperio." + trim(field.substr(0, eq))] = trim(field.substr(eq + 3));
       pos = next;
     }
-    if (properties_.count("aperio.MPP")) {
-      double mpp = std::strtod(properties_["aperio.MPP"].c_str(), nullptr);
-      if (mpp > 0) properties_["openslide.mpp-x"] = properties_["openslide.mpp-y"] = format_double(mpp);
-    }
-    if (properties_.count("aperio.AppMag")) properties_["openslide.objective-power"] = properties_["aperio.AppMag"];
+    // numbers (OpenSlide's _openslide_duplicate_double_prop) copied in OpenSlide's own formatting
+    for (auto [from, to] : {std::pair{"aperio.MPP", "openslide.mpp-x"}, {"aperio.MPP", "openslide.mpp-y"},
+                            {"aperio.AppMag", "openslide.objective-power"}})
+      if (auto it = properties_.find(from); it != properties_.end())
+        if (const double v = parse_double(it->second); !std::isnan(v)) properties_[to] = format_double(v);
   } else if (starts_with(first.text(tag::Software), "Philips") && desc.find("DPUfsImport") != std::string::npos) {
     vendor_ = "philips";
     open_philips(level_ifds, philips_spacings);
@@ -103,9 +117,14 @@ Slide::Slide(const std::string& path) : tiff_(path) {
     if (level_ifds.size() == 1)
       for (size_t i = 0; i < ifds.size(); ++i)
         if (ifds[i].parent == level_ifds[0] && ifds[i].tiled) level_ifds.push_back(int(i));
-    if (first.resolution_unit == 3 && first.x_resolution > 0 && first.y_resolution > 0) {
-      properties_["openslide.mpp-x"] = format_double(10000.0 / first.x_resolution);
-      properties_["openslide.mpp-y"] = format_double(10000.0 / first.y_resolution);
+    // OpenSlide's _openslide_tifflike_set_resolution_props: micrometres per inch (the default unit) or
+    // centimetre over the resolution
+    const double per_unit = first.resolution_unit == 2 ? 25400 : first.resolution_unit == 3 ? 10000 : 0;
+    const bool resolved = !std::isnan(first.x_resolution) && !std::isnan(first.y_resolution) &&
+                          first.x_resolution != 0 && first.y_resolution != 0;
+    if (per_unit > 0 && resolved) {
+      properties_["openslide.mpp-x"] = format_double(per_unit / first.x_resolution);
+      properties_["openslide.mpp-y"] = format_double(per_unit / first.y_resolution);
     }
   } else {
     throw SlideError("unsupported format: " + path + " is a TIFF file of no supported slide vendor (its first "

@@ -111,10 +111,20 @@ struct IfdParser {
     if (v.empty()) throw SlideError("TIFF tag " + std::to_string(e.tag) + " is empty");
     return v[0];
   }
-  double rational(const Entry& e) const {
-    if (e.type != 5 || e.count < 1) return 0;
-    double num = double(get(e.data.data(), 4)), den = double(get(e.data.data() + 4, 4));
-    return den == 0 ? 0 : num / den;
+  // A rational or floating-point tag's first value as OpenSlide reads it (NaN: none, or a zero denominator).
+  double real(const Entry& e) const {
+    const uint8_t* p = e.data.data();
+    if (e.count < 1) return NAN;
+    switch (e.type) {
+      case 5: case 10: {  // (signed) rational
+        const uint64_t num = get(p, 4), den = get(p + 4, 4);
+        if (den == 0) return NAN;
+        return e.type == 5 ? double(num) / double(den) : double(int32_t(uint32_t(num))) / double(int32_t(uint32_t(den)));
+      }
+      case 11: return double(std::bit_cast<float>(uint32_t(get(p, 4))));
+      case 12: return std::bit_cast<double>(get(p, 8));
+      default: return NAN;
+    }
   }
 
   // Reads the directory at `off`; returns the offset of the next one (0 at the end of the chain).
@@ -178,8 +188,9 @@ struct IfdParser {
     d.predictor = uint32_t(val(tag::Predictor, 1));
     d.sample_format = uint32_t(val(tag::SampleFormat, 1));
     d.resolution_unit = uint32_t(val(tag::ResolutionUnit, 2));
-    if (has(tag::XResolution)) d.x_resolution = rational(tags[tag::XResolution]);
-    if (has(tag::YResolution)) d.y_resolution = rational(tags[tag::YResolution]);
+    for (auto [t, v] : {std::pair{tag::XResolution, &d.x_resolution}, {tag::YResolution, &d.y_resolution},
+                        {tag::XPosition, &d.x_position}, {tag::YPosition, &d.y_position}})
+      if (has(t)) *v = real(tags[t]);
     if (has(tag::JPEGTables)) {
       auto& e = tags[tag::JPEGTables];
       d.jpeg_tables.assign(e.data.begin(), e.data.end());

@@ -5,6 +5,7 @@
 // or a global lock. Here the parsed directories are immutable after open() and every tile is read with a
 // positional read (pread), so any number of threads decode tiles of one file at once.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -46,7 +47,8 @@ enum : uint16_t {
   NewSubfileType = 254, ImageWidth = 256, ImageLength = 257, BitsPerSample = 258, Compression = 259,
   Photometric = 262, DocumentName = 269, ImageDescription = 270, Make = 271, Model = 272,
   StripOffsets = 273, SamplesPerPixel = 277, RowsPerStrip = 278, StripByteCounts = 279,
-  XResolution = 282, YResolution = 283, PlanarConfig = 284, ResolutionUnit = 296, Software = 305,
+  XResolution = 282, YResolution = 283, PlanarConfig = 284, XPosition = 286, YPosition = 287,
+  ResolutionUnit = 296, Software = 305,
   DateTime = 306, Artist = 315, HostComputer = 316, Predictor = 317, TileWidth = 322, TileLength = 323,
   TileOffsets = 324, TileByteCounts = 325, SubIFDs = 330, ExtraSamples = 338, SampleFormat = 339,
   JPEGTables = 347, YCbCrSubsampling = 530, Copyright = 33432,
@@ -76,7 +78,8 @@ struct Ifd {
   std::vector<uint64_t> offsets, byte_counts;  // one per tile/strip, row-major
   std::string jpeg_tables;
   std::map<uint16_t, std::string> ascii;        // ASCII tags (ImageDescription, Software, ...)
-  double x_resolution = 0, y_resolution = 0;
+  // rational or floating-point tags (NaN when absent or unreadable)
+  double x_resolution = NAN, y_resolution = NAN, x_position = NAN, y_position = NAN;
   uint32_t resolution_unit = 2;
   std::string unsupported;  // why pixels cannot be decoded ("" when they can)
 
