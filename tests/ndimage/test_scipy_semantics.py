@@ -188,6 +188,18 @@ BAD = [  # calls scipy refuses, with the exception type it raises
 ]
 
 
+@pytest.mark.parametrize("name,args", [("correlate", (np.ones((2, 2)),)), ("median_filter", (3,)),
+                                       ("gaussian_filter", (1.0,)), ("maximum_filter1d", (3,))])
+def test_output_list_and_str_input(name, args):
+    """scipy takes a list as output (filled as an array, returned) and refuses str arrays with a TypeError."""
+    x = np.arange(20.0).reshape(4, 5)
+    out = [[0] * 5] * 4
+    assert_close(getattr(nd, name)(x, *args, output=out), getattr(ndi, name)(x, *args, output=out), (1e-12, 1e-12))
+    s = np.array([["ab", "cd"], ["ef", "gh"]])
+    assert_raises_like(lambda: getattr(ndi, name)(s, *args), lambda: getattr(nd, name)(s, *args), TypeError,
+                       "not understood")
+
+
 @pytest.mark.parametrize("name,args,kw", BAD)
 def test_bad_arguments_raise_like_scipy(name, args, kw):
     x = np.arange(20.0).reshape(4, 5)

@@ -35,6 +35,8 @@ def as_input(input, dtype_in_message=True):
 
 def check_dtype(dt, dtype_in_message=True):
     """The array types scipy.ndimage filters: bool, integers, float32/64 and complex64/128."""
+    if dt.kind == "U":  # scipy makes its output from the dtype's name, which NumPy does not take back for str
+        raise TypeError(f"data type {dt.name!r} not understood")
     if dt.kind not in "biufc" or dt.itemsize > 16 or (dt.kind == "f" and dt.itemsize not in (4, 8)) \
             or (dt.kind == "c" and dt.itemsize not in (8, 16)):
         raise RuntimeError(f"array type {dt!r} not supported" if dtype_in_message else "array type not supported")
@@ -115,6 +117,8 @@ def get_output(output, input, shape=None, complex_output=False):
         if isinstance(output, str) and not issubclass(dt.type, np.number):
             raise RuntimeError("output must have numeric dtype")
         return xp.empty(shape, dtype=check_dtype(dt))
+    if xp is np and not hasattr(output, "shape"):  # scipy's np.asarray: a list is filled and returned as an array
+        output = np.asarray(output)
     if xp_of(output) is not xp:
         raise TypeError("output must be an array of the same library and device as input")
     if output.shape != shape:
