@@ -15,6 +15,18 @@ namespace ndimg::py {
 namespace nb = nanobind;
 using Rgba = nb::ndarray<uint8_t, nb::shape<-1, -1, 4>, nb::c_contig, nb::device::cpu>;
 
+namespace {
+
+// Text from a slide (TIFF ASCII tags, XML) as openslide-python decodes OpenSlide's: UTF-8, each invalid byte
+// replaced by U+FFFD (a Latin-1 "µ" in a description is not an error)
+nb::str text(const std::string& s) {
+  PyObject* o = PyUnicode_DecodeUTF8(s.data(), Py_ssize_t(s.size()), "replace");
+  if (!o) throw nb::python_error();
+  return nb::steal<nb::str>(o);
+}
+
+}  // namespace
+
 NDIMG_BINDINGS(io) {
   nb::exception<io::SlideError>(m, "SlideError", PyExc_Exception);  // no static Python handles (see module.cpp)
   using io::Slide;
@@ -27,7 +39,12 @@ NDIMG_BINDINGS(io) {
           },
           nb::arg("path"))
       .def_prop_ro("vendor", &Slide::vendor)
-      .def_prop_ro("properties", &Slide::properties)
+      .def_prop_ro("properties",
+                   [](const Slide& s) {
+                     nb::dict out;
+                     for (auto& [k, v] : s.properties()) out[text(k)] = text(v);
+                     return out;
+                   })
       // (width, height, tile_width, tile_height, downsample) per level
       .def_prop_ro("levels",
                    [](const Slide& s) {
@@ -38,10 +55,10 @@ NDIMG_BINDINGS(io) {
       // name -> (width, height)
       .def_prop_ro("associated",
                    [](const Slide& s) {
-                     std::map<std::string, std::tuple<uint32_t, uint32_t>> out;
+                     nb::dict out;
                      for (auto& name : s.associated_names()) {
                        auto [w, h] = s.associated_size(name);
-                       out[name] = {w, h};
+                       out[text(name)] = nb::make_tuple(w, h);
                      }
                      return out;
                    })

@@ -225,3 +225,126 @@ def test_width_near_4g_does_not_wrap_the_tile_count(small_tiff):
         patch(small_tiff, tag_entry(small_tiff, 0, name) + 4, "I", 0)
     with pytest.raises(SlideError, match="tiles where its size implies"):
         ndimg.io.Slide(small_tiff)
+
+
+# ------------------------------------------------------------------------------------ issue 22, item 7
+
+def test_batch_too_large_is_memory_error(small_tiff):
+    """A batch buffer no machine holds (512 patches of 8192 x 8192 x 3 bytes: 103 GB) is a MemoryError naming
+    its size, from the consumer's thread whether background workers or the caller would fill it (workers
+    died with an uncaught bad_alloc, aborting the process); nothing stays allocated, the iterator ends and
+    the image still reads. In a child process, so that a regression aborts it, not the test run."""
+    code = f"""
+import resource, numpy as np
+from ndimg.io import CuImage
+img = CuImage({small_tiff!r})
+for workers in (0, 4):
+    it = img.read_region([(0, 0)] * 1024, (8192, 8192), 0, batch_size=512, num_workers=workers)
+    try:
+        next(it)
+        raise SystemExit("no error")
+    except MemoryError as e:
+        assert "103079215104 bytes" in str(e), e
+    assert list(it) == []
+    it.close()
+# a batch size times patch size past any address space: refused before anything is allocated
+try:
+    img.read_region([(0, 0)] * 2, (2 ** 20, 2 ** 20), 0, batch_size=2 ** 31, num_workers=1)
+    raise SystemExit("no error")
+except MemoryError as e:
+    assert "too large" in str(e), e
+assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss < 1 << 20  # KiB: under 1 GiB at any time
+assert img.read_region((0, 0), (16, 16)).shape == (16, 16, 3)
+assert [b.shape for b in img.read_region([(0, 0)] * 8, (64, 64), 0, batch_size=4, num_workers=2)] == [(4, 64, 64, 3)] * 2
+print("ok")
+"""
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr
+
+
+def test_fifo_and_other_non_regular_files_are_refused(tmp_path):
+    """Opening a FIFO for reading waits for a writer: Slide and detect_format blocked forever. Non-regular
+    files are refused at once (SlideError, like OpenSlide's unsupported format; detect_format None). In a
+    child process with a time limit, so that a regression fails instead of hanging the run."""
+    import os
+    import subprocess
+    import sys
+    fifo = str(tmp_path / "slide.svs")
+    os.mkfifo(fifo)
+    code = f"""
+import pytest, ndimg.io
+for path in ({fifo!r}, {str(tmp_path)!r}, "/dev/null"):
+    for open_ in (ndimg.io.Slide, ndimg.io.CuImage):
+        with pytest.raises(ndimg.io.SlideError, match="not a regular file"):
+            open_(path)
+    assert ndimg.io.Slide.detect_format(path) is None
+print("ok")
+"""
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr
+
+
+openslide = pytest.importorskip("openslide")
+
+
+def test_latin1_description_decodes_as_openslide(tmp_path, slide_image):
+    """A Latin-1 "µ" (byte 0xB5, not UTF-8) in ImageDescription made properties, get_thumbnail,
+    CuImage.metadata and spacing raise UnicodeDecodeError. openslide-python decodes OpenSlide's bytes as
+    UTF-8 with each invalid byte replaced (U+FFFD): the same here."""
+    path = str(tmp_path / "latin1.svs")
+    desc = ("Aperio Image Library v12.0.15 \r\n512x512 [0,0 512x512] (256x256) JPEG/RGB Q=70|AppMag = 20|"
+            "MPP = 0.499|Scale = 1 um|Left = 25.69")
+    with tifffile.TiffWriter(path) as t:
+        t.write(slide_image[:512, :512], tile=(256, 256), compression="jpeg", description=desc, metadata=None)
+    data = bytearray(open(path, "rb").read())
+    at = data.index(b"1 um|")
+    data[at + 2] = 0xB5  # "1 \xb5m"
+    open(path, "wb").write(bytes(data))
+    with ndimg.io.Slide(path) as s, openslide.OpenSlide(path) as o:
+        assert dict(s.properties) == {k: v for k, v in o.properties.items() if k != "openslide.quickhash-1"}
+        assert s.properties["aperio.Scale"] == "1 \ufffdm"
+        assert s.get_thumbnail((64, 64)).size == o.get_thumbnail((64, 64)).size
+    img = ndimg.io.CuImage(path)
+    assert img.metadata["aperio"]["Scale"] == "1 \ufffdm"
+    assert len(img.spacing()) == 3
+    assert "\ufffd" in img.raw_metadata
+
+
+def write_repeated(path, image, code, first, last, dtype="s"):
+    """A tiled TIFF whose directory holds tag `code` twice: `first` then `last` (a DocumentName entry, written
+    after the tags below it, renumbered to `code`; so first is tifffile's own entry when code < 269)."""
+    kw = dict(description=last) if code == 270 else {}
+    tifffile.imwrite(path, image, tile=(256, 256), metadata=None, extratags=[(269, dtype, 1 if dtype != "s" else 0,
+                                                                              first if code == 270 else last, True)],
+                     **kw)
+    with tifffile.TiffFile(path) as t:
+        patch(path, t.pages[0].tags["DocumentName"].offset, "H", code)
+    return path
+
+
+APERIO_DESC = "Aperio Image Library v12.0.15 \r\n512x512 [0,0 512x512] (256x256) JPEG/RGB Q=70|AppMag = 20|MPP = 0.5"
+
+
+@pytest.mark.parametrize("order", ["aperio_first", "aperio_last"])
+def test_repeated_description_detects_as_openslide(tmp_path, slide_image, order):
+    """A repeated ImageDescription: OpenSlide detects the vendor (and lists tiff.* properties) from its own TIFF
+    reader, which keeps the last of a repeated tag; the vendor and properties match it either way round."""
+    first, last = (APERIO_DESC, "plain") if order == "aperio_first" else ("plain", APERIO_DESC)
+    path = write_repeated(str(tmp_path / f"{order}.tif"), slide_image[:512, :512], 270, first, last)
+    with ndimg.io.Slide(path) as s, openslide.OpenSlide(path) as o:
+        assert s.properties["openslide.vendor"] == o.properties["openslide.vendor"]
+        assert dict(s.properties) == {k: v for k, v in o.properties.items() if k != "openslide.quickhash-1"}
+    assert ndimg.io.Slide.detect_format(path) == openslide.OpenSlide.detect_format(path)
+
+
+def test_repeated_pixel_tag_keeps_the_first_as_libtiff(tmp_path, slide_image):
+    """A repeated Photometric (RGB, then YCbCr): libtiff, which decodes OpenSlide's pixels, keeps the first;
+    ndimg kept the last and refused the image."""
+    img = slide_image[:512, :512].copy()
+    path = write_repeated(str(tmp_path / "photometric.tif"), img, 262, None, 6, dtype="H")
+    with ndimg.io.Slide(path) as s, openslide.OpenSlide(path) as o:
+        got = s.read_region((0, 0), 0, (512, 512))
+        np.testing.assert_array_equal(got, np.asarray(o.read_region((0, 0), 0, (512, 512))))
+        assert_pixels(got, expected_region(img, 0, 0, 512, 512), 0)

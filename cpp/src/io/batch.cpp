@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <new>
 #include <random>
+#include <string>
 
 #include <unistd.h>
 
@@ -146,7 +148,14 @@ std::unique_ptr<uint8_t[]> BufferPool::take() {
       return b;
     }
   }
-  return std::unique_ptr<uint8_t[]>(new uint8_t[bytes_]);
+  // More than the machine's memory would only be granted (overcommitted) to be killed when written
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  const bool too_big = pages > 0 && page > 0 && bytes_ / size_t(page) >= size_t(pages);
+  std::unique_ptr<uint8_t[]> b(too_big ? nullptr : new (std::nothrow) uint8_t[bytes_]);
+  if (!b)
+    throw MemoryError("cannot allocate a batch of " + std::to_string(bytes_) +
+                      " bytes (batch_size x patch height x width x 3): use a smaller batch_size or size");
+  return b;
 }
 
 void BufferPool::give(std::unique_ptr<uint8_t[]> buffer) {
@@ -165,6 +174,9 @@ PatchLoader::PatchLoader(const Slide& slide, std::vector<int64_t> locations, int
   if (xy0_.size() % 2) throw ValueError("locations must be (x, y) pairs");
   if (h > (int64_t(1) << 40) / w) throw ValueError("patch size is too large");
   patch_bytes_ = w * h * 3;
+  if (uint64_t(patch_bytes_) > (uint64_t(1) << 62) / batch_size)
+    throw MemoryError("a batch of " + std::to_string(batch_size) + " patches of " + std::to_string(patch_bytes_) +
+                      " bytes is too large: use a smaller batch_size or size");
   for (int64_t v : xy0_) check_location(v);
   n_ = xy0_.size() / 2;
   if (shuffle) {  // cuCIM's permutation: the same engine, seed and algorithm over (x, y) pairs
@@ -240,19 +252,25 @@ void PatchLoader::work() {
       s.batch = b;
       s.remaining = count_of(b);
       s.error = nullptr;
-      s.data = pool_->take();
-    }
-    uint8_t* dst = s.data.get() + size_t(i - b * batch_size_) * size_t(patch_bytes_);
-    lk.unlock();
-    std::exception_ptr err;
-    for (uint64_t k = i; k < end; ++k, dst += patch_bytes_) {
       try {
-        read_patch(k, dst);
-      } catch (...) {
-        if (!err) err = std::current_exception();
+        s.data = pool_->take();
+      } catch (...) {  // no buffer (MemoryError): the batch holds the error, and its patches are not read
+        s.error = std::current_exception();
       }
     }
-    lk.lock();
+    std::exception_ptr err;
+    if (s.data) {
+      uint8_t* dst = s.data.get() + size_t(i - b * batch_size_) * size_t(patch_bytes_);
+      lk.unlock();
+      for (uint64_t k = i; k < end; ++k, dst += patch_bytes_) {
+        try {
+          read_patch(k, dst);
+        } catch (...) {
+          if (!err) err = std::current_exception();
+        }
+      }
+      lk.lock();
+    }
     if (err && !s.error) s.error = err;
     s.remaining -= uint32_t(end - i);
     if (s.remaining == 0) sync_->ready.notify_all();
@@ -267,8 +285,9 @@ Batch PatchLoader::next(uint32_t& count) {
     const uint64_t b = consumed_++;
     lk.unlock();
     count = count_of(b);
-    Batch out{pool_->take(), pool_};
+    Batch out;
     try {
+      out = Batch{pool_->take(), pool_};
       parallel_for(count, 1, [&](int64_t begin, int64_t end) {
         for (int64_t k = begin; k < end; ++k)
           read_patch(b * batch_size_ + uint64_t(k), out.data.get() + size_t(k) * size_t(patch_bytes_));

@@ -32,7 +32,7 @@ void add_tiff_properties(const Ifd& d, std::map<std::string, std::string>& props
       {tag::Software, "Software"}, {tag::DateTime, "DateTime"}, {tag::Artist, "Artist"},
       {tag::HostComputer, "HostComputer"}, {tag::Copyright, "Copyright"}, {tag::DocumentName, "DocumentName"}};
   for (auto [t, name] : names)
-    if (d.ascii.count(t)) props[std::string("tiff.") + name] = d.ascii.at(t);
+    if (d.ascii_last.count(t)) props[std::string("tiff.") + name] = d.ascii_last.at(t);
   for (auto [name, v] : {std::pair{"tiff.XResolution", d.x_resolution}, {"tiff.YResolution", d.y_resolution},
                          {"tiff.XPosition", d.x_position}, {"tiff.YPosition", d.y_position}})
     if (!std::isnan(v)) props[name] = Slide::format_double(v);
@@ -62,10 +62,11 @@ std::string Slide::format_double(double v) {
 Slide::Slide(const std::string& path) : tiff_(path) {
   const auto& ifds = tiff_.ifds();
   const Ifd& first = ifds[0];
-  const std::string desc = first.text(tag::ImageDescription);
+  // OpenSlide detects the vendor from the last of repeated tags, then parses what libtiff gives, the first
+  const std::string desc = first.text(tag::ImageDescription), seen = first.text_last(tag::ImageDescription);
   std::vector<int> level_ifds;
   std::vector<std::pair<double, double>> philips_spacings;
-  if (starts_with(desc, "Aperio")) {
+  if (starts_with(seen, "Aperio")) {
     vendor_ = "aperio";
     // tiled directories of the main chain are levels; directory 1, when stripped, is the thumbnail and
     // other stripped ones name themselves on the second line of their description ("label 415x422")
@@ -103,7 +104,7 @@ Slide::Slide(const std::string& path) : tiff_(path) {
                             {"aperio.AppMag", "openslide.objective-power"}})
       if (auto it = properties_.find(from); it != properties_.end())
         if (const double v = parse_double(it->second); !std::isnan(v)) properties_[to] = format_double(v);
-  } else if (starts_with(first.text(tag::Software), "Philips") && desc.find("DPUfsImport") != std::string::npos) {
+  } else if (starts_with(first.text_last(tag::Software), "Philips") && seen.find("DPUfsImport") != std::string::npos) {
     vendor_ = "philips";
     open_philips(level_ifds, philips_spacings);
   } else if (first.tiled && desc.find("<OME") != std::string::npos) {
@@ -145,8 +146,8 @@ Slide::Slide(const std::string& path) : tiff_(path) {
   if (vendor_ == "philips") {  // the XML is in philips.* properties, not here
     properties_.erase("tiff.ImageDescription");
     fix_philips_levels(philips_spacings);
-  } else if (!desc.empty()) {
-    properties_["openslide.comment"] = desc;
+  } else if (first.ascii_last.count(tag::ImageDescription)) {
+    properties_["openslide.comment"] = seen;
   }
   add_level_properties();
   if (vendor_ == "aperio") find_aperio_missing_tiles();

@@ -23,12 +23,14 @@ namespace ndimg::io {
 // ---------------------------------------------------------------------------------------------- File
 
 File::File(const std::string& path) {
-  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: opening a FIFO (or a device) for reading would otherwise wait for a writer, forever; reads
+  // of a regular file ignore it
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd_ < 0) throw SlideError("cannot open " + path + ": " + std::strerror(errno));
   struct stat st {};
   if (::fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode)) {
     ::close(fd_);
-    throw SlideError("not a regular file: " + path);
+    throw SlideError("unsupported format: " + path + " is not a regular file");
   }
   size_ = uint64_t(st.st_size);
   id_ = {uint64_t(st.st_dev), uint64_t(st.st_ino), uint64_t(st.st_mtim.tv_sec) * 1000000000ull + uint64_t(st.st_mtim.tv_nsec),
@@ -137,7 +139,10 @@ struct IfdParser {
     charge(n * ew + vw);
     std::vector<uint8_t> raw(n * ew + vw);
     f.read(off + cw, raw.data(), raw.size());
-    std::map<uint16_t, Entry> tags;
+    // A tag repeated in one directory: libtiff, which decodes OpenSlide's pixels, keeps the first (`tags`);
+    // OpenSlide's own TIFF reader, from which it detects the vendor and takes tiff.* properties, the last
+    // (`repeated`)
+    std::map<uint16_t, Entry> tags, repeated;
     for (uint64_t i = 0; i < n; ++i) {
       const uint8_t* p = raw.data() + i * ew;
       Entry e{uint16_t(get(p, 2)), uint16_t(get(p + 2, 2)), get(p + 4, t.bigtiff_ ? 8 : 4), {}};
@@ -153,8 +158,14 @@ struct IfdParser {
         f.read(get(v, vw), e.data.data(), bytes);
       else if (bytes > 0)  // a tag of no values has no data (and data() may be null)
         std::memcpy(e.data.data(), v, bytes);
-      tags[e.tag] = std::move(e);
+      if (auto [it, fresh] = tags.try_emplace(e.tag); fresh) it->second = std::move(e);
+      else repeated[e.tag] = std::move(e);
     }
+    auto last = [&](uint16_t k) -> const Entry* {
+      if (auto it = repeated.find(k); it != repeated.end()) return &it->second;
+      auto it = tags.find(k);
+      return it == tags.end() ? nullptr : &it->second;
+    };
     uint64_t next = get(raw.data() + n * ew, vw);
 
     Ifd d;
@@ -162,12 +173,15 @@ struct IfdParser {
     d.parent = parent;
     auto has = [&](uint16_t k) { return tags.count(k) != 0; };
     auto val = [&](uint16_t k, uint64_t def) { return has(k) ? one(tags[k]) : def; };
-    for (auto& [k, e] : tags)
-      if (e.type == 2) {
-        std::string s(e.data.begin(), e.data.end());
-        s.resize(std::strlen(s.c_str()));  // ASCII values end at the first NUL
-        d.ascii[k] = s;
-      }
+    auto text = [](const Entry& e) {
+      std::string s(e.data.begin(), e.data.end());
+      s.resize(std::strlen(s.c_str()));  // ASCII values end at the first NUL
+      return s;
+    };
+    for (auto& [k, e] : tags) {
+      if (e.type == 2) d.ascii[k] = text(e);
+      if (const Entry* l = last(k); l->type == 2) d.ascii_last[k] = text(*l);
+    }
     d.subfile_type = uint32_t(val(tag::NewSubfileType, 0));
     uint64_t width = val(tag::ImageWidth, 0), height = val(tag::ImageLength, 0);
     if (width == 0 || height == 0 || width > 0xFFFFFFFFu || height > 0xFFFFFFFFu)
@@ -187,10 +201,10 @@ struct IfdParser {
     d.planar = uint32_t(val(tag::PlanarConfig, 1));
     d.predictor = uint32_t(val(tag::Predictor, 1));
     d.sample_format = uint32_t(val(tag::SampleFormat, 1));
-    d.resolution_unit = uint32_t(val(tag::ResolutionUnit, 2));
+    d.resolution_unit = uint32_t(last(tag::ResolutionUnit) ? one(*last(tag::ResolutionUnit)) : 2);
     for (auto [t, v] : {std::pair{tag::XResolution, &d.x_resolution}, {tag::YResolution, &d.y_resolution},
                         {tag::XPosition, &d.x_position}, {tag::YPosition, &d.y_position}})
-      if (has(t)) *v = real(tags[t]);
+      if (const Entry* e = last(t)) *v = real(*e);
     if (has(tag::JPEGTables)) {
       auto& e = tags[tag::JPEGTables];
       d.jpeg_tables.assign(e.data.begin(), e.data.end());

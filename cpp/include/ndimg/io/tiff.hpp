@@ -77,7 +77,10 @@ struct Ifd {
   uint32_t planar = 1, predictor = 1, sample_format = 1;
   std::vector<uint64_t> offsets, byte_counts;  // one per tile/strip, row-major
   std::string jpeg_tables;
-  std::map<uint16_t, std::string> ascii;        // ASCII tags (ImageDescription, Software, ...)
+  // ASCII tags (ImageDescription, Software, ...); of a tag repeated in the directory, `ascii` holds the first
+  // (as libtiff reads it) and `ascii_last` the last (as OpenSlide's own TIFF reader, hence its vendor
+  // detection and tiff.* properties, reads it). The rational tags and ResolutionUnit below are the last.
+  std::map<uint16_t, std::string> ascii, ascii_last;
   // rational or floating-point tags (NaN when absent or unreadable)
   double x_resolution = NAN, y_resolution = NAN, x_position = NAN, y_position = NAN;
   uint32_t resolution_unit = 2;
@@ -86,9 +89,11 @@ struct Ifd {
   uint32_t bytes_per_sample() const { return (bits + 7) / 8; }
   uint32_t tiles_across() const { return uint32_t((uint64_t(width) + tile_width - 1) / tile_width); }
   uint32_t tiles_down() const { return uint32_t((uint64_t(height) + tile_height - 1) / tile_height); }
-  std::string text(uint16_t t) const {
-    auto it = ascii.find(t);
-    return it == ascii.end() ? std::string() : it->second;
+  std::string text(uint16_t t) const { return find_text(ascii, t); }
+  std::string text_last(uint16_t t) const { return find_text(ascii_last, t); }
+  static std::string find_text(const std::map<uint16_t, std::string>& m, uint16_t t) {
+    auto it = m.find(t);
+    return it == m.end() ? std::string() : it->second;
   }
 };
 
