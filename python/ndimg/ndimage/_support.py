@@ -50,9 +50,16 @@ def check_origin_1d(size, origin):
     return operator.index(origin)
 
 
+def is_complex(value):
+    """A complex scalar or array (np.iscomplexobj without its cost: cval is checked on every call)."""
+    return isinstance(value, complex) or getattr(getattr(value, "dtype", None), "kind", "") == "c"
+
+
 def real_cval(cval):
     """cval as the float scipy's C layer takes, with its TypeError for strings and complex values."""
-    if isinstance(cval, (str, bytes)) or np.iscomplexobj(cval):
+    if type(cval) is float:
+        return cval
+    if isinstance(cval, (str, bytes)) or is_complex(cval):
         raise TypeError(f"must be real number, not {type(cval).__name__}")
     return float(cval)
 
