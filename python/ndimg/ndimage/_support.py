@@ -52,6 +52,9 @@ def check_origin_1d(size, origin):
 
 def is_complex(value):
     """A complex scalar or array (np.iscomplexobj without its cost: cval is checked on every call)."""
+    t = type(value)
+    if t is float or t is int:
+        return False
     return isinstance(value, complex) or getattr(getattr(value, "dtype", None), "kind", "") == "c"
 
 
