@@ -155,9 +155,11 @@ def describe(v):
 
 
 def case_label(shape, kwargs):
-    """'2d_f32 signed,weights:7 mode='wrap'': the grid shape, input kinds set by the case, call kwargs."""
+    """"2d_f32 int32 labels,labels2 mode='wrap'": the grid shape, the dtype and input kinds the case sets,
+    the call's kwargs."""
     kinds = [k for k in kwargs.get("_inputs", ()) if k != "image"]
-    return " ".join([shape] + ([",".join(kinds)] if kinds else [])
+    return " ".join([shape] + ([str(kwargs["_dtype"])] if kwargs.get("_dtype") else [])
+                    + ([",".join(kinds)] if kinds else [])
                     + [f"{k}={describe(v)}" for k, v in kwargs.items() if not k.startswith("_")])
 
 
