@@ -109,10 +109,10 @@ def peer_module(name):
     """The peer's module, or None where it is absent (said once where it is installed but broken)."""
     try:
         return importlib.import_module(name)
-    except ImportError:
-        return None
-    except Exception as exc:  # installed but broken (CUDA mismatch, a missing dependency): not fatal
-        print(f"{name} does not import: {error(exc)}", file=sys.stderr)
+    except Exception as exc:  # absent, or installed but broken (CUDA mismatch, a missing dependency)
+        absent = isinstance(exc, ModuleNotFoundError) and (exc.name or "").split(".")[0] == name.split(".")[0]
+        if not absent:
+            print(f"{name} does not import: {error(exc)}", file=sys.stderr)
         return None
 
 
