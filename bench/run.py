@@ -122,7 +122,11 @@ def peer(entry):
     mod, name = entry.reference.split(":")
     pmod, pname = ("cupyx.scipy.ndimage", "cupyx") if mod == "scipy.ndimage" else \
         (mod.replace("skimage", "cucim.skimage", 1), "cuCIM")
-    fn = getattr(peer_module(pmod), name, None)
+    try:  # cuCIM's modules load their functions on first access (lazy_loader)
+        fn = getattr(peer_module(pmod), name, None)
+    except Exception as exc:
+        print(f"{pmod}.{name} does not load: {error(exc)}", file=sys.stderr)
+        fn = None
     return (fn, pname) if fn is not None else (None, None)
 
 
