@@ -8,7 +8,7 @@ dimensionalities it accepts, which engines run it, and the tolerance of its resu
 from __future__ import annotations
 
 import importlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -33,7 +33,10 @@ class Case:
     exc: type | None = None         # bad cases: the exception type the reference raises
 
     def __repr__(self):
-        return self.id or ",".join(f"{k}={v!r}" for k, v in self.kwargs.items()) or "default"
+        if self.id:
+            return self.id
+        parts = [f"{k}={v!r}" for k, v in self.kwargs.items()] + ([f"inputs={','.join(self.inputs)}"] if self.inputs else [])
+        return ",".join(parts) or "default"
 
 
 @dataclass(frozen=True)
@@ -178,9 +181,9 @@ register("ndimage", "uniform_filter1d", f"{_S}:uniform_filter1d", dtypes=NUMERIC
          bad=(bad(RuntimeError, size=0), bad(ValueError, size=3, origin=2), bad(_AxisError, size=3, axis=3)),
          bench=(("2d_f32", dict(size=9)), ("3d_f32", dict(size=9))))
 register("ndimage", "uniform_filter", f"{_S}:uniform_filter", dtypes=NUMERIC, family="separable", inputs=("signed",),
-         cases=modes(size=3, cval=0.5) + (case(size=1), case(size=4, origin=1), case(size=(3, 5), _ndim=(2,)),
+         cases=modes(size=3, cval=0.5) + (case(size=1), case(size=0), case(size=4, origin=1), case(size=(3, 5), _ndim=(2,)),
                                           case(size=(10**6, 1), _ndim=(2,), _id="huge_size"), case(size=3, axes=(1,))),
-         bad=(bad(RuntimeError, size=0), bad(RuntimeError, size=(3, 3, 3, 3)), bad(ValueError, size=3, origin=2)),
+         bad=(bad(RuntimeError, size=(3, 3, 3, 3)), bad(ValueError, size=3, origin=2)),
          bench=(("2d_f32", dict(size=9)), ("3d_f32", dict(size=9))))
 for _name in ("sobel", "prewitt"):
     register("ndimage", _name, f"{_S}:{_name}", dtypes=NUMERIC, family="separable", inputs=("signed",),
@@ -210,14 +213,19 @@ for _name in ("minimum_filter1d", "maximum_filter1d"):
              bench=(("2d_f32", dict(size=9)), ("3d_f32", dict(size=9))))
 _RANK_CASES = (case(size=(3, 1), _ndim=(2,)), case(size=4, origin=1), case(footprint=_FOOT2, _ndim=(2,)),
                case(footprint=_FOOT3, _ndim=(3,)), case(size=3, axes=(0,)))
-for _name in ("minimum_filter", "maximum_filter", "median_filter"):
+# scipy accepts size=0 (and a window far larger than the image) for minimum/maximum, not for the median
+for _name in ("minimum_filter", "maximum_filter"):
     register("ndimage", _name, f"{_R}:{_name}", dtypes=NUMERIC, family="rank", inputs=("signed",),
-             cases=modes(size=3, cval=0.5) + _RANK_CASES + (case(size=10**4, _id="huge_size"),),
-             bad=(bad(RuntimeError, _id="no_size"), bad(RuntimeError, size=0), bad(ValueError, size=3, origin=2)),
+             cases=modes(size=3, cval=0.5) + _RANK_CASES + (case(size=0), case(size=10**4, _id="huge_size")),
+             bad=(bad(RuntimeError, _id="no_size"), bad(ValueError, size=3, origin=2)),
              bench=(("2d_f32", dict(size=3)), ("2d_f32", dict(size=5)), ("3d_f32", dict(size=3))))
+register("ndimage", "median_filter", f"{_R}:median_filter", dtypes=NUMERIC, family="rank", inputs=("signed",),
+         cases=modes(size=3, cval=0.5) + _RANK_CASES,
+         bad=(bad(RuntimeError, _id="no_size"), bad(RuntimeError, size=0), bad(ValueError, size=3, origin=2)),
+         bench=(("2d_f32", dict(size=3)), ("2d_f32", dict(size=5)), ("3d_f32", dict(size=3))))
 register("ndimage", "rank_filter", f"{_R}:rank_filter", dtypes=NUMERIC, family="rank", inputs=("signed",),
          cases=modes(rank=2, size=3, cval=0.5) + (case(rank=-1, size=3), case(rank=0, footprint=_FOOT2, _ndim=(2,)),
-                                                  case(rank=3, size=(3, 1), _ndim=(2,))),
+                                                  case(rank=2, size=(3, 1), _ndim=(2,))),
          bad=(bad(RuntimeError, rank=100, size=3), bad(RuntimeError, rank=1)),
          bench=(("2d_f32", dict(rank=4, size=3)), ("3d_f32", dict(rank=4, size=3))))
 register("ndimage", "percentile_filter", f"{_R}:percentile_filter", dtypes=NUMERIC, family="rank", inputs=("signed",),
@@ -232,11 +240,12 @@ register("ndimage", "percentile_filter", f"{_R}:percentile_filter", dtypes=NUMER
 _F = "ndimg.filters"
 _MASK = Arr("mask", "bool")
 _ND_EDGE = dict(family="separable", cases=modes(SK_MODES, cval=0.5) + (case(axis=0), case(axis=-1), case(mask=_MASK)),
-                bad=(bad(_AxisError, axis=3),), bench=(("2d_f32", {}), ("3d_f32", {})))
+                bad=(bad(IndexError, axis=3),), bench=(("2d_f32", {}), ("3d_f32", {})))
 _2D_EDGE = dict(ndim=(2,), cases=(case(), case(mask=_MASK)), bad=(bad(ValueError, _shape=(7, 9, 11)),),
                 bench=(("2d_f32", {}),))
-_RIDGE = dict(family="separable", dtypes=ALL, rtol=2e-4, atol=2e-5,
+_RIDGE = dict(family="separable", dtypes=ALL, rtol=2e-4, atol=2e-5, extra={"compare": "ridge"},
               bench=(("2d_f32", dict(sigmas=(1, 3))), ("3d_f32", dict(sigmas=(1, 3)))))
+_RIDGE_BAD = (bad(RuntimeError, sigmas=(1,), mode="bogus"),)
 _RIDGE_CASES = (case(sigmas=(1, 2)), case(sigmas=(1.5,), black_ridges=False)) + modes(SK_MODES, sigmas=(1,), cval=0.5)
 _LPI = dict(ndim=(2,), dtypes=ALL, atol=1e-4, family="fft", bench=(("2d_f32", dict(impulse_response=_c.gaussian_response)),),
             bad=(bad(ValueError, impulse_response=_c.gaussian_response, _shape=(7, 9, 11)),))
@@ -273,17 +282,21 @@ for _name, _file, _kw in [
     ("farid_h", "_edges", _2D_EDGE),
     ("farid_v", "_edges", _2D_EDGE),
     ("laplace", "_stencil_edges", dict(family="stencil", cases=(case(), case(ksize=5), case(mask=_MASK)),
+                                       bad=(bad(ValueError, mask=np.ones((3, 3), bool)),),
                                        bench=(("2d_f32", {}), ("3d_f32", {})))),
     # behavior='rank' is skimage.filters.rank.median, not in ndimg yet (scikit-image runs it under acceleration)
     ("median", "_median", dict(
         family="rank", extra={"unsupported": {"behavior": ("rank",)}},
         cases=modes(SK_MODES, cval=0.5) + (case(footprint=np.ones((5, 1), bool), _ndim=(2,)), case(footprint=_FOOT3, _ndim=(3,))),
-        bad=(bad(ValueError, behavior="bogus"),),
+        bad=(bad(RuntimeError, footprint=_FOOT3, _ndim=(2,)),),
         bench=(("2d_f32", {}), ("3d_f32", {})))),
     ("unsharp_mask", "_unsharp_mask", dict(
         family="separable",
+        # channel_axis: scikit-image 0.26 fails (IndexError) where a spatial axis is shorter than the channel
+        # count, hence the shape (and see KNOWN_DIFFERENCES)
         cases=(case(), case(radius=2, amount=2), case(radius=1.5, preserve_range=True),
-               case(channel_axis=-1, _ndim=(3,))),
+               case(channel_axis=-1, _ndim=(3,), _shape=(17, 23, 3), _id="channel_axis=-1")),
+        bad=(bad(ValueError, radius=-1),),
         bench=(("2d_f32", dict(radius=2)), ("3d_f32", dict(radius=2)), ("2d_rgb_u8", dict(radius=2, channel_axis=-1))))),
     ("butterworth", "_fft_based", dict(
         dtypes=ALL, atol=1e-5, family="fft",
@@ -293,8 +306,8 @@ for _name, _file, _kw in [
         bench=(("2d_f32", {}), ("3d_f32", {}), ("2d_rgb_u8", dict(channel_axis=-1))))),
     ("correlate_sparse", "_sparse", dict(
         family="stencil", inputs=("image", "sparse_kernel"),
-        cases=modes(SK_MODES + ("symmetric", "edge")) + (case(_inputs=("image", "sparse_kernel:4")), case(mode="valid")),
-        bad=(bad(ValueError, mode="bogus"),),
+        cases=modes(SK_MODES + ("symmetric", "edge")) + (case(_inputs=("image", "sparse_kernel:5")), case(mode="valid")),
+        bad=(bad(ValueError, mode="bogus"), bad(ValueError, _inputs=("image", "sparse_kernel:4"))),
         bench=(("2d_f32", dict(_inputs=("image", "sparse_kernel:7"))), ("3d_f32", {})))),
     ("gabor", "_gabor", dict(
         ndim=(2,), family="stencil",
@@ -310,10 +323,10 @@ for _name, _file, _kw in [
         bench=(("none", dict(frequency=0.01)),))),
     # ridges: float32 inputs run the Gaussian derivatives in float (scikit-image/scipy in double), which the
     # second derivatives and eigenvalue ratios amplify; float64 agrees to ~1e-12
-    ("hessian", "_ridges", dict(_RIDGE, cases=_RIDGE_CASES + (case(sigmas=(1,), alpha=0.3, beta=0.7, gamma=5),))),
-    ("frangi", "_ridges", dict(_RIDGE, cases=_RIDGE_CASES + (case(sigmas=(1,), alpha=0.3, beta=0.7, gamma=5),))),
-    ("meijering", "_ridges", dict(_RIDGE, cases=_RIDGE_CASES + (case(sigmas=(1,), alpha=-0.2),))),
-    ("sato", "_ridges", dict(_RIDGE, cases=_RIDGE_CASES)),
+    ("hessian", "_ridges", dict(_RIDGE, bad=_RIDGE_BAD, cases=_RIDGE_CASES + (case(sigmas=(1,), alpha=0.3, beta=0.7, gamma=5),))),
+    ("frangi", "_ridges", dict(_RIDGE, bad=_RIDGE_BAD, cases=_RIDGE_CASES + (case(sigmas=(1,), alpha=0.3, beta=0.7, gamma=5),))),
+    ("meijering", "_ridges", dict(_RIDGE, bad=_RIDGE_BAD, cases=_RIDGE_CASES + (case(sigmas=(1,), alpha=-0.2),))),
+    ("sato", "_ridges", dict(_RIDGE, bad=_RIDGE_BAD, cases=_RIDGE_CASES)),
     ("wiener", "_lpi_filter", dict(_LPI, cases=_LPI_CASES + (case(impulse_response=_c.skewed_response, K=0.01),))),
     ("LPIFilter2D", "_lpi_filter", dict(
         _LPI, inputs=("none",), bench=(("none", dict(impulse_response=_c.gaussian_response)),),
@@ -329,12 +342,15 @@ for _name, _file, _kw in [
                case(window_type="hann", shape=(16, 16), warp_kwargs=dict(order=3))),
         bad=(bad(ValueError, window_type="hann", shape=(4, -1)),),
         bench=(("none", dict(window_type="hann", shape=(3840, 2160))),))),
-    ("rank_order", "_rank_order", dict(family="sort", bench=(("2d_f32", {}), ("3d_f32", {})))),
+    ("rank_order", "_rank_order", dict(family="sort", bad=(bad(IndexError, _shape=(0,), _id="empty"),), bench=(("2d_f32", {}), ("3d_f32", {})))),
     ("apply_hysteresis_threshold", "_thresholding", dict(
         family="label", cases=(case(low=0.3, high=0.7), case(low=100, high=500), case(low=0.7, high=0.3)),
+        bad=(bad(TypeError, low="a", high=0.5),),
         bench=(("2d_f32", dict(low=0.3, high=0.7)), ("3d_f32", dict(low=0.3, high=0.7))))),
-    ("threshold_isodata", "_thresholding", dict(_HIST, cases=(case(), case(nbins=64), case(return_all=True)))),
-    ("threshold_li", "_thresholding", dict(_HIST, cases=(case(), case(tolerance=0.01), case(initial_guess=0.5)))),
+    ("threshold_isodata", "_thresholding", dict(_HIST, cases=(case(), case(nbins=64), case(return_all=True)),
+                                                bad=(bad(ValueError, nbins=0),))),
+    ("threshold_li", "_thresholding", dict(_HIST, cases=(case(), case(tolerance=0.01), case(initial_guess=0.5, _dtype="float32")),
+                                            bad=(bad(ValueError, initial_guess=5000.0),))),
     ("threshold_local", "_thresholding", dict(
         family="separable",
         cases=(case(block_size=5), case(block_size=5, method="mean"), case(block_size=3, method="median", offset=0.1),
@@ -343,6 +359,7 @@ for _name, _file, _kw in [
         bench=(("2d_f32", dict(block_size=15)), ("3d_f32", dict(block_size=15))))),
     ("threshold_mean", "_thresholding", _HIST),
     ("threshold_minimum", "_thresholding", dict(_HIST, inputs=("bimodal",), cases=(case(), case(nbins=64)),
+                                                bad=(bad(RuntimeError, nbins=2),),
                                                 bench=(("2d_f32", dict(_inputs=("bimodal",))),
                                                        ("3d_f32", dict(_inputs=("bimodal",)))))),
     ("threshold_multiotsu", "_thresholding", dict(_HIST, cases=(case(), case(classes=4, nbins=64)),
@@ -350,14 +367,15 @@ for _name, _file, _kw in [
     ("threshold_niblack", "_thresholding", dict(
         family="separable", cases=(case(), case(window_size=5, k=0.5), case(window_size=(3, 5), _ndim=(2,))),
         bad=(bad(MemoryError, window_size=_BIG_WINDOW, _id="huge_window"),), bench=_LOCAL)),
-    ("threshold_otsu", "_thresholding", dict(_HIST, cases=(case(), case(nbins=32)))),
+    ("threshold_otsu", "_thresholding", dict(_HIST, cases=(case(), case(nbins=32)), bad=(bad(ValueError, nbins=0),))),
     ("threshold_sauvola", "_thresholding", dict(
         family="separable", cases=(case(), case(window_size=5, k=0.5, r=0.3), case(window_size=(3, 5), _ndim=(2,))),
         bad=(bad(MemoryError, window_size=_BIG_WINDOW, _id="huge_window"),), bench=_LOCAL)),
-    ("threshold_triangle", "_thresholding", dict(_HIST, cases=(case(), case(nbins=64)))),
-    ("threshold_yen", "_thresholding", dict(_HIST, cases=(case(), case(nbins=64)))),
+    ("threshold_triangle", "_thresholding", dict(_HIST, cases=(case(), case(nbins=64)), bad=(bad(ValueError, nbins=0),))),
+    ("threshold_yen", "_thresholding", dict(_HIST, cases=(case(), case(nbins=64)), bad=(bad(ValueError, nbins=0),))),
     ("try_all_threshold", "_thresholding", dict(
         ndim=(2,), engines=("cpu",), inputs=("bimodal",), cases=(case(figsize=(4, 3), verbose=False),),
+        bad=(bad(TypeError, verbose=False, _shape=(5, 5, 5)),),
         bench=(("2d_f32", dict(verbose=False, _inputs=("bimodal",))),))),
 ]:
     register("filters", _name, f"{_F}.{_file}:{_name}", **_kw)
@@ -368,7 +386,7 @@ del _name, _file, _kw
 # ---------------------------------------------------------------------------------------------------
 _M = "ndimg.metrics"
 _PAIR = dict(inputs=("image", "noisy"), bench=(("2d_f32", {}), ("3d_f32", {}), ("2d_rgb_u8", {})))
-_MASKS = dict(inputs=("mask", "mask2"), bad=(bad(ValueError, **_MISMATCH),),
+_MASKS = dict(inputs=("mask", "mask2"),
               bench=(("2d_f32", dict(_inputs=("mask:0.001", "mask2:0.001"))),
                      ("3d_f32", dict(_inputs=("mask:0.001", "mask2:0.001")))))
 _LABELS = dict(inputs=("labels", "labels2"), family="label_count", bad=(bad(ValueError, **_MISMATCH),),
@@ -386,21 +404,22 @@ for _name, _file, _kw in [
              bad(ValueError, **_MISMATCH)))),
     ("normalized_mutual_information", "_simple_metrics", dict(
         _PAIR, dtypes=NUMERIC, rtol=1e-7, atol=1e-9, family="histogram", cases=(case(), case(bins=20)),
-        bad=(bad(ValueError, **_MISMATCH),))),
+        bad=(bad(ValueError, bins=0),))),
     ("structural_similarity", "_structural_similarity", dict(
         _PAIR, dtypes=NUMERIC, rtol=1e-5, atol=1e-5, family="separable",
-        cases=(case(data_range=2.0), case(data_range=2.0, gaussian_weights=True, sigma=1.5, use_sample_covariance=False),
+        cases=(case(data_range=2.0),
+               case(data_range=2.0, gaussian_weights=True, sigma=1.5, use_sample_covariance=False, _ndim=(2,)),
                case(data_range=2.0, win_size=5), case(data_range=2.0, full=True, gradient=True),
                case(data_range=2.0, channel_axis=-1, _ndim=(3,))),
         bad=(bad(ValueError, data_range=2.0, win_size=4), bad(ValueError, _dtype="float32", _id="float_no_data_range"),
+             bad(ValueError, data_range=2.0, gaussian_weights=True, _ndim=(3,), _id="gaussian_window_too_big"),
              bad(ValueError, data_range=2.0, **_MISMATCH)),
         bench=(("2d_f32", dict(data_range=1.0)), ("3d_f32", dict(data_range=1.0)),
                ("2d_rgb_u8", dict(channel_axis=-1))))),
     ("hausdorff_distance", "_set_metrics", dict(
         _MASKS, dtypes=ALL, rtol=1e-12, atol=1e-12, family="point_set",
-        cases=(case(), case(method="modified")),
-        bad=(bad(ValueError, method="bogus"), bad(ValueError, **_MISMATCH)))),
-    ("hausdorff_pair", "_set_metrics", dict(_MASKS, dtypes=ALL, family="point_set")),
+        cases=(case(), case(method="modified"), case(**_MISMATCH)), bad=(bad(ValueError, method="bogus"),))),
+    ("hausdorff_pair", "_set_metrics", dict(_MASKS, dtypes=ALL, family="point_set", cases=(case(), case(**_MISMATCH)))),
     ("contingency_table", "_contingency_table", dict(
         _LABELS, dtypes=INTS, ndim=(1, 2, 3),
         cases=(case(), case(ignore_labels=[0]), case(normalize=True), case(ignore_labels=(1, 3), sparse_type="array")))),
@@ -411,6 +430,64 @@ for _name, _file, _kw in [
 ]:
     register("metrics", _name, f"{_M}.{_file}:{_name}", **_kw)
 del _name, _file, _kw
+
+# ---------------------------------------------------------------------------------------------------
+# Known differences from the reference, reviewed: {qualname: {test class: reason}}. The generated tests of
+# these classes run as xfail(strict=True), so a fix shows as an unexpected pass: then delete the line.
+# Classes: an odd input ("big_endian_f4", "big_endian_u2", "0d", "float16", "bool", "complex64", "nan",
+# "inf"), "dtype:<dtype>", "case:<case repr>", "bad:<case repr>".
+# ---------------------------------------------------------------------------------------------------
+KNOWN_DIFFERENCES = {
+    "ndimage.sobel": {"bool": "bool input: scipy's bool output is the derivative cast to bool (nonzero), ndimg's is "
+                              "False at pixels where the derivative is nonzero"},
+    "ndimage.prewitt": {"bool": "bool input: scipy's bool output is the derivative cast to bool (nonzero), ndimg's "
+                                "is False at pixels where the derivative is nonzero"},
+    "filters.laplace": {"0d": "0-d input: scikit-image raises ValueError (at least 1 axis must be transformed), "
+                              "ndimg returns a 0-d result"},
+    "filters.unsharp_mask": {
+        "0d": "0-d input: scikit-image raises TypeError (return arrays must be of ArrayType), ndimg returns a result",
+        "case:channel_axis=-1": "scikit-image 0.26's unsharp_mask with channel_axis differs from applying it to each "
+                                "channel (float32: values ~1e36); ndimg equals unsharp_mask per channel"},
+    "filters.butterworth": {"0d": "0-d input: scikit-image fails with UnboundLocalError, ndimg with AttributeError "
+                                  "('int' object has no attribute 'astype')"},
+    "filters.correlate_sparse": {
+        "inf": "scikit-image always multiplies by the kernel's first corner, zero or not (0 * inf is NaN there); "
+               "ndimg skips zero taps",
+        "nan": "scikit-image always multiplies by the kernel's first corner, zero or not (0 * NaN is NaN there); "
+               "ndimg skips zero taps"},
+    "filters.rank_order": {"bad:empty": "empty input: scikit-image raises IndexError, ndimg returns empty arrays"},
+    "filters.threshold_isodata": {"complex64": "complex input: scikit-image returns a complex threshold, ndimg "
+                                               "raises TypeError (unsupported array dtype) in the reduction"},
+    "filters.threshold_li": {"complex64": "complex input: scikit-image returns a complex threshold, ndimg raises "
+                                          "TypeError (unsupported array dtype) in the reduction"},
+    "filters.threshold_mean": {"complex64": "complex input: scikit-image returns a complex mean, ndimg raises "
+                                            "TypeError (unsupported array dtype) in the reduction"},
+    "filters.threshold_minimum": {
+        "0d": "0-d input: scikit-image raises RuntimeError (no two maxima), ndimg TypeError ('ndimg needs CuPy to "
+              "work on GPU arrays': the engine check misreads a 0-d NumPy array)",
+        "complex64": "complex input: scikit-image returns a complex threshold, ndimg raises TypeError"},
+    "filters.threshold_multiotsu": {"complex64": "complex input: scikit-image returns complex thresholds, ndimg "
+                                                 "raises TypeError (unsupported array dtype)"},
+    "filters.threshold_niblack": {"0d": "0-d input: scikit-image raises TypeError (pad_width must be integral), "
+                                        "ndimg returns a result"},
+    "filters.threshold_otsu": {"complex64": "complex input: scikit-image raises ValueError (from np.bincount), "
+                                            "ndimg TypeError (unsupported array dtype)"},
+    "filters.threshold_sauvola": {
+        "0d": "0-d input: scikit-image raises TypeError (pad_width must be integral), ndimg returns a result",
+        "complex64": "complex input: scikit-image raises KeyError (no float type for complex64), ndimg ValueError"},
+    "filters.threshold_triangle": {"complex64": "complex input: scikit-image returns a complex threshold, ndimg "
+                                                "raises TypeError (unsupported array dtype)"},
+    "filters.threshold_yen": {"complex64": "complex input: scikit-image returns a complex threshold, ndimg raises "
+                                           "TypeError (unsupported array dtype)"},
+    "filters.try_all_threshold": {
+        "big_endian_f4": "big-endian input: ndimg fails in the image_stats binding (incompatible function arguments)",
+        "big_endian_u2": "big-endian input: ndimg fails in the image_stats binding (incompatible function arguments)"},
+    "metrics.normalized_mutual_information": {"complex64": "complex input: scikit-image raises TypeError (entr has "
+                                                           "no complex loop), ndimg returns a result"},
+}
+for _q, _kd in KNOWN_DIFFERENCES.items():
+    REGISTRY[_q] = replace(REGISTRY[_q], known_differences=_kd)
+del _q, _kd
 
 # ---------------------------------------------------------------------------------------------------
 # NumPy -> GPU crossover per function family, for the scikit-image backend's "gpu" NumPy policy: the

@@ -1,0 +1,294 @@
+"""Tests generated from the registry: every entry's cases against its reference, on each engine.
+
+- test_case: entry x case x dtype x ndim x layout, sampled (every dtype at every ndim with the first case;
+  every case at every ndim with the entry's main dtype and one more, turning through the dtypes; every
+  layout at every ndim with the first case): same values at the registry tolerance and the same array type
+  out as in.
+- test_bad: each bad case raises the reference's exception type.
+- test_odd_input: big-endian, 0-d, float16, bool, complex64 and NaN/inf inputs behave like the reference:
+  where it raises, ndimg raises the same type; where it succeeds, ndimg gives close results.
+- test_torch: a torch CUDA tensor in gives a torch tensor out (cuda engine, torch installed).
+A reviewed difference is listed in the entry's known_differences and runs as xfail(strict=True).
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from helpers import CUDA_READY, assert_close, assert_close_ridge, assert_raises_like, public_type, to_engine, to_host
+from ndimg._cases import IMAGE_KINDS, LAYOUTS, TEST_SHAPES, make_inputs
+from ndimg._registry import Arr, entries
+
+ENTRIES = entries()
+
+
+def main_dtype(entry):
+    """The dtype a case is first tried with: float32 where accepted (the common image type)."""
+    for d in ("float32", "float64", "uint8"):
+        if d in entry.dtypes:
+            return d
+    return entry.dtypes[0]
+
+
+def _ndims(entry, c):
+    nd = entry.ndim or (None,)
+    return [n for n in nd if c.ndim is None or n in c.ndim]
+
+
+def _case_params():
+    out = []
+    for e in ENTRIES:
+        main = main_dtype(e)
+        seen = set()
+        for i, c in enumerate(e.cases):
+            key = f"case:{c!r}"
+            dtypes = [c.dtype] if c.dtype else ([*e.dtypes] if i == 0 else [main, e.dtypes[i % len(e.dtypes)]])
+            for nd in _ndims(e, c):
+                combos = [(d, "c") for d in dtypes]
+                if i == 0:
+                    combos += [(c.dtype or main, lay) for lay in LAYOUTS[1:]]
+                for d, lay in combos:
+                    if e.ndim == () and (d != dtypes[0] or lay != "c"):
+                        continue   # generators: no input to vary
+                    if (i, nd, d, lay) in seen:
+                        continue
+                    seen.add((i, nd, d, lay))
+                    reason = e.known_differences.get(key) or e.known_differences.get(f"dtype:{d}")
+                    out.append(pytest.param(e, c, d, nd, lay,
+                                            marks=[pytest.mark.xfail(strict=True, reason=reason)] if reason else [],
+                                            id=f"{e.qualname}-{c!r}-{d}-{nd}d-{lay}"))
+    return out
+
+
+def _shape(c, ndim):
+    return c.shape if c.shape is not None else TEST_SHAPES.get(ndim, ())
+
+
+def _make(entry, c, rng, dtype, ndim, layout, kinds=None):
+    """(positional inputs, kwargs) of one call, on the host."""
+    kinds = kinds or c.inputs or entry.inputs
+    shape = _shape(c, ndim)
+    args = make_inputs(entry, shape, dtype, rng, layout, kinds=kinds)
+    kw = {k: (make_inputs(entry, shape, v.dtype or dtype, rng, layout, kinds=(v.kind,))[0] if isinstance(v, Arr)
+              else v) for k, v in c.kwargs.items()}
+    if c.prep is not None:
+        args, kw = c.prep(args, kw)
+    return args, kw
+
+
+def _on(engine, args, kw):
+    return ([to_engine(a, engine) for a in args],
+            {k: to_engine(v, engine) for k, v in kw.items()})
+
+
+def _quiet(fn, *args, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*args, **kw)
+
+
+def _array_type(engine):
+    if engine == "cpu":
+        return np.ndarray
+    import cupy
+
+    return cupy.ndarray
+
+
+def _comparable(entry, result, probe):
+    """The values of a result to compare: an LPIFilter2D applied to `probe`; try_all_threshold's images."""
+    if entry.name == "LPIFilter2D":
+        return result(probe)
+    if entry.name == "try_all_threshold":
+        fig, axes = result
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+        return [np.asarray(im.get_array()) for ax in axes for im in ax.get_images()]
+    return result
+
+
+def check_result(entry, got, expected, engine, equal_nan=True, byteorder=True):
+    """Same type out as in (NumPy/CuPy arrays, scipy/cupyx sparse, tuples) and values within tolerance."""
+    if isinstance(expected, (tuple, list)):
+        assert isinstance(got, (tuple, list)) and len(got) == len(expected), (type(got), got)
+        for g, x in zip(got, expected):
+            check_result(entry, g, x, engine, equal_nan, byteorder)
+        return
+    if hasattr(expected, "toarray") and not isinstance(expected, np.ndarray):   # scipy.sparse
+        assert hasattr(got, "toarray"), type(got)
+        if engine == "cpu":
+            assert type(got) is type(expected), (type(got), type(expected))
+        got, expected = to_host(got.toarray()) if engine == "cpu" else got.get().toarray(), expected.toarray()
+    elif isinstance(expected, np.ndarray):
+        assert type(got) is _array_type(engine), (type(got), engine)
+    got = to_host(got)
+    if not byteorder:
+        expected = np.asarray(expected)
+        expected = expected.astype(expected.dtype.newbyteorder("="))
+        got = np.asarray(got)
+        got = got.astype(got.dtype.newbyteorder("="))
+    elif not isinstance(expected, np.ndarray):   # a scalar: compare as 0-d arrays
+        got = np.asarray(got)[()] if hasattr(got, "dtype") else got
+        got, expected = np.asarray(got), np.asarray(expected)
+    assert_close(got, expected, entry, equal_nan=equal_nan)
+
+
+def _run_and_compare(entry, c, args, kw, engine, rng, dtype, ndim, layout, byteorder=True):
+    ref = entry.load_reference()
+    fn = entry.load()
+    gargs, gkw = _on(engine, args, kw)
+    expected = _quiet(ref, *args, **kw)
+    got = _quiet(fn, *gargs, **gkw)
+    if entry.name in ("LPIFilter2D", "try_all_threshold"):
+        probe = make_inputs(entry, _shape(c, ndim), dtype, rng, layout, kinds=("image",))[0]
+        expected = _quiet(_comparable, entry, expected, probe)
+        got = _quiet(_comparable, entry, got, to_engine(probe, engine))
+        if entry.name == "try_all_threshold":
+            got = [np.asarray(g) for g in got]
+            expected = [np.asarray(x) for x in expected]
+            engine = "cpu"   # matplotlib holds host arrays
+    if entry.extra.get("compare") == "ridge":
+        assert type(got) is _array_type(engine), (type(got), engine)
+        assert_close_ridge(entry.name, got, expected, args[0], kw, entry)
+        return
+    check_result(entry, got, expected, engine, byteorder=byteorder)
+
+
+@pytest.mark.parametrize("entry, c, dtype, ndim, layout", _case_params())
+def test_case(engine, rng, entry, c, dtype, ndim, layout):
+    if engine not in entry.engines:
+        pytest.skip(f"{entry.qualname} runs on {entry.engines}")
+    args, kw = _make(entry, c, rng, dtype, ndim, layout)
+    _run_and_compare(entry, c, args, kw, engine, rng, dtype, ndim, layout)
+
+
+def _bad_params():
+    out = []
+    for e in ENTRIES:
+        for c in e.bad:
+            reason = e.known_differences.get(f"bad:{c!r}")
+            out.append(pytest.param(e, c, marks=[pytest.mark.xfail(strict=True, reason=reason)] if reason else [],
+                                    id=f"{e.qualname}-{c!r}"))
+    return out
+
+
+@pytest.mark.parametrize("entry, c", _bad_params())
+def test_bad(engine, rng, entry, c):
+    if engine not in entry.engines:
+        pytest.skip(f"{entry.qualname} runs on {entry.engines}")
+    ndim = (_ndims(entry, c) or [None])[0]
+    args, kw = _make(entry, c, rng, c.dtype or main_dtype(entry), ndim, "c")
+    gargs, gkw = _on(engine, args, kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_raises_like(lambda: entry.load_reference()(*args, **kw), lambda: entry.load()(*gargs, **gkw), c.exc)
+
+
+# ---------------------------------------------------------------------------------------------------
+# odd inputs: the reference's behaviour on the same call is the expectation
+# ---------------------------------------------------------------------------------------------------
+def _odd(base, convert=None, values=None, cpu_only=False):
+    return dict(base=base, convert=convert, values=values, cpu_only=cpu_only)
+
+
+def _nan(a):
+    a = a.copy()
+    a.flat[:: max(1, a.size // 5)] = np.nan
+    return a
+
+
+def _inf(a):
+    a = a.copy()
+    a.flat[:: max(1, a.size // 5)] = np.inf
+    a.flat[1:: max(1, a.size // 4)] = -np.inf
+    return a
+
+
+def _complex(a):
+    return (a + 0.25j * a[::-1].reshape(a.shape) if a.ndim else a + 0.25j).astype(np.complex64)
+
+
+ODD = {
+    "big_endian_f4": _odd("float32", lambda a: a.astype(">f4"), cpu_only=True),   # CuPy holds native order only
+    "big_endian_u2": _odd("uint16", lambda a: a.astype(">u2"), cpu_only=True),
+    "0d": _odd(None, values="0d"),
+    "float16": _odd("float32", lambda a: a.astype(np.float16)),
+    "bool": _odd("bool"),
+    "complex64": _odd("float32", _complex),
+    "nan": _odd("float32", values=_nan),
+    "inf": _odd("float32", values=_inf),
+}
+
+
+def _odd_params():
+    out = []
+    for e in ENTRIES:
+        if "none" in e.inputs or not e.ndim:
+            continue   # generators take no array
+        for name in ODD:
+            reason = e.known_differences.get(name)
+            out.append(pytest.param(e, name, marks=[pytest.mark.xfail(strict=True, reason=reason)] if reason else [],
+                                    id=f"{e.qualname}-{name}"))
+    return out
+
+
+@pytest.mark.parametrize("entry, odd", _odd_params())
+def test_odd_input(engine, rng, entry, odd):
+    if engine not in entry.engines:
+        pytest.skip(f"{entry.qualname} runs on {entry.engines}")
+    spec = ODD[odd]
+    if spec["cpu_only"] and engine != "cpu":
+        pytest.skip("CuPy arrays are in native byte order")
+    c = entry.cases[0]
+    ndim = _ndims(entry, c)[0]
+    kinds = c.inputs or entry.inputs
+    if odd == "0d":
+        c = type(c)(c.kwargs, c.inputs, c.ndim, (), c.dtype, c.prep, c.id)
+    base = spec["base"] or c.dtype or main_dtype(entry)
+    args, kw = _make(entry, c, rng, base, ndim, "c")
+    args = list(args)
+    first = True
+    for i, kind in enumerate(k for k in kinds if k != "none"):
+        if kind.partition(":")[0] not in IMAGE_KINDS:
+            continue
+        if spec["convert"]:
+            args[i] = spec["convert"](args[i])
+        if callable(spec["values"]) and first:
+            args[i] = spec["values"](args[i])
+        first = False
+    ref = entry.load_reference()
+    try:
+        expected = _quiet(ref, *args, **kw)
+    except Exception as exc:
+        gargs, gkw = _on(engine, args, kw)
+        with pytest.raises(public_type(type(exc))):
+            _quiet(entry.load(), *gargs, **gkw)
+        return
+    _run_and_compare(entry, c, tuple(args), kw, engine, rng, base, ndim, "c", byteorder=False)
+
+
+@pytest.mark.skipif(not CUDA_READY, reason="no CUDA device")
+@pytest.mark.parametrize("entry", [pytest.param(e, id=e.qualname) for e in ENTRIES
+                                   if "cuda" in e.engines and e.ndim and "none" not in e.inputs])
+def test_torch(rng, entry):
+    torch = pytest.importorskip("torch")
+    c = entry.cases[0]
+    ndim = _ndims(entry, c)[0]
+    dtype = c.dtype or main_dtype(entry)
+    args, kw = _make(entry, c, rng, dtype, ndim, "c")
+    targs = [torch.as_tensor(a, device="cuda") if isinstance(a, np.ndarray) else a for a in args]
+    got = _quiet(entry.load(), *targs, **kw)
+    expected = _quiet(entry.load_reference(), *args, **kw)
+
+    def host(g, x):
+        if isinstance(x, (tuple, list)):
+            return type(x)(host(gi, xi) for gi, xi in zip(g, x))
+        if isinstance(x, np.ndarray):
+            assert isinstance(g, torch.Tensor) and g.is_cuda, type(g)
+            return g.cpu().numpy()
+        return g
+
+    assert_close(host(got, expected), expected, entry)
