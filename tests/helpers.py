@@ -5,7 +5,10 @@ import numpy as np
 import pytest
 
 import ndimg
-from ndimg._registry import REGISTRY
+from ndimg._registry import NDI_MODES, REGISTRY, SK_MODES
+
+MODES = list(SK_MODES)              # the boundary modes scikit-image names (ndimage's first five)
+NDIMAGE_MODES = list(NDI_MODES)     # every scipy.ndimage mode
 
 
 def _cuda_ready():
@@ -137,3 +140,74 @@ def assert_close_ridge(name, got, expected, x, kw, entry_or_tol=None):
         assert np.all((got[edge] == 1) | (np.abs(got[edge]) <= 1e-6 + REGISTRY["filters.hessian"].atol))
         got, expected = np.where(edge, 0, got), np.where(edge, 0, expected)
     assert_close(got, expected, entry_or_tol or f"filters.{name}")
+
+
+def threshold_atol(x, entry):
+    """The absolute tolerance of a global threshold of `x`. scikit-image takes means of float32 images in
+    float32 (NumPy's pairwise sums: up to about log2(n) units in the last place of the data), ndimg sums in
+    double; a threshold lies within the data's range, so the two differ relative to the data's span, not to
+    the threshold (which may be ~0)."""
+    atol = entry.atol
+    x = np.asarray(x)
+    if x.dtype.kind == "f" and x.dtype.itemsize <= 4 and np.isfinite(x).any():
+        finite = x[np.isfinite(x)].astype(np.float64)
+        span = finite.max() - finite.min()
+        atol = max(atol, np.log2(max(x.size, 2)) * float(np.finfo(np.float32).eps) * span)
+    return atol
+
+
+def array_type(engine):
+    """The array type a function returns for input on `engine` (NumPy or CuPy)."""
+    if engine == "cpu":
+        return np.ndarray
+    import cupy
+
+    return cupy.ndarray
+
+
+def check_result(entry, got, expected, engine="cpu", args=(), kw=None, tol=None, equal_nan=True, byteorder=True):
+    """`got` (ndimg on `engine`) against `expected` (the reference on the host inputs `args`, `kw`): the same
+    type out as in (NumPy/CuPy arrays, scipy/cupyx sparse matrices, tuples), values within `tol` ((rtol, atol)
+    or "exact"), by default the registry's tolerance and comparison rule (entry.extra["compare"])."""
+    if isinstance(entry, str):
+        entry = REGISTRY[entry]
+    rule = entry.extra.get("compare")
+    if rule == "ridge" and tol is None:
+        assert type(got) is array_type(engine), (type(got), engine)
+        assert_close_ridge(entry.name, got, expected, args[0], kw or {}, entry)
+        return
+    if rule == "threshold" and tol is None and args:
+        tol = (entry.rtol, threshold_atol(args[0], entry))
+    if isinstance(expected, (tuple, list)):
+        assert isinstance(got, (tuple, list)) and len(got) == len(expected), (type(got), got)
+        for g, x in zip(got, expected):
+            check_result(entry, g, x, engine, args, kw, tol, equal_nan, byteorder)
+        return
+    if hasattr(expected, "toarray") and not isinstance(expected, np.ndarray):   # scipy.sparse
+        assert hasattr(got, "toarray"), type(got)
+        if engine == "cpu":
+            assert type(got) is type(expected), (type(got), type(expected))
+        got, expected = to_host(got.toarray()), expected.toarray()
+    elif isinstance(expected, np.ndarray):
+        assert type(got) is array_type(engine), (type(got), engine)
+    got = to_host(got)
+    if not isinstance(expected, np.ndarray):   # a scalar: compare as 0-d arrays
+        got = np.asarray(got)[()] if hasattr(got, "dtype") else got
+    got, expected = np.asarray(got), np.asarray(expected)
+    if not byteorder:   # odd inputs: big-endian in, either byte order out
+        got, expected = (a.astype(a.dtype.newbyteorder("=")) for a in (got, expected))
+    if tol == "exact":
+        assert got.dtype == expected.dtype, (got.dtype, expected.dtype)
+        np.testing.assert_array_equal(got, expected)
+        return
+    assert_close(got, expected, tol or entry, equal_nan=equal_nan)
+
+
+def check_against_reference(engine, name, *args, _tol=None, **kw):
+    """ndimg's `name` ("filters.sobel") on `engine` against its reference on the same host inputs (array
+    arguments and keywords moved to the engine): see check_result. Returns ndimg's result."""
+    entry = REGISTRY[name]
+    expected = entry.load_reference()(*args, **kw)
+    got = entry.load()(*(to_engine(a, engine) for a in args), **{k: to_engine(v, engine) for k, v in kw.items()})
+    check_result(entry, got, expected, engine, args, kw, _tol)
+    return got

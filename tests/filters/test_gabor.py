@@ -7,19 +7,7 @@ from ndimg._registry import NUMERIC
 from helpers import assert_close, assert_raises_like, random_image, to_engine
 
 
-@pytest.mark.parametrize("kw", [dict(frequency=0.2), dict(frequency=0.35, theta=1.1, bandwidth=0.7, offset=0.3),
-                                dict(frequency=0.1, sigma_x=2.0, sigma_y=1.0, n_stds=2),
-                                dict(frequency=0.3, theta=np.pi / 2, dtype=np.complex64)])
-def test_gabor_kernel(kw):
-    got = f.gabor_kernel(**kw)
-    ref = sf.gabor_kernel(**kw)
-    assert got.dtype == ref.dtype and got.shape == ref.shape
-    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-7)
-
-
-def test_gabor_kernel_bad_dtype():
-    assert_raises_like(lambda: sf.gabor_kernel(0.2, dtype=np.float64),
-                       lambda: f.gabor_kernel(0.2, dtype=np.float64), ValueError)
+# gabor_kernel: its cases and bad dtypes are generated from the registry (tests/test_registry_cases.py)
 
 
 @pytest.mark.parametrize("dtype", NUMERIC)

@@ -1,18 +1,12 @@
 import numpy as np
 import pytest
-import skimage.filters as sf
 
-from ndimg import filters as f
 from ndimg._registry import NUMERIC
-from helpers import random_image, to_engine, to_host
+from helpers import check_against_reference, random_image
 
 
 def check(engine, x):
-    labels, values = to_host(f.rank_order(to_engine(x, engine)))
-    ref_labels, ref_values = sf.rank_order(x)
-    assert labels.dtype == ref_labels.dtype and values.dtype == ref_values.dtype
-    np.testing.assert_array_equal(labels, ref_labels)
-    np.testing.assert_array_equal(values, ref_values)
+    check_against_reference(engine, "filters.rank_order", x, _tol="exact")
 
 
 @pytest.mark.parametrize("dtype", NUMERIC + ("bool",))

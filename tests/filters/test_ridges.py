@@ -6,33 +6,16 @@ import pytest
 import skimage.filters as sf
 
 from ndimg import filters as nf
-from ndimg._registry import ALL, REGISTRY
-from helpers import assert_close, assert_raises_like, random_image, to_engine, to_host
+from ndimg._registry import ALL
+from helpers import MODES, assert_close, assert_raises_like, check_against_reference, random_image, to_engine, to_host
 
 NAMES = ["frangi", "hessian", "sato", "meijering"]
-MODES = ["reflect", "constant", "nearest", "mirror", "wrap"]
 
 
 def check(name, x, engine, **kw):
-    """Our result on `engine` against scikit-image's on the same values."""
-    ref = getattr(sf, name)(x, **kw)
-    got = to_host(getattr(nf, name)(to_engine(x, engine), **kw))
-    assert got.dtype == ref.dtype
-    if ref.dtype == np.float32 and ref.size:
-        # Where a result hangs on an eigenvalue within float32 rounding of 0 (frangi divides by
-        # sqrt(lambda2 * 1e-10) once the other eigenvalue is clipped), no float32 computation is accurate:
-        # scikit-image's own float32 result is off its float64 one there. Such elements may differ from it
-        # by 4 times that error; every other element is held to the registry's tolerance.
-        own_error = np.abs(getattr(sf, name)(x.astype(np.float64), **kw) - ref)
-        got = np.where(np.abs(got.astype(np.float64) - ref) <= 4 * own_error, ref, got)
-    if name == "hessian":
-        # hessian sets frangi values <= 0 to 1: where frangi is within rounding of 0 either outcome is right,
-        # but it must be one of the two
-        edge = sf.frangi(x, **{"gamma": 15, **kw}) <= 1e-6
-        assert np.all((got[edge] == 1) | (np.abs(got[edge]) <= 1e-6 + REGISTRY["filters.hessian"].atol))
-        got, ref = np.where(edge, 0, got), np.where(edge, 0, ref)
-    assert_close(got, ref, f"filters.{name}")
-    return ref
+    """Our result on `engine` against scikit-image's on the same values (helpers.assert_close_ridge);
+    returns ours on the host (of scikit-image's dtype)."""
+    return to_host(check_against_reference(engine, f"filters.{name}", x, **kw))
 
 
 @pytest.mark.parametrize("name", NAMES)

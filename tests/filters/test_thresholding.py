@@ -6,7 +6,7 @@ import skimage.filters as sf
 
 from ndimg import filters as nf
 from ndimg._registry import NUMERIC, REGISTRY
-from helpers import assert_close, assert_raises_like, random_image, to_engine, to_host
+from helpers import assert_close, assert_raises_like, check_result, random_image, threshold_atol, to_engine, to_host
 
 GLOBAL = ["threshold_otsu", "threshold_yen", "threshold_isodata", "threshold_li", "threshold_mean",
           "threshold_triangle", "threshold_minimum", "threshold_multiotsu"]
@@ -31,15 +31,7 @@ def check(name, x, engine, **kw):
     assert got_err == err, (got_err, err)
     if err is None:
         entry = REGISTRY[f"filters.{name}"]
-        atol = entry.atol
-        if x.dtype.kind == "f" and x.dtype.itemsize <= 4 and np.isfinite(x).any():
-            # scikit-image takes means of float32 images in float32 (NumPy's pairwise sums: up to about log2(n)
-            # units in the last place of the data), ndimg sums in double; a threshold lies within the data's
-            # range, so the two differ relative to the data's span, not to the threshold (which may be ~0)
-            finite = x[np.isfinite(x)].astype(np.float64)
-            span = finite.max() - finite.min()
-            atol = max(atol, np.log2(max(x.size, 2)) * float(np.finfo(np.float32).eps) * span)
-        assert_close(np.asarray(to_host(got)), np.asarray(expected), (entry.rtol, atol))
+        check_result(entry, got, expected, engine, tol=(entry.rtol, threshold_atol(x, entry)))
     return expected
 
 
