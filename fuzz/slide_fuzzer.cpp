@@ -48,12 +48,15 @@ void read_regions(const ndimg::io::Slide& s) {
     const int64_t w = l.width, h = l.height;
     // corners and the centre of the level, plus one region straddling the edge (level coordinates)
     const int64_t spots[][2] = {{0, 0}, {w / 2, h / 2}, {w - 1, h - 1}, {w - kRegion / 2, 0}, {-7, -7}};
-    for (auto [x, y] : spots) {
-      try {
-        s.read_region(int64_t(double(x) * ds), int64_t(double(y) * ds), level, kRegion, kRegion, rgba.data());
-      } catch (const ndimg::io::SlideError&) {
+    for (auto [x, y] : spots)
+      for (int64_t past : {0, 1}) {  // 1: a corner between level pixels (OpenSlide's sub-pixel painting)
+        if (past && x != w / 2) continue;
+        try {
+          s.read_region(int64_t(double(x) * ds) + past, int64_t(double(y) * ds) + past, level, kRegion, kRegion,
+                        rgba.data());
+        } catch (const ndimg::io::SlideError&) {
+        }
       }
-    }
   }
 }
 
