@@ -145,3 +145,52 @@ def test_edge_filters_non_finite_3d(engine):
     for name in ("sobel", "scharr", "prewitt", "farid", "laplace"):
         with np.errstate(all="ignore"):
             assert_same_result(getattr(skimage.filters, name)(x), getattr(ndimg.filters, name)(to_engine(x, engine)))
+
+
+_IMG = np.random.default_rng(7).random((16, 17)).astype(np.float32)
+_RGB = np.random.default_rng(8).random((16, 17, 3)).astype(np.float32)
+_LAB = (np.random.default_rng(9).random((16, 17)) * 5).astype(np.int64)
+_EMPTY = np.zeros((0, 5), np.float32)
+
+# Calls scikit-image refuses, by (module, call): ndimg raises the same builtin exception class.
+REFUSED = {
+    "niblack_0d": ("filters", lambda m: m.threshold_niblack(np.array(0.5))),
+    "sauvola_0d": ("filters", lambda m: m.threshold_sauvola(np.array(0.5))),
+    "niblack_float_window": ("filters", lambda m: m.threshold_niblack(_IMG, window_size=3.0)),
+    "sauvola_float_window": ("filters", lambda m: m.threshold_sauvola(_IMG, window_size=2.5)),
+    "niblack_empty": ("filters", lambda m: m.threshold_niblack(_EMPTY)),
+    "sauvola_empty": ("filters", lambda m: m.threshold_sauvola(_EMPTY.T)),
+    "sauvola_complex": ("filters", lambda m: m.threshold_sauvola(_IMG.astype(np.complex64))),
+    "local_negative_block": ("filters", lambda m: m.threshold_local(_IMG, block_size=-1)),
+    "hysteresis_empty": ("filters", lambda m: m.apply_hysteresis_threshold(_EMPTY, 0.2, 0.5)),
+    # a float32 range holding fewer values than bins
+    "otsu_too_many_bins": ("filters", lambda m: m.threshold_otsu(np.float32(1) + _IMG * np.float32(1e-6), nbins=1000)),
+    "yen_bins_str": ("filters", lambda m: m.threshold_yen(_IMG, nbins="a")),
+}
+
+
+@pytest.mark.parametrize("case", list(REFUSED))
+def test_refused_like_the_reference(case):
+    import ndimg.metrics
+    import skimage.metrics
+
+    mod, call = REFUSED[case]
+    ref, ours = (getattr(skimage, mod), getattr(ndimg, mod))
+    with np.errstate(all="ignore"):
+        assert_raises_like(lambda: call(ref), lambda: call(ours))
+
+
+def test_hysteresis_0d_is_a_numpy_bool():
+    x = np.array(0.7)
+    assert_same_result(skimage.filters.apply_hysteresis_threshold(x, 0.2, 0.5),
+                       ndimg.filters.apply_hysteresis_threshold(x, 0.2, 0.5))
+
+
+def test_try_all_threshold_other_byte_order():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    x = (np.random.default_rng(4).random((20, 21)) * 1000).astype(">u2")
+    fig, ax = ndimg.filters.try_all_threshold(x, verbose=False)
+    assert len(ax) == 8

@@ -48,6 +48,8 @@ def _all_equal(image, st):
 
 
 def _check_nbins(nbins):
+    if isinstance(nbins, str):  # NumPy's bin estimators ('auto', ...): not taken here
+        raise ValueError(f"{nbins!r} is not a valid estimator for `bins`")
     try:
         nbins = operator.index(nbins)
     except TypeError as e:
@@ -94,6 +96,8 @@ def _histogram(image, nbins=256, normalize=False):
         if np.issubdtype(bin_type, np.integer):
             bin_type = np.result_type(bin_type, float)
         edges = np.linspace(first, last, nbins + 1, endpoint=True, dtype=bin_type)
+        if np.any(edges[:-1] >= edges[1:]):  # NumPy's check, before the counts are allocated
+            raise ValueError(f"Too many bins for data range. Cannot create {nbins} finite-sized bins.")
         counts = _to_host(histogram.uniform_counts(image, edges=edges))
         centers = (edges[:-1] + edges[1:]) / 2.0
     if normalize:
@@ -393,6 +397,8 @@ def threshold_local(image, block_size=3, method="gaussian", offset=0, mode="refl
             out = xp.asarray(host)
     elif method == "gaussian":
         sigma = tuple((b - 1) / 6.0 for b in block_size) if param is None else param
+        if np.any(np.asarray(sigma) < 0):  # scikit-image's gaussian refuses them
+            raise ValueError("Sigma values less than zero are not valid")
         nd.gaussian_filter(image, sigma, output=out, mode=mode, cval=cval, truncate=4.0)
     elif method == "mean":
         nd.uniform_filter(image, block_size, output=out, mode=mode, cval=cval)
@@ -410,9 +416,15 @@ def _local(image, window_size, *, kind, k, r):
         if s % 2 == 0:
             raise ValueError(f"Window size for `threshold_sauvola` or `threshold_niblack` must not be even on "
                              f"any dimension. Got {w}")
+    # np.pad's checks on scikit-image's padding, in its order
+    if image.ndim == 0 or not all(isinstance(s, (int, np.integer)) for s in w):
+        raise TypeError("`pad_width` must be of integral type.")
     if len(w) != image.ndim:
         raise ValueError(f"window_size must have one entry per image axis, got {w} for a "
                          f"{image.ndim}-dimensional image")
+    if 0 in image.shape:
+        raise ValueError(f"can't extend empty axis {image.shape.index(0)} using modes other than 'constant' or "
+                         f"'empty'")
     float_dtype = supported_float_type(image.dtype)
     # scikit-image pads the image by the window and keeps two float64 integral images of the padded size
     check_allocation([n + s for n, s in zip(image.shape, w)], float_dtype, 16)
@@ -434,6 +446,8 @@ _DTYPE_RANGE = {np.bool_: (False, True), np.float16: (-1, 1), np.float32: (-1, 1
 def threshold_sauvola(image, window_size=15, k=0.2, r=None):
     if r is None:
         t = image.dtype.type
+        if t not in _DTYPE_RANGE and image.dtype.kind not in "iu":
+            raise KeyError(t)  # scikit-image's dtype_limits knows no range for it
         imin, imax = _DTYPE_RANGE[t] if t in _DTYPE_RANGE else (np.iinfo(t).min, np.iinfo(t).max)
         r = 0.5 * (imax - imin)
     return _local(image, window_size, kind=threshold.LocalKind.sauvola, k=k, r=r)
@@ -446,11 +460,13 @@ def threshold_sauvola(image, window_size=15, k=0.2, r=None):
 @engine_aware("image", "low", "high")
 def apply_hysteresis_threshold(image, low, high):
     xp = xp_of(image)
+    if image.size == 0:  # scikit-image's labelling reduces over the pixels
+        raise ValueError("zero-size array to reduction operation minimum which has no identity")
     low = np.clip(low, a_min=None, a_max=high) if xp is np else xp.minimum(xp.asarray(low), xp.asarray(high))
     out = xp.empty(image.shape, dtype=bool)
     if np.ndim(low) == 0 and np.ndim(high) == 0 and image.dtype.kind in "biuf":
-        if image.ndim == 0:
-            return xp.asarray(bool(image > high))
+        if image.ndim == 0:  # a NumPy bool scalar, as scikit-image
+            return image > high
         return label.seeded_components(image, low=low, high=high, out=out)
     # array thresholds: the per-pixel classes (0, 1: above low, 2: above high) go to the core as uint8
     cls = (image > low).astype(np.uint8) + (image > high)
@@ -467,6 +483,8 @@ def try_all_threshold(image, figsize=(8, 5), verbose=True):
     from matplotlib import pyplot as plt
 
     image = np.asarray(image)
+    if not image.dtype.isnative:
+        image = image.astype(image.dtype.newbyteorder("="))
 
     def binarize(func):
         def apply(im, **kw):
