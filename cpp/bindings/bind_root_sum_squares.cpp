@@ -7,10 +7,10 @@ namespace ndimg::py {
 
 NDIMG_BINDINGS(root_sum_squares) {
   m.def("root_sum_squares",
-        [](std::vector<InArray> parts, OutArray out, double scale) {
+        [](std::vector<nb::handle> parts, nb::handle out, double scale) {
           std::vector<View> views;
-          for (auto& p : parts) views.push_back(to_view(p));
-          View vo = to_view(out);
+          for (auto p : parts) views.push_back(to_view(array_arg<InArray>(p, "parts")));
+          View vo = to_view(array_arg<OutArray>(out, "output"));
           nb::gil_scoped_release nogil;
           ndimage::root_sum_squares(views, vo, scale);
         },

@@ -47,6 +47,18 @@ View to_view(const A& a) {
   return v;
 }
 
+// An array argument taken as a Python object: an array nanobind cannot view (non-native byte order, an
+// unsupported dtype, not an array at all) raises a TypeError naming the argument instead of nanobind's
+// "incompatible function arguments".
+template <class A>
+A array_arg(nb::handle h, const char* name) {
+  A a;
+  if (nb::try_cast(h, a, false)) return a;
+  std::string got = nb::type_name(h.type()).c_str();
+  if (nb::hasattr(h, "dtype")) got += " of dtype " + std::string(nb::str(nb::repr(h.attr("dtype"))).c_str());
+  throw TypeError(std::string(name) + ": expected an array of a supported dtype in native byte order, got " + got);
+}
+
 inline Mode to_mode(int m) {
   if (m < 0 || m > 4) throw ValueError("invalid boundary mode code");
   return Mode(m);

@@ -151,8 +151,6 @@ def test_big_endian(rng, name, args, dtype):
     assert_close(out.astype(out.dtype.newbyteorder("=")), ref_out.astype(out.dtype.newbyteorder("=")), (1e-5, 1e-6))
 
 
-@pytest.mark.xfail(strict=True, reason="C++ correlate (n-D) sums float32 input in float32 where scipy sums in "
-                                       "double: a float64 output shows float32 rounding (H4's dtype funnel)")
 def test_correlate_float32_input_float64_output(rng):
     x = (rng.random((7, 9)) * 100).astype(np.float32)
     w = np.array([[1.0, 0.0, 2.0], [0.5, -1.0, 0.0]])

@@ -1,5 +1,6 @@
-// dtype dispatch and the element conversions every operation shares. Conversions follow NumPy/scipy's
-// C casts: float to integer truncates toward zero and wraps modulo 2^bits (through int64).
+// dtype dispatch and the element conversions every operation shares. Conversions follow scipy.ndimage's
+// C casts: float to integer truncates toward zero and wraps modulo 2^bits (through int64); bool is the
+// truncated byte's truth.
 #pragma once
 #include <cstdint>
 #include <type_traits>
@@ -37,7 +38,8 @@ NDIMG_HD T cast_to(S v) {
   if constexpr (std::is_same_v<T, S>) {
     return v;
   } else if constexpr (std::is_same_v<T, bool>) {
-    return v != S(0);
+    // scipy.ndimage stores a bool output as a C cast to unsigned char: 0.5 and 256 are false
+    return cast_to<uint8_t>(v) != 0;
   } else if constexpr (std::is_floating_point_v<T> || !std::is_floating_point_v<S>) {
     return static_cast<T>(v);
   } else if constexpr (std::is_same_v<T, uint64_t>) {

@@ -21,8 +21,8 @@ void correlate1d(const View& in, const View& out, std::span<const double> weight
                  double cval, int origin, StreamHandle stream = nullptr);
 
 // One 1-D pass of a separable filter along `axis`: correlation with `weights` (`origin` as scipy) or, with
-// `mean`, the average of weights.size() values as scipy.ndimage.uniform_filter1d computes it. `cval`
-// is the value read outside the input in constant mode.
+// `mean`, the average of `size` values (weights.size() when size is 0; weights are not read) as
+// scipy.ndimage.uniform_filter1d computes it. `cval` is the value read outside the input in constant mode.
 struct Pass1d {
   int axis = 0;
   std::vector<double> weights;
@@ -30,6 +30,7 @@ struct Pass1d {
   double cval = 0;
   int origin = 0;
   bool mean = false;
+  int64_t size = 0;
 };
 
 // Runs `passes` in order the way scipy chains 1-D filters: the first reads `in`, every pass writes `out`

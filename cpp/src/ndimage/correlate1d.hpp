@@ -65,6 +65,63 @@ NDIMG_HD C finish_pass(C acc, int taps, bool mean) {
   return mean ? acc / C(taps) : acc;
 }
 
+// A mean over a window this much longer than its line takes the long-window schedule below: memory and
+// time O(n) whatever the window (scipy's result to rounding; shorter windows keep the bit-identical
+// schedules, whose extension buffers grow with the window).
+inline bool long_mean(int64_t taps, int64_t n) { return taps > 2 * n + 64; }
+
+// Sum of the extended line over positions [a, a + count), x(k) the line's values, in O(n): the positions
+// fold onto one period of the extension (reflect 2n, mirror 2n - 2, wrap n), or, for nearest and
+// constant, onto the line plus two counts of its edge values (or cval).
+template <class X>
+NDIMG_HD double window_sum(const X& x, int64_t n, Mode mode, double cval, int64_t a, int64_t count) {
+  if (mode == Mode::Nearest || mode == Mode::Constant) {
+    const int64_t b = a + count;  // [a, b)
+    const int64_t below = b <= 0 ? count : (a < 0 ? -a : 0);
+    const int64_t above = a >= n ? count : (b > n ? b - n : 0);
+    double inside = 0;
+    for (int64_t k = a < 0 ? 0 : a; k < (b < n ? b : n); ++k) inside += x(k);
+    const double lo = mode == Mode::Nearest ? x(0) : cval, hi = mode == Mode::Nearest ? x(n - 1) : cval;
+    return inside + double(below) * lo + double(above) * hi;
+  }
+  const int64_t period = n == 1 ? 1 : (mode == Mode::Wrap ? n : (mode == Mode::Mirror ? 2 * n - 2 : 2 * n));
+  const int64_t full = count / period, part = count % period;
+  double all = 0, head = 0;
+  for (int64_t t = 0; t < period; ++t) {
+    const double v = x(extend_index(a + t, n, mode));
+    all += v;
+    if (t < part) head += v;
+  }
+  return double(full) * all + head;
+}
+
+// The mean of `taps` values over the line (scipy's uniform_filter1d running sum after the first window,
+// which window_sum gives): emit(i, mean) for i < n.
+template <class X, class Emit>
+NDIMG_HD void long_mean_line(const X& x, int64_t n, Mode mode, double cval, int64_t left, int64_t taps,
+                             Emit&& emit) {
+  auto ext = [&](int64_t p) {
+    const int64_t k = extend_index(p, n, mode);
+    return k < 0 ? cval : double(x(k));
+  };
+  const double size = double(taps);
+  double acc = window_sum(x, n, mode, cval, -left, taps);
+  emit(0, acc / size);
+  for (int64_t i = 1; i < n; ++i) {
+    acc += ext(i - left + taps - 1) - ext(i - left - 1);
+    emit(i, acc / size);
+  }
+}
+
+// What the passes before the last write: `out`, except that a bool output holds unsigned char values
+// between passes, as scipy's does (its bool output is written through an unsigned char cast, so a -1
+// stays 255 for the next pass to read); the last pass writes the bool.
+inline View between_passes(const View& out) {
+  View v = out;
+  if (v.dtype == DType::Bool) v.dtype = DType::U8;
+  return v;
+}
+
 // One pass of the CPU schedule (in may be out); pass1d_cpu_typed is its body for input type TI,
 // instantiated in correlate1d_pass_*_cpu.cpp.
 void pass1d_cpu(const View& in, const View& out, const Pass1d& p);

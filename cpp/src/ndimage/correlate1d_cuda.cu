@@ -6,6 +6,7 @@
 
 #include "core/cuda.cuh"
 #include "ndimage/correlate1d.hpp"
+#include "ndimage/footprint.cuh"
 
 namespace ndimg::ndimage {
 namespace {
@@ -689,6 +690,39 @@ bool as_c_order(View& src, View& dst, Axes&... axes) {
   return src.c_contiguous() && dst.c_contiguous();
 }
 
+// A mean over a long window (long_mean, its weights left empty): one thread per line, the CPU engine's
+// arithmetic (in double).
+template <class TI, class TO>
+__global__ void long_mean_lines(const TI* in, TO* out, Layout l, int axis, int64_t lines, Mode mode, double cval,
+                                int64_t left, int64_t taps) {
+  const int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (t >= lines) return;
+  int64_t rem = t, oi = 0, oo = 0;
+  for (int d = l.ndim - 1; d >= 0; --d) {
+    if (d == axis) continue;
+    const int64_t c = rem % l.shape[d];
+    rem /= l.shape[d];
+    oi += c * l.in_strides[d];
+    oo += c * l.out_strides[d];
+  }
+  const int64_t n = l.shape[axis], si = l.in_strides[axis], so = l.out_strides[axis];
+  long_mean_line([&](int64_t k) { return double(in[oi + k * si]); }, n, mode, cval, left, taps,
+                 [&](int64_t i, double v) { out[oo + i * so] = cast_to<TO>(v); });
+}
+
+bool is_long_mean(const Pass1d& p) { return p.mean && p.weights.empty(); }
+
+void launch_long_mean(const View& src, const View& dst, const Pass1d& p, cudaStream_t s, const char* op) {
+  const int64_t lines = src.size() / src.shape[p.axis], left = filter_reach(p.size, p.origin).left;
+  dispatch_dtype(src.dtype, [&]<class TI>() {
+    with_kernel_output<TI>(dst, s, op, [&]<class TO>(const View& o) {
+      long_mean_lines<TI, TO><<<cuda::blocks_for(lines, 128), 128, 0, s>>>(
+          src.ptr<TI>(), o.ptr<TO>(), make_layout(src, o), p.axis, lines, p.mode, p.cval, left, p.size);
+      cuda::check_launch(op);
+    });
+  });
+}
+
 template <class TI, class TO, class C>
 void launch_pass(View src, View dst, const PassArgs<C>& a, int axis, cudaStream_t s, const char* op) {
   const int taps = a.taps;
@@ -853,11 +887,13 @@ void separable_cuda(const View& in, const View& out, std::span<const Pass1d> pas
   size_t stages = 0;
   for (size_t i = 0; i < m; ++stages) {
     // every stage after the first reads an array of out's dtype and layout
-    if (i + 1 < m) fused[i] = plan_fused(i == 0 ? in : out, out, passes[i], passes[i + 1], optin, csize);
+    if (i + 1 < m && !is_long_mean(passes[i]) && !is_long_mean(passes[i + 1]))
+      fused[i] = plan_fused(i == 0 ? in : out, out, passes[i], passes[i + 1], optin, csize);
     i += fused[i] ? 2 : 1;
   }
   cuda::Scratch tmp(stages > 1 ? size_t(out.size()) * dtype_size(out.dtype) : 0, s, op);
-  View t = out;
+  const View mid = between_passes(out);
+  View t = mid;
   t.data = tmp.get<void>();
   const bool fortran = !out.c_contiguous() && f_contiguous(out);
   int64_t st = 1;
@@ -869,13 +905,16 @@ void separable_cuda(const View& in, const View& out, std::span<const Pass1d> pas
   auto args = [&]<class C>(size_t i) { return make_args<C>(passes[i], dw.get<unsigned char>() + at[i]); };
   View src = in;
   for (size_t i = 0, stage = 0; i < m; ++stage) {
-    const View dst = (stages - 1 - stage) % 2 == 0 ? out : t;
+    const View dst = stage + 1 == stages ? out : (stages - 1 - stage) % 2 == 0 ? mid : t;
     if (fused[i]) {  // float data in float, or double in double (plan_fused)
       if (single) launch_fused<float>(src, dst, *fused[i], args.template operator()<float>(i),
                                       args.template operator()<float>(i + 1), in.device_id, s, op);
       else launch_fused<double>(src, dst, *fused[i], args.template operator()<double>(i),
                                 args.template operator()<double>(i + 1), in.device_id, s, op);
       i += 2;
+    } else if (is_long_mean(passes[i])) {
+      launch_long_mean(src, dst, passes[i], s, op);
+      i += 1;
     } else {
       if (single) {
         launch_pass<float, float, float>(src, dst, args.template operator()<float>(i), passes[i].axis, s, op);

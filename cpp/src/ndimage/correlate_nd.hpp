@@ -13,6 +13,11 @@ NDIMG_HD C correlate_taps(const Geometry& g, const int64_t* c, const TI* in, con
   return acc;
 }
 
+// The sum's type: double, as scipy sums, except float32 data written as float32, which sums in float (the
+// fast path, within float rounding of scipy).
+template <class TI, class TO>
+using correlate_t = std::conditional_t<std::is_same_v<TO, double>, double, compute_t<TI>>;
+
 #ifdef NDIMG_WITH_CUDA
 void correlate_cuda(const View& in, const View& out, const Taps& t, std::span<const double> w, Mode mode,
                     double cval, StreamHandle stream);

@@ -17,10 +17,10 @@ void correlate(const View& in, const View& out, std::span<const int64_t> offsets
   }
   // CPU schedule: lines of the last axis over the pool, taps at precomputed offsets away from borders.
   dispatch_dtype(in.dtype, [&]<class TI>() {
-    using C = compute_t<TI>;
-    const std::vector<C> wc(w.begin(), w.end());
     const TI* src = in.ptr<TI>();
     with_kernel_output_cpu<TI>(out, [&]<class TO>(const View& ov) {
+      using C = correlate_t<TI, TO>;
+      const std::vector<C> wc(w.begin(), w.end());
       Geometry g = t.geom;
       for (int d = 0; d < g.ndim; ++d) g.out_strides[d] = ov.strides[d];
       TO* dst = ov.ptr<TO>();

@@ -28,12 +28,12 @@ void correlate_cuda(const View& in, const View& out, const Taps& t, std::span<co
   const DeviceTaps dt(t, s, op);
   const int64_t total = out.size();
   dispatch_dtype(in.dtype, [&]<class TI>() {
-    using C = compute_t<TI>;
-    const std::vector<C> wc(w.begin(), w.end());
-    cuda::Scratch dw(wc.size() * sizeof(C), s, op);
-    if (!wc.empty())
-      cuda::check(cudaMemcpyAsync(dw.get<C>(), wc.data(), wc.size() * sizeof(C), cudaMemcpyHostToDevice, s), op);
     with_kernel_output<TI>(out, s, op, [&]<class TO>(const View& o) {
+      using C = correlate_t<TI, TO>;
+      const std::vector<C> wc(w.begin(), w.end());
+      cuda::Scratch dw(wc.size() * sizeof(C), s, op);
+      if (!wc.empty())
+        cuda::check(cudaMemcpyAsync(dw.get<C>(), wc.data(), wc.size() * sizeof(C), cudaMemcpyHostToDevice, s), op);
       Geometry g = t.geom;
       for (int d = 0; d < g.ndim; ++d) g.out_strides[d] = o.strides[d];
       correlate_kernel<TI, TO, C><<<cuda::blocks_for(total, 256), 256, 0, s>>>(

@@ -2,8 +2,10 @@
 // the register-resident median of a 3x3 / 5x5 box used by the CUDA fast path (and by the CPU for the
 // same footprints, so that CI exercises the GPU's selection code).
 #pragma once
+#include <algorithm>
 #include <type_traits>
 
+#include "ndimage/correlate1d.hpp"
 #include "ndimage/footprint.hpp"
 
 // Full unrolling keeps the small selection arrays in registers on the GPU.
@@ -15,24 +17,43 @@
 
 namespace ndimg::ndimage {
 
-// The smaller (minimum) or the larger of a and b; on the GPU floats take the fmin/fmax instructions.
+// The smaller (minimum) or the larger of a and b as scipy compares them: b replaces a only when it is
+// strictly smaller (larger), so a NaN is kept where it comes first and skipped where it comes later.
 template <bool Minimum, class T>
 NDIMG_HD T extreme(T a, T b) {
-#ifdef __CUDA_ARCH__
-  if constexpr (std::is_same_v<T, float>) return Minimum ? fminf(a, b) : fmaxf(a, b);
-  else if constexpr (std::is_same_v<T, double>) return Minimum ? fmin(a, b) : fmax(a, b);
-  else
-#endif
   return (Minimum ? b < a : a < b) ? b : a;
 }
 template <class T>
 NDIMG_HD T extreme(bool minimum, T a, T b) {
   return minimum ? extreme<true>(a, b) : extreme<false>(a, b);
 }
+// The selection networks below see no NaN (rank_value routes NaN elsewhere): on the GPU floats take the
+// fmin/fmax instructions.
 template <class T>
-NDIMG_HD T vmin(T a, T b) { return extreme<true>(a, b); }
+NDIMG_HD T vmin(T a, T b) {
+#ifdef __CUDA_ARCH__
+  if constexpr (std::is_same_v<T, float>) return fminf(a, b);
+  else if constexpr (std::is_same_v<T, double>) return fmin(a, b);
+  else
+#endif
+  return extreme<true>(a, b);
+}
 template <class T>
-NDIMG_HD T vmax(T a, T b) { return extreme<false>(a, b); }
+NDIMG_HD T vmax(T a, T b) {
+#ifdef __CUDA_ARCH__
+  if constexpr (std::is_same_v<T, float>) return fmaxf(a, b);
+  else if constexpr (std::is_same_v<T, double>) return fmax(a, b);
+  else
+#endif
+  return extreme<false>(a, b);
+}
+
+template <class T>
+NDIMG_HD bool any_nan(const T* v, int64_t n) {
+  bool nan = false;
+  for (int64_t k = 0; k < n; ++k) nan |= !(v[k] == v[k]);
+  return nan;
+}
 
 // Compare-exchange: afterwards a <= b, the pair's values kept.
 template <class T>
@@ -116,8 +137,36 @@ NDIMG_HD T select_kth(T* v, int64_t n, int64_t k) {
   return v[k];
 }
 
-// The rank-th smallest of v[0..n): a reduction for the extremes, forgetful selection for the medians
-// of 9 and 25 values, quickselect otherwise.
+// scipy's selection of the k-th smallest of v[lo..hi] (v is reordered): Hoare partitions around the
+// first value, then the part holding k. Its plain comparisons decide where NaN values go, so rank_value
+// takes it whenever a NaN is present and gives scipy's result then too.
+template <class T>
+NDIMG_HD T select_hoare(T* v, int64_t lo, int64_t hi, int64_t k) {
+  while (lo < hi) {
+    const T x = v[lo];
+    int64_t i = lo - 1, j = hi + 1;
+    for (;;) {
+      do --j; while (v[j] > x);
+      do ++i; while (v[i] < x);
+      if (i >= j) break;
+      const T t = v[i];
+      v[i] = v[j];
+      v[j] = t;
+    }
+    const int64_t left = j - lo + 1;  // v[lo..j] holds the k-th when k < left
+    if (k < left) {
+      hi = j;
+    } else {
+      lo = j + 1;
+      k -= left;
+    }
+  }
+  return v[lo];
+}
+
+// The rank-th smallest of v[0..n): scipy's ordered reduction for the extremes; without NaN forgetful
+// selection for the medians of 9 and 25 values and quickselect otherwise (the same value as scipy's);
+// with NaN scipy's own selection.
 template <class T>
 NDIMG_HD T rank_value(T* v, int64_t n, int64_t rank) {
   if (rank == 0 || rank == n - 1) {
@@ -125,9 +174,54 @@ NDIMG_HD T rank_value(T* v, int64_t n, int64_t rank) {
     for (int64_t k = 1; k < n; ++k) r = extreme(rank == 0, r, v[k]);
     return r;
   }
+  if (any_nan(v, n)) return select_hoare(v, 0, n - 1, rank);
   if (n == 9 && rank == 4) return forgetful_median<9, T>([&](int j) { return v[j]; });
   if (n == 25 && rank == 12) return forgetful_median<25, T>([&](int j) { return v[j]; });
   return select_kth(v, n, rank);
+}
+
+// scipy's sliding minimum (maximum) of `size` values over an extended line ext(0..n + size - 2), R.
+// Harter's ascending-minima deque with its exact comparisons, which decide what NaN values do: ring
+// (values) and death hold at least min(size, n + size - 1) entries. emit(i, value) for outputs i < n.
+template <class T, class Ext, class Emit>
+NDIMG_HD void sliding_extreme(bool minimum, int64_t n, int64_t size, const Ext& ext, T* ring, int64_t* death,
+                              int64_t cap, Emit&& emit) {
+  if (size == 1) {  // scipy copies (the deque would read its dead front)
+    for (int64_t i = 0; i < n; ++i) emit(i, ext(i));
+    return;
+  }
+  int64_t front = 0, last = 0;
+  ring[0] = ext(0);
+  death[0] = size;
+  for (int64_t j = 1; j < n + size - 1; ++j) {
+    const T x = ext(j);
+    if (death[front] == j) front = front + 1 == cap ? 0 : front + 1;
+    if (minimum ? x <= ring[front] : x >= ring[front]) {
+      ring[front] = x;  // x replaces the whole deque
+      death[front] = j + size;
+      last = front;
+    } else {
+      while (minimum ? ring[last] >= x : ring[last] <= x) last = last == 0 ? cap - 1 : last - 1;
+      last = last + 1 == cap ? 0 : last + 1;
+      ring[last] = x;
+      death[last] = j + size;
+    }
+    if (j >= size - 1) emit(j - size + 1, ring[front]);
+  }
+}
+
+// A window reaching more than 2n beyond an index sees the same values as one reaching 2n (every mode
+// repeats the line within 2n), which bounds a huge minimum/maximum window by the line's length.
+inline Reach clip_reach(Reach r, int64_t n) {
+  return {std::min(r.left, 2 * n), std::min(r.right, 2 * n)};
+}
+// A line holding NaN: the deque's result depends on the order of the values, not only on which values
+// the window sees, so it runs over the whole window up to this size (scipy's result exactly), and over
+// the clipped one beyond (a known difference, and memory stays bounded).
+inline constexpr int64_t kExactNanWindow = int64_t(1) << 20;
+inline Reach nan_reach(int64_t size, int origin, int64_t n) {
+  const Reach r = filter_reach(size, origin);
+  return size <= kExactNanWindow ? r : clip_reach(r, n);
 }
 
 // A k x k box (k = 3 or 5) in a 2-D footprint: the CUDA fast path applies. Returns k, or 0.

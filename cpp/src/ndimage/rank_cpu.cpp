@@ -51,11 +51,14 @@ void min_max_filter1d(const View& in, const View& out, int64_t size, int axis, M
     NDIMG_ON_CUDA(op, min_max_filter1d_cuda(in, out, size, axis, mode, cval, origin, minimum, stream));
     return;
   }
-  // CPU schedule: van Herk / Gil-Werman per line (three comparisons per element whatever the size):
+  // CPU schedule, per line: van Herk / Gil-Werman (three comparisons per element whatever the size):
   // block-wise prefix (g) and suffix (h) extremes of the extended line; a window [i, i+size) is h[i]
-  // combined with g[i+size-1].
-  const int64_t n = in.shape[axis], nlines = in.size() / n, len = n + size - 1;
-  const Reach r = filter_reach(size, origin);
+  // combined with g[i+size-1], over the clipped window (clip_reach), so memory stays O(n). A line holding
+  // NaN takes scipy's deque instead (nan_reach), whose comparisons decide what NaN does.
+  const int64_t n = in.shape[axis], nlines = in.size() / n;
+  const Reach r = clip_reach(filter_reach(size, origin), n), rn = nan_reach(size, origin, n);
+  const int64_t w = r.left + r.right + 1, len = n + w - 1;
+  const int64_t wn = rn.left + rn.right + 1, cap = std::min(wn, n + wn - 1);
   dispatch_dtype(in.dtype, [&]<class TI>() {
     with_kernel_output_cpu<TI>(out, [&]<class TO>(const View& ov) {
       using C = compute_t<TI>;
@@ -64,18 +67,27 @@ void min_max_filter1d(const View& in, const View& out, int64_t size, int axis, M
       TO* dst = ov.ptr<TO>();
       const int64_t si = in.strides[axis], so = ov.strides[axis];
       parallel_for(nlines, std::max<int64_t>(1, 16384 / n), [&](int64_t l0, int64_t l1) {
-        std::vector<C> g(static_cast<size_t>(len)), h(static_cast<size_t>(len));
+        std::vector<C> g(static_cast<size_t>(len)), h(static_cast<size_t>(len)), ring;
+        std::vector<int64_t> death;
         for (int64_t l = l0; l < l1; ++l) {
           const TI* a = src + line_offset(in, axis, l);
           TO* b = dst + line_offset(ov, axis, l);
-          for (int64_t j = 0; j < len; ++j) {
-            int64_t k = extend_index(j - r.left, n, mode);
-            h[j] = k < 0 ? C(cval) : C(a[k * si]);
+          auto ext = [&](int64_t j, const Reach& q) {
+            const int64_t k = extend_index(j - q.left, n, mode);
+            return k < 0 ? C(cval) : C(a[k * si]);
+          };
+          for (int64_t j = 0; j < len; ++j) h[j] = ext(j, r);
+          if (any_nan(h.data(), len)) {
+            ring.resize(size_t(cap));
+            death.resize(size_t(cap));
+            sliding_extreme<C>(minimum, n, wn, [&](int64_t j) { return ext(j, rn); }, ring.data(), death.data(),
+                               cap, [&](int64_t i, C v) { b[i * so] = cast_to<TO>(v); });
+            continue;
           }
-          for (int64_t j = 0; j < len; ++j) g[j] = j % size ? pick(g[j - 1], h[j]) : h[j];
+          for (int64_t j = 0; j < len; ++j) g[j] = j % w ? pick(g[j - 1], h[j]) : h[j];
           for (int64_t j = len - 2; j >= 0; --j)
-            if ((j + 1) % size) h[j] = pick(h[j], h[j + 1]);
-          for (int64_t i = 0; i < n; ++i) b[i * so] = cast_to<TO>(pick(h[i], g[i + size - 1]));
+            if ((j + 1) % w) h[j] = pick(h[j], h[j + 1]);
+          for (int64_t i = 0; i < n; ++i) b[i * so] = cast_to<TO>(pick(h[i], g[i + w - 1]));
         }
       });
     });

@@ -36,7 +36,8 @@ def _correlate_or_convolve(input, weights, output, mode, cval, origin, convoluti
             raise ValueError("Invalid origin; origin must satisfy -(weights.shape[k] // 2) <= origin[k] <= "
                              "(weights.shape[k]-1) // 2")
     code = single_mode(mode, "")
-    offsets, idx = tap_offsets(weights != 0, origins)  # zero weights cost nothing
+    # scipy keeps the weights with |w| > DBL_EPSILON: zero, tiny and NaN weights are left out
+    offsets, idx = tap_offsets(np.abs(weights) > np.finfo(np.float64).eps, origins)
     values = weights[idx].tolist()
     return run_into(output, input, lambda src, dst: _core.correlate(
         src, dst, offsets, values, code, real_cval(cval), stream_ptr(dst)))

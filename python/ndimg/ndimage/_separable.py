@@ -21,8 +21,8 @@ from ._support import (as_input, check_origin_1d, complex_via_real, get_output, 
 
 
 class Pass:
-    """One 1-D pass: correlation with `weights` along `axis`, or with `mean` the average of len(weights)
-    values (scipy's uniform_filter1d)."""
+    """One 1-D pass: correlation with `weights` along `axis`, or with `mean` (a count) the average of that
+    many values (scipy's uniform_filter1d; no weights, so a huge window costs nothing here)."""
 
     __slots__ = ("axis", "weights", "mode", "cval", "origin", "mean")
 
@@ -60,7 +60,7 @@ def run_passes(input, output, passes, fresh=False):
         src = input.copy()
     _core.separable(src, output, [p.axis for p in passes], [p.weights for p in passes],
                     [p.mode for p in passes], [real_cval(p.cval) for p in passes], [p.origin for p in passes],
-                    [p.mean for p in passes], stream_ptr(output))
+                    [int(p.mean) for p in passes], stream_ptr(output))
     return output
 
 
@@ -179,7 +179,7 @@ def _uniform_pass(axis, size, mode, cval, origin):
     if size < 1:
         raise RuntimeError("incorrect filter size")
     origin = check_origin_1d(size, origin)
-    return Pass(axis, (1.0,) * operator.index(size), mode, cval, origin, mean=True)  # a tuple: Pass takes it as is
+    return Pass(axis, (), mode, cval, origin, mean=operator.index(size))
 
 
 @engine_aware("input", "output")
