@@ -166,6 +166,20 @@ REFUSED = {
     # a float32 range holding fewer values than bins
     "otsu_too_many_bins": ("filters", lambda m: m.threshold_otsu(np.float32(1) + _IMG * np.float32(1e-6), nbins=1000)),
     "yen_bins_str": ("filters", lambda m: m.threshold_yen(_IMG, nbins="a")),
+    "meijering_0d": ("filters", lambda m: m.meijering(np.array(0.5))),
+    "laplace_0d": ("filters", lambda m: m.laplace(np.array(0.5))),
+    "unsharp_mask_0d": ("filters", lambda m: m.unsharp_mask(np.array(7, np.uint8))),
+    "unsharp_mask_channel_axis": ("filters", lambda m: m.unsharp_mask(_RGB, channel_axis=3)),
+    "unsharp_mask_channel_axis_neg": ("filters", lambda m: m.unsharp_mask(_RGB, channel_axis=-4)),
+    "rank_order_empty": ("filters", lambda m: m.rank_order(_EMPTY)),
+    "correlate_sparse_empty": ("filters", lambda m: m.correlate_sparse(_EMPTY, np.ones((3, 3)))),
+    "correlate_sparse_empty_nearest": ("filters", lambda m: m.correlate_sparse(_EMPTY.T, np.ones((3, 3)), mode="nearest")),
+    "ssim_channel_axis": ("metrics", lambda m: m.structural_similarity(_RGB, _RGB, channel_axis=5, data_range=1)),
+    "ssim_channel_axis_float": ("metrics", lambda m: m.structural_similarity(_RGB, _RGB, channel_axis=1.5, data_range=1)),
+    "nmi_complex": ("metrics", lambda m: m.normalized_mutual_information(_IMG.astype(np.complex64), _IMG)),
+    "contingency_table_empty": ("metrics", lambda m: m.contingency_table(_LAB[:0], _LAB[:0])),
+    "adapted_rand_error_empty": ("metrics", lambda m: m.adapted_rand_error(_LAB[:, :0], _LAB[:, :0])),
+    "variation_of_information_empty": ("metrics", lambda m: m.variation_of_information(_LAB[:0], _LAB[:0])),
 }
 
 
@@ -194,3 +208,14 @@ def test_try_all_threshold_other_byte_order():
     x = (np.random.default_rng(4).random((20, 21)) * 1000).astype(">u2")
     fig, ax = ndimg.filters.try_all_threshold(x, verbose=False)
     assert len(ax) == 8
+
+
+def test_difference_of_gaussians_0d_is_a_scalar():
+    x = np.array(0.5)
+    assert_same_result(skimage.filters.difference_of_gaussians(x, 1), ndimg.filters.difference_of_gaussians(x, 1))
+
+
+def test_correlate_sparse_empty_constant_works():
+    k = np.ones((3, 3))
+    assert_same_result(skimage.filters.correlate_sparse(_EMPTY, k, mode="constant"),
+                       ndimg.filters.correlate_sparse(_EMPTY, k, mode="constant"))

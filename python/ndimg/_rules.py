@@ -3,6 +3,7 @@ NumPy and CuPy working arrays. Tests hold them to scikit-image's own helpers."""
 from __future__ import annotations
 
 import math
+import operator
 import os
 import sys
 
@@ -97,3 +98,17 @@ def check_allocation(shape, dtype, extra_bytes_per_element=0):
             size /= 1024
         raise MemoryError(f"Unable to allocate {size:.3g} {unit} for an array with shape {tuple(shape)} and data "
                           f"type {dtype}")
+
+
+def channel_axis_index(channel_axis, ndim):
+    """`channel_axis` as an axis in [0, ndim), refused as scikit-image's ``shape[channel_axis]`` refuses it."""
+    axis = operator.index(channel_axis)
+    if not -ndim <= axis < ndim:
+        raise IndexError("tuple index out of range")
+    return axis % ndim
+
+
+def check_extendable(shape):
+    """np.pad's ValueError for an empty axis, where scikit-image pads an image in a mode other than 'constant'."""
+    if 0 in shape:
+        raise ValueError(f"can't extend empty axis {list(shape).index(0)} using modes other than 'constant' or 'empty'")

@@ -78,4 +78,4 @@ def difference_of_gaussians(image, low_sigma, high_sigma=None, *, mode="nearest"
     kw = dict(mode=mode, cval=cval, channel_axis=channel_axis, truncate=truncate)
     low = gaussian.__wrapped_impl__(image, sigma=low_sigma, **kw)
     low -= gaussian.__wrapped_impl__(image, sigma=high_sigma, **kw)
-    return low
+    return low[()] if low.ndim == 0 and isinstance(low, np.ndarray) else low  # NumPy's 0-d difference: a scalar

@@ -13,6 +13,8 @@ def rank_order(image):
     np.min_scalar_type(image.size)), and those distinct values."""
     image = as_image(image)
     xp = xp_of(image)
+    if image.size == 0:  # scikit-image indexes the last sorted value
+        raise IndexError("index -1 is out of bounds for axis 0 with size 0")
     flat = image.reshape(-1)
     label_dtype = np.min_scalar_type(flat.size)
     order = xp.argsort(flat)

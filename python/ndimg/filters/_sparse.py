@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import _core
 from .._engine import engine_aware, xp_of
-from .._rules import as_image, supported_float_type
+from .._rules import as_image, check_extendable, supported_float_type
 from ..ndimage._footprint import tap_offsets, to_host
 from .._engine import stream_ptr
 from ..ndimage._support import mode_code
@@ -38,6 +38,8 @@ def correlate_sparse(image, kernel, mode="reflect"):
                              f"any dimension. Got {kernel.shape}")
         if mode not in _MODES:
             raise ValueError(f"mode {mode!r} is not supported")
+        if mode != "constant":
+            check_extendable(image.shape)
         shape = image.shape
         offsets, idx = tap_offsets(nonzero, [0] * kernel.ndim)
         code = mode_code(_MODES[mode])

@@ -76,4 +76,6 @@ def _laplacian_kernel(ndim):
 def laplace(image, ksize=3, mask=None):
     """Discrete Laplacian (the 3**ndim stencil, whatever `ksize`, as skimage.filters.laplace)."""
     image = as_image(image)
+    if image.ndim == 0:  # scikit-image's kernel construction transforms no axis
+        raise ValueError("at least 1 axis must be transformed")
     return _stencil(image, _laplacian_kernel(image.ndim), mask)

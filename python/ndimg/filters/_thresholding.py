@@ -17,7 +17,7 @@ import numpy as np
 
 from .._engine import engine_aware, xp_of
 from .._prim import histogram, label, reduce, threshold
-from .._rules import check_allocation, supported_float_type
+from .._rules import check_allocation, check_extendable, supported_float_type
 
 __all__ = ["try_all_threshold", "threshold_otsu", "threshold_yen", "threshold_isodata", "threshold_li",
            "threshold_local", "threshold_minimum", "threshold_mean", "threshold_niblack", "threshold_sauvola",
@@ -422,9 +422,7 @@ def _local(image, window_size, *, kind, k, r):
     if len(w) != image.ndim:
         raise ValueError(f"window_size must have one entry per image axis, got {w} for a "
                          f"{image.ndim}-dimensional image")
-    if 0 in image.shape:
-        raise ValueError(f"can't extend empty axis {image.shape.index(0)} using modes other than 'constant' or "
-                         f"'empty'")
+    check_extendable(image.shape)
     float_dtype = supported_float_type(image.dtype)
     # scikit-image pads the image by the window and keeps two float64 integral images of the padded size
     check_allocation([n + s for n, s in zip(image.shape, w)], float_dtype, 16)

@@ -63,6 +63,8 @@ def table_from_labels(im_true, im_test, ignore_labels, normalize):
     test = im_test.reshape(-1)
     if true.size != test.size:
         raise ValueError("row, column, and data array must all be the same length")
+    if true.size == 0:  # SciPy's sparse table of no pixels has no shape
+        raise ValueError("cannot infer dimensions from zero sized index arrays")
     shape = (_label_max(true, 0) + 1, _label_max(test, 1) + 1)
     key = true.astype(np.int64) * shape[1] + test.astype(np.int64)
     uniq, inverse = xp.unique(key, return_inverse=True)

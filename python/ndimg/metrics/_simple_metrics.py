@@ -71,6 +71,9 @@ def peak_signal_noise_ratio(image_true, image_test, *, data_range=None):
 def normalized_mutual_information(image0, image1, *, bins=100):
     """(H(A) + H(B)) / H(A, B) from the joint histogram of the two images (``bins`` per axis); images of
     different shapes (same ndim) are compared after zero-padding the smaller at the end of each axis."""
+    if image0.dtype.kind == "c" or image1.dtype.kind == "c":  # scikit-image's entropy has no complex loop
+        raise TypeError("ufunc 'entr' not supported for the input types, and the inputs could not be safely coerced "
+                        "to any supported types according to the casting rule ''safe''")
     if image0.ndim != image1.ndim:
         raise ValueError(f"NMI requires images of same number of dimensions. Got {image0.ndim}D for "
                          f"`image0` and {image1.ndim}D for `image1`.")

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 
 from .._engine import engine_aware, xp_of
-from .._rules import supported_float_type
+from .._rules import channel_axis_index, supported_float_type
 from ..ndimage._separable import gaussian_filter, uniform_filter
 from ._common import check_shape_equality, dtype_range, scalar
 
@@ -38,7 +38,7 @@ def structural_similarity(im1, im2, *, win_size=None, gradient=False, data_range
 
 def _per_channel(im1, im2, float_type, channel_axis, args):
     xp = xp_of(im1, im2)
-    axis = channel_axis % im1.ndim
+    axis = channel_axis_index(channel_axis, im1.ndim)
     at = lambda c: (slice(None),) * axis + (c,)
     nch = im1.shape[axis]
     mssim = xp.empty(nch, dtype=float_type)
