@@ -5,7 +5,7 @@
   layout at every ndim with the first case): same values at the registry tolerance and the same array type
   out as in.
 - test_bad: each bad case raises the reference's exception type.
-- test_odd_input: big-endian, 0-d, float16, bool, complex64 and NaN/inf inputs behave like the reference:
+- test_odd_input: big-endian, 0-d, float16, bool, complex64, NaN/inf and 1e308 inputs behave like the reference:
   where it raises, ndimg raises the same type; where it succeeds, ndimg gives close results.
 - test_torch: a torch CUDA tensor in gives a torch tensor out (cuda engine, torch installed).
 A reviewed difference is listed in the entry's known_differences and runs as xfail(strict=True).
@@ -169,6 +169,12 @@ def _inf(a):
     return a
 
 
+def _huge(a):
+    a = a.copy()
+    a.flat[:: max(1, a.size // 5)] = 1e308
+    return a
+
+
 def _complex(a):
     return (a + 0.25j * a[::-1].reshape(a.shape) if a.ndim else a + 0.25j).astype(np.complex64)
 
@@ -182,6 +188,7 @@ ODD = {
     "complex64": _odd("float32", _complex),
     "nan": _odd("float32", values=_nan),
     "inf": _odd("float32", values=_inf),
+    "1e308": _odd("float64", values=_huge),   # finite, but sums and squares overflow
 }
 
 
@@ -254,3 +261,21 @@ def test_torch(rng, entry):
         return g
 
     assert_close(host(got, expected), expected, entry)
+
+
+def test_known_differences_name_generated_tests():
+    """Every key of the reviewed table names tests that exist (a stale key would xfail nothing)."""
+    for e in ENTRIES:
+        cases = {f"case:{c!r}" for c in e.cases} | {f"dtype:{d}" for d in e.dtypes}
+        bads = {f"bad:{c!r}" for c in e.bad}
+        odd = set(ODD) if e.ndim and "none" not in e.inputs else set()
+        stale = set(e.known_differences) - cases - bads - odd
+        assert not stale, (e.qualname, stale)
+
+
+def test_every_entry_declares_cases_and_bench():
+    from ndimg._cases import SHAPES
+
+    for e in ENTRIES:
+        assert e.cases and e.bench, e.qualname
+        assert all(shape in SHAPES for shape, _ in e.bench), e.qualname

@@ -170,6 +170,11 @@ def chirped_response(r, c):
     return gaussian_response(r, c) * np.exp(0.5j * r)
 
 
+def nan_weights(args, kwargs):
+    """A case's _prep: the kernel (second input) all NaN."""
+    return (args[0], np.full_like(args[1], np.nan)) + tuple(args[2:]), kwargs
+
+
 def shrink_second(args, kwargs):
     """A case's _prep: the second input one row short (inputs of different shapes)."""
     return (args[0], args[1][:-1]) + tuple(args[2:]), kwargs

@@ -77,7 +77,7 @@ class Entry:
     bench: tuple = ()
     # reviewed differences from the reference: {test class: reason}; the generated test of that class is
     # xfail(strict=True). Classes: the odd inputs ("big_endian_f4", "big_endian_u2", "0d", "float16", "bool",
-    # "complex64", "nan", "inf"), "case:<id or repr>" and "bad:<id or repr>".
+    # "complex64", "nan", "inf", "1e308"), "dtype:<dtype>", "case:<id or repr>" and "bad:<id or repr>".
     known_differences: dict = field(default_factory=dict)
     family: str = ""            # function family, for the NumPy->GPU crossover kept per family
     # "unsupported": {parameter: (values, ...)} that ndimg refuses: the scikit-image backend and
@@ -201,7 +201,8 @@ for _name in ("gaussian_gradient_magnitude", "gaussian_laplace"):
 for _name in ("correlate", "convolve"):
     register("ndimage", _name, f"{_C}:{_name}", dtypes=ALL, family="stencil", inputs=("signed", "weights"),
              cases=modes(cval=0.5) + (case(origin=1), case(_inputs=("signed", "weights:4"), origin=-1),
-                                      case(_inputs=("signed", "weights:5"), mode="wrap")),
+                                      case(_inputs=("signed", "weights:5"), mode="wrap"),
+                                      case(_prep=_c.nan_weights, _id="nan_kernel")),
              bad=(bad(RuntimeError, _inputs=("signed", "weights1d"), _ndim=(2,)), bad(ValueError, origin=2),
                   bad(RuntimeError, mode="bogus")),
              bench=(("2d_f32", dict(_inputs=("signed", "weights:7"))), ("3d_f32", {})))
@@ -437,7 +438,7 @@ del _name, _file, _kw
 # Known differences from the reference, reviewed: {qualname: {test class: reason}}. The generated tests of
 # these classes run as xfail(strict=True), so a fix shows as an unexpected pass: then delete the line.
 # Classes: an odd input ("big_endian_f4", "big_endian_u2", "0d", "float16", "bool", "complex64", "nan",
-# "inf"), "dtype:<dtype>", "case:<case repr>", "bad:<case repr>".
+# "inf", "1e308"), "dtype:<dtype>", "case:<case repr>", "bad:<case repr>".
 # ---------------------------------------------------------------------------------------------------
 KNOWN_DIFFERENCES = {
     "ndimage.sobel": {"bool": "bool input: scipy's bool output is the derivative cast to bool (nonzero), ndimg's is "
