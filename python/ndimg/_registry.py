@@ -440,57 +440,36 @@ del _name, _file, _kw
 # Classes: an odd input ("big_endian_f4", "big_endian_u2", "0d", "float16", "bool", "complex64", "nan",
 # "inf", "1e308"), "dtype:<dtype>", "case:<case repr>", "bad:<case repr>".
 # ---------------------------------------------------------------------------------------------------
+_BOOL_EDGE = ("bool input: scipy's bool output is the derivative cast to bool (nonzero), ndimg's is False at "
+              "pixels where the derivative is nonzero")
+_CORNER = ("scikit-image always multiplies by the kernel's first corner, zero or not (0 * %s is NaN there); ndimg "
+           "skips zero taps")
+_COMPLEX_THRESHOLD = ("complex input: scikit-image returns a complex threshold (or, for some data, fails inside with "
+                      "IndexError/ValueError), ndimg raises TypeError (unsupported array dtype) in the reduction")
 KNOWN_DIFFERENCES = {
-    "ndimage.sobel": {"bool": "bool input: scipy's bool output is the derivative cast to bool (nonzero), ndimg's is "
-                              "False at pixels where the derivative is nonzero"},
-    "ndimage.prewitt": {"bool": "bool input: scipy's bool output is the derivative cast to bool (nonzero), ndimg's "
-                                "is False at pixels where the derivative is nonzero"},
-    "filters.laplace": {"0d": "0-d input: scikit-image raises ValueError (at least 1 axis must be transformed), "
-                              "ndimg returns a 0-d result"},
+    "ndimage.sobel": {"bool": _BOOL_EDGE},
+    "ndimage.prewitt": {"bool": _BOOL_EDGE},
     "filters.unsharp_mask": {
-        "0d": "0-d input: scikit-image raises TypeError (return arrays must be of ArrayType), ndimg returns a result",
         "case:channel_axis=-1": "scikit-image 0.26's unsharp_mask with channel_axis differs from applying it to each "
                                 "channel (float32: values ~1e36); ndimg equals unsharp_mask per channel"},
     "filters.butterworth": {"0d": "0-d input: scikit-image fails with UnboundLocalError, ndimg with AttributeError "
                                   "('int' object has no attribute 'astype')"},
-    "filters.correlate_sparse": {
-        "inf": "scikit-image always multiplies by the kernel's first corner, zero or not (0 * inf is NaN there); "
-               "ndimg skips zero taps",
-        "nan": "scikit-image always multiplies by the kernel's first corner, zero or not (0 * NaN is NaN there); "
-               "ndimg skips zero taps"},
-    "filters.rank_order": {"bad:empty": "empty input: scikit-image raises IndexError, ndimg returns empty arrays"},
-    "filters.threshold_isodata": {"complex64": "complex input: scikit-image returns a complex threshold, ndimg "
-                                               "raises TypeError (unsupported array dtype) in the reduction"},
-    "filters.threshold_li": {"complex64": "complex input: scikit-image returns a complex threshold, ndimg raises "
-                                          "TypeError (unsupported array dtype) in the reduction"},
-    "filters.threshold_mean": {"complex64": "complex input: scikit-image returns a complex mean, ndimg raises "
-                                            "TypeError (unsupported array dtype) in the reduction"},
+    "filters.correlate_sparse": {"inf": _CORNER % "inf", "nan": _CORNER % "NaN"},
+    "filters.threshold_isodata": {"complex64": _COMPLEX_THRESHOLD},
+    "filters.threshold_li": {"complex64": _COMPLEX_THRESHOLD},
+    "filters.threshold_mean": {"complex64": _COMPLEX_THRESHOLD},
     "filters.threshold_minimum": {
         "0d": "0-d input: scikit-image raises RuntimeError (no two maxima), ndimg TypeError ('ndimg needs CuPy to "
               "work on GPU arrays': the engine check misreads a 0-d NumPy array)",
-        "complex64": "complex input: scikit-image returns a complex threshold, ndimg raises TypeError"},
-    "filters.threshold_multiotsu": {"complex64": "complex input: scikit-image returns complex thresholds, ndimg "
-                                                 "raises TypeError (unsupported array dtype)"},
-    "filters.threshold_niblack": {"0d": "0-d input: scikit-image raises TypeError (pad_width must be integral), "
-                                        "ndimg returns a result"},
-    "filters.threshold_otsu": {"complex64": "complex input: scikit-image raises ValueError (from np.bincount), "
-                                            "ndimg TypeError (unsupported array dtype)"},
-    "filters.threshold_sauvola": {
-        "0d": "0-d input: scikit-image raises TypeError (pad_width must be integral), ndimg returns a result",
-        "complex64": "complex input: scikit-image raises KeyError (no float type for complex64), ndimg ValueError"},
-    "filters.threshold_triangle": {"complex64": "complex input: scikit-image returns a complex threshold, ndimg "
-                                                "raises TypeError (unsupported array dtype)"},
-    "filters.threshold_yen": {"complex64": "complex input: scikit-image returns a complex threshold, ndimg raises "
-                                           "TypeError (unsupported array dtype)"},
-    "filters.try_all_threshold": {
-        "big_endian_f4": "big-endian input: ndimg fails in the image_stats binding (incompatible function arguments)",
-        "big_endian_u2": "big-endian input: ndimg fails in the image_stats binding (incompatible function arguments)"},
-    "metrics.normalized_mutual_information": {"complex64": "complex input: scikit-image raises TypeError (entr has "
-                                                           "no complex loop), ndimg returns a result"},
+        "complex64": _COMPLEX_THRESHOLD},
+    "filters.threshold_multiotsu": {"complex64": _COMPLEX_THRESHOLD},
+    "filters.threshold_otsu": {"complex64": _COMPLEX_THRESHOLD},
+    "filters.threshold_triangle": {"complex64": _COMPLEX_THRESHOLD},
+    "filters.threshold_yen": {"complex64": _COMPLEX_THRESHOLD},
 }
 for _q, _kd in KNOWN_DIFFERENCES.items():
     REGISTRY[_q] = replace(REGISTRY[_q], known_differences=_kd)
-del _q, _kd
+del _q, _kd, _BOOL_EDGE, _CORNER, _COMPLEX_THRESHOLD
 
 # ---------------------------------------------------------------------------------------------------
 # NumPy -> GPU crossover per function family, for the scikit-image backend's "gpu" NumPy policy: the
