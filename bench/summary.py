@@ -1,6 +1,6 @@
 """Pools benchmark runs into one table, a summary against issue 22's targets, and a plot.
 
-    python bench/summary.py RUN.json [RUN.json ...] [--out DIR] [--machine NAME] [--note TEXT]
+    python bench/summary.py RUN.json [RUN.json ...] [--out DIR] [--machine NAME] [--note TEXT] [--command TEXT]
 
 Each RUN.json is the raw record of one `bench/run.py` run (every sample of every engine). A case's time
 per engine is the median over the runs of each run's median, so one noisy run moves nothing. Writes
@@ -283,12 +283,13 @@ def main(argv=None):
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "results"))
     ap.add_argument("--machine", default=None, help="name of the output files (default: the runs' machine)")
     ap.add_argument("--note", default="", help="a paragraph put under the title (caveats, what was run)")
+    ap.add_argument("--command", default=None, help="the command that made the runs (default: each run's own)")
     args = ap.parse_args(argv)
     runs = load(args.runs)
     kinds = {(r["meta"]["cores"], r["meta"].get("gpu")) for r in runs}
     if len(kinds) > 1:
         sys.exit(f"runs from different machines cannot be pooled: {sorted(kinds, key=str)}")
-    print("\n".join(report(runs, args.out, args.machine, args.note)))
+    print("\n".join(report(runs, args.out, args.machine, args.note, args.command)))
 
 
 if __name__ == "__main__":
