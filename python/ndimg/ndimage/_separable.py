@@ -17,7 +17,7 @@ from .. import _core
 from .._engine import engine_aware, stream_ptr, xp_of
 from ._footprint import to_host
 from ._support import (as_input, check_origin_1d, complex_via_real, get_output, mode_code, may_share, native_output,
-                       normalize_axes, normalize_axis, per_axis, real_cval)
+                       is_complex, normalize_axes, normalize_axis, per_axis, real_cval)
 
 
 class Pass:
@@ -28,7 +28,7 @@ class Pass:
 
     def __init__(self, axis, weights, mode, cval, origin=0, mean=False):
         # a complex cval is kept for complex data (its parts go to the two parts' passes)
-        cval = complex(cval) if np.iscomplexobj(cval) else real_cval(cval)
+        cval = complex(cval) if is_complex(cval) else real_cval(cval)
         self.axis, self.mode, self.cval, self.origin, self.mean = axis, mode_code(mode), cval, int(origin), mean
         self.weights = weights if type(weights) is tuple else tuple(float(v) for v in weights)
 
