@@ -122,11 +122,8 @@ inline View between_passes(const View& out) {
   return v;
 }
 
-// One pass of the CPU schedule (in may be out); pass1d_cpu_typed is its body for input type TI,
-// instantiated in correlate1d_pass_*_cpu.cpp.
+// One pass of the CPU schedule (in may be out).
 void pass1d_cpu(const View& in, const View& out, const Pass1d& p);
-template <class TI>
-void pass1d_cpu_typed(const View& in, const View& out, const Pass1d& p);
 #ifdef NDIMG_WITH_CUDA
 // All passes of a separable filter on CUDA (in and out do not overlap; passes already validated).
 void separable_cuda(const View& in, const View& out, std::span<const Pass1d> passes, StreamHandle stream);
