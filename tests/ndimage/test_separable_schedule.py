@@ -13,9 +13,7 @@ import pytest
 import scipy.ndimage as ndi
 
 from ndimg import ndimage as nd
-from helpers import random_image
-
-MODES = ["reflect", "constant", "nearest", "mirror", "wrap"]
+from helpers import MODES, random_image
 # weights: symmetric, antisymmetric, neither (even length), long (33 taps)
 WEIGHTS = [(0.25, 0.5, 0.25), (-1.0, 0.0, 1.0), (0.1, -0.7, 0.35, 1.3),
            tuple(np.exp(-0.5 * (np.arange(-16, 17) / 4.0) ** 2).tolist())]
