@@ -160,7 +160,8 @@ for _name in ("correlate1d", "convolve1d"):
     register("ndimage", _name, f"{_S}:{_name}", dtypes=ALL, ndim=(1, 2, 3), inputs=_W1,
              cases=modes(cval=0.5) + (case(axis=0), case(origin=1), case(_inputs=("signed", "weights1d:4"), origin=-1),
                                       case(_inputs=("signed", "weights1d:8"), mode="wrap", origin=2)),
-             bad=(bad(RuntimeError, mode="bogus"), bad(ValueError, origin=2), bad(_AxisError, axis=3)),
+             bad=(bad(RuntimeError, mode="bogus"), bad(ValueError, origin=2), bad(_AxisError, axis=3),
+                  bad(TypeError, cval="a")),
              bench=(("2d_f32", dict(_inputs=("signed", "weights1d:7"))), ("3d_f32", dict(_inputs=("signed", "weights1d:7")))))
 register("ndimage", "gaussian_filter1d", f"{_S}:gaussian_filter1d", dtypes=NUMERIC, ndim=(1, 2, 3), inputs=("signed",),
          cases=modes(sigma=1.5, cval=0.5) + (case(sigma=2, order=1), case(sigma=1, order=2, axis=0),
@@ -173,12 +174,14 @@ register("ndimage", "gaussian_filter", f"{_S}:gaussian_filter", dtypes=NUMERIC, 
                                              case(sigma=(1, 2, 0.5), _ndim=(3,)), case(sigma=2, radius=3),
                                              case(sigma=0.8, truncate=2.0), case(sigma=1.5, axes=(0,))),
          bad=(bad(RuntimeError, sigma=(1, 2, 3, 4)), bad(ValueError, sigma=1, order=-1),
-              bad(RuntimeError, sigma=1, mode="bogus")),
+              bad(RuntimeError, sigma=1, mode="bogus"), bad(ValueError, sigma=1, axes=(3,)),
+              bad(TypeError, sigma=1, order=1.5)),
          bench=(("2d_f32", dict(sigma=4)), ("3d_f32", dict(sigma=2))))
 register("ndimage", "uniform_filter1d", f"{_S}:uniform_filter1d", dtypes=NUMERIC, ndim=(1, 2, 3), inputs=("signed",),
          cases=modes(size=4, cval=0.5) + (case(size=1), case(size=5, origin=-2, axis=0),
                                           case(size=10**6, _id="huge_size")),
-         bad=(bad(RuntimeError, size=0), bad(ValueError, size=3, origin=2), bad(_AxisError, size=3, axis=3)),
+         bad=(bad(RuntimeError, size=0), bad(ValueError, size=3, origin=2), bad(_AxisError, size=3, axis=3),
+              bad(TypeError, size=1.5)),
          bench=(("2d_f32", dict(size=9)), ("3d_f32", dict(size=9))))
 register("ndimage", "uniform_filter", f"{_S}:uniform_filter", dtypes=NUMERIC, family="separable", inputs=("signed",),
          cases=modes(size=3, cval=0.5) + (case(size=1), case(size=0), case(size=4, origin=1), case(size=(3, 5), _ndim=(2,)),
@@ -222,7 +225,8 @@ for _name in ("minimum_filter", "maximum_filter"):
              bench=(("2d_f32", dict(size=3)), ("2d_f32", dict(size=5)), ("3d_f32", dict(size=3))))
 register("ndimage", "median_filter", f"{_R}:median_filter", dtypes=NUMERIC, family="rank", inputs=("signed",),
          cases=modes(size=3, cval=0.5) + _RANK_CASES,
-         bad=(bad(RuntimeError, _id="no_size"), bad(RuntimeError, size=0), bad(ValueError, size=3, origin=2)),
+         bad=(bad(RuntimeError, _id="no_size"), bad(RuntimeError, size=0), bad(ValueError, size=3, origin=2),
+              bad(ValueError, size=3, axes=(0, 0))),
          bench=(("2d_f32", dict(size=3)), ("2d_f32", dict(size=5)), ("3d_f32", dict(size=3))))
 register("ndimage", "rank_filter", f"{_R}:rank_filter", dtypes=NUMERIC, family="rank", inputs=("signed",),
          cases=modes(rank=2, size=3, cval=0.5) + (case(rank=-1, size=3), case(rank=0, footprint=_FOOT2, _ndim=(2,)),
