@@ -180,7 +180,19 @@ REFUSED = {
     "contingency_table_empty": ("metrics", lambda m: m.contingency_table(_LAB[:0], _LAB[:0])),
     "adapted_rand_error_empty": ("metrics", lambda m: m.adapted_rand_error(_LAB[:, :0], _LAB[:, :0])),
     "variation_of_information_empty": ("metrics", lambda m: m.variation_of_information(_LAB[:0], _LAB[:0])),
+    "threshold_sauvola_object": ("filters", lambda m: m.threshold_sauvola(_IMG.astype(object))),
 }
+# Non-arrays: scikit-image reads attributes of most images without converting them (AttributeError), looks at
+# them as arrays in check_nD (ValueError for 0-d), or compares them (TypeError).
+for _name in ("gaussian", "sobel", "sobel_h", "farid", "farid_v", "scharr_h", "prewitt", "roberts", "roberts_neg_diag",
+              "laplace", "median", "unsharp_mask", "rank_order", "gabor", "frangi", "sato", "meijering", "wiener",
+              "threshold_li", "apply_hysteresis_threshold"):
+    _args = {"gabor": (0.2,), "wiener": (_ir,), "apply_hysteresis_threshold": (0.2, 0.5)}.get(_name, ())
+    for _label, _x in (("list", _IMG.tolist()), ("none", None), ("scalar", 0.5), ("str", "abc")):
+        if not (_name == "apply_hysteresis_threshold" and _label == "scalar"):
+            REFUSED[f"{_name}_{_label}"] = ("filters", lambda m, n=_name, x=_x, a=_args: getattr(m, n)(x, *a))
+for _label, _x in (("none", None), ("scalar", 0.5), ("str", "abc")):
+    REFUSED[f"hausdorff_distance_{_label}"] = ("metrics", lambda m, x=_x: m.hausdorff_distance(x, x))
 
 
 @pytest.mark.parametrize("case", list(REFUSED))
@@ -219,3 +231,23 @@ def test_correlate_sparse_empty_constant_works():
     k = np.ones((3, 3))
     assert_same_result(skimage.filters.correlate_sparse(_EMPTY, k, mode="constant"),
                        ndimg.filters.correlate_sparse(_EMPTY, k, mode="constant"))
+
+
+# Non-arrays that scikit-image converts, so that the call works
+ACCEPTED = {
+    "threshold_mean_list": lambda: ("filters", "threshold_mean", (_IMG.tolist(),)),
+    "threshold_mean_scalar": lambda: ("filters", "threshold_mean", (0.5,)),
+    "hysteresis_scalar": lambda: ("filters", "apply_hysteresis_threshold", (0.7, 0.2, 0.5)),
+    "difference_of_gaussians_list": lambda: ("filters", "difference_of_gaussians", (_IMG.tolist(), 1)),
+    "hausdorff_distance_list": lambda: ("metrics", "hausdorff_distance", ((_IMG > 0.5).tolist(), (_IMG > 0.3).tolist())),
+    "threshold_niblack_object": lambda: ("filters", "threshold_niblack", (_IMG.astype(object),)),
+}
+
+
+@pytest.mark.parametrize("case", list(ACCEPTED))
+def test_converted_like_the_reference(case):
+    import ndimg.metrics
+    import skimage.metrics
+
+    mod, name, args = ACCEPTED[case]()
+    assert_same_result(getattr(getattr(skimage, mod), name)(*args), getattr(getattr(ndimg, mod), name)(*args))

@@ -58,7 +58,10 @@ def convert_to_float(image, preserve_range):
 
 
 def check_nD(array, ndim, arg_name="image"):
-    """skimage's check_nD: ValueError for an empty array or one of the wrong dimensionality."""
+    """skimage's check_nD: ValueError for an empty array or one of the wrong dimensionality (anything else
+    is looked at as a NumPy array, as there)."""
+    if not hasattr(array, "ndim"):
+        array = np.asanyarray(array)
     ndims = [ndim] if np.isscalar(ndim) else list(ndim)
     if array.size == 0:
         raise ValueError(f"The parameter `{arg_name}` cannot be an empty array")
@@ -112,3 +115,11 @@ def check_extendable(shape):
     """np.pad's ValueError for an empty axis, where scikit-image pads an image in a mode other than 'constant'."""
     if 0 in shape:
         raise ValueError(f"can't extend empty axis {list(shape).index(0)} using modes other than 'constant' or 'empty'")
+
+
+def array_argument(image, attribute="dtype"):
+    """`image` as given, where scikit-image reads its attributes without converting it: anything but an array
+    fails there with AttributeError (it does not take lists or scalars)."""
+    if hasattr(image, "dtype") and hasattr(image, "shape"):
+        return image
+    raise AttributeError(f"{type(image).__name__!r} object has no attribute {attribute!r}")

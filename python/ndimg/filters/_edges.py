@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import _core
 from .._engine import engine_aware, xp_of
-from .._rules import as_image, check_nD, img_as_float, supported_float_type
+from .._rules import array_argument, check_nD, img_as_float, supported_float_type
 from ..ndimage._correlate import _correlate_or_convolve
 from ..ndimage._separable import Pass, run_passes
 
@@ -70,7 +70,7 @@ def _nd_kernel(ndim, edge_dim, edge, smooth):
 
 
 def _edge_filter(image, mask, axis, mode, cval, smooth, edge=EDGE):
-    image = _as_float(as_image(image))
+    image = _as_float(array_argument(image, "ndim"))
     xp = xp_of(image)
     ndim = image.ndim
     axes = list(range(ndim)) if axis is None else [axis] if np.isscalar(axis) else list(axis)
@@ -136,8 +136,8 @@ def _directional(name, axis, smooth, edge=EDGE, keyword_mask=False):
     reflect mode. `keyword_mask`: mask is keyword-only, as in scikit-image's farid_h/farid_v."""
 
     def run(image, mask):
-        image = as_image(image)
-        check_nD(image, 2)
+        check_nD(image, 2)  # first: it takes scalars and None as 0-d arrays
+        image = array_argument(image, "ndim")
         return _edge_filter(image, mask, axis, "reflect", 0.0, smooth, edge)
 
     if keyword_mask:

@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from .._engine import engine_aware
-from .._rules import as_image, check_nD, supported_float_type
+from .._rules import array_argument, check_nD, supported_float_type
 from ..ndimage._correlate import _correlate_or_convolve
 
 
@@ -44,8 +44,8 @@ def gabor(image, frequency, theta=0, bandwidth=1, sigma_x=None, sigma_y=None, n_
           mode="reflect", cval=0):
     """Real and imaginary responses of `image` to a Gabor kernel (skimage.filters.gabor). Integer
     images keep their dtype, as in scikit-image."""
-    image = as_image(image)
-    check_nD(image, 2)
+    check_nD(image, 2)  # first: it takes scalars and None as 0-d arrays
+    image = array_argument(image)
     if image.dtype.kind == "f":
         image = image.astype(supported_float_type(image.dtype), copy=False)
         kernel_dtype = np.promote_types(image.dtype, np.complex64)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine import engine_aware
-from .._rules import as_image
+from .._rules import array_argument
 from ..ndimage._rank import _rank_filter
 
 
@@ -15,7 +15,7 @@ def median(image, footprint=None, out=None, mode="nearest", cval=0.0, behavior="
     if behavior == "rank":
         raise NotImplementedError("median(behavior='rank') needs skimage.filters.rank, which ndimg does not "
                                   "provide yet; use behavior='ndimage'")
-    image = as_image(image)
+    image = array_argument(image, "ndim")
     if footprint is None:
         footprint = np.ones((3,) * image.ndim, dtype=bool)
     return _rank_filter(image, 0, None, footprint, out, mode, cval, 0, "median", None)

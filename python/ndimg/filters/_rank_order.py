@@ -4,14 +4,14 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine import engine_aware, xp_of
-from .._rules import as_image
+from .._rules import array_argument
 
 
 @engine_aware("image", native=False)  # the values keep the input's byte order
 def rank_order(image):
     """Each pixel's index among the sorted distinct values of `image` (labels of dtype
     np.min_scalar_type(image.size)), and those distinct values."""
-    image = as_image(image)
+    image = array_argument(image, "reshape")
     xp = xp_of(image)
     if image.size == 0:  # scikit-image indexes the last sorted value
         raise IndexError("index -1 is out of bounds for axis 0 with size 0")

@@ -113,7 +113,7 @@ def meijering(image, sigmas=_DEFAULT_SIGMAS, alpha=None, black_ridges=True, mode
     """Meijering neuriteness filter (any dimensionality up to 4): per scale, the largest-magnitude
     normalised eigenvalue clipped at 0 and divided by its image maximum; the maximum over `sigmas`. As
     ``skimage.filters.meijering``; ``alpha=None`` is 1/(ndim + 1)."""
-    if np.ndim(image) == 0:  # scikit-image finds no Hessian element to index
+    if getattr(image, "ndim", None) == 0:  # scikit-image finds no Hessian element to index
         raise IndexError("list index out of range")
     image = _working_image(image, black_ridges)
     if alpha is None:

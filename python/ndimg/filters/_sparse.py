@@ -5,7 +5,7 @@ import numpy as np
 
 from .. import _core
 from .._engine import engine_aware, xp_of
-from .._rules import as_image, check_extendable, supported_float_type
+from .._rules import array_argument, check_extendable, supported_float_type
 from ..ndimage._footprint import tap_offsets, to_host
 from .._engine import stream_ptr
 from ..ndimage._support import mode_code
@@ -19,7 +19,7 @@ _MODES = {"reflect": "reflect", "mirror": "mirror", "nearest": "nearest", "wrap"
 def correlate_sparse(image, kernel, mode="reflect"):
     """Correlation of `image` with `kernel` (skimage.filters.correlate_sparse): zero entries cost
     nothing. mode='valid' returns only the part where the kernel lies inside the image."""
-    image = as_image(image)
+    image = array_argument(image)
     kernel = to_host(kernel)
     float_dtype = supported_float_type(image.dtype)
     image = image.astype(float_dtype, copy=False)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine import engine_aware, xp_of
-from .._rules import as_image, check_nD, img_as_float, supported_float_type
+from .._rules import array_argument, check_nD, img_as_float, supported_float_type
 from ..ndimage._correlate import _correlate_or_convolve
 from ..ndimage._rank import _min_or_max_filter
 
@@ -36,24 +36,24 @@ def _stencil(image, weights, mask):
 @engine_aware("image", "mask")
 def roberts_pos_diag(image, mask=None):
     """Roberts' cross kernel [[1, 0], [0, -1]] (skimage.filters.roberts_pos_diag)."""
-    image = as_image(image)
-    check_nD(image, 2)
+    check_nD(image, 2)  # first: it takes scalars and None as 0-d arrays
+    image = array_argument(image)
     return _stencil(image, _ROBERTS_POS, mask)
 
 
 @engine_aware("image", "mask")
 def roberts_neg_diag(image, mask=None):
     """Roberts' cross kernel [[0, 1], [-1, 0]] (skimage.filters.roberts_neg_diag)."""
-    image = as_image(image)
-    check_nD(image, 2)
+    check_nD(image, 2)  # first: it takes scalars and None as 0-d arrays
+    image = array_argument(image)
     return _stencil(image, _ROBERTS_NEG, mask)
 
 
 @engine_aware("image", "mask")
 def roberts(image, mask=None):
     """Edge magnitude of Roberts' cross operator (skimage.filters.roberts)."""
-    image = as_image(image)
-    check_nD(image, 2)
+    check_nD(image, 2)  # first: it takes scalars and None as 0-d arrays
+    image = array_argument(image)
     xp = xp_of(image)
     pos = roberts_pos_diag.__wrapped_impl__(image, mask)
     neg = roberts_neg_diag.__wrapped_impl__(image, mask)
@@ -75,7 +75,7 @@ def _laplacian_kernel(ndim):
 @engine_aware("image", "mask")
 def laplace(image, ksize=3, mask=None):
     """Discrete Laplacian (the 3**ndim stencil, whatever `ksize`, as skimage.filters.laplace)."""
-    image = as_image(image)
+    image = array_argument(image)
     if image.ndim == 0:  # scikit-image's kernel construction transforms no axis
         raise ValueError("at least 1 axis must be transformed")
     return _stencil(image, _laplacian_kernel(image.ndim), mask)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import numbers
 import operator
 import warnings
 from collections import OrderedDict
@@ -17,7 +18,7 @@ import numpy as np
 
 from .._engine import engine_aware, xp_of
 from .._prim import histogram, label, reduce, threshold
-from .._rules import check_allocation, check_extendable, supported_float_type
+from .._rules import as_image, check_allocation, check_extendable, supported_float_type
 
 __all__ = ["try_all_threshold", "threshold_otsu", "threshold_yen", "threshold_isodata", "threshold_li",
            "threshold_local", "threshold_minimum", "threshold_mean", "threshold_niblack", "threshold_sauvola",
@@ -184,6 +185,8 @@ def threshold_isodata(image=None, nbins=256, return_all=False, *, hist=None):
 
 @engine_aware("image")
 def threshold_li(image, *, tolerance=None, initial_guess=None, iter_callback=None):
+    if not hasattr(image, "dtype"):  # scikit-image indexes and compares it as an array
+        raise TypeError(f"threshold_li takes an array, not {type(image).__name__}")
     xp = xp_of(image)
     kind = image.dtype.kind
     if image.size == 0:
@@ -307,6 +310,7 @@ def _local_maxima(h):
 
 @engine_aware("image")
 def threshold_mean(image):
+    image = as_image(image)  # np.mean takes lists and scalars
     xp = xp_of(image)
     if image.size == 0 or image.dtype == np.float16:
         return np.mean(image) if xp is np else _to_host(xp.mean(image))[()]
@@ -426,8 +430,8 @@ def _local(image, window_size, *, kind, k, r):
     float_dtype = supported_float_type(image.dtype)
     # scikit-image pads the image by the window and keeps two float64 integral images of the padded size
     check_allocation([n + s for n, s in zip(image.shape, w)], float_dtype, 16)
-    if image.dtype == np.float16:
-        image = image.astype(np.float32)
+    if image.dtype == np.float16 or image.dtype.kind not in "biuf":  # object arrays of numbers too
+        image = image.astype(float_dtype)
     return threshold.local_threshold(image, window=w, kind=kind, k=k, r=r,
                                      out=xp.empty(image.shape, dtype=float_dtype))
 
@@ -457,6 +461,10 @@ def threshold_sauvola(image, window_size=15, k=0.2, r=None):
 
 @engine_aware("image", "low", "high")
 def apply_hysteresis_threshold(image, low, high):
+    if isinstance(image, numbers.Number):  # compared with the thresholds as NumPy compares numbers
+        image = np.asarray(image)
+    elif not hasattr(image, "dtype"):
+        raise TypeError(f"'>' not supported between instances of {type(image).__name__!r} and 'float'")
     xp = xp_of(image)
     if image.size == 0:  # scikit-image's labelling reduces over the pixels
         raise ValueError("zero-size array to reduction operation minimum which has no identity")

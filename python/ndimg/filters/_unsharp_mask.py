@@ -4,14 +4,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .._engine import engine_aware, xp_of
-from .._rules import as_image, channel_axis_index, img_as_float, supported_float_type
+from .._rules import array_argument, channel_axis_index, img_as_float, supported_float_type
 from ._gaussian import gaussian
 
 
 @engine_aware("image")
 def unsharp_mask(image, radius=1.0, amount=1.0, preserve_range=False, *, channel_axis=None):
     """Sharpen as image + amount * (image - gaussian(image, radius)) (skimage.filters.unsharp_mask)."""
-    image = as_image(image)
+    image = array_argument(image)
     if image.ndim == 0:  # scikit-image's Gaussian cannot write a 0-d result
         raise TypeError("return arrays must be of ArrayType")
     xp = xp_of(image)

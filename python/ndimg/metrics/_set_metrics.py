@@ -6,12 +6,14 @@ import warnings
 import numpy as np
 
 from .._engine import engine_aware, xp_of
+from .._rules import as_image
 from ._common import scalar
 
 _CHUNK = 1 << 24  # distance-matrix elements per GPU step (128 MiB of float64)
 
 
 def _points(image):
+    image = as_image(image)  # np.nonzero takes lists and scalars
     xp = xp_of(image)
     return xp.stack(xp.nonzero(image), axis=1) if image.ndim else xp.nonzero(image)[0][:, None]
 
