@@ -30,4 +30,12 @@ SplitSums split_sums(const View& in, double shift, double t, StreamHandle stream
 // finite x; +inf when there are fewer than two distinct values. Float arrays only.
 double min_gap(const View& in, double shift, StreamHandle stream = nullptr);
 
+// Over two arrays of one shape and dtype, in the float type of the dtype (float32 for float32, double
+// otherwise, as scikit-image's metrics promote): with d = a - b, the double sums of the rounded squares d*d
+// and a*a (NumPy's mean(x * x, dtype=float64) of the squares).
+struct DiffSums {
+  double sum_sq_diff = 0, sum_sq_a = 0;
+};
+DiffSums diff_sums(const View& a, const View& b, StreamHandle stream = nullptr);
+
 }  // namespace ndimg::reduce

@@ -20,32 +20,42 @@ NDIMG_HD int64_t flat_offset(int64_t idx, int ndim, const int64_t* shape, const 
 NDIMG_HD int64_t in_offset(const Layout& l, int64_t i) { return flat_offset(i, l.ndim, l.shape, l.in_strides); }
 NDIMG_HD int64_t out_offset(const Layout& l, int64_t i) { return flat_offset(i, l.ndim, l.shape, l.out_strides); }
 
-// Calls f(offset) for the C-order flat indices [begin, end) of `v`, walking the offset incrementally.
+// Calls f(offset_a, offset_b) for the C-order flat indices [begin, end) of two views of one shape (two
+// inputs read in step), walking both offsets incrementally.
 template <class F>
-void for_range(const View& v, int64_t begin, int64_t end, F&& f) {
+void for_range2(const View& a, const View& b, int64_t begin, int64_t end, F&& f) {
   if (begin >= end) return;
-  if (v.ndim == 0) { f(int64_t(0)); return; }
-  const int last = v.ndim - 1;
+  if (a.ndim == 0) { f(int64_t(0), int64_t(0)); return; }
+  const int last = a.ndim - 1;
   int64_t idx[kMaxDim];
-  int64_t off = 0, rem = begin;
+  int64_t oa = 0, ob = 0, rem = begin;
   for (int d = last; d >= 0; --d) {
-    idx[d] = rem % v.shape[d];
-    rem /= v.shape[d];
-    off += idx[d] * v.strides[d];
+    idx[d] = rem % a.shape[d];
+    rem /= a.shape[d];
+    oa += idx[d] * a.strides[d];
+    ob += idx[d] * b.strides[d];
   }
-  const int64_t s = v.strides[last];
+  const int64_t sa = a.strides[last], sb = b.strides[last];
   for (int64_t i = begin; i < end;) {
-    const int64_t run = std::min(end - i, v.shape[last] - idx[last]);
-    for (int64_t r = 0; r < run; ++r) f(off + r * s);
+    const int64_t run = std::min(end - i, a.shape[last] - idx[last]);
+    for (int64_t r = 0; r < run; ++r) f(oa + r * sa, ob + r * sb);
     i += run;
     idx[last] += run;
-    off += run * s;
-    for (int d = last; d > 0 && idx[d] == v.shape[d]; --d) {
-      off += v.strides[d - 1] - idx[d] * v.strides[d];
+    oa += run * sa;
+    ob += run * sb;
+    for (int d = last; d > 0 && idx[d] == a.shape[d]; --d) {
+      oa += a.strides[d - 1] - idx[d] * a.strides[d];
+      ob += b.strides[d - 1] - idx[d] * b.strides[d];
       idx[d] = 0;
       ++idx[d - 1];
     }
   }
+}
+
+// Calls f(offset) for the C-order flat indices [begin, end) of `v`, walking the offset incrementally.
+template <class F>
+void for_range(const View& v, int64_t begin, int64_t end, F&& f) {
+  for_range2(v, v, begin, end, [&](int64_t o, int64_t) { f(o); });
 }
 
 }  // namespace ndimg

@@ -20,4 +20,14 @@ double min_gap(const View& in, double shift, StreamHandle stream) {
   NDIMG_ROUTE(in, "min_gap", min_gap_cpu(in, shift), min_gap_cuda(in, shift, stream));
 }
 
+DiffSums diff_sums(const View& a, const View& b, StreamHandle stream) {
+  const char* op = "diff_sums";
+  bool same = a.ndim == b.ndim && a.dtype == b.dtype;
+  for (int d = 0; same && d < a.ndim; ++d) same = a.shape[d] == b.shape[d];
+  if (!same) throw ValueError("diff_sums: two arrays of one shape and dtype expected");
+  require_same_device(a, b, op);
+  if (a.size() == 0) return {};
+  NDIMG_ROUTE(a, op, diff_sums_cpu(a, b), diff_sums_cuda(a, b, stream));
+}
+
 }  // namespace ndimg::reduce

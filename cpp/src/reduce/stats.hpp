@@ -77,14 +77,37 @@ NDIMG_HD double sorted_gap(T a, T b) {
   return (b - b == T(0)) && g > T(0) ? double(g) : double(INFINITY);
 }
 
+// ---- sums of squared differences ----
+// x * x rounded on its own: never fused with the sum it feeds (nvcc contracts by default).
+template <class C>
+NDIMG_HD C square_rn(C x) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(C) == 8) return __dmul_rn(x, x);
+#endif
+  return x * x;
+}
+template <class T>
+NDIMG_HD void diff_sums_add(DiffSums& acc, T a, T b) {
+  using C = compute_t<T>;
+  const C x = static_cast<C>(a), d = x - static_cast<C>(b);
+  acc.sum_sq_diff += double(square_rn(d));
+  acc.sum_sq_a += double(square_rn(x));
+}
+NDIMG_HD void diff_sums_merge(DiffSums& a, const DiffSums& b) {
+  a.sum_sq_diff += b.sum_sq_diff;
+  a.sum_sq_a += b.sum_sq_a;
+}
+
 // ---- engine schedules (arguments validated by the entries) ----
 Stats stats_cpu(const View& in);
 SplitSums split_sums_cpu(const View& in, double shift, double t);
 double min_gap_cpu(const View& in, double shift);
+DiffSums diff_sums_cpu(const View& a, const View& b);
 #ifdef NDIMG_WITH_CUDA
 Stats stats_cuda(const View& in, StreamHandle s);
 SplitSums split_sums_cuda(const View& in, double shift, double t, StreamHandle s);
 double min_gap_cuda(const View& in, double shift, StreamHandle s);
+DiffSums diff_sums_cuda(const View& a, const View& b, StreamHandle s);
 #endif
 
 }  // namespace ndimg::reduce

@@ -9,20 +9,28 @@
 namespace ndimg::reduce {
 namespace {
 
-// add(acc, offset) over the elements of `in` into one accumulator per part (each starting from
-// `identity`), then merge(total, part) in part order. The parts depend on the size alone (fixed_parts).
-template <class Acc, class Add, class Merge>
-Acc reduce_cpu(const View& in, const Acc& identity, Add&& add, Merge&& merge) {
-  const int64_t parts = fixed_parts(in.size());
+// walk(acc, begin, end) adds the elements [begin, end) (C order) to an accumulator, one per part (each
+// starting from `identity`); then merge(total, part) in part order. The parts depend on n alone (fixed_parts).
+template <class Acc, class Walk, class Merge>
+Acc reduce_cpu(int64_t n, const Acc& identity, Walk&& walk, Merge&& merge) {
+  const int64_t parts = fixed_parts(n);
   std::vector<Acc> part(parts, identity);
-  for_parts(in.size(), parts, [&](int64_t p, int64_t a, int64_t b) {
+  for_parts(n, parts, [&](int64_t p, int64_t a, int64_t b) {
     Acc acc = identity;
-    for_range(in, a, b, [&](int64_t o) { add(acc, o); });
+    walk(acc, a, b);
     part[p] = acc;
   });
   Acc total = identity;
   for (int64_t p = 0; p < parts; ++p) merge(total, part[p]);
   return total;
+}
+
+// reduce_cpu over the elements of one array: add(acc, offset).
+template <class Acc, class Add, class Merge>
+Acc reduce_cpu(const View& in, const Acc& identity, Add&& add, Merge&& merge) {
+  return reduce_cpu(
+      in.size(), identity,
+      [&](Acc& acc, int64_t a, int64_t b) { for_range(in, a, b, [&](int64_t o) { add(acc, o); }); }, merge);
 }
 
 }  // namespace
@@ -45,6 +53,31 @@ SplitSums split_sums_cpu(const View& in, double shift, double t) {
           in, SplitSums{}, [&](SplitSums& acc, int64_t o) { split_sums_add<T>(acc, src[o], T(shift), T(t)); },
           split_sums_merge);
     }
+  });
+}
+
+// Contiguous pairs are summed in kLanes interleaved accumulators (independent chains that the compiler
+// vectorizes), merged in lane order; the order depends on n alone, like the parts.
+DiffSums diff_sums_cpu(const View& a, const View& b) {
+  constexpr int64_t kLanes = 8;
+  const bool contiguous = a.c_contiguous() && b.c_contiguous();
+  return dispatch_dtype(a.dtype, [&]<class T>() {
+    const T *pa = a.ptr<T>(), *pb = b.ptr<T>();
+    return reduce_cpu(
+        a.size(), DiffSums{},
+        [&](DiffSums& acc, int64_t i0, int64_t i1) {
+          if (!contiguous) {
+            for_range2(a, b, i0, i1, [&](int64_t oa, int64_t ob) { diff_sums_add(acc, pa[oa], pb[ob]); });
+            return;
+          }
+          DiffSums lane[kLanes] = {};
+          int64_t i = i0;
+          for (; i + kLanes <= i1; i += kLanes)
+            for (int64_t k = 0; k < kLanes; ++k) diff_sums_add(lane[k], pa[i + k], pb[i + k]);
+          for (; i < i1; ++i) diff_sums_add(lane[i - i1 + kLanes], pa[i], pb[i]);
+          for (const DiffSums& l : lane) diff_sums_merge(acc, l);
+        },
+        diff_sums_merge);
   });
 }
 

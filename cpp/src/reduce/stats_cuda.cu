@@ -30,6 +30,13 @@ struct SplitSumsOp {
   static NDIMG_HD void merge(Acc& a, const Acc& b) { split_sums_merge(a, b); }
 };
 
+struct DiffSumsOp {
+  using Acc = DiffSums;
+  static NDIMG_HD Acc identity() { return DiffSums{}; }
+  template <class T> NDIMG_HD void add(Acc& a, T x, T y) const { diff_sums_add(a, x, y); }
+  static NDIMG_HD void merge(Acc& a, const Acc& b) { diff_sums_merge(a, b); }
+};
+
 // Merges the block's per-thread accumulators (a shared-memory tree) into partials[blockIdx.x].
 template <class Op>
 __device__ void store_block_partial(typename Op::Acc acc, typename Op::Acc* partials) {
@@ -50,6 +57,14 @@ __global__ void reduce_partials(const T* in, Layout l, int64_t n, Op op, typenam
   store_block_partial<Op>(acc, partials);
 }
 
+// Two inputs read in step: `a` at the layout's in_strides, `b` at its out_strides.
+template <class T, class Op>
+__global__ void reduce_pair_partials(const T* a, const T* b, Layout l, int64_t n, Op op, typename Op::Acc* partials) {
+  typename Op::Acc acc = Op::identity();
+  NDIMG_GRID_STRIDE(i, n) op.add(acc, a[in_offset(l, i)], b[out_offset(l, i)]);
+  store_block_partial<Op>(acc, partials);
+}
+
 template <class Op>
 __global__ void reduce_index_partials(int64_t n, Op op, typename Op::Acc* partials) {
   typename Op::Acc acc = Op::identity();
@@ -67,16 +82,22 @@ Acc merge_partials(const Acc* partials, unsigned blocks, cudaStream_t s, const c
   return total;
 }
 
-template <class T, class Op>
-typename Op::Acc reduce(const View& in, Op op, cudaStream_t s, const char* op_name) {
+// A fixed grid of partials for n elements, filled by launch(blocks, partials) and merged on the host.
+template <class Op, class Launch>
+typename Op::Acc reduce_with(int64_t n, Launch&& launch, cudaStream_t s, const char* op_name) {
   using Acc = typename Op::Acc;
-  const int64_t n = in.size();
   const unsigned blocks = std::min<unsigned>(cuda::blocks_for(n, kThreads), kMaxReduceBlocks);
   cuda::Scratch part(blocks * sizeof(Acc), s, op_name);
-  Layout l = make_layout(in, in);
-  reduce_partials<T, Op><<<blocks, kThreads, 0, s>>>(in.ptr<T>(), l, n, op, part.get<Acc>());
+  launch(blocks, part.get<Acc>());
   cuda::check_launch(op_name);
   return merge_partials<Acc, Op>(part.get<Acc>(), blocks, s, op_name);
+}
+
+template <class T, class Op>
+typename Op::Acc reduce(const View& in, Op op, cudaStream_t s, const char* op_name) {
+  return reduce_with<Op>(in.size(), [&](unsigned blocks, typename Op::Acc* part) {
+    reduce_partials<T, Op><<<blocks, kThreads, 0, s>>>(in.ptr<T>(), make_layout(in, in), in.size(), op, part);
+  }, s, op_name);
 }
 
 // The gap reduction reads neighbours of a contiguous sorted array.
@@ -142,6 +163,18 @@ double min_gap_cuda(const View& in, double shift, StreamHandle stream) {
   if (in.dtype == DType::F32) return min_gap_typed<float>(in, shift, s, op);
   if (in.dtype == DType::F64) return min_gap_typed<double>(in, shift, s, op);
   throw TypeError("min_gap: float image expected");
+}
+
+DiffSums diff_sums_cuda(const View& a, const View& b, StreamHandle stream) {
+  const char* op = "diff_sums";
+  cuda::DeviceGuard guard(a.device_id, op);
+  auto s = static_cast<cudaStream_t>(stream);
+  return dispatch_dtype(a.dtype, [&]<class T>() {
+    return reduce_with<DiffSumsOp>(a.size(), [&](unsigned blocks, DiffSums* part) {
+      reduce_pair_partials<T, DiffSumsOp><<<blocks, kThreads, 0, s>>>(a.ptr<T>(), b.ptr<T>(), make_layout(a, b),
+                                                                      a.size(), DiffSumsOp{}, part);
+    }, s, op);
+  });
 }
 
 }  // namespace ndimg::reduce

@@ -12,6 +12,7 @@ from .._engine import stream_ptr
 
 Stats = _core.Stats
 SplitSums = _core.SplitSums
+DiffSums = _core.DiffSums
 
 
 def image_stats(image) -> Stats:
@@ -37,3 +38,10 @@ def min_gap(image, *, shift) -> float:
     """The smallest positive difference between the sorted values x - shift (in the array's float type) of
     the finite x; inf when there are fewer than two distinct ones. Float32/float64 only."""
     return _core.min_gap(image, float(shift), stream=stream_ptr(image))
+
+
+def diff_sums(a, b) -> DiffSums:
+    """For two arrays of one shape and dtype, in the float type of the dtype (float32 for float32, float64
+    otherwise), with d = a - b: ``sum_sq_diff``, the float64 sum of the rounded d * d, and ``sum_sq_a``, that
+    of a * a (NumPy's ``(x * x).sum(dtype=float64)``). Zeros for empty arrays."""
+    return _core.diff_sums(a, b, stream=stream_ptr(a))
