@@ -186,8 +186,19 @@ NDIMG_INLINE void running_mean(T* acc, int lanes, int64_t i0, int64_t i1, int64_
 using LoadFn = void (*)(const void* src, int64_t stride, int64_t count, double* dst, int64_t step);
 using StoreFn = void (*)(const double* res, int64_t count, void* dst, int64_t stride);
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#define NDIMG_X86_CLONES 1
+bool have_avx2() {
+  static const bool yes = __builtin_cpu_supports("avx2");
+  return yes;
+}
+#define NDIMG_AVX2 __attribute__((target("avx2")))
+#else
+#define NDIMG_AVX2
+#endif
+
 template <class T>
-void load_as_double(const void* src, int64_t stride, int64_t count, double* dst, int64_t step) {
+NDIMG_INLINE void load_as_double(const void* src, int64_t stride, int64_t count, double* dst, int64_t step) {
   const T* a = static_cast<const T*>(src);
   if (stride == 1 && step == 1)
     for (int64_t k = 0; k < count; ++k) dst[k] = double(a[k]);
@@ -195,12 +206,38 @@ void load_as_double(const void* src, int64_t stride, int64_t count, double* dst,
     for (int64_t k = 0; k < count; ++k) dst[k * step] = double(a[k * stride]);
 }
 template <class T>
-void store_from_double(const double* res, int64_t count, void* dst, int64_t stride) {
+NDIMG_INLINE void store_from_double(const double* res, int64_t count, void* dst, int64_t stride) {
   T* o = static_cast<T*>(dst);
   if (stride == 1)
     for (int64_t k = 0; k < count; ++k) o[k] = cast_to<T>(res[k]);
   else
     for (int64_t k = 0; k < count; ++k) o[k * stride] = cast_to<T>(res[k]);
+}
+
+// Each compiled for the baseline ISA and, on x86, for AVX2 (chosen at run time, as the schedules are).
+template <class T>
+void load_base(const void* s, int64_t st, int64_t n, double* d, int64_t step) { load_as_double<T>(s, st, n, d, step); }
+template <class T>
+NDIMG_AVX2 void load_avx2(const void* s, int64_t st, int64_t n, double* d, int64_t step) {
+  load_as_double<T>(s, st, n, d, step);
+}
+template <class T>
+void store_base(const double* r, int64_t n, void* d, int64_t st) { store_from_double<T>(r, n, d, st); }
+template <class T>
+NDIMG_AVX2 void store_avx2(const double* r, int64_t n, void* d, int64_t st) { store_from_double<T>(r, n, d, st); }
+template <class T>
+LoadFn loader() {
+#ifdef NDIMG_X86_CLONES
+  if (have_avx2()) return &load_avx2<T>;
+#endif
+  return &load_base<T>;
+}
+template <class T>
+StoreFn storer() {
+#ifdef NDIMG_X86_CLONES
+  if (have_avx2()) return &store_avx2<T>;
+#endif
+  return &store_base<T>;
 }
 
 // A view's element type erased: its bytes, element size and the load or store of its dtype.
@@ -210,8 +247,8 @@ struct Typed {
   StoreFn store;
   int64_t esize;
   explicit Typed(const View& v_)
-      : v(v_), load(dispatch_dtype(v_.dtype, []<class T>() -> LoadFn { return &load_as_double<T>; })),
-        store(dispatch_dtype(v_.dtype, []<class T>() -> StoreFn { return &store_from_double<T>; })),
+      : v(v_), load(dispatch_dtype(v_.dtype, []<class T>() { return loader<T>(); })),
+        store(dispatch_dtype(v_.dtype, []<class T>() { return storer<T>(); })),
         esize(int64_t(dtype_size(v_.dtype))) {}
   // the element `offset` elements from the start of line `line` along `axis`
   char* at(int axis, int64_t line, int64_t offset = 0) const {
@@ -380,15 +417,10 @@ template <class Job>
 void chunk_base(const Job& job, int64_t a, int64_t b) {
   job.run(a, b);
 }
-#if defined(__x86_64__) && defined(__GNUC__)
-#define NDIMG_X86_CLONES 1
+#ifdef NDIMG_X86_CLONES
 template <class Job>
 __attribute__((target("avx2"))) void chunk_avx2(const Job& job, int64_t a, int64_t b) {
   job.run(a, b);
-}
-bool have_avx2() {
-  static const bool yes = __builtin_cpu_supports("avx2");
-  return yes;
 }
 #endif
 

@@ -1,3 +1,4 @@
+#include <cmath>
 #include <vector>
 
 #include "core/output.hpp"
@@ -59,9 +60,11 @@ void min_max_filter1d(const View& in, const View& out, int64_t size, int axis, M
   const Reach r = clip_reach(filter_reach(size, origin), n), rn = nan_reach(size, origin, n);
   const int64_t w = r.left + r.right + 1, len = n + w - 1;
   const int64_t wn = rn.left + rn.right + 1, cap = std::min(wn, n + wn - 1);
+  const bool cval_nan = mode == Mode::Constant && std::isnan(cval);  // NaN even in integer data
   dispatch_dtype(in.dtype, [&]<class TI>() {
     with_kernel_output_cpu<TI>(out, [&]<class TO>(const View& ov) {
       using C = compute_t<TI>;
+      constexpr bool may_nan = std::is_floating_point_v<TI>;
       auto pick = [minimum](C a, C b) { return extreme(minimum, a, b); };
       const TI* src = in.ptr<TI>();
       TO* dst = ov.ptr<TO>();
@@ -76,8 +79,12 @@ void min_max_filter1d(const View& in, const View& out, int64_t size, int axis, M
             const int64_t k = extend_index(j - q.left, n, mode);
             return k < 0 ? C(cval) : C(a[k * si]);
           };
-          for (int64_t j = 0; j < len; ++j) h[j] = ext(j, r);
-          if (any_nan(h.data(), len)) {
+          bool nan = false;
+          for (int64_t j = 0; j < len; ++j) {
+            h[j] = ext(j, r);
+            if constexpr (may_nan) nan |= !(h[j] == h[j]);
+          }
+          if (nan || cval_nan) {
             ring.resize(size_t(cap));
             death.resize(size_t(cap));
             sliding_extreme<C>(minimum, n, wn, [&](int64_t j) { return ext(j, rn); }, ring.data(), death.data(),

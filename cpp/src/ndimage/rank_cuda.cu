@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cmath>
 
 #include "ndimage/correlate1d.hpp"
 #include "ndimage/footprint.cuh"
@@ -191,13 +192,13 @@ void min_max_filter1d_cuda(const View& in, const View& out, int64_t size, int ax
     using C = compute_t<TI>;
     with_kernel_output<TI>(out, s, op, [&]<class TO>(const View& o) {
       const Layout l = make_layout(in, o);
-      constexpr bool may_nan = std::is_floating_point_v<TI>;
+      const bool may_nan = std::is_floating_point_v<TI> || (mode == Mode::Constant && std::isnan(cval));
       cuda::Scratch flags(may_nan ? size_t(nlines) * sizeof(int) : 0, s, op);
       if (may_nan) cuda::check(cudaMemsetAsync(flags.get<int>(), 0, size_t(nlines) * sizeof(int), s), op);
       min_max1d_kernel<TI, TO, C><<<cuda::blocks_for(total, 256), 256, 0, s>>>(
           in.ptr<TI>(), o.ptr<TO>(), l, axis, w, r.left, mode, C(cval), minimum, total, flags.get<int>());
       cuda::check_launch(op);
-      if constexpr (may_nan) {
+      if (may_nan) {
         // the flagged lines again, in batches whose deques fit in about 64 MiB
         const int64_t per_line = cap * int64_t(sizeof(C) + sizeof(int64_t));
         const int64_t lines = std::min(nlines, std::max<int64_t>(1, (int64_t(64) << 20) / per_line));
