@@ -129,6 +129,14 @@ def test_nan_min_max_filter1d(engine, rng, dtype, mode):
                     _same(got, getattr(ndi, name)(x, size, axis=axis, mode=mode, origin=origin))
 
 
+def test_nan_cval_in_integer_data(engine, rng):
+    x = rng.integers(0, 50, (9, 12)).astype(np.int16)
+    for name in ("minimum_filter1d", "maximum_filter1d"):
+        for size, origin in ((3, 0), (4, 1), (6, -3)):
+            kw = dict(mode="constant", cval=np.nan, origin=origin, output=np.float64)
+            _same(getattr(nd, name)(to_engine(x, engine), size, **kw), getattr(ndi, name)(x, size, **kw))
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_nan_min_max_filter(engine, rng, dtype):
     x = _nan_image(rng, (13, 17), dtype)
