@@ -184,11 +184,14 @@ _OUTPUTS = ("out", "output")  # arrays written in place: never replaced by a cop
 
 
 def _native(args, kwargs, swapped):
-    """The arguments with each (position or name, array) of `swapped` in native byte order, as the references
-    compute (their results are native too); `kwargs` is updated in place."""
+    """The arguments with each (position or name, value) of `swapped` as a NumPy array (a NumPy scalar is the
+    0-d array the references see) in native byte order, as the references compute (their results are native
+    too); `kwargs` is updated in place."""
     args = list(args)
     for at, v in swapped:
-        v = v.astype(v.dtype.newbyteorder("="))
+        v = np.asarray(v)
+        if not v.dtype.isnative:
+            v = v.astype(v.dtype.newbyteorder("="))
         if isinstance(at, int):
             args[at] = v
         else:
@@ -199,7 +202,7 @@ def _native(args, kwargs, swapped):
 def engine_aware(*array_params, native=True):
     """Decorator for a public function: GPU arguments named in `array_params` (positions or keywords,
     also sequences of arrays) reach the body as CuPy arrays, results go back as the caller's type. NumPy
-    inputs in the other byte order reach it in the native one (`native=False`: as given, for a body that
+    scalars reach it as 0-d arrays, inputs in the other byte order in the native one (`native=False`: as given, for a body that
     returns the input's own values, as scikit-image does)."""
 
     def deco(fn):
@@ -215,7 +218,7 @@ def engine_aware(*array_params, native=True):
         def wrapper(*args, **kwargs):
             seen = []  # the library of every array argument (and of every element of sequences)
             gpu_args = []  # (position or name, value, its libraries) of the arguments holding GPU arrays
-            swapped = []  # (position or name, value) of NumPy inputs in the other byte order
+            swapped = []  # (position or name, value) of NumPy scalars and inputs in the other byte order
             for p, i in params:
                 at = i if i < len(args) else p
                 v = args[i] if i < len(args) else kwargs.get(p)
@@ -226,7 +229,8 @@ def engine_aware(*array_params, native=True):
                 seen.extend(libs)
                 if any(lib not in (None, "numpy") for lib in libs):
                     gpu_args.append((at, v, libs if seq else None))
-                elif native and not seq and isinstance(v, np.ndarray) and not v.dtype.isnative and p not in _OUTPUTS:
+                elif native and not seq and p not in _OUTPUTS and (
+                        isinstance(v, np.generic) or isinstance(v, np.ndarray) and not v.dtype.isnative):
                     swapped.append((at, v))
             call = _call_for(seen)
             if call.engine == CPU:

@@ -18,7 +18,7 @@ import numpy as np
 
 from .._engine import engine_aware, xp_of
 from .._prim import histogram, label, reduce, threshold
-from .._rules import as_image, check_allocation, check_extendable, supported_float_type
+from .._rules import array_argument, as_image, check_allocation, check_extendable, supported_float_type
 
 __all__ = ["try_all_threshold", "threshold_otsu", "threshold_yen", "threshold_isodata", "threshold_li",
            "threshold_local", "threshold_minimum", "threshold_mean", "threshold_niblack", "threshold_sauvola",
@@ -488,7 +488,7 @@ def apply_hysteresis_threshold(image, low, high):
 def try_all_threshold(image, figsize=(8, 5), verbose=True):
     from matplotlib import pyplot as plt
 
-    image = np.asarray(image)
+    image = np.asarray(array_argument(image, "reshape"))  # a NumPy scalar becomes 0-d; lists are refused
     if not image.dtype.isnative:
         image = image.astype(image.dtype.newbyteorder("="))
 
