@@ -34,12 +34,22 @@ NDIMG_HD int64_t integer_bin(T v, int64_t lo, int64_t nbins) {
   return b >= 0 && b < nbins ? b : -1;
 }
 
+// The flat bin of a pair of axis bins in a (n0, n1) table; -1 when either is outside its axis.
+NDIMG_HD int64_t joint_bin(int64_t i0, int64_t i1, int64_t n1) { return i0 < 0 || i1 < 0 ? -1 : i0 * n1 + i1; }
+
 // ---- engine schedules (arguments validated by the entries) ----
 void integer_cpu(const View& in, int64_t lo, const View& counts);
 void uniform_cpu(const View& in, std::span<const double> edges, const View& counts);
+void joint_integer_cpu(const View& in0, int64_t lo0, const View& in1, int64_t lo1, const View& counts);
+void joint_uniform_cpu(const View& in0, std::span<const double> edges0, const View& in1,
+                       std::span<const double> edges1, const View& counts);
 #ifdef NDIMG_WITH_CUDA
 void integer_cuda(const View& in, int64_t lo, const View& counts, StreamHandle s);
 void uniform_cuda(const View& in, std::span<const double> edges, const View& counts, StreamHandle s);
+void joint_integer_cuda(const View& in0, int64_t lo0, const View& in1, int64_t lo1, const View& counts,
+                        StreamHandle s);
+void joint_uniform_cuda(const View& in0, std::span<const double> edges0, const View& in1,
+                        std::span<const double> edges1, const View& counts, StreamHandle s);
 #endif
 
 }  // namespace ndimg::histogram

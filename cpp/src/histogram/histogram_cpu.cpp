@@ -1,5 +1,7 @@
 // CPU schedules of the histograms: per-part histograms summed at the end where they are small next to the
-// data (integer counts: the part count, read once from the pool, does not change the result).
+// data, else one table counted with atomic increments (integer counts: neither the part count, read once
+// from the pool, nor the order of the increments changes the result).
+#include <atomic>
 #include <vector>
 
 #include "core/index.hpp"
@@ -9,24 +11,66 @@
 namespace ndimg::histogram {
 namespace {
 
-// Adds to `counts` the bin bin_of(offset) of every element of `in` (a negative bin is not counted).
-template <class BinOf>
-void histogram_cpu(const View& in, const View& counts, BinOf&& bin_of) {
-  const int64_t n = in.size(), nbins = counts.shape[0];
-  const int64_t parts = nbins * 8 <= n ? parts_for(n) : 1;
+// Adds to `counts` (all its elements: the bins, C order) every bin that walk(begin, end, add) passes to
+// add(bin) for the elements [begin, end) of n; a negative bin is not counted.
+template <class Walk>
+void count_cpu(int64_t n, const View& counts, Walk&& walk) {
+  const int64_t nbins = counts.size();
+  int64_t* c = counts.ptr<int64_t>();
+  if (nbins * 8 > n) {
+    for_parts(n, parts_for(n), [&](int64_t, int64_t a, int64_t b) {
+      walk(a, b, [&](int64_t i) {
+        if (i >= 0) std::atomic_ref<int64_t>(c[i]).fetch_add(1, std::memory_order_relaxed);
+      });
+    });
+    return;
+  }
+  const int64_t parts = parts_for(n);
   std::vector<int64_t> local(parts * nbins, 0);
   for_parts(n, parts, [&](int64_t p, int64_t a, int64_t b) {
     int64_t* h = local.data() + p * nbins;
-    for_range(in, a, b, [&](int64_t o) {
-      const int64_t i = bin_of(o);
+    walk(a, b, [&](int64_t i) {
       if (i >= 0) ++h[i];
     });
   });
-  int64_t* c = counts.ptr<int64_t>();
   parallel_for(nbins, 4096, [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b)
       for (int64_t p = 0; p < parts; ++p) c[b] += local[p * nbins + b];
   });
+}
+
+// count_cpu of bin_of(value) over one array.
+template <class T, class BinOf>
+void count_one(const View& in, const View& counts, BinOf&& bin_of) {
+  const T* src = in.ptr<T>();
+  count_cpu(in.size(), counts, [&](int64_t a, int64_t b, auto&& add) {
+    for_range(in, a, b, [&](int64_t o) { add(bin_of(src[o])); });
+  });
+}
+
+// count_cpu of the joint bin (bin0(value0), bin1(value1)) over two arrays read in step.
+template <class T, class Bin0, class Bin1>
+void count_pair(const View& in0, const View& in1, const View& counts, Bin0&& bin0, Bin1&& bin1) {
+  const T *s0 = in0.ptr<T>(), *s1 = in1.ptr<T>();
+  const int64_t n1 = counts.shape[1];
+  count_cpu(in0.size(), counts, [&](int64_t a, int64_t b, auto&& add) {
+    for_range2(in0, in1, a, b, [&](int64_t o0, int64_t o1) { add(joint_bin(bin0(s0[o0]), bin1(s1[o1]), n1)); });
+  });
+}
+
+// Equal-bin edges in the bin type of T.
+template <class T>
+std::vector<bin_t<T>> edges_in_bin_type(std::span<const double> edges) {
+  return std::vector<bin_t<T>>(edges.begin(), edges.end());
+}
+
+template <class T>
+auto uniform_bin_of(const std::vector<bin_t<T>>& e) {
+  using B = bin_t<T>;
+  const int64_t nbins = int64_t(e.size()) - 1;
+  return [&e, nbins, first = e.front(), last = e.back()](T v) {
+    return uniform_bin<B>(static_cast<B>(v), first, last, nbins, e.data());
+  };
 }
 
 }  // namespace
@@ -34,25 +78,35 @@ void histogram_cpu(const View& in, const View& counts, BinOf&& bin_of) {
 void integer_cpu(const View& in, int64_t lo, const View& counts) {
   const int64_t nbins = counts.shape[0];
   dispatch_dtype(in.dtype, [&]<class T>() {
-    if constexpr (std::is_floating_point_v<T>) {
-      throw TypeError("histogram_integer: integer image expected");
-    } else {
-      const T* src = in.ptr<T>();
-      histogram_cpu(in, counts, [&](int64_t o) { return integer_bin(src[o], lo, nbins); });
-    }
+    if constexpr (std::is_floating_point_v<T>) throw TypeError("histogram_integer: integer image expected");
+    else count_one<T>(in, counts, [&](T v) { return integer_bin(v, lo, nbins); });
   });
 }
 
 void uniform_cpu(const View& in, std::span<const double> edges, const View& counts) {
-  const int64_t nbins = counts.shape[0];
   dispatch_dtype(in.dtype, [&]<class T>() {
-    using B = bin_t<T>;
-    std::vector<B> e(edges.begin(), edges.end());
-    const B first = e.front(), last = e.back();
-    const T* src = in.ptr<T>();
-    histogram_cpu(in, counts, [&](int64_t o) {
-      return uniform_bin<B>(static_cast<B>(src[o]), first, last, nbins, e.data());
-    });
+    const auto e = edges_in_bin_type<T>(edges);
+    count_one<T>(in, counts, uniform_bin_of<T>(e));
+  });
+}
+
+void joint_integer_cpu(const View& in0, int64_t lo0, const View& in1, int64_t lo1, const View& counts) {
+  const int64_t n0 = counts.shape[0], n1 = counts.shape[1];
+  dispatch_dtype(in0.dtype, [&]<class T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      throw TypeError("histogram_joint_integer: integer arrays expected");
+    } else {
+      count_pair<T>(in0, in1, counts, [&](T v) { return integer_bin(v, lo0, n0); },
+                    [&](T v) { return integer_bin(v, lo1, n1); });
+    }
+  });
+}
+
+void joint_uniform_cpu(const View& in0, std::span<const double> edges0, const View& in1,
+                       std::span<const double> edges1, const View& counts) {
+  dispatch_dtype(in0.dtype, [&]<class T>() {
+    const auto e0 = edges_in_bin_type<T>(edges0), e1 = edges_in_bin_type<T>(edges1);
+    count_pair<T>(in0, in1, counts, uniform_bin_of<T>(e0), uniform_bin_of<T>(e1));
   });
 }
 

@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 
 from .._engine import engine_aware, xp_of
+from .._prim.histogram import joint_uniform_counts
 from .._prim.reduce import diff_sums
 from .._rules import supported_float_type
 from ._common import as_floats, check_shape_equality, dtype_range, entropy, scalar
@@ -103,9 +104,35 @@ def normalized_mutual_information(image0, image1, *, bins=100):
     if image0.shape != image1.shape:
         shape = np.maximum(image0.shape, image1.shape)
         image0, image1 = (xp.pad(im, [(0, s - n) for s, n in zip(shape, im.shape)]) for im in (image0, image1))
-    # density=True as in scikit-image: it cancels in the entropies but for rounding, and float32 images get
-    # float32 bin edges, whose widths (the density's divisors) differ in their last place
-    hist, _ = xp.histogramdd(xp.stack([image0.reshape(-1), image1.reshape(-1)], axis=1), bins=bins, density=True)
+    hist = _joint_density(image0, image1, bins)
     h0 = entropy(hist.sum(axis=0))
     h1 = entropy(hist.sum(axis=1))
     return scalar((h0 + h1) / entropy(hist))
+
+
+def _outer_edges(image, dtype):
+    """numpy.histogramdd's range of one axis of the (image0, image1) pairs, held in ``dtype``."""
+    lo, hi = dtype.type(image.min().item()), dtype.type(image.max().item())
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise ValueError(f"autodetected range of [{lo}, {hi}] is not finite")
+    return (lo - 0.5, hi + 0.5) if lo == hi else (lo, hi)
+
+
+def _joint_density(image0, image1, bins):
+    """numpy.histogramdd of the pairs (image0, image1) with ``bins`` equal bins per axis and density=True,
+    as scikit-image takes it: the density cancels in the entropies but for rounding, and float32 images get
+    float32 edges, whose widths (the density's divisors) differ in their last place. An integer ``bins``
+    is counted by the joint-histogram primitive; other bins (and float16, empty images) go to histogramdd."""
+    xp = xp_of(image0, image1)
+    dtype = np.result_type(image0.dtype, image1.dtype)  # the dtype of histogramdd's stacked sample
+    if not isinstance(bins, (int, np.integer)) or bins < 1 or dtype == np.float16 or image0.size == 0:
+        sample = xp.stack([image0.reshape(-1), image1.reshape(-1)], axis=1)
+        return xp.histogramdd(sample, bins=bins, density=True)[0]
+    image0, image1 = (xp.asarray(im, dtype=dtype) for im in (image0, image1))
+    edges = [np.linspace(*_outer_edges(im, dtype), int(bins) + 1) for im in (image0, image1)]
+    hist = joint_uniform_counts(image0, image1, edges0=edges[0], edges1=edges[1]).astype(np.float64)
+    s = hist.sum()
+    hist = hist / xp.asarray(np.diff(edges[0])).reshape(-1, 1)
+    hist = hist / xp.asarray(np.diff(edges[1])).reshape(1, -1)
+    hist /= s
+    return hist
