@@ -173,9 +173,11 @@ REFUSED = {
     "unsharp_mask_channel_axis_neg": ("filters", lambda m: m.unsharp_mask(_RGB, channel_axis=-4)),
     "rank_order_empty": ("filters", lambda m: m.rank_order(_EMPTY)),
     "correlate_sparse_empty": ("filters", lambda m: m.correlate_sparse(_EMPTY, np.ones((3, 3)))),
-    "correlate_sparse_empty_nearest": ("filters", lambda m: m.correlate_sparse(_EMPTY.T, np.ones((3, 3)), mode="nearest")),
+    "correlate_sparse_empty_nearest": ("filters",
+                                       lambda m: m.correlate_sparse(_EMPTY.T, np.ones((3, 3)), mode="nearest")),
     "ssim_channel_axis": ("metrics", lambda m: m.structural_similarity(_RGB, _RGB, channel_axis=5, data_range=1)),
-    "ssim_channel_axis_float": ("metrics", lambda m: m.structural_similarity(_RGB, _RGB, channel_axis=1.5, data_range=1)),
+    "ssim_channel_axis_float": ("metrics",
+                                lambda m: m.structural_similarity(_RGB, _RGB, channel_axis=1.5, data_range=1)),
     "nmi_complex": ("metrics", lambda m: m.normalized_mutual_information(_IMG.astype(np.complex64), _IMG)),
     "contingency_table_empty": ("metrics", lambda m: m.contingency_table(_LAB[:0], _LAB[:0])),
     "adapted_rand_error_empty": ("metrics", lambda m: m.adapted_rand_error(_LAB[:, :0], _LAB[:, :0])),
@@ -240,8 +242,11 @@ ACCEPTED = {
     "threshold_mean_scalar": lambda: ("filters", "threshold_mean", (0.5,)),
     "hysteresis_scalar": lambda: ("filters", "apply_hysteresis_threshold", (0.7, 0.2, 0.5)),
     "difference_of_gaussians_list": lambda: ("filters", "difference_of_gaussians", (_IMG.tolist(), 1)),
-    "hausdorff_distance_list": lambda: ("metrics", "hausdorff_distance", ((_IMG > 0.5).tolist(), (_IMG > 0.3).tolist())),
+    "hausdorff_distance_list": lambda: ("metrics", "hausdorff_distance",
+                                        ((_IMG > 0.5).tolist(), (_IMG > 0.3).tolist())),
     "threshold_niblack_object": lambda: ("filters", "threshold_niblack", (_IMG.astype(object),)),
+    "threshold_mean_object": lambda: ("filters", "threshold_mean", (_IMG.astype(object),)),
+    "threshold_mean_complex": lambda: ("filters", "threshold_mean", (_IMG.astype(np.complex64),)),
 }
 
 

@@ -202,8 +202,8 @@ def _native(args, kwargs, swapped):
 def engine_aware(*array_params, native=True):
     """Decorator for a public function: GPU arguments named in `array_params` (positions or keywords,
     also sequences of arrays) reach the body as CuPy arrays, results go back as the caller's type. NumPy
-    scalars reach it as 0-d arrays, inputs in the other byte order in the native one (`native=False`: as given, for a body that
-    returns the input's own values, as scikit-image does)."""
+    scalars reach it as 0-d arrays, inputs in the other byte order in the native one (`native=False`: as
+    given, for a body that returns the input's own values, as scikit-image does)."""
 
     def deco(fn):
         import inspect

@@ -312,7 +312,7 @@ def _local_maxima(h):
 def threshold_mean(image):
     image = as_image(image)  # np.mean takes lists and scalars
     xp = xp_of(image)
-    if image.size == 0 or image.dtype == np.float16:
+    if image.size == 0 or image.dtype == np.float16 or image.dtype.kind not in "biuf":  # complex, objects: NumPy's
         return np.mean(image) if xp is np else _to_host(xp.mean(image))[()]
     st = reduce.image_stats(image)
     if image.dtype.kind == "f":
