@@ -5,8 +5,8 @@
   layout at every ndim with the first case): same values at the registry tolerance and the same array type
   out as in.
 - test_bad: each bad case raises the reference's exception type.
-- test_odd_input: big-endian, 0-d, float16, bool, complex64, NaN/inf and 1e308 inputs behave like the reference:
-  where it raises, ndimg raises the same type; where it succeeds, ndimg gives close results.
+- test_odd_input: big-endian, 0-d, float16, bool, complex64, NaN/inf, 1e308 and nested-list inputs behave like
+  the reference: where it raises, ndimg raises the same type; where it succeeds, ndimg gives close results.
 - test_torch: a torch CUDA tensor in gives a torch tensor out (cuda engine, torch installed).
 A reviewed difference is listed in the entry's known_differences and runs as xfail(strict=True).
 """
@@ -189,6 +189,7 @@ ODD = {
     "nan": _odd("float32", values=_nan),
     "inf": _odd("float32", values=_inf),
     "1e308": _odd("float64", values=_huge),   # finite, but sums and squares overflow
+    "list": _odd(None, lambda a: a.tolist(), cpu_only=True),   # nested Python lists (a host input)
 }
 
 
@@ -210,7 +211,7 @@ def test_odd_input(engine, rng, entry, odd):
         pytest.skip(f"{entry.qualname} runs on {entry.engines}")
     spec = ODD[odd]
     if spec["cpu_only"] and engine != "cpu":
-        pytest.skip("CuPy arrays are in native byte order")
+        pytest.skip("a host-only input (CuPy holds native byte order only)")
     c = entry.cases[0]
     ndim = _ndims(entry, c)[0]
     kinds = c.inputs or entry.inputs

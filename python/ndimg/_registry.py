@@ -35,7 +35,8 @@ class Case:
     def __repr__(self):
         if self.id:
             return self.id
-        parts = [f"{k}={v!r}" for k, v in self.kwargs.items()] + ([f"inputs={','.join(self.inputs)}"] if self.inputs else [])
+        # callables by name: a repr with an address would differ between processes (pytest-xdist workers)
+        parts = [f"{k}={getattr(v, '__name__', None) or repr(v)}" for k, v in self.kwargs.items()] + ([f"inputs={','.join(self.inputs)}"] if self.inputs else [])
         return ",".join(parts) or "default"
 
 
@@ -77,7 +78,7 @@ class Entry:
     bench: tuple = ()
     # reviewed differences from the reference: {test class: reason}; the generated test of that class is
     # xfail(strict=True). Classes: the odd inputs ("big_endian_f4", "big_endian_u2", "0d", "float16", "bool",
-    # "complex64", "nan", "inf", "1e308"), "dtype:<dtype>", "case:<id or repr>" and "bad:<id or repr>".
+    # "complex64", "nan", "inf", "1e308", "list"), "dtype:<dtype>", "case:<id or repr>", "bad:<id or repr>".
     known_differences: dict = field(default_factory=dict)
     family: str = ""            # function family, for the NumPy->GPU crossover kept per family
     # "unsupported": {parameter: (values, ...)} that ndimg refuses: the scikit-image backend and
@@ -442,17 +443,13 @@ del _name, _file, _kw
 # Known differences from the reference, reviewed: {qualname: {test class: reason}}. The generated tests of
 # these classes run as xfail(strict=True), so a fix shows as an unexpected pass: then delete the line.
 # Classes: an odd input ("big_endian_f4", "big_endian_u2", "0d", "float16", "bool", "complex64", "nan",
-# "inf", "1e308"), "dtype:<dtype>", "case:<case repr>", "bad:<case repr>".
+# "inf", "1e308", "list"), "dtype:<dtype>", "case:<case repr>", "bad:<case repr>".
 # ---------------------------------------------------------------------------------------------------
-_BOOL_EDGE = ("bool input: scipy's bool output is the derivative cast to bool (nonzero), ndimg's is False at "
-              "pixels where the derivative is nonzero")
 _CORNER = ("scikit-image always multiplies by the kernel's first corner, zero or not (0 * %s is NaN there); ndimg "
            "skips zero taps")
 _COMPLEX_THRESHOLD = ("complex input: scikit-image returns a complex threshold (or, for some data, fails inside with "
                       "IndexError/ValueError), ndimg raises TypeError (unsupported array dtype) in the reduction")
 KNOWN_DIFFERENCES = {
-    "ndimage.sobel": {"bool": _BOOL_EDGE},
-    "ndimage.prewitt": {"bool": _BOOL_EDGE},
     "filters.unsharp_mask": {
         "case:channel_axis=-1": "scikit-image 0.26's unsharp_mask with channel_axis differs from applying it to each "
                                 "channel (float32: values ~1e36); ndimg equals unsharp_mask per channel"},
@@ -462,10 +459,7 @@ KNOWN_DIFFERENCES = {
     "filters.threshold_isodata": {"complex64": _COMPLEX_THRESHOLD},
     "filters.threshold_li": {"complex64": _COMPLEX_THRESHOLD},
     "filters.threshold_mean": {"complex64": _COMPLEX_THRESHOLD},
-    "filters.threshold_minimum": {
-        "0d": "0-d input: scikit-image raises RuntimeError (no two maxima), ndimg TypeError ('ndimg needs CuPy to "
-              "work on GPU arrays': the engine check misreads a 0-d NumPy array)",
-        "complex64": _COMPLEX_THRESHOLD},
+    "filters.threshold_minimum": {"complex64": _COMPLEX_THRESHOLD},
     "filters.threshold_multiotsu": {"complex64": _COMPLEX_THRESHOLD},
     "filters.threshold_otsu": {"complex64": _COMPLEX_THRESHOLD},
     "filters.threshold_triangle": {"complex64": _COMPLEX_THRESHOLD},
@@ -473,7 +467,7 @@ KNOWN_DIFFERENCES = {
 }
 for _q, _kd in KNOWN_DIFFERENCES.items():
     REGISTRY[_q] = replace(REGISTRY[_q], known_differences=_kd)
-del _q, _kd, _BOOL_EDGE, _CORNER, _COMPLEX_THRESHOLD
+del _q, _kd, _CORNER, _COMPLEX_THRESHOLD
 
 # ---------------------------------------------------------------------------------------------------
 # NumPy -> GPU crossover per function family, for the scikit-image backend's "gpu" NumPy policy: the
