@@ -178,6 +178,7 @@ REFUSED = {
     "ssim_channel_axis": ("metrics", lambda m: m.structural_similarity(_RGB, _RGB, channel_axis=5, data_range=1)),
     "ssim_channel_axis_float": ("metrics",
                                 lambda m: m.structural_similarity(_RGB, _RGB, channel_axis=1.5, data_range=1)),
+    "mse_complex": ("metrics", lambda m: m.mean_squared_error(_IMG.astype(np.complex64), _IMG.astype(np.complex64))),
     "nmi_complex": ("metrics", lambda m: m.normalized_mutual_information(_IMG.astype(np.complex64), _IMG)),
     "contingency_table_empty": ("metrics", lambda m: m.contingency_table(_LAB[:0], _LAB[:0])),
     "adapted_rand_error_empty": ("metrics", lambda m: m.adapted_rand_error(_LAB[:, :0], _LAB[:, :0])),
@@ -247,6 +248,8 @@ ACCEPTED = {
     "threshold_niblack_object": lambda: ("filters", "threshold_niblack", (_IMG.astype(object),)),
     "threshold_mean_object": lambda: ("filters", "threshold_mean", (_IMG.astype(object),)),
     "threshold_mean_complex": lambda: ("filters", "threshold_mean", (_IMG.astype(np.complex64),)),
+    "mean_squared_error_object": lambda: ("metrics", "mean_squared_error", (_IMG.astype(object), _RGB[..., 0])),
+    "normalized_root_mse_object": lambda: ("metrics", "normalized_root_mse", (_IMG.astype(object),) * 2),
 }
 
 
