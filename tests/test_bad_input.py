@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -271,3 +272,19 @@ def test_numpy_scalar_is_a_0d_array(name, x):
     assert ref is ours
     if ref is None:
         assert_same_result(getattr(skimage.filters, name)(x), getattr(ndimg.filters, name)(x))
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("name", ["threshold_otsu", "threshold_yen", "threshold_isodata", "threshold_triangle",
+                                  "threshold_minimum", "threshold_multiotsu"])
+def test_histogram_thresholds_of_complex_images(name, dtype):
+    """scikit-image bins complex images with NumPy's histogram (complex bin centres): the same thresholds."""
+    rng = np.random.default_rng(10)
+    for x in (rng.random((20, 21)), rng.random((20, 21)) + 1j * rng.random((20, 21)), np.full((4, 4), 1 + 2j)):
+        x = x.astype(dtype)
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+            ref, ours = raised(lambda: getattr(skimage.filters, name)(x)), raised(lambda: getattr(ndimg.filters, name)(x))
+            assert ref is ours
+            if ref is None:
+                assert_same_result(getattr(skimage.filters, name)(x), getattr(ndimg.filters, name)(x))

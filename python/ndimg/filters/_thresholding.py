@@ -70,8 +70,9 @@ def _histogram(image, nbins=256, normalize=False):
         lo, hi = st.imin, st.imax
         counts = histogram.integer_counts(image, lo=lo, nbins=hi - lo + 1)
         counts, centers = _to_host(counts), np.arange(lo, hi + 1)
-    elif image.dtype == np.float16:
-        # NumPy bins float16 in float16 arithmetic, which the core does not model: use the library's own
+    elif image.dtype == np.float16 or image.dtype.kind == "c":
+        # NumPy bins float16 in float16 arithmetic and complex values in complex arithmetic, which the core
+        # does not model: use the library's own
         counts, edges = xp.histogram(image.ravel(), bins=_check_nbins(nbins))
         counts, edges = _to_host(counts), _to_host(edges)
         centers = (edges[:-1] + edges[1:]) / 2.0
@@ -141,7 +142,8 @@ def threshold_otsu(image=None, nbins=256, *, hist=None):
     _warn_rgb(image, "threshold_otsu")
     if image is not None:
         first = _first(image)
-        if _all_equal(image, reduce.image_stats(image)):
+        if bool((image == first).all()) if image.dtype.kind == "c" else \
+                _all_equal(image, reduce.image_stats(image)):  # the reductions take no complex values
             return first
     counts, centers = _counts_and_centers(image, hist, nbins)
     # class weights and means for every split "bins <= i | bins > i"
