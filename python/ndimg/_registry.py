@@ -456,14 +456,8 @@ KNOWN_DIFFERENCES = {
     "filters.butterworth": {"0d": "0-d input: scikit-image fails with UnboundLocalError, ndimg with AttributeError "
                                   "('int' object has no attribute 'astype')"},
     "filters.correlate_sparse": {"inf": _CORNER % "inf", "nan": _CORNER % "NaN"},
-    "filters.threshold_isodata": {"complex64": _COMPLEX_THRESHOLD},
     "filters.threshold_li": {"complex64": _COMPLEX_THRESHOLD},
     "filters.threshold_mean": {"complex64": _COMPLEX_THRESHOLD},
-    "filters.threshold_minimum": {"complex64": _COMPLEX_THRESHOLD},
-    "filters.threshold_multiotsu": {"complex64": _COMPLEX_THRESHOLD},
-    "filters.threshold_otsu": {"complex64": _COMPLEX_THRESHOLD},
-    "filters.threshold_triangle": {"complex64": _COMPLEX_THRESHOLD},
-    "filters.threshold_yen": {"complex64": _COMPLEX_THRESHOLD},
 }
 for _q, _kd in KNOWN_DIFFERENCES.items():
     REGISTRY[_q] = replace(REGISTRY[_q], known_differences=_kd)
