@@ -457,7 +457,6 @@ KNOWN_DIFFERENCES = {
                                   "('int' object has no attribute 'astype')"},
     "filters.correlate_sparse": {"inf": _CORNER % "inf", "nan": _CORNER % "NaN"},
     "filters.threshold_li": {"complex64": _COMPLEX_THRESHOLD},
-    "filters.threshold_mean": {"complex64": _COMPLEX_THRESHOLD},
 }
 for _q, _kd in KNOWN_DIFFERENCES.items():
     REGISTRY[_q] = replace(REGISTRY[_q], known_differences=_kd)
