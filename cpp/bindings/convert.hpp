@@ -53,10 +53,12 @@ View to_view(const A& a) {
 template <class A>
 A array_arg(nb::handle h, const char* name) {
   A a;
-  if (nb::try_cast(h, a, false)) return a;
+  // as nanobind's own overload resolution: first without implicit conversions, then with them
+  if (nb::try_cast(h, a, false) || nb::try_cast(h, a, true)) return a;
   std::string got = nb::type_name(h.type()).c_str();
   if (nb::hasattr(h, "dtype")) got += " of dtype " + std::string(nb::str(nb::repr(h.attr("dtype"))).c_str());
-  throw TypeError(std::string(name) + ": expected an array of a supported dtype in native byte order, got " + got);
+  const char* what = A::ReadOnly ? "an array" : "a writable array";
+  throw TypeError(std::string(name) + ": expected " + what + " of a supported dtype in native byte order, got " + got);
 }
 
 inline Mode to_mode(int m) {

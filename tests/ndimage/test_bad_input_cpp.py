@@ -214,3 +214,7 @@ def test_binding_names_a_non_native_array(call):
         call(native, swapped)
     with pytest.raises(TypeError, match=r"^input: .*list"):
         call([[1.0]], native)
+    readonly = np.zeros((4, 4), np.float32)
+    readonly.flags.writeable = False
+    with pytest.raises(TypeError, match=r"^output: expected a writable array"):
+        call(native, readonly)
