@@ -30,12 +30,14 @@ __all__ = ["try_all_threshold", "threshold_otsu", "threshold_yen", "threshold_is
 # ---------------------------------------------------------------------------------------------------
 
 def _to_host(a):
-    return a if isinstance(a, (np.ndarray, np.generic)) else a.get()
+    """A device array copied to the host; anything else (NumPy, the Python objects of object arrays) as is."""
+    return a.get() if hasattr(a, "__cuda_array_interface__") else a
 
 
 def _first(image):
-    """The first pixel in C order as a NumPy scalar (IndexError on an empty image, as image.ravel()[0])."""
-    return np.asarray(_to_host(image[(0,) * image.ndim]))[()]
+    """The first pixel in C order as image.ravel()[0] gives it (IndexError on an empty image)."""
+    v = _to_host(image[(0,) * image.ndim])  # a device array's is a 0-d array; an object array's, its object
+    return v[()] if isinstance(v, np.ndarray) else v
 
 
 def _all_equal(image, st):
@@ -70,7 +72,7 @@ def _histogram(image, nbins=256, normalize=False):
         lo, hi = st.imin, st.imax
         counts = histogram.integer_counts(image, lo=lo, nbins=hi - lo + 1)
         counts, centers = _to_host(counts), np.arange(lo, hi + 1)
-    elif image.dtype == np.float16 or image.dtype.kind == "c":
+    elif image.dtype == np.float16 or image.dtype.kind in "cO":
         # NumPy bins float16 in float16 arithmetic and complex values in complex arithmetic, which the core
         # does not model: use the library's own
         counts, edges = xp.histogram(image.ravel(), bins=_check_nbins(nbins))
@@ -142,7 +144,7 @@ def threshold_otsu(image=None, nbins=256, *, hist=None):
     _warn_rgb(image, "threshold_otsu")
     if image is not None:
         first = _first(image)
-        if bool((image == first).all()) if image.dtype.kind == "c" else \
+        if bool((image == first).all()) if image.dtype.kind in "cO" else \
                 _all_equal(image, reduce.image_stats(image)):  # the reductions take no complex values
             return first
     counts, centers = _counts_and_centers(image, hist, nbins)
