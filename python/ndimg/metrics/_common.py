@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine import xp_of
+from .._prim.histogram import joint_integer_counts
 from .._rules import supported_float_type
 
 
@@ -44,6 +45,10 @@ class Table:
         return xp_of(self.data).bincount(self.cols, weights=self.data, minlength=self.shape[1])
 
 
+# Label pairs counted in a dense table when it has at most this many cells (or no more than the pixels).
+_DENSE_PAIRS = 1 << 20
+
+
 def _label_max(labels, which):
     if labels.dtype.kind not in "iu":
         # the reference hands the labels to SciPy as sparse indices, which refuses non-integers
@@ -66,10 +71,17 @@ def table_from_labels(im_true, im_test, ignore_labels, normalize):
     if true.size == 0:  # SciPy's sparse table of no pixels has no shape
         raise ValueError("cannot infer dimensions from zero sized index arrays")
     shape = (_label_max(true, 0) + 1, _label_max(test, 1) + 1)
+    ignore = ignore_labels is not None and len(ignore_labels)
+    if shape[0] * shape[1] <= max(true.size, _DENSE_PAIRS):
+        rows, cols, data = _dense_pairs(im_true, im_test, shape)
+        if ignore:  # ignored pixels weigh 0 but keep their pairs in the table (as explicit zeros), as in the reference
+            data[xp.isin(rows, xp.asarray(np.asarray(ignore_labels)))] = 0
+        if normalize:
+            data /= data.sum() if ignore else true.size
+        return Table(rows, cols, data, shape)
     key = true.astype(np.int64) * shape[1] + test.astype(np.int64)
     uniq, inverse = xp.unique(key, return_inverse=True)
-    if ignore_labels is not None and len(ignore_labels):
-        # ignored pixels weigh 0 but keep their pairs in the table (as explicit zeros), as in the reference
+    if ignore:
         weight = xp.isin(true, xp.asarray(np.asarray(ignore_labels)), invert=True).astype(np.float64)
         data = xp.bincount(inverse.reshape(-1), weights=weight, minlength=uniq.size)
     else:
@@ -78,6 +90,19 @@ def table_from_labels(im_true, im_test, ignore_labels, normalize):
     if normalize:
         data /= true.size if weight is None else xp.count_nonzero(weight)
     return Table(uniq // shape[1], uniq % shape[1], data, shape)
+
+
+def _dense_pairs(im_true, im_test, shape):
+    """(rows, cols, counts as float64) of the label pairs present, in (row, col) order, from the dense
+    table of every pair counted in one threaded pass (joint histogram)."""
+    xp = xp_of(im_true, im_test)
+    if im_true.shape != im_test.shape:  # equal sizes: compared pixel by pixel in C order
+        im_true, im_test = im_true.reshape(-1), im_test.reshape(-1)
+    if im_true.dtype != im_test.dtype:  # labels within the table: exact in int64
+        im_true, im_test = im_true.astype(np.int64), im_test.astype(np.int64)
+    counts = joint_integer_counts(im_true, im_test, lo0=0, lo1=0, shape=shape).reshape(-1)
+    key = xp.flatnonzero(counts)
+    return key // shape[1], key % shape[1], counts[key].astype(np.float64)
 
 
 def table_from_sparse(table):
