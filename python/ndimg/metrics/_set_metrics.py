@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 
-from .._engine import engine_aware, xp_of
+from .._engine import engine_aware, get_num_threads, xp_of
 from .._rules import as_image
 from ._common import scalar
 
@@ -15,7 +15,10 @@ _CHUNK = 1 << 24  # distance-matrix elements per GPU step (128 MiB of float64)
 def _points(image):
     image = as_image(image)  # np.nonzero takes lists and scalars
     xp = xp_of(image)
-    return xp.stack(xp.nonzero(image), axis=1) if image.ndim else xp.nonzero(image)[0][:, None]
+    if image.ndim == 0 or image.dtype.kind not in "biufc":
+        return xp.stack(xp.nonzero(image), axis=1) if image.ndim else xp.nonzero(image)[0][:, None]
+    # nonzero's coordinates (C order) from the flat indices: NumPy's n-D nonzero of a float image is ~10x slower
+    return xp.stack(xp.unravel_index(xp.flatnonzero(image != 0), image.shape), axis=1)
 
 
 def _nearest(src, dst):
@@ -24,7 +27,7 @@ def _nearest(src, dst):
     if isinstance(src, np.ndarray):
         from scipy.spatial import cKDTree
 
-        return cKDTree(src).query(dst, k=1)
+        return cKDTree(src).query(dst, k=1, workers=get_num_threads())
     return nearest_brute_force(src, dst)
 
 
