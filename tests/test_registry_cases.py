@@ -199,21 +199,22 @@ def _odd_params():
         if "none" in e.inputs or not e.ndim:
             continue   # generators take no array
         for name in ODD:
-            reason = e.known_differences.get(name)
-            out.append(pytest.param(e, name, marks=[pytest.mark.xfail(strict=True, reason=reason)] if reason else [],
-                                    id=f"{e.qualname}-{name}"))
+            # at each dimensionality of the entry's first case (a 0-d input has none)
+            for nd in [None] if name == "0d" else _ndims(e, e.cases[0]):
+                reason = e.known_differences.get(name) or e.known_differences.get(f"{name}:{nd}d")
+                out.append(pytest.param(e, name, nd, id=f"{e.qualname}-{name}" + (f"-{nd}d" if nd else ""),
+                                        marks=[pytest.mark.xfail(strict=True, reason=reason)] if reason else []))
     return out
 
 
-@pytest.mark.parametrize("entry, odd", _odd_params())
-def test_odd_input(engine, rng, entry, odd):
+@pytest.mark.parametrize("entry, odd, ndim", _odd_params())
+def test_odd_input(engine, rng, entry, odd, ndim):
     if engine not in entry.engines:
         pytest.skip(f"{entry.qualname} runs on {entry.engines}")
     spec = ODD[odd]
     if spec["cpu_only"] and engine != "cpu":
         pytest.skip("a host-only input (CuPy holds native byte order only)")
     c = entry.cases[0]
-    ndim = _ndims(entry, c)[0]
     kinds = c.inputs or entry.inputs
     if odd == "0d":
         c = type(c)(c.kwargs, c.inputs, c.ndim, (), c.dtype, c.prep, c.id)
@@ -269,7 +270,8 @@ def test_known_differences_name_generated_tests():
     for e in ENTRIES:
         cases = {f"case:{c!r}" for c in e.cases} | {f"dtype:{d}" for d in e.dtypes}
         bads = {f"bad:{c!r}" for c in e.bad}
-        odd = set(ODD) if e.ndim and "none" not in e.inputs else set()
+        odd = {f"{k}{nd}" for k in ODD for nd in ["", *(f":{n}d" for n in e.ndim)]} \
+            if e.ndim and "none" not in e.inputs else set()
         stale = set(e.known_differences) - cases - bads - odd
         assert not stale, (e.qualname, stale)
 

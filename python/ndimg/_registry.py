@@ -76,9 +76,7 @@ class Entry:
     bad: tuple = ()
     # benchmark cases: ("shape name", kwargs) over ndimg._cases.SHAPES; empty = not benchmarked
     bench: tuple = ()
-    # reviewed differences from the reference: {test class: reason}; the generated test of that class is
-    # xfail(strict=True). Classes: the odd inputs ("big_endian_f4", "big_endian_u2", "0d", "float16", "bool",
-    # "complex64", "nan", "inf", "1e308", "list"), "dtype:<dtype>", "case:<id or repr>", "bad:<id or repr>".
+    # reviewed differences from the reference: {test class: reason}, set from KNOWN_DIFFERENCES below
     known_differences: dict = field(default_factory=dict)
     family: str = ""            # function family, for the NumPy->GPU crossover kept per family
     # "unsupported": {parameter: (values, ...)} that ndimg refuses: the scikit-image backend and
@@ -443,7 +441,7 @@ del _name, _file, _kw
 # Known differences from the reference, reviewed: {qualname: {test class: reason}}. The generated tests of
 # these classes run as xfail(strict=True), so a fix shows as an unexpected pass: then delete the line.
 # Classes: an odd input ("big_endian_f4", "big_endian_u2", "0d", "float16", "bool", "complex64", "nan",
-# "inf", "1e308", "list"), "dtype:<dtype>", "case:<case repr>", "bad:<case repr>".
+# "inf", "1e308", "list"; "nan:3d": at one dimensionality), "dtype:<dtype>", "case:<case repr>", "bad:<case repr>".
 # ---------------------------------------------------------------------------------------------------
 _CORNER = ("scikit-image always multiplies by the kernel's first corner, zero or not (0 * %s is NaN there); ndimg "
            "skips zero taps")
@@ -458,6 +456,11 @@ KNOWN_DIFFERENCES = {
     "filters.correlate_sparse": {"inf": _CORNER % "inf", "nan": _CORNER % "NaN"},
     "filters.threshold_li": {"complex64": _COMPLEX_THRESHOLD},
 }
+# 3-D ridges: scikit-image's np.linalg.eigvalsh raises LinAlgError on a NaN or inf Hessian (1e308 overflows to
+# inf), ndimg's closed-form eigenvalues give NaN there
+for _q in ("filters.hessian", "filters.frangi", "filters.meijering", "filters.sato"):
+    KNOWN_DIFFERENCES[_q] = {f"{k}:3d": "3-D NaN/inf Hessian: scikit-image raises LinAlgError (eigvalsh does not "
+                                       "converge), ndimg returns NaN there" for k in ("nan", "inf", "1e308")}
 for _q, _kd in KNOWN_DIFFERENCES.items():
     REGISTRY[_q] = replace(REGISTRY[_q], known_differences=_kd)
 del _q, _kd, _CORNER, _COMPLEX_THRESHOLD
