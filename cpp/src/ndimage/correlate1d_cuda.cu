@@ -726,42 +726,39 @@ void launch_long_mean(const View& src, const View& dst, const Pass1d& p, cudaStr
 template <class TI, class TO, class C>
 void launch_pass(View src, View dst, const PassArgs<C>& a, int axis, cudaStream_t s, const char* op) {
   const int taps = a.taps;
-  // tiled kernels for the common output dtypes only (compile time); the generic kernel covers the rest
-  constexpr bool tiled = std::is_same_v<TO, TI> || std::is_same_v<TO, float> || std::is_same_v<TO, double>;
-  if constexpr (tiled) {
-    if (as_c_order(src, dst, axis)) {
-      const int64_t n = src.shape[axis];
-      int64_t inner = 1;
-      for (int d = axis + 1; d < src.ndim; ++d) inner *= src.shape[d];
-      const int64_t outer = src.size() / (n * inner);
-      if constexpr (std::is_same_v<TI, float> && std::is_same_v<TO, float> && std::is_same_v<C, float>) {
-        if (has_fast_schedule(taps, a.left, n, inner)) {
-          launch_fast(src.ptr<float>(), dst.ptr<float>(), outer, n, inner, a, s, op);
-          cuda::check_launch(op);
-          return;
-        }
+  // TO is one of the funnel's {TI, float, double} (with_kernel_output): tiled kernels where the layout allows
+  if (as_c_order(src, dst, axis)) {
+    const int64_t n = src.shape[axis];
+    int64_t inner = 1;
+    for (int d = axis + 1; d < src.ndim; ++d) inner *= src.shape[d];
+    const int64_t outer = src.size() / (n * inner);
+    if constexpr (std::is_same_v<TI, float> && std::is_same_v<TO, float> && std::is_same_v<C, float>) {
+      if (has_fast_schedule(taps, a.left, n, inner)) {
+        launch_fast(src.ptr<float>(), dst.ptr<float>(), outer, n, inner, a, s, op);
+        cuda::check_launch(op);
+        return;
       }
-      if (inner == 1) {
-        // a tile of up to 256 threads' outputs, no longer than the line needs
-        const int tile = int(std::min<int64_t>(256 * kRowP, (n + kRowP - 1) / kRowP * kRowP));
-        const int threads = tile / kRowP;
-        const size_t shared = (size_t(tile) + 2 * size_t(taps) - 1) * sizeof(C);
-        if (shared <= kMaxShared) {
-          const int64_t total = outer * ((n + tile - 1) / tile);
-          pass_rows<TI, TO, C><<<cuda::blocks_for(total, 1), threads, shared, s>>>(
-              src.ptr<TI>(), dst.ptr<TO>(), outer, n, tile, a);
-          cuda::check_launch(op);
-          return;
-        }
-      } else if (inner >= kColX / 2) {
-        const size_t shared = (size_t(taps) + size_t(kColTile + taps - 1) * kColX) * sizeof(C);
-        if (shared <= kMaxShared) {
-          const int64_t total = outer * ((inner + kColX - 1) / kColX) * ((n + kColTile - 1) / kColTile);
-          pass_cols<TI, TO, C><<<cuda::blocks_for(total, 1), dim3(kColX, kColY), shared, s>>>(
-              src.ptr<TI>(), dst.ptr<TO>(), outer, n, inner, a);
-          cuda::check_launch(op);
-          return;
-        }
+    }
+    if (inner == 1) {
+      // a tile of up to 256 threads' outputs, no longer than the line needs
+      const int tile = int(std::min<int64_t>(256 * kRowP, (n + kRowP - 1) / kRowP * kRowP));
+      const int threads = tile / kRowP;
+      const size_t shared = (size_t(tile) + 2 * size_t(taps) - 1) * sizeof(C);
+      if (shared <= kMaxShared) {
+        const int64_t total = outer * ((n + tile - 1) / tile);
+        pass_rows<TI, TO, C><<<cuda::blocks_for(total, 1), threads, shared, s>>>(
+            src.ptr<TI>(), dst.ptr<TO>(), outer, n, tile, a);
+        cuda::check_launch(op);
+        return;
+      }
+    } else if (inner >= kColX / 2) {
+      const size_t shared = (size_t(taps) + size_t(kColTile + taps - 1) * kColX) * sizeof(C);
+      if (shared <= kMaxShared) {
+        const int64_t total = outer * ((inner + kColX - 1) / kColX) * ((n + kColTile - 1) / kColTile);
+        pass_cols<TI, TO, C><<<cuda::blocks_for(total, 1), dim3(kColX, kColY), shared, s>>>(
+            src.ptr<TI>(), dst.ptr<TO>(), outer, n, inner, a);
+        cuda::check_launch(op);
+        return;
       }
     }
   }
@@ -919,9 +916,10 @@ void separable_cuda(const View& in, const View& out, std::span<const Pass1d> pas
       if (single) {
         launch_pass<float, float, float>(src, dst, args.template operator()<float>(i), passes[i].axis, s, op);
       } else {
+        // the output-dtype funnel: other outputs through a float64 scratch and one cast
         dispatch_dtype(src.dtype, [&]<class TI>() {
-          dispatch_dtype(dst.dtype, [&]<class TO>() {
-            launch_pass<TI, TO, double>(src, dst, args.template operator()<double>(i), passes[i].axis, s, op);
+          with_kernel_output<TI>(dst, s, op, [&]<class TO>(const View& o) {
+            launch_pass<TI, TO, double>(src, o, args.template operator()<double>(i), passes[i].axis, s, op);
           });
         });
       }
