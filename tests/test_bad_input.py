@@ -253,6 +253,7 @@ ACCEPTED = {
     "threshold_mean_complex": lambda: ("filters", "threshold_mean", (_IMG.astype(np.complex64),)),
     "mean_squared_error_object": lambda: ("metrics", "mean_squared_error", (_IMG.astype(object), _RGB[..., 0])),
     "normalized_root_mse_object": lambda: ("metrics", "normalized_root_mse", (_IMG.astype(object),) * 2),
+    "nmi_object": lambda: ("metrics", "normalized_mutual_information", (_IMG.astype(object), _RGB[..., 1])),
 }
 
 

@@ -119,10 +119,11 @@ def _joint_density(image0, image1, bins):
     """numpy.histogramdd of the pairs (image0, image1) with ``bins`` equal bins per axis and density=True,
     as scikit-image takes it: the density cancels in the entropies but for rounding, and float32 images get
     float32 edges, whose widths (the density's divisors) differ in their last place. An integer ``bins``
-    is counted by the joint-histogram primitive; other bins (and float16, empty images) go to histogramdd."""
+    is counted by the joint-histogram primitive; other bins (and float16, object, empty images) go to histogramdd."""
     xp = xp_of(image0, image1)
     dtype = np.result_type(image0.dtype, image1.dtype)  # the dtype of histogramdd's stacked sample
-    if not isinstance(bins, (int, np.integer)) or bins < 1 or dtype == np.float16 or image0.size == 0:
+    if not isinstance(bins, (int, np.integer)) or bins < 1 or dtype == np.float16 or dtype.kind == "O" \
+            or image0.size == 0:
         sample = xp.stack([image0.reshape(-1), image1.reshape(-1)], axis=1)
         return xp.histogramdd(sample, bins=bins, density=True)[0]
     image0, image1 = (xp.asarray(im, dtype=dtype) for im in (image0, image1))
