@@ -86,12 +86,20 @@ NDIMG_HD C square_rn(C x) {
 #endif
   return x * x;
 }
+// The terms one element pair adds: (d * d, a * a) rounded in the compute type, as doubles.
 template <class T>
-NDIMG_HD void diff_sums_add(DiffSums& acc, T a, T b) {
+NDIMG_HD void diff_sums_terms(T a, T b, double& sq_diff, double& sq_a) {
   using C = compute_t<T>;
   const C x = static_cast<C>(a), d = x - static_cast<C>(b);
-  acc.sum_sq_diff += double(square_rn(d));
-  acc.sum_sq_a += double(square_rn(x));
+  sq_diff = double(square_rn(d));
+  sq_a = double(square_rn(x));
+}
+template <class T>
+NDIMG_HD void diff_sums_add(DiffSums& acc, T a, T b) {
+  double sq_diff, sq_a;
+  diff_sums_terms(a, b, sq_diff, sq_a);
+  acc.sum_sq_diff += sq_diff;
+  acc.sum_sq_a += sq_a;
 }
 NDIMG_HD void diff_sums_merge(DiffSums& a, const DiffSums& b) {
   a.sum_sq_diff += b.sum_sq_diff;

@@ -70,12 +70,22 @@ DiffSums diff_sums_cpu(const View& a, const View& b) {
             for_range2(a, b, i0, i1, [&](int64_t oa, int64_t ob) { diff_sums_add(acc, pa[oa], pb[ob]); });
             return;
           }
-          DiffSums lane[kLanes] = {};
+          double sq_diff[kLanes] = {}, sq_a[kLanes] = {};
           int64_t i = i0;
           for (; i + kLanes <= i1; i += kLanes)
-            for (int64_t k = 0; k < kLanes; ++k) diff_sums_add(lane[k], pa[i + k], pb[i + k]);
-          for (; i < i1; ++i) diff_sums_add(lane[i - i1 + kLanes], pa[i], pb[i]);
-          for (const DiffSums& l : lane) diff_sums_merge(acc, l);
+            for (int64_t k = 0; k < kLanes; ++k) {
+              double d2, a2;
+              diff_sums_terms(pa[i + k], pb[i + k], d2, a2);
+              sq_diff[k] += d2;
+              sq_a[k] += a2;
+            }
+          for (int64_t k = 0; i < i1; ++i, ++k) {
+            double d2, a2;
+            diff_sums_terms(pa[i], pb[i], d2, a2);
+            sq_diff[k] += d2;
+            sq_a[k] += a2;
+          }
+          for (int64_t k = 0; k < kLanes; ++k) diff_sums_merge(acc, DiffSums{sq_diff[k], sq_a[k]});
         },
         diff_sums_merge);
   });
