@@ -205,9 +205,12 @@ def check_result(entry, got, expected, engine="cpu", args=(), kw=None, tol=None,
 
 def check_against_reference(engine, name, *args, _tol=None, **kw):
     """ndimg's `name` ("filters.sobel") on `engine` against its reference on the same host inputs (array
-    arguments and keywords moved to the engine): see check_result. Returns ndimg's result."""
+    arguments, and keyword arrays shaped like one of them such as masks, moved to the engine; parameter
+    arrays such as `sigmas` stay on the host, as users pass them): see check_result. Returns ndimg's result."""
     entry = REGISTRY[name]
     expected = entry.load_reference()(*args, **kw)
-    got = entry.load()(*(to_engine(a, engine) for a in args), **{k: to_engine(v, engine) for k, v in kw.items()})
+    shapes = {a.shape for a in args if isinstance(a, np.ndarray)}
+    got = entry.load()(*(to_engine(a, engine) for a in args),
+                       **{k: to_engine(v, engine) if getattr(v, "shape", None) in shapes else v for k, v in kw.items()})
     check_result(entry, got, expected, engine, args, kw, _tol)
     return got

@@ -173,8 +173,9 @@ def threshold_yen(image=None, nbins=256, *, hist=None):
 @engine_aware("image")
 def threshold_isodata(image=None, nbins=256, return_all=False, *, hist=None):
     counts, centers = _counts_and_centers(image, hist, nbins)
+    xp = np if image is None else xp_of(image)  # return_all: an array of the image's library
     if len(centers) == 1:
-        return centers if return_all else centers[0]
+        return xp.asarray(centers) if return_all else centers[0]
     n_low = np.cumsum(counts)
     n_high = n_low[-1] - n_low
     cum_intensity = np.cumsum(counts * centers)
@@ -184,7 +185,7 @@ def threshold_isodata(image=None, nbins=256, return_all=False, *, hist=None):
     width = centers[1] - centers[0]
     gap = midpoint - centers[:-1]
     found = centers[:-1][(gap >= 0) & (gap < width)]
-    return found if return_all else found[0]
+    return xp.asarray(found) if return_all else found[0]
 
 
 @engine_aware("image")
