@@ -209,8 +209,15 @@ def check_against_reference(engine, name, *args, _tol=None, **kw):
     arrays such as `sigmas` stay on the host, as users pass them): see check_result. Returns ndimg's result."""
     entry = REGISTRY[name]
     expected = entry.load_reference()(*args, **kw)
-    shapes = {a.shape for a in args if isinstance(a, np.ndarray)}
-    got = entry.load()(*(to_engine(a, engine) for a in args),
-                       **{k: to_engine(v, engine) if getattr(v, "shape", None) in shapes else v for k, v in kw.items()})
+    gargs, gkw = on_engine(engine, args, kw)
+    got = entry.load()(*gargs, **gkw)
     check_result(entry, got, expected, engine, args, kw, _tol)
     return got
+
+
+def on_engine(engine, args, kw):
+    """A call's positional arrays, and keyword arrays shaped like one of them (masks), on the engine;
+    parameter arrays (footprints, sigmas) stay on the host, as users pass them."""
+    shapes = {a.shape for a in args if isinstance(a, np.ndarray)}
+    return ([to_engine(a, engine) for a in args],
+            {k: to_engine(v, engine) if getattr(v, "shape", None) in shapes else v for k, v in kw.items()})

@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 import pytest
 
-from helpers import CUDA_READY, assert_close, assert_raises_like, check_result, public_type, to_engine
+from helpers import CUDA_READY, assert_close, assert_raises_like, check_result, on_engine, public_type, to_engine
 from ndimg._cases import IMAGE_KINDS, LAYOUTS, TEST_SHAPES, make_inputs
 from ndimg._registry import Arr, entries
 
@@ -78,11 +78,6 @@ def _make(entry, c, rng, dtype, ndim, layout, kinds=None):
     return args, kw
 
 
-def _on(engine, args, kw):
-    return ([to_engine(a, engine) for a in args],
-            {k: to_engine(v, engine) for k, v in kw.items()})
-
-
 def _quiet(fn, *args, **kw):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -105,7 +100,7 @@ def _comparable(entry, result, probe):
 def _run_and_compare(entry, c, args, kw, engine, rng, dtype, ndim, layout, byteorder=True):
     ref = entry.load_reference()
     fn = entry.load()
-    gargs, gkw = _on(engine, args, kw)
+    gargs, gkw = on_engine(engine, args, kw)
     expected = _quiet(ref, *args, **kw)
     got = _quiet(fn, *gargs, **gkw)
     if entry.name in ("LPIFilter2D", "try_all_threshold"):
@@ -143,7 +138,7 @@ def test_bad(engine, rng, entry, c):
         pytest.skip(f"{entry.qualname} runs on {entry.engines}")
     ndim = (_ndims(entry, c) or [None])[0]
     args, kw = _make(entry, c, rng, c.dtype or main_dtype(entry), ndim, "c")
-    gargs, gkw = _on(engine, args, kw)
+    gargs, gkw = on_engine(engine, args, kw)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert_raises_like(lambda: entry.load_reference()(*args, **kw), lambda: entry.load()(*gargs, **gkw), c.exc)
@@ -234,7 +229,7 @@ def test_odd_input(engine, rng, entry, odd, ndim):
     try:
         expected = _quiet(ref, *args, **kw)
     except Exception as exc:
-        gargs, gkw = _on(engine, args, kw)
+        gargs, gkw = on_engine(engine, args, kw)
         with pytest.raises(public_type(type(exc))):
             _quiet(entry.load(), *gargs, **gkw)
         return
