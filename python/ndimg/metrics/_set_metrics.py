@@ -78,5 +78,19 @@ def hausdorff_pair(image0, image1):
     i_b = int(from_b.argmax())
     i_a = int(from_a.argmax())
     if from_a[i_a] > from_b[i_b]:
-        return a[i_a], b[int(b_index[i_a])]
-    return a[int(a_index[i_b])], b[i_b]
+        return a[i_a], b[_partner(b, a[i_a], int(b_index[i_a]))]
+    return a[_partner(a, b[i_b], int(a_index[i_b]))], b[i_b]
+
+
+def _partner(src, point, index):
+    """The point of ``src`` nearest to ``point`` that the reference's k-d tree returns: the brute force's
+    ``index`` (the lowest of equally near points) unless another point is as near, then the tree's own
+    choice among them (built on the host only in that case: lattice distances tie often)."""
+    if isinstance(src, np.ndarray):
+        return index
+    sq = ((src - point) ** 2).sum(axis=1, dtype=np.float64)
+    if int((sq == sq[index]).sum()) == 1:
+        return index
+    from scipy.spatial import cKDTree
+
+    return int(cKDTree(src.get()).query(point.get(), k=1)[1])
