@@ -16,7 +16,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from .._engine import engine_aware, xp_of
+from .._engine import engine_aware, is_gpu_array, xp_of
 from .._prim import histogram, label, reduce, threshold
 from .._rules import array_argument, as_image, check_allocation, check_extendable, supported_float_type
 
@@ -74,7 +74,9 @@ def _histogram(image, nbins=256, normalize=False):
         counts, centers = _to_host(counts), np.arange(lo, hi + 1)
     elif image.dtype == np.float16 or image.dtype.kind in "cO":
         # NumPy bins float16 in float16 arithmetic and complex values in complex arithmetic, which the core
-        # does not model: use the library's own
+        # does not model: use the library's own (NumPy's for complex: CuPy's histogram takes no complex values)
+        if image.dtype.kind == "c":
+            image, xp = _to_host(image), np
         counts, edges = xp.histogram(image.ravel(), bins=_check_nbins(nbins))
         counts, edges = _to_host(counts), _to_host(edges)
         centers = (edges[:-1] + edges[1:]) / 2.0
@@ -473,7 +475,9 @@ def apply_hysteresis_threshold(image, low, high):
     xp = xp_of(image)
     if image.size == 0:  # scikit-image's labelling reduces over the pixels
         raise ValueError("zero-size array to reduction operation minimum which has no identity")
-    low = np.clip(low, a_min=None, a_max=high) if xp is np else xp.minimum(xp.asarray(low), xp.asarray(high))
+    # host thresholds clip on the host for any image (NumPy's errors for non-numbers, as scikit-image)
+    low = xp.minimum(xp.asarray(low), xp.asarray(high)) if is_gpu_array(low) or is_gpu_array(high) \
+        else np.clip(low, a_min=None, a_max=high)
     out = xp.empty(image.shape, dtype=bool)
     if np.ndim(low) == 0 and np.ndim(high) == 0 and image.dtype.kind in "biuf":
         if image.ndim == 0:  # a NumPy bool scalar, as scikit-image
