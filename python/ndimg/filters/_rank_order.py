@@ -19,6 +19,11 @@ def rank_order(image):
     label_dtype = np.min_scalar_type(flat.size)
     order = xp.argsort(flat)
     ordered = flat[order]
+    if xp is not np and flat.dtype.kind in "fc" and bool(xp.isnan(ordered[-1])):
+        # each NaN ranks apart, in the order NumPy's unstable argsort leaves them (which scikit-image's labels
+        # follow; CuPy's sort is stable): that order from the host, only for images holding NaN
+        order = xp.asarray(np.argsort(flat.get()))
+        ordered = flat[order]
     step = ordered[:-1] != ordered[1:]  # NaNs differ from everything, as in skimage
     ranks = xp.zeros(flat.size, dtype=label_dtype)
     ranks[1:] = xp.cumsum(step, dtype=label_dtype)
