@@ -230,7 +230,8 @@ def test_width_near_4g_does_not_wrap_the_tile_count(small_tiff):
 # ------------------------------------------------------------------------------------ issue 22, item 7
 
 def test_batch_too_large_is_memory_error(small_tiff):
-    """A batch buffer no machine holds (512 patches of 8192 x 8192 x 3 bytes: 103 GB) is a MemoryError naming
+    """A batch buffer no machine holds (4096 patches of 2^18 x 2^18 x 3 bytes: 768 TiB, past any machine's memory
+    and x86-64's 128 TiB of user address space, below the 2^62 bytes refused up front) is a MemoryError naming
     its size, from the consumer's thread whether background workers or the caller would fill it (workers
     died with an uncaught bad_alloc, aborting the process); nothing stays allocated, the iterator ends and
     the image still reads. In a child process, so that a regression aborts it, not the test run."""
@@ -239,12 +240,12 @@ import resource, numpy as np
 from ndimg.io import CuImage
 img = CuImage({small_tiff!r})
 for workers in (0, 4):
-    it = img.read_region([(0, 0)] * 1024, (8192, 8192), 0, batch_size=512, num_workers=workers)
+    it = img.read_region([(0, 0)] * 8192, (2 ** 18, 2 ** 18), 0, batch_size=4096, num_workers=workers)
     try:
         next(it)
         raise SystemExit("no error")
     except MemoryError as e:
-        assert "103079215104 bytes" in str(e), e
+        assert "844424930131968 bytes" in str(e), e
     assert list(it) == []
     it.close()
 # a batch size times patch size past any address space: refused before anything is allocated
