@@ -43,8 +43,12 @@ NDIMG_HD T cast_to(S v) {
   } else if constexpr (std::is_floating_point_v<T> || !std::is_floating_point_v<S>) {
     return static_cast<T>(v);
   } else if constexpr (std::is_same_v<T, uint64_t>) {
-    return v >= S(9223372036854775808.0) ? static_cast<uint64_t>(v)
-                                          : static_cast<uint64_t>(static_cast<int64_t>(v));
+    // x86's conversion (scipy's) spelled out, since CUDA's saturates: 2^64 and above become 0, NaN and
+    // values below int64 2^63, [2^63, 2^64) converts directly, the rest wraps through int64
+    if (v >= S(18446744073709551616.0)) return 0;
+    if (v >= S(9223372036854775808.0)) return static_cast<uint64_t>(v);
+    if (!(v > S(-9223372036854775808.0))) return uint64_t(1) << 63;
+    return static_cast<uint64_t>(static_cast<int64_t>(v));
   } else {
     // float -> integer: truncate, then wrap like a C cast through int64 (scipy.ndimage's behaviour);
     // NaN and values beyond int64 become INT64_MIN first, as on x86.
