@@ -263,13 +263,14 @@ __device__ __forceinline__ float load_near(const float* line, int64_t i, int64_t
 
 // A mean's sum over the taps divided by their count d (r = 1 / d), or the sum itself (d = r = 1): the
 // quotient from the reciprocal corrected once by its exact remainder (an FMA), which rounds as the
-// division does for sums of finite, normal values, without the division's slow path in every kernel.
+// division does for sums of finite, normal values, without the division's slow path in every kernel. An
+// infinite or NaN sum keeps its estimate (the remainder inf - inf would turn it into NaN).
 template <int P>
 __device__ __forceinline__ void finish_all(float (&acc)[P], float d, float r) {
 #pragma unroll
   for (int q = 0; q < P; ++q) {
     const float est = acc[q] * r;
-    acc[q] = fmaf(fmaf(-est, d, acc[q]), r, est);
+    acc[q] = isfinite(est) ? fmaf(fmaf(-est, d, acc[q]), r, est) : est;
   }
 }
 
