@@ -203,9 +203,14 @@ def _odd_params():
 
 
 @pytest.mark.parametrize("entry, odd, ndim", _odd_params())
-def test_odd_input(engine, rng, entry, odd, ndim):
+def test_odd_input(request, engine, rng, entry, odd, ndim):
     if engine not in entry.engines:
         pytest.skip(f"{entry.qualname} runs on {entry.engines}")
+    # a difference of one engine only: "cuda:nan", "cuda:inf:2d"
+    key = f"{engine}:{odd}"
+    reason = entry.known_differences.get(key) or entry.known_differences.get(f"{key}:{ndim}d")
+    if reason:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
     spec = ODD[odd]
     if spec["cpu_only"] and engine != "cpu":
         pytest.skip("a host-only input (CuPy holds native byte order only)")
@@ -271,8 +276,8 @@ def test_known_differences_name_generated_tests():
     for e in ENTRIES:
         cases = {f"case:{c!r}" for c in e.cases} | {f"dtype:{d}" for d in e.dtypes}
         bads = {f"bad:{c!r}" for c in e.bad}
-        odd = {f"{k}{nd}" for k in ODD for nd in ["", *(f":{n}d" for n in e.ndim)]} \
-            if e.ndim and "none" not in e.inputs else set()
+        odd = {f"{eng}{k}{nd}" for eng in ["", *(f"{x}:" for x in e.engines)] for k in ODD
+               for nd in ["", *(f":{n}d" for n in e.ndim)]} if e.ndim and "none" not in e.inputs else set()
         stale = set(e.known_differences) - cases - bads - odd
         assert not stale, (e.qualname, stale)
 

@@ -442,6 +442,7 @@ del _name, _file, _kw
 # these classes run as xfail(strict=True), so a fix shows as an unexpected pass: then delete the line.
 # Classes: an odd input ("big_endian_f4", "big_endian_u2", "0d", "float16", "bool", "complex64", "nan",
 # "inf", "1e308", "list"; "nan:3d": at one dimensionality), "dtype:<dtype>", "case:<case repr>", "bad:<case repr>".
+# An odd-input class prefixed with an engine ("cuda:nan", "cuda:inf:2d") is a difference of that engine only.
 # ---------------------------------------------------------------------------------------------------
 _CORNER = ("scikit-image always multiplies by the kernel's first corner, zero or not (0 * %s is NaN there); ndimg "
            "skips zero taps")
@@ -456,6 +457,13 @@ KNOWN_DIFFERENCES = {
     "filters.correlate_sparse": {"inf": _CORNER % "inf", "nan": _CORNER % "NaN"},
     "filters.threshold_li": {"complex64": _COMPLEX_THRESHOLD},
 }
+# uniform filters: scipy's (and the CPU engine's) running sum adds the value that enters and subtracts the one
+# that leaves, so a non-finite sum stays NaN (inf - inf) for the rest of the line
+for _q in ("ndimage.uniform_filter", "ndimage.uniform_filter1d"):
+    KNOWN_DIFFERENCES[_q] = {f"cuda:{k}": "CUDA sums each window directly, scipy keeps a running sum along the line: "
+                                          "a NaN/inf (1e308 overflowing at a reflected border) that enters makes "
+                                          "the rest of its line NaN in scipy, only the windows holding it on CUDA"
+                             for k in ("nan", "inf", "1e308")}
 # 3-D ridges: scikit-image's np.linalg.eigvalsh raises LinAlgError on a NaN or inf Hessian (1e308 overflows to
 # inf), ndimg's closed-form eigenvalues give NaN there
 for _q in ("filters.hessian", "filters.frangi", "filters.meijering", "filters.sato"):
