@@ -55,8 +55,16 @@ def _sdist(tmp_path):
     return path
 
 
+def _tool_env():
+    """The environment a user's shell gives the tools: this run's own pytest variables left out (under xdist,
+    PYTEST_XDIST_WORKER makes pytest-benchmark warn at configure, an error under scikit-image's filterwarnings)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env["PYTHONPATH"] = PKG_ROOT
+    return env
+
+
 def _run(tmp_path, *args):
-    env = dict(os.environ, PYTHONPATH=PKG_ROOT)
+    env = _tool_env()
     return subprocess.run([sys.executable, str(TOOL), "--sdist", str(_sdist(tmp_path)), "--cache", str(tmp_path / "c"),
                            "--report", str(tmp_path / "r.md"), *args], env=env, capture_output=True, text=True)
 
@@ -98,8 +106,7 @@ def test_pack_keeps_what_a_run_needs(tmp_path):
 def test_index_comes_from_pip(tmp_path):
     """Without --sdist the sdist is looked up on the index pip is configured with; the tool names none."""
     assert "://" not in TOOL.read_text()
-    env = {k: v for k, v in os.environ.items() if k not in ("PIP_INDEX_URL", "PIP_CONFIG_FILE")}
-    env["PYTHONPATH"] = PKG_ROOT
+    env = {k: v for k, v in _tool_env().items() if k not in ("PIP_INDEX_URL", "PIP_CONFIG_FILE")}
     conf = tmp_path / "pip.conf"
     conf.write_text(f"[download]\nindex-url = {(tmp_path / 'from-conf').as_uri()}\n")
     for extra, where in (({"PIP_INDEX_URL": (tmp_path / "from-env").as_uri()}, "from-env"),
@@ -142,7 +149,7 @@ NDIMAGE_TESTS = textwrap.dedent("""
 def _run_ndimage(tmp_path, *args):
     (tmp_path / "t").mkdir(exist_ok=True)
     (tmp_path / "t" / "test_stand_in.py").write_text(NDIMAGE_TESTS)
-    env = dict(os.environ, PYTHONPATH=PKG_ROOT)
+    env = _tool_env()
     return subprocess.run([sys.executable, str(NDIMAGE_TOOL), "--tests", str(tmp_path / "t"),
                            "--report", str(tmp_path / "r.md"), *args], env=env, capture_output=True, text=True,
                           cwd=tmp_path)
