@@ -478,6 +478,8 @@ def apply_hysteresis_threshold(image, low, high):
     # host thresholds clip on the host for any image (NumPy's errors for non-numbers, as scikit-image)
     low = xp.minimum(xp.asarray(low), xp.asarray(high)) if is_gpu_array(low) or is_gpu_array(high) \
         else np.clip(low, a_min=None, a_max=high)
+    if xp is not np:  # host array thresholds (lists) compare with a device image as device arrays
+        low, high = (xp.asarray(t) if np.ndim(t) else t for t in (low, high))
     out = xp.empty(image.shape, dtype=bool)
     if np.ndim(low) == 0 and np.ndim(high) == 0 and image.dtype.kind in "biuf":
         if image.ndim == 0:  # a NumPy bool scalar, as scikit-image
