@@ -216,8 +216,10 @@ def check_against_reference(engine, name, *args, _tol=None, **kw):
 
 
 def on_engine(engine, args, kw):
-    """A call's positional arrays, and keyword arrays shaped like one of them (masks), on the engine;
-    parameter arrays (footprints, sigmas) stay on the host, as users pass them."""
+    """A call's positional arrays, and keyword arrays that are masks (by name, whatever their shape: a bad
+    case's wrong-shaped mask too) or shaped like one of them, on the engine; parameter arrays (footprints,
+    sigmas) stay on the host, as users pass them."""
     shapes = {a.shape for a in args if isinstance(a, np.ndarray)}
+    image_like = lambda k, v: isinstance(v, np.ndarray) and (k == "mask" or v.shape in shapes)
     return ([to_engine(a, engine) for a in args],
-            {k: to_engine(v, engine) if getattr(v, "shape", None) in shapes else v for k, v in kw.items()})
+            {k: to_engine(v, engine) if image_like(k, v) else v for k, v in kw.items()})
