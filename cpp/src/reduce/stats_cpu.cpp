@@ -1,5 +1,6 @@
 // CPU schedules of the reductions: one partial result per part of the C-order indices, merged in part order.
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "core/index.hpp"
@@ -35,11 +36,81 @@ Acc reduce_cpu(const View& in, const Acc& identity, Add&& add, Merge&& merge) {
 
 }  // namespace
 
+// Contiguous elements [0, n) in kLanes interleaved lanes (independent chains that the compiler vectorizes),
+// merged in lane order; the order depends on n alone. Each lane keeps the finite part of stats_add branch
+// free: floats add 0 to the sum and +-inf to min/max for non-finite values, whose presence a lane sum of
+// d - d (0, or NaN once one is met) tells; stats_add then counts them in a second pass (rare). Integers keep
+// min/max in T, exact as int64 and double for these types.
+template <class T>
+void stats_lanes(StatsAcc& acc, const T* p, int64_t n) {
+  constexpr int64_t kLanes = 8;
+  constexpr bool kFloat = std::is_floating_point_v<T>;
+  using M = std::conditional_t<kFloat, double, T>;  // the type of the lanes' min/max
+  M lo[kLanes], hi[kLanes];
+  double sum[kLanes] = {};
+  double nonfinite[kLanes] = {};
+  std::fill_n(lo, kLanes, std::numeric_limits<M>::has_infinity ? std::numeric_limits<M>::infinity()
+                                                                  : std::numeric_limits<M>::max());
+  std::fill_n(hi, kLanes, std::numeric_limits<M>::has_infinity ? -std::numeric_limits<M>::infinity()
+                                                                  : std::numeric_limits<M>::lowest());
+  auto add = [&](int64_t k, T v) {
+    if constexpr (kFloat) {
+      const double d = v;
+      const bool finite = d - d == 0.0;
+      const double l = finite ? d : INFINITY, h = finite ? d : -INFINITY;
+      lo[k] = l < lo[k] ? l : lo[k];
+      hi[k] = h > hi[k] ? h : hi[k];
+      sum[k] += finite ? d : 0.0;  // the sum is never -0.0, so adding +0.0 leaves it as is
+      nonfinite[k] += d - d;
+    } else {
+      lo[k] = v < lo[k] ? v : lo[k];
+      hi[k] = v > hi[k] ? v : hi[k];
+      sum[k] += static_cast<double>(v);
+    }
+  };
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int64_t k = 0; k < kLanes; ++k) add(k, p[i + k]);
+  for (int64_t k = 0; i < n; ++i, ++k) add(k, p[i]);
+  for (int64_t k = 0; k < kLanes; ++k) {
+    const int64_t count = n / kLanes + (k < n % kLanes);
+    if (count == 0) continue;
+    StatsAcc lane = stats_identity();
+    lane.mn = static_cast<double>(lo[k]);
+    lane.mx = static_cast<double>(hi[k]);
+    lane.sum = sum[k];
+    lane.n_finite = count;  // less the non-finite ones, below
+    if constexpr (!kFloat) {
+      lane.imn = static_cast<int64_t>(lo[k]);
+      lane.imx = static_cast<int64_t>(hi[k]);
+    }
+    stats_merge(acc, lane);
+  }
+  if constexpr (kFloat) {
+    double any = 0.0;
+    for (int64_t k = 0; k < kLanes; ++k) any += nonfinite[k];
+    if (any != 0.0) {
+      StatsAcc counts = stats_identity();  // stats_add given only non-finite values counts them, nothing else
+      for (int64_t j = 0; j < n; ++j)
+        if (!(p[j] - p[j] == T(0))) stats_add(counts, p[j]);
+      counts.n_finite = -(counts.n_nan + counts.n_posinf + counts.n_neginf);
+      stats_merge(acc, counts);
+    }
+  }
+}
+
 Stats stats_cpu(const View& in) {
   return dispatch_dtype(in.dtype, [&]<class T>() {
     const T* src = in.ptr<T>();
+    // uint64 beyond INT64_MAX wraps in imin/imax (stats_add), not in a min kept in T: element by element.
+    const bool lanes = in.c_contiguous() && !std::is_same_v<T, uint64_t>;
     return stats_result(reduce_cpu(
-        in, stats_identity(), [&](StatsAcc& acc, int64_t o) { stats_add(acc, src[o]); }, stats_merge));
+        in.size(), stats_identity(),
+        [&](StatsAcc& acc, int64_t a, int64_t b) {
+          if (lanes) stats_lanes(acc, src + a, b - a);
+          else for_range(in, a, b, [&](int64_t o) { stats_add(acc, src[o]); });
+        },
+        stats_merge));
   });
 }
 
