@@ -40,14 +40,16 @@ Acc reduce_cpu(const View& in, const Acc& identity, Add&& add, Merge&& merge) {
 // merged in lane order; the order depends on n alone. Each lane keeps the finite part of stats_add branch
 // free: floats add 0 to the sum and +-inf to min/max for non-finite values, whose presence a lane sum of
 // d - d (0, or NaN once one is met) tells; stats_add then counts them in a second pass (rare). Integers keep
-// min/max in T, exact as int64 and double for these types.
+// min/max in T, exact as int64 and double for these types; up to 32 bits, an int64 sum (exact, as a double
+// sum of a part's at most 2^16 values is).
 template <class T>
 void stats_lanes(StatsAcc& acc, const T* p, int64_t n) {
   constexpr int64_t kLanes = 8;
   constexpr bool kFloat = std::is_floating_point_v<T>;
   using M = std::conditional_t<kFloat, double, T>;  // the type of the lanes' min/max
   M lo[kLanes], hi[kLanes];
-  double sum[kLanes] = {};
+  using S = std::conditional_t<!kFloat && sizeof(T) <= 4, int64_t, double>;
+  S sum[kLanes] = {};
   double nonfinite[kLanes] = {};
   std::fill_n(lo, kLanes, std::numeric_limits<M>::has_infinity ? std::numeric_limits<M>::infinity()
                                                                   : std::numeric_limits<M>::max());
@@ -65,7 +67,7 @@ void stats_lanes(StatsAcc& acc, const T* p, int64_t n) {
     } else {
       lo[k] = v < lo[k] ? v : lo[k];
       hi[k] = v > hi[k] ? v : hi[k];
-      sum[k] += static_cast<double>(v);
+      sum[k] += static_cast<S>(v);
     }
   };
   int64_t i = 0;
@@ -78,7 +80,7 @@ void stats_lanes(StatsAcc& acc, const T* p, int64_t n) {
     StatsAcc lane = stats_identity();
     lane.mn = static_cast<double>(lo[k]);
     lane.mx = static_cast<double>(hi[k]);
-    lane.sum = sum[k];
+    lane.sum = static_cast<double>(sum[k]);
     lane.n_finite = count;  // less the non-finite ones, below
     if constexpr (!kFloat) {
       lane.imn = static_cast<int64_t>(lo[k]);
