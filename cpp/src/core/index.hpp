@@ -8,10 +8,12 @@
 
 namespace ndimg {
 
-// Offset in elements of the C-order flat index `idx` in a view of `shape`/`strides`.
-NDIMG_HD int64_t flat_offset(int64_t idx, int ndim, const int64_t* shape, const int64_t* strides) {
+// Offset in elements of the C-order flat index `idx` in a view of `shape`/`strides`; with `skip` an axis,
+// of the start of line `idx` along that axis (lines numbered over the other axes in C order).
+NDIMG_HD int64_t flat_offset(int64_t idx, int ndim, const int64_t* shape, const int64_t* strides, int skip = -1) {
   int64_t off = 0;
   for (int d = ndim - 1; d >= 0; --d) {
+    if (d == skip) continue;
     off += (idx % shape[d]) * strides[d];
     idx /= shape[d];
   }
@@ -19,6 +21,13 @@ NDIMG_HD int64_t flat_offset(int64_t idx, int ndim, const int64_t* shape, const 
 }
 NDIMG_HD int64_t in_offset(const Layout& l, int64_t i) { return flat_offset(i, l.ndim, l.shape, l.in_strides); }
 NDIMG_HD int64_t out_offset(const Layout& l, int64_t i) { return flat_offset(i, l.ndim, l.shape, l.out_strides); }
+// The input and output offsets of the start of line `line` along `axis`.
+NDIMG_HD int64_t line_in_offset(const Layout& l, int axis, int64_t line) {
+  return flat_offset(line, l.ndim, l.shape, l.in_strides, axis);
+}
+NDIMG_HD int64_t line_out_offset(const Layout& l, int axis, int64_t line) {
+  return flat_offset(line, l.ndim, l.shape, l.out_strides, axis);
+}
 
 // Calls f(offset_a, offset_b) for the C-order flat indices [begin, end) of two views of one shape (two
 // inputs read in step), walking both offsets incrementally.

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/cuda.cuh"
+#include "core/index.hpp"
 #include "ndimage/correlate1d.hpp"
 #include "ndimage/footprint.cuh"
 
@@ -698,14 +699,7 @@ __global__ void long_mean_lines(const TI* in, TO* out, Layout l, int axis, int64
                                 int64_t left, int64_t taps) {
   const int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
   if (t >= lines) return;
-  int64_t rem = t, oi = 0, oo = 0;
-  for (int d = l.ndim - 1; d >= 0; --d) {
-    if (d == axis) continue;
-    const int64_t c = rem % l.shape[d];
-    rem /= l.shape[d];
-    oi += c * l.in_strides[d];
-    oo += c * l.out_strides[d];
-  }
+  const int64_t oi = line_in_offset(l, axis, t), oo = line_out_offset(l, axis, t);
   const int64_t n = l.shape[axis], si = l.in_strides[axis], so = l.out_strides[axis];
   long_mean_line([&](int64_t k) { return double(in[oi + k * si]); }, n, mode, cval, left, taps,
                  [&](int64_t i, double v) { out[oo + i * so] = cast_to<TO>(v); });

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/index.hpp"
 #include "ndimage/correlate1d.hpp"
 #include "ndimage/footprint.cuh"
 #include "ndimage/rank.hpp"
@@ -128,14 +129,7 @@ __global__ void min_max1d_nan_lines(const TI* in, TO* out, Layout l, int axis, i
                                     int64_t count, C* ring, int64_t* death, int64_t cap) {
   const int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
   if (t >= count || !nan_lines[l0 + t]) return;
-  int64_t rem = l0 + t, oi = 0, oo = 0;
-  for (int d = l.ndim - 1; d >= 0; --d) {
-    if (d == axis) continue;
-    const int64_t c = rem % l.shape[d];
-    rem /= l.shape[d];
-    oi += c * l.in_strides[d];
-    oo += c * l.out_strides[d];
-  }
+  const int64_t oi = line_in_offset(l, axis, l0 + t), oo = line_out_offset(l, axis, l0 + t);
   const int64_t n = l.shape[axis], s = l.in_strides[axis], so = l.out_strides[axis];
   auto ext = [&](int64_t j) {
     const int64_t k = extend_index(j - left, n, mode);
