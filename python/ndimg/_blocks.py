@@ -1,0 +1,43 @@
+"""Pointwise NumPy work on all of the CPU engine's threads: NumPy alone is one core, but its ufuncs release
+the GIL, so the same operations over blocks on a thread pool scale with the cores (DESIGN.md: pointwise work).
+"""
+from __future__ import annotations
+
+import contextvars
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ._engine import get_num_threads
+
+# elements per block: one block of each operand stays in a core's cache through all of a step's operations
+_BLOCK = 1 << 16
+
+
+def blockwise(fn, *arrays):
+    """fn(*blocks) over matching 1-D blocks of C-contiguous NumPy arrays of one size, on the CPU engine's
+    thread count. NumPy alone is one core and one memory sweep per operation; NumPy's ufuncs release the
+    GIL, so threads scale, and the operations of one block reuse it from cache (the same values)."""
+    flat = [a.reshape(-1) for a in arrays]
+    n = flat[0].size
+    nblocks = -(-n // _BLOCK)
+
+    def run(first, last):
+        for b in range(first, last):
+            fn(*(a[b * _BLOCK:(b + 1) * _BLOCK] for a in flat))
+
+    workers = min(get_num_threads(), nblocks)
+    if workers <= 1:
+        return run(0, nblocks)
+    bounds = [nblocks * k // workers for k in range(workers + 1)]
+    with ThreadPoolExecutor(workers) as pool:
+        # each worker in a copy of the caller's context, so np.errstate applies there too
+        done = [pool.submit(contextvars.copy_context().run, run, bounds[k], bounds[k + 1]) for k in range(workers)]
+        for d in done:
+            d.result()
+
+
+def blockable(*arrays):
+    """Whether blockwise can take these arrays (C-contiguous NumPy arrays; anything else, CuPy included, is
+    computed whole)."""
+    return all(type(a) is np.ndarray and a.flags.c_contiguous for a in arrays)
