@@ -26,7 +26,7 @@ def _layout(make, shape, layout):
     """make(shape) in layout 'c', 'f' or 'strided' (every other element of a larger array)."""
     if layout == "strided":
         return make(tuple(2 * s + 1 for s in shape))[tuple(slice(1, None, 2) for _ in shape)]
-    a = make(shape)
+    a = np.asarray(make(shape))  # NumPy gives scalars, not 0-d arrays, for shape ()
     return np.asfortranarray(a) if layout == "f" else a
 
 
@@ -80,11 +80,11 @@ def _bimodal(rng, shape, dtype):
 
 
 def _kernel(rng, ndim, size):
-    return rng.standard_normal((size,) * ndim)
+    return np.asarray(rng.standard_normal((size,) * ndim))
 
 
 def _sparse_kernel(rng, ndim, size):
-    k = rng.standard_normal((size,) * ndim) * (rng.random((size,) * ndim) > 0.5)
+    k = np.asarray(rng.standard_normal((size,) * ndim) * (rng.random((size,) * ndim) > 0.5))
     k.flat[-1] = 1.0   # never all zero
     k.flat[0] = 0.0    # scikit-image multiplies by the first corner even when it is zero (0 * nan is nan)
     return k
