@@ -275,9 +275,14 @@ def test_no_leak_over_many_batches(tifffile_slides, rng, name):
 
         run(3)  # warm up: nvJPEG handles, states and pools
         pool.free_all_blocks()
-        before, pool_before = device_memory_used(), pool.used_bytes()
-        run(60)  # 60 loaders, 240 batches, 60 regions
-        pool.free_all_blocks()
-        after = device_memory_used()
+        pool_before = pool.used_bytes()
+        # The device's used memory counts other processes too (pytest-xdist workers): a leak grows it in each
+        # of three chunks of 20 rounds (80 batches, 20 regions), another process's allocations hardly in all.
+        growth = []
+        for _ in range(3):
+            before = device_memory_used()
+            run(20)
+            pool.free_all_blocks()
+            growth.append(device_memory_used() - before)
         assert pool.used_bytes() == pool_before
-        assert after - before < 64 << 20, f"device memory grew by {(after - before) >> 20} MiB"
+        assert min(growth) < 21 << 20, f"device memory grew by {[g >> 20 for g in growth]} MiB per 20 rounds"
