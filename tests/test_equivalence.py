@@ -31,7 +31,7 @@ from helpers import CUDA_READY
 
 cuda = pytest.mark.skipif(not CUDA_READY, reason="no CUDA device")
 
-MODES = {"reflect": 0, "constant": 1, "nearest": 2, "mirror": 3, "wrap": 4}
+MODES = {m: getattr(_core.Mode, m) for m in ("reflect", "constant", "nearest", "mirror", "wrap")}
 MODE_LIST = list(MODES)
 U32, U64 = 2.0 ** -24, 2.0 ** -53  # unit roundoff of float32 and float64
 INTS = ["bool", "uint8", "int8", "uint16", "int16", "uint32", "int32", "uint64", "int64"]
@@ -169,8 +169,8 @@ def _pass(spec):
 def run_separable(x, out_dtype, specs, mode, cval, out_layout):
     out = alloc(xp_of(x), x.shape, out_dtype, out_layout)
     ps = [_pass(s) for s in specs]
-    _core.separable(x, out, [p[0] for p in ps], [list(p[1]) for p in ps], [MODES[mode]] * len(ps),
-                    [cval] * len(ps), [p[3] for p in ps], [p[2] for p in ps], stream=stream_ptr(out))
+    _core.separable(x, out, [_core.Pass1d(p[0], list(p[1]), MODES[mode], cval, p[3], p[2]) for p in ps],
+                    stream=stream_ptr(out))
     return out
 
 

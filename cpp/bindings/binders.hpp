@@ -26,32 +26,42 @@ struct Out {
   const char* name;
 };
 
+inline const char* name_of(const char* name) { return name; }
+inline const char* name_of(Out o) { return o.name; }
+inline const char* name_of(const nb::arg_v&) { return "argument"; }
+
 // How one parameter of a core function crosses from Python: the Python-side type (Py) and its core value,
-// built with the GIL held. Numbers, bools, enums (nb::enum_) and bound structs pass through.
+// built with the GIL held from the value and the parameter's name. Numbers, bools, enums (nb::enum_) and
+// bound structs pass through.
 template <class A, class N>
 struct Conv {
   using Py = std::remove_cvref_t<A>;
-  static const Py& core(const Py& v) { return v; }
+  static const Py& core(const Py& v, const N&) { return v; }
 };
+// Arrays arrive as any object, so that a wrong one (other byte order, unsupported dtype, read-only output)
+// raises a TypeError naming the parameter instead of nanobind's "incompatible function arguments".
 template <class N>
 struct Conv<const View&, N> {
-  using Py = std::conditional_t<std::is_same_v<N, Out>, OutArray, InArray>;
-  static View core(const Py& a) { return to_view(a); }
+  using Py = nb::handle;
+  static View core(nb::handle h, const N& name) {
+    using A = std::conditional_t<std::is_same_v<N, Out>, OutArray, InArray>;
+    return to_view(array_arg<A>(h, name_of(name)));
+  }
 };
 template <class N>
 struct Conv<StreamHandle, N> {
   using Py = uintptr_t;
-  static StreamHandle core(uintptr_t s) { return to_stream(s); }
+  static StreamHandle core(uintptr_t s, const N&) { return to_stream(s); }
 };
 template <class T, class N>
 struct Conv<std::span<const T>, N> {
   using Py = std::vector<T>;
-  static std::span<const T> core(const Py& v) { return v; }
+  static std::span<const T> core(const Py& v, const N&) { return v; }
 };
 template <class N>
 struct Conv<std::span<const View>, N> {
   using Py = std::vector<InArray>;
-  static std::vector<View> core(const Py& arrays) {
+  static std::vector<View> core(const Py& arrays, const N&) {
     std::vector<View> v;
     v.reserve(arrays.size());
     for (const auto& a : arrays) v.push_back(to_view(a));
@@ -68,8 +78,8 @@ void bind_impl(nb::module_& m, const char* name, R (*)(A...), N... names) {
   static_assert(sizeof...(A) == sizeof...(N), "name every parameter of the core function");
   m.def(
       name,
-      [](typename Conv<A, N>::Py... args) -> R {
-        std::tuple<decltype(Conv<A, N>::core(args))...> core{Conv<A, N>::core(args)...};
+      [names...](typename Conv<A, N>::Py... args) -> R {
+        std::tuple<decltype(Conv<A, N>::core(args, names))...> core{Conv<A, N>::core(args, names)...};
         nb::gil_scoped_release nogil;
         return std::apply(Fn, core);
       },

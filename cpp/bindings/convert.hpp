@@ -61,11 +61,6 @@ A array_arg(nb::handle h, const char* name) {
   throw TypeError(std::string(name) + ": expected " + what + " of a supported dtype in native byte order, got " + got);
 }
 
-inline Mode to_mode(int m) {
-  if (m < 0 || m > 4) throw ValueError("invalid boundary mode code");
-  return Mode(m);
-}
-
 inline StreamHandle to_stream(uintptr_t s) { return reinterpret_cast<StreamHandle>(s); }
 
 // Flat (x, y) pairs as a NumPy (n, 2) int64 array owning a copy.

@@ -200,10 +200,10 @@ def test_bool_output_of_float_data(rng):
 # --- arrays the binding cannot view: a TypeError naming the argument ---
 
 @pytest.mark.parametrize("call", [
-    lambda a, o: _core.rank_filter(a, o, [0, 0], 0, 0, 0.0),
-    lambda a, o: _core.correlate(a, o, [0, 0], [1.0], 0, 0.0),
-    lambda a, o: _core.min_max_filter1d(a, o, 3, 0, 0, 0.0, 0, True),
-    lambda a, o: _core.separable(a, o, [0], [[1.0]], [0], [0.0], [0], [0]),
+    lambda a, o: _core.rank_filter(a, o, [0, 0], 0, _core.Mode.reflect, 0.0),
+    lambda a, o: _core.correlate(a, o, [0, 0], [1.0], _core.Mode.reflect, 0.0),
+    lambda a, o: _core.min_max_filter1d(a, o, 3, 0, _core.Mode.reflect, 0.0, 0, True),
+    lambda a, o: _core.separable(a, o, [_core.Pass1d(0, [1.0], _core.Mode.reflect, 0.0, 0, 0)]),
 ], ids=["rank_filter", "correlate", "min_max_filter1d", "separable"])
 def test_binding_names_a_non_native_array(call):
     native = np.zeros((4, 4), np.float32)

@@ -58,9 +58,8 @@ def run_passes(input, output, passes, fresh=False):
     # the CPU engine filters in place line by line; the CUDA engine needs distinct arrays
     if not fresh and may_share(input, output) and (output is not input or not isinstance(output, np.ndarray)):
         src = input.copy()
-    _core.separable(src, output, [p.axis for p in passes], [p.weights for p in passes],
-                    [p.mode for p in passes], [real_cval(p.cval) for p in passes], [p.origin for p in passes],
-                    [int(p.mean) for p in passes], stream_ptr(output))
+    _core.separable(src, output, [_core.Pass1d(p.axis, p.weights, p.mode, real_cval(p.cval), p.origin, int(p.mean))
+                                  for p in passes], stream_ptr(output))
     return output
 
 

@@ -8,10 +8,12 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from .. import _core
 from .._engine import xp_of
 
-_MODES = {"reflect": 0, "grid-mirror": 0, "constant": 1, "grid-constant": 1, "nearest": 2,
-          "mirror": 3, "wrap": 4, "grid-wrap": 4}
+_M = _core.Mode
+_MODES = {"reflect": _M.reflect, "grid-mirror": _M.reflect, "constant": _M.constant, "grid-constant": _M.constant,
+          "nearest": _M.nearest, "mirror": _M.mirror, "wrap": _M.wrap, "grid-wrap": _M.wrap}
 
 
 def mode_code(mode):
