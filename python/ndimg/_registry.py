@@ -225,17 +225,19 @@ for _name in ("minimum_filter", "maximum_filter"):
 register("ndimage", "median_filter", f"{_R}:median_filter", dtypes=NUMERIC, family="rank", inputs=("signed",),
          cases=modes(size=3, cval=0.5) + _RANK_CASES,
          bad=(bad(RuntimeError, _id="no_size"), bad(RuntimeError, size=0), bad(ValueError, size=3, origin=2),
-              bad(ValueError, size=3, axes=(0, 0))),
+              bad(ValueError, size=3, axes=(0, 0)), bad(MemoryError, size=10**6, _id="huge_size")),
          bench=(("2d_f32", dict(size=3)), ("2d_f32", dict(size=5)), ("3d_f32", dict(size=3))))
 register("ndimage", "rank_filter", f"{_R}:rank_filter", dtypes=NUMERIC, family="rank", inputs=("signed",),
          cases=modes(rank=2, size=3, cval=0.5) + (case(rank=-1, size=3), case(rank=0, footprint=_FOOT2, _ndim=(2,)),
                                                   case(rank=2, size=(3, 1), _ndim=(2,))),
-         bad=(bad(RuntimeError, rank=100, size=3), bad(RuntimeError, rank=1)),
+         bad=(bad(RuntimeError, rank=100, size=3), bad(RuntimeError, rank=1),
+              bad(MemoryError, rank=2, size=10**6, _id="huge_size")),
          bench=(("2d_f32", dict(rank=4, size=3)), ("3d_f32", dict(rank=4, size=3))))
 register("ndimage", "percentile_filter", f"{_R}:percentile_filter", dtypes=NUMERIC, family="rank", inputs=("signed",),
          cases=modes(percentile=30, size=3, cval=0.5) + (case(percentile=-20, size=3), case(percentile=50, size=5),
                                                          case(percentile=90, footprint=_FOOT2, _ndim=(2,))),
-         bad=(bad(RuntimeError, percentile=150, size=3), bad(RuntimeError, percentile=50)),
+         bad=(bad(RuntimeError, percentile=150, size=3), bad(RuntimeError, percentile=50),
+              bad(MemoryError, percentile=50, size=10**6, _id="huge_size")),
          bench=(("2d_f32", dict(percentile=50, size=5)), ("3d_f32", dict(percentile=50, size=3))))
 
 # ---------------------------------------------------------------------------------------------------

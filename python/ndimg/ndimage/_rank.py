@@ -2,6 +2,7 @@
 rectangles), median, rank and percentile filters over any footprint."""
 from __future__ import annotations
 
+import math
 import operator
 import warnings
 
@@ -122,28 +123,13 @@ def maximum_filter(input, size=None, footprint=None, output=None, mode="reflect"
     return _min_or_max_filter(input, size, footprint, output, mode, cval, origin, False, axes)
 
 
-def _rank_filter(input, rank, size, footprint, output, mode, cval, origin, operation, axes):
-    if size is not None and footprint is not None:
-        warnings.warn("ignoring size because footprint is set", UserWarning, stacklevel=3)
-    input = as_input(input, dtype_in_message=False)
-    no_complex(input)
-    axes = normalize_axes(axes, input.ndim)
-    if footprint is None:
-        if size is None:
-            raise RuntimeError("no footprint or filter size provided")
-        footprint = np.ones(per_axis(size, len(axes)), dtype=bool)
-    else:
-        footprint = np.asarray(to_host(footprint), dtype=bool)
-    footprint = expand_footprint(input.ndim, axes, footprint)
-    origins = expand_origin(input.ndim, axes, origin)
-    if not isinstance(mode, str) and np.iterable(mode):  # per-axis modes: 'constant' on unfiltered axes
-        full = ["constant"] * input.ndim
-        for m, ax in zip(per_axis(mode, len(axes)), axes):
-            full[ax] = m
-        mode = full
-    check_footprint_shape(footprint, input.ndim, len(axes))
-    _check_footprint_origins(footprint, origins)
-    filter_size = int(footprint.sum())
+# Most taps of a box built from `size`: beyond it the offsets alone take gigabytes and any image hours, so
+# scipy's allocation fails too (MemoryError; its 1-D filter computes up to about 10**7 on 8 GiB).
+_MAX_BOX_TAPS = 1 << 22
+
+
+def _resolve_rank(rank, filter_size, operation):
+    """scipy's rank for `operation` over `filter_size` taps, checked."""
     if operation == "median":
         rank = filter_size // 2
     elif operation == "percentile":
@@ -157,6 +143,39 @@ def _rank_filter(input, rank, size, footprint, output, mode, cval, origin, opera
         rank += filter_size
     if rank < 0 or rank >= filter_size:
         raise RuntimeError("rank not within filter footprint size")
+    return rank
+
+
+def _rank_filter(input, rank, size, footprint, output, mode, cval, origin, operation, axes):
+    if size is not None and footprint is not None:
+        warnings.warn("ignoring size because footprint is set", UserWarning, stacklevel=3)
+    input = as_input(input, dtype_in_message=False)
+    no_complex(input)
+    axes = normalize_axes(axes, input.ndim)
+    if footprint is None:
+        if size is None:
+            raise RuntimeError("no footprint or filter size provided")
+        sizes = [operator.index(n) for n in per_axis(size, len(axes))]
+        taps = math.prod(sizes)
+        if taps > _MAX_BOX_TAPS and min(sizes) > 0:  # decided before any footprint exists: memory stays bounded by the image
+            rank = _resolve_rank(rank, taps, operation)
+            if rank in (0, taps - 1):  # the box's minimum/maximum: separable passes, clipped to the image
+                return _min_or_max_filter(input, sizes, None, output, mode, cval, origin, rank == 0, axes)
+            raise MemoryError(f"a box of {taps} elements is too large for a rank filter (at most {_MAX_BOX_TAPS})")
+        footprint = np.ones(sizes, dtype=bool)
+    else:
+        footprint = np.asarray(to_host(footprint), dtype=bool)
+    footprint = expand_footprint(input.ndim, axes, footprint)
+    origins = expand_origin(input.ndim, axes, origin)
+    if not isinstance(mode, str) and np.iterable(mode):  # per-axis modes: 'constant' on unfiltered axes
+        full = ["constant"] * input.ndim
+        for m, ax in zip(per_axis(mode, len(axes)), axes):
+            full[ax] = m
+        mode = full
+    check_footprint_shape(footprint, input.ndim, len(axes))
+    _check_footprint_origins(footprint, origins)
+    filter_size = int(footprint.sum())
+    rank = _resolve_rank(rank, filter_size, operation)
     if rank == 0 or rank == filter_size - 1:
         return _min_or_max_filter(input, None, footprint, output, mode, cval, origins, rank == 0, None)
     code = single_mode(mode, " by non-separable rank filters")
