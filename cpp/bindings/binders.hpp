@@ -60,11 +60,11 @@ struct Conv<std::span<const T>, N> {
 };
 template <class N>
 struct Conv<std::span<const View>, N> {
-  using Py = std::vector<InArray>;
-  static std::vector<View> core(const Py& arrays, const N&) {
+  using Py = std::vector<nb::handle>;
+  static std::vector<View> core(const Py& arrays, const N& name) {
     std::vector<View> v;
     v.reserve(arrays.size());
-    for (const auto& a : arrays) v.push_back(to_view(a));
+    for (nb::handle a : arrays) v.push_back(to_view(array_arg<InArray>(a, name_of(name))));
     return v;
   }
 };
