@@ -49,4 +49,27 @@ inline Layout make_layout(const View& in, const View& out) {
   return l;
 }
 
+// The same traversal for an elementwise operation or a reduction (the axes themselves do not matter): axes
+// of length 1 dropped, and an axis merged into the one before it where both views step over it contiguously,
+// so that contiguous views are one axis and a flat index costs no divisions (flat_offset).
+inline Layout flat_layout(const View& in, const View& out) {
+  Layout l;
+  for (int d = 0; d < in.ndim; ++d) {
+    const int64_t n = in.shape[d];
+    if (n == 1) continue;
+    const int p = l.ndim - 1;
+    if (p >= 0 && l.in_strides[p] == in.strides[d] * n && l.out_strides[p] == out.strides[d] * n) {
+      l.shape[p] *= n;
+      l.in_strides[p] = in.strides[d];
+      l.out_strides[p] = out.strides[d];
+      continue;
+    }
+    l.shape[l.ndim] = n;
+    l.in_strides[l.ndim] = in.strides[d];
+    l.out_strides[l.ndim] = out.strides[d];
+    ++l.ndim;
+  }
+  return l;
+}
+
 }  // namespace ndimg

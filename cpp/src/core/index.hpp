@@ -11,6 +11,7 @@ namespace ndimg {
 // Offset in elements of the C-order flat index `idx` in a view of `shape`/`strides`; with `skip` an axis,
 // of the start of line `idx` along that axis (lines numbered over the other axes in C order).
 NDIMG_HD int64_t flat_offset(int64_t idx, int ndim, const int64_t* shape, const int64_t* strides, int skip = -1) {
+  if (ndim == 1 && skip < 0) return idx * strides[0];  // idx < shape[0]: no division (see flat_layout)
   int64_t off = 0;
   for (int d = ndim - 1; d >= 0; --d) {
     if (d == skip) continue;
@@ -27,6 +28,34 @@ NDIMG_HD int64_t line_in_offset(const Layout& l, int axis, int64_t line) {
 }
 NDIMG_HD int64_t line_out_offset(const Layout& l, int axis, int64_t line) {
   return flat_offset(line, l.ndim, l.shape, l.out_strides, axis);
+}
+
+// Fortran-ordered views as C-ordered ones: the tiled CUDA schedules take C-contiguous data, and data in
+// Fortran order is the same data with its axes reversed.
+inline bool f_contiguous(const View& v) {
+  int64_t s = 1;
+  for (int i = 0; i < v.ndim; ++i) {
+    if (v.shape[i] != 1 && v.strides[i] != s) return false;
+    s *= v.shape[i];
+  }
+  return true;
+}
+
+inline View reversed(View v) {
+  std::reverse(v.shape.begin(), v.shape.begin() + v.ndim);
+  std::reverse(v.strides.begin(), v.strides.begin() + v.ndim);
+  return v;
+}
+
+// The views as C-contiguous ones (Fortran-ordered data reversed, with the pass axes mapped), or false.
+template <class... Axes>
+bool as_c_order(View& src, View& dst, Axes&... axes) {
+  if (!(src.c_contiguous() && dst.c_contiguous()) && f_contiguous(src) && f_contiguous(dst)) {
+    src = reversed(src);
+    dst = reversed(dst);
+    ((axes = src.ndim - 1 - axes), ...);
+  }
+  return src.c_contiguous() && dst.c_contiguous();
 }
 
 // Calls f(offset_a, offset_b) for the C-order flat indices [begin, end) of two views of one shape (two

@@ -113,7 +113,7 @@ void integer_cuda(const View& in, int64_t lo, const View& counts, StreamHandle s
       throw TypeError("histogram_integer: integer image expected");
     } else {
       using At = OneAt<T, IntegerBin<T>>;
-      run_histogram(in.size(), At{in.ptr<T>(), make_layout(in, in), {lo, counts.shape[0]}}, counts, s, op);
+      run_histogram(in.size(), At{in.ptr<T>(), flat_layout(in, in), {lo, counts.shape[0]}}, counts, s, op);
     }
   });
 }
@@ -128,7 +128,7 @@ void uniform_cuda(const View& in, std::span<const double> edges, const View& cou
     cuda::Scratch de(e.size() * sizeof(B), s, op);
     const B* d = upload(de, e, s, op);
     using At = OneAt<T, UniformBin<B>>;
-    run_histogram(in.size(), At{in.ptr<T>(), make_layout(in, in), uniform_bin_at(d, e, 0, e.size())}, counts, s, op);
+    run_histogram(in.size(), At{in.ptr<T>(), flat_layout(in, in), uniform_bin_at(d, e, 0, e.size())}, counts, s, op);
   });
 }
 
@@ -143,7 +143,7 @@ void joint_integer_cuda(const View& in0, int64_t lo0, const View& in1, int64_t l
     } else {
       using At = PairAt<T, IntegerBin<T>, IntegerBin<T>>;
       const int64_t n0 = counts.shape[0], n1 = counts.shape[1];
-      run_histogram(in0.size(), At{in0.ptr<T>(), in1.ptr<T>(), make_layout(in0, in1), {lo0, n0}, {lo1, n1}, n1},
+      run_histogram(in0.size(), At{in0.ptr<T>(), in1.ptr<T>(), flat_layout(in0, in1), {lo0, n0}, {lo1, n1}, n1},
                     counts, s, op);
     }
   });
@@ -161,7 +161,7 @@ void joint_uniform_cuda(const View& in0, std::span<const double> edges0, const V
     const B* d = upload(de, e, s, op);
     using At = PairAt<T, UniformBin<B>, UniformBin<B>>;
     run_histogram(in0.size(),
-                  At{in0.ptr<T>(), in1.ptr<T>(), make_layout(in0, in1), uniform_bin_at(d, e, 0, edges0.size()),
+                  At{in0.ptr<T>(), in1.ptr<T>(), flat_layout(in0, in1), uniform_bin_at(d, e, 0, edges0.size()),
                      uniform_bin_at(d, e, edges0.size(), edges1.size()), counts.shape[1]},
                   counts, s, op);
   });

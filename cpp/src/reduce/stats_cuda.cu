@@ -96,7 +96,7 @@ typename Op::Acc reduce_with(int64_t n, Launch&& launch, cudaStream_t s, const c
 template <class T, class Op>
 typename Op::Acc reduce(const View& in, Op op, cudaStream_t s, const char* op_name) {
   return reduce_with<Op>(in.size(), [&](unsigned blocks, typename Op::Acc* part) {
-    reduce_partials<T, Op><<<blocks, kThreads, 0, s>>>(in.ptr<T>(), make_layout(in, in), in.size(), op, part);
+    reduce_partials<T, Op><<<blocks, kThreads, 0, s>>>(in.ptr<T>(), flat_layout(in, in), in.size(), op, part);
   }, s, op_name);
 }
 
@@ -124,7 +124,7 @@ double min_gap_typed(const View& in, double shift, cudaStream_t s, const char* o
   cuda::Scratch keys(2 * n * sizeof(T), s, op);
   T* y = keys.get<T>();
   T* sorted = y + n;
-  shifted_values<T><<<cuda::blocks_for(n, kThreads), kThreads, 0, s>>>(in.ptr<T>(), make_layout(in, in), n, T(shift), y);
+  shifted_values<T><<<cuda::blocks_for(n, kThreads), kThreads, 0, s>>>(in.ptr<T>(), flat_layout(in, in), n, T(shift), y);
   cuda::check_launch(op);
   size_t temp_bytes = 0;
   cuda::check(cub::DeviceRadixSort::SortKeys(nullptr, temp_bytes, y, sorted, int(n), 0, int(sizeof(T) * 8), s), op);
@@ -171,7 +171,7 @@ DiffSums diff_sums_cuda(const View& a, const View& b, StreamHandle stream) {
   auto s = static_cast<cudaStream_t>(stream);
   return dispatch_dtype(a.dtype, [&]<class T>() {
     return reduce_with<DiffSumsOp>(a.size(), [&](unsigned blocks, DiffSums* part) {
-      reduce_pair_partials<T, DiffSumsOp><<<blocks, kThreads, 0, s>>>(a.ptr<T>(), b.ptr<T>(), make_layout(a, b),
+      reduce_pair_partials<T, DiffSumsOp><<<blocks, kThreads, 0, s>>>(a.ptr<T>(), b.ptr<T>(), flat_layout(a, b),
                                                                       a.size(), DiffSumsOp{}, part);
     }, s, op);
   });
