@@ -6,7 +6,7 @@
 namespace ndimg::ndimage {
 namespace {
 
-// One thread per output element of any strided layout.
+// Generic schedule: one thread per output element of any strided layout and footprint.
 template <class TI, class TO, class C>
 __global__ void correlate_kernel(const TI* in, TO* out, Geometry g, const int64_t* offsets, const int64_t* linear,
                                  const C* w, int64_t count, Mode mode, C cval, int64_t total) {
@@ -18,6 +18,70 @@ __global__ void correlate_kernel(const TI* in, TO* out, Geometry g, const int64_
   }
 }
 
+// Tiled schedule (footprint.cuh): the tap table (weight, offset in the tile) is copied to shared memory
+// once per block; each thread sums its outputs over the taps in correlate_taps' order with its add_mul,
+// so both schedules and the CPU engine round alike.
+template <class TI, class TO, class C, class S>
+__global__ void __launch_bounds__(kTileThreads) correlate_tile_kernel(const TI* in, TO* out, Tiling g, const C* w,
+                                                                      const int* toff, int count, Mode mode, C cval) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  C* tile = reinterpret_cast<C*>(smem);
+  C* sw = tile + g.elems();
+  int* so = reinterpret_cast<int*>(sw + count);
+  for (int k = threadIdx.y * kTileX + threadIdx.x; k < count; k += kTileThreads) {
+    sw[k] = w[k];
+    so[k] = toff[k];
+  }  // visible after for_each_tile's first barrier
+  constexpr int P = S::PZ * S::PY;
+  for_each_tile<S>(tile, in, g, mode, cval, [&](const int64_t* t0, bool) {
+    C acc[P];
+    int base[P];
+#pragma unroll
+    for (int p = 0; p < P; ++p) {
+      acc[p] = 0;
+      base[p] = ((p / S::PY) * g.e[1] + threadIdx.y + kTileY * (p % S::PY)) * g.e[2] + threadIdx.x;
+    }
+    for (int k = 0; k < count; ++k) {
+      const C wk = sw[k];
+      const int ok = so[k];
+#pragma unroll
+      for (int p = 0; p < P; ++p) acc[p] = add_mul(acc[p], wk, tile[base[p] + ok]);
+    }
+#pragma unroll
+    for (int p = 0; p < P; ++p) {
+      int z, y;
+      if (tile_output<S>(g, t0, p, z, y)) out[tile_out_offset(g, t0, z, y)] = cast_to<TO>(acc[p]);
+    }
+  });
+}
+
+// Launches the tiled schedule with tile shape S where the tile and tap table fit the shared-memory budget.
+template <class S, class TI, class TO, class C>
+bool correlate_tiled(const View& in, const View& o, const Taps& t, const std::vector<C>& wc, Mode mode, C cval,
+                     cudaStream_t s, const char* op) {
+  Tiling g;
+  if (!make_tiling<S>(t, o, g)) return false;
+  const size_t bytes = size_t(g.elems()) * sizeof(C) + size_t(t.count) * (sizeof(C) + sizeof(int));
+  if (bytes > kTileBytes) return false;
+  const int nd = t.geom.ndim, pad = 3 - nd;
+  std::vector<int> toff(size_t(t.count));
+  for (int64_t k = 0; k < t.count; ++k) {
+    int64_t r[3] = {0, 0, 0};
+    for (int d = 0; d < nd; ++d) r[d + pad] = t.offsets[size_t(k * nd + d)] - g.lo[d + pad];
+    toff[size_t(k)] = int((r[0] * g.e[1] + r[1]) * g.e[2] + r[2]);
+  }
+  cuda::Scratch table(wc.size() * sizeof(C) + toff.size() * sizeof(int), s, op);
+  C* dw = table.get<C>();
+  int* doff = reinterpret_cast<int*>(dw + wc.size());
+  // pageable sources: each copy is staged before cudaMemcpyAsync returns
+  cuda::check(cudaMemcpyAsync(dw, wc.data(), wc.size() * sizeof(C), cudaMemcpyHostToDevice, s), op);
+  cuda::check(cudaMemcpyAsync(doff, toff.data(), toff.size() * sizeof(int), cudaMemcpyHostToDevice, s), op);
+  correlate_tile_kernel<TI, TO, C, S><<<tile_blocks(g), dim3(kTileX, kTileY), bytes, s>>>(
+      in.ptr<TI>(), o.ptr<TO>(), g, dw, doff, int(t.count), mode, cval);
+  cuda::check_launch(op);
+  return true;
+}
+
 }  // namespace
 
 void correlate_cuda(const View& in, const View& out, const Taps& t, std::span<const double> w, Mode mode,
@@ -25,12 +89,18 @@ void correlate_cuda(const View& in, const View& out, const Taps& t, std::span<co
   const char* op = "correlate";
   auto s = static_cast<cudaStream_t>(stream);
   cuda::DeviceGuard guard(in.device_id, op);
-  const DeviceTaps dt(t, s, op);
   const int64_t total = out.size();
   dispatch_dtype(in.dtype, [&]<class TI>() {
     with_kernel_output<TI>(out, s, op, [&]<class TO>(const View& o) {
       using C = correlate_t<TI, TO>;
       const std::vector<C> wc(w.begin(), w.end());
+      // footprints of one z plane (2-D ones included) take flat tiles, others volume tiles
+      Tiling probe;
+      const bool flat = make_tiling<FlatTile>(t, o, probe) && probe.box[0] == 1;
+      if (flat ? correlate_tiled<FlatTile, TI, TO>(in, o, t, wc, mode, C(cval), s, op)
+               : correlate_tiled<VolumeTile, TI, TO>(in, o, t, wc, mode, C(cval), s, op))
+        return;
+      const DeviceTaps dt(t, s, op);
       cuda::Scratch dw(wc.size() * sizeof(C), s, op);
       if (!wc.empty())
         cuda::check(cudaMemcpyAsync(dw.get<C>(), wc.data(), wc.size() * sizeof(C), cudaMemcpyHostToDevice, s), op);

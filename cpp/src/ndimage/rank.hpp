@@ -1,6 +1,6 @@
 // The rank family: selection of the rank-th smallest value over a footprint, sliding 1-D min/max, and
-// the register-resident median of a 3x3 / 5x5 box used by the CUDA fast path (and by the CPU for the
-// same footprints, so that CI exercises the GPU's selection code).
+// the register-resident selections of 9, 25 and 27 values used by the CUDA tiled path for 3x3, 5x5 and
+// 3x3x3 boxes (and by the CPU for footprints of those sizes, so that CI exercises the GPU's selection code).
 #pragma once
 #include <algorithm>
 #include <type_traits>
@@ -137,9 +137,56 @@ NDIMG_HD T select_kth(T* v, int64_t n, int64_t k) {
   return v[k];
 }
 
+// The r-th smallest (r < B) of N values next(0..N): the B smallest so far kept sorted in registers, each
+// further value bubbled through them (the largest of the B + 1 falls off the end).
+template <int N, int B, class T, class Next>
+NDIMG_HD T select_smallest(Next&& next, int r) {
+  static_assert(B <= N);
+  T v[B];
+NDIMG_UNROLL
+  for (int j = 0; j < B; ++j) {
+    v[j] = next(j);
+NDIMG_UNROLL
+    for (int i = j; i > 0; --i) cmpx(v[i - 1], v[i]);
+  }
+NDIMG_UNROLL
+  for (int j = B; j < N; ++j) {
+    T x = next(j);
+NDIMG_UNROLL
+    for (int i = 0; i < B - 1; ++i) {
+      const T lo = vmin(v[i], x);
+      x = vmax(v[i], x);
+      v[i] = lo;
+    }
+    v[B - 1] = vmin(v[B - 1], x);
+  }
+  T out = v[0];
+NDIMG_UNROLL
+  for (int i = 1; i < B; ++i)
+    if (i == r) out = v[i];  // a select per candidate: v stays in registers
+  return out;
+}
+
+// The rank-th smallest of N values next(0..N) without NaN, in registers: forgetful selection for the
+// median, else the min(rank, N-1-rank) + 1 smallest (of the negated values for the upper ranks: negation
+// is exact and reverses the order of float and double) kept in a compile-time-sized list.
+template <int N, class T, class Next>
+NDIMG_HD T select_rank(Next&& next, int rank) {
+  static_assert(std::is_floating_point_v<T>);
+  if constexpr (N % 2)
+    if (rank == N / 2) return forgetful_median<N, T>(next);
+  const bool top = rank > N - 1 - rank;
+  const int r = top ? N - 1 - rank : rank;
+  auto signed_next = [&](int j) { return top ? -T(next(j)) : T(next(j)); };
+  auto pick = [&]<int B>() { return select_smallest<N, (B < N ? B : N), T>(signed_next, r); };
+  const T x = r < 2 ? pick.template operator()<2>() : r < 3 ? pick.template operator()<3>()
+            : r < 5 ? pick.template operator()<5>() : r < 8 ? pick.template operator()<8>()
+                    : pick.template operator()<N / 2 + 1>();
+  return top ? -x : x;
+}
+
 // scipy's selection of the k-th smallest of v[lo..hi] (v is reordered): Hoare partitions around the
-// first value, then the part holding k. Its plain comparisons decide where NaN values go, so rank_value
-// takes it whenever a NaN is present and gives scipy's result then too.
+// first value, then the part holding k.
 template <class T>
 NDIMG_HD T select_hoare(T* v, int64_t lo, int64_t hi, int64_t k) {
   while (lo < hi) {
@@ -164,19 +211,27 @@ NDIMG_HD T select_hoare(T* v, int64_t lo, int64_t hi, int64_t k) {
   return v[lo];
 }
 
-// The rank-th smallest of v[0..n): scipy's ordered reduction for the extremes; without NaN forgetful
-// selection for the medians of 9 and 25 values and quickselect otherwise (the same value as scipy's);
-// with NaN scipy's own selection.
+// The rank-th smallest of v[0..n) as scipy selects it: its ordered reduction for the extremes, else its
+// Hoare selection. Their plain comparisons decide where NaN values go: the result with NaN present.
 template <class T>
-NDIMG_HD T rank_value(T* v, int64_t n, int64_t rank) {
+NDIMG_HD T rank_value_scipy(T* v, int64_t n, int64_t rank) {
   if (rank == 0 || rank == n - 1) {
     T r = v[0];
     for (int64_t k = 1; k < n; ++k) r = extreme(rank == 0, r, v[k]);
     return r;
   }
-  if (any_nan(v, n)) return select_hoare(v, 0, n - 1, rank);
-  if (n == 9 && rank == 4) return forgetful_median<9, T>([&](int j) { return v[j]; });
-  if (n == 25 && rank == 12) return forgetful_median<25, T>([&](int j) { return v[j]; });
+  return select_hoare(v, 0, n - 1, rank);
+}
+
+// The rank-th smallest of v[0..n): scipy's selection for the extremes and with NaN; otherwise the register
+// selections for 9, 25 and 27 values and quickselect for other sizes (the same value as scipy's).
+template <class T>
+NDIMG_HD T rank_value(T* v, int64_t n, int64_t rank) {
+  if (rank == 0 || rank == n - 1 || any_nan(v, n)) return rank_value_scipy(v, n, rank);
+  auto at = [&](int j) { return v[j]; };
+  if (n == 9) return select_rank<9, T>(at, int(rank));
+  if (n == 25) return select_rank<25, T>(at, int(rank));
+  if (n == 27) return select_rank<27, T>(at, int(rank));
   return select_kth(v, n, rank);
 }
 
@@ -222,16 +277,6 @@ inline constexpr int64_t kExactNanWindow = int64_t(1) << 20;
 inline Reach nan_reach(int64_t size, int origin, int64_t n) {
   const Reach r = filter_reach(size, origin);
   return size <= kExactNanWindow ? r : clip_reach(r, n);
-}
-
-// A k x k box (k = 3 or 5) in a 2-D footprint: the CUDA fast path applies. Returns k, or 0.
-inline int box_median_size(const Taps& t, int64_t rank) {
-  if (t.geom.ndim != 2 || !(t.count == 9 || t.count == 25) || rank != t.count / 2) return 0;
-  const int k = t.count == 9 ? 3 : 5;
-  const int64_t y0 = t.offsets[0], x0 = t.offsets[1];
-  for (int64_t i = 0; i < t.count; ++i)
-    if (t.offsets[size_t(2 * i)] != y0 + i / k || t.offsets[size_t(2 * i + 1)] != x0 + i % k) return 0;
-  return k;
 }
 
 #ifdef NDIMG_WITH_CUDA

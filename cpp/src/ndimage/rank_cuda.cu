@@ -27,65 +27,75 @@ __global__ void rank_kernel(const TI* in, TO* out, Geometry g, const int64_t* of
   }
 }
 
-// Fast path: median of a K x K box on a 2-D image. A block of 32 x 8 threads produces a 32 x 32 tile of
-// outputs (four rows per thread) from a shared-memory tile with its halo, already boundary-extended; each
-// output's K*K values go from shared memory straight into the registers of forgetful_median.
-constexpr int kBX = 32, kBY = 8, kRows = 4, kTileY = kBY * kRows;
-
-template <class TI, int K>
-__global__ void __launch_bounds__(kBX* kBY) median_box_kernel(const TI* in, TI* out, int64_t H, int64_t W,
-                                                              int64_t isy, int64_t isx, int64_t osy, int64_t osx,
-                                                              int64_t oy, int64_t ox, Mode mode,
-                                                              compute_t<TI> cval, int64_t tiles_y,
-                                                              int64_t tiles_x) {
+// Tiled path: a full KZ x KY x KX box (3x3, 5x5, 3x3x3; any rank) from the shared-memory tile, each
+// output's values going straight into the registers of select_rank. A tile holding NaN takes scipy's
+// selection (rank_value_scipy), which decides where NaN goes.
+template <class TI, class S, int KZ, int KY, int KX>
+__global__ void __launch_bounds__(kTileThreads) rank_box_kernel(const TI* in, TI* out, Tiling g, int rank, Mode mode,
+                                                                compute_t<TI> cval) {
   using C = compute_t<TI>;
-  constexpr int TH = kTileY + K - 1, TW = kBX + K - 1;
-  __shared__ C tile[TH][TW];
-  for (int64_t ty = blockIdx.y; ty < tiles_y; ty += gridDim.y) {
-    for (int64_t tx = blockIdx.x; tx < tiles_x; tx += gridDim.x) {
-      const int64_t y0 = ty * kTileY, x0 = tx * kBX;
-      __syncthreads();  // the previous tile is no longer read
-      int nan = 0;
-      for (int e = threadIdx.y * kBX + threadIdx.x; e < TH * TW; e += kBX * kBY) {
-        const int r = e / TW, q = e % TW;
-        const int64_t gy = extend_index(y0 + oy + r, H, mode), gx = extend_index(x0 + ox + q, W, mode);
-        tile[r][q] = (gy < 0 || gx < 0) ? cval : C(in[gy * isy + gx * isx]);
-        nan |= !(tile[r][q] == tile[r][q]);
-      }
-      // a tile holding NaN takes scipy's selection (rank_value), which decides where NaN goes
-      const bool tile_nan = __syncthreads_or(nan);
-      const int64_t x = x0 + threadIdx.x;
-      if (x >= W) continue;
+  constexpr int N = KZ * KY * KX, EY = S::OY + KY - 1, EX = S::OX + KX - 1;
+  extern __shared__ __align__(16) unsigned char smem[];
+  C* tile = reinterpret_cast<C*>(smem);
+  for_each_tile<S>(tile, in, g, mode, cval, [&](const int64_t* t0, bool nan) {
 #pragma unroll 1
-      for (int p = 0; p < kRows; ++p) {
-        const int ry = threadIdx.y + p * kBY;
-        const int64_t y = y0 + ry;
-        if (y >= H) break;
-        auto at = [&](int j) { return tile[ry + j / K][threadIdx.x + j % K]; };
-        C m;
-        if (tile_nan) {
-          C v[K * K];
-          for (int j = 0; j < K * K; ++j) v[j] = at(j);
-          m = rank_value(v, K * K, K * K / 2);
-        } else {
-          m = forgetful_median<K * K, C>(at);
-        }
-        out[y * osy + x * osx] = cast_to<TI>(m);
+    for (int p = 0; p < S::PZ * S::PY; ++p) {
+      int z, y;
+      if (!tile_output<S>(g, t0, p, z, y)) continue;
+      const C* base = tile + (z * EY + y) * EX + threadIdx.x;
+      auto at = [&](int j) { return base[(j / (KY * KX) * EY + j / KX % KY) * EX + j % KX]; };
+      C m;
+      if (nan) {
+        C v[N];
+        for (int j = 0; j < N; ++j) v[j] = at(j);
+        m = rank_value_scipy(v, N, rank);
+      } else {
+        m = select_rank<N, C>(at, rank);
       }
+      out[tile_out_offset(g, t0, z, y)] = cast_to<TI>(m);
     }
-  }
+  });
 }
 
-template <class TI, int K>
-void launch_median_box(const View& in, const View& out, const Taps& t, Mode mode, double cval, cudaStream_t s,
-                       const char* op) {
-  const int64_t H = in.shape[0], W = in.shape[1];
-  const int64_t tiles_y = (H + kTileY - 1) / kTileY, tiles_x = (W + kBX - 1) / kBX;
-  const dim3 grid(unsigned(std::min<int64_t>(tiles_x, 65535)), unsigned(std::min<int64_t>(tiles_y, 65535)));
-  median_box_kernel<TI, K><<<grid, dim3(kBX, kBY), 0, s>>>(
-      in.ptr<TI>(), out.ptr<TI>(), H, W, in.strides[0], in.strides[1], out.strides[0], out.strides[1],
-      t.offsets[0], t.offsets[1], mode, compute_t<TI>(cval), tiles_y, tiles_x);
+template <class TI, class S, int KZ, int KY, int KX>
+void launch_rank_box(const View& in, const View& out, const Tiling& g, int64_t rank, Mode mode, double cval,
+                     cudaStream_t s, const char* op) {
+  const size_t bytes = size_t(g.elems()) * sizeof(compute_t<TI>);
+  rank_box_kernel<TI, S, KZ, KY, KX><<<tile_blocks(g), dim3(kTileX, kTileY), bytes, s>>>(
+      in.ptr<TI>(), out.ptr<TI>(), g, int(rank), mode, compute_t<TI>(cval));
   cuda::check_launch(op);
+}
+
+// The taps are the full box of their bounding box, in C order (the order rank_value's NaN path sees).
+bool full_box(const Taps& t, const Tiling& g) {
+  if (t.count != int64_t(g.box[0]) * g.box[1] * g.box[2]) return false;
+  const int nd = t.geom.ndim, pad = 3 - nd;
+  for (int64_t k = 0; k < t.count; ++k) {
+    const int64_t c[3] = {k / (g.box[1] * g.box[2]), k / g.box[2] % g.box[1], k % g.box[2]};
+    for (int d = 0; d < nd; ++d)
+      if (t.offsets[size_t(k * nd + d)] != g.lo[d + pad] + c[d + pad]) return false;
+  }
+  return true;
+}
+
+// Launches the tiled path where it applies (a 3x3, 5x5 or 3x3x3 box, output of the input's dtype).
+template <class TI>
+bool rank_box(const View& in, const View& out, const Taps& t, int64_t rank, Mode mode, double cval,
+              cudaStream_t s, const char* op) {
+  if (out.dtype != in.dtype) return false;
+  Tiling g{};
+  auto is_box = [&](int kz, int ky, int kx) {
+    return g.box[0] == kz && g.box[1] == ky && g.box[2] == kx && full_box(t, g);
+  };
+  if (make_tiling<FlatTile>(t, out, g)) {
+    if (is_box(1, 3, 3)) launch_rank_box<TI, FlatTile, 1, 3, 3>(in, out, g, rank, mode, cval, s, op);
+    else if (is_box(1, 5, 5)) launch_rank_box<TI, FlatTile, 1, 5, 5>(in, out, g, rank, mode, cval, s, op);
+    else if (make_tiling<VolumeTile>(t, out, g) && is_box(3, 3, 3))
+      launch_rank_box<TI, VolumeTile, 3, 3, 3>(in, out, g, rank, mode, cval, s, op);
+    else return false;
+    return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -95,15 +105,10 @@ void rank_filter_cuda(const View& in, const View& out, const Taps& t, int64_t ra
   const char* op = "rank_filter";
   auto s = static_cast<cudaStream_t>(stream);
   cuda::DeviceGuard guard(in.device_id, op);
-  const int box = box_median_size(t, rank);
   const int64_t total = out.size();
   dispatch_dtype(in.dtype, [&]<class TI>() {
     using C = compute_t<TI>;
-    if (box && out.dtype == in.dtype) {
-      if (box == 3) launch_median_box<TI, 3>(in, out, t, mode, cval, s, op);
-      else launch_median_box<TI, 5>(in, out, t, mode, cval, s, op);
-      return;
-    }
+    if (rank_box<TI>(in, out, t, rank, mode, cval, s, op)) return;
     const DeviceTaps dt(t, s, op);
     with_kernel_output<TI>(out, s, op, [&]<class TO>(const View& o) {
       Geometry g = t.geom;
