@@ -67,3 +67,59 @@ def test_bad_input_raises_like_scipy(engine, bad):
     x = np.ones((4, 5))
     for name in ("correlate", "convolve"):
         assert_raises_like(lambda: getattr(ndi, name)(x, **bad), lambda: getattr(nd, name)(to_engine(x, engine), **bad))
+
+
+# Footprints whose bounding box fits the shared-memory tile take the tiled CUDA path: flat (one z plane,
+# 32 x 32 tiles) and volume (8 x 8 x 32 tiles); shapes are not multiples of the tiles. Larger ones and
+# more than 3 dimensions keep the generic kernel.
+TILED = {"7x7": ((37, 70), (7, 7)), "1x9": ((37, 70), (1, 9)), "3x3x3": ((11, 13, 35), (3, 3, 3)),
+         "2x3x4": ((11, 13, 35), (2, 3, 4)), "1x3x5": ((11, 13, 35), (1, 3, 5)), "5": ((75,), (5,)),
+         "sparse_1x40": ((9, 70), (1, 40)), "generic_45x45": ((50, 60), (45, 45)),
+         "generic_4d": ((3, 4, 5, 6), (2, 2, 3, 2))}
+
+
+@pytest.mark.parametrize("case", list(TILED))
+@pytest.mark.parametrize("mode", NDIMAGE_MODES)
+def test_tiled_footprints(engine, rng, case, mode):
+    shape, wshape = TILED[case]
+    w = rng.standard_normal(wshape)
+    w.flat[::4] = 0  # zero weights are left out of the taps
+    if case.startswith("sparse"):
+        w[...] = 0
+        w[0, [0, 17, 39]] = [1.5, -2.0, 0.25]
+    # float32 sums in float: thousands of taps go beyond the registry's float32 tolerance of scipy's double
+    dtype = "float64" if case == "generic_45x45" else "float32"
+    for layout in ("c", "f", "strided"):
+        x = random_image(rng, shape, dtype, layout)
+        for name in ("correlate", "convolve"):
+            check_against_reference(engine, f"ndimage.{name}", x, w, mode=mode, cval=-0.75)
+    origin = tuple((n - 1) // 2 for n in wshape)
+    x = random_image(rng, shape, "float64")
+    check_against_reference(engine, "ndimage.correlate", x, w, mode=mode, cval=2.5, origin=origin)
+    check_against_reference(engine, "ndimage.convolve", x[::-1], w, mode=mode, origin=tuple(-(n // 2) for n in wshape))
+    if max(wshape) <= 7:  # smaller than the footprint (a footprint past twice the image differs: see report)
+        small = random_image(rng, (2,) * len(shape), "int64")
+        check_against_reference(engine, "ndimage.correlate", small, w, mode=mode, cval=3)
+
+
+@pytest.mark.parametrize("case", ["7x7", "3x3x3"])
+@pytest.mark.parametrize("dtype", ALL)
+def test_tiled_dtypes_outputs(engine, rng, case, dtype):
+    shape, wshape = TILED[case]
+    x = random_image(rng, shape, dtype)
+    w = rng.standard_normal(wshape) if dtype != "bool" else rng.random(wshape) > 0.5
+    check_against_reference(engine, "ndimage.correlate", x, w)
+    for out in (np.float64, np.float32, np.int16):
+        check_against_reference(engine, "ndimage.correlate", x, w, output=out)
+
+
+@pytest.mark.parametrize("case", ["7x7", "3x3x3"])
+def test_tiled_nan_input_and_weights(engine, rng, case):
+    shape, wshape = TILED[case]
+    x = random_image(rng, shape, "float64")
+    x[tuple(rng.integers(0, s, 4) for s in shape)] = np.nan
+    w = rng.standard_normal(wshape)
+    w.flat[[1, 5]] = [np.nan, 0.0]  # NaN and zero weights are left out, as scipy does
+    for mode in ("reflect", "constant"):
+        check_against_reference(engine, "ndimage.correlate", x, w, mode=mode)
+        check_against_reference(engine, "ndimage.correlate", x.astype(np.float32), w, mode=mode)

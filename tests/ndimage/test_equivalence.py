@@ -81,3 +81,25 @@ def test_min_max_1d(rng, dtype, mode):
             for axis in (0, 1):
                 assert_equivalent(*both(fn, x, size, axis=axis, mode=mode, origin=origin), exact=True)
     assert_equivalent(*both(nd.maximum_filter, x, size=(3, 5), mode=mode), exact=True)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("mode", MODES)
+def test_tiled_footprints(rng, dtype, mode):
+    """The tiled CUDA schedule: rank boxes (3x3, 5x5, 3x3x3, 1x3x3) at several ranks, tiles with and without
+    NaN, and correlate footprints that fit the tile; shapes not multiples of the tiles, views and orders."""
+    x2 = _with_nan(random_image(rng, (37, 70), dtype), rng)
+    x3 = random_image(rng, (11, 13, 35), dtype)
+    if x3.dtype.kind == "f":
+        x3[3, 4, 5] = np.nan  # one tile holds NaN, the others take the register selection
+    for x, sizes in ((x2, (3, 5)), (x3, (3,))):
+        for size in sizes:
+            n = size ** x.ndim
+            for rank in (1, n // 4, n // 2, n - 2):
+                assert_equivalent(*both(nd.rank_filter, x, rank, size=size, mode=mode, cval=0.5), exact=True)
+    for x in (x3, x3[::-1, :, ::-1], np.asfortranarray(x3), x3[:, 1::2]):
+        assert_equivalent(*both(nd.median_filter, x, size=3, mode=mode), exact=True)
+        assert_equivalent(*both(nd.median_filter, x, size=3, axes=(1, 2), mode=mode, origin=(1, -1)), exact=True)
+    for x, w in ((x2, rng.normal(size=(7, 7))), (x3, rng.normal(size=(3, 3, 3))), (x3[::-1], rng.normal(size=(2, 1, 4)))):
+        for kw in ({}, dict(output=np.float64), dict(output=np.uint8)):
+            assert_equivalent(*both(nd.correlate, x, w, mode=mode, cval=0.5, **kw), exact=False)

@@ -137,3 +137,61 @@ def test_negative_strides(engine, rng, view, name):
     x = {"flip0": base[::-1], "flip1": base[:, ::-1], "rot90": np.rot90(base, 3)}[view]
     for mode in MODES:
         check(engine, name, x, footprint=FOOTPRINT, mode=mode)
+
+
+# Full 3x3, 5x5 and 3x3x3 boxes (also a 3x3 box over two axes of a volume) take the tiled CUDA path and
+# the register selections on both engines; the shapes are not multiples of the 32 x 32 / 8 x 8 x 32 tiles.
+BOXES = {"3x3": ((37, 70), dict(size=3)), "5x5": ((37, 70), dict(size=5)),
+         "3x3x3": ((11, 13, 35), dict(size=3)), "1x3x3": ((11, 13, 35), dict(size=3, axes=(1, 2)))}
+
+
+def _box_count(shape, kw):
+    return 3 ** len(kw.get("axes", shape)) if kw["size"] == 3 else 25
+
+
+@pytest.mark.parametrize("box", list(BOXES))
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int16", "int64", "float32", "float64"])
+def test_box_every_rank(engine, rng, box, dtype):
+    shape, kw = BOXES[box]
+    x = random_image(rng, shape, dtype)
+    n = _box_count(shape, kw)
+    for rank in range(1, n - 1):  # ranks 0 and n - 1 are the separable minimum/maximum
+        check(engine, "rank_filter", x, rank, **kw)
+    check(engine, "rank_filter", x, -3, **kw)
+    check(engine, "median_filter", x, **kw)
+    check(engine, "percentile_filter", x, 50, **kw)
+    check(engine, "percentile_filter", x, 12.5, **kw)
+
+
+@pytest.mark.parametrize("box", list(BOXES))
+@pytest.mark.parametrize("mode", MODES)
+def test_box_modes_layouts_origins(engine, rng, box, mode):
+    shape, kw = BOXES[box]
+    nd_, axes = len(shape), len(kw.get("axes", shape))
+    for layout in ("c", "f", "strided"):
+        x = random_image(rng, shape, "float32", layout)
+        for origin in (0, (1, -1, 0)[:axes] if kw["size"] == 3 else (-2, 2)):
+            check(engine, "median_filter", x, mode=mode, cval=0.5, origin=origin, **kw)
+            check(engine, "rank_filter", x, 2, mode=mode, cval=-0.5, origin=origin, **kw)
+            check(engine, "percentile_filter", x, 80, mode=mode, cval=3, origin=origin, **kw)
+    base = random_image(rng, shape, "float64")
+    for view in (base[::-1], base[..., ::-1], np.swapaxes(base, 0, -1)[::-1]):  # negative strides
+        check(engine, "median_filter", view, mode=mode, cval=0.25, **kw)
+        check(engine, "rank_filter", view, 3, mode=mode, cval=0.25, **kw)
+    small = random_image(rng, (2, 1, 2)[-nd_:], "int64")  # smaller than the footprint
+    check(engine, "median_filter", small, mode=mode, cval=7, **kw)
+    check(engine, "rank_filter", small, 1, mode=mode, cval=7, **kw)
+
+
+@pytest.mark.parametrize("box", list(BOXES))
+@pytest.mark.parametrize("mode", MODES)
+def test_box_nan(engine, rng, box, mode):
+    """Tiles holding NaN take scipy's selection, the others the register selection."""
+    shape, kw = BOXES[box]
+    x = random_image(rng, shape, "float64")
+    x[tuple(rng.integers(0, s, 6) for s in shape)] = np.nan
+    x[(0,) * len(shape)] = np.nan  # a border NaN reaches the halo of the modes that extend
+    n = _box_count(shape, kw)
+    for rank in (1, n // 3, n // 2, n - 2):
+        check(engine, "rank_filter", x, rank, mode=mode, cval=np.nan if mode == "constant" else 0.0, **kw)
+    check(engine, "median_filter", x.astype(np.float32), mode=mode, **kw)
