@@ -37,6 +37,7 @@ void seeded(const View& in, const std::vector<uint8_t>& m, std::vector<uint8_t>&
   int64_t cstride[kMaxDim];
   cstride[in.ndim - 1] = 1;
   for (int d = in.ndim - 2; d >= 0; --d) cstride[d] = cstride[d + 1] * in.shape[d + 1];
+  const int last = in.ndim - 1;
   const int64_t slabs = parts_for(rows, (1 << 15) / row);
   parallel_for(slabs, 1, [&](int64_t s0, int64_t s1) {
     for (int64_t s = s0; s < s1; ++s) {
@@ -47,9 +48,13 @@ void seeded(const View& in, const std::vector<uint8_t>& m, std::vector<uint8_t>&
       for (int64_t i = begin; i < end; ++i) {
         if (m[i]) {
           par[i] = I(i);
+          // with the previous element along the last axis a member, a neighbour j whose own previous element
+          // is a member is in its set already (j - 1 neighbours both): no union, no find (dense regions)
+          const bool prev = idx[last] > 0 && i - 1 >= begin && m[i - 1];
           for (int d = 0; d < in.ndim; ++d) {
             const int64_t j = i - cstride[d];
-            if (idx[d] > 0 && j >= begin && m[j]) unite<I>(par, I(i), I(j));
+            if (idx[d] > 0 && j >= begin && m[j] && !(d != last && prev && j - 1 >= begin && m[j - 1]))
+              unite<I>(par, I(i), I(j));
           }
         }
         for (int d = in.ndim - 1; d >= 0; --d) {
