@@ -1,10 +1,14 @@
 """skimage.filters' separable edge filters (Sobel, Scharr, Prewitt, Farid) on the ndimg engines.
 
 scikit-image convolves with the full n-D kernel (edge weights along one axis times smoothing weights
-along the others); here that kernel runs as 1-D passes. In constant mode each later pass reads cval
-times the sums of the earlier passes' weights outside the image, which is what the n-D kernel sees there.
+along the others). On the CPU engine that kernel runs as 1-D passes: in constant mode each later pass
+reads cval times the sums of the earlier passes' weights outside the image, which is what the n-D kernel
+sees there. The CUDA engine runs the n-D kernels themselves, all axes and the magnitude in one kernel
+(filters/_stencil_edges.py): one read and one write of the image, no fallback to decide.
 """
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -13,6 +17,7 @@ from .._engine import engine_aware, xp_of
 from .._rules import array_argument, check_nD, img_as_float, supported_float_type
 from ..ndimage._correlate import _correlate_or_convolve
 from ..ndimage._separable import Pass, run_passes
+from ._stencil_edges import _convolution_taps, stencils_cuda
 
 EDGE = np.array([1.0, 0.0, -1.0])
 SOBEL_SMOOTH = np.array([1.0, 2.0, 1.0]) / 4
@@ -30,12 +35,16 @@ def _as_float(image):
     return img_as_float(image)
 
 
+def _check_edge_dim(ndim, edge_dim):
+    if not -ndim <= edge_dim < ndim:
+        raise IndexError("list assignment index out of range")
+
+
 def _axis_passes(ndim, edge_dim, edge, smooth, mode, cval):
     """The passes of one edge kernel. As in scikit-image, a negative edge_dim also gets smoothed along
     its own axis (the kernel there is edge * smooth)."""
     kernel = {d: np.ones(1) for d in range(ndim)}
-    if not -ndim <= edge_dim < ndim:
-        raise IndexError("list assignment index out of range")
+    _check_edge_dim(ndim, edge_dim)
     kernel[edge_dim % ndim] = edge
     for d in range(ndim):
         if d != edge_dim:
@@ -74,10 +83,12 @@ def _edge_filter(image, mask, axis, mode, cval, smooth, edge=EDGE):
     xp = xp_of(image)
     ndim = image.ndim
     axes = list(range(ndim)) if axis is None else [axis] if np.isscalar(axis) else list(axis)
+    if not axes:
+        return _mask_result(xp.zeros(image.shape, image.dtype), mask)
+    if xp is not np:
+        return _mask_result(_edge_cuda(image, axes, edge, smooth, mode, cval), mask)
     parts = [run_passes(image, xp.empty(image.shape, image.dtype),
                         _axis_passes(ndim, edge_dim, edge, smooth, mode, cval)) for edge_dim in axes]
-    if not parts:
-        return _mask_result(xp.zeros(image.shape, image.dtype), mask)
     output = _magnitude(parts, xp)
     if not bool(xp.isfinite(output.sum())):
         # The passes also multiply the edge kernel's zero taps (0 * inf is NaN) and keep each pass's sum in
@@ -87,6 +98,23 @@ def _edge_filter(image, mask, axis, mode, cval, smooth, edge=EDGE):
                                         None) for edge_dim in axes]
         output = _magnitude(parts, xp)
     return _mask_result(output, mask)
+
+
+def _edge_cuda(image, axes, edge, smooth, mode, cval):
+    """The CUDA engine's edge image or magnitude: scikit-image's n-D kernels (zero taps skipped, each sum
+    once in double as scipy's convolve), squared, summed, rooted and divided in the float dtype, in one
+    kernel."""
+    ndim = image.ndim
+    for edge_dim in axes:
+        _check_edge_dim(ndim, edge_dim)
+    stencils = _edge_stencils(ndim, tuple(axes), tuple(edge), tuple(smooth))
+    scale = np.sqrt(ndim, dtype=image.dtype) if len(axes) > 1 else None
+    return stencils_cuda(image, stencils, mode, cval, scale)
+
+
+@functools.lru_cache(maxsize=64)
+def _edge_stencils(ndim, axes, edge, smooth):
+    return tuple(_convolution_taps(_nd_kernel(ndim, d, np.array(edge), np.array(smooth))) for d in axes)
 
 
 def _magnitude(parts, xp):

@@ -1,5 +1,8 @@
-"""Edge filters with small non-separable stencils (skimage.filters.roberts*, laplace)."""
+"""Edge filters with small non-separable stencils (skimage.filters.roberts*, laplace), and the CUDA
+engine's stencil kernel that the edge filters share (filters/_edges.py)."""
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -7,7 +10,9 @@ from .. import _core
 from .._engine import engine_aware, xp_of
 from .._rules import array_argument, check_nD, img_as_float, supported_float_type
 from ..ndimage._correlate import _correlate_or_convolve
+from ..ndimage._footprint import tap_offsets
 from ..ndimage._rank import _min_or_max_filter
+from ..ndimage._support import mode_code, real_cval
 
 _ROBERTS_POS = np.array([[1.0, 0.0], [0.0, -1.0]])
 _ROBERTS_NEG = np.array([[0.0, 1.0], [-1.0, 0.0]])
@@ -30,8 +35,106 @@ def _masked(result, mask):
     return result
 
 
+# Where an index outside [0, n) reads from (cpp/src/ndimage/boundary.hpp's extend_index; constant mode
+# clears `inside` and the tap reads cval)
+_M = _core.Mode
+_EXTEND = {
+    _M.reflect: "IDX p = 2 * n; IDX r = i % p; if (r < 0) r += p; return r < n ? r : p - 1 - r;",
+    _M.mirror: "if (n == 1) return 0; IDX p = 2 * n - 2; IDX r = i % p; if (r < 0) r += p; return r < n ? r : p - r;",
+    _M.nearest: "return i < 0 ? 0 : n - 1;",
+    _M.wrap: "IDX r = i % n; return r < 0 ? r + n : r;",
+    _M.constant: "inside = false; return 0;",
+}
+
+
+def _convolution_taps(kernel):
+    """scipy.ndimage.convolve's taps of an n-D kernel: (offsets per tap, weight) in its C order, weights with
+    |w| <= DBL_EPSILON left out, even sizes shifted as scipy shifts them."""
+    kernel = np.asarray(kernel, np.float64)
+    return _taps_of(kernel.shape, kernel.tobytes())
+
+
+@functools.lru_cache(maxsize=64)
+def _taps_of(shape, data):
+    w = np.frombuffer(data, np.float64).reshape(shape)[(slice(None, None, -1),) * len(shape)]
+    origins = [-(1 - (n & 1)) for n in w.shape]
+    offsets, idx = tap_offsets(np.abs(w) > np.finfo(np.float64).eps, origins)
+    return tuple(zip(zip(*[iter(offsets)] * w.ndim), w[idx].tolist()))
+
+
+@functools.lru_cache(maxsize=128)
+def _stencil_kernel(stencils, ndim, mode, dtype_char, wide, scale, scale_in_double):
+    """A CuPy kernel: each thread one output element, each stencil summed over its taps in double (scipy's
+    correlate: taps in C order, value * weight, cval outside in constant mode) and rounded to T; several
+    stencils make sqrt(sum of their squares) in T, divided by `scale` in T (or in double, rounded to T).
+    Compiled without FMA contraction, so every product and sum rounds as NumPy's and scipy's do."""
+    import cupy
+
+    t = "float" if dtype_char == "f" else "double"
+    sqrt = "sqrtf" if t == "float" else "sqrt"
+    dims = range(ndim)
+    lines = [f"typedef {'long long' if wide else 'int'} IDX;",
+             "__device__ __forceinline__ IDX extend(IDX i, IDX n, bool& inside) {",
+             f"  if (i >= 0 && i < n) return i; {_EXTEND[mode]}", "}",
+             f'extern "C" __global__ void stencil(const {t}* __restrict__ in, {t}* __restrict__ out, IDX total, '
+             + ", ".join([f"IDX n{d}" for d in dims] + [f"long long s{d}" for d in dims]) + ", double cval) {",
+             "  for (IDX i = blockIdx.x * (IDX)blockDim.x + threadIdx.x; i < total; i += (IDX)gridDim.x * blockDim.x) {",
+             "    IDX r = i;"]
+    for d in reversed(dims):
+        lines.append(f"    IDX c{d} = r % n{d}; r /= n{d};" if d else "    IDX c0 = r;")
+    for k, taps in enumerate(stencils):
+        lines.append(f"    double a{k} = 0.0;")
+        for offs, w in taps:
+            body = ["bool inside = true;"]
+            body += [f"IDX j{d} = extend(c{d} + ({o}), n{d}, inside);" for d, o in enumerate(offs) if o]
+            at = " + ".join(f"(long long)(j{d}) * s{d}" if o else f"(long long)c{d} * s{d}" for d, o in enumerate(offs))
+            body.append(f"a{k} += (inside ? (double)in[{at}] : cval) * {repr(w)};")
+            lines.append("    { " + " ".join(body) + " }")
+        lines.append(f"    {t} p{k} = ({t})a{k};")
+    if len(stencils) == 1:
+        lines.append("    out[i] = p0;")
+    else:
+        lines.append(f"    {t} m = p0 * p0;")
+        lines += [f"    m = m + p{k} * p{k};" for k in range(1, len(stencils))]
+        lines.append(f"    m = {sqrt}(m);")
+        lines.append(f"    out[i] = ({t})((double)m / {repr(scale)});" if scale_in_double else
+                     f"    out[i] = m / ({t}){repr(scale)};")
+    lines += ["  }", "}"]
+    return cupy.RawKernel("\n".join(lines), "stencil", options=("--fmad=false",))
+
+
+def stencils_cuda(image, stencils, mode, cval, scale=None, scale_in_double=False):
+    """The CUDA engine's n-D stencils in one sweep (a float32/float64 CuPy image): `stencils` a tuple of
+    _convolution_taps results; one stencil gives its result, several the root of the sum of their squares
+    divided by `scale` (rounded as _stencil_kernel says)."""
+    import cupy
+
+    code = mode_code(mode)
+    out = cupy.empty(image.shape, image.dtype)
+    if out.size == 0:
+        return out
+    item = image.dtype.itemsize
+    if any(s % item for s in image.strides):
+        image = cupy.ascontiguousarray(image)
+    wide = out.size > 2 ** 30  # 32-bit coordinates (faster division) while the grid stride cannot overflow them
+    fn = _stencil_kernel(stencils, image.ndim, code, image.dtype.char, wide,
+                         None if scale is None else float(scale), scale_in_double)
+    ints = np.int64 if wide else np.int32
+    args = [image, out, ints(out.size)] + [ints(n) for n in image.shape] + [np.int64(s // item) for s in image.strides]
+    blocks = min(-(-out.size // 256), 1 << 20)
+    fn((blocks,), (256,), tuple(args) + (np.float64(real_cval(cval)),))
+    return out
+
+
+_ROBERTS_TAPS = (_convolution_taps(_ROBERTS_POS), _convolution_taps(_ROBERTS_NEG))
+
+
 def _stencil(image, weights, mask):
-    return _masked(_correlate_or_convolve(_as_float(image), weights, None, "reflect", 0.0, 0, True, None), mask)
+    """scipy's convolve with `weights` (reflect mode), masked; on the CUDA engine one stencil kernel."""
+    image = _as_float(image)
+    if xp_of(image) is np:
+        return _masked(_correlate_or_convolve(image, weights, None, "reflect", 0.0, 0, True, None), mask)
+    return _masked(stencils_cuda(image, (_convolution_taps(weights),), "reflect", 0.0), mask)
 
 
 @engine_aware("image", "mask")
@@ -56,13 +159,15 @@ def roberts(image, mask=None):
     check_nD(image, 2)  # first: it takes scalars and None as 0-d arrays
     image = array_argument(image)
     xp = xp_of(image)
+    if xp is not np and mask is None:  # both kernels, the magnitude and its float64 division in one sweep
+        return stencils_cuda(_as_float(image), _ROBERTS_TAPS, "reflect", 0.0, np.sqrt(2), scale_in_double=True)
     pos = roberts_pos_diag.__wrapped_impl__(image, mask)
     neg = roberts_neg_diag.__wrapped_impl__(image, mask)
     if xp is np:  # one threaded sweep into pos instead of four single-threaded NumPy temporaries
         _core.root_sum_squares([pos, neg], pos, float(np.sqrt(2)))
         return pos
     out = xp.sqrt(pos * pos + neg * neg)
-    out /= np.sqrt(2)
+    out /= np.sqrt(2)  # a float64 scalar: float32 results are divided in float64, as NumPy 2 does
     return out
 
 
