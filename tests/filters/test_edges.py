@@ -4,7 +4,7 @@ import pytest
 import skimage.filters as sf
 
 from ndimg import filters as f
-from helpers import MODES, assert_raises_like, check_against_reference, random_image, to_engine
+from helpers import MODES, assert_raises_like, check_against_reference, random_image, to_engine, to_host
 
 ND = ["sobel", "scharr", "prewitt", "farid"]
 DIRECTIONAL = ["sobel_h", "sobel_v", "scharr_h", "scharr_v", "prewitt_h", "prewitt_v", "farid_h", "farid_v"]
@@ -52,3 +52,43 @@ def test_directional_needs_2d(engine, name):
 def test_bad_input(engine, name, kwargs):
     x = np.ones((6, 5))
     assert_raises_like(lambda: getattr(sf, name)(x, **kwargs), lambda: getattr(f, name)(to_engine(x, engine), **kwargs))
+
+
+@pytest.mark.parametrize("layout", ["c", "f", "strided"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "uint16"])
+@pytest.mark.parametrize("name", DIRECTIONAL)
+def test_directional_dtypes_layouts(engine, rng, name, dtype, layout):
+    """The result's float type (float32 stays float32) and every memory layout of the input (the CUDA
+    engine's stencil kernel reads it through its strides)."""
+    _check(engine, name, random_image(rng, (13, 17), dtype, layout))
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("dtype,value", [("float32", 3e38), ("float64", 1e308), ("float64", np.inf),
+                                         ("float32", np.nan)])
+@pytest.mark.parametrize("name", ND)
+def test_huge_and_non_finite_every_mode(engine, name, dtype, value, mode):
+    """Values whose separable partial sums overflow, and inf/NaN, in 3-D and in every mode: scikit-image's
+    n-D kernel skips zero taps and sums once (the CPU engine's fallback, the CUDA engine's stencil)."""
+    x = np.random.default_rng(4).random((11, 13, 9)).astype(dtype)
+    # far enough from the borders and each other that no window reads one twice or both: cancelling huge
+    # values is summation order, not the point here
+    x[3, 3, 3] = value
+    x[7, 9, 5] = -value
+    for axis in (None, 1, (2, 0)):
+        with np.errstate(all="ignore"):
+            ref = getattr(sf, name)(x, axis=axis, mode=mode, cval=0.5)
+            got = to_host(getattr(f, name)(to_engine(x, engine), axis=axis, mode=mode, cval=0.5))
+        assert got.dtype == ref.dtype
+        np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6, equal_nan=True)
+
+
+@pytest.mark.parametrize("name", ["sobel", "prewitt_v", "farid"])
+def test_mask_non_finite(engine, rng, name):
+    """Masked-out pixels are result * 0 as in scikit-image: NaN where the result is inf or NaN."""
+    x = random_image(rng, (10, 9), "float64")
+    x[4, 4] = np.inf
+    mask = np.ones(x.shape, bool)
+    mask[4, 3] = False
+    with np.errstate(all="ignore"):
+        _check(engine, name, x, mask=mask)
