@@ -63,3 +63,15 @@ def test_bad_input_raises_like_skimage(engine, bad):
 def test_empty_raises_like_skimage(engine):
     x = np.ones((0, 5))
     assert_raises_like(lambda: sf.butterworth(x), lambda: nf.butterworth(to_engine(x, engine)))
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "float32"])
+@pytest.mark.parametrize("channel_axis", [-1, 0, 1])
+def test_channel_axis_layout(engine, rng, dtype, channel_axis):
+    """Channels anywhere (the CUDA engine transforms them channel-first): scikit-image's values, dtype and
+    C-contiguous layout."""
+    x = random_image(rng, (10, 12, 3), dtype)
+    ref = sf.butterworth(x, 0.1, channel_axis=channel_axis, order=3.0)
+    got = nf.butterworth(to_engine(x, engine), 0.1, channel_axis=channel_axis, order=3.0)
+    assert got.flags.c_contiguous == ref.flags.c_contiguous
+    assert_close(got, ref, "filters.butterworth")

@@ -105,3 +105,24 @@ def test_unsharp_mask_channels(engine, rng):
     _check(engine, "unsharp_mask", x, radius=1.0, channel_axis=0)
     with pytest.raises(RuntimeError):
         f.unsharp_mask(to_engine(x, engine), radius=(1.0, 2.0, 3.0), channel_axis=0)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "uint16", "bool"])
+def test_unsigned_rgb_channel_last(engine, rng, dtype):
+    """Unsigned and bool RGB images, channel last (the CUDA engine blurs them unconverted and converts
+    inside its sharpening kernel), against scikit-image with its img_as_float image."""
+    x = random_image(rng, (12, 10, 3), dtype)
+    _check(engine, "difference_of_gaussians", x, 1.0, 2.0, channel_axis=-1)
+    _check(engine, "unsharp_mask", x, radius=2.0, amount=1.5, channel_axis=2)
+    _check(engine, "unsharp_mask", x, radius=1.0, amount=-3.0, channel_axis=2)  # clipped at 0 and 1
+    _check(engine, "unsharp_mask", x, radius=1.0, amount=2.0, preserve_range=True, channel_axis=2)
+
+
+def test_unsharp_mask_amounts_and_non_finite(engine, rng):
+    x = random_image(rng, (9, 11), "float64")
+    x[2, 3], x[5, 5] = np.nan, np.inf
+    with np.errstate(invalid="ignore"):
+        _check(engine, "unsharp_mask", x, radius=1.0, amount=np.float32(0.5))
+        _check(engine, "unsharp_mask", x, radius=1.0, amount=2, preserve_range=True)
+    x = random_image(rng, (9, 11), "int16")
+    _check(engine, "unsharp_mask", x, radius=1.5, amount=np.full((9, 11), 0.5))

@@ -50,12 +50,24 @@ def butterworth(image, cutoff_frequency_ratio=0.005, high_pass=True, order=2.0, 
     real = float_dtype.kind != "c"
     gain = _butterworth_gain(xp, fft_shape, cutoff_frequency_ratio, order, high_pass, real,
                              np.finfo(float_dtype).dtype, squared_butterworth)
-    if channel_axis is not None:
-        gain = xp.expand_dims(gain, channel_axis % image.ndim)
     fft = fft_of(xp)
-    image = image.astype(float_dtype, copy=False)
-    if real:
-        out = fft.irfftn(gain * fft.rfftn(image, axes=spatial), s=fft_shape, axes=spatial, overwrite_x=True)
+    channel = None if channel_axis is None else channel_axis % image.ndim
+    if channel is not None and xp is not np:
+        # cuFFT transforms trailing contiguous axes as one batched plan, where a channel axis among them
+        # makes every transform strided: the channels go first, converted in the same copy
+        image = xp.moveaxis(image, channel, 0).astype(float_dtype, order="C")
+        spatial = tuple(range(1, image.ndim))
+        gain = gain[None]
     else:
-        out = fft.ifftn(gain * fft.fftn(image, axes=spatial), axes=spatial, overwrite_x=True)
+        if channel is not None:
+            gain = xp.expand_dims(gain, channel)
+        image = image.astype(float_dtype, copy=False)
+    spectrum = fft.rfftn(image, axes=spatial) if real else fft.fftn(image, axes=spatial)
+    spectrum *= gain
+    if real:
+        out = fft.irfftn(spectrum, s=fft_shape, axes=spatial, overwrite_x=True)
+    else:
+        out = fft.ifftn(spectrum, axes=spatial, overwrite_x=True)
+    if channel is not None and xp is not np:
+        out = xp.ascontiguousarray(xp.moveaxis(out, 0, channel))  # scikit-image's layout
     return out[center] if npad > 0 else out

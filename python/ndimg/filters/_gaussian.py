@@ -64,7 +64,11 @@ def difference_of_gaussians(image, low_sigma, high_sigma=None, *, mode="nearest"
                             truncate=4.0):
     """Band-pass: the image blurred with `low_sigma` minus it blurred with `high_sigma`
     (skimage.filters.difference_of_gaussians)."""
-    image = img_as_float(as_image(image))
+    image = as_image(image)
+    if image.dtype.kind not in "bu":
+        # unsigned and bool images go to gaussian as they are: it folds img_as_float's 1 / max into its
+        # first pass (a float64 result, as here), instead of a float64 copy that both blurs read
+        image = img_as_float(image)
     low_sigma = np.array(low_sigma, dtype="float", ndmin=1)
     high_sigma = low_sigma * 1.6 if high_sigma is None else np.array(high_sigma, dtype="float", ndmin=1)
     spatial = image.ndim - 1 if channel_axis is not None else image.ndim

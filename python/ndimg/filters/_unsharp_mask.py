@@ -1,6 +1,7 @@
 """skimage.filters.unsharp_mask on the ndimg engines."""
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 import numpy as np
@@ -43,6 +44,32 @@ def _sharpen(fimg, blurred, amount, vrange, xp):
         xp.clip(blurred, vrange[0], vrange[1], out=blurred)
 
 
+@functools.lru_cache(maxsize=None)
+def _sharpen_kernel():
+    """CuPy kernel: f = x * scale (img_as_float's cast and scale), b = f - (b - f) * amount clipped to
+    [lo, hi] as _sharpen rounds it (NaN kept, as np.clip keeps it), in float64."""
+    import cupy
+
+    return cupy.ElementwiseKernel(
+        "X x, float64 scale, float64 amount, float64 lo, float64 hi", "float64 b",
+        "double f = (double)x * scale; double r = f - (b - f) * amount; b = r < lo ? lo : (r > hi ? hi : r);",
+        "ndimg_unsharp_sharpen", options=("--fmad=false",))
+
+
+def _unsharp_cuda(image, fimg, radius, amount, vrange, channel_axis):
+    """unsharp_mask of a float64 result on the CUDA engine. Without `fimg`, the unsigned or bool image is
+    blurred as it is (gaussian folds img_as_float's 1 / max into its first pass) and converted again inside
+    the one sharpening kernel, so no float64 copy of it is written."""
+    lo, hi = vrange if vrange is not None else (-np.inf, np.inf)
+    src, scale = fimg, 1.0
+    if fimg is None:
+        src = image
+        scale = 1.0 if image.dtype.kind == "b" else 1.0 / np.iinfo(image.dtype).max
+    blurred = gaussian.__wrapped_impl__(src, sigma=radius, mode="reflect", channel_axis=channel_axis)
+    _sharpen_kernel()(src, scale, float(amount), lo, hi, blurred)
+    return blurred
+
+
 @engine_aware("image")
 def unsharp_mask(image, radius=1.0, amount=1.0, preserve_range=False, *, channel_axis=None):
     """Sharpen as image + amount * (image - gaussian(image, radius)) (skimage.filters.unsharp_mask)."""
@@ -51,7 +78,9 @@ def unsharp_mask(image, radius=1.0, amount=1.0, preserve_range=False, *, channel
         raise TypeError("return arrays must be of ArrayType")
     xp = xp_of(image)
     float_dtype = supported_float_type(image.dtype)
-    fimg = _to_float(image, float_dtype, preserve_range)
+    # the CUDA engine converts unsigned and bool images inside its sharpening kernel (_unsharp_cuda)
+    direct = xp is not np and not preserve_range and image.dtype.kind in "bu" and np.ndim(amount) == 0
+    fimg = None if direct else _to_float(image, float_dtype, preserve_range)
     vrange = None  # results are clipped to the valid range of img_as_float's output
     if not preserve_range:
         # img_as_float keeps the sign of every value: only signed and float data can be negative
@@ -62,6 +91,8 @@ def unsharp_mask(image, radius=1.0, amount=1.0, preserve_range=False, *, channel
         if isinstance(radius, Iterable) and len(list(radius)) != image.ndim - 1:
             raise RuntimeError("sequence argument must have length equal to input rank")
         channel_axis = channel_axis_index(channel_axis, image.ndim)
+    if xp is not np and float_dtype == np.float64 and np.ndim(amount) == 0:
+        return _unsharp_cuda(image, fimg, radius, amount, vrange, channel_axis)
     blurred = gaussian.__wrapped_impl__(fimg, sigma=radius, mode="reflect", channel_axis=channel_axis)
     if np.ndim(amount) == 0 and blockable(fimg, blurred):
         blockwise(lambda f, b: _sharpen(f, b, amount, vrange, np), fimg, blurred)
