@@ -29,13 +29,24 @@ def gabor_kernel(frequency, theta=0, bandwidth=1, sigma_x=None, sigma_y=None, n_
     c, s = math.cos(theta), math.sin(theta)
     half_x = math.ceil(max(abs(n_stds * sigma_x * c), abs(n_stds * sigma_y * s), 1))
     half_y = math.ceil(max(abs(n_stds * sigma_y * c), abs(n_stds * sigma_x * s), 1))
-    y = np.arange(-half_y, half_y + 1)[:, None]
-    x = np.arange(-half_x, half_x + 1)[None, :]
-    xr = x * c + y * s
-    yr = -x * s + y * c
-    g = np.empty(np.broadcast_shapes(xr.shape, yr.shape), dtype=dtype)
-    np.exp(-0.5 * ((xr / sigma_x) ** 2 + (yr / sigma_y) ** 2) + 1j * (2 * np.pi * frequency * xr + offset), out=g)
-    g *= 1 / (2 * np.pi * sigma_x * sigma_y)
+    x = np.arange(-half_x, half_x + 1, dtype=float)
+    y = np.arange(-half_y, half_y + 1, dtype=float)
+    # The phase 2 pi f (x c + y s) + offset is a row term plus a column term, so the harmonic is an outer
+    # product of two complex vectors: as many complex exponentials as the kernel's sides, not its elements.
+    # So is the envelope where its quadratic form has no xy term (equal sigmas, or theta a multiple of pi/2
+    # exactly). Within a few ulp of scikit-image's one complex exponential per element.
+    row = np.exp(1j * (2 * np.pi * frequency * c * x))
+    col = np.exp(1j * (2 * np.pi * frequency * s * y + offset)) * (1 / (2 * np.pi * sigma_x * sigma_y))
+    g = np.empty((y.size, x.size), dtype=dtype)
+    if sigma_x == sigma_y or c * s == 0:
+        row *= np.exp(-0.5 * (c * c / sigma_x**2 + s * s / sigma_y**2) * x**2)
+        col *= np.exp(-0.5 * (s * s / sigma_x**2 + c * c / sigma_y**2) * y**2)
+        np.multiply.outer(col, row, out=g)
+    else:
+        xr = x[None, :] * c + y[:, None] * s
+        yr = -x[None, :] * s + y[:, None] * c
+        envelope = np.exp(-0.5 * ((xr / sigma_x) ** 2 + (yr / sigma_y) ** 2))
+        np.multiply(envelope * col[:, None], row, out=g)
     return g
 
 
