@@ -126,3 +126,21 @@ def test_unsharp_mask_amounts_and_non_finite(engine, rng):
         _check(engine, "unsharp_mask", x, radius=1.0, amount=2, preserve_range=True)
     x = random_image(rng, (9, 11), "int16")
     _check(engine, "unsharp_mask", x, radius=1.5, amount=np.full((9, 11), 0.5))
+
+
+@pytest.mark.parametrize("dtype,out_dtype", [("uint8", None), ("bool", None), ("float32", None), ("float64", None),
+                                             ("uint8", np.float32), ("float32", np.float64)])
+@pytest.mark.parametrize("channels", [1, 3, 4, 15, 16])
+def test_gaussian_channel_last(engine, rng, dtype, out_dtype, channels):
+    """Few channels last (the CUDA engine filters a channel-first copy and writes back into `out`), every
+    dtype pairing, modes per axis, `out` given or not."""
+    x = random_image(rng, (11, 9, channels), dtype)
+    for kw in (dict(sigma=1.5), dict(sigma=(1.0, 2.0, 0.7)), dict(sigma=2.0, mode=["reflect", "wrap", "constant"],
+                                                                   cval=0.25)):
+        if out_dtype is None:
+            _check(engine, "gaussian", x, channel_axis=-1, **kw)
+            continue
+        expected = sf.gaussian(x, channel_axis=-1, out=np.empty(x.shape, out_dtype), **kw)
+        out = to_engine(np.empty(x.shape, out_dtype), engine)
+        assert f.gaussian(to_engine(x, engine), channel_axis=-1, out=out, **kw) is out
+        assert_close(out, expected, "filters.gaussian")
