@@ -70,6 +70,22 @@ def _unsharp_cuda(image, fimg, radius, amount, vrange, channel_axis):
     return blurred
 
 
+def _unsharp_direct_cpu(image, radius, amount, vrange, channel_axis):
+    """_unsharp_cuda on the CPU engine: the unsigned or bool image blurred as it is, then each block of it
+    converted as _to_float converts it and sharpened while in cache."""
+    blurred = gaussian.__wrapped_impl__(image, sigma=radius, mode="reflect", channel_axis=channel_axis)
+    scale = None if image.dtype.kind == "b" else 1.0 / np.iinfo(image.dtype).max
+
+    def sharpen(src, b):
+        f = src.astype(b.dtype)
+        if scale is not None:
+            f *= scale
+        _sharpen(f, b, amount, vrange, np)
+
+    blockwise(sharpen, image, blurred)
+    return blurred
+
+
 @engine_aware("image")
 def unsharp_mask(image, radius=1.0, amount=1.0, preserve_range=False, *, channel_axis=None):
     """Sharpen as image + amount * (image - gaussian(image, radius)) (skimage.filters.unsharp_mask)."""
@@ -78,8 +94,10 @@ def unsharp_mask(image, radius=1.0, amount=1.0, preserve_range=False, *, channel
         raise TypeError("return arrays must be of ArrayType")
     xp = xp_of(image)
     float_dtype = supported_float_type(image.dtype)
-    # the CUDA engine converts unsigned and bool images inside its sharpening kernel (_unsharp_cuda)
-    direct = xp is not np and not preserve_range and image.dtype.kind in "bu" and np.ndim(amount) == 0
+    # unsigned and bool images are blurred unconverted and converted again where they are sharpened (the
+    # CUDA engine's kernel, blocks of the CPU threads): no float64 copy of the image is written
+    direct = not preserve_range and image.dtype.kind in "bu" and np.ndim(amount) == 0 and \
+        (xp is not np or blockable(image))
     fimg = None if direct else _to_float(image, float_dtype, preserve_range)
     vrange = None  # results are clipped to the valid range of img_as_float's output
     if not preserve_range:
@@ -93,6 +111,8 @@ def unsharp_mask(image, radius=1.0, amount=1.0, preserve_range=False, *, channel
         channel_axis = channel_axis_index(channel_axis, image.ndim)
     if xp is not np and float_dtype == np.float64 and np.ndim(amount) == 0:
         return _unsharp_cuda(image, fimg, radius, amount, vrange, channel_axis)
+    if fimg is None:
+        return _unsharp_direct_cpu(image, radius, amount, vrange, channel_axis)
     blurred = gaussian.__wrapped_impl__(fimg, sigma=radius, mode="reflect", channel_axis=channel_axis)
     if np.ndim(amount) == 0 and blockable(fimg, blurred):
         blockwise(lambda f, b: _sharpen(f, b, amount, vrange, np), fimg, blurred)
