@@ -646,21 +646,6 @@ __global__ void __launch_bounds__(kFuseThreads, 2) fused_2d(const T* in, T* out,
   }
 }
 
-bool f_contiguous(const View& v) {
-  int64_t s = 1;
-  for (int i = 0; i < v.ndim; ++i) {
-    if (v.shape[i] != 1 && v.strides[i] != s) return false;
-    s *= v.shape[i];
-  }
-  return true;
-}
-
-View reversed(View v) {
-  std::reverse(v.shape.begin(), v.shape.begin() + v.ndim);
-  std::reverse(v.strides.begin(), v.strides.begin() + v.ndim);
-  return v;
-}
-
 constexpr size_t kMaxShared = 48 * 1024;
 
 template <class C>
@@ -679,17 +664,6 @@ PassArgs<C> make_args(const Pass1d& pass, const void* device_weights) {
   a.cval = C(pass.cval);
   a.mean = pass.mean;
   return a;
-}
-
-// The views as C-contiguous ones (Fortran-ordered data reversed, with the pass axes mapped), or false.
-template <class... Axes>
-bool as_c_order(View& src, View& dst, Axes&... axes) {
-  if (!(src.c_contiguous() && dst.c_contiguous()) && f_contiguous(src) && f_contiguous(dst)) {
-    src = reversed(src);
-    dst = reversed(dst);
-    ((axes = src.ndim - 1 - axes), ...);
-  }
-  return src.c_contiguous() && dst.c_contiguous();
 }
 
 // A mean over a long window (long_mean, its weights left empty): one thread per line, the CPU engine's

@@ -1,7 +1,15 @@
 // minimum_filter1d / maximum_filter1d on the CUDA engine (the rank family's sliding extremes).
+//
+// Without NaN a window's extreme does not depend on the order of its comparisons, so the kernels combine
+// values in whatever grouping is cheapest. They always keep the first of equal values (a left operand
+// before a right one, as the CPU engine's van Herk scheme does), so that both engines give the same bits
+// for -0.0 and +0.0. A line holding NaN (found while the kernels load it) is computed again by scipy's
+// deque, whose order of comparisons decides what NaN does.
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
+#include "core/cuda.cuh"
 #include "core/index.hpp"
 #include "ndimage/correlate1d.hpp"
 #include "ndimage/footprint.cuh"
@@ -10,55 +18,273 @@
 namespace ndimg::ndimage {
 namespace {
 
-// One thread per output; a window holding NaN flags its line (nan_lines), which then takes scipy's deque.
-template <class TI, class TO, class C>
-__global__ void min_max1d_kernel(const TI* in, TO* out, Layout l, int axis, int64_t size, int64_t left, Mode mode,
-                                 C cval, bool minimum, int64_t total, int* nan_lines) {
-  for (int64_t idx = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; idx < total;
-       idx += int64_t(gridDim.x) * blockDim.x) {
-    int64_t rem = idx, oi = 0, oo = 0, pos = 0, line = 0, lines = 1;
-    for (int d = l.ndim - 1; d >= 0; --d) {
-      const int64_t c = rem % l.shape[d];
-      rem /= l.shape[d];
-      if (d == axis) {
-        pos = c;
-      } else {
-        oi += c * l.in_strides[d];
-        line += c * lines;
-        lines *= l.shape[d];
-      }
-      oo += c * l.out_strides[d];
+// A window as the kernels see it: `w` values, the first `left` before the output.
+template <class C>
+struct Window {
+  int64_t w, left;
+  Mode mode;
+  C cval;
+  bool minimum;
+};
+
+// Value i of a line `stride` apart, extended by the window's mode.
+template <class TI, class C>
+__device__ __forceinline__ C load_ext(const TI* line, int64_t i, int64_t n, int64_t stride, const Window<C>& a) {
+  if (i >= 0 && i < n) return C(line[i * stride]);
+  const int64_t k = extend_index(i, n, a.mode);
+  return k < 0 ? a.cval : C(line[k * stride]);
+}
+
+// P outputs that follow each other: acc[q] = v(q) ... v(q + w - 1) combined in order. For w >= P the windows
+// share the core v(P - 1 .. w - 1), reduced once, and differ by a suffix of v(0 .. P - 2) and a prefix of
+// v(w .. w + P - 2): w + P - 1 reads for P outputs.
+template <int P, class C, class V>
+__device__ __forceinline__ void window_extremes(C (&acc)[P], int64_t w, bool minimum, const V& v) {
+  if (w >= P) {
+    C core = v(P - 1);
+#pragma unroll 4
+    for (int64_t j = P; j < w; ++j) core = extreme(minimum, core, v(j));
+    acc[0] = core;
+#pragma unroll
+    for (int q = 1; q < P; ++q) acc[q] = extreme(minimum, acc[q - 1], v(w - 1 + q));
+    C s = core;
+#pragma unroll
+    for (int q = P - 2; q >= 0; --q) {
+      s = q == P - 2 ? v(q) : extreme(minimum, v(q), s);
+      acc[q] = extreme(minimum, s, acc[q]);
     }
-    const int64_t n = l.shape[axis], s = l.in_strides[axis];
-    C r = 0;
-    bool nan = false;
-    for (int64_t j = 0; j < size; ++j) {
-      const int64_t k = extend_index(pos + j - left, n, mode);
-      const C x = k < 0 ? cval : C(in[oi + k * s]);
-      nan |= !(x == x);
-      r = j == 0 ? x : extreme(minimum, r, x);
+  } else {
+#pragma unroll
+    for (int q = 0; q < P; ++q) {
+      C r = v(q);
+      for (int64_t j = 1; j < w; ++j) r = extreme(minimum, r, v(q + j));
+      acc[q] = r;
     }
-    out[oo] = cast_to<TO>(r);
-    if (nan) nan_lines[line] = 1;
   }
 }
 
-// Lines [l0, l0 + count) flagged in nan_lines, one thread each, again: scipy's deque (sliding_extreme),
-// whose order of comparisons decides what NaN does; ring/death give each line `cap` entries.
+// Stages value(k) into dst[k * step] for k < len, thread `tid` of `threads` taking k = tid, tid + threads,
+// ...: kBatch loads in flight per thread before their stores. Returns whether a staged value was NaN.
+constexpr int kBatch = 4;
+
+template <class TI, class C, class Value>
+__device__ __forceinline__ bool stage(C* dst, int step, int len, int tid, int threads, const Value& value) {
+  bool nan = false;
+  for (int k0 = tid; k0 < len; k0 += kBatch * threads) {
+    C v[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u)
+      if (k0 + u * threads < len) v[u] = value(k0 + u * threads);
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u)
+      if (k0 + u * threads < len) {
+        if constexpr (std::is_floating_point_v<TI>) nan |= !(v[u] == v[u]);
+        dst[(k0 + u * threads) * step] = v[u];
+      }
+  }
+  return nan;
+}
+
+constexpr int kWarps = 8;
+constexpr size_t kMaxShared = 48 * 1024;
+// Windows up to this length take the kernels over all outputs; longer ones Gil-Werman per line.
+constexpr int64_t kShortWindow = 256;
+
+// Along the contiguous last axis of [lines, n]: a warp per segment of kRowSeg outputs of one line (lines over
+// x, segments over y: no divisions). It stages the segment's inputs and halo in its own shared memory
+// (coalesced reads, the boundary handled only near the line's ends), each lane takes kRowP neighbouring
+// outputs (odd: the lanes' strided reads avoid bank conflicts), and the results leave through shared memory,
+// coalesced. Warps never wait for each other; a warp that met NaN flags its line once.
+constexpr int kRowP = 3, kRowSeg = 32 * kRowP;
+
+int row_stride(int64_t w) { return int(kRowSeg + w - 1 + 1) / 2 * 2; }
+
 template <class TI, class TO, class C>
-__global__ void min_max1d_nan_lines(const TI* in, TO* out, Layout l, int axis, int64_t size, int64_t left,
-                                    Mode mode, C cval, bool minimum, const int* nan_lines, int64_t l0,
-                                    int64_t count, C* ring, int64_t* death, int64_t cap) {
+__global__ void __launch_bounds__(32 * kWarps) min_max_rows(const TI* __restrict__ in, TO* __restrict__ out,
+                                                            int64_t lines, int64_t n, int64_t seg0, int stride,
+                                                            const Window<C> a, int* nan_lines) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  C* s = reinterpret_cast<C*>(smem) + warp * stride;
+  const int64_t line = int64_t(blockIdx.x) * kWarps + warp, x0 = (seg0 + blockIdx.y) * kRowSeg;
+  if (line >= lines || x0 >= n) return;  // the whole warp
+  const TI* src = in + line * n;
+  const int64_t first = x0 - a.left;
+  const int len = kRowSeg + int(a.w) - 1;
+  bool nan;
+  if (first >= 0 && first + len <= n)
+    nan = stage<TI>(s, 1, len, lane, 32, [&](int k) { return C(src[first + k]); });
+  else
+    nan = stage<TI>(s, 1, len, lane, 32, [&](int k) { return load_ext(src, first + k, n, 1, a); });
+  if (nan_lines && __any_sync(0xffffffffu, nan) && lane == 0) nan_lines[line] = 1;
+  __syncwarp();
+  C acc[kRowP];
+  window_extremes<kRowP>(acc, a.w, a.minimum, [&](int64_t j) { return s[lane * kRowP + j]; });
+  __syncwarp();
+#pragma unroll
+  for (int q = 0; q < kRowP; ++q) s[lane * kRowP + q] = acc[q];
+  __syncwarp();
+  const int m = int(std::min<int64_t>(kRowSeg, n - x0));
+  TO* dst = out + line * n + x0;
+  for (int k = lane; k < m; k += 32) dst[k] = cast_to<TO>(s[k]);
+}
+
+// Along an outer axis of [outer, n, inner]: a block of kWarps warps takes 32 neighbouring columns (coalesced
+// along the contiguous inner axis) and kColTile outputs along the axis, stages kColTile + w - 1 rows of them
+// in shared memory, and thread (x, y) computes rows [y P, y P + P) of column x (conflict-free: neighbouring
+// lanes read neighbouring columns). Column tiles over x, row tiles over y, planes over z.
+constexpr int kColP = 8, kColTile = kWarps * kColP;
+
+template <class TI, class TO, class C>
+__global__ void __launch_bounds__(32 * kWarps) min_max_cols(const TI* __restrict__ in, TO* __restrict__ out,
+                                                            int64_t n, int64_t inner, int64_t tile0, int64_t plane0,
+                                                            const Window<C> a, int* nan_lines) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  C* s = reinterpret_cast<C*>(smem);
+  const int tx = threadIdx.x % 32, ty = threadIdx.x / 32;
+  const int64_t x = int64_t(blockIdx.x) * 32 + tx, y0 = (tile0 + blockIdx.y) * kColTile;
+  const int64_t plane = plane0 + blockIdx.z;
+  const bool live = x < inner;
+  const TI* src = in + plane * n * inner + x;
+  const int64_t first = y0 - a.left;
+  const int len = kColTile + int(a.w) - 1;
+  bool nan = false;
+  if (live) {
+    if (first >= 0 && first + len <= n)
+      nan = stage<TI>(s + tx, 32, len, ty, kWarps, [&](int k) { return C(src[(first + k) * inner]); });
+    else
+      nan = stage<TI>(s + tx, 32, len, ty, kWarps, [&](int k) { return load_ext(src, first + k, n, inner, a); });
+    if (nan_lines && nan) nan_lines[plane * inner + x] = 1;
+  }
+  __syncthreads();
+  const int r0 = ty * kColP;
+  if (!live || y0 + r0 >= n) return;
+  C acc[kColP];
+  window_extremes<kColP>(acc, a.w, a.minimum, [&](int64_t j) { return s[(r0 + j) * 32 + tx]; });
+  TO* dst = out + plane * n * inner + x;
+#pragma unroll
+  for (int q = 0; q < kColP; ++q)
+    if (y0 + r0 + q < n) dst[(y0 + r0 + q) * inner] = cast_to<TO>(acc[q]);
+}
+
+// Any other layout: a thread per kGenP neighbouring outputs of one line, read through the strides.
+constexpr int kGenP = 4;
+
+template <class TI, class TO, class C>
+__global__ void min_max_generic(const TI* in, TO* out, Layout l, int axis, int64_t segs, int64_t total,
+                                const Window<C> a, int* nan_lines) {
+  NDIMG_GRID_STRIDE(t, total) {
+    const int64_t line = t / segs, i0 = (t % segs) * kGenP;
+    const int64_t n = l.shape[axis], si = l.in_strides[axis], so = l.out_strides[axis];
+    const TI* src = in + line_in_offset(l, axis, line);
+    bool nan = false;
+    C acc[kGenP];
+    window_extremes<kGenP>(acc, a.w, a.minimum, [&](int64_t j) {
+      const C v = load_ext(src, i0 - a.left + j, n, si, a);
+      if constexpr (std::is_floating_point_v<TI>) nan |= !(v == v);
+      return v;
+    });
+    if (nan_lines && nan) nan_lines[line] = 1;
+    TO* dst = out + line_out_offset(l, axis, line);
+#pragma unroll
+    for (int q = 0; q < kGenP; ++q)
+      if (i0 + q < n) dst[(i0 + q) * so] = cast_to<TO>(acc[q]);
+  }
+}
+
+// Gil-Werman over a line: with blocks of w values from ext(0), the window of output i is the extreme of
+// ext(i .. end of i's block), h[i], and of ext(start of the next block .. i + w - 1), a running prefix g.
+// Three comparisons per output whatever w; h holds n values.
+template <class C, class Ext, class Emit>
+__device__ void gil_werman(int64_t n, int64_t w, bool minimum, const Ext& ext, C* h, Emit&& emit) {
+  C s{};
+  int64_t k = 0;  // position from the end of j's block
+  for (int64_t j = ((n - 1) / w + 1) * w - 1; j >= 0; --j) {
+    const C x = ext(j);
+    s = k == 0 ? x : extreme(minimum, x, s);
+    k = k + 1 == w ? 0 : k + 1;
+    if (j < n) h[j] = s;
+  }
+  C g = h[0];  // ext(0 .. w - 1), the first window
+  emit(0, g);
+  int64_t p = 0;  // position of i + w - 1 in its block
+  for (int64_t i = 1; i < n; ++i) {
+    const C x = ext(i + w - 1);
+    g = p == 0 ? x : extreme(minimum, g, x);
+    p = p + 1 == w ? 0 : p + 1;
+    emit(i, extreme(minimum, h[i], g));
+  }
+}
+
+// Lines [l0, l0 + count), a thread each: the lines flagged in nan_lines, or every line (nan_lines null):
+// scipy's deque over `exact` (sliding_extreme, whose order of comparisons decides what NaN does; ring/death
+// give each line `cap` entries). With h (n values per line), a line without NaN takes Gil-Werman over
+// `clipped` instead.
+template <class TI, class TO, class C>
+__global__ void min_max1d_lines(const TI* in, TO* out, Layout l, int axis, const Window<C> clipped,
+                                const Window<C> exact, const int* nan_lines, int64_t l0, int64_t count, C* ring,
+                                int64_t* death, int64_t cap, C* h) {
+  cuda::wait_prior_grid();  // launch_overlapped: the flags and outputs of the kernel before are complete
   const int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-  if (t >= count || !nan_lines[l0 + t]) return;
-  const int64_t oi = line_in_offset(l, axis, l0 + t), oo = line_out_offset(l, axis, l0 + t);
-  const int64_t n = l.shape[axis], s = l.in_strides[axis], so = l.out_strides[axis];
-  auto ext = [&](int64_t j) {
-    const int64_t k = extend_index(j - left, n, mode);
-    return k < 0 ? cval : C(in[oi + k * s]);
-  };
-  sliding_extreme<C>(minimum, n, size, ext, ring + t * cap, death + t * cap, cap,
-                     [&](int64_t i, C v) { out[oo + i * so] = cast_to<TO>(v); });
+  if (t >= count || (nan_lines && !nan_lines[l0 + t])) return;
+  const int64_t n = l.shape[axis], si = l.in_strides[axis], so = l.out_strides[axis];
+  const TI* src = in + line_in_offset(l, axis, l0 + t);
+  TO* dst = out + line_out_offset(l, axis, l0 + t);
+  auto emit = [&](int64_t i, C v) { dst[i * so] = cast_to<TO>(v); };
+  bool deque = h == nullptr;
+  if constexpr (std::is_floating_point_v<TI>)
+    for (int64_t k = 0; k < n && !deque; ++k) deque = !(src[k * si] == src[k * si]);
+  if (deque)
+    sliding_extreme<C>(exact.minimum, n, exact.w, [&](int64_t j) { return load_ext(src, j - exact.left, n, si, exact); },
+                       ring + t * cap, death + t * cap, cap, emit);
+  else
+    gil_werman<C>(n, clipped.w, clipped.minimum,
+                  [&](int64_t j) { return load_ext(src, j - clipped.left, n, si, clipped); }, h + t * n, emit);
+}
+
+// The kernel over all outputs for the views' layout; nan_lines (or null) receives the lines holding NaN.
+template <class TI, class TO, class C>
+void launch_outputs(const View& src, const View& dst, int axis, const Window<C>& a, int* nan_lines, cudaStream_t s,
+                    const char* op) {
+  constexpr int64_t kMaxGrid = 65535;
+  const int64_t n = src.shape[axis];
+  if (src.c_contiguous() && dst.c_contiguous()) {
+    int64_t inner = 1;
+    for (int d = axis + 1; d < src.ndim; ++d) inner *= src.shape[d];
+    const int64_t outer = src.size() / (n * inner);
+    if (inner == 1) {
+      const int stride = row_stride(a.w);
+      const size_t shared = size_t(kWarps) * stride * sizeof(C);
+      if (shared <= kMaxShared) {
+        const int64_t segs = (n + kRowSeg - 1) / kRowSeg;
+        for (int64_t s0 = 0; s0 < segs; s0 += kMaxGrid) {
+          const dim3 grid(cuda::blocks_for(outer, kWarps), unsigned(std::min(kMaxGrid, segs - s0)));
+          min_max_rows<TI, TO, C><<<grid, 32 * kWarps, shared, s>>>(src.ptr<TI>(), dst.ptr<TO>(), outer, n, s0,
+                                                                    stride, a, nan_lines);
+          cuda::check_launch(op);
+        }
+        return;
+      }
+    } else if (inner >= 16) {  // narrower columns would idle most lanes
+      const size_t shared = size_t(kColTile + a.w - 1) * 32 * sizeof(C);
+      if (shared <= kMaxShared) {
+        const int64_t tiles = (n + kColTile - 1) / kColTile;
+        for (int64_t p0 = 0; p0 < outer; p0 += kMaxGrid)
+          for (int64_t t0 = 0; t0 < tiles; t0 += kMaxGrid) {
+            const dim3 grid(cuda::blocks_for(inner, 32), unsigned(std::min(kMaxGrid, tiles - t0)),
+                            unsigned(std::min(kMaxGrid, outer - p0)));
+            min_max_cols<TI, TO, C><<<grid, 32 * kWarps, shared, s>>>(src.ptr<TI>(), dst.ptr<TO>(), n, inner, t0,
+                                                                      p0, a, nan_lines);
+            cuda::check_launch(op);
+          }
+        return;
+      }
+    }
+  }
+  const int64_t segs = (n + kGenP - 1) / kGenP, total = src.size() / n * segs;
+  min_max_generic<TI, TO, C><<<cuda::blocks_for(total, 256), 256, 0, s>>>(
+      src.ptr<TI>(), dst.ptr<TO>(), make_layout(src, dst), axis, segs, total, a, nan_lines);
+  cuda::check_launch(op);
 }
 
 }  // namespace
@@ -68,31 +294,46 @@ void min_max_filter1d_cuda(const View& in, const View& out, int64_t size, int ax
   const char* op = minimum ? "minimum_filter1d" : "maximum_filter1d";
   auto s = static_cast<cudaStream_t>(stream);
   cuda::DeviceGuard guard(in.device_id, op);
-  const int64_t n = in.shape[axis], nlines = in.size() / n, total = in.size();
+  const int64_t n = in.shape[axis], nlines = in.size() / n;
   const Reach r = clip_reach(filter_reach(size, origin), n), rn = nan_reach(size, origin, n);  // as the CPU engine
   const int64_t w = r.left + r.right + 1, wn = rn.left + rn.right + 1, cap = std::min(wn, n + wn - 1);
+  // NaN even in integer data: every line takes the deque, as on the CPU engine
+  const bool cval_nan = mode == Mode::Constant && std::isnan(cval);
+  // long windows and NaN cval: the line kernel for every line; otherwise a kernel over all outputs, then the
+  // line kernel for lines of float data flagged as holding NaN
+  const bool by_lines = cval_nan || w > kShortWindow;
   dispatch_dtype(in.dtype, [&]<class TI>() {
     using C = compute_t<TI>;
     with_kernel_output<TI>(out, s, op, [&]<class TO>(const View& o) {
-      const Layout l = make_layout(in, o);
-      const bool may_nan = std::is_floating_point_v<TI> || (mode == Mode::Constant && std::isnan(cval));
-      cuda::Scratch flags(may_nan ? size_t(nlines) * sizeof(int) : 0, s, op);
-      if (may_nan) cuda::check(cudaMemsetAsync(flags.get<int>(), 0, size_t(nlines) * sizeof(int), s), op);
-      min_max1d_kernel<TI, TO, C><<<cuda::blocks_for(total, 256), 256, 0, s>>>(
-          in.ptr<TI>(), o.ptr<TO>(), l, axis, w, r.left, mode, C(cval), minimum, total, flags.get<int>());
-      cuda::check_launch(op);
-      if (may_nan) {
-        // the flagged lines again, in batches whose deques fit in about 64 MiB
-        const int64_t per_line = cap * int64_t(sizeof(C) + sizeof(int64_t));
-        const int64_t lines = std::min(nlines, std::max<int64_t>(1, (int64_t(64) << 20) / per_line));
-        cuda::Scratch ring(size_t(lines * cap) * sizeof(C), s, op), death(size_t(lines * cap) * sizeof(int64_t), s, op);
-        for (int64_t l0 = 0; l0 < nlines; l0 += lines) {
-          const int64_t count = std::min(lines, nlines - l0);
-          min_max1d_nan_lines<TI, TO, C><<<cuda::blocks_for(count, 128), 128, 0, s>>>(
-              in.ptr<TI>(), o.ptr<TO>(), l, axis, wn, rn.left, mode, C(cval), minimum, flags.get<int>(), l0, count,
-              ring.get<C>(), death.get<int64_t>(), cap);
-          cuda::check_launch(op);
-        }
+      const bool flagged = !by_lines && std::is_floating_point_v<TI>;
+      const bool long_lines = by_lines && !cval_nan;  // Gil-Werman where a line holds no NaN
+      // one scratch: the flags, then for a batch of lines the deque's entries and Gil-Werman's suffixes, the
+      // batch sized so that they take about 64 MiB
+      const size_t flag_bytes = flagged ? (size_t(nlines) * sizeof(int) + 7) / 8 * 8 : 0;
+      const int64_t per_line = cap * int64_t(sizeof(int64_t) + sizeof(C)) + (long_lines ? n * int64_t(sizeof(C)) : 0);
+      const int64_t batch = std::min(nlines, std::max<int64_t>(1, (int64_t(64) << 20) / per_line));
+      const bool line_pass = by_lines || flagged;
+      cuda::Scratch scratch(flag_bytes + (line_pass ? size_t(batch * per_line) : 0), s, op);
+      int* flags = flagged ? scratch.get<int>() : nullptr;
+      auto* death = reinterpret_cast<int64_t*>(scratch.get<unsigned char>() + flag_bytes);
+      C* ring = reinterpret_cast<C*>(death + batch * cap);
+      C* h = long_lines ? ring + batch * cap : nullptr;
+      const Window<C> clipped{w, r.left, mode, C(cval), minimum}, exact{wn, rn.left, mode, C(cval), minimum};
+      // Fortran-ordered data seen in C order, so that both kernels number the lines alike
+      View src = in, dst = o;
+      int ax = axis;
+      as_c_order(src, dst, ax);
+      if (!by_lines) {
+        if (flagged) cuda::check(cudaMemsetAsync(flags, 0, size_t(nlines) * sizeof(int), s), op);
+        launch_outputs<TI, TO, C>(src, dst, ax, clipped, flags, s, op);
+      }
+      if (!line_pass) return;
+      const Layout l = make_layout(src, dst);
+      for (int64_t l0 = 0; l0 < nlines; l0 += batch) {
+        const int64_t count = std::min(batch, nlines - l0);
+        cuda::launch_overlapped(min_max1d_lines<TI, TO, C>, dim3(cuda::blocks_for(count, 128)), dim3(128), 0, s, op,
+                                src.ptr<TI>(), dst.ptr<TO>(), l, ax, clipped, exact, static_cast<const int*>(flags),
+                                l0, count, ring, death, cap, h);
       }
     });
   });
