@@ -1,6 +1,7 @@
 // CPU schedule of the connected components: union-find with path halving over slabs along axis 0, labelled
 // in parallel, their seams joined serially.
 #include <atomic>
+#include <memory>
 #include <vector>
 
 #include "core/index.hpp"
@@ -30,10 +31,10 @@ void unite(I* parent, I a, I b) {
 // Union-find over the C-order classes m (0: background, 1: member, 2: seed), then every element learns
 // whether its component holds a seed.
 template <class I>
-void seeded(const View& in, const std::vector<uint8_t>& m, std::vector<uint8_t>& keep) {
+void seeded(const View& in, const uint8_t* m, uint8_t* keep) {
   const int64_t n = in.size(), rows = in.shape[0], row = n / rows;
-  std::vector<I> parent(n);
-  I* par = parent.data();
+  std::unique_ptr<I[]> parent(new I[n]);  // uninitialized: only members' entries are written and read
+  I* par = parent.get();
   int64_t cstride[kMaxDim];
   cstride[in.ndim - 1] = 1;
   for (int d = in.ndim - 2; d >= 0; --d) cstride[d] = cstride[d + 1] * in.shape[d + 1];
@@ -47,14 +48,14 @@ void seeded(const View& in, const std::vector<uint8_t>& m, std::vector<uint8_t>&
       for (int d = in.ndim - 1; d >= 0; --d) { idx[d] = rem % in.shape[d]; rem /= in.shape[d]; }
       for (int64_t i = begin; i < end; ++i) {
         if (m[i]) {
-          par[i] = I(i);
-          // with the previous element along the last axis a member, a neighbour j whose own previous element
-          // is a member is in its set already (j - 1 neighbours both): no union, no find (dense regions)
+          // with the previous element along the last axis a member, i joins its set by taking its parent (an
+          // ancestor of smaller index, as unite keeps them), and a neighbour j whose own previous element is
+          // a member is in that set already (j - 1 neighbours both): no union, no find (dense regions)
           const bool prev = idx[last] > 0 && i - 1 >= begin && m[i - 1];
-          for (int d = 0; d < in.ndim; ++d) {
+          par[i] = prev ? par[i - 1] : I(i);
+          for (int d = 0; d < last; ++d) {
             const int64_t j = i - cstride[d];
-            if (idx[d] > 0 && j >= begin && m[j] && !(d != last && prev && j - 1 >= begin && m[j - 1]))
-              unite<I>(par, I(i), I(j));
+            if (idx[d] > 0 && j >= begin && m[j] && !(prev && m[j - 1])) unite<I>(par, I(i), I(j));
           }
         }
         for (int d = in.ndim - 1; d >= 0; --d) {
@@ -70,7 +71,7 @@ void seeded(const View& in, const std::vector<uint8_t>& m, std::vector<uint8_t>&
       if (m[i] && m[i - row]) unite<I>(par, I(i), I(i - row));
   }
   // Flatten (concurrent readers see either an old ancestor or the root: both lead to the root).
-  std::vector<uint8_t> reaches(n, 0);
+  std::vector<uint8_t> reaches(n, 0);  // by root: its set holds a seed
   parallel_for(n, 1 << 14, [&](int64_t a, int64_t b) {
     for (int64_t i = a; i < b; ++i) {
       if (!m[i]) continue;
@@ -89,7 +90,7 @@ void seeded(const View& in, const std::vector<uint8_t>& m, std::vector<uint8_t>&
 
 void seeded_components_cpu(const View& in, double low, double high, const View& out) {
   const int64_t n = in.size();
-  std::vector<uint8_t> m(n), keep(n);
+  std::unique_ptr<uint8_t[]> m(new uint8_t[n]);  // every element written below
   dispatch_dtype(in.dtype, [&]<class T>() {
     const T* src = in.ptr<T>();
     parallel_for(n, 1 << 14, [&](int64_t a, int64_t b) {
@@ -97,9 +98,14 @@ void seeded_components_cpu(const View& in, double low, double high, const View& 
       for_range(in, a, b, [&](int64_t o) { m[i++] = seed_class(src[o], low, high); });
     });
   });
-  if (n < INT32_MAX) seeded<int32_t>(in, m, keep);
-  else seeded<int64_t>(in, m, keep);
+  // a C-contiguous output takes the 0/1 bytes directly (bool is one byte); any other through a buffer
   bool* dst = out.ptr<bool>();
+  const bool direct = out.c_contiguous();
+  std::unique_ptr<uint8_t[]> buffer(direct ? nullptr : new uint8_t[n]);
+  uint8_t* keep = direct ? reinterpret_cast<uint8_t*>(dst) : buffer.get();
+  if (n < INT32_MAX) seeded<int32_t>(in, m.get(), keep);
+  else seeded<int64_t>(in, m.get(), keep);
+  if (direct) return;
   parallel_for(n, 1 << 14, [&](int64_t a, int64_t b) {
     int64_t i = a;
     for_range(out, a, b, [&](int64_t o) { dst[o] = keep[i++] != 0; });
