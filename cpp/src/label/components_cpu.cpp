@@ -33,34 +33,37 @@ void unite(I* parent, I a, I b) {
 template <class I>
 void seeded(const View& in, const uint8_t* m, uint8_t* keep) {
   const int64_t n = in.size(), rows = in.shape[0], row = n / rows;
-  std::unique_ptr<I[]> parent(new I[n]);  // uninitialized: only members' entries are written and read
+  std::unique_ptr<I[]> parent(new I[n]);  // not zero-filled: the line sweep below writes every entry
   I* par = parent.get();
   int64_t cstride[kMaxDim];
   cstride[in.ndim - 1] = 1;
   for (int d = in.ndim - 2; d >= 0; --d) cstride[d] = cstride[d + 1] * in.shape[d + 1];
   const int last = in.ndim - 1;
   const int64_t slabs = parts_for(rows, (1 << 15) / row);
+  const int64_t width = in.shape[last];
   parallel_for(slabs, 1, [&](int64_t s0, int64_t s1) {
     for (int64_t s = s0; s < s1; ++s) {
       const int64_t begin = rows * s / slabs * row, end = rows * (s + 1) / slabs * row;
-      int64_t idx[kMaxDim];
-      int64_t rem = begin;
-      for (int d = in.ndim - 1; d >= 0; --d) { idx[d] = rem % in.shape[d]; rem /= in.shape[d]; }
-      for (int64_t i = begin; i < end; ++i) {
-        if (m[i]) {
+      for (int64_t start = begin; start < end; start += width) {  // one line of the last axis at a time
+        // the other axes whose previous line lies in this slab (the same for the whole line)
+        int axes[kMaxDim], naxes = 0;
+        for (int64_t d = last - 1, rem = start / width; d >= 0; rem /= in.shape[d], --d)
+          if (rem % in.shape[d] > 0 && start - cstride[d] >= begin) axes[naxes++] = int(d);
+        for (int64_t x = 0; x < width; ++x) {
+          const int64_t i = start + x;
+          if (!m[i]) {
+            par[i] = I(i);  // its own set, never joined: the passes below read every element branch free
+            continue;
+          }
           // with the previous element along the last axis a member, i joins its set by taking its parent (an
           // ancestor of smaller index, as unite keeps them), and a neighbour j whose own previous element is
           // a member is in that set already (j - 1 neighbours both): no union, no find (dense regions)
-          const bool prev = idx[last] > 0 && i - 1 >= begin && m[i - 1];
+          const bool prev = x > 0 && m[i - 1];
           par[i] = prev ? par[i - 1] : I(i);
-          for (int d = 0; d < last; ++d) {
-            const int64_t j = i - cstride[d];
-            if (idx[d] > 0 && j >= begin && m[j] && !(prev && m[j - 1])) unite<I>(par, I(i), I(j));
+          for (int q = 0; q < naxes; ++q) {
+            const int64_t j = i - cstride[axes[q]];
+            if (m[j] && !(prev && m[j - 1])) unite<I>(par, I(i), I(j));
           }
-        }
-        for (int d = in.ndim - 1; d >= 0; --d) {
-          if (++idx[d] < in.shape[d]) break;
-          idx[d] = 0;
         }
       }
     }
@@ -70,19 +73,24 @@ void seeded(const View& in, const uint8_t* m, uint8_t* keep) {
     for (int64_t i = begin; i < begin + row; ++i)
       if (m[i] && m[i - row]) unite<I>(par, I(i), I(i - row));
   }
-  // Flatten (concurrent readers see either an old ancestor or the root: both lead to the root).
-  std::vector<uint8_t> reaches(n, 0);  // by root: its set holds a seed
+  // Flatten. Every parent has a smaller index (unite links the larger root under the smaller), so a part
+  // swept upwards finds a parent inside it already pointing at its root: one read; a parent in an earlier
+  // part takes a walk (concurrent readers there see an old ancestor or the root: both lead to the root).
+  std::vector<uint8_t> reaches(n, 0);  // by root: its set holds a seed (a non-member's stays 0)
   parallel_for(n, 1 << 14, [&](int64_t a, int64_t b) {
     for (int64_t i = a; i < b; ++i) {
-      if (!m[i]) continue;
       I r = std::atomic_ref<I>(par[i]).load(std::memory_order_relaxed);
-      for (I p; (p = std::atomic_ref<I>(par[r]).load(std::memory_order_relaxed)) != r;) r = p;
+      if (r >= a) {
+        r = std::atomic_ref<I>(par[r]).load(std::memory_order_relaxed);
+      } else {
+        for (I p; (p = std::atomic_ref<I>(par[r]).load(std::memory_order_relaxed)) != r;) r = p;
+      }
       std::atomic_ref<I>(par[i]).store(r, std::memory_order_relaxed);
       if (m[i] == 2) std::atomic_ref<uint8_t>(reaches[r]).store(1, std::memory_order_relaxed);
     }
   });
   parallel_for(n, 1 << 14, [&](int64_t a, int64_t b) {
-    for (int64_t i = a; i < b; ++i) keep[i] = m[i] && reaches[par[i]];
+    for (int64_t i = a; i < b; ++i) keep[i] = reaches[par[i]];
   });
 }
 
@@ -94,6 +102,10 @@ void seeded_components_cpu(const View& in, double low, double high, const View& 
   dispatch_dtype(in.dtype, [&]<class T>() {
     const T* src = in.ptr<T>();
     parallel_for(n, 1 << 14, [&](int64_t a, int64_t b) {
+      if (in.c_contiguous()) {
+        for (int64_t i = a; i < b; ++i) m[i] = seed_class(src[i], low, high);
+        return;
+      }
       int64_t i = a;
       for_range(in, a, b, [&](int64_t o) { m[i++] = seed_class(src[o], low, high); });
     });
