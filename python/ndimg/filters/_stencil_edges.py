@@ -67,38 +67,52 @@ def _stencil_kernel(stencils, ndim, mode, dtype_char, wide, scale, scale_in_doub
     """A CuPy kernel: each thread one output element, each stencil summed over its taps in double (scipy's
     correlate: taps in C order, value * weight, cval outside in constant mode) and rounded to T; several
     stencils make sqrt(sum of their squares) in T, divided by `scale` in T (or in double, rounded to T).
-    Compiled without FMA contraction, so every product and sum rounds as NumPy's and scipy's do."""
+    Compiled without FMA contraction, so every product and sum rounds as NumPy's and scipy's do. Elements
+    whose taps all lie inside the image read them at fixed offsets from their own (computed once per
+    thread); only those near the border extend each index."""
     import cupy
 
     t = "float" if dtype_char == "f" else "double"
     sqrt = "sqrtf" if t == "float" else "sqrt"
     dims = range(ndim)
+    taps = [tap for st in stencils for tap in st]
+    below = [max([-o[d] for o, _ in taps] + [0]) for d in dims]
+    above = [max([o[d] for o, _ in taps] + [0]) for d in dims]
     lines = [f"typedef {'long long' if wide else 'int'} IDX;",
              "__device__ __forceinline__ IDX extend(IDX i, IDX n, bool& inside) {",
              f"  if (i >= 0 && i < n) return i; {_EXTEND[mode]}", "}",
              f'extern "C" __global__ void stencil(const {t}* __restrict__ in, {t}* __restrict__ out, IDX total, '
-             + ", ".join([f"IDX n{d}" for d in dims] + [f"long long s{d}" for d in dims]) + ", double cval) {",
-             "  for (IDX i = blockIdx.x * (IDX)blockDim.x + threadIdx.x; i < total; i += (IDX)gridDim.x * blockDim.x) {",
-             "    IDX r = i;"]
+             + ", ".join([f"IDX n{d}" for d in dims] + [f"long long s{d}" for d in dims]) + ", double cval) {"]
+    lines += [f"  const long long o{k} = " + " + ".join(f"({o}) * s{d}" for d, o in enumerate(offs)) + ";"
+              for k, (offs, _) in enumerate(taps)]
+    lines += ["  for (IDX i = blockIdx.x * (IDX)blockDim.x + threadIdx.x; i < total; i += (IDX)gridDim.x * blockDim.x) {",
+              "    IDX r = i;"]
     for d in reversed(dims):
         lines.append(f"    IDX c{d} = r % n{d}; r /= n{d};" if d else "    IDX c0 = r;")
-    for k, taps in enumerate(stencils):
-        lines.append(f"    double a{k} = 0.0;")
-        for offs, w in taps:
+    lines.append("    const long long base = " + " + ".join(f"(long long)c{d} * s{d}" for d in dims) + ";")
+    lines.append("    const bool interior = " + " && ".join(
+        [f"c{d} >= {below[d]} && c{d} < n{d} - {above[d]}" for d in dims if below[d] or above[d]] or ["true"]) + ";")
+    lines.append("    " + " ".join(f"double a{k} = 0.0;" for k in range(len(stencils))))
+    interior, border, k = [], [], 0
+    for j, st in enumerate(stencils):
+        for offs, w in st:
+            interior.append(f"      a{j} += (double)in[base + o{k}] * {w!r};")
             body = ["bool inside = true;"]
             body += [f"IDX j{d} = extend(c{d} + ({o}), n{d}, inside);" for d, o in enumerate(offs) if o]
             at = " + ".join(f"(long long)(j{d}) * s{d}" if o else f"(long long)c{d} * s{d}" for d, o in enumerate(offs))
-            body.append(f"a{k} += (inside ? (double)in[{at}] : cval) * {repr(w)};")
-            lines.append("    { " + " ".join(body) + " }")
-        lines.append(f"    {t} p{k} = ({t})a{k};")
+            body.append(f"a{j} += (inside ? (double)in[{at}] : cval) * {w!r};")
+            border.append("      { " + " ".join(body) + " }")
+            k += 1
+    lines += ["    if (interior) {"] + interior + ["    } else {"] + border + ["    }"]
+    lines += [f"    {t} p{j} = ({t})a{j};" for j in range(len(stencils))]
     if len(stencils) == 1:
         lines.append("    out[i] = p0;")
     else:
         lines.append(f"    {t} m = p0 * p0;")
-        lines += [f"    m = m + p{k} * p{k};" for k in range(1, len(stencils))]
+        lines += [f"    m = m + p{j} * p{j};" for j in range(1, len(stencils))]
         lines.append(f"    m = {sqrt}(m);")
-        lines.append(f"    out[i] = ({t})((double)m / {repr(scale)});" if scale_in_double else
-                     f"    out[i] = m / ({t}){repr(scale)};")
+        lines.append(f"    out[i] = ({t})((double)m / {scale!r});" if scale_in_double else
+                     f"    out[i] = m / ({t}){scale!r};")
     lines += ["  }", "}"]
     return cupy.RawKernel("\n".join(lines), "stencil", options=("--fmad=false",))
 
