@@ -70,10 +70,10 @@ def test_bad_input_raises_like_scipy(engine, bad):
 
 
 # Footprints whose bounding box fits the shared-memory tile take the tiled CUDA path: flat (one z plane,
-# 32 x 32 tiles) and volume (8 x 8 x 32 tiles); shapes are not multiples of the tiles. Larger ones and
-# more than 3 dimensions keep the generic kernel.
+# 32 x 32 tiles) and volume (8 x 8 x 32 tiles); shapes are not multiples of the tiles. Larger ones, 1-D
+# arrays and more than 3 dimensions keep the generic kernel.
 TILED = {"7x7": ((37, 70), (7, 7)), "1x9": ((37, 70), (1, 9)), "3x3x3": ((11, 13, 35), (3, 3, 3)),
-         "2x3x4": ((11, 13, 35), (2, 3, 4)), "1x3x5": ((11, 13, 35), (1, 3, 5)), "5": ((75,), (5,)),
+         "2x3x4": ((11, 13, 35), (2, 3, 4)), "1x3x5": ((11, 13, 35), (1, 3, 5)), "generic_1d": ((75,), (5,)),
          "sparse_1x40": ((9, 70), (1, 40)), "generic_45x45": ((50, 60), (45, 45)),
          "generic_4d": ((3, 4, 5, 6), (2, 2, 3, 2))}
 

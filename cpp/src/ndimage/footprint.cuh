@@ -34,8 +34,7 @@ class DeviceTaps {
   cuda::Scratch mem_;
 };
 
-// The tiled schedule works on arrays of up to 3 dimensions seen as (z, y, x): 2-D as z = 1, 1-D as
-// z = y = 1. A block of kTileX x kTileY threads produces an output tile of PZ x (kTileY * PY) x kTileX
+// The tiled schedule works on 2-D and 3-D arrays seen as (z, y, x), 2-D as z = 1. A block of kTileX x kTileY threads produces an output tile of PZ x (kTileY * PY) x kTileX
 // elements, each thread PZ * PY of them, from a shared-memory tile of the input extended by the
 // footprint's bounding box and boundary-extended once per element.
 constexpr int kTileX = 32, kTileY = 8, kTileThreads = kTileX * kTileY;
@@ -62,11 +61,12 @@ struct Tiling {
 };
 
 // The tiling of taps `t` writing `out` with tile shape S, or false where the schedule does not apply
-// (more than 3 dimensions, an output shaped unlike the input, no taps).
+// (1-D arrays, whose tiles would leave all but one row idle; more than 3 dimensions; an output shaped
+// unlike the input; no taps).
 template <class S>
 bool make_tiling(const Taps& t, const View& out, Tiling& g) {
   const Geometry& geo = t.geom;
-  if (geo.ndim > 3 || t.count == 0) return false;
+  if (geo.ndim < 2 || geo.ndim > 3 || t.count == 0) return false;
   const int pad = 3 - geo.ndim;
   for (int a = 0; a < 3; ++a) {
     const int d = a - pad;
