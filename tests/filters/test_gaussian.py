@@ -144,3 +144,12 @@ def test_gaussian_channel_last(engine, rng, dtype, out_dtype, channels):
         out = to_engine(np.empty(x.shape, out_dtype), engine)
         assert f.gaussian(to_engine(x, engine), channel_axis=-1, out=out, **kw) is out
         assert_close(out, expected, "filters.gaussian")
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "float32", "float64", "int16"])
+@pytest.mark.parametrize("channels", [1, 4, 15, 16])
+def test_difference_of_gaussians_channel_last(engine, rng, dtype, channels):
+    """Few channels last (the CUDA engine blurs one channel-first copy twice), a mode per axis too."""
+    x = random_image(rng, (10, 13, channels), dtype)
+    _check(engine, "difference_of_gaussians", x, (0.7, 1.2), 2.5, channel_axis=2, mode="reflect")
+    _check(engine, "difference_of_gaussians", x, 1.0, channel_axis=-1, mode=["wrap", "constant", "nearest"], cval=0.3)

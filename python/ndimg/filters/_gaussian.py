@@ -56,19 +56,20 @@ def gaussian(image, sigma=1.0, *, mode="nearest", cval=0, preserve_range=False, 
         first = passes[0]
         first.weights = tuple(w / scale for w in first.weights)
         first.cval *= scale
-    if xp is not np and channel_axis is not None and _short_last_axis(image, channel_axis, passes, out):
+    # out's dtype must be the one the passes compute in anyway (float64 for unsigned and bool images, else
+    # the image's), so that the copy changes no value
+    if xp is not np and passes and _few_channels_last(image, channel_axis) and \
+            (out.dtype == image.dtype or (image.dtype.kind in "bu" and out.dtype == np.float64)):
         return _channel_first(image, out, passes, xp)
     return run_passes(image, out, passes)
 
 
-def _short_last_axis(image, channel_axis, passes, out):
-    """Whether the passes run on a channel-first copy on the CUDA engine: the channels are the last axis and
-    few, so a pass along another axis sees lines only `channels` wide, which the CUDA schedules tile
-    badly (one thread per output); out's dtype is the one the passes compute in anyway (float64 for
-    unsigned and bool images, else the image's), so the results are the same bit for bit."""
+def _few_channels_last(image, channel_axis):
+    """Whether the channels are the last axis and few: a pass along another axis then sees lines only
+    `channels` wide, which the CUDA schedules (correlate1d_cuda.cu) tile badly (one thread per output), so
+    the CUDA engine filters a channel-first copy."""
     ndim = image.ndim
-    return (bool(passes) and ndim > 1 and channel_axis % ndim == ndim - 1 and image.shape[-1] < 16
-            and (out.dtype == image.dtype or (image.dtype.kind in "bu" and out.dtype == np.float64)))
+    return channel_axis is not None and ndim > 1 and channel_axis % ndim == ndim - 1 and image.shape[-1] < 16
 
 
 def _channel_first(image, out, passes, xp):
@@ -101,7 +102,22 @@ def difference_of_gaussians(image, low_sigma, high_sigma=None, *, mode="nearest"
     high_sigma = high_sigma * np.ones(spatial)
     if any(high_sigma < low_sigma):
         raise ValueError("high_sigma must be equal to or larger than low_sigma for all axes")
-    kw = dict(mode=mode, cval=cval, channel_axis=channel_axis, truncate=truncate)
+    kw = dict(mode=mode, cval=cval, truncate=truncate)
+    xp = xp_of(image)
+    if xp is not np and isinstance(mode, str) and _few_channels_last(image, channel_axis):
+        return _dog_channel_first(image, low_sigma, high_sigma, kw, xp)
+    kw["channel_axis"] = channel_axis
     low = gaussian.__wrapped_impl__(image, sigma=low_sigma, **kw)
     low -= gaussian.__wrapped_impl__(image, sigma=high_sigma, **kw)
     return low[()] if low.ndim == 0 and isinstance(low, np.ndarray) else low  # NumPy's 0-d difference: a scalar
+
+
+def _dog_channel_first(image, low_sigma, high_sigma, kw, xp):
+    """difference_of_gaussians with few channels last (_few_channels_last): both blurs of one channel-first
+    copy, their difference written in the image's layout; the same passes, so the same values."""
+    first = xp.ascontiguousarray(xp.moveaxis(image, -1, 0))
+    low = gaussian.__wrapped_impl__(first, sigma=low_sigma, channel_axis=0, **kw)
+    high = gaussian.__wrapped_impl__(first, sigma=high_sigma, channel_axis=0, **kw)
+    out = xp.empty(image.shape, low.dtype)
+    xp.subtract(xp.moveaxis(low, 0, -1), xp.moveaxis(high, 0, -1), out=out)
+    return out
