@@ -131,3 +131,17 @@ def test_huge_windows_cuda_as_cpu(rng, dtype):
                     cpu = getattr(nd, name)(x, 10**9, **kw)
                     gpu = to_host(getattr(nd, name)(to_engine(x, "cuda"), 10**9, **kw))
                     np.testing.assert_array_equal(gpu, cpu)
+
+
+@pytest.mark.skipif(not CUDA_READY, reason="no CUDA device")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_signed_zeros_cuda_as_cpu(rng, dtype):
+    # -0.0 and +0.0 compare equal: both engines keep the first of equal values, so their bits agree
+    x = rng.choice(np.array([-0.0, 0.0, 1.0], dtype), size=(33, 230))
+    calls = [(name, (size,), dict(axis=axis)) for name in FNS for size in (3, 9, 400) for axis in (0, 1)]
+    calls += [(name, (), dict(size=size)) for name in ("minimum_filter", "maximum_filter") for size in (3, 9)]
+    for name, args, kw in calls:
+        cpu = getattr(nd, name)(x, *args, **kw)
+        gpu = to_host(getattr(nd, name)(to_engine(x, "cuda"), *args, **kw))
+        np.testing.assert_array_equal(np.signbit(gpu), np.signbit(cpu), err_msg=f"{name} {args} {kw}")
+        np.testing.assert_array_equal(gpu, cpu)

@@ -94,15 +94,16 @@ constexpr int64_t kShortWindow = 256;
 // x, segments over y: no divisions). It stages the segment's inputs and halo in its own shared memory
 // (coalesced reads, the boundary handled only near the line's ends), each lane takes kRowP neighbouring
 // outputs (odd: the lanes' strided reads avoid bank conflicts), and the results leave through shared memory,
-// coalesced. Warps never wait for each other; a warp that met NaN flags its line once.
+// coalesced. Warps never wait for each other; each writes whether its inputs held NaN (one vote) as part
+// `seg` of its line's flags, so that the flags need no clearing.
 constexpr int kRowP = 3, kRowSeg = 32 * kRowP;
 
 int row_stride(int64_t w) { return int(kRowSeg + w - 1 + 1) / 2 * 2; }
 
 template <class TI, class TO, class C>
-__global__ void __launch_bounds__(32 * kWarps) min_max_rows(const TI* __restrict__ in, TO* __restrict__ out,
-                                                            int64_t lines, int64_t n, int64_t seg0, int stride,
-                                                            const Window<C> a, int* nan_lines) {
+__global__ void __launch_bounds__(32 * kWarps, 6) min_max_rows(const TI* __restrict__ in, TO* __restrict__ out,
+                                                            int64_t lines, int64_t n, int64_t seg0, int64_t segs,
+                                                            int stride, const Window<C> a, int* flags) {
   extern __shared__ __align__(16) unsigned char smem[];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   C* s = reinterpret_cast<C*>(smem) + warp * stride;
@@ -116,7 +117,8 @@ __global__ void __launch_bounds__(32 * kWarps) min_max_rows(const TI* __restrict
     nan = stage<TI>(s, 1, len, lane, 32, [&](int k) { return C(src[first + k]); });
   else
     nan = stage<TI>(s, 1, len, lane, 32, [&](int k) { return load_ext(src, first + k, n, 1, a); });
-  if (nan_lines && __any_sync(0xffffffffu, nan) && lane == 0) nan_lines[line] = 1;
+  const bool any = __any_sync(0xffffffffu, nan);
+  if (flags && lane == 0) flags[line * segs + seg0 + blockIdx.y] = any;
   __syncwarp();
   C acc[kRowP];
   window_extremes<kRowP>(acc, a.w, a.minimum, [&](int64_t j) { return s[lane * kRowP + j]; });
@@ -132,14 +134,16 @@ __global__ void __launch_bounds__(32 * kWarps) min_max_rows(const TI* __restrict
 // Along an outer axis of [outer, n, inner]: a block of kWarps warps takes 32 neighbouring columns (coalesced
 // along the contiguous inner axis) and kColTile outputs along the axis, stages kColTile + w - 1 rows of them
 // in shared memory, and thread (x, y) computes rows [y P, y P + P) of column x (conflict-free: neighbouring
-// lanes read neighbouring columns). Column tiles over x, row tiles over y, planes over z.
+// lanes read neighbouring columns). Column tiles over x, row tiles over y, planes over z. Whether a column's
+// staged inputs held NaN is written as part `tile` of its line's flags (no clearing needed).
 constexpr int kColP = 8, kColTile = kWarps * kColP;
 
 template <class TI, class TO, class C>
-__global__ void __launch_bounds__(32 * kWarps) min_max_cols(const TI* __restrict__ in, TO* __restrict__ out,
+__global__ void __launch_bounds__(32 * kWarps, 6) min_max_cols(const TI* __restrict__ in, TO* __restrict__ out,
                                                             int64_t n, int64_t inner, int64_t tile0, int64_t plane0,
-                                                            const Window<C> a, int* nan_lines) {
+                                                            int64_t lines, const Window<C> a, int* flags) {
   extern __shared__ __align__(16) unsigned char smem[];
+  __shared__ unsigned votes[kWarps];  // bit x of warp y: column x held NaN in the rows warp y staged
   C* s = reinterpret_cast<C*>(smem);
   const int tx = threadIdx.x % 32, ty = threadIdx.x / 32;
   const int64_t x = int64_t(blockIdx.x) * 32 + tx, y0 = (tile0 + blockIdx.y) * kColTile;
@@ -154,9 +158,16 @@ __global__ void __launch_bounds__(32 * kWarps) min_max_cols(const TI* __restrict
       nan = stage<TI>(s + tx, 32, len, ty, kWarps, [&](int k) { return C(src[(first + k) * inner]); });
     else
       nan = stage<TI>(s + tx, 32, len, ty, kWarps, [&](int k) { return load_ext(src, first + k, n, inner, a); });
-    if (nan_lines && nan) nan_lines[plane * inner + x] = 1;
   }
+  const unsigned vote = __ballot_sync(0xffffffffu, nan);
+  if (tx == 0) votes[ty] = vote;
   __syncthreads();
+  if (flags && ty == 0 && live) {
+    unsigned any = 0;
+#pragma unroll
+    for (int k = 0; k < kWarps; ++k) any |= votes[k];
+    flags[(tile0 + blockIdx.y) * lines + plane * inner + x] = (any >> tx) & 1u;
+  }
   const int r0 = ty * kColP;
   if (!live || y0 + r0 >= n) return;
   C acc[kColP];
@@ -216,17 +227,29 @@ __device__ void gil_werman(int64_t n, int64_t w, bool minimum, const Ext& ext, C
   }
 }
 
-// Lines [l0, l0 + count), a thread each: the lines flagged in nan_lines, or every line (nan_lines null):
+// Where the kernels over all outputs leave their NaN flags: part k < parts of line l at
+// at[l * line_step + k * part_step], nonzero where that part's inputs held NaN.
+struct Flags {
+  const int* at;
+  int64_t line_step, part_step, parts;
+};
+
+// Lines [l0, l0 + count), a thread each: the lines flagged in `flags`, or every line (flags.at null):
 // scipy's deque over `exact` (sliding_extreme, whose order of comparisons decides what NaN does; ring/death
 // give each line `cap` entries). With h (n values per line), a line without NaN takes Gil-Werman over
 // `clipped` instead.
 template <class TI, class TO, class C>
 __global__ void min_max1d_lines(const TI* in, TO* out, Layout l, int axis, const Window<C> clipped,
-                                const Window<C> exact, const int* nan_lines, int64_t l0, int64_t count, C* ring,
+                                const Window<C> exact, const Flags flags, int64_t l0, int64_t count, C* ring,
                                 int64_t* death, int64_t cap, C* h) {
   cuda::wait_prior_grid();  // launch_overlapped: the flags and outputs of the kernel before are complete
   const int64_t t = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
-  if (t >= count || (nan_lines && !nan_lines[l0 + t])) return;
+  if (t >= count) return;
+  if (flags.at) {
+    bool nan = false;
+    for (int64_t k = 0; k < flags.parts; ++k) nan |= flags.at[(l0 + t) * flags.line_step + k * flags.part_step] != 0;
+    if (!nan) return;
+  }
   const int64_t n = l.shape[axis], si = l.in_strides[axis], so = l.out_strides[axis];
   const TI* src = in + line_in_offset(l, axis, l0 + t);
   TO* dst = out + line_out_offset(l, axis, l0 + t);
@@ -242,49 +265,65 @@ __global__ void min_max1d_lines(const TI* in, TO* out, Layout l, int axis, const
                   [&](int64_t j) { return load_ext(src, j - clipped.left, n, si, clipped); }, h + t * n, emit);
 }
 
-// The kernel over all outputs for the views' layout; nan_lines (or null) receives the lines holding NaN.
-template <class TI, class TO, class C>
-void launch_outputs(const View& src, const View& dst, int axis, const Window<C>& a, int* nan_lines, cudaStream_t s,
-                    const char* op) {
-  constexpr int64_t kMaxGrid = 65535;
+// The schedule of the kernel over all outputs for the views' layout, and its flags' parts per line.
+struct Plan {
+  enum Kind { Rows, Cols, Generic } kind;
+  int64_t outer, n, inner, parts;
+  size_t shared;
+  Flags flags(const int* at) const {
+    if (kind == Rows) return {at, parts, 1, parts};
+    if (kind == Cols) return {at, 1, outer * inner, parts};
+    return {at, 1, 0, 1};
+  }
+};
+
+template <class C>
+Plan plan_outputs(const View& src, const View& dst, int axis, int64_t w) {
   const int64_t n = src.shape[axis];
   if (src.c_contiguous() && dst.c_contiguous()) {
     int64_t inner = 1;
     for (int d = axis + 1; d < src.ndim; ++d) inner *= src.shape[d];
     const int64_t outer = src.size() / (n * inner);
     if (inner == 1) {
-      const int stride = row_stride(a.w);
-      const size_t shared = size_t(kWarps) * stride * sizeof(C);
-      if (shared <= kMaxShared) {
-        const int64_t segs = (n + kRowSeg - 1) / kRowSeg;
-        for (int64_t s0 = 0; s0 < segs; s0 += kMaxGrid) {
-          const dim3 grid(cuda::blocks_for(outer, kWarps), unsigned(std::min(kMaxGrid, segs - s0)));
-          min_max_rows<TI, TO, C><<<grid, 32 * kWarps, shared, s>>>(src.ptr<TI>(), dst.ptr<TO>(), outer, n, s0,
-                                                                    stride, a, nan_lines);
-          cuda::check_launch(op);
-        }
-        return;
-      }
+      const size_t shared = size_t(kWarps) * row_stride(w) * sizeof(C);
+      if (shared <= kMaxShared) return {Plan::Rows, outer, n, 1, (n + kRowSeg - 1) / kRowSeg, shared};
     } else if (inner >= 16) {  // narrower columns would idle most lanes
-      const size_t shared = size_t(kColTile + a.w - 1) * 32 * sizeof(C);
-      if (shared <= kMaxShared) {
-        const int64_t tiles = (n + kColTile - 1) / kColTile;
-        for (int64_t p0 = 0; p0 < outer; p0 += kMaxGrid)
-          for (int64_t t0 = 0; t0 < tiles; t0 += kMaxGrid) {
-            const dim3 grid(cuda::blocks_for(inner, 32), unsigned(std::min(kMaxGrid, tiles - t0)),
-                            unsigned(std::min(kMaxGrid, outer - p0)));
-            min_max_cols<TI, TO, C><<<grid, 32 * kWarps, shared, s>>>(src.ptr<TI>(), dst.ptr<TO>(), n, inner, t0,
-                                                                      p0, a, nan_lines);
-            cuda::check_launch(op);
-          }
-        return;
-      }
+      const size_t shared = size_t(kColTile + w - 1) * 32 * sizeof(C);
+      if (shared <= kMaxShared) return {Plan::Cols, outer, n, inner, (n + kColTile - 1) / kColTile, shared};
     }
   }
-  const int64_t segs = (n + kGenP - 1) / kGenP, total = src.size() / n * segs;
-  min_max_generic<TI, TO, C><<<cuda::blocks_for(total, 256), 256, 0, s>>>(
-      src.ptr<TI>(), dst.ptr<TO>(), make_layout(src, dst), axis, segs, total, a, nan_lines);
-  cuda::check_launch(op);
+  return {Plan::Generic, src.size() / n, n, 1, 1, 0};
+}
+
+// The kernel over all outputs; `flags` (or null) receives the parts of lines holding NaN, and for the generic
+// schedule, which only sets them, is cleared first.
+template <class TI, class TO, class C>
+void launch_outputs(const Plan& p, const View& src, const View& dst, int axis, const Window<C>& a, int* flags,
+                    cudaStream_t s, const char* op) {
+  constexpr int64_t kMaxGrid = 65535;
+  if (p.kind == Plan::Rows) {
+    for (int64_t s0 = 0; s0 < p.parts; s0 += kMaxGrid) {
+      const dim3 grid(cuda::blocks_for(p.outer, kWarps), unsigned(std::min(kMaxGrid, p.parts - s0)));
+      min_max_rows<TI, TO, C><<<grid, 32 * kWarps, p.shared, s>>>(src.ptr<TI>(), dst.ptr<TO>(), p.outer, p.n, s0,
+                                                                  p.parts, row_stride(a.w), a, flags);
+      cuda::check_launch(op);
+    }
+  } else if (p.kind == Plan::Cols) {
+    for (int64_t p0 = 0; p0 < p.outer; p0 += kMaxGrid)
+      for (int64_t t0 = 0; t0 < p.parts; t0 += kMaxGrid) {
+        const dim3 grid(cuda::blocks_for(p.inner, 32), unsigned(std::min(kMaxGrid, p.parts - t0)),
+                        unsigned(std::min(kMaxGrid, p.outer - p0)));
+        min_max_cols<TI, TO, C><<<grid, 32 * kWarps, p.shared, s>>>(src.ptr<TI>(), dst.ptr<TO>(), p.n, p.inner, t0,
+                                                                    p0, p.outer * p.inner, a, flags);
+        cuda::check_launch(op);
+      }
+  } else {
+    if (flags) cuda::check(cudaMemsetAsync(flags, 0, size_t(p.outer) * sizeof(int), s), op);
+    const int64_t segs = (p.n + kGenP - 1) / kGenP, total = p.outer * segs;
+    min_max_generic<TI, TO, C><<<cuda::blocks_for(total, 256), 256, 0, s>>>(
+        src.ptr<TI>(), dst.ptr<TO>(), make_layout(src, dst), axis, segs, total, a, flags);
+    cuda::check_launch(op);
+  }
 }
 
 }  // namespace
@@ -305,11 +344,16 @@ void min_max_filter1d_cuda(const View& in, const View& out, int64_t size, int ax
   dispatch_dtype(in.dtype, [&]<class TI>() {
     using C = compute_t<TI>;
     with_kernel_output<TI>(out, s, op, [&]<class TO>(const View& o) {
+      // Fortran-ordered data seen in C order, so that every kernel numbers the lines alike
+      View src = in, dst = o;
+      int ax = axis;
+      as_c_order(src, dst, ax);
+      const Plan plan = plan_outputs<C>(src, dst, ax, w);
       const bool flagged = !by_lines && std::is_floating_point_v<TI>;
       const bool long_lines = by_lines && !cval_nan;  // Gil-Werman where a line holds no NaN
       // one scratch: the flags, then for a batch of lines the deque's entries and Gil-Werman's suffixes, the
       // batch sized so that they take about 64 MiB
-      const size_t flag_bytes = flagged ? (size_t(nlines) * sizeof(int) + 7) / 8 * 8 : 0;
+      const size_t flag_bytes = flagged ? (size_t(nlines * plan.parts) * sizeof(int) + 7) / 8 * 8 : 0;
       const int64_t per_line = cap * int64_t(sizeof(int64_t) + sizeof(C)) + (long_lines ? n * int64_t(sizeof(C)) : 0);
       const int64_t batch = std::min(nlines, std::max<int64_t>(1, (int64_t(64) << 20) / per_line));
       const bool line_pass = by_lines || flagged;
@@ -319,21 +363,15 @@ void min_max_filter1d_cuda(const View& in, const View& out, int64_t size, int ax
       C* ring = reinterpret_cast<C*>(death + batch * cap);
       C* h = long_lines ? ring + batch * cap : nullptr;
       const Window<C> clipped{w, r.left, mode, C(cval), minimum}, exact{wn, rn.left, mode, C(cval), minimum};
-      // Fortran-ordered data seen in C order, so that both kernels number the lines alike
-      View src = in, dst = o;
-      int ax = axis;
-      as_c_order(src, dst, ax);
-      if (!by_lines) {
-        if (flagged) cuda::check(cudaMemsetAsync(flags, 0, size_t(nlines) * sizeof(int), s), op);
-        launch_outputs<TI, TO, C>(src, dst, ax, clipped, flags, s, op);
-      }
+      if (!by_lines) launch_outputs<TI, TO, C>(plan, src, dst, ax, clipped, flags, s, op);
       if (!line_pass) return;
       const Layout l = make_layout(src, dst);
+      const Flags f = plan.flags(flags);
       for (int64_t l0 = 0; l0 < nlines; l0 += batch) {
         const int64_t count = std::min(batch, nlines - l0);
         cuda::launch_overlapped(min_max1d_lines<TI, TO, C>, dim3(cuda::blocks_for(count, 128)), dim3(128), 0, s, op,
-                                src.ptr<TI>(), dst.ptr<TO>(), l, ax, clipped, exact, static_cast<const int*>(flags),
-                                l0, count, ring, death, cap, h);
+                                src.ptr<TI>(), dst.ptr<TO>(), l, ax, clipped, exact, f, l0, count, ring, death, cap,
+                                h);
       }
     });
   });
