@@ -1,5 +1,6 @@
 // CPU schedules of the reductions: one partial result per part of the C-order indices, merged in part order.
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -42,7 +43,44 @@ Acc reduce_cpu(const View& in, const Acc& identity, Add&& add, Merge&& merge) {
 // d - d (0, or NaN once one is met) tells; stats_add then counts them in a second pass (rare). Integers keep
 // min/max in T, exact as int64 and double for these types; up to 32 bits, an int64 sum (exact, as a double
 // sum of a part's at most 2^16 values is).
-template <class T>
+#if defined(__x86_64__) && defined(__GNUC__)
+// float32 lanes 0-7 over the whole blocks of 8, on AVX2 only (GCC vector types, inlined into the AVX2 build):
+// min/max in float (exact), the same double lane sums as add() (elements 0-3 and 4-7 of a block as two
+// vectors of 4), and a float lane sum of v - v. Returns the elements done, or 0 where a value is NaN or
+// infinite (stats_lanes then runs its masked lanes from the start); no selects, about 2.5x faster.
+inline __attribute__((always_inline)) int64_t finite_f32_blocks(const float* p, int64_t n, double* lo, double* hi,
+                                                                double* sum) {
+  using F8 = float __attribute__((vector_size(32)));
+  using D4 = double __attribute__((vector_size(32)));
+  F8 vlo, vhi, vnon = {};
+  for (int k = 0; k < 8; ++k) {
+    vlo[k] = INFINITY;
+    vhi[k] = -INFINITY;
+  }
+  D4 s0 = {}, s1 = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    F8 v;
+    std::memcpy(&v, p + i, sizeof v);
+    vlo = v < vlo ? v : vlo;
+    vhi = v > vhi ? v : vhi;
+    vnon += v - v;
+    s0 += __builtin_convertvector(__builtin_shufflevector(v, v, 0, 1, 2, 3), D4);
+    s1 += __builtin_convertvector(__builtin_shufflevector(v, v, 4, 5, 6, 7), D4);
+  }
+  float any = 0;
+  for (int k = 0; k < 8; ++k) any += vnon[k];
+  if (any != 0) return 0;
+  for (int k = 0; k < 8; ++k) {
+    lo[k] = vlo[k];
+    hi[k] = vhi[k];
+    sum[k] = k < 4 ? s0[k] : s1[k - 4];
+  }
+  return i;
+}
+#endif
+
+template <class T, bool kAvx2 = false>
 inline __attribute__((always_inline)) void stats_lanes(StatsAcc& acc, const T* p, int64_t n) {
   constexpr int64_t kLanes = 8;
   constexpr bool kFloat = std::is_floating_point_v<T>;
@@ -71,6 +109,9 @@ inline __attribute__((always_inline)) void stats_lanes(StatsAcc& acc, const T* p
     }
   };
   int64_t i = 0;
+#if defined(__x86_64__) && defined(__GNUC__)
+  if constexpr (kAvx2 && std::is_same_v<T, float>) i = finite_f32_blocks(p, n, lo, hi, sum);
+#endif
   for (; i + kLanes <= n; i += kLanes)
     for (int64_t k = 0; k < kLanes; ++k) add(k, p[i + k]);
   for (int64_t k = 0; i < n; ++i, ++k) add(k, p[i]);
@@ -102,7 +143,8 @@ inline __attribute__((always_inline)) void stats_lanes(StatsAcc& acc, const T* p
 }
 
 // The lanes compiled for the baseline ISA and, on x86, for AVX2 (chosen at run time): the same operations
-// in the same order; the float lanes' selects want SSE4.1's blends to vectorize (1.5x faster).
+// in the same order; the float lanes' selects want SSE4.1's blends to vectorize (1.5x faster), and float32
+// takes finite_f32_blocks.
 template <class T>
 void stats_lanes_base(StatsAcc& acc, const T* p, int64_t n) {
   stats_lanes(acc, p, n);
@@ -110,7 +152,7 @@ void stats_lanes_base(StatsAcc& acc, const T* p, int64_t n) {
 #if defined(__x86_64__) && defined(__GNUC__)
 template <class T>
 __attribute__((target("avx2"))) void stats_lanes_avx2(StatsAcc& acc, const T* p, int64_t n) {
-  stats_lanes(acc, p, n);
+  stats_lanes<T, true>(acc, p, n);
 }
 template <class T>
 auto stats_lanes_fn() {
