@@ -43,7 +43,9 @@ Acc reduce_cpu(const View& in, const Acc& identity, Add&& add, Merge&& merge) {
 // d - d (0, or NaN once one is met) tells; stats_add then counts them in a second pass (rare). Integers keep
 // min/max in T, exact as int64 and double for these types; up to 32 bits, an int64 sum (exact, as a double
 // sum of a part's at most 2^16 values is).
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && __has_builtin(__builtin_shufflevector) && \
+    __has_builtin(__builtin_convertvector)
+#define NDIMG_F32_BLOCKS 1
 // float32 lanes 0-7 over the whole blocks of 8, on AVX2 only (GCC vector types, inlined into the AVX2 build):
 // min/max in float (exact), the same double lane sums as add() (elements 0-3 and 4-7 of a block as two
 // vectors of 4), and a float lane sum of v - v. Returns the elements done, or 0 where a value is NaN or
@@ -109,7 +111,7 @@ inline __attribute__((always_inline)) void stats_lanes(StatsAcc& acc, const T* p
     }
   };
   int64_t i = 0;
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef NDIMG_F32_BLOCKS
   if constexpr (kAvx2 && std::is_same_v<T, float>) i = finite_f32_blocks(p, n, lo, hi, sum);
 #endif
   for (; i + kLanes <= n; i += kLanes)
