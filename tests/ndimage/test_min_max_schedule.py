@@ -44,11 +44,12 @@ def sparse_nan(x, rng):
 @pytest.mark.parametrize("mode", MODES)
 def test_axes_and_windows(engine, rng, dtype, mode):
     # rows: 230 and 97 wide (interior segments of 96 outputs, partial ones, lines shorter than the window);
-    # columns: 40 and 17 columns wide; 3-D: each axis
+    # columns: 40 and 17 columns wide (windows of 128 and 129 about the shared-memory limit of float64
+    # columns); 3-D: each axis
     for shape in ((5, 230), (97, 17), (3, 40), (4, 9, 33)):
         x = random_image(rng, shape, dtype)
         for axis in range(len(shape)):
-            for size in (1, 2, 3, 9, 10, 40, 120):
+            for size in (1, 2, 3, 9, 10, 40, 128, 129):
                 for origin in origins(size):
                     for name in FNS:
                         check(engine, name, x, size, axis=axis, mode=mode, cval=0.5, origin=origin)

@@ -289,7 +289,8 @@ Plan plan_outputs(const View& src, const View& dst, int axis, int64_t w) {
       if (shared <= kMaxShared) return {Plan::Rows, outer, n, 1, (n + kRowSeg - 1) / kRowSeg, shared};
     } else if (inner >= 16) {  // narrower columns would idle most lanes
       const size_t shared = size_t(kColTile + w - 1) * 32 * sizeof(C);
-      if (shared <= kMaxShared) return {Plan::Cols, outer, n, inner, (n + kColTile - 1) / kColTile, shared};
+      if (shared + kWarps * sizeof(unsigned) <= kMaxShared)  // with the kernel's static votes
+        return {Plan::Cols, outer, n, inner, (n + kColTile - 1) / kColTile, shared};
     }
   }
   return {Plan::Generic, src.size() / n, n, 1, 1, 0};
