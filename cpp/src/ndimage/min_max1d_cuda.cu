@@ -98,7 +98,10 @@ constexpr int64_t kShortWindow = 256;
 // `seg` of its line's flags, so that the flags need no clearing.
 constexpr int kRowP = 3, kRowSeg = 32 * kRowP;
 
-int row_stride(int64_t w) { return int(kRowSeg + w - 1 + 1) / 2 * 2; }
+int row_stride(int64_t w) { return int(kRowSeg + w - 1); }  // a warp's staged values
+
+// Both tiled kernels are bounded to 40 registers (six resident blocks): float data then needs no spills, and
+// enough warps keep loads in flight for these memory-bound passes.
 
 template <class TI, class TO, class C>
 __global__ void __launch_bounds__(32 * kWarps, 6) min_max_rows(const TI* __restrict__ in, TO* __restrict__ out,
