@@ -229,7 +229,8 @@ register("ndimage", "median_filter", f"{_R}:median_filter", dtypes=NUMERIC, fami
          bench=(("2d_f32", dict(size=3)), ("2d_f32", dict(size=5)), ("3d_f32", dict(size=3))))
 register("ndimage", "rank_filter", f"{_R}:rank_filter", dtypes=NUMERIC, family="rank", inputs=("signed",),
          cases=modes(rank=2, size=3, cval=0.5) + (case(rank=-1, size=3), case(rank=0, footprint=_FOOT2, _ndim=(2,)),
-                                                  case(rank=2, size=(3, 1), _ndim=(2,))),
+                                                  case(rank=2, size=(3, 1), _ndim=(2,)),
+                                                  case(rank=-1, size=10**4, _ndim=(2,), _id="huge_size")),
          bad=(bad(RuntimeError, rank=100, size=3), bad(RuntimeError, rank=1),
               bad(MemoryError, rank=2, size=10**6, _id="huge_size")),
          bench=(("2d_f32", dict(rank=4, size=3)), ("3d_f32", dict(rank=4, size=3))))
