@@ -26,7 +26,7 @@ import ndimg
 from ndimg import _core
 from ndimg._engine import stream_ptr, xp_of
 from ndimg._prim import histogram, label, reduce, ridges, threshold
-from ndimg.filters._edges import _magnitude
+from ndimg.filters._stencil_edges import _magnitude
 from helpers import CUDA_READY
 
 cuda = pytest.mark.skipif(not CUDA_READY, reason="no CUDA device")

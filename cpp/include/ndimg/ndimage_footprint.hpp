@@ -17,6 +17,15 @@ namespace ndimg::ndimage {
 void correlate(const View& in, const View& out, std::span<const int64_t> offsets,
                std::span<const double> weights, Mode mode, double cval, StreamHandle stream = nullptr);
 
+// K stencils at once (scikit-image's n-D edge kernels): stencil k is the next counts[k] taps of offsets and
+// weights, summed in double in their order (value * weight, cval outside in constant mode) and rounded to
+// the data's float type T. One stencil is the result; several give sqrt(sum of their squares in T) / scale,
+// the division in T or, with scale_in_double, in double and rounded to T. `in` and `out` are float32 or
+// float64 of one dtype and one shape.
+void stencils(const View& in, const View& out, std::span<const int64_t> offsets, std::span<const double> weights,
+              std::span<const int64_t> counts, Mode mode, double cval, double scale, bool scale_in_double,
+              StreamHandle stream = nullptr);
+
 // out[i] = the `rank`-th smallest (0-based) of { in[ext(i + offsets[k])] : k < K }.
 void rank_filter(const View& in, const View& out, std::span<const int64_t> offsets, int64_t rank, Mode mode,
                  double cval, StreamHandle stream = nullptr);

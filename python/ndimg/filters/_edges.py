@@ -1,10 +1,10 @@
-"""skimage.filters' separable edge filters (Sobel, Scharr, Prewitt, Farid) on the ndimg engines.
+"""skimage.filters' edge filters (Sobel, Scharr, Prewitt, Farid) on the ndimg engines.
 
 scikit-image convolves with the full n-D kernel (edge weights along one axis times smoothing weights
-along the others). On the CPU engine that kernel runs as 1-D passes: in constant mode each later pass
-reads cval times the sums of the earlier passes' weights outside the image, which is what the n-D kernel
-sees there. The CUDA engine runs the n-D kernels themselves, all axes and the magnitude in one kernel
-(filters/_stencil_edges.py): one read and one write of the image, no fallback to decide.
+along the others; zero weights skipped, each sum once in double as scipy's convolve) and takes the
+magnitude in the float dtype. Both engines run exactly that, all axes and the magnitude in one sweep of
+the stencils primitive (filters/_stencil_edges.py): one read and one write of the image, bit-identical
+to scikit-image, inf and NaN included.
 """
 from __future__ import annotations
 
@@ -12,12 +12,10 @@ import functools
 
 import numpy as np
 
-from .. import _core
 from .._engine import engine_aware, xp_of
 from .._rules import array_argument, check_nD, img_as_float, supported_float_type
-from ..ndimage._correlate import _correlate_or_convolve
 from ..ndimage._separable import Pass, run_passes
-from ._stencil_edges import _convolution_taps, stencils_cuda
+from ._stencil_edges import _convolution_taps, stencils
 
 EDGE = np.array([1.0, 0.0, -1.0])
 SOBEL_SMOOTH = np.array([1.0, 2.0, 1.0]) / 4
@@ -38,23 +36,6 @@ def _as_float(image):
 def _check_edge_dim(ndim, edge_dim):
     if not -ndim <= edge_dim < ndim:
         raise IndexError("list assignment index out of range")
-
-
-def _axis_passes(ndim, edge_dim, edge, smooth, mode, cval):
-    """The passes of one edge kernel. As in scikit-image, a negative edge_dim also gets smoothed along
-    its own axis (the kernel there is edge * smooth)."""
-    kernel = {d: np.ones(1) for d in range(ndim)}
-    _check_edge_dim(ndim, edge_dim)
-    kernel[edge_dim % ndim] = edge
-    for d in range(ndim):
-        if d != edge_dim:
-            kernel[d] = kernel[d] * smooth
-    passes, scale = [], 1.0
-    for d in range(ndim):
-        k = kernel[d][::-1]  # convolution, so the correlation weights are reversed
-        passes.append(Pass(d, k, mode, cval * scale))
-        scale *= float(k.sum())
-    return passes
 
 
 def _mask_result(result, mask):
@@ -85,54 +66,16 @@ def _edge_filter(image, mask, axis, mode, cval, smooth, edge=EDGE):
     axes = list(range(ndim)) if axis is None else [axis] if np.isscalar(axis) else list(axis)
     if not axes:
         return _mask_result(xp.zeros(image.shape, image.dtype), mask)
-    if xp is not np:
-        return _mask_result(_edge_cuda(image, axes, edge, smooth, mode, cval), mask)
-    parts = [run_passes(image, xp.empty(image.shape, image.dtype),
-                        _axis_passes(ndim, edge_dim, edge, smooth, mode, cval)) for edge_dim in axes]
-    output = _magnitude(parts, xp)
-    if not bool(xp.isfinite(output.sum())):
-        # The passes also multiply the edge kernel's zero taps (0 * inf is NaN) and keep each pass's sum in
-        # the float type (it may overflow where the whole sum does not); scikit-image's n-D convolution skips
-        # zero weights and sums once. A result with inf or NaN is made again its way.
-        parts = [_correlate_or_convolve(image, _nd_kernel(ndim, edge_dim, edge, smooth), None, mode, cval, 0, True,
-                                        None) for edge_dim in axes]
-        output = _magnitude(parts, xp)
-    return _mask_result(output, mask)
-
-
-def _edge_cuda(image, axes, edge, smooth, mode, cval):
-    """The CUDA engine's edge image or magnitude: scikit-image's n-D kernels (zero taps skipped, each sum
-    once in double as scipy's convolve), squared, summed, rooted and divided in the float dtype, in one
-    kernel."""
-    ndim = image.ndim
     for edge_dim in axes:
         _check_edge_dim(ndim, edge_dim)
-    stencils = _edge_stencils(ndim, tuple(axes), tuple(edge), tuple(smooth))
+    taps = _edge_stencils(ndim, tuple(axes), tuple(edge), tuple(smooth))
     scale = np.sqrt(ndim, dtype=image.dtype) if len(axes) > 1 else None
-    return stencils_cuda(image, stencils, mode, cval, scale)
+    return _mask_result(stencils(image, taps, mode, cval, scale), mask)
 
 
 @functools.lru_cache(maxsize=64)
 def _edge_stencils(ndim, axes, edge, smooth):
     return tuple(_convolution_taps(_nd_kernel(ndim, d, np.array(edge), np.array(smooth))) for d in axes)
-
-
-def _magnitude(parts, xp):
-    """The one edge image, or the magnitude of several: sqrt(sum of squares) / sqrt(ndim), every step in the
-    float dtype, into parts[0]."""
-    output = parts[0]
-    if len(parts) > 1:
-        scale = np.sqrt(output.ndim, dtype=output.dtype)
-        if xp is np:  # one sweep on the thread pool, the same operations in the same order as below
-            _core.root_sum_squares(parts, output, float(scale))
-        else:
-            output *= output
-            for res in parts[1:]:
-                res *= res
-                output += res
-            xp.sqrt(output, out=output)
-            output /= scale
-    return output
 
 
 @engine_aware("image", "mask")

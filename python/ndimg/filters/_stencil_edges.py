@@ -1,5 +1,5 @@
-"""Edge filters with small non-separable stencils (skimage.filters.roberts*, laplace), and the CUDA
-engine's stencil kernel that the edge filters share (filters/_edges.py)."""
+"""Edge filters with small non-separable stencils (skimage.filters.roberts*, laplace), and the stencils
+primitive's front that the edge filters share (filters/_edges.py)."""
 from __future__ import annotations
 
 import functools
@@ -7,9 +7,8 @@ import functools
 import numpy as np
 
 from .. import _core
-from .._engine import engine_aware, xp_of
+from .._engine import engine_aware, stream_ptr, xp_of
 from .._rules import array_argument, check_nD, img_as_float, supported_float_type
-from ..ndimage._correlate import _correlate_or_convolve
 from ..ndimage._footprint import tap_offsets
 from ..ndimage._rank import _min_or_max_filter
 from ..ndimage._support import mode_code, real_cval
@@ -35,18 +34,6 @@ def _masked(result, mask):
     return result
 
 
-# Where an index outside [0, n) reads from (cpp/src/ndimage/boundary.hpp's extend_index; constant mode
-# clears `inside` and the tap reads cval)
-_M = _core.Mode
-_EXTEND = {
-    _M.reflect: "IDX p = 2 * n; IDX r = i % p; if (r < 0) r += p; return r < n ? r : p - 1 - r;",
-    _M.mirror: "if (n == 1) return 0; IDX p = 2 * n - 2; IDX r = i % p; if (r < 0) r += p; return r < n ? r : p - r;",
-    _M.nearest: "return i < 0 ? 0 : n - 1;",
-    _M.wrap: "IDX r = i % n; return r < 0 ? r + n : r;",
-    _M.constant: "inside = false; return 0;",
-}
-
-
 def _convolution_taps(kernel):
     """scipy.ndimage.convolve's taps of an n-D kernel: (offsets per tap, weight) in its C order, weights with
     |w| <= DBL_EPSILON left out, even sizes shifted as scipy shifts them."""
@@ -63,92 +50,52 @@ def _taps_of(shape, data):
 
 
 @functools.lru_cache(maxsize=128)
-def _stencil_kernel(stencils, ndim, mode, dtype_char, wide, scale, scale_in_double):
-    """A CuPy kernel: each thread one output element, each stencil summed over its taps in double (scipy's
-    correlate: taps in C order, value * weight, cval outside in constant mode) and rounded to T; several
-    stencils make sqrt(sum of their squares) in T, divided by `scale` in T (or in double, rounded to T).
-    Compiled without FMA contraction, so every product and sum rounds as NumPy's and scipy's do. Elements
-    whose taps all lie inside the image read them at fixed offsets from their own (computed once per
-    thread); only those near the border extend each index."""
-    import cupy
-
-    t = "float" if dtype_char == "f" else "double"
-    sqrt = "sqrtf" if t == "float" else "sqrt"
-    dims = range(ndim)
-    taps = [tap for st in stencils for tap in st]
-    below = [max([-o[d] for o, _ in taps] + [0]) for d in dims]
-    above = [max([o[d] for o, _ in taps] + [0]) for d in dims]
-    lines = [f"typedef {'long long' if wide else 'int'} IDX;",
-             "__device__ __forceinline__ IDX extend(IDX i, IDX n, bool& inside) {",
-             f"  if (i >= 0 && i < n) return i; {_EXTEND[mode]}", "}",
-             f'extern "C" __global__ void stencil(const {t}* __restrict__ in, {t}* __restrict__ out, IDX total, '
-             + ", ".join([f"IDX n{d}" for d in dims] + [f"long long s{d}" for d in dims]) + ", double cval) {"]
-    lines += [f"  const long long o{k} = " + " + ".join(f"({o}) * s{d}" for d, o in enumerate(offs)) + ";"
-              for k, (offs, _) in enumerate(taps)]
-    lines += ["  for (IDX i = blockIdx.x * (IDX)blockDim.x + threadIdx.x; i < total; i += (IDX)gridDim.x * blockDim.x) {",
-              "    IDX r = i;"]
-    for d in reversed(dims):
-        lines.append(f"    IDX c{d} = r % n{d}; r /= n{d};" if d else "    IDX c0 = r;")
-    lines.append("    const long long base = " + " + ".join(f"(long long)c{d} * s{d}" for d in dims) + ";")
-    lines.append("    const bool interior = " + " && ".join(
-        [f"c{d} >= {below[d]} && c{d} < n{d} - {above[d]}" for d in dims if below[d] or above[d]] or ["true"]) + ";")
-    lines.append("    " + " ".join(f"double a{k} = 0.0;" for k in range(len(stencils))))
-    interior, border, k = [], [], 0
-    for j, st in enumerate(stencils):
-        for offs, w in st:
-            interior.append(f"      a{j} += (double)in[base + o{k}] * {w!r};")
-            body = ["bool inside = true;"]
-            body += [f"IDX j{d} = extend(c{d} + ({o}), n{d}, inside);" for d, o in enumerate(offs) if o]
-            at = " + ".join(f"(long long)(j{d}) * s{d}" if o else f"(long long)c{d} * s{d}" for d, o in enumerate(offs))
-            body.append(f"a{j} += (inside ? (double)in[{at}] : cval) * {w!r};")
-            border.append("      { " + " ".join(body) + " }")
-            k += 1
-    lines += ["    if (interior) {"] + interior + ["    } else {"] + border + ["    }"]
-    lines += [f"    {t} p{j} = ({t})a{j};" for j in range(len(stencils))]
-    if len(stencils) == 1:
-        lines.append("    out[i] = p0;")
-    else:
-        lines.append(f"    {t} m = p0 * p0;")
-        lines += [f"    m = m + p{j} * p{j};" for j in range(1, len(stencils))]
-        lines.append(f"    m = {sqrt}(m);")
-        lines.append(f"    out[i] = ({t})((double)m / {scale!r});" if scale_in_double else
-                     f"    out[i] = m / ({t}){scale!r};")
-    lines += ["  }", "}"]
-    return cupy.RawKernel("\n".join(lines), "stencil", options=("--fmad=false",))
+def _flat_taps(taps):
+    """_core.stencils' arguments for a tuple of _convolution_taps results: offsets, weights, taps per stencil."""
+    offsets = tuple(o for st in taps for offs, _ in st for o in offs)
+    weights = tuple(w for st in taps for _, w in st)
+    return offsets, weights, tuple(len(st) for st in taps)
 
 
-def stencils_cuda(image, stencils, mode, cval, scale=None, scale_in_double=False):
-    """The CUDA engine's n-D stencils in one sweep (a float32/float64 CuPy image): `stencils` a tuple of
-    _convolution_taps results; one stencil gives its result, several the root of the sum of their squares
-    divided by `scale` (rounded as _stencil_kernel says)."""
-    import cupy
-
-    code = mode_code(mode)
-    out = cupy.empty(image.shape, image.dtype)
-    if out.size == 0:
-        return out
-    item = image.dtype.itemsize
-    if any(s % item for s in image.strides):
-        image = cupy.ascontiguousarray(image)
-    wide = out.size > 2 ** 30  # 32-bit coordinates (faster division) while the grid stride cannot overflow them
-    fn = _stencil_kernel(stencils, image.ndim, code, image.dtype.char, wide,
-                         None if scale is None else float(scale), scale_in_double)
-    ints = np.int64 if wide else np.int32
-    args = [image, out, ints(out.size)] + [ints(n) for n in image.shape] + [np.int64(s // item) for s in image.strides]
-    blocks = min(-(-out.size // 256), 1 << 20)
-    fn((blocks,), (256,), tuple(args) + (np.float64(real_cval(cval)),))
+def stencils(image, taps, mode, cval, scale=None, scale_in_double=False):
+    """n-D stencils in one sweep on either engine (_core.stencils; a float32/float64 image): `taps` a
+    tuple of _convolution_taps results, each summed in double as scipy's convolve sums and rounded to the
+    image's dtype; several give sqrt(sum of their squares) / `scale` in that dtype (the division in float64,
+    rounded, with scale_in_double)."""
+    xp = xp_of(image)
+    out = xp.empty(image.shape, image.dtype)
+    if any(s % image.itemsize for s in image.strides):  # views that DLPack cannot describe
+        image = xp.ascontiguousarray(image)
+    offsets, weights, counts = _flat_taps(taps)
+    _core.stencils(image, out, offsets, weights, counts, mode_code(mode), real_cval(cval),
+                   1.0 if scale is None else float(scale), scale_in_double, stream=stream_ptr(out))
     return out
+
+
+def _magnitude(parts, xp):
+    """sqrt(sum of the parts' squares) / sqrt(ndim), every step in the float dtype, into parts[0] (roberts'
+    masked diagonals; one part is returned as it is)."""
+    output = parts[0]
+    if len(parts) > 1:
+        scale = np.sqrt(output.ndim, dtype=output.dtype)
+        if xp is np:  # one sweep on the thread pool, the same operations in the same order as below
+            _core.root_sum_squares(parts, output, float(scale))
+        else:
+            output *= output
+            for res in parts[1:]:
+                res *= res
+                output += res
+            xp.sqrt(output, out=output)
+            output /= scale
+    return output
 
 
 _ROBERTS_TAPS = (_convolution_taps(_ROBERTS_POS), _convolution_taps(_ROBERTS_NEG))
 
 
 def _stencil(image, weights, mask):
-    """scipy's convolve with `weights` (reflect mode), masked; on the CUDA engine one stencil kernel."""
-    image = _as_float(image)
-    if xp_of(image) is np:
-        return _masked(_correlate_or_convolve(image, weights, None, "reflect", 0.0, 0, True, None), mask)
-    return _masked(stencils_cuda(image, (_convolution_taps(weights),), "reflect", 0.0), mask)
+    """scipy's convolve with `weights` (reflect mode) of the image as float, masked."""
+    return _masked(stencils(_as_float(image), (_convolution_taps(weights),), "reflect", 0.0), mask)
 
 
 @engine_aware("image", "mask")
@@ -172,17 +119,12 @@ def roberts(image, mask=None):
     """Edge magnitude of Roberts' cross operator (skimage.filters.roberts)."""
     check_nD(image, 2)  # first: it takes scalars and None as 0-d arrays
     image = array_argument(image)
-    xp = xp_of(image)
-    if xp is not np and mask is None:  # both kernels, the magnitude and its float64 division in one sweep
-        return stencils_cuda(_as_float(image), _ROBERTS_TAPS, "reflect", 0.0, np.sqrt(2), scale_in_double=True)
+    if mask is None:  # both kernels, the magnitude and its float64 division in one sweep
+        return stencils(_as_float(image), _ROBERTS_TAPS, "reflect", 0.0, np.sqrt(2), scale_in_double=True)
+    # scikit-image masks each diagonal before the magnitude (a masked overflowing square is 0, not NaN)
     pos = roberts_pos_diag.__wrapped_impl__(image, mask)
     neg = roberts_neg_diag.__wrapped_impl__(image, mask)
-    if xp is np:  # one threaded sweep into pos instead of four single-threaded NumPy temporaries
-        _core.root_sum_squares([pos, neg], pos, float(np.sqrt(2)))
-        return pos
-    out = xp.sqrt(pos * pos + neg * neg)
-    out /= np.sqrt(2)  # a float64 scalar: float32 results are divided in float64, as NumPy 2 does
-    return out
+    return _magnitude([pos, neg], xp_of(image))
 
 
 def _laplacian_kernel(ndim):
