@@ -329,6 +329,60 @@ def test_cuda_correlate(rng, dtype):
         same(*both(lambda a: run_correlate(a, "float64", [], [], MODE_LIST[i]), x))
 
 
+# ---- stencils (stencils_cuda.cu: footprint.cuh's tiles with K tap tables; one thread per output for 1-D,
+# 4-D and tiles past the shared-memory budget) ----
+
+def run_stencils(x, taps, mode, scale_in_double=False, out_layout="c"):
+    """taps: stencils, each a list of (offset tuple, weight)."""
+    out = alloc(xp_of(x), x.shape, x.dtype, out_layout)
+    _core.stencils(x, out, [o for st in taps for offs, _ in st for o in offs], [w for st in taps for _, w in st],
+                   [len(st) for st in taps], MODES[mode], 0.3, 1.7, scale_in_double, stream=stream_ptr(out))
+    return out
+
+
+def random_stencils(rng, ndim, k, box, reach=None):
+    """k stencils over random footprints in `box` (or `reach`: 6 taps spanning -reach..reach along every
+    axis), standard normal weights."""
+    out = []
+    for _ in range(k):
+        if reach is None:
+            fp = rng.random(box[-ndim:]) < 0.6
+            fp.flat[rng.integers(fp.size)] = True
+            offs = offsets_of(fp)
+        else:
+            offs = [-reach] * ndim + [reach] * ndim + rng.integers(-reach, reach + 1, 4 * ndim).tolist()
+        taps = list(zip(*[iter(offs)] * ndim))
+        out.append(list(zip(taps, rng.standard_normal(len(taps)).tolist())))
+    return out
+
+
+STENCIL_SHAPES = [((29,), "c"), ((17, 23), "c"), ((40, 70), "reversed"), ((7, 9, 11), "f"), ((9, 10, 33), "strided"),
+                  ((1, 1), "c"), ((3, 4, 5, 6), "offset")]
+
+
+@cuda
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_cuda_stencils(rng, dtype, k):
+    """Same bits: both engines sum each stencil in double in tap order without FMA (add_mul) and combine in
+    the float type with one rounding per operation (mul_rn, add_rn, sqrt_rn, div_rn), huge, inf and NaN
+    values included."""
+    big = {"float32": 3e38, "float64": 1e308}[dtype]
+    for i, (shape, layout) in enumerate(STENCIL_SHAPES):
+        x = image(rng, shape, dtype, layout, nan=0.02)
+        x.flat[::13] = big
+        x.flat[5::17] = -np.inf
+        for j, box in enumerate([(3, 3, 3), (1, 3, 3), (2, 5, 1)]):  # volume, flat and thin footprints
+            taps = random_stencils(rng, len(shape), k, box)
+            same(*both(lambda a: run_stencils(a, taps, MODE_LIST[(i + j) % 5], bool(j % 2)), x))
+        # footprints whose tiles pass the shared-memory budget (49 wide: 51 KB in 2-D), output in another layout
+        taps = random_stencils(rng, len(shape), k, None, reach=24)
+        same(*both(lambda a: run_stencils(a, taps, MODE_LIST[i % 5], True, "f"), x))
+        # a stencil with no taps (all weights dropped) beside others: its value is 0
+        taps = [[]] + random_stencils(rng, len(shape), k - 1, (3, 3, 3))
+        same(*both(lambda a: run_stencils(a, taps, MODE_LIST[(i + 1) % 5]), x))
+
+
 # ---- rank filters (rank_cuda.cu: median_box_kernel for 3x3/5x5 medians in the input's dtype, rank_kernel
 # with per-thread buffers up to 64 taps and global scratch beyond, scipy's Hoare selection with NaN) ----
 
@@ -744,6 +798,7 @@ def _thread_families(rng):
         ("rank_9x9", lambda: run_rank(u8, "uint8", offsets_of(np.ones((9, 9), bool)), 17, "nearest")),
         ("min_max_1d", lambda: run_min_max(f64, "float64", 7, 0, "reflect", 1, True)),
         ("root_sum_squares", lambda: _magnitude([f32.copy(), f32 * 2, f32 + 1], np)),
+        ("stencils", lambda: run_stencils(f32, random_stencils(np.random.default_rng(7), 2, 2, (3, 3)), "mirror")),
         ("split_sums", lambda: reduce.split_sums(big, shift=0.1, t=0.5)),
         ("min_gap", lambda: reduce.min_gap(big, shift=0.1)),
         ("histogram_integer", lambda: histogram.integer_counts(u16, lo=0, nbins=4096)),
@@ -773,7 +828,7 @@ def thread_results():
 
 
 FAMILIES = ["separable_f32", "separable_f64", "separable_3d", "correlate", "median_3x3", "rank_9x9", "min_max_1d",
-            "root_sum_squares", "split_sums", "min_gap", "histogram_integer", "histogram_uniform",
+            "root_sum_squares", "stencils", "split_sums", "min_gap", "histogram_integer", "histogram_uniform",
             "seeded_components", "local_threshold", "ridge_accumulate", "ridge_max"]
 
 

@@ -1,9 +1,13 @@
 import numpy as np
 import pytest
+import scipy.ndimage as ndi
 import skimage.filters as sf
 
+from ndimg import _core
 from ndimg import filters as f
+from ndimg._engine import stream_ptr, xp_of
 from ndimg._registry import NUMERIC
+from ndimg.filters._stencil_edges import _convolution_taps, stencils
 from helpers import assert_close, assert_raises_like, random_image, to_engine, to_host
 
 ROBERTS = ["roberts", "roberts_pos_diag", "roberts_neg_diag"]
@@ -62,3 +66,83 @@ def test_laplace_3d_layouts(engine, rng, dtype):
     for layout in ("c", "f", "strided"):
         x = random_image(rng, (7, 6, 5), dtype, layout)
         assert_close(f.laplace(to_engine(x, engine)), sf.laplace(x), "filters.laplace")
+
+
+# ---- the stencils primitive (_core.stencils) against scipy's convolve and NumPy's float arithmetic ----
+
+def _kernels(rng, ndim, k):
+    """k random kernels 3 wide (2 along the last axis: scipy's even-size shift), some weights zero."""
+    shape = (3,) * (ndim - 1) + (2,)
+    out = []
+    for _ in range(k):
+        w = rng.standard_normal(shape)
+        w[rng.random(shape) < 0.3] = 0.0
+        out.append(w)
+    return out
+
+
+def _reference(x, kernels, mode, cval, scale, scale_in_double):
+    """scipy's convolve per kernel (double sums rounded to x's dtype), then the magnitude in NumPy as
+    scikit-image's edge filters take it."""
+    parts = [ndi.convolve(x, w, mode=mode, cval=cval) for w in kernels]
+    if len(parts) == 1:
+        return parts[0]
+    m = parts[0] * parts[0]
+    for p in parts[1:]:
+        m = m + p * p
+    m = np.sqrt(m)
+    return (m.astype(np.float64) / scale).astype(x.dtype) if scale_in_double else m / x.dtype.type(scale)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(13,), (11, 14), (6, 5, 7), (3, 4, 2, 5)])
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_stencils_primitive_exact(engine, rng, dtype, shape, k):
+    """The same bits as scipy's convolve and NumPy's operations, huge, inf and NaN values included, in
+    every mode and layout (the CUDA engine's tiled schedule for 2-D/3-D, its generic one for 1-D/4-D)."""
+    big = {"float32": 3e38, "float64": 1e308}[dtype]
+    for i, layout in enumerate(["c", "f", "strided"]):
+        x = random_image(rng, shape, dtype, layout) * 10
+        x.flat[::11] = big
+        x.flat[4::13] = -big
+        if i == 1:
+            x.flat[7] = np.inf
+            x.flat[-3] = np.nan
+        for j, mode in enumerate(["reflect", "constant", "nearest", "mirror", "wrap"]):
+            kernels = _kernels(rng, len(shape), k)
+            in_double = bool((i + j) % 2)
+            with np.errstate(all="ignore"):
+                ref = _reference(x, kernels, mode, 0.3, 1.7, in_double)
+                got = to_host(stencils(to_engine(x, engine), tuple(_convolution_taps(w) for w in kernels), mode, 0.3,
+                                       1.7, in_double))
+            assert got.dtype == ref.dtype
+            np.testing.assert_array_equal(got, ref)
+
+
+def _call(x, out, offsets=(0, 0), weights=(1.0,), counts=(1,)):
+    _core.stencils(x, out, list(offsets), list(weights), list(counts), _core.Mode.reflect, 0.0, 1.0, False,
+                   stream=stream_ptr(out))
+
+
+@pytest.mark.parametrize("args,exc", [
+    (dict(counts=()), ValueError),              # no stencil
+    (dict(counts=(2,)), ValueError),            # counts past the taps
+    (dict(counts=(2, -1)), ValueError),         # a negative count
+    (dict(weights=(1.0, 2.0)), ValueError),     # a weight without its offset
+    (dict(offsets=(0,)), ValueError),           # offsets not a multiple of ndim
+])
+def test_stencils_bad_arguments(engine, args, exc):
+    x = to_engine(np.ones((4, 5)), engine)
+    with pytest.raises(exc):
+        _call(x, xp_of(x).empty_like(x), **args)
+
+
+def test_stencils_bad_arrays(engine):
+    x = to_engine(np.ones((4, 5), np.float32), engine)
+    xp = xp_of(x)
+    with pytest.raises(TypeError):
+        _call(x, xp.empty(x.shape, np.float64))  # output dtype unlike the input's
+    with pytest.raises(TypeError):
+        _call(x.astype(np.int32), xp.empty(x.shape, np.int32))  # not float data
+    with pytest.raises(ValueError):
+        _call(x, xp.empty((4, 6), np.float32))  # shapes differ

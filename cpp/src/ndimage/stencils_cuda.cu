@@ -74,8 +74,8 @@ bool stencils_tiled(const View& in, const View& out, const Taps& t, std::span<co
                     const char* op) {
   Tiling g;
   if (!make_tiling<S>(t, out, g)) return false;
-  const size_t bytes =
-      size_t(g.elems()) * sizeof(double) + size_t(t.count) * (sizeof(double) + sizeof(int)) + counts.size() * sizeof(int);
+  const size_t bytes = size_t(g.elems()) * sizeof(double) + size_t(t.count) * (sizeof(double) + sizeof(int)) +
+                       counts.size() * sizeof(int);
   if (bytes > kTileBytes) return false;
   const int nd = t.geom.ndim, pad = 3 - nd;
   std::vector<int> ints(size_t(t.count) + counts.size());  // tile offsets, then counts
