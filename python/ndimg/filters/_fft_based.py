@@ -1,31 +1,55 @@
 """skimage.filters.butterworth: a Butterworth gain applied to the image's spectrum (FFT of each engine)."""
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
-from .._engine import engine_aware, xp_of
+from .._engine import engine_aware, get_num_threads, xp_of
 from .._fft import fft_of
 from .._rules import supported_float_type
+
+
+def _over_slabs(xp, n, fn):
+    """fn(rows) over slices of range(n): one per CPU engine thread for NumPy (its ufuncs release the GIL),
+    the whole range for CuPy."""
+    parts = min(get_num_threads(), n) if xp is np else 1
+    if parts <= 1:
+        return fn(slice(0, n))
+    bounds = [n * k // parts for k in range(parts + 1)]
+    with ThreadPoolExecutor(parts) as pool:
+        for done in [pool.submit(fn, slice(bounds[k], bounds[k + 1])) for k in range(parts)]:
+            done.result()
 
 
 def _butterworth_gain(xp, shape, ratio, order, high_pass, real, dtype, squared):
     """The gain on the FFT grid of `shape` (last axis halved for a real FFT), in `dtype`.
 
     The squared radius is summed in float64 from sparse per-axis vectors (as the reference does), then
-    cast; the gain is 1 / (1 + q^order), times q^order for a high pass, square-rooted unless squared."""
-    q2 = 0
+    cast; the gain is 1 / (1 + q^order), times q^order for a high pass, square-rooted unless squared. Slabs of
+    the first axis on the CPU engine's threads (the same operations per element)."""
+    vectors = []
     for i, n in enumerate(shape):
         k = xp.fft.ifftshift(xp.arange(-(n - 1) // 2, (n - 1) // 2 + 1))  # signed frequencies, FFT order
         k = (k / (n * ratio)) ** 2
         if real and i == len(shape) - 1:
             k = k[: n // 2 + 1]
-        q2 = q2 + k.reshape((-1,) + (1,) * (len(shape) - 1 - i))
-    q = q2.astype(dtype) ** order
-    gain = 1 / (1 + q)
-    if high_pass:
-        gain *= q
-    if not squared:
-        xp.sqrt(gain, out=gain)
+        vectors.append(k.reshape((-1,) + (1,) * (len(shape) - 1 - i)))
+    gain = xp.empty(tuple(v.shape[0] for v in vectors), dtype=dtype)
+
+    def fill(rows):
+        q2 = 0
+        for i, k in enumerate(vectors):
+            q2 = q2 + (k[rows] if i == 0 else k)
+        q = q2.astype(dtype) ** order
+        g = gain[rows]
+        xp.divide(1, 1 + q, out=g)
+        if high_pass:
+            g *= q
+        if not squared:
+            xp.sqrt(g, out=g)
+
+    _over_slabs(xp, gain.shape[0] if gain.ndim else 1, fill)
     return gain
 
 
@@ -63,7 +87,12 @@ def butterworth(image, cutoff_frequency_ratio=0.005, high_pass=True, order=2.0, 
             gain = xp.expand_dims(gain, channel)
         image = image.astype(float_dtype, copy=False)
     spectrum = fft.rfftn(image, axes=spatial) if real else fft.fftn(image, axes=spatial)
-    spectrum *= gain
+    lead = (slice(None),) * spatial[0]  # slabs of the first transformed axis (gain has its size there)
+
+    def multiply(rows):
+        spectrum[lead + (rows,)] *= gain[lead + (rows,)]
+
+    _over_slabs(xp, spectrum.shape[spatial[0]], multiply)
     if real:
         out = fft.irfftn(spectrum, s=fft_shape, axes=spatial, overwrite_x=True)
     else:
