@@ -141,6 +141,12 @@ def test_bad(engine, rng, entry, c):
     gargs, gkw = on_engine(engine, args, kw)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        if c.exc is MemoryError:
+            # The reference is not called: its huge allocation fails at once where the host refuses it, but a
+            # host that overcommits grants it and the kernel's OOM killer then ends the test process.
+            with pytest.raises(MemoryError):
+                entry.load()(*gargs, **gkw)
+            return
         assert_raises_like(lambda: entry.load_reference()(*args, **kw), lambda: entry.load()(*gargs, **gkw), c.exc)
 
 
