@@ -99,26 +99,30 @@ __device__ inline void tile_origin(const Tiling& g, int64_t b, int64_t* t0, int 
 }
 
 // Loads the tile of outputs from t0 with its halo: tile[(z * e[1] + y) * e[2] + x] holds the input at
-// t0 + lo + (z, y, x), boundary-extended (cval where the mode supplies it) and read as C. A warp takes a
-// row at a time, so reads along x coalesce where x is the contiguous axis. Returns whether any loaded
-// value is NaN; the tile is ready (synchronized) on return.
+// t0 + lo + (z, y, x), boundary-extended (cval where the mode supplies it) and read as C. The block's
+// threads take consecutive elements (reads along x coalesce where x is the contiguous axis; rows of
+// e[2] = 32 + box - 1 are not split per warp, which would leave most lanes idle on their tails), each
+// stepping its (z, y, x) by the thread count without divisions. Returns whether any loaded value is NaN;
+// the tile is ready (synchronized) on return.
 template <class C, class TI>
 __device__ bool load_tile(C* tile, const TI* in, const Tiling& g, const int64_t* t0, Mode mode, C cval) {
-  const int tid = threadIdx.y * blockDim.x + threadIdx.x, lane = tid % 32, warps = blockDim.x * blockDim.y / 32;
+  const int nt = blockDim.x * blockDim.y, tid = threadIdx.y * blockDim.x + threadIdx.x;
+  const int e1 = g.e[1], e2 = g.e[2], total = g.e[0] * e1 * e2;
+  const int dx = nt % e2, dr = nt / e2;  // the step of a flat index by nt, as (rows, x)
+  int x = tid % e2, y = tid / e2, z = 0;
+  while (y >= e1) y -= e1, ++z;
   int nan = 0;
-  for (int row = tid / 32; row < g.e[0] * g.e[1]; row += warps) {
-    const int rz = row / g.e[1], ry = row % g.e[1];
-    const int64_t gz = extend_index(t0[0] + g.lo[0] + rz, g.n[0], mode);
-    const int64_t gy = extend_index(t0[1] + g.lo[1] + ry, g.n[1], mode);
-    const bool outside = gz < 0 || gy < 0;
-    const int64_t base = outside ? 0 : gz * g.is[0] + gy * g.is[1];
-    C* dst = tile + row * g.e[2];
-    for (int q = lane; q < g.e[2]; q += 32) {
-      const int64_t gx = extend_index(t0[2] + g.lo[2] + q, g.n[2], mode);
-      const C v = outside || gx < 0 ? cval : C(in[base + gx * g.is[2]]);
-      dst[q] = v;
-      nan |= !(v == v);
-    }
+  for (int i = tid; i < total; i += nt) {
+    const int64_t gz = extend_index(t0[0] + g.lo[0] + z, g.n[0], mode);
+    const int64_t gy = extend_index(t0[1] + g.lo[1] + y, g.n[1], mode);
+    const int64_t gx = extend_index(t0[2] + g.lo[2] + x, g.n[2], mode);
+    const C v = gz < 0 || gy < 0 || gx < 0 ? cval : C(in[gz * g.is[0] + gy * g.is[1] + gx * g.is[2]]);
+    tile[i] = v;
+    nan |= !(v == v);
+    x += dx;
+    y += dr;
+    if (x >= e2) x -= e2, ++y;
+    while (y >= e1) y -= e1, ++z;
   }
   return __syncthreads_or(nan);
 }
