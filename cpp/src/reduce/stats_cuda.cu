@@ -1,5 +1,5 @@
 // CUDA schedules of the reductions: per-thread accumulators, a shared-memory tree per block, block partials
-// merged on the host (a fixed grid for a given size, so the order is the same on every call).
+// merged by one more block (a fixed grid for a given size, so the order is the same on every call).
 #include <algorithm>
 #include <vector>
 
@@ -72,17 +72,28 @@ __global__ void reduce_index_partials(int64_t n, Op op, typename Op::Acc* partia
   store_block_partial<Op>(acc, partials);
 }
 
+// Merges the partials in one block on the device (each thread a fixed stride of them, then the tree), so
+// that one accumulator crosses to the host: a fixed order for a given grid, as the grid is for a given n.
+template <class Op>
+__global__ void merge_partials_kernel(typename Op::Acc* partials, unsigned blocks) {
+  typename Op::Acc acc = Op::identity();
+  for (unsigned i = threadIdx.x; i < blocks; i += blockDim.x) Op::merge(acc, partials[i]);
+  store_block_partial<Op>(acc, partials);  // every thread has read its partials before the tree's first barrier
+}
+
 template <class Acc, class Op>
-Acc merge_partials(const Acc* partials, unsigned blocks, cudaStream_t s, const char* op_name) {
-  std::vector<Acc> host(blocks);
-  cuda::check(cudaMemcpyAsync(host.data(), partials, blocks * sizeof(Acc), cudaMemcpyDeviceToHost, s), op_name);
+Acc merge_partials(Acc* partials, unsigned blocks, cudaStream_t s, const char* op_name) {
+  if (blocks > 1) {
+    merge_partials_kernel<Op><<<1, kThreads, 0, s>>>(partials, blocks);
+    cuda::check_launch(op_name);
+  }
+  Acc total;
+  cuda::check(cudaMemcpyAsync(&total, partials, sizeof(Acc), cudaMemcpyDeviceToHost, s), op_name);
   cuda::check(cudaStreamSynchronize(s), op_name);
-  Acc total = Op::identity();
-  for (const Acc& a : host) Op::merge(total, a);
   return total;
 }
 
-// A fixed grid of partials for n elements, filled by launch(blocks, partials) and merged on the host.
+// A fixed grid of partials for n elements, filled by launch(blocks, partials) and merged on the device.
 template <class Op, class Launch>
 typename Op::Acc reduce_with(int64_t n, Launch&& launch, cudaStream_t s, const char* op_name) {
   using Acc = typename Op::Acc;
