@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "core/cuda.cuh"
+#include "core/index.hpp"
 #include "core/output.hpp"
 #include "ndimage/footprint.hpp"
 
@@ -161,14 +162,7 @@ template <class TO>
 __global__ void cast_from_f64(const double* src, TO* dst, Layout l, int64_t total) {
   for (int64_t idx = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; idx < total;
        idx += int64_t(gridDim.x) * blockDim.x) {
-    int64_t rem = idx, oi = 0, oo = 0;
-    for (int d = l.ndim - 1; d >= 0; --d) {
-      int64_t c = rem % l.shape[d];
-      rem /= l.shape[d];
-      oi += c * l.in_strides[d];
-      oo += c * l.out_strides[d];
-    }
-    dst[oo] = cast_to<TO>(src[oi]);
+    dst[out_offset(l, idx)] = cast_to<TO>(src[in_offset(l, idx)]);
   }
 }
 
@@ -179,7 +173,7 @@ void with_kernel_output(const View& out, cudaStream_t s, const char* op, F&& f) 
     cuda::Scratch tmp(size_t(o.size()) * sizeof(double), s, op);
     const View v = f64_like(o, tmp.get<void>());
     run(v);
-    const Layout l = make_layout(v, o);
+    const Layout l = flat_layout(v, o);
     dispatch_dtype(o.dtype, [&]<class TO>() {
       cast_from_f64<TO><<<cuda::blocks_for(o.size(), 256), 256, 0, s>>>(tmp.get<double>(), o.ptr<TO>(), l, o.size());
       cuda::check_launch(op);
