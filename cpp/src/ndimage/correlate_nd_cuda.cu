@@ -62,7 +62,7 @@ bool correlate_tiled(const View& in, const View& o, const Taps& t, const std::ve
   Tiling g;
   if (!make_tiling<S>(t, o, g)) return false;
   const size_t bytes = size_t(g.elems()) * sizeof(C) + size_t(t.count) * (sizeof(C) + sizeof(int));
-  if (bytes > kTileBytes) return false;
+  if (tile_launch_bytes(bytes) > kTileBytes) return false;
   const int nd = t.geom.ndim, pad = 3 - nd;
   std::vector<int> toff(size_t(t.count));
   for (int64_t k = 0; k < t.count; ++k) {
@@ -76,7 +76,7 @@ bool correlate_tiled(const View& in, const View& o, const Taps& t, const std::ve
   // pageable sources: each copy is staged before cudaMemcpyAsync returns
   cuda::check(cudaMemcpyAsync(dw, wc.data(), wc.size() * sizeof(C), cudaMemcpyHostToDevice, s), op);
   cuda::check(cudaMemcpyAsync(doff, toff.data(), toff.size() * sizeof(int), cudaMemcpyHostToDevice, s), op);
-  correlate_tile_kernel<TI, TO, C, S><<<tile_blocks(g), dim3(kTileX, kTileY), bytes, s>>>(
+  correlate_tile_kernel<TI, TO, C, S><<<tile_blocks(g), dim3(kTileX, kTileY), tile_launch_bytes(bytes), s>>>(
       in.ptr<TI>(), o.ptr<TO>(), g, dw, doff, int(t.count), mode, cval);
   cuda::check_launch(op);
   return true;

@@ -41,6 +41,10 @@ class DeviceTaps {
 constexpr int kTileX = 32, kTileY = 8, kTileThreads = kTileX * kTileY;
 // Shared memory for a tile and its tap table (the default limit of a block, no opt-in needed).
 constexpr size_t kTileBytes = 48 << 10;
+// The dynamic shared memory to launch with for `bytes` of tile and tables: 16 bytes of slack, as the
+// compiler may read the last entries of a table of ints in paired 8-byte loads (compute-sanitizer's
+// memcheck saw so[48] of 49 read as 8 bytes).
+inline size_t tile_launch_bytes(size_t bytes) { return (bytes + 15) / 16 * 16 + 16; }
 
 template <int PZ_, int PY_>
 struct TileShape {

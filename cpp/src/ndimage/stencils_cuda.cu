@@ -76,7 +76,7 @@ bool stencils_tiled(const View& in, const View& out, const Taps& t, std::span<co
   if (!make_tiling<S>(t, out, g)) return false;
   const size_t bytes = size_t(g.elems()) * sizeof(double) + size_t(t.count) * (sizeof(double) + sizeof(int)) +
                        counts.size() * sizeof(int);
-  if (bytes > kTileBytes) return false;
+  if (tile_launch_bytes(bytes) > kTileBytes) return false;
   const int nd = t.geom.ndim, pad = 3 - nd;
   std::vector<int> ints(size_t(t.count) + counts.size());  // tile offsets, then counts
   for (int64_t k = 0; k < t.count; ++k) {
@@ -91,7 +91,7 @@ bool stencils_tiled(const View& in, const View& out, const Taps& t, std::span<co
   // pageable sources: each copy is staged before cudaMemcpyAsync returns
   if (!w.empty()) cuda::check(cudaMemcpyAsync(dw, w.data(), w.size() * sizeof(double), cudaMemcpyHostToDevice, s), op);
   cuda::check(cudaMemcpyAsync(dints, ints.data(), ints.size() * sizeof(int), cudaMemcpyHostToDevice, s), op);
-  stencils_tile_kernel<T, S><<<tile_blocks(g), dim3(kTileX, kTileY), bytes, s>>>(
+  stencils_tile_kernel<T, S><<<tile_blocks(g), dim3(kTileX, kTileY), tile_launch_bytes(bytes), s>>>(
       in.ptr<T>(), out.ptr<T>(), g, dw, dints, dints + t.count, int(t.count), sc, mode, cval);
   cuda::check_launch(op);
   return true;
