@@ -97,4 +97,26 @@ inline unsigned blocks_for(int64_t n, unsigned threads) {
   return static_cast<unsigned>(b < 1 ? 1 : (b > 2147483647 ? 2147483647 : b));
 }
 
+// Stages value(k) into dst[k * step] for k < n, thread `tid` of `nthreads` taking k = tid, tid + nthreads,
+// ...: Batch loads are issued before their results are stored, so that each thread keeps several global
+// reads in flight (one at a time leaves the kernels waiting on memory latency, far below bandwidth). With
+// CheckNaN, returns whether a staged value was NaN.
+template <int Batch, bool CheckNaN = false, class C, class Value>
+__device__ __forceinline__ bool stage(C* dst, int n, int step, int tid, int nthreads, const Value& value) {
+  bool nan = false;
+  for (int base = tid; base < n; base += Batch * nthreads) {
+    C v[Batch];
+#pragma unroll
+    for (int u = 0; u < Batch; ++u)
+      if (base + u * nthreads < n) v[u] = value(base + u * nthreads);
+#pragma unroll
+    for (int u = 0; u < Batch; ++u)
+      if (base + u * nthreads < n) {
+        if constexpr (CheckNaN) nan |= !(v[u] == v[u]);
+        dst[(base + u * nthreads) * step] = v[u];
+      }
+  }
+  return nan;
+}
+
 }  // namespace ndimg::cuda

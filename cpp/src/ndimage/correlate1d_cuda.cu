@@ -75,23 +75,8 @@ __device__ __forceinline__ C* load_weights(C* w, const PassArgs<C>& p, int tid, 
   return w;  // visible after the next __syncthreads
 }
 
-// Stages value(k) into dst[k] for k < n, thread `tid` of `nthreads` taking k = tid, tid + nthreads, ...:
-// kStageBatch loads are issued before their results are stored, so that each thread keeps several global
-// reads in flight (one at a time leaves the kernels waiting on memory latency, far below bandwidth).
+// Loads staged per thread before their stores (cuda::stage).
 constexpr int kStageBatch = 8;
-
-template <class C, class Value>
-__device__ __forceinline__ void stage(C* dst, int n, int tid, int nthreads, Value value) {
-  for (int base = tid; base < n; base += kStageBatch * nthreads) {
-    C v[kStageBatch];
-#pragma unroll
-    for (int u = 0; u < kStageBatch; ++u)
-      if (base + u * nthreads < n) v[u] = value(base + u * nthreads);
-#pragma unroll
-    for (int u = 0; u < kStageBatch; ++u)
-      if (base + u * nthreads < n) dst[base + u * nthreads] = v[u];
-  }
-}
 
 // P outputs that follow each other along the axis, from staged inputs `stride` apart, in scipy's order of
 // summation (the same operations as correlate_taps per output) with the windows of inputs held in
@@ -168,7 +153,8 @@ __global__ void __launch_bounds__(256) pass_rows(const TI* in, TO* out, int64_t 
     const TI* src = in + line * n;
     TO* dst = out + line * n;
     __syncthreads();  // the previous tile is written out (and the weights are staged)
-    stage(buf, len, threadIdx.x, blockDim.x, [&](int k) { return load_extended(src, i0 - p.left + k, n, 1, p); });
+    cuda::stage<kStageBatch>(buf, len, 1, threadIdx.x, blockDim.x,
+                             [&](int k) { return load_extended(src, i0 - p.left + k, n, 1, p); });
     __syncthreads();
     C acc[kRowP];
     if (k0 < tile) correlate_block(buf + k0, 1, w, p.taps, p.sym, acc);
@@ -201,7 +187,7 @@ __global__ void __launch_bounds__(kColX* kColY) pass_cols(const TI* in, TO* out,
     const bool live = x < inner;
     __syncthreads();
     // element k = r * kColX + tx of the staged rows is thread (tx, ty)'s for r = ty, ty + kColY, ...
-    stage(buf, len * kColX, ty * kColX + tx, kColX * kColY, [&](int k) {
+    cuda::stage<kStageBatch>(buf, len * kColX, 1, ty * kColX + tx, kColX * kColY, [&](int k) {
       return live ? load_extended(in + base + x, y0 - p.left + k / kColX, n, inner, p) : C(0);
     });
     __syncthreads();

@@ -63,27 +63,8 @@ __device__ __forceinline__ void window_extremes(C (&acc)[P], int64_t w, bool min
   }
 }
 
-// Stages value(k) into dst[k * step] for k < len, thread `tid` of `threads` taking k = tid, tid + threads,
-// ...: kBatch loads in flight per thread before their stores. Returns whether a staged value was NaN.
+// Loads staged per thread before their stores (cuda::stage).
 constexpr int kBatch = 4;
-
-template <class TI, class C, class Value>
-__device__ __forceinline__ bool stage(C* dst, int step, int len, int tid, int threads, const Value& value) {
-  bool nan = false;
-  for (int k0 = tid; k0 < len; k0 += kBatch * threads) {
-    C v[kBatch];
-#pragma unroll
-    for (int u = 0; u < kBatch; ++u)
-      if (k0 + u * threads < len) v[u] = value(k0 + u * threads);
-#pragma unroll
-    for (int u = 0; u < kBatch; ++u)
-      if (k0 + u * threads < len) {
-        if constexpr (std::is_floating_point_v<TI>) nan |= !(v[u] == v[u]);
-        dst[(k0 + u * threads) * step] = v[u];
-      }
-  }
-  return nan;
-}
 
 constexpr int kWarps = 8;
 constexpr size_t kMaxShared = 48 * 1024;
@@ -117,9 +98,11 @@ __global__ void __launch_bounds__(32 * kWarps, 6) min_max_rows(const TI* __restr
   const int len = kRowSeg + int(a.w) - 1;
   bool nan;
   if (first >= 0 && first + len <= n)
-    nan = stage<TI>(s, 1, len, lane, 32, [&](int k) { return C(src[first + k]); });
+    nan = cuda::stage<kBatch, std::is_floating_point_v<TI>>(
+        s, len, 1, lane, 32, [&](int k) { return C(src[first + k]); });
   else
-    nan = stage<TI>(s, 1, len, lane, 32, [&](int k) { return load_ext(src, first + k, n, 1, a); });
+    nan = cuda::stage<kBatch, std::is_floating_point_v<TI>>(
+        s, len, 1, lane, 32, [&](int k) { return load_ext(src, first + k, n, 1, a); });
   const bool any = __any_sync(0xffffffffu, nan);
   if (flags && lane == 0) flags[line * segs + seg0 + blockIdx.y] = any;
   __syncwarp();
@@ -158,9 +141,11 @@ __global__ void __launch_bounds__(32 * kWarps, 6) min_max_cols(const TI* __restr
   bool nan = false;
   if (live) {
     if (first >= 0 && first + len <= n)
-      nan = stage<TI>(s + tx, 32, len, ty, kWarps, [&](int k) { return C(src[(first + k) * inner]); });
+      nan = cuda::stage<kBatch, std::is_floating_point_v<TI>>(
+        s + tx, len, 32, ty, kWarps, [&](int k) { return C(src[(first + k) * inner]); });
     else
-      nan = stage<TI>(s + tx, 32, len, ty, kWarps, [&](int k) { return load_ext(src, first + k, n, inner, a); });
+      nan = cuda::stage<kBatch, std::is_floating_point_v<TI>>(
+        s + tx, len, 32, ty, kWarps, [&](int k) { return load_ext(src, first + k, n, inner, a); });
   }
   const unsigned vote = __ballot_sync(0xffffffffu, nan);
   if (tx == 0) votes[ty] = vote;
