@@ -13,9 +13,8 @@ import functools
 import numpy as np
 
 from .._engine import engine_aware, xp_of
-from .._rules import array_argument, check_nD, img_as_float, supported_float_type
-from ..ndimage._separable import Pass, run_passes
-from ._stencil_edges import _convolution_taps, stencils
+from .._rules import array_argument, check_nD
+from ._stencil_edges import _as_float, _convolution_taps, _masked, stencils
 
 EDGE = np.array([1.0, 0.0, -1.0])
 SOBEL_SMOOTH = np.array([1.0, 2.0, 1.0]) / 4
@@ -27,27 +26,9 @@ FARID_SMOOTH = np.array([0.0376593171958126, 0.249153396177344, 0.42637457325368
 FARID_EDGE = np.array([0.109603762960254, 0.276690988455557, 0, -0.276690988455557, -0.109603762960254])
 
 
-def _as_float(image):
-    if image.dtype.kind == "f":
-        return image.astype(supported_float_type(image.dtype), copy=False)
-    return img_as_float(image)
-
-
 def _check_edge_dim(ndim, edge_dim):
     if not -ndim <= edge_dim < ndim:
         raise IndexError("list assignment index out of range")
-
-
-def _mask_result(result, mask):
-    """Zero the result where the mask, eroded by its full-connectivity neighbourhood (border 0), is off."""
-    if mask is None:
-        return result
-    xp = xp_of(result)
-    mask = xp.asarray(mask) != 0
-    counts = xp.empty(mask.shape, np.uint16)
-    run_passes(mask, counts, [Pass(d, [1, 1, 1], "constant", 0) for d in range(mask.ndim)])
-    result *= counts == 3 ** mask.ndim
-    return result
 
 
 def _nd_kernel(ndim, edge_dim, edge, smooth):
@@ -65,12 +46,12 @@ def _edge_filter(image, mask, axis, mode, cval, smooth, edge=EDGE):
     ndim = image.ndim
     axes = list(range(ndim)) if axis is None else [axis] if np.isscalar(axis) else list(axis)
     if not axes:
-        return _mask_result(xp.zeros(image.shape, image.dtype), mask)
+        return _masked(xp.zeros(image.shape, image.dtype), mask)
     for edge_dim in axes:
         _check_edge_dim(ndim, edge_dim)
     taps = _edge_stencils(ndim, tuple(axes), tuple(edge), tuple(smooth))
     scale = np.sqrt(ndim, dtype=image.dtype) if len(axes) > 1 else None
-    return _mask_result(stencils(image, taps, mode, cval, scale), mask)
+    return _masked(stencils(image, taps, mode, cval, scale), mask)
 
 
 @functools.lru_cache(maxsize=64)
