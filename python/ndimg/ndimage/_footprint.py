@@ -54,16 +54,23 @@ def single_mode(mode, what):
 def tap_offsets(footprint, origins):
     """Flattened (K x ndim) offsets of the nonzero footprint entries relative to the output element, in
     C order, and their indices into the footprint."""
-    return _tap_offsets(footprint.shape, np.packbits(footprint, axis=None).tobytes(), tuple(origins))
+    key = (footprint.shape, np.packbits(footprint, axis=None).tobytes(), tuple(origins))
+    # footprints up to _CACHED_TAPS elements are remembered (a filter over many images computes them once);
+    # larger ones are not, so that the cache holds at most 64 small entries
+    return (_cached_tap_offsets if footprint.size <= _CACHED_TAPS else _tap_offsets)(*key)
 
 
-@functools.lru_cache(maxsize=64)
+_CACHED_TAPS = 1 << 16
+
+
 def _tap_offsets(shape, bits, origins):
-    # per footprint and origins, computed once: repeated calls (a filter over many images) skip it
     footprint = np.unpackbits(np.frombuffer(bits, np.uint8), count=math.prod(shape)).reshape(shape)
     idx = np.argwhere(footprint)
     centre = np.array([s // 2 + o for s, o in zip(shape, origins)], dtype=np.int64)
     return tuple((idx - centre).ravel().tolist()), tuple(idx.T)
+
+
+_cached_tap_offsets = functools.lru_cache(maxsize=64)(_tap_offsets)
 
 
 def run_into(output, input, fill):
