@@ -25,14 +25,9 @@ template <class F>
 NDIMG_HD F local_value(double sum, double sumsq, F size, LocalKind kind, F k, F r) {
   const F m = F(sum) / size;
   const F g2 = F(sumsq) / size;
-  // m * m rounded (and overflowing) on its own, not fused into the subtraction by nvcc: inf - inf is NaN
-  // where scikit-image's is
-  F mm = m * m;
-#if defined(__CUDA_ARCH__)
-  if constexpr (std::is_same_v<F, float>) mm = __fmul_rn(m, m);
-  else mm = __dmul_rn(m, m);
-#endif
-  F var = g2 - mm;
+  // m * m rounded (and overflowing) on its own, not fused into the subtraction: inf - inf is NaN where
+  // scikit-image's is
+  F var = g2 - square_rn(m);
   var = var < F(0) ? F(0) : var;  // NaN stays NaN
   F s;
   if constexpr (std::is_same_v<F, float>) s = sqrtf(var);

@@ -8,45 +8,6 @@
 
 namespace ndimg::ndimage {
 
-// The combine step's operations, each rounded once as NumPy's are (no FMA contraction on either engine;
-// explicit on CUDA whatever nvcc's flags).
-template <class T>
-NDIMG_HD T mul_rn(T a, T b) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (sizeof(T) == 8) return __dmul_rn(a, b);
-  else return __fmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-template <class T>
-NDIMG_HD T add_rn(T a, T b) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (sizeof(T) == 8) return __dadd_rn(a, b);
-  else return __fadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-template <class T>
-NDIMG_HD T div_rn(T a, T b) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (sizeof(T) == 8) return __ddiv_rn(a, b);
-  else return __fdiv_rn(a, b);
-#else
-  return a / b;
-#endif
-}
-template <class T>
-NDIMG_HD T sqrt_rn(T a) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (sizeof(T) == 8) return __dsqrt_rn(a);
-  else return __fsqrt_rn(a);
-#else
-  return std::sqrt(a);
-#endif
-}
-
 // How the stencils' rounded values make the output.
 struct StencilCombine {
   int64_t count;  // K
@@ -60,15 +21,14 @@ template <class T>
 NDIMG_HD T stencil_add(T r, int64_t k, const StencilCombine& sc, double sum) {
   const T p = T(sum);
   if (sc.count == 1) return p;
-  const T sq = mul_rn(p, p);
-  return k == 0 ? sq : add_rn(r, sq);
+  return k == 0 ? square_rn(p) : r + square_rn(p);  // the square rounded before the sum, as NumPy's
 }
 
 template <class T>
 NDIMG_HD T stencil_finish(T r, const StencilCombine& sc) {
   if (sc.count == 1) return r;
-  const T m = sqrt_rn(r);
-  return sc.scale_in_double ? T(div_rn(double(m), sc.scale)) : div_rn(m, T(sc.scale));
+  const T m = std::sqrt(r);  // division and sqrt round correctly on both engines
+  return sc.scale_in_double ? T(double(m) / sc.scale) : m / T(sc.scale);
 }
 
 // The math of one output element: stencil k is the counts[k] taps following the previous stencils' ones.

@@ -78,14 +78,6 @@ NDIMG_HD double sorted_gap(T a, T b) {
 }
 
 // ---- sums of squared differences ----
-// x * x rounded on its own: never fused with the sum it feeds (nvcc contracts by default).
-template <class C>
-NDIMG_HD C square_rn(C x) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (sizeof(C) == 8) return __dmul_rn(x, x);
-#endif
-  return x * x;
-}
 // The terms one element pair adds: (d * d, a * a) rounded in the compute type, as doubles.
 template <class T>
 NDIMG_HD void diff_sums_terms(T a, T b, double& sq_diff, double& sq_a) {
