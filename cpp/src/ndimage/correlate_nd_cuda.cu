@@ -39,7 +39,7 @@ __global__ void __launch_bounds__(kTileThreads) correlate_tile_kernel(const TI* 
 #pragma unroll
     for (int p = 0; p < P; ++p) {
       acc[p] = 0;
-      base[p] = ((p / S::PY) * g.e[1] + threadIdx.y + kTileY * (p % S::PY)) * g.e[2] + threadIdx.x;
+      base[p] = tile_base<S>(g, p);
     }
     for (int k = 0; k < count; ++k) {
       const C wk = sw[k];
@@ -63,13 +63,7 @@ bool correlate_tiled(const View& in, const View& o, const Taps& t, const std::ve
   if (!make_tiling<S>(t, o, g)) return false;
   const size_t bytes = size_t(g.elems()) * sizeof(C) + size_t(t.count) * (sizeof(C) + sizeof(int));
   if (tile_launch_bytes(bytes) > kTileBytes) return false;
-  const int nd = t.geom.ndim, pad = 3 - nd;
-  std::vector<int> toff(size_t(t.count));
-  for (int64_t k = 0; k < t.count; ++k) {
-    int64_t r[3] = {0, 0, 0};
-    for (int d = 0; d < nd; ++d) r[d + pad] = t.offsets[size_t(k * nd + d)] - g.lo[d + pad];
-    toff[size_t(k)] = int((r[0] * g.e[1] + r[1]) * g.e[2] + r[2]);
-  }
+  const std::vector<int> toff = tile_tap_offsets(t, g);
   cuda::Scratch table(wc.size() * sizeof(C) + toff.size() * sizeof(int), s, op);
   C* dw = table.get<C>();
   int* doff = reinterpret_cast<int*>(dw + wc.size());

@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "core/cuda.cuh"
 #include "core/index.hpp"
@@ -154,6 +155,24 @@ __device__ inline bool tile_output(const Tiling& g, const int64_t* t0, int p, in
   z = p / S::PY;
   y = threadIdx.y + kTileY * (p % S::PY);
   return t0[0] + z < g.n[0] && t0[1] + y < g.n[1] && t0[2] + threadIdx.x < g.n[2];
+}
+
+// Where output p of this thread (tile_output's numbering) has its footprint's lowest corner in the tile.
+template <class S>
+__device__ inline int tile_base(const Tiling& g, int p) {
+  return ((p / S::PY) * g.e[1] + threadIdx.y + kTileY * (p % S::PY)) * g.e[2] + threadIdx.x;
+}
+
+// Each tap's offset in the tile from tile_base: the tap tables of the tiled correlate and stencils.
+inline std::vector<int> tile_tap_offsets(const Taps& t, const Tiling& g) {
+  const int nd = t.geom.ndim, pad = 3 - nd;
+  std::vector<int> off(size_t(t.count));
+  for (int64_t k = 0; k < t.count; ++k) {
+    int64_t r[3] = {0, 0, 0};
+    for (int d = 0; d < nd; ++d) r[d + pad] = t.offsets[size_t(k * nd + d)] - g.lo[d + pad];
+    off[size_t(k)] = int((r[0] * g.e[1] + r[1]) * g.e[2] + r[2]);
+  }
+  return off;
 }
 
 __device__ inline int64_t tile_out_offset(const Tiling& g, const int64_t* t0, int z, int y) {

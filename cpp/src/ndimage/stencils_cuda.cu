@@ -43,7 +43,7 @@ __global__ void __launch_bounds__(kTileThreads) stencils_tile_kernel(const T* in
     T r[P];
 #pragma unroll
     for (int p = 0; p < P; ++p) {
-      base[p] = ((p / S::PY) * g.e[1] + threadIdx.y + kTileY * (p % S::PY)) * g.e[2] + threadIdx.x;
+      base[p] = tile_base<S>(g, p);
       r[p] = 0;
     }
     for (int k = 0, first = 0; k < int(sc.count); first += sn[k++]) {
@@ -77,14 +77,8 @@ bool stencils_tiled(const View& in, const View& out, const Taps& t, std::span<co
   const size_t bytes = size_t(g.elems()) * sizeof(double) + size_t(t.count) * (sizeof(double) + sizeof(int)) +
                        counts.size() * sizeof(int);
   if (tile_launch_bytes(bytes) > kTileBytes) return false;
-  const int nd = t.geom.ndim, pad = 3 - nd;
-  std::vector<int> ints(size_t(t.count) + counts.size());  // tile offsets, then counts
-  for (int64_t k = 0; k < t.count; ++k) {
-    int64_t r[3] = {0, 0, 0};
-    for (int d = 0; d < nd; ++d) r[d + pad] = t.offsets[size_t(k * nd + d)] - g.lo[d + pad];
-    ints[size_t(k)] = int((r[0] * g.e[1] + r[1]) * g.e[2] + r[2]);
-  }
-  for (size_t k = 0; k < counts.size(); ++k) ints[size_t(t.count) + k] = int(counts[k]);
+  std::vector<int> ints = tile_tap_offsets(t, g);  // tile offsets, then counts
+  for (int64_t c : counts) ints.push_back(int(c));
   cuda::Scratch table(w.size() * sizeof(double) + ints.size() * sizeof(int), s, op);
   double* dw = table.get<double>();
   int* dints = reinterpret_cast<int*>(dw + w.size());
