@@ -498,6 +498,15 @@ def test_cuda_image_stats(rng, dtype, n):
             assert cpu_sum == gpu_sum  # integer sums are exact in double
         else:  # another order of the same double additions: within 2 n u sum|x|
             assert abs(cpu_sum - gpu_sum) <= 2 * a.size * U64 * np.abs(finite).sum(), (cpu_sum, gpu_sum)
+        if dtype == "float16":
+            continue
+        # the mean: a 0-d array of the result type on each engine, the same NaN/inf rule, the sums' bound
+        cm, gm = both(reduce.mean, a)
+        assert cm.shape == gm.shape == () and cm.dtype == gm.dtype == (a.dtype if dtype == "float32" else np.float64)
+        if np.isfinite(cm):  # the sums' bound over n, and one rounding to float32 apart
+            assert abs(float(gm) - float(cm)) <= 2 * U64 * np.abs(finite).sum() + abs(np.spacing(cm)), (cm, gm)
+        else:
+            assert np.array_equal(cm, gm, equal_nan=True), (cm, gm)
     # integer-valued floats sum exactly in any order
     y = rng.integers(-1000, 1000, max(n, 2)).astype(np.float64 if dtype != "float32" else np.float32)
     cpu, gpu = both(lambda v: stats_fields(reduce.image_stats(v)), y.reshape(-1, 1)[::2] if n > 2 else y)

@@ -16,6 +16,7 @@ NDIMG_BINDINGS(reduce) {
   nb::class_<DiffSums>(m, "DiffSums")
       .def_ro("sum_sq_diff", &DiffSums::sum_sq_diff).def_ro("sum_sq_a", &DiffSums::sum_sq_a);
   bind<&reduce::stats>(m, "image_stats", "input", nb::arg("stream") = 0);
+  bind<&reduce::mean>(m, "image_mean", "input", Out{"out"}, nb::arg("stream") = 0);
   bind<&reduce::split_sums>(m, "split_sums", "input", "shift", "t", nb::arg("stream") = 0);
   bind<&reduce::min_gap>(m, "min_gap", "input", "shift", nb::arg("stream") = 0);
   bind<&reduce::diff_sums>(m, "diff_sums", "a", "b", nb::arg("stream") = 0);

@@ -8,6 +8,16 @@ Stats stats(const View& in, StreamHandle stream) {
   NDIMG_ROUTE(in, "image_stats", stats_cpu(in), stats_cuda(in, stream));
 }
 
+void mean(const View& in, const View& out, StreamHandle stream) {
+  const char* op = "mean";
+  if (in.size() == 0) throw ValueError("mean: empty image");
+  const DType r = in.dtype == DType::F32 ? DType::F32 : DType::F64;
+  if (out.ndim != 0 || out.dtype != r)
+    throw TypeError(std::string("mean: out must be a 0-d ") + (r == DType::F32 ? "float32" : "float64") + " array");
+  require_same_device(in, out, op);
+  NDIMG_ROUTE(in, op, mean_cpu(in, out), mean_cuda(in, out, stream));
+}
+
 SplitSums split_sums(const View& in, double shift, double t, StreamHandle stream) {
   if (!is_float(in.dtype)) throw TypeError("split_sums: float image expected");
   if (in.size() == 0) return {};

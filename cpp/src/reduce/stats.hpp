@@ -48,6 +48,14 @@ NDIMG_HD void stats_merge(StatsAcc& a, const StatsAcc& b) {
   a.n_neginf += b.n_neginf;
   a.n_finite += b.n_finite;
 }
+// The mean as NumPy's mean() gives it, in R (the float type of the result): NaN where a NaN or both
+// infinities are present, that infinity where one is, else the finite sum over the count.
+template <class R>
+NDIMG_HD R stats_mean(const StatsAcc& a) {
+  if (a.n_nan || (a.n_posinf && a.n_neginf)) return R(NAN);
+  if (a.n_posinf || a.n_neginf) return R(a.n_posinf ? INFINITY : -INFINITY);
+  return R(a.sum / double(a.n_finite));
+}
 inline Stats stats_result(const StatsAcc& a) {
   Stats s;
   s.min = a.mn; s.max = a.mx; s.sum = a.sum; s.imin = a.imn; s.imax = a.imx;
@@ -99,12 +107,15 @@ NDIMG_HD void diff_sums_merge(DiffSums& a, const DiffSums& b) {
 }
 
 // ---- engine schedules (arguments validated by the entries) ----
-Stats stats_cpu(const View& in);
+StatsAcc stats_acc_cpu(const View& in);
+inline Stats stats_cpu(const View& in) { return stats_result(stats_acc_cpu(in)); }
+void mean_cpu(const View& in, const View& out);
 SplitSums split_sums_cpu(const View& in, double shift, double t);
 double min_gap_cpu(const View& in, double shift);
 DiffSums diff_sums_cpu(const View& a, const View& b);
 #ifdef NDIMG_WITH_CUDA
 Stats stats_cuda(const View& in, StreamHandle s);
+void mean_cuda(const View& in, const View& out, StreamHandle s);
 SplitSums split_sums_cuda(const View& in, double shift, double t, StreamHandle s);
 double min_gap_cuda(const View& in, double shift, StreamHandle s);
 DiffSums diff_sums_cuda(const View& a, const View& b, StreamHandle s);

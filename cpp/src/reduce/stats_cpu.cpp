@@ -168,20 +168,26 @@ auto stats_lanes_fn() {
 }
 #endif
 
-Stats stats_cpu(const View& in) {
+StatsAcc stats_acc_cpu(const View& in) {
   return dispatch_dtype(in.dtype, [&]<class T>() {
     const T* src = in.ptr<T>();
     // uint64 beyond INT64_MAX wraps in imin/imax (stats_add), not in a min kept in T: element by element.
     const bool lanes = in.c_contiguous() && !std::is_same_v<T, uint64_t>;
     const auto lanes_fn = stats_lanes_fn<T>();
-    return stats_result(reduce_cpu(
+    return reduce_cpu(
         in.size(), stats_identity(),
         [&](StatsAcc& acc, int64_t a, int64_t b) {
           if (lanes) lanes_fn(acc, src + a, b - a);
           else for_range(in, a, b, [&](int64_t o) { stats_add(acc, src[o]); });
         },
-        stats_merge));
+        stats_merge);
   });
+}
+
+void mean_cpu(const View& in, const View& out) {
+  const StatsAcc a = stats_acc_cpu(in);
+  if (out.dtype == DType::F32) *out.ptr<float>() = stats_mean<float>(a);
+  else *out.ptr<double>() = stats_mean<double>(a);
 }
 
 SplitSums split_sums_cpu(const View& in, double shift, double t) {

@@ -72,15 +72,20 @@ __global__ void reduce_index_partials(int64_t n, Op op, typename Op::Acc* partia
   store_block_partial<Op>(acc, partials);
 }
 
-// Merges the partials in one block on the device (each thread a fixed stride of them, then the tree), so
-// that one accumulator crosses to the host: a fixed order for a given grid, as the grid is for a given n.
-template <class Op>
-__global__ void merge_partials_kernel(typename Op::Acc* partials, unsigned blocks) {
+// Merges the partials in one block on the device (each thread a fixed stride of them, then the tree) into
+// partials[0], a fixed order for a given grid, as the grid is for a given n; then finish(total) in thread 0.
+struct NoFinish {
+  template <class Acc> __device__ void operator()(const Acc&) const {}
+};
+template <class Op, class Finish = NoFinish>
+__global__ void merge_partials_kernel(typename Op::Acc* partials, unsigned blocks, Finish finish = {}) {
   typename Op::Acc acc = Op::identity();
   for (unsigned i = threadIdx.x; i < blocks; i += blockDim.x) Op::merge(acc, partials[i]);
   store_block_partial<Op>(acc, partials);  // every thread has read its partials before the tree's first barrier
+  if (threadIdx.x == 0) finish(partials[0]);
 }
 
+// The merged accumulator on the host (one copy and one sync).
 template <class Acc, class Op>
 Acc merge_partials(Acc* partials, unsigned blocks, cudaStream_t s, const char* op_name) {
   if (blocks > 1) {
@@ -93,23 +98,42 @@ Acc merge_partials(Acc* partials, unsigned blocks, cudaStream_t s, const char* o
   return total;
 }
 
-// A fixed grid of partials for n elements, filled by launch(blocks, partials) and merged on the device.
-template <class Op, class Launch>
-typename Op::Acc reduce_with(int64_t n, Launch&& launch, cudaStream_t s, const char* op_name) {
+// A fixed grid of partials for n elements, filled by launch(blocks, partials), then finish(partials, blocks).
+template <class Op, class Launch, class Finish>
+auto reduce_with(int64_t n, Launch&& launch, Finish&& finish, cudaStream_t s, const char* op_name) {
   using Acc = typename Op::Acc;
   const unsigned blocks = std::min<unsigned>(cuda::blocks_for(n, kThreads), kMaxReduceBlocks);
   cuda::Scratch part(blocks * sizeof(Acc), s, op_name);
   launch(blocks, part.get<Acc>());
   cuda::check_launch(op_name);
-  return merge_partials<Acc, Op>(part.get<Acc>(), blocks, s, op_name);
+  return finish(part.get<Acc>(), blocks);
+}
+// ... with the partials merged on the device and the total returned to the host.
+template <class Op, class Launch>
+typename Op::Acc reduce_with(int64_t n, Launch&& launch, cudaStream_t s, const char* op_name) {
+  using Acc = typename Op::Acc;
+  return reduce_with<Op>(n, launch, [&](Acc* part, unsigned blocks) {
+    return merge_partials<Acc, Op>(part, blocks, s, op_name);
+  }, s, op_name);
+}
+
+template <class T, class Op>
+auto launch_partials(const View& in, Op op, cudaStream_t s) {
+  return [&in, op, s](unsigned blocks, typename Op::Acc* part) {
+    reduce_partials<T, Op><<<blocks, kThreads, 0, s>>>(in.ptr<T>(), flat_layout(in, in), in.size(), op, part);
+  };
 }
 
 template <class T, class Op>
 typename Op::Acc reduce(const View& in, Op op, cudaStream_t s, const char* op_name) {
-  return reduce_with<Op>(in.size(), [&](unsigned blocks, typename Op::Acc* part) {
-    reduce_partials<T, Op><<<blocks, kThreads, 0, s>>>(in.ptr<T>(), flat_layout(in, in), in.size(), op, part);
-  }, s, op_name);
+  return reduce_with<Op>(in.size(), launch_partials<T>(in, op, s), s, op_name);
 }
+
+template <class R>
+struct WriteMean {
+  R* out;
+  __device__ void operator()(const StatsAcc& a) const { *out = stats_mean<R>(a); }
+};
 
 // The gap reduction reads neighbours of a contiguous sorted array.
 template <class T>
@@ -156,6 +180,21 @@ Stats stats_cuda(const View& in, StreamHandle stream) {
   cuda::DeviceGuard guard(in.device_id, op);
   auto s = static_cast<cudaStream_t>(stream);
   return dispatch_dtype(in.dtype, [&]<class T>() { return stats_result(reduce<T>(in, StatsOp{}, s, op)); });
+}
+
+void mean_cuda(const View& in, const View& out, StreamHandle stream) {
+  const char* op = "mean";
+  cuda::DeviceGuard guard(in.device_id, op);
+  auto s = static_cast<cudaStream_t>(stream);
+  dispatch_dtype(in.dtype, [&]<class T>() {
+    reduce_with<StatsOp>(in.size(), launch_partials<T>(in, StatsOp{}, s), [&](StatsAcc* part, unsigned blocks) {
+      if (out.dtype == DType::F32)
+        merge_partials_kernel<StatsOp><<<1, kThreads, 0, s>>>(part, blocks, WriteMean<float>{out.ptr<float>()});
+      else
+        merge_partials_kernel<StatsOp><<<1, kThreads, 0, s>>>(part, blocks, WriteMean<double>{out.ptr<double>()});
+      cuda::check_launch(op);
+    }, s, op);
+  });
 }
 
 SplitSums split_sums_cuda(const View& in, double shift, double t, StreamHandle stream) {

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._engine import stream_ptr
+from .._engine import stream_ptr, xp_of
 
 Stats = _core.Stats
 SplitSums = _core.SplitSums
@@ -25,6 +25,15 @@ def image_stats(image) -> Stats:
     if image.dtype == np.float16:
         image = image.astype(np.float32)
     return _core.image_stats(image, stream=stream_ptr(image))
+
+
+def mean(image):
+    """The mean of a non-empty real array as NumPy's ``mean`` gives it (NaN for a NaN or both infinities,
+    that infinity for one), as a 0-d array of the array's library: float32 for float32 input, else float64.
+    On the GPU it stays there, without a synchronisation. Float16 is not taken (NumPy means it in float16)."""
+    out = xp_of(image).empty((), np.float32 if image.dtype == np.float32 else np.float64)
+    _core.image_mean(image, out, stream=stream_ptr(image))
+    return out
 
 
 def split_sums(image, *, shift, t) -> SplitSums:

@@ -320,15 +320,9 @@ def threshold_mean(image):
     image = as_image(image)  # np.mean takes lists and scalars
     xp = xp_of(image)
     if image.size == 0 or image.dtype == np.float16 or image.dtype.kind not in "biuf":  # complex, objects: NumPy's
-        return np.mean(image) if xp is np else _to_host(xp.mean(image))[()]
-    st = reduce.image_stats(image)
-    if image.dtype.kind == "f":
-        if st.n_nan or (st.n_posinf and st.n_neginf):
-            return image.dtype.type(np.nan)
-        if st.n_posinf or st.n_neginf:
-            return image.dtype.type(np.inf if st.n_posinf else -np.inf)
-        return image.dtype.type(st.sum / image.size)
-    return np.float64(st.sum / image.size)
+        return xp.mean(image)
+    m = reduce.mean(image)  # a GPU image's stays there: a 0-d array, as cuCIM's, and no synchronisation
+    return m[()] if xp is np else m
 
 
 @engine_aware("image")
