@@ -48,13 +48,18 @@ NDIMG_HD void stats_merge(StatsAcc& a, const StatsAcc& b) {
   a.n_neginf += b.n_neginf;
   a.n_finite += b.n_finite;
 }
-// The mean as NumPy's mean() gives it, in R (the float type of the result): NaN where a NaN or both
-// infinities are present, that infinity where one is, else the finite sum over the count.
+// ---- mean ----
+// NumPy's mean() of n values, in R (the result's float type), from their IEEE double sum: a NaN or both
+// infinities make it NaN, one infinity that infinity.
 template <class R>
-NDIMG_HD R stats_mean(const StatsAcc& a) {
-  if (a.n_nan || (a.n_posinf && a.n_neginf)) return R(NAN);
-  if (a.n_posinf || a.n_neginf) return R(a.n_posinf ? INFINITY : -INFINITY);
-  return R(a.sum / double(a.n_finite));
+NDIMG_HD R mean_of(double sum, int64_t n) { return R(sum / double(n)); }
+// The IEEE sum of the values a stats accumulator has seen (its own sum is over the finite ones).
+inline double ieee_sum(const StatsAcc& a) {
+  double s = a.sum;
+  if (a.n_nan) s += NAN;
+  if (a.n_posinf) s += INFINITY;
+  if (a.n_neginf) s -= INFINITY;
+  return s;
 }
 inline Stats stats_result(const StatsAcc& a) {
   Stats s;

@@ -186,8 +186,8 @@ StatsAcc stats_acc_cpu(const View& in) {
 
 void mean_cpu(const View& in, const View& out) {
   const StatsAcc a = stats_acc_cpu(in);
-  if (out.dtype == DType::F32) *out.ptr<float>() = stats_mean<float>(a);
-  else *out.ptr<double>() = stats_mean<double>(a);
+  if (out.dtype == DType::F32) *out.ptr<float>() = mean_of<float>(ieee_sum(a), in.size());
+  else *out.ptr<double>() = mean_of<double>(ieee_sum(a), in.size());
 }
 
 SplitSums split_sums_cpu(const View& in, double shift, double t) {

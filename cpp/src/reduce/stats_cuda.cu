@@ -21,6 +21,13 @@ struct StatsOp {
   template <class T> NDIMG_HD void add(Acc& a, T v) const { stats_add(a, v); }
   static NDIMG_HD void merge(Acc& a, const Acc& b) { stats_merge(a, b); }
 };
+// The IEEE double sum of every value (the mean's: NaN and infinities propagate as NumPy's do).
+struct SumOp {
+  using Acc = double;
+  static NDIMG_HD Acc identity() { return 0.0; }
+  template <class T> NDIMG_HD void add(Acc& a, T v) const { a += static_cast<double>(v); }
+  static NDIMG_HD void merge(Acc& a, const Acc& b) { a += b; }
+};
 template <class T>
 struct SplitSumsOp {
   using Acc = SplitSums;
@@ -132,7 +139,8 @@ typename Op::Acc reduce(const View& in, Op op, cudaStream_t s, const char* op_na
 template <class R>
 struct WriteMean {
   R* out;
-  __device__ void operator()(const StatsAcc& a) const { *out = stats_mean<R>(a); }
+  int64_t n;
+  __device__ void operator()(double sum) const { *out = mean_of<R>(sum, n); }
 };
 
 // The gap reduction reads neighbours of a contiguous sorted array.
@@ -186,12 +194,13 @@ void mean_cuda(const View& in, const View& out, StreamHandle stream) {
   const char* op = "mean";
   cuda::DeviceGuard guard(in.device_id, op);
   auto s = static_cast<cudaStream_t>(stream);
+  const int64_t n = in.size();
   dispatch_dtype(in.dtype, [&]<class T>() {
-    reduce_with<StatsOp>(in.size(), launch_partials<T>(in, StatsOp{}, s), [&](StatsAcc* part, unsigned blocks) {
+    reduce_with<SumOp>(n, launch_partials<T>(in, SumOp{}, s), [&](double* part, unsigned blocks) {
       if (out.dtype == DType::F32)
-        merge_partials_kernel<StatsOp><<<1, kThreads, 0, s>>>(part, blocks, WriteMean<float>{out.ptr<float>()});
+        merge_partials_kernel<SumOp><<<1, kThreads, 0, s>>>(part, blocks, WriteMean<float>{out.ptr<float>(), n});
       else
-        merge_partials_kernel<StatsOp><<<1, kThreads, 0, s>>>(part, blocks, WriteMean<double>{out.ptr<double>()});
+        merge_partials_kernel<SumOp><<<1, kThreads, 0, s>>>(part, blocks, WriteMean<double>{out.ptr<double>(), n});
       cuda::check_launch(op);
     }, s, op);
   });
