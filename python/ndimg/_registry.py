@@ -82,6 +82,8 @@ class Entry:
     # "unsupported": {parameter: (values, ...)} that ndimg refuses: the scikit-image backend and
     # ndimg.accelerate leave such calls to scikit-image
     extra: dict = field(default_factory=dict)
+    halo: object = None         # Dask: halo(ndim, **call kwargs) -> map_overlap depth (int or per axis); 0 pointwise
+    dask: str = ""              # Dask: "module.path:function", a chunk-correct implementation (global operations)
 
     @property
     def qualname(self):
