@@ -10,6 +10,7 @@
 #include "convert.hpp"
 #include "ndimg/io/batch.hpp"
 #include "ndimg/io/tile_cache.hpp"
+#include "ndimg/parallel.hpp"
 
 namespace ndimg::py {
 
@@ -60,6 +61,31 @@ NDIMG_BINDINGS(io_batch) {
       },
       nb::arg("slide"), nb::arg("x"), nb::arg("y"), nb::arg("level"), nb::arg("out"), nb::arg("num_workers"),
       nb::arg("progress").none());
+
+  // The stored pixels of `level` at its own coordinates (lx, ly), as a TIFF reader gives them (no OpenSlide
+  // resampling, no drawing of missing tiles): 8-bit RGB or RGBA (out of 3 or 4 uint8 channels) or, with `raw`,
+  // the level's own samples. Read on the calling thread alone: the Dask and zarr views read chunks on
+  // threads of their own, which would otherwise queue on the shared pool one job at a time.
+  m.def(
+      "read_level",
+      [](const io::Slide& s, int level, int64_t lx, int64_t ly, bool raw, nb::ndarray<nb::c_contig, nb::device::cpu> out) {
+        const io::Level& l = io::checked_level(s, level);
+        const auto& d = s.level_ifd(level);
+        if (out.ndim() != 3) throw ValueError("output must be (height, width, channels)");
+        const int64_t h = int64_t(out.shape(0)), w = int64_t(out.shape(1)), c = int64_t(out.shape(2));
+        if (raw ? c != d.samples || out.itemsize() != d.bytes_per_sample() : (c != 3 && c != 4) || out.itemsize() != 1)
+          throw ValueError("output does not match the level's samples");
+        io::check_size(w, h);
+        io::check_location(lx), io::check_location(ly);
+        void* p = out.data();
+        nb::gil_scoped_release nogil;
+        SerialScope serial;
+        if (raw)
+          s.tiff().read_region_raw(l.ifd, lx, ly, w, h, p);
+        else
+          s.tiff().read_region_8bit(l.ifd, lx, ly, w, h, static_cast<uint8_t*>(p), int(c), size_t(w) * size_t(c));
+      },
+      nb::arg("slide"), nb::arg("level"), nb::arg("x"), nb::arg("y"), nb::arg("raw"), nb::arg("out"));
 
   using io::PatchLoader;
   nb::class_<PatchLoader>(m, "PatchLoader")

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from .. import _core
-from ._slide import Slide, SlideError, _Closing
+from ._slide import Slide, SlideError, _Closing, _reopen
 
 # a spawned child process (multiprocessing "spawn", PyTorch DataLoader workers) finds the shared-memory
 # cache its parent made through this variable; forked children inherit the cache itself
@@ -246,8 +246,8 @@ class CuImage(_Closing):
     def __repr__(self):
         return f"<ndimg.io.CuImage path:{self._path}>"
 
-    def __reduce__(self):  # a pickled CuImage reopens its file (DataLoader workers under "spawn")
-        return (type(self), (self._path,))
+    def __reduce__(self):  # a pickled CuImage reopens its file (DataLoader workers under "spawn", Dask workers)
+        return _reopen, (type(self), self._path, self._slide._core is None)
 
     def close(self):
         """Release the file; batch iterators already made keep it open until they end."""
@@ -536,6 +536,16 @@ class CuImage(_Closing):
         loader = _core.PatchLoader(core, xy, level, w, h, batch_size, prefetch_factor, num_workers,
                                    bool(shuffle), seed, bool(drop_last))
         return BatchIterator(loader, batch_size == 1, progress)
+
+    def to_dask(self, level=0, *, channels="RGB", chunks=None):
+        """A level as a lazy Dask array chunked by tiles: :meth:`ndimg.io.Slide.to_dask`, RGB by default as this
+        class's regions are."""
+        return self._slide.to_dask(level, channels=channels, chunks=chunks)
+
+    def zarr_store(self, level=None, *, channels="RGB", num_workers=None):
+        """A read-only zarr store of the pyramid or of a level: :meth:`ndimg.io.Slide.zarr_store`, RGB by
+        default."""
+        return self._slide.zarr_store(level, channels=channels, num_workers=num_workers)
 
     def _read_one(self, core, x, y, level, w, h, num_workers, progress):
         out = np.empty((h, w, 3), dtype=np.uint8)

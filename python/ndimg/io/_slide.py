@@ -81,6 +81,11 @@ class Slide(_Closing):
     def __repr__(self):
         return f"{type(self).__name__}({self._filename!r})"
 
+    def __reduce__(self):
+        # the path (and whether it was closed) travels, not the open file: unpickling opens the file again, so
+        # a Slide goes to Dask workers and to DataLoader workers started with "spawn"
+        return _reopen, (type(self), self._filename, self._core is None)
+
     def close(self):
         """Release the file; reads that are running finish first."""
         self._core = None
@@ -177,6 +182,59 @@ class Slide(_Closing):
             core.read_region_raw(x, y, level, out)
         return out
 
+    def to_dask(self, level=0, *, channels="RGBA", chunks=None):
+        """A level as a lazy ``(height, width, channels)`` Dask array, its chunks read by ndimg's C++ reader.
+
+        Each chunk is a block of the level's TIFF tiles (by default one tile, or whole tiles and strips
+        grouped to at least 256 pixels a side), read when computed on the worker's thread: only that
+        chunk's tiles are decoded, through the tile cache when one is set (:meth:`CuImage.cache`). The
+        array pickles the slide's path, so it computes on ``distributed`` workers too. Pixels are the
+        level's stored ones (as tifffile reads them), not resampled as :meth:`read_region` resamples
+        regions whose level-0 corner falls between the level's pixels.
+
+        Parameters
+        ----------
+        level : int
+            Pyramid level (0 is full resolution).
+        channels : {"RGBA", "RGB", "raw"}
+            ``"RGBA"`` (default): uint8 as :meth:`read_region` gives, alpha 255 (0 in sparse tiles).
+            ``"RGB"``: uint8 without alpha, the usual input of training pipelines (sparse tiles are 0).
+            ``"raw"``: the level's own samples and dtype (uint8 or uint16), as :meth:`read_region_raw`.
+        chunks : None, int or (height, width)
+            Chunk size in pixels; None follows the tile grid. Multiples of the tile size avoid decoding a
+            tile for two chunks.
+
+        Returns
+        -------
+        dask.array.Array
+
+        Raises
+        ------
+        ValueError
+            For a level out of range, unknown ``channels`` or bad ``chunks``.
+        SlideError
+            If the slide is closed. A tile that cannot be decoded raises SlideError when its chunk is
+            computed, naming the file, level and tile.
+        """
+        from ._lazy import to_dask
+        return to_dask(self, level, channels, chunks)
+
+    def zarr_store(self, level=None, *, channels="RGBA", num_workers=None):
+        """A read-only zarr (format 3) store of the slide: ``zarr.open_group(store, mode="r")``.
+
+        With ``level=None`` the store is the pyramid: a group whose arrays ``"0"``, ``"1"``, ... are the levels,
+        with ``multiscales`` attributes (axes y, x, c; each level's scale to level 0) and the slide's
+        properties. With a level it is that level's array alone (``zarr.open_array(store, mode="r")``).
+        Arrays are ``(height, width, channels)`` as :meth:`to_dask` with the same ``channels``, chunked
+        by tiles as :meth:`to_dask`'s default; each chunk is decoded by the C++ reader and served
+        uncompressed (the ``bytes`` codec), nothing recompressed. Chunks are decoded on ``num_workers``
+        threads of the store's own (default :func:`ndimg.get_num_threads`) while zarr keeps several
+        requests in flight (``zarr.config`` ``async.concurrency``). The store pickles as the slide's path
+        and these options.
+        """
+        from ._zarr import SlideStore
+        return SlideStore(self, level, channels=channels, num_workers=num_workers)
+
     def get_thumbnail(self, size):
         """An RGB PIL image fitting in ``size`` = (w, h), from the best level, on a white background."""
         from PIL import Image
@@ -191,6 +249,13 @@ class Slide(_Closing):
         thumb = Image.fromarray(rgb.astype(np.uint8), "RGB")
         thumb.thumbnail(size, Image.Resampling.LANCZOS)
         return thumb
+
+
+def _reopen(cls, filename, closed):
+    slide = cls(filename)
+    if closed:
+        slide.close()
+    return slide
 
 
 def open_slide(filename):
