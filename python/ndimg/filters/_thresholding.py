@@ -40,13 +40,12 @@ def _first(image):
     return v[()] if isinstance(v, np.ndarray) else v
 
 
-def _all_equal(image, st):
+def _all_equal(dtype, size, st):
     """np.all(image == image.ravel()[0]) from the image statistics."""
-    if image.dtype.kind == "f":
-        n = image.size
+    if dtype.kind == "f":
         if st.n_nan:
             return False
-        return (st.n_finite == n and st.min == st.max) or st.n_posinf == n or st.n_neginf == n
+        return (st.n_finite == size and st.min == st.max) or st.n_posinf == size or st.n_neginf == size
     return st.imin == st.imax
 
 
@@ -62,52 +61,89 @@ def _check_nbins(nbins):
     return nbins
 
 
-def _histogram(image, nbins=256, normalize=False):
-    """(counts, bin_centers) as NumPy arrays, like skimage.exposure.histogram with source_range='image'."""
-    xp = xp_of(image)
-    if image.dtype.kind in "iu":
-        if image.size == 0:
-            raise ValueError("zero-size array to reduction operation minimum which has no identity")
-        st = reduce.image_stats(image)
-        lo, hi = st.imin, st.imax
-        counts = histogram.integer_counts(image, lo=lo, nbins=hi - lo + 1)
-        counts, centers = _to_host(counts), np.arange(lo, hi + 1)
-    elif image.dtype == np.float16 or image.dtype.kind in "cO":
-        # NumPy bins float16 in float16 arithmetic and complex values in complex arithmetic, which the core
-        # does not model: use the library's own (NumPy's for complex: CuPy's histogram takes no complex values)
-        if image.dtype.kind == "c":
-            image, xp = _to_host(image), np
-        counts, edges = xp.histogram(image.ravel(), bins=_check_nbins(nbins))
-        counts, edges = _to_host(counts), _to_host(edges)
-        centers = (edges[:-1] + edges[1:]) / 2.0
-    else:
-        nbins = _check_nbins(nbins)
-        if image.dtype == bool:  # numpy.histogram bins booleans as uint8
-            image = image.view(np.uint8)
-        if image.size == 0:
+class _Bins:
+    """The bins skimage.exposure.histogram(image.ravel(), nbins, source_range='image') counts a real image
+    in, fixed by its dtype, size and statistics ``st`` (None for an empty image). ``count(part)`` counts
+    any part of the image into them (the whole image, or one chunk of a Dask array: the counts add up)."""
+
+    def __init__(self, dtype, size, st, nbins):
+        self.dtype = dtype
+        if dtype.kind in "iu":
+            if size == 0:
+                raise ValueError("zero-size array to reduction operation minimum which has no identity")
+            self.lo, self.n = st.imin, st.imax - st.imin + 1
+            self.centers = np.arange(st.imin, st.imax + 1)
+            return
+        self.nbins = nbins = _check_nbins(nbins)
+        if size == 0:
             first, last = 0, 1
         else:
-            st = reduce.image_stats(image)
             if st.n_nan or st.n_posinf or st.n_neginf:
                 lo = np.nan if st.n_nan else (-np.inf if st.n_neginf else st.min)
                 hi = np.nan if st.n_nan else (np.inf if st.n_posinf else st.max)
                 raise ValueError(f"autodetected range of [{lo}, {hi}] is not finite")
-            if image.dtype.kind == "f":
-                first, last = image.dtype.type(st.min), image.dtype.type(st.max)
-            else:
-                first, last = image.dtype.type(st.imin), image.dtype.type(st.imax)
-        if first == last:
-            first, last = first - 0.5, last + 0.5
-        bin_type = np.result_type(first, last, image.dtype)
-        if np.issubdtype(bin_type, np.integer):
-            bin_type = np.result_type(bin_type, float)
-        edges = np.linspace(first, last, nbins + 1, endpoint=True, dtype=bin_type)
-        if np.any(edges[:-1] >= edges[1:]):  # NumPy's check, before the counts are allocated
-            raise ValueError(f"Too many bins for data range. Cannot create {nbins} finite-sized bins.")
-        counts = _to_host(histogram.uniform_counts(image, edges=edges))
+            if dtype.kind == "f":
+                first, last = dtype.type(st.min), dtype.type(st.max)
+            else:  # bool, binned as uint8 by numpy.histogram
+                first, last = np.uint8(st.imin), np.uint8(st.imax)
+        if dtype == np.float16:
+            # NumPy bins float16 in float16 arithmetic, which the core does not model: NumPy's (CuPy's) own
+            # histogram over the image's range, whose edges are those it finds itself on the whole image
+            self.range = (first, last)
+            self.edges = np.histogram_bin_edges(np.empty(0, dtype), bins=nbins, range=self.range)
+        else:
+            if first == last:
+                first, last = first - 0.5, last + 0.5
+            bin_type = np.result_type(first, last, np.uint8 if dtype == bool else dtype)
+            if np.issubdtype(bin_type, np.integer):
+                bin_type = np.result_type(bin_type, float)
+            self.edges = np.linspace(first, last, nbins + 1, endpoint=True, dtype=bin_type)
+            if np.any(self.edges[:-1] >= self.edges[1:]):  # NumPy's check, before the counts are allocated
+                raise ValueError(f"Too many bins for data range. Cannot create {nbins} finite-sized bins.")
+        self.centers = (self.edges[:-1] + self.edges[1:]) / 2.0
+
+    def count(self, part):
+        """The int64 counts (NumPy) of ``part``'s values in these bins, on its engine."""
+        if self.dtype.kind in "iu":
+            return _to_host(histogram.integer_counts(part, lo=self.lo, nbins=self.n))
+        if part.dtype == bool:
+            part = part.view(np.uint8)
+        if self.dtype == np.float16:
+            return _to_host(xp_of(part).histogram(part.ravel(), bins=self.nbins, range=self.range)[0])
+        return _to_host(histogram.uniform_counts(part, edges=self.edges))
+
+
+def _histogram(image, nbins=256, normalize=False):
+    """(counts, bin_centers) as NumPy arrays, like skimage.exposure.histogram with source_range='image'."""
+    if image.dtype.kind in "cO":
+        # NumPy bins complex values in complex arithmetic, which the core does not model: NumPy's (CuPy's
+        # histogram takes no complex values)
+        xp = np if image.dtype.kind == "c" else xp_of(image)
+        counts, edges = xp.histogram(_to_host(image).ravel() if xp is np else image.ravel(), bins=_check_nbins(nbins))
+        counts, edges = _to_host(counts), _to_host(edges)
         centers = (edges[:-1] + edges[1:]) / 2.0
-    if normalize:
-        counts = counts / np.sum(counts)
+    else:
+        bins = _Bins(image.dtype, image.size, reduce.image_stats(image) if image.size else None, nbins)
+        counts, centers = bins.count(image), bins.centers
+    return (_normalized(counts) if normalize else counts), centers
+
+
+def _normalized(counts):
+    return counts / np.sum(counts)
+
+
+def _trimmed_hist(hist):
+    """A given histogram (counts, or (counts, centers)) as NumPy arrays, trimmed of empty end bins (as
+    skimage's _validate_image_histogram)."""
+    if isinstance(hist, (tuple, list)):
+        counts, centers = (_to_host(h) if hasattr(h, "__cuda_array_interface__") else np.asarray(h) for h in hist)
+    else:
+        counts = _to_host(hist) if hasattr(hist, "__cuda_array_interface__") else np.asarray(hist)
+        centers = np.arange(counts.size)
+    if counts[0] == 0 or counts[-1] == 0:
+        nz = np.flatnonzero(counts > 0)
+        start, end = (nz[0], nz[-1] + 1) if nz.size else (0, 0)
+        counts, centers = counts[start:end], centers[start:end]
     return counts, centers
 
 
@@ -115,19 +151,7 @@ def _counts_and_centers(image, hist, nbins=None, normalize=False):
     """skimage's _validate_image_histogram: a given histogram (trimmed of empty end bins) or the image's."""
     if image is None and hist is None:
         raise Exception("Either image or hist must be provided.")
-    if hist is not None:
-        if isinstance(hist, (tuple, list)):
-            counts, centers = (_to_host(h) if hasattr(h, "__cuda_array_interface__") else np.asarray(h)
-                               for h in hist)
-        else:
-            counts = _to_host(hist) if hasattr(hist, "__cuda_array_interface__") else np.asarray(hist)
-            centers = np.arange(counts.size)
-        if counts[0] == 0 or counts[-1] == 0:
-            nz = np.flatnonzero(counts > 0)
-            start, end = (nz[0], nz[-1] + 1) if nz.size else (0, 0)
-            counts, centers = counts[start:end], centers[start:end]
-    else:
-        counts, centers = _histogram(image, nbins, normalize=normalize)
+    counts, centers = _trimmed_hist(hist) if hist is not None else _histogram(image, nbins, normalize=normalize)
     return counts.astype(np.float32, copy=False), centers
 
 
@@ -147,9 +171,13 @@ def threshold_otsu(image=None, nbins=256, *, hist=None):
     if image is not None:
         first = _first(image)
         if bool((image == first).all()) if image.dtype.kind in "cO" else \
-                _all_equal(image, reduce.image_stats(image)):  # the reductions take no complex values
+                _all_equal(image.dtype, image.size, reduce.image_stats(image)):  # the reductions take no complex values
             return first
-    counts, centers = _counts_and_centers(image, hist, nbins)
+    return _otsu(*_counts_and_centers(image, hist, nbins))
+
+
+def _otsu(counts, centers):
+    """Otsu's threshold of a (float32) histogram."""
     # class weights and means for every split "bins <= i | bins > i"
     w_low = np.cumsum(counts)
     w_high = np.cumsum(counts[::-1])[::-1]
@@ -161,7 +189,10 @@ def threshold_otsu(image=None, nbins=256, *, hist=None):
 
 @engine_aware("image")
 def threshold_yen(image=None, nbins=256, *, hist=None):
-    counts, centers = _counts_and_centers(image, hist, nbins)
+    return _yen(*_counts_and_centers(image, hist, nbins))
+
+
+def _yen(counts, centers):
     if centers.size == 1:
         return centers[0]
     pmf = counts / counts.sum()
@@ -174,10 +205,15 @@ def threshold_yen(image=None, nbins=256, *, hist=None):
 
 @engine_aware("image")
 def threshold_isodata(image=None, nbins=256, return_all=False, *, hist=None):
-    counts, centers = _counts_and_centers(image, hist, nbins)
+    found = _isodata(*_counts_and_centers(image, hist, nbins))
     xp = np if image is None else xp_of(image)  # return_all: an array of the image's library
+    return xp.asarray(found) if return_all else found[0]
+
+
+def _isodata(counts, centers):
+    """Every bin center that is the mean of the two class means it splits (within a bin width)."""
     if len(centers) == 1:
-        return xp.asarray(centers) if return_all else centers[0]
+        return centers
     n_low = np.cumsum(counts)
     n_high = n_low[-1] - n_low
     cum_intensity = np.cumsum(counts * centers)
@@ -186,8 +222,7 @@ def threshold_isodata(image=None, nbins=256, return_all=False, *, hist=None):
     midpoint = (mean_low + mean_high) / 2.0
     width = centers[1] - centers[0]
     gap = midpoint - centers[:-1]
-    found = centers[:-1][(gap >= 0) & (gap < width)]
-    return xp.asarray(found) if return_all else found[0]
+    return centers[:-1][(gap >= 0) & (gap < width)]
 
 
 @engine_aware("image")
@@ -287,9 +322,12 @@ def threshold_li(image, *, tolerance=None, initial_guess=None, iter_callback=Non
 
 @engine_aware("image")
 def threshold_minimum(image=None, nbins=256, max_num_iter=10000, *, hist=None):
+    return _minimum(*_counts_and_centers(image, hist, nbins), max_num_iter)
+
+
+def _minimum(counts, centers, max_num_iter):
     from scipy import ndimage as ndi
 
-    counts, centers = _counts_and_centers(image, hist, nbins)
     smooth = counts.astype(np.float32, copy=False)
     peaks = []
     counter = 0
@@ -327,14 +365,19 @@ def threshold_mean(image):
 
 @engine_aware("image")
 def threshold_triangle(image, nbins=256):
-    counts, centers = _histogram(image, nbins)
+    return _triangle(*_histogram(image, nbins), lambda: _first(image))
+
+
+def _triangle(counts, centers, first):
+    """The triangle threshold of a histogram; ``first()`` gives the image's first value (its threshold
+    when all its values fall in one bin)."""
     nbins = len(counts)
     peak = np.argmax(counts)
     height = counts[peak]
     nz = np.flatnonzero(counts)
     low, high = nz[0], nz[-1]
     if low == high:
-        return _first(image)
+        return first()
     flip = peak - low < high - peak
     if flip:
         counts = counts[::-1]
@@ -355,7 +398,11 @@ def threshold_triangle(image, nbins=256):
 @engine_aware("image")
 def threshold_multiotsu(image=None, classes=3, nbins=256, *, hist=None):
     _warn_rgb(image, "threshold_multiotsu")
-    prob, centers = _counts_and_centers(image, hist, nbins, normalize=True)
+    thresholds = _multiotsu(*_counts_and_centers(image, hist, nbins, normalize=True), classes)
+    return thresholds if image is None else xp_of(image).asarray(thresholds)
+
+
+def _multiotsu(prob, centers, classes):
     prob = prob.astype(np.float32, copy=False)
     nvalues = np.count_nonzero(prob)
     if nvalues < classes:
@@ -366,8 +413,7 @@ def threshold_multiotsu(image=None, classes=3, nbins=256, *, hist=None):
         idx = np.flatnonzero(prob)[:-1]
     else:
         idx = threshold.multiotsu_indices(prob, thresh_count=int(classes) - 1)
-    thresholds = centers[idx]
-    return thresholds if image is None else xp_of(image).asarray(thresholds)
+    return centers[idx]
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -1,0 +1,274 @@
+"""The global thresholds and hysteresis of ndimg.filters over Dask arrays, chunk-correct and lazy.
+
+Each chunk is reduced on its own engine (NumPy chunks on the CPU engine, CuPy chunks on CUDA) by the same
+primitives as an in-memory image: statistics, histogram counts, Li's class sums, connected components.
+Only these small partials travel; they are merged into the whole image's, and the threshold math of
+_thresholding.py (the same functions as in memory) runs on them. Results are 0-d Dask arrays (1-d for the
+thresholds that return arrays): ``image > threshold_otsu(image)`` stays one lazy graph.
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from .._engine import xp_of
+from .._prim import reduce
+from . import _thresholding as _t
+
+_FAN_IN = 16  # partials merged per task of a reduction tree
+
+
+# ---------------------------------------------------------------------------------------------------
+# Reductions over chunks (shared with ndimg.metrics._dask)
+# ---------------------------------------------------------------------------------------------------
+
+def delayed(fn):
+    import dask
+
+    return dask.delayed(fn, pure=True)
+
+
+def blocks(*arrays):
+    """The delayed chunks of Dask arrays of one shape, aligned (the later ones rechunked like the first)."""
+    first = arrays[0]
+    return zip(*(a.rechunk(first.chunks).to_delayed().ravel() for a in arrays))
+
+
+def tree(parts, merge):
+    """The delayed ``merge(list of partials)`` of a list of delayed partials, merged _FAN_IN at a time."""
+    parts = list(parts)
+    while len(parts) > 1:
+        parts = [delayed(merge)(parts[i:i + _FAN_IN]) for i in range(0, len(parts), _FAN_IN)]
+    return parts[0]
+
+
+def reduction(fn, merge, *arrays, **kw):
+    """The delayed merge of ``fn(*chunks, **kw)`` over the aligned chunks of ``arrays``."""
+    return tree((delayed(functools.partial(fn, **kw))(*bs) for bs in blocks(*arrays)), merge)
+
+
+def add(parts):
+    return functools.reduce(lambda a, b: a + b, parts)
+
+
+def scalar(value, dtype, like=None):
+    """A delayed scalar as a 0-d Dask array (of ``like``'s chunk library for a device result)."""
+    import dask.array as da
+
+    meta = np.empty((), dtype) if like is None else da.utils.meta_from_array(like._meta, ndim=0, dtype=dtype)
+    return da.from_delayed(value, shape=(), dtype=dtype, meta=meta)
+
+
+def vector(value, n, dtype, like=None):
+    """A delayed 1-d result of ``n`` elements (np.nan: not known before it is computed) as a Dask array."""
+    import dask.array as da
+
+    meta = np.empty((0,), dtype) if like is None else da.utils.meta_from_array(like._meta, ndim=1, dtype=dtype)
+    return da.from_delayed(value, shape=(n,), dtype=dtype, meta=meta)
+
+
+def known(value, like=None):
+    """An eagerly known result (an empty image's) as a Dask array of its shape."""
+    import dask.array as da
+
+    if like is not None and hasattr(value, "shape"):
+        value = xp_of(like._meta).asarray(value)
+    return da.from_array(value, chunks=()) if np.ndim(value) == 0 else da.from_array(value)
+
+
+def empty_like(image):
+    """An empty image of a Dask array's shape and dtype, to run the in-memory function on (its result or
+    its error needs no data)."""
+    return np.empty(image.shape, image.dtype)
+
+
+class Stats:
+    """reduce.image_stats of a whole image merged from its chunks' (the same fields; picklable)."""
+
+    __slots__ = ("min", "max", "sum", "imin", "imax", "n_nan", "n_posinf", "n_neginf", "n_finite", "unsigned64")
+
+    def __init__(self, st, unsigned64=False):
+        for k in self.__slots__[:-1]:
+            setattr(self, k, getattr(st, k))
+        self.unsigned64 = unsigned64
+
+    @staticmethod
+    def of(chunk):
+        return Stats(reduce.image_stats(chunk), chunk.dtype == np.uint64)
+
+    @staticmethod
+    def merge(parts):
+        out = Stats(parts[0], parts[0].unsigned64)
+        # uint64 extremes come as int64 bit patterns: compared as the unsigned values they are
+        key = (lambda v: v % (1 << 64)) if out.unsigned64 else (lambda v: v)
+        for p in parts[1:]:
+            out.min, out.max = min(out.min, p.min), max(out.max, p.max)
+            out.imin, out.imax = min(out.imin, p.imin, key=key), max(out.imax, p.imax, key=key)
+            out.sum += p.sum
+            for k in ("n_nan", "n_posinf", "n_neginf", "n_finite"):
+                setattr(out, k, getattr(out, k) + getattr(p, k))
+        return out
+
+
+def stats(image):
+    """The delayed Stats of a Dask image."""
+    return reduction(Stats.of, Stats.merge, image)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Histogram thresholds
+# ---------------------------------------------------------------------------------------------------
+
+def _real(image, name):
+    if image.dtype.kind in "cO":
+        raise NotImplementedError(f"ndimg.filters.{name} does not take Dask arrays of {image.dtype}: compute() "
+                                  f"the array first")
+
+
+def _bins(dtype, size, st, nbins, skip=False):
+    return None if skip else _t._Bins(dtype, size, st, nbins)
+
+
+def _count(bins, chunk):
+    return None if bins is None else bins.count(chunk)
+
+
+def _sum_counts(parts):
+    return None if parts[0] is None else add(parts)
+
+
+def _counts_centers(bins, counts, normalize):
+    if bins is None:
+        return None
+    return (_t._normalized(counts) if normalize else counts), bins.centers
+
+
+def histogram(image, st, nbins, *, normalize=False, skip=False):
+    """The delayed (counts, centers) of _thresholding._histogram for a Dask image with delayed Stats ``st``
+    (None, and nothing counted, where the delayed ``skip`` is true)."""
+    bins = delayed(_bins)(image.dtype, image.size, st, nbins, skip)
+    counts = tree((delayed(_count)(bins, b) for (b,) in blocks(image)), _sum_counts)
+    return delayed(_counts_centers)(bins, counts, normalize)
+
+
+def _float32_counts(cc, hist, normalize):
+    """_counts_and_centers' result from a histogram (or a given ``hist``)."""
+    if hist is not None:
+        return _t._counts_and_centers(None, hist)
+    if cc is None:
+        return None
+    return cc[0].astype(np.float32, copy=False), cc[1]
+
+
+def counts_and_centers(image, st, hist, nbins, *, normalize=False, skip=False):
+    """The delayed _counts_and_centers(image, hist, nbins, normalize) of a Dask image."""
+    cc = None if hist is not None else histogram(image, st, nbins, normalize=normalize, skip=skip)
+    return delayed(_float32_counts)(cc, hist, normalize)
+
+
+def _centers_dtype(dtype):
+    if dtype.kind in "iu":
+        return np.dtype(np.int64)
+    return np.dtype(dtype if dtype.kind == "f" else np.float64)
+
+
+def _apply(fn, cc, *args):
+    return fn(*cc, *args)
+
+
+def _first(image):
+    return delayed(_t._first)(image[(0,) * image.ndim])
+
+
+def _otsu_or_first(equal, first, cc):
+    return first if equal else _t._otsu(*cc)
+
+
+def threshold_otsu(image=None, nbins=256, *, hist=None):
+    _t._warn_rgb(image, "threshold_otsu")
+    _real(image, "threshold_otsu")
+    if image.size == 0:
+        return known(_t.threshold_otsu(empty_like(image), nbins, hist=hist))
+    st = stats(image)
+    equal = delayed(_t._all_equal)(image.dtype, image.size, st)
+    cc = counts_and_centers(image, st, hist, nbins, skip=equal)
+    return scalar(delayed(_otsu_or_first)(equal, _first(image), cc), _centers_dtype(image.dtype))
+
+
+def threshold_yen(image=None, nbins=256, *, hist=None):
+    _real(image, "threshold_yen")
+    if image.size == 0:
+        return known(_t.threshold_yen(empty_like(image), nbins, hist=hist))
+    cc = counts_and_centers(image, stats(image), hist, nbins)
+    return scalar(delayed(_apply)(_t._yen, cc), _centers_dtype(image.dtype))
+
+
+def _isodata(cc, return_all, xp):
+    found = _t._isodata(*cc)
+    return xp.asarray(found) if return_all else found[0]
+
+
+def threshold_isodata(image=None, nbins=256, return_all=False, *, hist=None):
+    _real(image, "threshold_isodata")
+    if image.size == 0:
+        return known(_t.threshold_isodata(empty_like(image), nbins, return_all, hist=hist), image)
+    found = delayed(_isodata)(counts_and_centers(image, stats(image), hist, nbins), return_all, xp_of(image._meta))
+    dtype = _centers_dtype(image.dtype)
+    return vector(found, np.nan, dtype, image) if return_all else scalar(found, dtype)
+
+
+def threshold_minimum(image=None, nbins=256, max_num_iter=10000, *, hist=None):
+    _real(image, "threshold_minimum")
+    if image.size == 0:
+        return known(_t.threshold_minimum(empty_like(image), nbins, max_num_iter, hist=hist))
+    cc = counts_and_centers(image, stats(image), hist, nbins)
+    return scalar(delayed(_apply)(_t._minimum, cc, max_num_iter), _centers_dtype(image.dtype))
+
+
+def _triangle(cc, first):
+    return _t._triangle(*cc, lambda: first)
+
+
+def threshold_triangle(image, nbins=256):
+    _real(image, "threshold_triangle")
+    if image.size == 0:
+        return known(_t.threshold_triangle(empty_like(image), nbins))
+    cc = histogram(image, stats(image), nbins)
+    return scalar(delayed(_triangle)(cc, _first(image)), _centers_dtype(image.dtype))
+
+
+def _multiotsu(cc, classes, xp):
+    return xp.asarray(_t._multiotsu(*cc, classes))
+
+
+def threshold_multiotsu(image=None, classes=3, nbins=256, *, hist=None):
+    _t._warn_rgb(image, "threshold_multiotsu")
+    _real(image, "threshold_multiotsu")
+    if image.size == 0:
+        return known(_t.threshold_multiotsu(empty_like(image), classes, nbins, hist=hist), image)
+    cc = counts_and_centers(image, stats(image), hist, nbins, normalize=True)
+    n = int(classes) - 1 if isinstance(classes, (int, np.integer)) and classes > 1 else np.nan
+    return vector(delayed(_multiotsu)(cc, classes, xp_of(image._meta)), n, _centers_dtype(image.dtype), image)
+
+
+def _mean(st, size, dtype, xp):
+    """The mean from the merged statistics as reduce.mean gives it (NaN for a NaN or both infinities, an
+    infinity for one); float16 means as NumPy's, rounded to float16."""
+    if st.n_nan or (st.n_posinf and st.n_neginf):
+        m = np.nan
+    elif st.n_posinf or st.n_neginf:
+        m = np.inf if st.n_posinf else -np.inf
+    else:
+        m = st.sum / size
+    m = dtype.type(m)
+    return m if xp is np else xp.asarray(m)
+
+
+def threshold_mean(image):
+    _real(image, "threshold_mean")
+    if image.size == 0:
+        return known(_t.threshold_mean(empty_like(image)))
+    dtype = np.dtype(image.dtype if image.dtype in (np.float16, np.float32) else np.float64)
+    xp = xp_of(image._meta)
+    return scalar(delayed(_mean)(stats(image), image.size, dtype, xp), dtype, None if xp is np else image)
