@@ -203,7 +203,8 @@ def engine_aware(*array_params, native=True):
     """Decorator for a public function: GPU arguments named in `array_params` (positions or keywords,
     also sequences of arrays) reach the body as CuPy arrays, results go back as the caller's type. NumPy
     scalars reach it as 0-d arrays, inputs in the other byte order in the native one (`native=False`: as
-    given, for a body that returns the input's own values, as scikit-image does)."""
+    given, for a body that returns the input's own values, as scikit-image does). A Dask array among them
+    hands the call to ndimg._dask (blockwise by the registry's halo rule, or its dask= implementation)."""
 
     def deco(fn):
         import inspect
@@ -226,6 +227,10 @@ def engine_aware(*array_params, native=True):
                     continue
                 seq = isinstance(v, (list, tuple))
                 libs = [library_of(e) for e in v] if seq else [library_of(v)]
+                if not seq and libs[0] is None and type(v).__module__.startswith("dask"):
+                    from . import _dask  # imports dask: only once a Dask array is seen
+
+                    return _dask.call(wrapper, fn, array_params, args, kwargs)
                 seen.extend(libs)
                 if any(lib not in (None, "numpy") for lib in libs):
                     gpu_args.append((at, v, libs if seq else None))

@@ -479,6 +479,166 @@ for _q, _kd in KNOWN_DIFFERENCES.items():
 del _q, _kd, _CORNER, _COMPLEX_THRESHOLD
 
 # ---------------------------------------------------------------------------------------------------
+# Dask halo rules (ndimg._dask): rule(ndim, **the call's arguments, defaults included) -> the map_overlap
+# depth, one int for every axis or one per axis. A depth at least the reach of every output pixel into the
+# input (the kernel's radius, from the reference's own formula) makes each block's kept part exact: the
+# block's edges (where the function's mode pads) lie beyond that reach. More depth is only slower.
+# A rule raises NotBlockwise (whole_image) where the arguments make the result depend on the whole image.
+# Functions without a rule or a dask= implementation refuse Dask input (NotImplementedError).
+# ---------------------------------------------------------------------------------------------------
+class NotBlockwise(Exception):
+    """A halo rule's call whose result depends on the whole image (the message says why)."""
+
+
+def whole_image(reason):
+    raise NotBlockwise(reason)
+
+
+class Valid:
+    """A halo rule's answer for a 'valid' correlation: output[i] reads input[i : i + shrink + 1] along each
+    axis, the output being `shrink` shorter."""
+
+    __slots__ = ("shrink",)
+
+    def __init__(self, shrink):
+        self.shrink = tuple(int(s) for s in shrink)
+
+
+def _seq(v, n):
+    """A scalar or per-axis argument as n values; a sequence of another length (a channel axis left out of
+    sigma, or a bad call the function refuses) as its maximum n times, which only over-estimates."""
+    if np.ndim(v) == 0:
+        return [v] * n
+    v = list(v)
+    return v if len(v) == n else [max(v)] * n
+
+
+def _on_axes(ndim, axes, depths):
+    """`depths` (one, or one per entry of `axes`) on `axes` (default: all), 0 on the other axes."""
+    axes = range(ndim) if axes is None else [axes] if np.ndim(axes) == 0 else list(axes)
+    out = [0] * ndim
+    for a, d in zip(axes, _seq(depths, len(axes))):
+        out[a % ndim] = max(out[a % ndim], int(d))
+    return tuple(out)
+
+
+def _gauss_radius(sigma, truncate=4.0, radius=None):
+    """scipy.ndimage's Gaussian kernel radius: `radius`, else int(truncate * sigma + 0.5)."""
+    return int(radius) if radius is not None else int(float(truncate) * float(sigma) + 0.5)
+
+
+def _gauss(ndim, sigma, truncate=4.0, radius=None, axes=None):
+    n = ndim if axes is None else 1 if np.ndim(axes) == 0 else len(axes)
+    radii = _seq(radius, n) if radius is not None else [None] * n
+    return _on_axes(ndim, axes, [_gauss_radius(s, t, r) for s, t, r in zip(_seq(sigma, n), _seq(truncate, n), radii)])
+
+
+def _window(ndim, size=None, footprint=None, origin=0, axes=None):
+    """scipy.ndimage's windows (size or footprint/weights shape, with origin): size // 2 + |origin| per axis."""
+    n = ndim if axes is None else 1 if np.ndim(axes) == 0 else len(axes)
+    sizes = list(np.shape(footprint)) if footprint is not None else _seq(size, n)
+    return _on_axes(ndim, axes, [int(s) // 2 + abs(int(o)) for s, o in zip(sizes, _seq(origin, len(sizes)))])
+
+
+def _dog(ndim, low_sigma, high_sigma=None, truncate=4.0, **_):
+    """difference_of_gaussians: the larger of the two blurs (high_sigma defaults to 1.6 low_sigma)."""
+    high = [float(s) * 1.6 for s in _seq(low_sigma, ndim)] if high_sigma is None else high_sigma
+    return tuple(max(a, b) for a, b in zip(_gauss(ndim, low_sigma, truncate), _gauss(ndim, high, truncate)))
+
+
+def _ridge(ndim, sigmas, scale_range=None, scale_step=None, **_):
+    """Ridge filters: scikit-image's Hessian is two Gaussian first-derivative passes at sigma / sqrt(2),
+    truncated at 8 sigma (100 sigma where any sigma <= 1): twice that kernel radius, at the largest scale."""
+    import math
+
+    if scale_range is not None and scale_step is not None:
+        sigmas = np.arange(scale_range[0], scale_range[1], scale_step)
+    out = [0] * ndim
+    for sigma in sigmas:
+        per_axis = _seq(sigma, ndim)
+        truncate = 8 if all(s > 1 for s in per_axis) else 100
+        for a, s in enumerate(per_axis):
+            out[a] = max(out[a], 2 * _gauss_radius(1 / math.sqrt(2) * s, truncate))
+    return tuple(out)
+
+
+def _frangi(ndim, gamma=None, **kw):
+    if gamma is None:
+        whole_image("gamma=None is half the largest Hessian norm over the whole image; pass gamma")
+    return _ridge(ndim, **kw)
+
+
+def _threshold_local(ndim, block_size=3, method="gaussian", param=None, **_):
+    if method == "gaussian":   # scikit-image's gaussian: truncate 4
+        return _gauss(ndim, [(b - 1) / 6.0 for b in _seq(block_size, ndim)] if param is None else param)
+    return _window(ndim, block_size)
+
+
+def _gabor(ndim, frequency, theta=0, bandwidth=1, sigma_x=None, sigma_y=None, n_stds=3, offset=0, **_):
+    from .filters._gabor import gabor_kernel   # the very kernel gabor convolves with
+
+    return tuple(s // 2 for s in gabor_kernel(frequency, theta, bandwidth, sigma_x, sigma_y, n_stds, offset).shape)
+
+
+def _correlate_sparse(ndim, kernel, mode="reflect", **_):
+    shape = np.shape(kernel)
+    return Valid([w - 1 for w in shape]) if mode == "valid" else tuple(w // 2 for w in shape)
+
+
+_ONE = lambda ndim, **_: 1   # 3-tap stencils (and their masks' 3**ndim erosion)
+_NDI_WINDOW = lambda ndim, size=None, footprint=None, origin=0, axes=None, **_: _window(ndim, size, footprint, origin, axes)
+_NDI_GAUSS = lambda ndim, sigma, truncate=4.0, radius=None, axes=None, **_: _gauss(ndim, sigma, truncate, radius, axes)
+_1D_WINDOW = lambda ndim, size, axis=-1, origin=0, **_: _on_axes(ndim, axis, int(size) // 2 + abs(int(origin)))
+HALO = {
+    "ndimage.correlate1d": lambda ndim, weights, axis=-1, origin=0, **_: _on_axes(
+        ndim, axis, np.size(weights) // 2 + abs(int(origin))),
+    "ndimage.gaussian_filter1d": lambda ndim, sigma, axis=-1, truncate=4.0, radius=None, **_: _on_axes(
+        ndim, axis, _gauss_radius(sigma, truncate, radius)),
+    "ndimage.gaussian_filter": _NDI_GAUSS,
+    "ndimage.gaussian_gradient_magnitude": _NDI_GAUSS,
+    "ndimage.gaussian_laplace": _NDI_GAUSS,
+    "ndimage.uniform_filter1d": _1D_WINDOW,
+    "ndimage.minimum_filter1d": _1D_WINDOW,
+    "ndimage.maximum_filter1d": _1D_WINDOW,
+    "ndimage.uniform_filter": _NDI_WINDOW,
+    "ndimage.minimum_filter": _NDI_WINDOW,
+    "ndimage.maximum_filter": _NDI_WINDOW,
+    "ndimage.median_filter": _NDI_WINDOW,
+    "ndimage.rank_filter": _NDI_WINDOW,
+    "ndimage.percentile_filter": _NDI_WINDOW,
+    "ndimage.correlate": lambda ndim, weights, origin=0, axes=None, **_: _window(ndim, None, weights, origin, axes),
+    "ndimage.sobel": _ONE,
+    "ndimage.prewitt": _ONE,
+    "ndimage.laplace": lambda ndim, axes=None, **_: _on_axes(ndim, axes, 1),
+    "filters.gaussian": lambda ndim, sigma=1.0, truncate=4.0, **_: _gauss(ndim, sigma, truncate),
+    "filters.difference_of_gaussians": _dog,
+    "filters.laplace": _ONE,   # scikit-image's kernel is 3**ndim whatever ksize
+    "filters.farid": lambda ndim, **_: 2,   # 5-tap kernels
+    "filters.farid_h": lambda ndim, **_: 2,
+    "filters.farid_v": lambda ndim, **_: 2,
+    "filters.median": lambda ndim, footprint=None, **_: 1 if footprint is None else _window(ndim, None, footprint),
+    "filters.unsharp_mask": lambda ndim, radius=1.0, **_: _gauss(ndim, radius),   # gaussian(sigma=radius)
+    "filters.correlate_sparse": _correlate_sparse,
+    "filters.gabor": _gabor,
+    "filters.hessian": _frangi,
+    "filters.frangi": _frangi,
+    "filters.sato": _ridge,   # meijering is not blockwise: each scale is divided by its maximum over the image
+    "filters.threshold_local": _threshold_local,
+    "filters.threshold_niblack": lambda ndim, window_size=15, **_: _window(ndim, window_size),
+    "filters.threshold_sauvola": lambda ndim, window_size=15, **_: _window(ndim, window_size),
+}
+HALO["ndimage.convolve1d"] = HALO["ndimage.correlate1d"]
+HALO["ndimage.convolve"] = HALO["ndimage.correlate"]
+for _name in ("sobel", "sobel_h", "sobel_v", "scharr", "scharr_h", "scharr_v", "prewitt", "prewitt_h", "prewitt_v",
+              "roberts", "roberts_pos_diag", "roberts_neg_diag"):
+    HALO[f"filters.{_name}"] = _ONE   # 3x3 kernels (roberts 2x2), masks eroded by 3**ndim
+for _q, _rule in HALO.items():
+    REGISTRY[_q] = replace(REGISTRY[_q], halo=_rule)
+# unsharp_mask clips to [-1, 1] where any value of the whole image is negative, else to [0, 1]
+REGISTRY["filters.unsharp_mask"] = replace(REGISTRY["filters.unsharp_mask"], dask="ndimg._dask:unsharp_mask")
+del _q, _rule, _name
+
+# ---------------------------------------------------------------------------------------------------
 # NumPy -> GPU crossover per function family, for the scikit-image backend's "gpu" NumPy policy: the
 # input size (elements) above which copying NumPy input to the GPU, computing there and copying back is
 # faster than the CPU engine. A family absent here (or None) is NOT MEASURED yet: the "gpu" policy then
