@@ -23,10 +23,10 @@ _FAN_IN = 16  # partials merged per task of a reduction tree
 # Reductions over chunks (shared with ndimg.metrics._dask)
 # ---------------------------------------------------------------------------------------------------
 
-def delayed(fn):
+def delayed(fn, nout=None):
     import dask
 
-    return dask.delayed(fn, pure=True)
+    return dask.delayed(fn, pure=True, nout=nout)
 
 
 def blocks(*arrays):
@@ -109,6 +109,18 @@ class Stats:
             for k in ("n_nan", "n_posinf", "n_neginf", "n_finite"):
                 setattr(out, k, getattr(out, k) + getattr(p, k))
         return out
+
+
+    def mean(self, size, dtype):
+        """The mean of the ``size`` values as reduce.mean gives it (NaN for a NaN or both infinities, an
+        infinity for one), in ``dtype`` (float16: NumPy's mean, rounded)."""
+        if self.n_nan or (self.n_posinf and self.n_neginf):
+            m = np.nan
+        elif self.n_posinf or self.n_neginf:
+            m = np.inf if self.n_posinf else -np.inf
+        else:
+            m = self.sum / size
+        return dtype.type(m)
 
 
 def stats(image):
@@ -253,15 +265,7 @@ def threshold_multiotsu(image=None, classes=3, nbins=256, *, hist=None):
 
 
 def _mean(st, size, dtype, xp):
-    """The mean from the merged statistics as reduce.mean gives it (NaN for a NaN or both infinities, an
-    infinity for one); float16 means as NumPy's, rounded to float16."""
-    if st.n_nan or (st.n_posinf and st.n_neginf):
-        m = np.nan
-    elif st.n_posinf or st.n_neginf:
-        m = np.inf if st.n_posinf else -np.inf
-    else:
-        m = st.sum / size
-    m = dtype.type(m)
+    m = st.mean(size, dtype)
     return m if xp is np else xp.asarray(m)
 
 

@@ -5,7 +5,6 @@ from .._engine import engine_aware
 from ._common import scalar, check_shape_equality, table_from_labels, table_from_sparse
 
 
-
 @engine_aware("image_true", "image_test")
 def adapted_rand_error(image_true=None, image_test=None, *, table=None, ignore_labels=(0,), alpha=0.5):
     """(error, precision, recall) of the adapted Rand index (SNEMI3D), from the images' contingency table
@@ -16,6 +15,11 @@ def adapted_rand_error(image_true=None, image_test=None, *, table=None, ignore_l
         else table_from_sparse(table)
     if alpha < 0.0 or alpha > 1.0:
         raise ValueError("alpha must be between 0 and 1")
+    return are_from_table(t, alpha)
+
+
+def are_from_table(t, alpha):
+    """(error, precision, recall) from a contingency Table."""
     total = t.data.sum()
     sum_p_ij2 = t.data @ t.data - total
     a = t.row_sums()

@@ -49,60 +49,82 @@ class Table:
 _DENSE_PAIRS = 1 << 20
 
 
-def _label_max(labels, which):
+def check_labels(labels):
     if labels.dtype.kind not in "iu":
         # the reference hands the labels to SciPy as sparse indices, which refuses non-integers
         raise TypeError(f"'{labels.dtype}' labels cannot be interpreted as integers")
-    if labels.size == 0:
-        return -1
-    lo, hi = (int(v) for v in (labels.min(), labels.max()))
+
+
+def table_extent(lo, hi, which):
+    """The table's extent along axis ``which`` from its image's (min, max) label: ValueError for a negative one."""
     if lo < 0:
         raise ValueError(f"negative axis {which} index: {lo}")
-    return hi
+    return int(hi) + 1
+
+
+def dense(shape, size):
+    """Whether the label pairs of ``size`` pixels are counted in a dense table of ``shape``."""
+    return shape[0] * shape[1] <= max(size, _DENSE_PAIRS)
 
 
 def table_from_labels(im_true, im_test, ignore_labels, normalize):
     """Count the pixels of each (true label, test label) pair, pixels whose true label is ignored left out."""
-    xp = xp_of(im_true, im_test)
     true = im_true.reshape(-1)
     test = im_test.reshape(-1)
     if true.size != test.size:
         raise ValueError("row, column, and data array must all be the same length")
     if true.size == 0:  # SciPy's sparse table of no pixels has no shape
         raise ValueError("cannot infer dimensions from zero sized index arrays")
-    shape = (_label_max(true, 0) + 1, _label_max(test, 1) + 1)
-    ignore = ignore_labels is not None and len(ignore_labels)
-    if shape[0] * shape[1] <= max(true.size, _DENSE_PAIRS):
-        rows, cols, data = _dense_pairs(im_true, im_test, shape)
-        if ignore:  # ignored pixels weigh 0 but keep their pairs in the table (as explicit zeros), as in the reference
-            data[xp.isin(rows, xp.asarray(np.asarray(ignore_labels)))] = 0
-        if normalize:
-            data /= data.sum() if ignore else true.size
-        return Table(rows, cols, data, shape)
-    key = true.astype(np.int64) * shape[1] + test.astype(np.int64)
-    uniq, inverse = xp.unique(key, return_inverse=True)
-    if ignore:
-        weight = xp.isin(true, xp.asarray(np.asarray(ignore_labels)), invert=True).astype(np.float64)
-        data = xp.bincount(inverse.reshape(-1), weights=weight, minlength=uniq.size)
-    else:
-        weight = None
-        data = xp.bincount(inverse.reshape(-1), minlength=uniq.size).astype(np.float64)
-    if normalize:
-        data /= true.size if weight is None else xp.count_nonzero(weight)
-    return Table(uniq // shape[1], uniq % shape[1], data, shape)
+    shape = tuple(table_extent(*(check_labels(im) or (int(im.min()), int(im.max()))), which)
+                  for which, im in enumerate((true, test)))
+    d = dense(shape, true.size)
+    return finish_table(*pair_keys(pair_counts(im_true, im_test, shape, d), d), shape, true.size, ignore_labels,
+                        normalize)
 
 
-def _dense_pairs(im_true, im_test, shape):
-    """(rows, cols, counts as float64) of the label pairs present, in (row, col) order, from the dense
-    table of every pair counted in one threaded pass (joint histogram)."""
+def pair_counts(im_true, im_test, shape, dense):
+    """How many pixels hold each label pair of two label images of one size: the ``shape`` table, ``dense``
+    (counted in one threaded pass, a joint histogram) or as the present pairs' keys (true * shape[1] + test,
+    sorted) and counts. Counts of parts of the images add up: dense tables directly, pairs by merge_pairs."""
     xp = xp_of(im_true, im_test)
+    if not dense:
+        key = im_true.reshape(-1).astype(np.int64) * shape[1] + im_test.reshape(-1).astype(np.int64)
+        return xp.unique(key, return_counts=True)
     if im_true.shape != im_test.shape:  # equal sizes: compared pixel by pixel in C order
         im_true, im_test = im_true.reshape(-1), im_test.reshape(-1)
     if im_true.dtype != im_test.dtype:  # labels within the table: exact in int64
         im_true, im_test = im_true.astype(np.int64), im_test.astype(np.int64)
-    counts = joint_integer_counts(im_true, im_test, lo0=0, lo1=0, shape=shape).reshape(-1)
-    key = xp.flatnonzero(counts)
-    return key // shape[1], key % shape[1], counts[key].astype(np.float64)
+    return joint_integer_counts(im_true, im_test, lo0=0, lo1=0, shape=shape).reshape(-1)
+
+
+def pair_keys(counts, dense):
+    """The present pairs' keys and counts of pair_counts' result."""
+    if not dense:
+        return counts
+    keys = xp_of(counts).flatnonzero(counts)
+    return keys, counts[keys]
+
+
+def merge_pairs(parts):
+    """The sparse (keys, counts) of pair_counts of parts of two images merged into the whole images'."""
+    xp = xp_of(parts[0][0])
+    keys, inverse = xp.unique(xp.concatenate([k for k, _ in parts]), return_inverse=True)
+    counts = xp.bincount(inverse.reshape(-1), weights=xp.concatenate([c for _, c in parts]), minlength=keys.size)
+    return keys, counts.astype(np.int64)
+
+
+def finish_table(keys, counts, shape, size, ignore_labels, normalize):
+    """The Table of the present label pairs' keys and counts (of ``size`` pixels): the pairs of an ignored
+    true label keep their place with a weight of 0 (explicit zeros, as in the reference); ``normalize``
+    divides by the pixels counted."""
+    xp = xp_of(counts)
+    rows, cols, data = keys // shape[1], keys % shape[1], counts.astype(np.float64)
+    ignore = ignore_labels is not None and len(ignore_labels)
+    if ignore:
+        data[xp.isin(rows, xp.asarray(np.asarray(ignore_labels)))] = 0
+    if normalize:
+        data /= data.sum() if ignore else size
+    return Table(rows, cols, data, shape)
 
 
 def table_from_sparse(table):

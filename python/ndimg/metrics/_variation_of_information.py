@@ -20,8 +20,12 @@ def variation_of_information(image0=None, image1=None, *, table=None, ignore_lab
     normalised contingency table or a given table (used as is)."""
     check_shape_equality(image0, image1)
     t = table_from_labels(image0, image1, ignore_labels, True) if table is None else table_from_sparse(table)
+    # in the images' library: a 0-d image's table is built on the host
+    return vi_from_table(t, xp_of(t.data) if image0 is None else xp_of(image0))
+
+
+def vi_from_table(t, xp):
+    """[H(image1 | image0), H(image0 | image1)] from a normalised contingency Table, as an ``xp`` array."""
     h1g0 = _conditional_entropy(t, t.row_sums(), t.rows)
     h0g1 = _conditional_entropy(t, t.col_sums(), t.cols)
-    # in the images' library: a 0-d image's table is built on the host
-    xp = xp_of(t.data) if image0 is None else xp_of(image0)
     return xp.asarray(xp_of(t.data).stack([h1g0, h0g1]))
