@@ -358,7 +358,7 @@ for _name, _file, _kw in [
         family="label", cases=(case(low=0.3, high=0.7), case(low=100, high=500), case(low=0.7, high=0.3)),
         bad=(bad(TypeError, low="a", high=0.5),),
         bench=(("2d_f32", dict(low=0.3, high=0.7)), ("3d_f32", dict(low=0.3, high=0.7))))),
-    ("threshold_isodata", "_thresholding", dict(_HIST, cases=(case(), case(nbins=64), case(return_all=True)),
+    ("threshold_isodata", "_thresholding", dict(_HIST, dask="ndimg.filters._thresholding_dask:threshold_isodata", cases=(case(), case(nbins=64), case(return_all=True)),
                                                 bad=(bad(ValueError, nbins=0),))),
     ("threshold_li", "_thresholding", dict(_HIST, cases=(case(), case(tolerance=0.01), case(initial_guess=0.5, _dtype="float32")),
                                             bad=(bad(ValueError, initial_guess=5000.0),))),
@@ -368,22 +368,22 @@ for _name, _file, _kw in [
                case(block_size=5, param=2.0)) + modes(SK_MODES, block_size=5, cval=0.5),
         bad=(bad(ValueError, block_size=4), bad(ValueError, block_size=5, method="bogus")),
         bench=(("2d_f32", dict(block_size=15)), ("3d_f32", dict(block_size=15))))),
-    ("threshold_mean", "_thresholding", _HIST),
-    ("threshold_minimum", "_thresholding", dict(_HIST, inputs=("bimodal",), cases=(case(), case(nbins=64)),
+    ("threshold_mean", "_thresholding", dict(_HIST, dask="ndimg.filters._thresholding_dask:threshold_mean")),
+    ("threshold_minimum", "_thresholding", dict(_HIST, dask="ndimg.filters._thresholding_dask:threshold_minimum", inputs=("bimodal",), cases=(case(), case(nbins=64)),
                                                 bad=(bad(RuntimeError, nbins=2),),
                                                 bench=(("2d_f32", dict(_inputs=("bimodal",))),
                                                        ("3d_f32", dict(_inputs=("bimodal",)))))),
-    ("threshold_multiotsu", "_thresholding", dict(_HIST, cases=(case(), case(classes=4, nbins=64)),
+    ("threshold_multiotsu", "_thresholding", dict(_HIST, dask="ndimg.filters._thresholding_dask:threshold_multiotsu", cases=(case(), case(classes=4, nbins=64)),
                                                   bad=(bad(ValueError, classes=4, nbins=2),))),
     ("threshold_niblack", "_thresholding", dict(
         family="separable", cases=(case(), case(window_size=5, k=0.5), case(window_size=(3, 5), _ndim=(2,))),
         bad=(bad(MemoryError, window_size=_BIG_WINDOW, _id="huge_window"),), bench=_LOCAL)),
-    ("threshold_otsu", "_thresholding", dict(_HIST, cases=(case(), case(nbins=32)), bad=(bad(ValueError, nbins=0),))),
+    ("threshold_otsu", "_thresholding", dict(_HIST, dask="ndimg.filters._thresholding_dask:threshold_otsu", cases=(case(), case(nbins=32)), bad=(bad(ValueError, nbins=0),))),
     ("threshold_sauvola", "_thresholding", dict(
         family="separable", cases=(case(), case(window_size=5, k=0.5, r=0.3), case(window_size=(3, 5), _ndim=(2,))),
         bad=(bad(MemoryError, window_size=_BIG_WINDOW, _id="huge_window"),), bench=_LOCAL)),
-    ("threshold_triangle", "_thresholding", dict(_HIST, cases=(case(), case(nbins=64)), bad=(bad(ValueError, nbins=0),))),
-    ("threshold_yen", "_thresholding", dict(_HIST, cases=(case(), case(nbins=64)), bad=(bad(ValueError, nbins=0),))),
+    ("threshold_triangle", "_thresholding", dict(_HIST, dask="ndimg.filters._thresholding_dask:threshold_triangle", cases=(case(), case(nbins=64)), bad=(bad(ValueError, nbins=0),))),
+    ("threshold_yen", "_thresholding", dict(_HIST, dask="ndimg.filters._thresholding_dask:threshold_yen", cases=(case(), case(nbins=64)), bad=(bad(ValueError, nbins=0),))),
     ("try_all_threshold", "_thresholding", dict(
         ndim=(2,), engines=("cpu",), inputs=("bimodal",), cases=(case(figsize=(4, 3), verbose=False),),
         bad=(bad(TypeError, verbose=False, _shape=(5, 5, 5)),),
@@ -403,18 +403,18 @@ _MASKS = dict(inputs=("mask", "mask2"),
 _LABELS = dict(inputs=("labels", "labels2"), family="label_count", bad=(bad(ValueError, **_MISMATCH),),
                bench=(("2d_f32", dict(_dtype="int32")), ("3d_f32", dict(_dtype="int32"))))
 for _name, _file, _kw in [
-    ("mean_squared_error", "_simple_metrics", dict(_PAIR, dtypes=ALL, family="reduction",
+    ("mean_squared_error", "_simple_metrics", dict(_PAIR, dask="ndimg.metrics._dask:mean_squared_error", dtypes=ALL, family="reduction",
                                                    bad=(bad(ValueError, **_MISMATCH),))),
     ("normalized_root_mse", "_simple_metrics", dict(
-        _PAIR, dtypes=ALL, family="reduction",
+        _PAIR, dask="ndimg.metrics._dask:normalized_root_mse", dtypes=ALL, family="reduction",
         cases=(case(), case(normalization="min-max"), case(normalization="mean")),
         bad=(bad(ValueError, normalization="bogus"), bad(ValueError, **_MISMATCH)))),
     ("peak_signal_noise_ratio", "_simple_metrics", dict(
-        _PAIR, dtypes=ALL, family="reduction", cases=(case(), case(data_range=2.0)),
+        _PAIR, dask="ndimg.metrics._dask:peak_signal_noise_ratio", dtypes=ALL, family="reduction", cases=(case(), case(data_range=2.0)),
         bad=(bad(ValueError, _inputs=("signed", "noisy"), _dtype="float32", _id="float_out_of_range"),
              bad(ValueError, **_MISMATCH)))),
     ("normalized_mutual_information", "_simple_metrics", dict(
-        _PAIR, dtypes=NUMERIC, rtol=1e-7, atol=1e-9, family="histogram", cases=(case(), case(bins=20)),
+        _PAIR, dask="ndimg.metrics._dask:normalized_mutual_information", dtypes=NUMERIC, rtol=1e-7, atol=1e-9, family="histogram", cases=(case(), case(bins=20)),
         bad=(bad(ValueError, bins=0),))),
     ("structural_similarity", "_structural_similarity", dict(
         _PAIR, dtypes=NUMERIC, rtol=1e-5, atol=1e-5, family="separable",
@@ -432,12 +432,12 @@ for _name, _file, _kw in [
         cases=(case(), case(method="modified"), case(**_MISMATCH)), bad=(bad(ValueError, method="max"),))),
     ("hausdorff_pair", "_set_metrics", dict(_MASKS, dtypes=ALL, family="point_set", cases=(case(), case(**_MISMATCH)))),
     ("contingency_table", "_contingency_table", dict(
-        _LABELS, dtypes=INTS, ndim=(1, 2, 3),
+        _LABELS, dask="ndimg.metrics._dask:contingency_table", dtypes=INTS, ndim=(1, 2, 3),
         cases=(case(), case(ignore_labels=[0]), case(normalize=True), case(ignore_labels=(1, 3), sparse_type="array")))),
     ("adapted_rand_error", "_adapted_rand_error", dict(
-        _LABELS, dtypes=INTS, rtol=1e-9, atol=1e-12, cases=(case(), case(ignore_labels=()), case(alpha=0.3)))),
+        _LABELS, dask="ndimg.metrics._dask:adapted_rand_error", dtypes=INTS, rtol=1e-9, atol=1e-12, cases=(case(), case(ignore_labels=()), case(alpha=0.3)))),
     ("variation_of_information", "_variation_of_information", dict(
-        _LABELS, dtypes=INTS, rtol=1e-9, atol=1e-12, cases=(case(), case(ignore_labels=(0,))))),
+        _LABELS, dask="ndimg.metrics._dask:variation_of_information", dtypes=INTS, rtol=1e-9, atol=1e-12, cases=(case(), case(ignore_labels=(0,))))),
 ]:
     register("metrics", _name, f"{_M}.{_file}:{_name}", **_kw)
 del _name, _file, _kw
