@@ -6,6 +6,8 @@ namespace ndimg::py {
 NDIMG_BINDINGS(label) {
   bind<&label::seeded_components>(m, "seeded_components", "input", "low", "high", Out{"output"},
                                   nb::arg("stream") = 0);
+  bind<&label::seeded_roots>(m, "seeded_roots", "input", "low", "high", Out{"output"}, Out{"roots"},
+                             nb::arg("stream") = 0);
 }
 
 }  // namespace ndimg::py

@@ -10,4 +10,10 @@ namespace ndimg::label {
 // Comparisons in double.
 void seeded_components(const View& in, double low, double high, const View& out, StreamHandle stream = nullptr);
 
+// seeded_components, and each element's component: roots (int64, C-contiguous) = -1 for the elements <= low,
+// else the C-order index of the first element of its component. Per-block components whose labels are then
+// merged across block faces (hysteresis and labels over chunked arrays).
+void seeded_roots(const View& in, double low, double high, const View& out, const View& roots,
+                  StreamHandle stream = nullptr);
+
 }  // namespace ndimg::label

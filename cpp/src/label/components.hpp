@@ -19,9 +19,11 @@ NDIMG_HD uint8_t seed_class(T v, double low, double high) {
 }
 
 // ---- engine schedules (arguments validated by the entry) ----
-void seeded_components_cpu(const View& in, double low, double high, const View& out);
+// roots: nullptr, or the C-contiguous int64 roots of seeded_roots
+void seeded_components_cpu(const View& in, double low, double high, const View& out, int64_t* roots = nullptr);
 #ifdef NDIMG_WITH_CUDA
-void seeded_components_cuda(const View& in, double low, double high, const View& out, StreamHandle s);
+void seeded_components_cuda(const View& in, double low, double high, const View& out, StreamHandle s,
+                            int64_t* roots = nullptr);
 #endif
 
 }  // namespace ndimg::label

@@ -29,9 +29,9 @@ void unite(I* parent, I a, I b) {
 }
 
 // Union-find over the C-order classes m (0: background, 1: member, 2: seed), then every element learns
-// whether its component holds a seed.
+// whether its component holds a seed (and, with roots, its root: the component's first element).
 template <class I>
-void seeded(const View& in, const uint8_t* m, uint8_t* keep) {
+void seeded(const View& in, const uint8_t* m, uint8_t* keep, int64_t* roots) {
   const int64_t n = in.size(), rows = in.shape[0], row = n / rows;
   std::unique_ptr<I[]> parent(new I[n]);  // not zero-filled: the line sweep below writes every entry
   I* par = parent.get();
@@ -91,12 +91,14 @@ void seeded(const View& in, const uint8_t* m, uint8_t* keep) {
   });
   parallel_for(n, 1 << 14, [&](int64_t a, int64_t b) {
     for (int64_t i = a; i < b; ++i) keep[i] = reaches[par[i]];
+    if (roots)
+      for (int64_t i = a; i < b; ++i) roots[i] = m[i] ? int64_t(par[i]) : -1;
   });
 }
 
 }  // namespace
 
-void seeded_components_cpu(const View& in, double low, double high, const View& out) {
+void seeded_components_cpu(const View& in, double low, double high, const View& out, int64_t* roots) {
   const int64_t n = in.size();
   std::unique_ptr<uint8_t[]> m(new uint8_t[n]);  // every element written below
   dispatch_dtype(in.dtype, [&]<class T>() {
@@ -115,8 +117,8 @@ void seeded_components_cpu(const View& in, double low, double high, const View& 
   const bool direct = out.c_contiguous();
   std::unique_ptr<uint8_t[]> buffer(direct ? nullptr : new uint8_t[n]);
   uint8_t* keep = direct ? reinterpret_cast<uint8_t*>(dst) : buffer.get();
-  if (n < INT32_MAX) seeded<int32_t>(in, m.get(), keep);
-  else seeded<int64_t>(in, m.get(), keep);
+  if (n < INT32_MAX) seeded<int32_t>(in, m.get(), keep, roots);
+  else seeded<int64_t>(in, m.get(), keep, roots);
   if (direct) return;
   parallel_for(n, 1 << 14, [&](int64_t a, int64_t b) {
     int64_t i = a;

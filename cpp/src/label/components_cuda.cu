@@ -68,7 +68,13 @@ __global__ void write_kept(const uint8_t* m, const I* par, const uint8_t* reach,
 }
 
 template <class I>
-void seeded(const uint8_t* m, const Layout& l, int64_t n, const View& out, cudaStream_t s, const char* op) {
+__global__ void write_roots(const uint8_t* m, const I* par, int64_t n, int64_t* roots) {
+  NDIMG_GRID_STRIDE(i, n) roots[i] = m[i] ? int64_t(find_root<I>(par, I(i))) : -1;
+}
+
+template <class I>
+void seeded(const uint8_t* m, const Layout& l, int64_t n, const View& out, cudaStream_t s, const char* op,
+            int64_t* roots) {
   const unsigned blocks = cuda::blocks_for(n, kThreads);
   cuda::Scratch par(n * sizeof(I), s, op), reach(n, s, op);
   cuda::check(cudaMemsetAsync(reach.get<uint8_t>(), 0, n, s), op);
@@ -80,11 +86,16 @@ void seeded(const uint8_t* m, const Layout& l, int64_t n, const View& out, cudaS
   cuda::check_launch(op);
   write_kept<I><<<blocks, kThreads, 0, s>>>(m, par.get<I>(), reach.get<uint8_t>(), l, n, out.ptr<bool>());
   cuda::check_launch(op);
+  if (roots) {
+    write_roots<I><<<blocks, kThreads, 0, s>>>(m, par.get<I>(), n, roots);
+    cuda::check_launch(op);
+  }
 }
 
 }  // namespace
 
-void seeded_components_cuda(const View& in, double low, double high, const View& out, StreamHandle stream) {
+void seeded_components_cuda(const View& in, double low, double high, const View& out, StreamHandle stream,
+                            int64_t* roots) {
   const char* op = "seeded_components";
   cuda::DeviceGuard guard(in.device_id, op);
   auto s = static_cast<cudaStream_t>(stream);
@@ -95,8 +106,8 @@ void seeded_components_cuda(const View& in, double low, double high, const View&
     classify<T><<<cuda::blocks_for(n, kThreads), kThreads, 0, s>>>(in.ptr<T>(), l, n, low, high, m.get<uint8_t>());
   });
   cuda::check_launch(op);
-  if (n < INT32_MAX) seeded<int>(m.get<uint8_t>(), l, n, out, s, op);
-  else seeded<long long>(m.get<uint8_t>(), l, n, out, s, op);
+  if (n < INT32_MAX) seeded<int>(m.get<uint8_t>(), l, n, out, s, op, roots);
+  else seeded<long long>(m.get<uint8_t>(), l, n, out, s, op, roots);
 }
 
 }  // namespace ndimg::label

@@ -17,3 +17,15 @@ def seeded_components(image, *, low, high, out=None):
         image = image.astype(np.float32)
     _core.seeded_components(image, float(low), float(high), out, stream=stream_ptr(out))
     return out
+
+
+def seeded_roots(image, *, low, high):
+    """seeded_components of ``image`` (a new bool array) and each element's component, as an int64 array
+    (C-contiguous): -1 for the elements at or below ``low``, else the C-order index of the first element of
+    its component (the same on both engines). For merging the components of blocks across their faces."""
+    xp = xp_of(image)
+    out, roots = xp.empty(image.shape, dtype=bool), xp.empty(image.shape, dtype=np.int64)
+    if image.dtype == np.float16:
+        image = image.astype(np.float32)
+    _core.seeded_roots(image, float(low), float(high), out, roots, stream=stream_ptr(out))
+    return out, roots
