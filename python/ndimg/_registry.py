@@ -355,7 +355,7 @@ for _name, _file, _kw in [
         bench=(("none", dict(window_type="hann", shape=(3840, 2160))),))),
     ("rank_order", "_rank_order", dict(family="sort", bad=(bad(IndexError, _shape=(0,), _id="empty"),), bench=(("2d_f32", {}), ("3d_f32", {})))),
     ("apply_hysteresis_threshold", "_thresholding", dict(
-        family="label", cases=(case(low=0.3, high=0.7), case(low=100, high=500), case(low=0.7, high=0.3)),
+        family="label", dask="ndimg.filters._thresholding_dask:apply_hysteresis_threshold", cases=(case(low=0.3, high=0.7), case(low=100, high=500), case(low=0.7, high=0.3)),
         bad=(bad(TypeError, low="a", high=0.5),),
         bench=(("2d_f32", dict(low=0.3, high=0.7)), ("3d_f32", dict(low=0.3, high=0.7))))),
     ("threshold_isodata", "_thresholding", dict(_HIST, dask="ndimg.filters._thresholding_dask:threshold_isodata", cases=(case(), case(nbins=64), case(return_all=True)),

@@ -13,7 +13,7 @@ import functools
 import numpy as np
 
 from .._engine import xp_of
-from .._prim import reduce
+from .._prim import label, reduce
 from . import _thresholding as _t
 
 _FAN_IN = 16  # partials merged per task of a reduction tree
@@ -276,3 +276,90 @@ def threshold_mean(image):
     dtype = np.dtype(image.dtype if image.dtype in (np.float16, np.float32) else np.float64)
     xp = xp_of(image._meta)
     return scalar(delayed(_mean)(stats(image), image.size, dtype, xp), dtype, None if xp is np else image)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Hysteresis: per-chunk components, merged across chunk faces
+# ---------------------------------------------------------------------------------------------------
+
+def _faces(chunk, low, high):
+    """A chunk's components as its faces see them: for each axis the roots on its first and last slice
+    (NumPy), and the roots on any face whose component holds a seed (a pixel above ``high``)."""
+    keep, roots = label.seeded_roots(chunk, low=low, high=high)
+    faces, seeded = [], []
+    for ax in range(chunk.ndim):
+        pair = [_t._to_host(roots[(slice(None),) * ax + (i,)]) for i in (0, -1)]
+        seeded += [_t._to_host(roots[(slice(None),) * ax + (i,)][keep[(slice(None),) * ax + (i,)]]) for i in (0, -1)]
+        faces.append(pair)
+    return faces, np.unique(np.concatenate(seeded))
+
+
+def _touching(a, b, ax):
+    """The distinct (root in a, root in b) pairs of components that meet across the face between chunk a
+    and the next chunk b along axis ``ax``."""
+    a, b = a[0][ax][1], b[0][ax][0]
+    both = (a >= 0) & (b >= 0)
+    return np.unique(np.stack([a[both], b[both]], axis=1), axis=0)
+
+
+def _reached(seeded, touches, stride):
+    """For each chunk (in flat order), the roots of its components that a seed reaches, through any chunks:
+    connected components of the graph of face components (chunk * stride + root) joined by ``touches``
+    ([(chunk a, chunk b, pairs)]) that hold a component with a seed in its own chunk (``seeded``)."""
+    from scipy.sparse import coo_array
+    from scipy.sparse.csgraph import connected_components
+
+    ends = [a * stride + p[:, 0] for a, _, p in touches] + [b * stride + p[:, 1] for _, b, p in touches]
+    seeds = [i * stride + s for i, s in enumerate(seeded)]
+    nodes, inverse = np.unique(np.concatenate(ends + seeds), return_inverse=True)
+    m = sum(len(p) for _, _, p in touches)
+    graph = coo_array((np.ones(m, np.int8), (inverse[:m], inverse[m:2 * m])), shape=(nodes.size, nodes.size))
+    comp = connected_components(graph, directed=False)[1]
+    reached = nodes[np.isin(comp, comp[inverse[2 * m:]])]
+    return tuple(reached[reached // stride == i] % stride for i in range(len(seeded)))
+
+
+def _finish_chunk(chunk, low, high, reached):
+    keep, roots = label.seeded_roots(chunk, low=low, high=high)
+    if reached.size:
+        keep |= xp_of(roots).isin(roots, xp_of(roots).asarray(reached))
+    return keep
+
+
+def _low_clipped(low, high):
+    return np.clip(low, a_min=None, a_max=high)
+
+
+def apply_hysteresis_threshold(image, low, high):
+    import dask.array as da
+
+    if image.size == 0 or image.ndim == 0:  # an error, or the comparison itself
+        if image.size == 0:
+            _t.apply_hysteresis_threshold(empty_like(image), low, high)
+        return image > high
+    arrays = [t for t in (low, high) if isinstance(t, da.Array)]
+    if np.ndim(low) or np.ndim(high) or image.dtype.kind not in "biuf":
+        # array thresholds: the per-pixel classes (0, 1: above low, 2: above high), as in memory
+        low = da.minimum(low, high)
+        cls = (image > low).astype(np.uint8) + (image > high)
+        image, low, high = cls, 0, 1
+    else:
+        low = delayed(_low_clipped)(low, high) if arrays else _low_clipped(low, high)
+    parts = image.to_delayed()
+    grid = parts.shape
+    stride = int(np.prod([max(c) for c in image.chunks]))
+    faces = [delayed(_faces)(parts[idx], low, high) for idx in np.ndindex(*grid)]
+    touches = []
+    for a, idx in enumerate(np.ndindex(*grid)):
+        for ax in range(len(grid)):
+            if idx[ax] + 1 < grid[ax]:
+                b = int(np.ravel_multi_index(idx[:ax] + (idx[ax] + 1,) + idx[ax + 1:], grid))
+                touches.append((a, b, delayed(_touching)(faces[a], faces[b], ax)))
+    reached = delayed(_reached, nout=len(faces))([f[1] for f in faces], touches, stride)
+    out = np.empty(grid, dtype=object)
+    meta = da.utils.meta_from_array(image._meta, ndim=image.ndim, dtype=bool)
+    for i, idx in enumerate(np.ndindex(*grid)):
+        shape = tuple(c[j] for c, j in zip(image.chunks, idx))
+        out[idx] = da.from_delayed(delayed(_finish_chunk)(parts[idx], low, high, reached[i]), shape=shape,
+                                   dtype=bool, meta=meta)
+    return da.block(out.tolist())
