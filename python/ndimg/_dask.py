@@ -187,12 +187,7 @@ def _blockwise(public, fn, rule, name, array_params, args, kwargs):
         raise NotImplementedError(f"{name} does not take Dask arrays with these arguments: its result has "
                                   f"another shape than its input")
 
-    def run(*blocks):
-        call = sig.bind(*ba.args, **ba.kwargs)
-        for p, b in zip(chunked, blocks):
-            call.arguments[p] = b
-        return public(*call.args, **call.kwargs)
-
+    run = _Apply(public, sig, {k: (None if k in chunked else v) for k, v in ba.arguments.items()}, chunked)
     token = tokenize(name, [a.name for a in arrays], depth, boundary,
                      {k: v for k, v in ba.arguments.items() if k not in chunked})
     prefix = name.rsplit(".", 1)[-1]
@@ -222,6 +217,19 @@ def _blockwise(public, fn, rule, name, array_params, args, kwargs):
     if not valid and chunks != image.chunks:
         results = [r.rechunk(image.chunks) for r in results]
     return tuple(results) if isinstance(sample, tuple) else results[0]
+
+
+class _Apply:
+    """A block's call: the public function with the block (and its masks' blocks) in place of the Dask
+    arguments. A plain object, so the tasks pickle without the Dask arrays the call was made with."""
+
+    def __init__(self, public, sig, arguments, chunked):
+        self.public, self.sig, self.arguments, self.chunked = public, sig, arguments, chunked
+
+    def __call__(self, *blocks):
+        call = inspect.BoundArguments(self.sig, dict(self.arguments))
+        call.arguments.update(zip(self.chunked, blocks))
+        return self.public(*call.args, **call.kwargs)
 
 
 def _run_sample(public, ba, chunked, image, shape, channel_axis):
