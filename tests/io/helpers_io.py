@@ -30,6 +30,14 @@ def write_pyramid(path, img, levels=3, subifds=False, **kw):
     return path
 
 
+def reference_levels(path):
+    """Each tiled page of the main chain, or the SubIFD pyramid of a single page, decoded by tifffile."""
+    with tifffile.TiffFile(path) as t:
+        if len(t.pages) == 1 and t.pages[0].subifds:
+            return [lv.asarray() for lv in t.series[0].levels]
+        return [p.asarray() for p in t.pages if p.is_tiled]
+
+
 # name -> tifffile write() arguments
 TIFFFILE_LAYOUTS = {
     "none": dict(compression=None),

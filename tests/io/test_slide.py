@@ -6,15 +6,8 @@ import pytest
 import tifffile
 
 import ndimg.io
-from helpers_io import APERIO, TIFFFILE_LAYOUTS, VIPS_COMPRESSIONS, assert_pixels, expected_region, write_pyramid
-
-
-def reference_levels(path):
-    """Each tiled page of the main chain, or the SubIFD pyramid of a single page, decoded by tifffile."""
-    with tifffile.TiffFile(path) as t:
-        if len(t.pages) == 1 and t.pages[0].subifds:
-            return [lv.asarray() for lv in t.series[0].levels]
-        return [p.asarray() for p in t.pages if p.is_tiled]
+from helpers_io import (APERIO, TIFFFILE_LAYOUTS, VIPS_COMPRESSIONS, assert_pixels, expected_region, reference_levels,
+                        write_pyramid)
 
 
 def tolerance(name):

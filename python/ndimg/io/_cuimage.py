@@ -542,10 +542,10 @@ class CuImage(_Closing):
         class's regions are."""
         return self._slide.to_dask(level, channels=channels, chunks=chunks)
 
-    def zarr_store(self, level=None, *, channels="RGB", num_workers=None):
+    def zarr_store(self, level=None, *, channels="RGB", chunks="tile", num_workers=None):
         """A read-only zarr store of the pyramid or of a level: :meth:`ndimg.io.Slide.zarr_store`, RGB by
         default."""
-        return self._slide.zarr_store(level, channels=channels, num_workers=num_workers)
+        return self._slide.zarr_store(level, channels=channels, chunks=chunks, num_workers=num_workers)
 
     def _read_one(self, core, x, y, level, w, h, num_workers, progress):
         out = np.empty((h, w, 3), dtype=np.uint8)

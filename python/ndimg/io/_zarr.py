@@ -29,20 +29,22 @@ class SlideStore(Store):
     supports_partial_writes = False
     supports_listing = True
 
-    def __init__(self, slide, level=None, *, channels="RGBA", num_workers=None):
+    def __init__(self, slide, level=None, *, channels="RGBA", chunks="tile", num_workers=None):
         super().__init__(read_only=True)
         if num_workers is None:
             num_workers = get_num_threads()
         if isinstance(num_workers, bool) or not isinstance(num_workers, (int, np.integer)) or num_workers < 1:
             raise ValueError(f"num_workers must be a positive integer, got {num_workers!r}")
         self._slide, self._level, self._channels, self._num_workers = slide, level, channels, int(num_workers)
+        self._chunks = "tile" if chunks is None else chunks
         self._build()
 
     def _build(self):
         slide, level = self._slide, self._level
         levels = range(slide.level_count) if level is None else [check_level(slide, level)]
         # key prefix -> the level it serves ("" for a single level at the root)
-        self._arrays = {(f"{lv}/" if level is None else ""): LevelArray(slide, lv, self._channels) for lv in levels}
+        self._arrays = {(f"{lv}/" if level is None else ""): LevelArray(slide, lv, self._channels, self._chunks)
+                        for lv in levels}
         self._meta = {}
         w0, h0 = slide.dimensions
         for prefix, view in self._arrays.items():
@@ -70,13 +72,13 @@ class SlideStore(Store):
 
     # pickled as the slide (its path) and the options; the reading threads are made anew
     def __getstate__(self):
-        return {"slide": self._slide, "level": self._level, "channels": self._channels,
+        return {"slide": self._slide, "level": self._level, "channels": self._channels, "chunks": self._chunks,
                 "num_workers": self._num_workers}
 
     def __setstate__(self, state):
         Store.__init__(self, read_only=True)
         self._slide, self._level = state["slide"], state["level"]
-        self._channels, self._num_workers = state["channels"], state["num_workers"]
+        self._channels, self._chunks, self._num_workers = state["channels"], state["chunks"], state["num_workers"]
         self._build()
 
     def __repr__(self):
@@ -85,7 +87,8 @@ class SlideStore(Store):
 
     def __eq__(self, other):
         return (isinstance(other, SlideStore) and other._slide._filename == self._slide._filename
-                and other._level == self._level and other._channels == self._channels)
+                and other._level == self._level and other._channels == self._channels
+                and other._chunks == self._chunks)
 
     def __hash__(self):
         return hash((self._slide._filename, self._level, self._channels))
