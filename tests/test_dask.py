@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 import pytest
 
-from helpers import check_result, on_engine, threshold_atol, to_engine
+from helpers import check_result, on_engine, threshold_atol, to_engine, to_host
 from ndimg._cases import IMAGE_KINDS
 from ndimg._registry import REGISTRY, entries
 from test_registry_cases import _make, _ndims, _quiet, main_dtype
@@ -134,7 +134,7 @@ def test_dask(engine, rng, entry, c, dtype, ndim):
     gargs, gkw = on_engine(engine, args, kw)
     in_memory = _quiet(fn, *gargs, **gkw)
     atol = threshold_atol(args[0], entry) if entry.extra.get("compare") == "threshold" else entry.atol
-    check_result(entry, got, in_memory, engine, tol=(entry.rtol, atol))
+    check_result(entry, got, to_host(in_memory), engine, tol=(entry.rtol, atol))
 
 
 def test_random_chunks_cover_borders():
