@@ -9,7 +9,7 @@ import tifffile
 
 import ndimg.io
 from ndimg.io import SlideError
-from ndimg.io._lazy import LevelArray
+from ndimg.io._lazy import LevelArray, tile_chunks
 from helpers_io import reference_levels, write_pyramid
 
 da = pytest.importorskip("dask.array")
@@ -90,6 +90,24 @@ def test_default_chunks_follow_the_tile_grid(slides):
         assert big.chunks[:2] == ((1500,), (2000,)) or big.chunksize[:2] == (2048, 2048)
         assert s.to_dask(0, chunks="tile").chunksize == (th, tw, 4)
         assert s.zarr_store(0)._arrays[""].chunks == (th, tw)
+
+
+def test_small_tiles_and_strips_are_grouped(tmp_path, slide_image):
+    path = write_pyramid(str(tmp_path / "t16.tif"), slide_image[:700, :900].copy(), levels=2, tile=(16, 32),
+                         compression="deflate")
+    refs = tifffile_levels(path)
+    with ndimg.io.Slide(path) as s:
+        assert s.to_dask(0).chunksize == (700, 900, 4)  # whole tiles about 2048 a side, clipped to the level
+        assert s.to_dask(0, chunks="tile").chunksize == (256, 256, 4)  # 16 x 8 tiles
+        z = zarr.open_group(s.zarr_store(channels="RGB"), mode="r")
+        assert z["0"].chunks == z["1"].chunks == (256, 256, 3)
+        np.testing.assert_array_equal(z["0"][:], refs[0])
+        np.testing.assert_array_equal(z["1"][100:, 7:300], refs[1][100:, 7:300])
+    # strips (tiles as wide as the level; the readers' levels are tiled, but the rule covers them): about
+    # side**2 pixels of whole strips
+    assert tile_chunks(50000, 30000, 50000, 16, 2048) == (80, 50000)
+    assert tile_chunks(2000, 3000, 2000, 1, 256) == (33, 2000)
+    assert tile_chunks(2000, 10, 2000, 16, 2048) == (10, 2000)
 
 
 @pytest.mark.parametrize("chunks", [(1, 7), (9, 1), 37, (100, 300), (5000, 5000), (240, 496)])

@@ -130,22 +130,22 @@ class LevelArray:
             try:
                 _core.read_level(self.slide._handle(), self.level, x, y, self.channels == "raw", out)
             except SlideError as e:
-                raise SlideError(f"{self.slide._filename}: level {self.level}, {self._where(y, x, h, w, e)}: "
+                raise SlideError(f"{self.slide._filename}: level {self.level}, {self._where(y, x, h, w)}: "
                                  f"{e}") from e
         return out
 
-    def _where(self, y, x, h, w, error):
+    def _where(self, y, x, h, w):
         """The failing tile of a region, found by reading its tiles one at a time (only after a failure)."""
-        if self.slide._core is None:
-            return f"pixels y {y}:{y + h}, x {x}:{x + w}"
-        th, tw = self.tile_shape
-        one = np.empty((th, tw, self.shape[2]), self.dtype)
-        for ty in range(max(y, 0) // th, (min(y + h, self.shape[0]) - 1) // th + 1):
-            for tx in range(max(x, 0) // tw, (min(x + w, self.shape[1]) - 1) // tw + 1):
-                try:
-                    _core.read_level(self.slide._core, self.level, tx * tw, ty * th, self.channels == "raw", one)
-                except SlideError:
-                    return f"tile (column {tx}, row {ty}) at pixels y {ty * th}:{ty * th + th}, x {tx * tw}:{tx * tw + tw}"
+        core, (th, tw) = self.slide._core, self.tile_shape
+        if core is not None:
+            one = np.empty((th, tw, self.shape[2]), self.dtype)
+            for ty in range(max(y, 0) // th, (min(y + h, self.shape[0]) - 1) // th + 1):
+                for tx in range(max(x, 0) // tw, (min(x + w, self.shape[1]) - 1) // tw + 1):
+                    try:
+                        _core.read_level(core, self.level, tx * tw, ty * th, self.channels == "raw", one)
+                    except SlideError:
+                        y, x, h, w = ty * th, tx * tw, th, tw
+                        return f"tile (column {tx}, row {ty}) at pixels y {y}:{y + h}, x {x}:{x + w}"
         return f"pixels y {y}:{y + h}, x {x}:{x + w}"
 
     def token(self):
