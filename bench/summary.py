@@ -286,9 +286,16 @@ def main(argv=None):
     ap.add_argument("--command", default=None, help="the command that made the runs (default: each run's own)")
     args = ap.parse_args(argv)
     runs = load(args.runs)
-    kinds = {(r["meta"]["cores"], r["meta"].get("gpu")) for r in runs}
-    if len(kinds) > 1:
+    # `--engines cpu` runs on the GPU host record no GPU: they pool with that host's GPU runs
+    gpus = {r["meta"].get("gpu") for r in runs} - {None}
+    kinds = {(r["meta"]["cores"], r["meta"].get("gpu") or next(iter(gpus), None)) for r in runs}
+    if len(kinds) > 1 or len(gpus) > 1:
         sys.exit(f"runs from different machines cannot be pooled: {sorted(kinds, key=str)}")
+    gpu_meta = next((r["meta"] for r in runs if r["meta"].get("gpu")), None)
+    for r in runs:
+        if gpu_meta and not r["meta"].get("gpu"):
+            r["meta"] = dict(r["meta"], gpu=gpu_meta["gpu"], machine=gpu_meta["machine"],
+                             copy_bandwidth=gpu_meta.get("copy_bandwidth"))
     print("\n".join(report(runs, args.out, args.machine, args.note, args.command)))
 
 
