@@ -360,7 +360,7 @@ for _name, _file, _kw in [
         bench=(("2d_f32", dict(low=0.3, high=0.7)), ("3d_f32", dict(low=0.3, high=0.7))))),
     ("threshold_isodata", "_thresholding", dict(_HIST, dask="ndimg.filters._thresholding_dask:threshold_isodata", cases=(case(), case(nbins=64), case(return_all=True)),
                                                 bad=(bad(ValueError, nbins=0),))),
-    ("threshold_li", "_thresholding", dict(_HIST, cases=(case(), case(tolerance=0.01), case(initial_guess=0.5, _dtype="float32")),
+    ("threshold_li", "_thresholding", dict(_HIST, dask="ndimg.filters._thresholding_dask:threshold_li", cases=(case(), case(tolerance=0.01), case(initial_guess=0.5, _dtype="float32")),
                                             bad=(bad(ValueError, initial_guess=5000.0),))),
     ("threshold_local", "_thresholding", dict(
         family="separable",

@@ -229,48 +229,63 @@ def _isodata(counts, centers):
 def threshold_li(image, *, tolerance=None, initial_guess=None, iter_callback=None):
     if not hasattr(image, "dtype"):  # scikit-image indexes and compares it as an array
         raise TypeError(f"threshold_li takes an array, not {type(image).__name__}")
-    xp = xp_of(image)
-    kind = image.dtype.kind
     if image.size == 0:
         return np.nan
-    st = reduce.image_stats(image)
-    n = image.size - st.n_nan
+    xp = xp_of(image)
+    work = image.astype(np.float32) if image.dtype == np.float16 else image  # the core reads float32
+
+    def shifted(image_min):
+        return (work[xp.isfinite(work)] if work.dtype.kind == "f" else work.ravel()) - image_min
+
+    def split(shift, t):
+        s = reduce.split_sums(work, shift=shift, t=t)
+        return s.sum_above, s.n_above, s.sum_below, s.n_below
+
+    return _li(image.dtype, image.size, reduce.image_stats(image), tolerance, initial_guess, iter_callback,
+               first=lambda: _first(image), histogram=lambda: _histogram(image), shifted=shifted,
+               min_gap=lambda shift: reduce.min_gap(work, shift=shift), split=split)
+
+
+def _li(dtype, size, st, tolerance, initial_guess, iter_callback, *, first, histogram, shifted, min_gap, split):
+    """Li's iterative minimum cross-entropy threshold of a non-empty image of ``dtype`` and ``size`` with
+    statistics ``st``, reading the image through callables: ``first()`` its first value, ``histogram()``
+    its (integer) histogram, ``shifted(image_min)`` its finite values minus image_min, ``min_gap(shift)``
+    and ``split(shift, t)`` (the sums and counts above and at or below t: reduce.split_sums)."""
+    kind = dtype.kind
+    n = size - st.n_nan
     if n == 0:
         return np.nan
     # constant (NaN aside): return that value, infinities included
     if st.n_posinf == n or st.n_neginf == n or (st.n_finite == n and (
             (kind == "f" and st.min == st.max) or (kind != "f" and st.imin == st.imax))):
         if st.n_nan == 0:
-            return _first(image)
-        return np.asarray(_to_host(image[~xp.isnan(image)][:1]))[0]
+            return first()
+        return dtype.type(np.inf if st.n_posinf else -np.inf if st.n_neginf else st.min)  # the first non-NaN
     if st.n_finite == 0:
         return 0.0
     if kind == "b":
         raise TypeError("numpy boolean subtract, the `-` operator, is not supported")
     integer = kind in "iu"
-    dt = image.dtype.type
+    dt = dtype.type
     image_min = dt(st.imin if integer else st.min)
     # Li takes logarithms of class means: values are shifted to start at 0 (in the image's dtype, so integer
     # images wrap where the span exceeds the dtype, as in scikit-image)
     if integer:
-        counts, centers = _histogram(image)
-        shifted = (centers - centers[0]).astype(image.dtype)
-        lo = int(shifted.min())
-        counts_s = np.zeros(int(shifted.max()) - lo + 1, dtype=np.int64)
-        np.add.at(counts_s, shifted.astype(np.int64) - lo, counts)
+        counts, centers = histogram()
+        shifted_centers = (centers - centers[0]).astype(dtype)
+        lo = int(shifted_centers.min())
+        counts_s = np.zeros(int(shifted_centers.max()) - lo + 1, dtype=np.int64)
+        np.add.at(counts_s, shifted_centers.astype(np.int64) - lo, counts)
         keep = np.flatnonzero(counts_s)
-        counts_s = counts_s[keep[0]:keep[-1] + 1]
+        counts = counts_s[keep[0]:keep[-1] + 1]
         centers = np.arange(lo + keep[0], lo + keep[-1] + 1)
-        counts = counts_s
         span = centers[-1]
         tolerance = tolerance or 0.5
-        mean = float(np.dot(counts, centers.astype(np.float64))) / image.size
+        mean = float(np.dot(counts, centers.astype(np.float64))) / size
     else:
-        if image.dtype == np.float16:  # the core reads float32 (shifts then round like float32, not float16)
-            image = image.astype(np.float32)
         span = dt(dt(st.max) - image_min)
         if not tolerance:
-            gap = reduce.min_gap(image, shift=image_min)
+            gap = min_gap(image_min)
             if gap == np.inf:  # one finite value (beside infinities): np.min of no differences
                 raise ValueError("zero-size array to reduction operation minimum which has no identity")
             tolerance = dt(gap) / 2
@@ -278,14 +293,13 @@ def threshold_li(image, *, tolerance=None, initial_guess=None, iter_callback=Non
     if initial_guess is None:
         t_next = mean
     elif callable(initial_guess):
-        shifted = (image[xp.isfinite(image)] if kind == "f" else image.ravel()) - image_min
-        t_next = initial_guess(shifted)
+        t_next = initial_guess(shifted(image_min))
     elif np.isscalar(initial_guess):
         t_next = initial_guess - float(image_min)
         if not 0 < t_next < span:
             raise ValueError(f"The initial guess for threshold_li must be within the range of the image. Got "
                              f"{initial_guess} for image min {image_min} and max {span + image_min}.")
-        t_next = (image.dtype.type if integer else dt)(t_next)
+        t_next = dt(t_next)
     else:
         raise TypeError("Incorrect type for `initial_guess`; should be a floating point value, or a function "
                         "mapping an array to a floating point value.")
@@ -307,8 +321,7 @@ def threshold_li(image, *, tolerance=None, initial_guess=None, iter_callback=Non
     else:
         while abs(t_next - t_curr) > tolerance:
             t_curr = t_next
-            split = reduce.split_sums(image, shift=image_min, t=t_curr)
-            s_fore, n_fore, s_back, n_back = split.sum_above, split.n_above, split.sum_below, split.n_below
+            s_fore, n_fore, s_back, n_back = split(image_min, t_curr)
             with np.errstate(invalid="ignore", divide="ignore"):
                 mean_fore = dt(s_fore / n_fore) if n_fore else dt(np.nan)
                 mean_back = dt(s_back / n_back) if n_back else dt(np.nan)

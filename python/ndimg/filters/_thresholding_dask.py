@@ -264,6 +264,125 @@ def threshold_multiotsu(image=None, classes=3, nbins=256, *, hist=None):
     return vector(delayed(_multiotsu)(cc, classes, xp_of(image._meta)), n, _centers_dtype(image.dtype), image)
 
 
+# Li's iteration needs one pass over the image per step: its threshold is one task that runs these passes as
+# Dask computations of their own (the image's graph is held, not computed, as that task's argument).
+
+class _Held:
+    """A Dask array inside a task's arguments that Dask does not compute first."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+
+def _compute(value):
+    """``value`` computed from inside a task: through the worker's client on a distributed worker (which
+    leaves its thread pool while it waits), else by the local scheduler."""
+    try:
+        from distributed import get_worker, worker_client
+
+        get_worker()
+    except (ImportError, ValueError):
+        import dask
+
+        return dask.compute(value)[0]
+    with worker_client() as client:
+        return client.compute(value).result()
+
+
+def _work(chunk):
+    return chunk.astype(np.float32) if chunk.dtype == np.float16 else chunk  # the core reads float32
+
+
+def _groups(image, n=256):
+    """The image's delayed chunks in at most ``n`` lists of neighbours (each list one task of the passes
+    below: many small chunks are not as many tasks per step)."""
+    chunks = [b for (b,) in blocks(image)]
+    k = -(-len(chunks) // n)
+    return [chunks[i:i + k] for i in range(0, len(chunks), k)]
+
+
+def _split(chunks, shift, t):
+    s = [reduce.split_sums(_work(c), shift=shift, t=t) for c in chunks]
+    return np.array([[v.sum_above, v.n_above, v.sum_below, v.n_below] for v in s]).sum(axis=0)
+
+
+def _distinct(chunks, shift):
+    """The sorted distinct finite values x - shift (rounded to the float type) of chunks, on the host."""
+    ys = []
+    for chunk in chunks:
+        chunk = _work(chunk)
+        xp = xp_of(chunk)
+        y = chunk[xp.isfinite(chunk)] - chunk.dtype.type(shift)
+        ys.append(_t._to_host(xp.unique(y[xp.isfinite(y)])))
+    return np.unique(np.concatenate(ys))
+
+
+def _sample(chunks, shift, k):
+    y = _distinct(chunks, shift)
+    return y[np.linspace(0, y.size - 1, min(k, y.size)).astype(np.int64)] if y.size else y
+
+
+def _pieces(chunks, shift, splitters):
+    y = _distinct(chunks, shift)
+    return np.split(y, np.searchsorted(y, splitters))
+
+
+def _range_gap(pieces):
+    """(smallest positive gap, first, last) of the sorted distinct values of one range, None if it has none."""
+    y = np.unique(np.concatenate(pieces))
+    if not y.size:
+        return None
+    d = np.diff(y)
+    return (float(d.min()) if d.size else np.inf), y[0], y[-1]
+
+
+def _smallest_gap(ranges):
+    gaps = [r[0] for r in ranges if r is not None]
+    ends = [r[1:] for r in ranges if r is not None]
+    gaps += [float(b[0] - a[1]) for a, b in zip(ends, ends[1:])]  # the step between neighbouring ranges
+    return min(gaps, default=np.inf)
+
+
+def min_gap(image, shift):
+    """reduce.min_gap of a Dask image, computed now: the distinct values are split into ranges by splitters
+    sampled from every chunk; each range's values from all chunks meet in one task (a sample sort), so
+    no task holds more than its range of the image's distinct values."""
+    chunks = _groups(image, 64)
+    parts = len(chunks)
+    samples = _compute([delayed(_sample)(b, shift, 4 * parts) for b in chunks])
+    everything = np.unique(np.concatenate(samples))
+    splitters = everything[np.linspace(0, everything.size, parts + 1)[1:-1].astype(np.int64)]
+    pieces = [delayed(_pieces, nout=parts)(b, shift, splitters) for b in chunks]
+    ranges = [delayed(_range_gap)([p[r] for p in pieces]) for r in range(parts)]
+    return _compute(delayed(_smallest_gap)(ranges))
+
+
+def _li(held, st, first, hist, tolerance, initial_guess, iter_callback):
+    image = held.array
+    groups = _groups(image)
+
+    def split(shift, t):
+        return _compute(tree((delayed(_split)(g, shift, t) for g in groups), add))
+
+    return _t._li(image.dtype, image.size, st, tolerance, initial_guess, iter_callback, first=lambda: first,
+                  histogram=lambda: hist, shifted=None, min_gap=lambda shift: min_gap(image, shift), split=split)
+
+
+def threshold_li(image, *, tolerance=None, initial_guess=None, iter_callback=None):
+    _real(image, "threshold_li")
+    if callable(initial_guess):
+        raise NotImplementedError("ndimg.filters.threshold_li takes Dask arrays with a number (or None) as "
+                                  "initial_guess, not a function of the pixels: compute() the array first")
+    if image.size == 0:
+        return known(_t.threshold_li(empty_like(image), tolerance=tolerance, initial_guess=initial_guess))
+    st = stats(image)
+    hist = histogram(image, st, 256) if image.dtype.kind in "iu" else None
+    value = delayed(_li)(_Held(image), st, _first(image), hist, tolerance, initial_guess, iter_callback)
+    return scalar(value, np.dtype(np.float64 if image.dtype.kind in "iub" else image.dtype))
+
+
 def _mean(st, size, dtype, xp):
     m = st.mean(size, dtype)
     return m if xp is np else xp.asarray(m)
