@@ -220,3 +220,20 @@ def test_import_stays_cheap():
     code = ("import sys, numpy as np, ndimg.filters as f; f.sobel(np.ones((4, 4))); "
             "sys.exit('dask' in sys.modules)")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+@pytest.mark.parametrize("entry, c", [pytest.param(e, c, id=f"{e.qualname}-{c!r}") for e in ENTRIES if e.halo
+                                      for c in e.bad])
+def test_dask_bad(engine, rng, entry, c):
+    """Arguments the reference refuses: the blockwise call raises the in-memory call's exception type when it is
+    built (a bad call never becomes a graph that fails later)."""
+    if engine not in entry.engines:
+        pytest.skip(f"{entry.qualname} runs on {entry.engines}")
+    ndim = (_ndims(entry, c) or [None])[0]
+    args, kw = _make(entry, c, rng, c.dtype or main_dtype(entry), ndim, "c")
+    gargs, gkw = on_engine(engine, args, kw)
+    with pytest.raises(Exception) as in_memory:
+        _quiet(entry.load(), *gargs, **gkw)
+    dargs, dkw = _dask_call(entry, c, args, kw, engine, random_chunks(rng, args[0].shape), rng)
+    with pytest.raises(in_memory.type):
+        _quiet(entry.load(), *dargs, **dkw)

@@ -48,7 +48,7 @@ def _entry_of(fn):
 
 def _public_name(fn, entry):
     if entry is not None:
-        return f"ndimg.{entry.qualname}" + (f".{fn.__name__}" if fn.__qualname__.count(".") else "")
+        return f"ndimg.{entry.qualname}" + (f".{fn.__name__}" if "." in fn.__qualname__ else "")
     return f"{fn.__module__}.{fn.__qualname__}"
 
 
@@ -56,10 +56,11 @@ def call(public, fn, array_params, args, kwargs):
     """`public` (the engine-aware function) called with Dask arrays among its arguments; `fn` is its body."""
     entry = _entry_of(fn)
     name = _public_name(fn, entry)
-    if entry is not None and entry.dask and fn.__qualname__.count(".") == 0:
+    method = "." in fn.__qualname__   # LPIFilter2D.__call__: the entry is its class
+    if entry is not None and entry.dask and not method:
         mod, attr = entry.dask.split(":")
         return getattr(importlib.import_module(mod), attr)(*args, **kwargs)
-    if entry is None or entry.halo is None or fn.__qualname__.count("."):
+    if entry is None or entry.halo is None or method:
         raise NotImplementedError(
             f"{name} does not take Dask arrays: its result depends on the whole image and it has no "
             f"chunk-correct implementation yet; compute() the array first")
@@ -80,8 +81,8 @@ def _per_axis(depth, ndim):
     if isinstance(depth, Valid):
         return depth
     if np.ndim(depth) == 0:
-        return (int(depth),) * ndim
-    depth = tuple(int(d) for d in depth)
+        return (max(0, int(depth)),) * ndim
+    depth = tuple(max(0, int(d)) for d in depth)   # negative: a bad argument the function refuses
     if len(depth) != ndim:
         raise ValueError(f"halo rule gave {len(depth)} depths for {ndim} axes")
     return depth
@@ -144,14 +145,14 @@ def _blockwise(public, fn, rule, name, array_params, args, kwargs):
                                   f"array first") from None
     except Exception:
         # bad arguments: the function's own error, from a call on a small block
-        _run_sample(public, ba, chunked, image, _SAMPLE, None)
+        _run_sample(public, ba, chunked, _small(image.shape))
         raise
     valid = isinstance(depth, Valid)
     depth = list(depth.shrink if valid else depth)
     spatial = list(range(ndim))
     if channel_axis is not None and not valid:
         if not isinstance(channel_axis, (int, np.integer)) or not -ndim <= channel_axis < ndim:
-            _run_sample(public, ba, chunked, image, _SAMPLE, None)   # the function's own error
+            _run_sample(public, ba, chunked, _small(image.shape))   # the function's own error
             raise np.exceptions.AxisError(channel_axis, ndim)
         channel_axis = int(channel_axis) % ndim
         depth[channel_axis] = 0
@@ -175,9 +176,10 @@ def _blockwise(public, fn, rule, name, array_params, args, kwargs):
         v = v if is_dask(v) else da.from_array(v, chunks=image.chunks, asarray=False)
         arrays.append(v.rechunk(chunks))
 
+    # the whole channel axis; a 'valid' correlation's sample holds one output at least
     sample_shape = tuple(s if a == channel_axis else min(s, max(_SAMPLE, depth[a] + 1 if valid else 0))
                          for a, s in enumerate(image.shape))
-    sample = _run_sample(public, ba, chunked, image, sample_shape, channel_axis)
+    sample = _run_sample(public, ba, chunked, sample_shape)
     outs = sample if isinstance(sample, tuple) else (sample,)
     for o in outs:
         if getattr(o, "ndim", None) != ndim:
@@ -232,10 +234,12 @@ class _Apply:
         return self.public(*call.args, **call.kwargs)
 
 
-def _run_sample(public, ba, chunked, image, shape, channel_axis):
+def _small(shape):
+    return tuple(min(s, _SAMPLE) for s in shape)
+
+
+def _run_sample(public, ba, chunked, shape):
     """The function on zero blocks of `shape` (NumPy or CuPy as the chunks): the output's dtype and type."""
-    shape = tuple(shape) if isinstance(shape, tuple) else \
-        tuple(s if a == channel_axis else min(s, shape) for a, s in enumerate(image.shape))
     call = ba.signature.bind(*ba.args, **ba.kwargs)
     for p in chunked:
         v = call.arguments[p]
