@@ -125,7 +125,7 @@ def _blockwise(public, fn, rule, name, array_params, args, kwargs):
     for p in _OUTPUTS:
         v = ba.arguments.get(p)
         if v is not None and not isinstance(v, (type, str, np.dtype)):
-            raise NotImplementedError(f"{name}: {p}= arrays cannot take a lazy Dask result; leave {p} out")
+            raise NotImplementedError(f"{name}: {p}= arrays cannot take a lazy Dask result; drop the {p}= argument")
     # the arrays chunked like the image (masks); other array parameters pass whole to every block
     chunked = [image_name]
     for p in params[1:]:
