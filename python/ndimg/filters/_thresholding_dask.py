@@ -457,6 +457,9 @@ def apply_hysteresis_threshold(image, low, high):
             _t.apply_hysteresis_threshold(empty_like(image), low, high)
         return image > high
     arrays = [t for t in (low, high) if isinstance(t, da.Array)]
+    # array thresholds of the host compare with device chunks as device arrays (as in memory)
+    low, high = (t if isinstance(t, da.Array) or not np.ndim(t) else xp_of(image._meta).asarray(t)
+                 for t in (low, high))
     if np.ndim(low) or np.ndim(high) or image.dtype.kind not in "biuf":
         # array thresholds: the per-pixel classes (0, 1: above low, 2: above high), as in memory
         low = da.minimum(low, high)

@@ -202,8 +202,9 @@ def contingency_table(im_true, im_test, *, ignore_labels=None, normalize=False, 
     if true.size == 0:
         return known(_contingency_table(empty_like(true), empty_like(test)))
     table = delayed(to_sparse)(_table(true, test, ignore_labels, normalize), sparse_type)
-    meta = to_sparse(c.Table(*(xp_of(true._meta).zeros(0, dtype=t) for t in (np.int64, np.int64, np.float64)),
-                             (0, 0)), sparse_type)
+    # the table's type as meta (a device table's: an empty dense array of the chunks' library)
+    meta = to_sparse(c.Table(*(np.zeros(0, dtype=t) for t in (np.int64, np.int64, np.float64)), (0, 0)),
+                     sparse_type) if xp_of(true._meta) is np else true._meta.reshape(0, 0).astype(np.float64)
     return da.from_delayed(table, shape=(np.nan, np.nan), dtype=np.float64, meta=meta)
 
 
