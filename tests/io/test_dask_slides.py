@@ -293,6 +293,29 @@ def test_spawned_processes_read_pickled_slides(slides):
     np.testing.assert_array_equal(arrays[1], refs[1])
 
 
+_INHERITED = {}  # what forked children use as they inherited it (not pickled)
+
+
+def _sum_of_inherited(key):
+    return int(_INHERITED[key][:].sum(dtype=np.uint64))
+
+
+def test_forked_children_read_a_store_used_before_the_fork(slides):
+    """A forked child (multiprocessing's default on Linux, DataLoader workers) inherits the store's thread
+    pool without its threads: the store makes its own there instead of queueing work nobody runs."""
+    path = slides["vips-deflate"]
+    ref = tifffile_levels(path)[1]
+    z = zarr.open_array(ndimg.io.Slide(path).zarr_store(1, channels="RGB", num_workers=2), mode="r")
+    np.testing.assert_array_equal(z[:], ref)
+    _INHERITED["z"] = z
+    try:
+        with multiprocessing.get_context("fork").Pool(2) as pool:
+            sums = pool.map_async(_sum_of_inherited, ["z", "z"]).get(timeout=30)
+    finally:
+        _INHERITED.clear()
+    assert sums == [int(ref.sum(dtype=np.uint64))] * 2
+
+
 def test_distributed_process_workers(slides, tmp_path):
     distributed = pytest.importorskip("distributed")
     path = slides["vips-jpeg"]

@@ -5,6 +5,7 @@ and served as uncompressed bytes (the ``bytes`` codec alone): nothing is recompr
 """
 import asyncio
 import json
+import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
@@ -68,7 +69,15 @@ class SlideStore(Store):
                 "attributes": {"multiscales": [{"name": slide._filename, "axes": axes, "datasets": datasets}],
                                "ndimg": {"vendor": slide.properties.get("openslide.vendor", ""),
                                          "properties": dict(slide.properties)}}})
-        self._executor = ThreadPoolExecutor(self._num_workers, thread_name_prefix="ndimg-zarr")
+        self._executor, self._pid = None, None
+
+    def _pool(self):
+        # made in the process that reads: a forked child (DataLoader workers, multiprocessing's default on
+        # Linux) inherits the executor but not its threads, and work queued there would wait forever
+        if self._pid != os.getpid():
+            self._executor = ThreadPoolExecutor(self._num_workers, thread_name_prefix="ndimg-zarr")
+            self._pid = os.getpid()
+        return self._executor
 
     # pickled as the slide (its path) and the options; the reading threads are made anew
     def __getstate__(self):
@@ -147,7 +156,7 @@ class SlideStore(Store):
                 return None
             # decoded on the store's threads (the C++ read releases the GIL), so zarr's concurrent requests
             # decode in parallel instead of one at a time on its event loop
-            data = await asyncio.get_running_loop().run_in_executor(self._executor, self._chunk_bytes, *found)
+            data = await asyncio.get_running_loop().run_in_executor(self._pool(), self._chunk_bytes, *found)
         buf = prototype.buffer.from_array_like(data)
         if byte_range is None:
             return buf
