@@ -218,6 +218,40 @@ def test_nmi_of_different_shapes(engine, rng):
           engine, in_memory_tol=None)
 
 
+SSIM = [dict(data_range=1.0), dict(data_range=1.0, gaussian_weights=True, sigma=1.5, use_sample_covariance=False),
+        dict(data_range=1.0, win_size=5), dict(data_range=1.0, full=True, gradient=True),
+        dict(data_range=1.0, gradient=True, gaussian_weights=True), dict(data_range=1.0, win_size=3, full=True)]
+
+
+@pytest.mark.parametrize("chunks", [1, (_uneven(17), (2, 16))], ids=["ones", "uneven"])
+@pytest.mark.parametrize("kw", SSIM, ids=repr)
+def test_structural_similarity(engine, rng, kw, chunks):
+    """The SSIM image blockwise with the window's halo (twice it for the gradient), then its mean."""
+    shape = (17, 18) if chunks != 1 else (9, 8)
+    if kw.get("gaussian_weights") and chunks == 1:
+        shape = (13, 12)  # at least the Gaussian window
+    a = rng.random(shape).astype(np.float32)
+    b = (a + rng.random(shape) * 0.3).astype(np.float32)
+    got = check("metrics.structural_similarity", [chunked(a, chunks, engine), chunked(b, chunks, engine)], [a, b],
+                engine, kw, in_memory_tol=None)
+    if isinstance(got, tuple):
+        assert all(g.shape == a.shape for g in got[1:])
+
+
+def test_structural_similarity_channels_3d(engine, rng):
+    a = rng.integers(0, 256, (12, 13, 3), dtype=np.uint8)
+    b = np.clip(a + rng.integers(0, 30, a.shape), 0, 255).astype(np.uint8)
+    check("metrics.structural_similarity", [chunked(a, (5, 4, 1), engine), chunked(b, (5, 4, 1), engine)], [a, b],
+          engine, dict(channel_axis=-1), in_memory_tol=None)
+    a3, b3 = (rng.random((9, 10, 11)) for _ in range(2))
+    result = nm.structural_similarity(chunked(a3, (2, 3, 4), engine), chunked(b3, (2, 3, 4), engine), data_range=1.0,
+                                      full=True)
+    assert result[1].chunks == chunked(a3, (2, 3, 4), engine).chunks
+    expected = skm.structural_similarity(a3, b3, data_range=1.0, full=True)
+    np.testing.assert_allclose(float(result[0].compute()), expected[0], rtol=1e-12)
+    np.testing.assert_allclose(to_host(result[1].compute()), expected[1], rtol=1e-10, atol=1e-12)
+
+
 def _labels(rng, shape, n):
     return rng.integers(0, n, shape).astype(np.int32)
 

@@ -417,7 +417,7 @@ for _name, _file, _kw in [
         _PAIR, dask="ndimg.metrics._dask:normalized_mutual_information", dtypes=NUMERIC, rtol=1e-7, atol=1e-9, family="histogram", cases=(case(), case(bins=20)),
         bad=(bad(ValueError, bins=0),))),
     ("structural_similarity", "_structural_similarity", dict(
-        _PAIR, dtypes=NUMERIC, rtol=1e-5, atol=1e-5, family="separable",
+        _PAIR, dask="ndimg.metrics._dask:structural_similarity", dtypes=NUMERIC, rtol=1e-5, atol=1e-5, family="separable",
         cases=(case(data_range=2.0),
                case(data_range=2.0, gaussian_weights=True, sigma=1.5, use_sample_covariance=False, _ndim=(2,)),
                case(data_range=2.0, win_size=5), case(data_range=2.0, full=True, gradient=True),

@@ -11,12 +11,13 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine import xp_of
-from .._rules import supported_float_type
+from .._rules import channel_axis_index, supported_float_type
 from ..filters._thresholding_dask import (Stats, add, blocks, delayed, empty_like, known, reduction, scalar, tree,
                                           vector)
 from . import _common as c
 from . import _simple_metrics as sm
 from ._adapted_rand_error import adapted_rand_error as _adapted_rand_error
+from ._structural_similarity import _Window as ssim_window
 from ._contingency_table import contingency_table as _contingency_table, to_sparse
 from ._variation_of_information import variation_of_information as _variation_of_information
 from ._variation_of_information import vi_from_table
@@ -239,3 +240,56 @@ def variation_of_information(image0=None, image1=None, *, table=None, ignore_lab
         return known(_variation_of_information(empty_like(true), empty_like(test), ignore_labels=ignore_labels))
     value = delayed(vi_from_table)(_table(true, test, ignore_labels, True), _xp(true))
     return vector(value, 2, np.float64, true)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Structural similarity: the SSIM image blockwise (with the window's halo), then its mean
+# ---------------------------------------------------------------------------------------------------
+
+def _ssim_block(a, b, window, float_type, which):
+    return window.maps(a, b, float_type, which == "grad")[which == "grad"]
+
+
+def _with_halo(which, im1, im2, window, float_type, depth):
+    """``which`` map ("ssim" or "grad") of two Dask images, each block computed with ``depth`` pixels of its
+    neighbours (the window's own reflection at the true image border), in the images' chunks."""
+    import dask.array as da
+    from dask.array.overlap import ensure_minimum_chunksize
+
+    # an axis shorter than the halo is one chunk (no neighbours); other chunks grow to the halo at least
+    depths = tuple(depth if depth < n else 0 for n in im1.shape)
+    chunks = tuple((n,) if depth >= n else ensure_minimum_chunksize(depth, c) if depth else c
+                   for n, c in zip(im1.shape, im1.chunks))
+    meta = da.utils.meta_from_array(im1._meta, ndim=im1.ndim, dtype=float_type)
+    out = da.map_overlap(_ssim_block, im1.rechunk(chunks), im2.rechunk(chunks), depth=depths, boundary="none",
+                         dtype=float_type, meta=meta, window=window, float_type=float_type, which=which)
+    return out.rechunk(im1.chunks)
+
+
+def _ssim(im1, im2, float_type, win_size, gradient, data_range, gaussian_weights, full, **kwargs):
+    w = ssim_window(im1, im2, win_size, data_range, gaussian_weights, **kwargs)
+    s = _with_halo("ssim", im1, im2, w, float_type, w.radius)
+    mssim = s[tuple(slice(w.pad, n - w.pad) for n in s.shape)].mean(dtype=np.float64)
+    if not gradient:
+        return (mssim, s) if full else mssim
+    grad = _with_halo("grad", im1, im2, w, float_type, 2 * w.radius) * (2 / im1.size)  # local means of local means
+    return (mssim, grad, s) if full else (mssim, grad)
+
+
+def structural_similarity(im1, im2, *, win_size=None, gradient=False, data_range=None, channel_axis=None,
+                          gaussian_weights=False, full=False, **kwargs):
+    import dask.array as da
+
+    im1, im2 = _as_dask(im1, im2)
+    c.check_shape_equality(im1, im2)
+    float_type = supported_float_type(im1.dtype)
+    args = (win_size, gradient, data_range, gaussian_weights, full)
+    if channel_axis is None:
+        return _ssim(im1, im2, float_type, *args, **kwargs)
+    axis = channel_axis_index(channel_axis, im1.ndim)
+    at = lambda ch: (slice(None),) * axis + (ch,)
+    res = [_ssim(im1[at(ch)], im2[at(ch)], float_type, *args, **kwargs) for ch in range(im1.shape[axis])]
+    res = [r if isinstance(r, tuple) else (r,) for r in res]
+    m = da.stack([r[0] for r in res]).astype(float_type).mean()  # the channels' means in the float type
+    extra = [da.stack([r[i] for r in res], axis=axis) for i in range(1, len(res[0]))]
+    return (m, *extra) if extra else m

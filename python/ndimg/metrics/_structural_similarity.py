@@ -53,56 +53,75 @@ def _per_channel(im1, im2, float_type, channel_axis, args):
     return (m, *extra) if extra else m
 
 
-def _ssim(im1, im2, float_type, win_size, gradient, data_range, gaussian_weights, full, *, K1=0.01, K2=0.03,
-          sigma=1.5, use_sample_covariance=True, **ignored):
-    xp = xp_of(im1, im2)
-    if K1 < 0:
-        raise ValueError("K1 must be positive")
-    if K2 < 0:
-        raise ValueError("K2 must be positive")
-    if sigma < 0:
-        raise ValueError("sigma must be positive")
-    truncate = 3.5  # an 11-tap Gaussian at the default sigma, as in Wang et al.
-    if win_size is None:
-        win_size = 2 * int(truncate * sigma + 0.5) + 1 if gaussian_weights else 7
-    if any(s < win_size for s in im1.shape):
-        raise ValueError(_WIN_TOO_BIG)
-    if win_size % 2 != 1:
-        raise ValueError("Window size must be odd.")
-    if data_range is None:
-        if im1.dtype.kind == "f" or im2.dtype.kind == "f":
-            raise ValueError(_FLOAT_NEEDS_RANGE)
-        if im1.dtype != im2.dtype:
-            warnings.warn("Inputs have mismatched dtypes. Setting data_range based on im1.dtype.", stacklevel=4)
-        dmin, dmax = dtype_range(im1.dtype)
-        data_range = dmax - dmin
-        if im1.dtype.kind in "iu" and im1.dtype != np.uint8:
-            warnings.warn(f"Setting data_range based on im1.dtype. data_range = {data_range:.0f}. "
-                          "Please specify data_range explicitly to avoid mistakes.", stacklevel=4)
-    if gaussian_weights:
-        local_mean = lambda x: gaussian_filter(x, sigma, mode="reflect", truncate=truncate)
-    else:
-        local_mean = lambda x: uniform_filter(x, size=win_size)
-    im1 = im1.astype(float_type, copy=False)
-    im2 = im2.astype(float_type, copy=False)
-    n = win_size**im1.ndim
-    cov_norm = n / (n - 1) if use_sample_covariance else 1.0
-    ux, uy = local_mean(im1), local_mean(im2)
-    vx = cov_norm * (local_mean(im1 * im1) - ux * ux)
-    vy = cov_norm * (local_mean(im2 * im2) - uy * uy)
-    vxy = cov_norm * (local_mean(im1 * im2) - ux * uy)
-    c1, c2 = (K1 * data_range) ** 2, (K2 * data_range) ** 2
-    a1, a2 = 2 * ux * uy + c1, 2 * vxy + c2
-    b1, b2 = ux**2 + uy**2 + c1, vx + vy + c2
-    d = b1 * b2
-    s = (a1 * a2) / d
-    pad = (win_size - 1) // 2
-    mssim = scalar(s[tuple(slice(pad, n_ - pad) for n_ in s.shape)].mean(dtype=np.float64))
+class _Window:
+    """The checked parameters of one SSIM computation: the local mean (a uniform or Gaussian window of
+    radius ``radius``), the covariance normalisation and the constants c1, c2."""
+
+    def __init__(self, im1, im2, win_size, data_range, gaussian_weights, K1=0.01, K2=0.03, sigma=1.5,
+                 use_sample_covariance=True, **ignored):
+        if K1 < 0:
+            raise ValueError("K1 must be positive")
+        if K2 < 0:
+            raise ValueError("K2 must be positive")
+        if sigma < 0:
+            raise ValueError("sigma must be positive")
+        truncate = 3.5  # an 11-tap Gaussian at the default sigma, as in Wang et al.
+        if win_size is None:
+            win_size = 2 * int(truncate * sigma + 0.5) + 1 if gaussian_weights else 7
+        if any(s < win_size for s in im1.shape):
+            raise ValueError(_WIN_TOO_BIG)
+        if win_size % 2 != 1:
+            raise ValueError("Window size must be odd.")
+        if data_range is None:
+            if im1.dtype.kind == "f" or im2.dtype.kind == "f":
+                raise ValueError(_FLOAT_NEEDS_RANGE)
+            if im1.dtype != im2.dtype:
+                warnings.warn("Inputs have mismatched dtypes. Setting data_range based on im1.dtype.", stacklevel=5)
+            dmin, dmax = dtype_range(im1.dtype)
+            data_range = dmax - dmin
+            if im1.dtype.kind in "iu" and im1.dtype != np.uint8:
+                warnings.warn(f"Setting data_range based on im1.dtype. data_range = {data_range:.0f}. "
+                              "Please specify data_range explicitly to avoid mistakes.", stacklevel=5)
+        self.sigma, self.truncate, self.win_size, self.gaussian = sigma, truncate, win_size, gaussian_weights
+        self.radius = int(truncate * sigma + 0.5) if gaussian_weights else (win_size - 1) // 2
+        self.pad = (win_size - 1) // 2
+        n = win_size**im1.ndim
+        self.cov_norm = n / (n - 1) if use_sample_covariance else 1.0
+        self.c1, self.c2 = (K1 * data_range) ** 2, (K2 * data_range) ** 2
+
+    def local_mean(self, x):
+        if self.gaussian:
+            return gaussian_filter(x, self.sigma, mode="reflect", truncate=self.truncate)
+        return uniform_filter(x, size=self.win_size)
+
+    def maps(self, im1, im2, float_type, gradient):
+        """The SSIM image of two images (or blocks with their halo) and, with ``gradient``, the gradient of
+        the SSIM image's sum with respect to im2 (Avanaki 2009, eqs. 7-8): the mean's divides it by the
+        pixel count."""
+        local_mean = self.local_mean
+        im1 = im1.astype(float_type, copy=False)
+        im2 = im2.astype(float_type, copy=False)
+        ux, uy = local_mean(im1), local_mean(im2)
+        vx = self.cov_norm * (local_mean(im1 * im1) - ux * ux)
+        vy = self.cov_norm * (local_mean(im2 * im2) - uy * uy)
+        vxy = self.cov_norm * (local_mean(im1 * im2) - ux * uy)
+        a1, a2 = 2 * ux * uy + self.c1, 2 * vxy + self.c2
+        b1, b2 = ux**2 + uy**2 + self.c1, vx + vy + self.c2
+        d = b1 * b2
+        s = (a1 * a2) / d
+        if not gradient:
+            return s, None
+        grad = local_mean(a1 / d) * im1
+        grad += local_mean(-s / b2) * im2
+        grad += local_mean((ux * (a2 - a1) - uy * (b2 - b1) * s) / d)
+        return s, grad
+
+
+def _ssim(im1, im2, float_type, win_size, gradient, data_range, gaussian_weights, full, **kwargs):
+    w = _Window(im1, im2, win_size, data_range, gaussian_weights, **kwargs)
+    s, grad = w.maps(im1, im2, float_type, gradient)
+    mssim = scalar(s[tuple(slice(w.pad, n_ - w.pad) for n_ in s.shape)].mean(dtype=np.float64))
     if not gradient:
         return (mssim, s) if full else mssim
-    # gradient of the mean SSIM with respect to im2 (Avanaki 2009, eqs. 7-8)
-    grad = local_mean(a1 / d) * im1
-    grad += local_mean(-s / b2) * im2
-    grad += local_mean((ux * (a2 - a1) - uy * (b2 - b1) * s) / d)
     grad *= 2 / im1.size
     return (mssim, grad, s) if full else (mssim, grad)
