@@ -274,6 +274,17 @@ def test_label_metrics(engine, rng, name, kw, chunking, n):
     check(f"metrics.{name}", args, [a, b], engine, kw, in_memory_tol=None)
 
 
+def test_label_metrics_of_other_shapes_and_empty(engine, rng):
+    """Images of one size but other shapes pair their pixels in C order; empty images fail as in memory."""
+    a, b = _labels(rng, (6, 10), 4), _labels(rng, (4, 15), 4)
+    if engine == "cpu":  # CuPy's sparse tables: see test_label_metrics
+        check("metrics.contingency_table", [chunked(a, (4, 3), engine), chunked(b, (1, 7), engine)], [a, b],
+              engine, in_memory_tol=None)
+    e = np.zeros((0, 3), np.int32)
+    with pytest.raises(ValueError, match="zero sized"):
+        nm.adapted_rand_error(chunked(e, 2, engine), chunked(e, 2, engine))
+
+
 def test_label_errors_at_compute(engine):
     a = np.array([[0, 1], [2, -1]], np.int32)
     result = nm.contingency_table(chunked(a, 1, engine), chunked(np.abs(a), 1, engine))

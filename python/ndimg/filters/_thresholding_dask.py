@@ -288,7 +288,7 @@ def _compute(value):
 
         return dask.compute(value)[0]
     with worker_client() as client:
-        return client.compute(value).result()
+        return client.gather(client.compute(value))
 
 
 def _work(chunk):

@@ -188,9 +188,13 @@ def _finish(counts, dense, shape, size, ignore_labels, normalize):
 
 
 def _labels(image_true, image_test):
+    """The two label images paired pixel by pixel: as they are where their shapes agree, else flattened (in
+    memory, images of one size are compared in C order)."""
     true, test = _as_dask(image_true, image_test)
     if true.size != test.size:
         raise ValueError("row, column, and data array must all be the same length")
+    if true.shape == test.shape or true.size == 0:
+        return true, test
     return true.reshape(-1), test.reshape(-1)
 
 
