@@ -21,8 +21,10 @@ q80 256x256 tiles; tifffile where `vips` is missing), 16000x12000 by default (--
 
 Each pass runs in a fresh spawned process (ndimg.set_num_threads(T) there), timed right after an untimed pass of
 the same read in that process, as bench/slides.py times its rows. Figures: megapixels per second, best of
---repeat rounds (each round times every row once, in turn); ratios are best over best against
-"read_region batched" (target: >= 0.8 for the Dask and zarr views) and against "read_region whole".
+--repeat rounds (each round times every row once, in turn, in reverse every other round); ratios are best over
+best, and the median of the rounds' pairs, against "read_region batched" (target: >= 0.8 for the Dask and zarr
+views) and against "read_region whole". Beside them, the cores each pass kept busy (CPU seconds of its process
+over wall seconds): below T, the pass shared the cores with other work on the host.
 Writes bench/results/slides-dask-<machine>.md and prints it.
 """
 from __future__ import annotations
@@ -179,13 +181,19 @@ def main():
            "", f"| row (MPix/s) | {heads} |", "|---|" + "---:|" * len(threads)]
     for label, attr in ROWS:
         out.append(f"| {label} | " + " | ".join(f"{mpix(attr, t):,.0f}" for t in threads) + " |")
-    out += ["", f"| ratio to read_region batched (target >= 0.8) / to read_region whole | {heads} |",
-            "|---|" + "---:|" * len(threads)]
+    def paired(attr, base, t):  # median over rounds of one round's base seconds over its row's seconds
+        return float(np.median([b / a for a, b in zip(seconds[attr, t], seconds[base, t])]))
+
+    out += ["", "Ratios: best over best, and in parentheses the median over the rounds of each round's pair (steadier "
+            "on a shared host). Target: >= 0.8 of read_region batched.", "",
+            f"| ratio to read_region batched / to read_region whole | {heads} |", "|---|" + "---:|" * len(threads)]
     for label, attr in ROWS[2:]:
         cells = []
         for t in threads:
             r, q = mpix(attr, t) / mpix(BASELINE, t), mpix(attr, t) / mpix("whole", t)
-            cells.append(f"{'**' if r >= 0.8 else ''}{r:.2f}{'**' if r >= 0.8 else ''} / {q:.2f}")
+            p = paired(attr, BASELINE, t)
+            cells.append(f"{'**' if p >= 0.8 else ''}{r:.2f} ({p:.2f}){'**' if p >= 0.8 else ''} / "
+                         f"{q:.2f} ({paired(attr, 'whole', t):.2f})")
         out.append(f"| {label} | " + " | ".join(cells) + " |")
     out += ["", f"| cores busy (median) | {heads} |", "|---|" + "---:|" * len(threads)]
     for label, attr in ROWS:

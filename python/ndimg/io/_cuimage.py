@@ -247,7 +247,7 @@ class CuImage(_Closing):
         return f"<ndimg.io.CuImage path:{self._path}>"
 
     def __reduce__(self):  # a pickled CuImage reopens its file (DataLoader workers under "spawn", Dask workers)
-        return _reopen, (type(self), self._path, self._slide._core is None)
+        return _reopen, (type(self), os.path.abspath(self._path), self._slide._core is None)
 
     def close(self):
         """Release the file; batch iterators already made keep it open until they end."""

@@ -30,7 +30,7 @@ def check_level(slide, level):
 
 
 def check_channels(channels):
-    if channels not in CHANNELS:
+    if not isinstance(channels, str) or channels not in CHANNELS:
         raise ValueError(f"channels must be one of {', '.join(map(repr, CHANNELS))}, got {channels!r}")
     return channels
 

@@ -82,9 +82,9 @@ class Slide(_Closing):
         return f"{type(self).__name__}({self._filename!r})"
 
     def __reduce__(self):
-        # the path (and whether it was closed) travels, not the open file: unpickling opens the file again, so
-        # a Slide goes to Dask workers and to DataLoader workers started with "spawn"
-        return _reopen, (type(self), self._filename, self._core is None)
+        # the absolute path (and whether it was closed) travels, not the open file: unpickling opens the file
+        # again, so a Slide goes to Dask workers and to DataLoader workers started with "spawn"
+        return _reopen, (type(self), os.path.abspath(self._filename), self._core is None)
 
     def close(self):
         """Release the file; reads that are running finish first."""
