@@ -18,8 +18,8 @@ struct Stats {
 };
 Stats stats(const View& in, StreamHandle stream = nullptr);
 
-// The mean of a non-empty array as NumPy's mean() gives it, written to `out`, a 0-d array on the input's
-// device (float32 for float32 input, float64 otherwise): on CUDA nothing crosses to the host, no sync.
+// The mean of a non-empty array as NumPy's mean() gives it, written to `out`, a 0-d float64 array on the
+// input's device (or float32 for float32 input): on CUDA nothing crosses to the host, no sync.
 void mean(const View& in, const View& out, StreamHandle stream = nullptr);
 
 // With y = x - shift in the array's float type, over finite x: the sums and counts of y > t (above) and

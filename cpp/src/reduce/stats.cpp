@@ -11,9 +11,8 @@ Stats stats(const View& in, StreamHandle stream) {
 void mean(const View& in, const View& out, StreamHandle stream) {
   const char* op = "mean";
   if (in.size() == 0) throw ValueError("mean: empty image");
-  const DType r = in.dtype == DType::F32 ? DType::F32 : DType::F64;
-  if (out.ndim != 0 || out.dtype != r)
-    throw TypeError(std::string("mean: out must be a 0-d ") + (r == DType::F32 ? "float32" : "float64") + " array");
+  if (out.ndim != 0 || !(out.dtype == DType::F64 || (out.dtype == DType::F32 && in.dtype == DType::F32)))
+    throw TypeError("mean: out must be a 0-d float64 array (or float32 for float32 input)");
   require_same_device(in, out, op);
   NDIMG_ROUTE(in, op, mean_cpu(in, out), mean_cuda(in, out, stream));
 }

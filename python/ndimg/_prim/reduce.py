@@ -27,11 +27,14 @@ def image_stats(image) -> Stats:
     return _core.image_stats(image, stream=stream_ptr(image))
 
 
-def mean(image):
+def mean(image, *, dtype=None):
     """The mean of a non-empty real array as NumPy's ``mean`` gives it (NaN for a NaN or both infinities,
-    that infinity for one), as a 0-d array of the array's library: float32 for float32 input, else float64.
-    On the GPU it stays there, without a synchronisation. Float16 is not taken (NumPy means it in float16)."""
-    out = xp_of(image).empty((), np.float32 if image.dtype == np.float32 else np.float64)
+    that infinity for one), as a 0-d array of the array's library, summed in float64 whatever ``dtype``:
+    by default float32 for float32 input, else float64 (``dtype=np.float64``: float64 always). On the GPU it
+    stays there, without a synchronisation. Float16 is not taken (NumPy means it in float16)."""
+    if dtype is None:
+        dtype = np.float32 if image.dtype == np.float32 else np.float64
+    out = xp_of(image).empty((), dtype)
     _core.image_mean(image, out, stream=stream_ptr(image))
     return out
 

@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 
 from .._engine import engine_aware, xp_of
+from .._prim import reduce
 from .._rules import channel_axis_index, supported_float_type
 from ..ndimage._separable import gaussian_filter, uniform_filter
 from ._common import check_shape_equality, dtype_range, scalar
@@ -120,7 +121,8 @@ class _Window:
 def _ssim(im1, im2, float_type, win_size, gradient, data_range, gaussian_weights, full, **kwargs):
     w = _Window(im1, im2, win_size, data_range, gaussian_weights, **kwargs)
     s, grad = w.maps(im1, im2, float_type, gradient)
-    mssim = scalar(s[tuple(slice(w.pad, n_ - w.pad) for n_ in s.shape)].mean(dtype=np.float64))
+    # one threaded (or device) pass over the strided crop: CuPy's mean(dtype=float64) of it took 6 ms at 4K
+    mssim = scalar(reduce.mean(s[tuple(slice(w.pad, n_ - w.pad) for n_ in s.shape)], dtype=np.float64))
     if not gradient:
         return (mssim, s) if full else mssim
     grad *= 2 / im1.size
