@@ -51,9 +51,28 @@ template <class T>
 __global__ void classify(const T* in, Layout l, int64_t n, double low, double high, uint8_t* m) {
   NDIMG_GRID_STRIDE(i, n) m[i] = seed_class(in[in_offset(l, i)], low, high);
 }
+// Each member starts under its face neighbour of smallest index (the one a step back along the outermost
+// axis that has one), so most of a component is linked before any union runs (Komura's label equivalence).
 template <class I>
-__global__ void init_parents(const uint8_t* m, int64_t n, I* par) {
-  NDIMG_GRID_STRIDE(i, n) par[i] = m[i] ? I(i) : I(-1);
+__global__ void init_parents(const uint8_t* m, Layout l, int64_t n, I* par) {
+  NDIMG_GRID_STRIDE(i, n) {
+    if (!m[i]) {
+      par[i] = I(-1);
+      continue;
+    }
+    int64_t rem = i, step = 1, p = i;
+    for (int d = l.ndim - 1; d >= 0; --d) {
+      const int64_t c = rem % l.shape[d];
+      rem /= l.shape[d];
+      if (c > 0 && m[i - step]) p = i - step;  // outer axes come later: their neighbour's index is smaller
+      step *= l.shape[d];
+    }
+    par[i] = I(p);
+  }
+}
+template <class I>
+__global__ void compress(const uint8_t* m, int64_t n, I* par) {
+  NDIMG_GRID_STRIDE(i, n) if (m[i]) find_halving<I>(par, I(i));
 }
 template <class I>
 __global__ void merge_neighbours(const uint8_t* m, Layout l, int64_t n, I* par) {
@@ -93,7 +112,9 @@ void seeded(const uint8_t* m, const Layout& l, int64_t n, const View& out, cudaS
   const unsigned blocks = cuda::blocks_for(n, kThreads);
   cuda::Scratch par(n * sizeof(I), s, op), reach(n, s, op);
   cuda::check(cudaMemsetAsync(reach.get<uint8_t>(), 0, n, s), op);
-  init_parents<I><<<blocks, kThreads, 0, s>>>(m, n, par.get<I>());
+  init_parents<I><<<blocks, kThreads, 0, s>>>(m, l, n, par.get<I>());
+  cuda::check_launch(op);
+  compress<I><<<blocks, kThreads, 0, s>>>(m, n, par.get<I>());
   cuda::check_launch(op);
   merge_neighbours<I><<<blocks, kThreads, 0, s>>>(m, l, n, par.get<I>());
   cuda::check_launch(op);
