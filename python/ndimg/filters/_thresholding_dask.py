@@ -110,7 +110,6 @@ class Stats:
                 setattr(out, k, getattr(out, k) + getattr(p, k))
         return out
 
-
     def mean(self, size, dtype):
         """The mean of the ``size`` values as reduce.mean gives it (NaN for a NaN or both infinities, an
         infinity for one), in ``dtype`` (float16: NumPy's mean, rounded)."""
