@@ -80,6 +80,38 @@ def test_dask_levels_match_openslide(slides, name):
             assert_close(s.to_dask(level, channels="RGB").compute(), expected[..., :3], tol_of(name))
 
 
+def test_aperio_levels_match_tifffile_and_openslide(aperio_slide):
+    openslide = pytest.importorskip("openslide")
+    with tifffile.TiffFile(aperio_slide) as t:
+        refs = [t.pages[0].asarray(), t.pages[2].asarray()]  # page 1 is the thumbnail
+    with ndimg.io.Slide(aperio_slide) as s, openslide.OpenSlide(aperio_slide) as ref:
+        assert s.level_count == 2
+        for level, expected in enumerate(refs):
+            assert_close(s.to_dask(level, channels="RGB").compute(), expected, 2)
+            w, h = ref.level_dimensions[level]
+            assert_close(s.to_dask(level).compute(), np.asarray(ref.read_region((0, 0), level, (w, h))), 2)
+
+
+def test_sparse_tiles_are_transparent_as_in_openslide(tmp_path, slide_image):
+    """A tile stored with byte count 0: alpha 0 in RGBA (as OpenSlide), 0 in RGB and raw."""
+    openslide = pytest.importorskip("openslide")
+    path = write_pyramid(str(tmp_path / "sparse.tif"), slide_image, levels=2, compression="deflate")
+    with tifffile.TiffFile(path) as t:
+        tag = t.pages[0].tags["TileByteCounts"]
+        size = {3: 2, 4: 4, 16: 8}[int(tag.dtype)]
+    with open(path, "r+b") as f:  # tile (row 1, column 2) of 8 across
+        f.seek(tag.valueoffset + size * (8 + 2))
+        f.write(bytes(size))
+    with ndimg.io.Slide(path) as s, openslide.OpenSlide(path) as ref:
+        got = s.to_dask(0).compute()
+        np.testing.assert_array_equal(got, np.asarray(ref.read_region((0, 0), 0, ref.dimensions)))
+        assert not got[256:512, 512:768].any() and (got[:256, ..., 3] == 255).all()
+        rgb, raw = s.to_dask(0, channels="RGB").compute(), s.to_dask(0, channels="raw").compute()
+        np.testing.assert_array_equal(rgb, raw)
+        assert not rgb[256:512, 512:768].any()
+        np.testing.assert_array_equal(rgb[:256], slide_image[:256])
+
+
 def test_default_chunks_follow_the_tile_grid(slides):
     with ndimg.io.Slide(slides["tifffile-odd_tiles_lzw"]) as s:  # tiles 496 wide, 240 high
         th, tw = 240, 496
