@@ -252,7 +252,7 @@ def test_zarr_level_store_and_dask_from_zarr(slides):
 
 def test_zarr_store_is_read_only_and_lists_its_keys(slides):
     import asyncio
-    from zarr.abc.store import RangeByteRequest, SuffixByteRequest
+    from zarr.abc.store import OffsetByteRequest, RangeByteRequest, SuffixByteRequest
     from zarr.core.buffer import default_buffer_prototype
 
     path = slides["tifffile-deflate"]  # 2000 x 1500, tiles 256: 8 x 6 chunks at level 0
@@ -274,6 +274,10 @@ def test_zarr_store_is_read_only_and_lists_its_keys(slides):
             part = (await store.get("c/1/2/0", proto, RangeByteRequest(6, 30))).to_bytes()
             assert part == tile[6:30]
             assert (await store.get("c/1/2/0", proto, SuffixByteRequest(9))).to_bytes() == tile[-9:]
+            assert (await store.get("c/1/2/0", proto, OffsetByteRequest(7))).to_bytes() == tile[7:]
+            assert (await store.get("zarr.json", proto, RangeByteRequest(0, 5))).to_bytes() == b'{\n "z'
+            got = await store.get_partial_values(proto, [("c/1/2/0", RangeByteRequest(1, 4)), ("c/9/9/0", None)])
+            assert got[0].to_bytes() == tile[1:4] and got[1] is None
             # the edge chunk is whole, zero past the level
             edge = np.frombuffer((await store.get("c/5/7/0", proto)).to_bytes(), np.uint8).reshape(256, 256, 3)
             np.testing.assert_array_equal(edge[:1500 - 1280, :2000 - 1792], ref[1280:, 1792:])

@@ -10,9 +10,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from zarr.abc.store import Store
+from zarr.abc.store import OffsetByteRequest, RangeByteRequest, Store, SuffixByteRequest
 from zarr.core.buffer import default_buffer_prototype
-from zarr.storage._utils import _normalize_byte_range_index
 
 from .._engine import get_num_threads
 from ._lazy import LevelArray, check_level
@@ -20,6 +19,17 @@ from ._lazy import LevelArray, check_level
 
 def _json(doc):
     return json.dumps(doc, indent=1).encode()
+
+
+def _byte_slice(n, byte_range):
+    """The bytes of a value of n bytes that a zarr ByteRequest asks for, as a slice."""
+    if isinstance(byte_range, RangeByteRequest):
+        return slice(byte_range.start, byte_range.end)
+    if isinstance(byte_range, OffsetByteRequest):
+        return slice(byte_range.offset, None)
+    if isinstance(byte_range, SuffixByteRequest):
+        return slice(max(n - byte_range.suffix, 0), None)
+    raise TypeError(f"unexpected byte range {byte_range!r}")
 
 
 class SlideStore(Store):
@@ -157,11 +167,9 @@ class SlideStore(Store):
             # decoded on the store's threads (the C++ read releases the GIL), so zarr's concurrent requests
             # decode in parallel instead of one at a time on its event loop
             data = await asyncio.get_running_loop().run_in_executor(self._pool(), self._chunk_bytes, *found)
-        buf = prototype.buffer.from_array_like(data)
-        if byte_range is None:
-            return buf
-        start, stop = _normalize_byte_range_index(buf, byte_range)
-        return buf[start:stop]
+        if byte_range is not None:
+            data = data[_byte_slice(len(data), byte_range)]
+        return prototype.buffer.from_array_like(data)
 
     async def get_partial_values(self, prototype, key_ranges):
         return [await self.get(key, prototype, byte_range) for key, byte_range in key_ranges]
