@@ -3,6 +3,7 @@ written by tifffile and libvips; pickling of slides (spawned processes, distribu
 import multiprocessing
 import os
 import pickle
+import sys
 
 import numpy as np
 import pytest
@@ -444,3 +445,14 @@ def test_bad_arguments(small_jpeg):
         a.compute()
     with pytest.raises(SlideError, match="closed"):
         zarr.open_array(store, mode="r")[:]
+
+
+def test_missing_dask_or_zarr_is_a_clear_import_error(small_jpeg, monkeypatch):
+    for name in ("dask", "dask.array", "dask.base", "zarr", "zarr.abc", "zarr.abc.store", "zarr.core.buffer"):
+        monkeypatch.setitem(sys.modules, name, None)
+    monkeypatch.delitem(sys.modules, "ndimg.io._zarr", raising=False)
+    with ndimg.io.Slide(small_jpeg) as s:
+        with pytest.raises(ImportError, match="to_dask needs Dask"):
+            s.to_dask(0)
+        with pytest.raises(ImportError, match="zarr_store needs zarr 3"):
+            s.zarr_store()

@@ -171,8 +171,11 @@ def _check_chunks(chunks):
 
 def to_dask(slide, level, channels, chunks):
     """The Dask array of :meth:`Slide.to_dask`."""
-    import dask.array as da
-    from dask.base import tokenize
+    try:
+        import dask.array as da
+        from dask.base import tokenize
+    except ImportError as e:
+        raise ImportError(f"Slide.to_dask needs Dask: pip install 'dask[array]' ({e})") from e
 
     view = LevelArray(slide, level, channels, chunks)
     ch, cw = view.chunks

@@ -238,7 +238,12 @@ class Slide(_Closing):
         Python per chunk, as much as decoding a 256 x 256 JPEG tile: to read whole levels, pass larger
         chunks (whole tiles, e.g. 2048) or use :meth:`to_dask`.
         """
-        from ._zarr import SlideStore
+        try:
+            from ._zarr import SlideStore
+        except ImportError as e:
+            if "zarr" not in str(e):
+                raise
+            raise ImportError(f"Slide.zarr_store needs zarr 3: pip install 'zarr>=3' ({e})") from e
         return SlideStore(self, level, channels=channels, chunks=chunks, num_workers=num_workers)
 
     def get_thumbnail(self, size):
