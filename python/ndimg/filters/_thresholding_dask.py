@@ -14,6 +14,7 @@ import numpy as np
 
 from .._engine import xp_of
 from .._prim import label, reduce
+from .._prim.histogram import integer_counts
 from . import _thresholding as _t
 
 _FAN_IN = 16  # partials merged per task of a reduction tree
@@ -149,17 +150,40 @@ def _sum_counts(parts):
     return None if parts[0] is None else add(parts)
 
 
+def _own_counts(chunk):
+    """(lo, counts) of an integer chunk over its own range [lo, its maximum]."""
+    st = Stats.of(chunk)
+    lo, hi = (v % (1 << 64) for v in (st.imin, st.imax)) if st.unsigned64 else (st.imin, st.imax)
+    return lo, _t._to_host(integer_counts(chunk, lo=lo, nbins=hi - lo + 1))
+
+
+def _aligned_sum(parts):
+    """The (lo, counts) of _own_counts merged over the union of their ranges."""
+    lo = min(p[0] for p in parts)
+    out = np.zeros(max(p[0] + p[1].size for p in parts) - lo, dtype=np.int64)
+    for start, counts in parts:
+        out[start - lo:start - lo + counts.size] += counts
+    return lo, out
+
+
 def _counts_centers(bins, counts, normalize):
     if bins is None:
         return None
+    if isinstance(counts, tuple):  # _aligned_sum's, over the image's range: the bins'
+        counts = counts[1]
     return (_t._normalized(counts) if normalize else counts), bins.centers
 
 
 def histogram(image, st, nbins, *, normalize=False, skip=False):
     """The delayed (counts, centers) of _thresholding._histogram for a Dask image with delayed Stats ``st``
-    (None, and nothing counted, where the delayed ``skip`` is true)."""
+    (None where the delayed ``skip`` is true). Integer images take one pass (each chunk counted over its own
+    range); other images a second one over the bins that the first one's statistics give (Dask holds their
+    chunks from the first pass until then)."""
     bins = delayed(_bins)(image.dtype, image.size, st, nbins, skip)
-    counts = tree((delayed(_count)(bins, b) for (b,) in blocks(image)), _sum_counts)
+    if image.dtype.kind in "iu":
+        counts = reduction(_own_counts, _aligned_sum, image)
+    else:
+        counts = tree((delayed(_count)(bins, b) for (b,) in blocks(image)), _sum_counts)
     return delayed(_counts_centers)(bins, counts, normalize)
 
 
