@@ -463,8 +463,11 @@ def _reached(seeded, touches, stride):
 
 def _finish_chunk(chunk, low, high, reached):
     keep, roots = label.seeded_roots(chunk, low=low, high=high)
-    if reached.size:
-        keep |= xp_of(roots).isin(roots, xp_of(roots).asarray(reached))
+    if reached.size:  # a table by root (roots are indices into the chunk; -1, background, reads the last entry)
+        xp = xp_of(roots)
+        table = xp.zeros(roots.size + 1, dtype=bool)
+        table[xp.asarray(reached)] = True
+        keep |= table[roots]
     return keep
 
 
