@@ -26,11 +26,12 @@ best, and the median of the rounds' pairs, against "read_region batched" (target
 views) and against "read_region whole". Beside them, the cores the best pass kept busy (CPU seconds of its
 process over wall seconds): below T, it shared the cores with other work on the host.
 
-Memory: "dask compute" holds every chunk and then Dask's assembled copy (twice the level), the others at most
-the level once. On a VM that hands freed memory back to its host (virtio-balloon free page reporting, as on
-the 2-core development machine), memory touched for the first time costs far more than memory reused:
-there, Dask's final concatenation of a 16000x12000 RGB level took 0.9-1.3 s on fresh memory and 0.06 s on
-reused memory, so that row measures the host's memory as much as the reader.
+Memory: "dask compute" holds every chunk and then Dask's assembled copy (twice the level, the copy made on one
+thread), the others at most the level once. Fresh memory costs its page faults: on the 2-core development
+machine Dask's final concatenation of a 16000x12000 RGB level (576 MB) took from 0.06 s to 1.3 s from call to
+call (NumPy asks for transparent huge pages for large arrays; with NUMPY_MADVISE_HUGEPAGE=0 it took a steady
+0.22-0.28 s), against 0.25-0.5 s for the whole read, so that row measures the host's memory as much as the
+reader.
 Writes bench/results/slides-dask-<machine>.md and prints it.
 """
 from __future__ import annotations
