@@ -294,13 +294,36 @@ def test_label_errors_at_compute(engine):
         nm.variation_of_information(chunked(a.astype(float), 1, engine), chunked(a, 1, engine))
 
 
-@pytest.mark.parametrize("name", ["hausdorff_distance", "hausdorff_pair"])
-def test_point_set_metrics_refuse_dask(engine, name):
-    """The distance to the nearest pixel anywhere in the other image: no chunk-correct algorithm yet."""
+@pytest.mark.parametrize("method", ["standard", "modified"])
+@pytest.mark.parametrize("shapes,chunks,density", [(((23, 24), (23, 24)), 1, 0.05), (((30, 31), (25, 28)), (7, 5), 0.02),
+                                                   (((9, 10, 11), (9, 10, 11)), (4, 3, 5), 0.01),
+                                                   (((16, 16), (16, 16)), 4, 0.6)], ids=["ones", "shapes", "3d", "dense"])
+def test_hausdorff_distance(engine, rng, shapes, chunks, density, method):
+    a, b = (rng.random(s) < density for s in shapes)
+    check("metrics.hausdorff_distance", [chunked(a, chunks, engine), chunked(b, chunks, engine)], [a, b], engine,
+          dict(method=method), in_memory_tol=None)
+
+
+def test_hausdorff_nearest_in_a_far_chunk(engine):
+    """Each image's single points: the nearest lies chunks away; no points, one empty image."""
+    a, b = np.zeros((20, 21), bool), np.zeros((20, 21), bool)
+    a[0, 0] = a[19, 20] = True
+    b[18, 1] = True
+    for method in ("standard", "modified"):
+        check("metrics.hausdorff_distance", [chunked(a, 3, engine), chunked(b, 3, engine)], [a, b], engine,
+              dict(method=method), in_memory_tol=None)
+    empty = np.zeros((20, 21), bool)
+    check("metrics.hausdorff_distance", [chunked(empty, 3, engine), chunked(b, 3, engine)], [empty, b], engine,
+          in_memory_tol=None)
+    assert nm.hausdorff_distance(chunked(empty, 3, engine), chunked(empty, 3, engine)).compute() == 0
+
+
+def test_hausdorff_pair_refuses_dask(engine):
+    """The pair of points (with the reference's tie choice among equally near ones): not chunked yet."""
     m = np.zeros((6, 6), bool)
     m[1, 1] = True
-    with pytest.raises(NotImplementedError, match=name):
-        getattr(nm, name)(chunked(m, 3, engine), chunked(m, 3, engine))
+    with pytest.raises(NotImplementedError, match="hausdorff_pair"):
+        nm.hausdorff_pair(chunked(m, 3, engine), chunked(m, 3, engine))
 
 
 # ---------------------------------------------------------------------------------------------------

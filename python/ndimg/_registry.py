@@ -428,7 +428,7 @@ for _name, _file, _kw in [
         bench=(("2d_f32", dict(data_range=1.0)), ("3d_f32", dict(data_range=1.0)),
                ("2d_rgb_u8", dict(channel_axis=-1))))),
     ("hausdorff_distance", "_set_metrics", dict(
-        _MASKS, dtypes=ALL, rtol=1e-12, atol=1e-12, family="point_set",
+        _MASKS, dask="ndimg.metrics._dask:hausdorff_distance", dtypes=ALL, rtol=1e-12, atol=1e-12, family="point_set",
         cases=(case(), case(method="modified"), case(**_MISMATCH)), bad=(bad(ValueError, method="max"),))),
     ("hausdorff_pair", "_set_metrics", dict(_MASKS, dtypes=ALL, family="point_set", cases=(case(), case(**_MISMATCH)))),
     ("contingency_table", "_contingency_table", dict(

@@ -15,6 +15,7 @@ from .._rules import channel_axis_index, supported_float_type
 from ..filters._thresholding_dask import (Stats, add, blocks, delayed, empty_like, known, reduction, scalar, tree,
                                           vector)
 from . import _common as c
+from . import _set_metrics
 from . import _simple_metrics as sm
 from ._adapted_rand_error import adapted_rand_error as _adapted_rand_error
 from ._structural_similarity import _Window as ssim_window
@@ -297,3 +298,94 @@ def structural_similarity(im1, im2, *, win_size=None, gradient=False, data_range
     m = da.stack([r[0] for r in res]).astype(float_type).mean()  # the channels' means in the float type
     extra = [da.stack([r[i] for r in res], axis=axis) for i in range(1, len(res[0]))]
     return (m, *extra) if extra else m
+
+
+# ---------------------------------------------------------------------------------------------------
+# Hausdorff distance: each chunk's points against the other image's chunks that may hold their nearest
+# ---------------------------------------------------------------------------------------------------
+
+def _chunk_points(chunk, origin):
+    """A chunk's nonzero pixels as coordinates in the whole image (int64)."""
+    p = _set_metrics._points(chunk)
+    return p + xp_of(p).asarray(np.asarray(origin, dtype=p.dtype)) if p.size else p
+
+
+def _box(chunk, origin):
+    """(number of nonzero pixels, their lowest and highest coordinates) of a chunk."""
+    p = _chunk_points(chunk, origin)
+    if not len(p):
+        return 0, None, None
+    return len(p), _host(p.min(axis=0)), _host(p.max(axis=0))
+
+
+def _host(a):
+    return a.get() if hasattr(a, "get") and not isinstance(a, np.ndarray) else np.asarray(a)
+
+
+def _origins(image):
+    starts = [np.concatenate([[0], np.cumsum(c)[:-1]]) for c in image.chunks]
+    return [tuple(int(s[i]) for s, i in zip(starts, idx)) for idx in np.ndindex(*image.numblocks)]
+
+
+def _nearest_from(dst_chunk, dst_origin, src_chunks, src_origins):
+    """(largest, sum, count) of the distances from a chunk's points to the nearest of the source chunks'."""
+    dst = _chunk_points(dst_chunk, dst_origin)
+    src = [_chunk_points(c, o) for c, o in zip(src_chunks, src_origins)]
+    d = _set_metrics._nearest(xp_of(dst).concatenate(src), dst)[0]
+    return float(d.max()), float(d.sum()), len(d)
+
+
+def _candidates(boxes_dst, boxes_src):
+    """For each non-empty chunk of one image, the chunks of the other that may hold the nearest point of
+    any of its points: those whose box is no farther than the nearest of the farthest box distances."""
+    src = [(j, lo, hi) for j, (n, lo, hi) in enumerate(boxes_src) if n]
+    out = []
+    for i, (n, lo, hi) in enumerate(boxes_dst):
+        if not n:
+            continue
+        far = [np.sum(np.maximum(np.abs(h - lo), np.abs(hi - l)).astype(np.float64) ** 2) for _, l, h in src]
+        near = [np.sum(np.maximum(0, np.maximum(l - hi, lo - h)).astype(np.float64) ** 2) for _, l, h in src]
+        bound = min(far)
+        out.append((i, [j for (j, _, _), d in zip(src, near) if d <= bound]))
+    return out
+
+
+def _directed(dst, src, boxes_dst, boxes_src):
+    """The delayed (largest, sum, count) of the distances from every point of ``dst`` to ``src``."""
+    dst_chunks, src_chunks = dst.to_delayed().ravel(), src.to_delayed().ravel()
+    dst_origins, src_origins = _origins(dst), _origins(src)
+    parts = [delayed(_nearest_from)(dst_chunks[i], dst_origins[i], [src_chunks[j] for j in js],
+                                    [src_origins[j] for j in js]) for i, js in _candidates(boxes_dst, boxes_src)]
+    return tree(parts, _merge_distances)
+
+
+def _merge_distances(parts):
+    return max(p[0] for p in parts), sum(p[1] for p in parts), sum(p[2] for p in parts)
+
+
+def _hausdorff(held0, held1, boxes0, boxes1, method, xp):
+    """The distance from the boxes (the lazy graph's first pass); the nearest points in a second pass over
+    the candidate chunks only, computed from here."""
+    from ..filters._thresholding_dask import _compute
+
+    n0, n1 = sum(b[0] for b in boxes0), sum(b[0] for b in boxes1)
+    if n0 == 0:
+        return 0 if n1 == 0 else np.inf
+    if n1 == 0:
+        return np.inf
+    fwd, bwd = _compute([_directed(held1.array, held0.array, boxes1, boxes0),
+                         _directed(held0.array, held1.array, boxes0, boxes1)])
+    d = max(fwd[0], bwd[0]) if method == "standard" else max(fwd[1] / fwd[2], bwd[1] / bwd[2])
+    return _device(xp, np.float64(d))
+
+
+def hausdorff_distance(image0, image1, method="standard"):
+    from ..filters._thresholding_dask import _Held
+
+    if method not in ("standard", "modified"):
+        raise ValueError(f"unrecognized method {method}")
+    image0, image1 = _as_dask(image0, image1)
+    boxes = [[delayed(_box)(c, o) for c, o in zip(im.to_delayed().ravel(), _origins(im))] for im in (image0, image1)]
+    xp = _xp(image0)
+    value = delayed(_hausdorff)(_Held(image0), _Held(image1), *boxes, method, xp)
+    return scalar(value, np.float64, None if xp is np else image0)
