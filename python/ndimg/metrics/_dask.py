@@ -2,9 +2,11 @@
 
 Every chunk pair is reduced on its engine by the primitives the in-memory metric uses (difference sums,
 image statistics, joint histograms, label-pair counts); the small partials are added up and the metric's
-own final math (in _simple_metrics.py / _common.py) runs on them. Scalars come back as 0-d Dask arrays,
-tuples and vectors as the reference returns them, contingency tables as a one-chunk Dask array holding the
-sparse table (its shape is known once the labels' maxima are).
+own final math (in _simple_metrics.py / _common.py) runs on them. structural_similarity computes its SSIM
+image blockwise with the window's halo; hausdorff_distance searches each chunk's points against the other
+image's chunks that may hold their nearest. Scalars come back as 0-d Dask arrays, tuples and vectors as the
+reference returns them, contingency tables as a one-chunk Dask array holding the sparse table (its shape is
+known once the labels' maxima are). hausdorff_pair takes no Dask arrays yet.
 """
 from __future__ import annotations
 
