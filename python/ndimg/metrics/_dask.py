@@ -273,10 +273,17 @@ def _with_halo(which, im1, im2, window, float_type, depth):
     return out.rechunk(im1.chunks)
 
 
+def _mean(st, n, xp):
+    return _device(xp, st.mean(n, np.dtype(np.float64)))
+
+
 def _ssim(im1, im2, float_type, win_size, gradient, data_range, gaussian_weights, full, **kwargs):
     w = ssim_window(im1, im2, win_size, data_range, gaussian_weights, **kwargs)
     s = _with_halo("ssim", im1, im2, w, float_type, w.radius)
-    mssim = s[tuple(slice(w.pad, n - w.pad) for n in s.shape)].mean(dtype=np.float64)
+    crop = s[tuple(slice(w.pad, n - w.pad) for n in s.shape)]
+    xp = _xp(im1)
+    mssim = scalar(delayed(_mean)(reduction(Stats.of, Stats.merge, crop), crop.size, xp), np.float64,
+                   None if xp is np else im1)  # reduce.mean's float64 mean, as in memory
     if not gradient:
         return (mssim, s) if full else mssim
     grad = _with_halo("grad", im1, im2, w, float_type, 2 * w.radius) * (2 / im1.size)  # local means of local means
