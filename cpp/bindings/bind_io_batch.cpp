@@ -68,7 +68,8 @@ NDIMG_BINDINGS(io_batch) {
   // threads of their own, which would otherwise queue on the shared pool one job at a time.
   m.def(
       "read_level",
-      [](const io::Slide& s, int level, int64_t lx, int64_t ly, bool raw, nb::ndarray<nb::c_contig, nb::device::cpu> out) {
+      [](const io::Slide& s, int level, int64_t lx, int64_t ly, bool raw,
+         nb::ndarray<nb::c_contig, nb::device::cpu> out) {
         const io::Level& l = io::checked_level(s, level);
         const auto& d = s.level_ifd(level);
         if (out.ndim() != 3) throw ValueError("output must be (height, width, channels)");
