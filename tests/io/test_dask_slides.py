@@ -247,6 +247,9 @@ def test_zarr_level_store_and_dask_from_zarr(slides):
         np.testing.assert_array_equal(z[:], ref)
         np.testing.assert_array_equal(da.from_zarr(z).compute(), ref)
         np.testing.assert_array_equal(zarr.open_array(s.zarr_store(0, channels="RGB", chunks=1024), mode="r")[:], ref)
+        huge = zarr.open_array(s.zarr_store(0, channels="RGB", chunks=10 ** 9), mode="r")  # clipped to the level
+        assert huge.chunks == ref.shape
+        np.testing.assert_array_equal(huge[:], ref)
         grouped = da.from_zarr(s.zarr_store(channels="RGB"), component="1")
         np.testing.assert_array_equal(grouped.compute(), tifffile_levels(path)[1])
 

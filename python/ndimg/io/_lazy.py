@@ -89,8 +89,11 @@ class LevelArray:
         else:
             samples, self.dtype = len(channels), np.dtype(np.uint8)
         self.shape = (height, width, samples)
-        self.chunks = (tile_chunks(width, height, tw, th, DASK_SIDE if chunks is None else ZARR_SIDE)
-                       if chunks is None or isinstance(chunks, str) and chunks == "tile" else _check_chunks(chunks))
+        if chunks is None or isinstance(chunks, str) and chunks == "tile":
+            self.chunks = tile_chunks(width, height, tw, th, DASK_SIDE if chunks is None else ZARR_SIDE)
+        else:  # no larger than the level: a zarr chunk is read whole
+            ch, cw = _check_chunks(chunks)
+            self.chunks = min(ch, max(height, 1)), min(cw, max(width, 1))
 
     ndim = 3
 
