@@ -202,9 +202,10 @@ class Slide(_Closing):
             ``"raw"``: the level's own samples and dtype (uint8 or uint16), as :meth:`read_region_raw`.
         chunks : None, "tile", int or (height, width)
             Chunk size in pixels. None: whole tiles about 2048 pixels a side (one task per chunk costs
-            Dask about as much as decoding a 256 x 256 JPEG tile, so one-tile chunks read at about a
-            quarter of the speed). ``"tile"``: one tile (the zarr store's chunks). Multiples of the tile
-            size avoid decoding a tile for two chunks.
+            Dask about as much as decoding a 256 x 256 JPEG tile: one-tile chunks read a level at 0.3-0.6 of
+            the speed, see ``bench/slides_dask.py``). ``"tile"``: one tile (the zarr store's chunks).
+            Multiples of the tile size avoid decoding a tile for two chunks; chunks larger than the level
+            are clipped to it.
 
         Returns
         -------
