@@ -52,7 +52,10 @@ __global__ void classify(const T* in, Layout l, int64_t n, double low, double hi
   NDIMG_GRID_STRIDE(i, n) m[i] = seed_class(in[in_offset(l, i)], low, high);
 }
 // Each member starts under its face neighbour of smallest index (the one a step back along the outermost
-// axis that has one), so most of a component is linked before any union runs (Komura's label equivalence).
+// axis that has one), so most of a component is linked before any union runs (Komura's label equivalence);
+// only within tiles of kInitTile along each axis, so no chain is longer than kInitTile per axis and the
+// compress pass stays short (long chains made it slower than no init on 4K images).
+constexpr int64_t kInitTile = 32;
 template <class I>
 __global__ void init_parents(const uint8_t* m, Layout l, int64_t n, I* par) {
   NDIMG_GRID_STRIDE(i, n) {
@@ -64,7 +67,7 @@ __global__ void init_parents(const uint8_t* m, Layout l, int64_t n, I* par) {
     for (int d = l.ndim - 1; d >= 0; --d) {
       const int64_t c = rem % l.shape[d];
       rem /= l.shape[d];
-      if (c > 0 && m[i - step]) p = i - step;  // outer axes come later: their neighbour's index is smaller
+      if (c % kInitTile && m[i - step]) p = i - step;  // outer axes come later: their neighbour's index is smaller
       step *= l.shape[d];
     }
     par[i] = I(p);
