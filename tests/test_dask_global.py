@@ -72,7 +72,8 @@ def check(name, dask_args, host_args, engine, kw=None, in_memory_tol="exact"):
         assert all(c is None or c.calls == 0 for c in counters), "computed before .compute()"
         got = compute(result)
         expected = entry.load_reference()(*host_args, **kw)
-        in_memory = entry.load()(*[to_engine(a, engine) for a in host_args], **kw)
+        # a device result (0-d CuPy for scalars) on the host: it is the expected side of the comparison
+        in_memory = to_host(entry.load()(*[to_engine(a, engine) for a in host_args], **kw))
     check_result(entry, got, expected, engine, host_args, kw)
     if in_memory_tol == "exact":  # the same bins and counts: the same threshold, bit for bit
         check_result(entry, got, in_memory, engine, host_args, kw, tol="exact")

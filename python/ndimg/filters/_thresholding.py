@@ -87,8 +87,8 @@ class _Bins:
             else:  # bool, binned as uint8 by numpy.histogram
                 first, last = np.uint8(st.imin), np.uint8(st.imax)
         if dtype == np.float16:
-            # NumPy bins float16 in float16 arithmetic, which the core does not model: NumPy's (CuPy's) own
-            # histogram over the image's range, whose edges are those it finds itself on the whole image
+            # NumPy bins float16 in float16 arithmetic, which neither the core nor CuPy (it bins differently
+            # near the edges) models: NumPy's own histogram over the image's range, as on the whole image
             self.range = (first, last)
             self.edges = np.histogram_bin_edges(np.empty(0, dtype), bins=nbins, range=self.range)
         else:
@@ -109,7 +109,7 @@ class _Bins:
         if part.dtype == bool:
             part = part.view(np.uint8)
         if self.dtype == np.float16:
-            return _to_host(xp_of(part).histogram(part.ravel(), bins=self.nbins, range=self.range)[0])
+            return np.histogram(_to_host(part).ravel(), bins=self.nbins, range=self.range)[0]
         return _to_host(histogram.uniform_counts(part, edges=self.edges))
 
 
