@@ -5,6 +5,7 @@ import warnings
 
 import numpy as np
 
+from .._blocks import blockable, blockwise
 from .._engine import engine_aware, xp_of
 from .._prim import reduce
 from .._rules import channel_axis_index, supported_float_type
@@ -95,27 +96,55 @@ class _Window:
             return gaussian_filter(x, self.sigma, mode="reflect", truncate=self.truncate)
         return uniform_filter(x, size=self.win_size)
 
+    def terms(self, ux, uy, uxx, uyy, uxy):
+        """(a1, a2, b1, b2) of the SSIM quotient (a1 a2) / (b1 b2), pixel by pixel, from the local means of
+        x, y, x*x, y*y and x*y."""
+        vx = self.cov_norm * (uxx - ux * ux)
+        vy = self.cov_norm * (uyy - uy * uy)
+        vxy = self.cov_norm * (uxy - ux * uy)
+        return 2 * ux * uy + self.c1, 2 * vxy + self.c2, ux**2 + uy**2 + self.c1, vx + vy + self.c2
+
     def maps(self, im1, im2, float_type, gradient):
         """The SSIM image of two images (or blocks with their halo) and, with ``gradient``, the gradient of
         the SSIM image's sum with respect to im2 (Avanaki 2009, eqs. 7-8): the mean's divides it by the
-        pixel count."""
+        pixel count. The pointwise steps run on the CPU engine's threads (NumPy alone is one core)."""
         local_mean = self.local_mean
+        xp = xp_of(im1, im2)
         im1 = im1.astype(float_type, copy=False)
         im2 = im2.astype(float_type, copy=False)
-        ux, uy = local_mean(im1), local_mean(im2)
-        vx = self.cov_norm * (local_mean(im1 * im1) - ux * ux)
-        vy = self.cov_norm * (local_mean(im2 * im2) - uy * uy)
-        vxy = self.cov_norm * (local_mean(im1 * im2) - ux * uy)
-        a1, a2 = 2 * ux * uy + self.c1, 2 * vxy + self.c2
-        b1, b2 = ux**2 + uy**2 + self.c1, vx + vy + self.c2
+        xx, yy, xy = (xp.empty_like(im1) for _ in range(3))
+
+        def products(x, y, xx, yy, xy):
+            xp.multiply(x, x, out=xx)
+            xp.multiply(y, y, out=yy)
+            xp.multiply(x, y, out=xy)
+
+        _pointwise(products, im1, im2, xx, yy, xy)
+        ux, uy, uxx, uyy, uxy = (local_mean(v) for v in (im1, im2, xx, yy, xy))
+        if not gradient:
+            s = xx  # reused: its local mean is taken
+
+            def quotient(ux, uy, uxx, uyy, uxy, s):
+                a1, a2, b1, b2 = self.terms(ux, uy, uxx, uyy, uxy)
+                xp.divide(a1 * a2, b1 * b2, out=s)
+
+            _pointwise(quotient, ux, uy, uxx, uyy, uxy, s)
+            return s, None
+        a1, a2, b1, b2 = self.terms(ux, uy, uxx, uyy, uxy)
         d = b1 * b2
         s = (a1 * a2) / d
-        if not gradient:
-            return s, None
         grad = local_mean(a1 / d) * im1
         grad += local_mean(-s / b2) * im2
         grad += local_mean((ux * (a2 - a1) - uy * (b2 - b1) * s) / d)
         return s, grad
+
+
+def _pointwise(fn, *arrays):
+    """fn over the arrays, on the CPU engine's threads where blockwise can split them (else whole)."""
+    if blockable(*arrays):
+        blockwise(fn, *arrays)
+    else:
+        fn(*arrays)
 
 
 def _ssim(im1, im2, float_type, win_size, gradient, data_range, gaussian_weights, full, **kwargs):
