@@ -592,6 +592,16 @@ def table(label, slide_path, gen, dims, tile, npatch, passes, busy, threads, met
     return lines
 
 
+def write_report(out_dir, name, lines):
+    """The table's lines to out_dir/name (Markdown) and stdout; the path to stderr."""
+    os.makedirs(out_dir, exist_ok=True)
+    md = os.path.join(out_dir, name)
+    with open(md, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    print(f"wrote {md}", file=sys.stderr)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="8000x6000 slides (for testing the script)")
@@ -662,12 +672,7 @@ def main():
         out += table(label, path, gen, (width, height), tile, len(positions), passes, busy, threads, methods) + [""]
     if methods.versions:
         out += ["Versions: " + ", ".join(f"{k} {v}" for k, v in sorted(methods.versions.items())), ""]
-    os.makedirs(args.out, exist_ok=True)
-    md = os.path.join(args.out, f"slides-{machine}{'-quick' if args.quick else ''}.md")
-    with open(md, "w") as f:
-        f.write("\n".join(out))
-    print("\n".join(out))
-    print(f"wrote {md}", file=sys.stderr)
+    write_report(args.out, f"slides-{machine}{'-quick' if args.quick else ''}.md", out)
 
 
 if __name__ == "__main__":

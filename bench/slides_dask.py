@@ -206,12 +206,7 @@ def main():
     for label, attr in ROWS:
         fastest = lambda t: int(np.argmin(seconds[attr, t]))  # noqa: E731
         out.append(f"| {label} | " + " | ".join(f"{busy[attr, t][fastest(t)]:.2f}" for t in threads) + " |")
-    os.makedirs(args.out, exist_ok=True)
-    md = os.path.join(args.out, f"slides-dask-{machine}{'-quick' if args.quick else ''}.md")
-    with open(md, "w") as f:
-        f.write("\n".join(out) + "\n")
-    print("\n".join(out))
-    print(f"wrote {md}", file=sys.stderr)
+    wsi.write_report(args.out, f"slides-dask-{machine}{'-quick' if args.quick else ''}.md", out)
 
 
 if __name__ == "__main__":

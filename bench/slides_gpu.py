@@ -20,7 +20,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run import cpu_time  # noqa: E402  (wall clock after a warm-up, median of runs)
-from slides import level0_tiles  # noqa: E402  (tile offsets, byte counts and JPEGTables of level 0)
+from slides import level0_tiles, write_report  # noqa: E402  (level 0's tile offsets, byte counts, JPEGTables)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -211,12 +211,7 @@ def main():
         r = ref.get((c, b))
         lines.append(f"| {c} | {b} | {name} | {p:,.0f} | {t:,.0f} | {p / r:.2f}x |" if r else
                      f"| {c} | {b} | {name} | {p:,.0f} | {t:,.0f} | |")
-    os.makedirs(args.out, exist_ok=True)
-    out = os.path.join(args.out, f"slides-gpu-{machine}.md")
-    with open(out, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
-    print(f"wrote {out}", file=sys.stderr)
+    write_report(args.out, f"slides-gpu-{machine}.md", lines)
 
 
 if __name__ == "__main__":
