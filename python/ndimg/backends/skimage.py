@@ -104,7 +104,8 @@ def info():
 class _Spec:
     """What can_has needs of one function, computed once: its array parameters with the dtypes each accepts,
     the names and number of its parameters, and the argument values ndimg refuses (registry
-    ``extra["unsupported"]``: {parameter: (values, ...)}, e.g. median's behavior='rank')."""
+    ``extra["unsupported"]``: {parameter: (values, ...) or a predicate of the value}, e.g. median's
+    behavior='rank')."""
 
     __slots__ = ("entry", "impl", "arrays", "params", "varkw", "npositional", "refused", "hostonly")
 
@@ -121,7 +122,7 @@ class _Spec:
         self.arrays = tuple((names.index(n), n, sig.parameters[n].default is None,
                              frozenset(_PARAM_DTYPES.get(n, entry.dtypes)))
                             for n in getattr(self.impl, "__array_params__", ()))
-        self.refused = tuple((names.index(n), n, frozenset(values))
+        self.refused = tuple((names.index(n), n, values if callable(values) else frozenset(values))
                              for n, values in entry.extra.get("unsupported", {}).items())
         # functions without array parameters (window, gabor_kernel): nothing to place, they run on the host
         self.hostonly = not self.arrays and not isinstance(self.impl, type)
@@ -172,7 +173,7 @@ def placement(spec, args, kwargs):
     for pos, name, values in spec.refused:
         v = args[pos] if pos < len(args) else kwargs.get(name, _MISSING)
         try:
-            if v in values:
+            if values(v) if callable(values) else v in values:
                 return None, f"{name}={v!r}"
         except TypeError:  # unhashable (an array): not one of the refused values
             pass

@@ -1,9 +1,9 @@
 """skimage.filters.window: an n-D window, a 1-D scipy.signal window resampled along the distance from
-the centre (CPU only: it builds a small array from a formula, no input image)."""
+the centre (CPU only: it builds a small array from a formula, no input image). The resampling is linear
+(scikit-image's default) or nearest; spline orders 2-5 wait for ndimg's B-spline interpolation."""
 from __future__ import annotations
 
 import numpy as np
-import scipy.ndimage as ndi
 from scipy.signal import get_window
 
 
@@ -23,7 +23,23 @@ def _resampling(map_args=None, output_shape=None, order=None, clip=True, preserv
     order = 1 if order is None else order
     if not 0 <= order <= 5:
         raise ValueError("Spline interpolation order has to be in the range 0-5.")
+    if order > 1:
+        raise NotImplementedError(f"ndimg.filters.window: warp_kwargs order={order} (a B-spline resampling) is not "
+                                  "supported yet; orders 0 and 1 are")
     return order, clip
+
+
+def _resample(w, coord, order):
+    """w (samples at 0 .. n-1, zero beyond: scipy's 'grid-constant' mode) at the coordinates, linear
+    (order 1) or nearest (order 0, halves rounded up)."""
+    n = w.size
+    coord = coord.astype(np.float64)
+    if order == 0:
+        i = np.floor(coord + 0.5).astype(np.int64)
+        inside = (i >= 0) & (i < n)
+        return np.where(inside, w[np.clip(i, 0, n - 1)], 0.0)
+    return np.interp(coord, np.arange(-1, n + 1, dtype=np.float64), np.concatenate([[0.0], w, [0.0]]),
+                     left=0.0, right=0.0)
 
 
 def window(window_type, shape, warp_kwargs=None):
@@ -46,14 +62,9 @@ def window(window_type, shape, warp_kwargs=None):
         dist = dist + g * g
     coord = (np.sqrt(dist) + center).astype(np.float32)
 
-    # The reference interpolates w, as an (size, 1, ..., 1) image, at (coord, 0, ..., 0). Splines are
-    # separable, so that is the 1-D interpolation times that of [1] at 0 for each unit axis (1 for order < 2).
-    def interp(values, at):
-        return ndi.map_coordinates(values, at, order=order, mode="grid-constant", cval=0.0, prefilter=order > 1)
-
-    out = interp(w, coord[None])
-    if order > 1 and len(shape) > 1:
-        out *= interp(np.ones(1), np.zeros((1, 1)))[0] ** (len(shape) - 1)
+    # The reference interpolates w, as an (size, 1, ..., 1) image, at (coord, 0, ..., 0): for orders 0 and 1
+    # that is the 1-D interpolation of w at coord
+    out = _resample(w, coord, order)
     if clip:  # to the range of w, widened to the fill value 0 where the output reaches it
         lo, hi = np.nanmin(w), np.nanmax(w)
         if not lo <= 0 <= hi and np.nanmin(out) <= 0 <= np.nanmax(out):
