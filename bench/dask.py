@@ -31,6 +31,7 @@ Results: bench/results/dask-<machine>.md (cpu and gpu rewrite their section; ooc
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import platform
 import shutil
@@ -82,13 +83,19 @@ def machine():
     return f"{len(gpu)}x{gpu[0].replace(' ', '-')}-{cores}cores" if gpu else f"cpu-{cores}cores"
 
 
-class PeakRSS:
-    """The peak resident memory of this process and all its children, sampled on a thread."""
+def disk_use(path):
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(path) for f in files)
 
-    def __init__(self, period=0.2):
+
+class PeakRSS:
+    """The peak resident memory of this process and all its children, sampled on a thread (and, every 5 s, the
+    peak size of the files under ``spill``: what Dask workers spilled to disk)."""
+
+    def __init__(self, period=0.2, spill=None):
         import psutil
 
         self.me, self.period, self.peak, self._stop = psutil.Process(), period, 0, threading.Event()
+        self.spill, self.spilled = spill, 0
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def now(self):
@@ -103,8 +110,12 @@ class PeakRSS:
         return total
 
     def _run(self):
-        while not self._stop.is_set():
+        for i in itertools.count():
+            if self._stop.is_set():
+                break
             self.peak = max(self.peak, self.now())
+            if self.spill and i % round(5 / self.period) == 0:
+                self.spilled = max(self.spilled, disk_use(self.spill))
             time.sleep(self.period)
 
     def __enter__(self):
@@ -175,8 +186,7 @@ def cpu(args):
         print(f"run {run}: " + ", ".join(f"{k if isinstance(k, str) else 'x'.join(map(str, k))} {v[-1]:.2f} s"
                                          for k, v in times.items()), flush=True)
     for client, _ in clients.values():
-        client.cluster.close()
-        client.close()
+        example.stop(client)
     mem = times.pop("in memory")
     lines = [f"Volume {shape} float32 ({np.prod(shape) * 4 / 2**20:.0f} MiB), chunks {chunks}, {cores} cores "
              f"({platform.processor() or platform.machine()}), {args.runs} runs; in memory: ndimg CPU engine on "
@@ -223,8 +233,7 @@ def gpu(args):
                 times.setdefault(g, []).append(time.perf_counter() - start)
         results[g] = got
         print(f"{g} GPU(s): {times[g]} s, threshold and count {got}", flush=True)
-        client.cluster.close()
-        client.close()
+        example.stop(client)
     one = times[counts[0]]
     lines = [f"Volume {shape} float32 ({np.prod(shape) * 4 / 2**30:.1f} GiB) as CuPy chunks {chunks}, held on the "
              f"workers; dask-cuda LocalCUDACluster, one worker per GPU; {args.runs} runs after one warm-up.", "",
@@ -244,10 +253,6 @@ def gpu(args):
 # ooc: larger than memory, from zarr
 # ---------------------------------------------------------------------------------------------------------------
 
-def disk_use(path):
-    return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(path) for f in files)
-
-
 def ooc(args):
     import dask
     import dask.array as da
@@ -263,13 +268,15 @@ def ooc(args):
     log, t0 = [], time.perf_counter()
 
     def note(label, seconds, extra=""):
-        log.append(f"| {label} | {seconds:.0f} | {gb / seconds:.3f} | {rss.peak / 1e9:.2f} | {extra} |")
+        log.append(f"| {label} | {seconds:.0f} | {gb / seconds:.3f} | {rss.peak / 1e9:.2f} | {rss.spilled / 1e9:.1f} "
+                   f"| {extra} |")
         print(f"[{time.perf_counter() - t0:7.0f} s] {label}: {seconds:.1f} s, {gb / seconds:.3f} GB/s of the volume,"
-              f" peak RSS so far {rss.peak / 1e9:.2f} GB {extra}", flush=True)
+              f" peak RSS so far {rss.peak / 1e9:.2f} GB, spilled {rss.spilled / 1e9:.1f} GB {extra}", flush=True)
 
-    with PeakRSS() as rss:
+    scratch = os.path.join(args.dir, "scratch")
+    with PeakRSS(spill=scratch) as rss:
         client = example.start("cpu", workers=1, threads=os.cpu_count(), ndimg_threads=1,
-                               memory_limit=args.memory_limit, local_directory=args.dir)
+                               memory_limit=args.memory_limit, local_directory=scratch)
         print(f"volume {shape} float32, {gb:.1f} GB, chunks {chunks}, under {args.dir}", flush=True)
         start = time.perf_counter()
         if not (os.path.exists(src) and zarr.open_array(src, mode="r").shape == shape):
@@ -298,9 +305,8 @@ def ooc(args):
         note("pass 3: mask to zarr, count", time.perf_counter() - start,
              f"{foreground / np.prod(shape):.2%} foreground, mask {disk_use(dst) / 1e9:.2f} GB on disk")
         total = time.perf_counter() - t0
-        peak_disk = disk_use(args.dir)
-        client.cluster.close()
-        client.close()
+        stored = disk_use(args.dir)
+        example.stop(client)
     if not args.keep:
         shutil.rmtree(args.dir)
     lines = [f"Volume {shape} float32 ({gb:.1f} GB) in zarr chunks {chunks} on a machine of "
@@ -308,13 +314,17 @@ def ooc(args):
              f"LocalCluster of one worker ({os.cpu_count()} Dask threads, ndimg single-threaded, memory_limit "
              f"{args.memory_limit}). Throughput: GB of the float32 volume per second (each pass re-reads and "
              f"re-filters the whole source). Peak RSS: this process and its children, sampled every 0.2 s, "
-             f"cumulative.", "",
-             "| step | s | GB/s | peak RSS so far, GB | |", "|---|---:|---:|---:|---|"] + log + [
-             "", f"In all {total:.0f} s; peak RSS {rss.peak / 1e9:.2f} GB (target < 8); disk at the end "
-                 f"{peak_disk / 1e9:.1f} GB under {args.dir}" + ("" if args.keep else ", deleted") + ".", "",
-             f"Command: `python bench/dask.py ooc --shape {args.shape} --chunks {args.chunks}`"]
+             f"cumulative; spilled: the peak size of the worker's spill files, sampled every 5 s.", "",
+             "| step | s | GB/s | peak RSS so far, GB | peak spilled so far, GB | |",
+             "|---|---:|---:|---:|---:|---|"] + log + [
+             "", f"In all {total:.0f} s; peak RSS {rss.peak / 1e9:.2f} GB (target < 8); peak spilled to disk "
+                 f"{rss.spilled / 1e9:.1f} GB; disk at the end {stored / 1e9:.1f} GB under {args.dir}"
+                 + ("" if args.keep else ", deleted") + ".", "",
+             f"Command: `python bench/dask.py ooc --shape {args.shape} --chunks {args.chunks} --memory-limit "
+             f"{args.memory_limit}`"]
     print("\n".join(lines))
-    write_section(args.machine or machine(), "Out of core: a zarr volume larger than memory", lines)
+    write_section(args.machine or machine(), f"Out of core: a zarr volume larger than memory, chunks {args.chunks}, "
+                                             f"memory_limit {args.memory_limit}", lines)
 
 
 def main():

@@ -76,6 +76,11 @@ def start(engine, workers=1, threads=None, ndimg_threads=1, gpus=None, **cluster
     return client
 
 
+def stop(client):
+    client.close()
+    client.cluster.close()
+
+
 def timed(log, label, fn, *args):
     t = time.perf_counter()
     out = fn(*args)
@@ -123,7 +128,7 @@ def main(argv=None):
     total = sum(s for _, s in log)
     print(f"threshold {threshold:.6g}, foreground {foreground / np.prod(shape):.2%} of the voxels; "
           f"{total:.2f} s in all, {np.prod(shape) * 4 / total / 1e9:.2f} GB/s of the volume")
-    client.close()
+    stop(client)
 
 
 if __name__ == "__main__":
