@@ -33,7 +33,9 @@ def delayed(fn, nout=None):
 def blocks(*arrays):
     """The delayed chunks of Dask arrays of one shape, aligned (the later ones rechunked like the first)."""
     first = arrays[0]
-    return zip(*(a.rechunk(first.chunks).to_delayed().ravel() for a in arrays))
+    # unoptimized: the chunks keep the array's own keys, so the passes over them and the array's other uses
+    # in the same compute (``image > threshold_otsu(image)``) share one computation of each chunk
+    return zip(*(a.rechunk(first.chunks).to_delayed(optimize_graph=False).ravel() for a in arrays))
 
 
 def tree(parts, merge):
@@ -213,7 +215,9 @@ def _apply(fn, cc, *args):
 
 
 def _first(image):
-    return delayed(_t._first)(image[(0,) * image.ndim])
+    """The delayed first pixel, from the first chunk as blocks() gives it (a getitem of the Dask array would
+    be optimized on its own into new keys: its chunk, and the neighbours a halo reads, computed again)."""
+    return delayed(_t._first)(next(blocks(image))[0])
 
 
 def _otsu_or_first(equal, first, cc):
