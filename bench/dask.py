@@ -84,7 +84,15 @@ def machine():
 
 
 def disk_use(path):
-    return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(path) for f in files)
+    """Bytes in the files under ``path`` (a file removed meanwhile, as a spilled chunk read back is, counts 0)."""
+    total = 0
+    for d, _, files in os.walk(path):
+        for f in files:
+            try:
+                total += os.path.getsize(os.path.join(d, f))
+            except FileNotFoundError:
+                pass
+    return total
 
 
 class PeakRSS:
