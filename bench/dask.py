@@ -209,7 +209,8 @@ def cpu(args):
     lines += ["", f"Command: `python bench/dask.py cpu --shape {args.shape} --chunks {args.chunks} --runs "
                   f"{args.runs}`"]
     print("\n".join(lines))
-    write_section(args.machine or machine(), "CPU: LocalCluster against the in-memory engine", lines)
+    write_section(args.machine or machine(), f"CPU: LocalCluster against the in-memory engine, chunks {args.chunks}",
+                  lines)
 
 
 # ---------------------------------------------------------------------------------------------------------------
