@@ -150,7 +150,7 @@ def write_section(machine_name, title, lines):
     with open(path, "w") as f:
         f.write(f"# ndimg on Dask: {machine_name}\n\nWritten by bench/dask.py (see its docstring for what each "
                 f"section measures).\n\n")
-        for name, body in sections.items():
+        for name, body in sorted(sections.items(), key=lambda kv: kv[0] == "Notes"):   # hand-written notes last
             f.write(f"## {name}\n" + "\n".join(body).strip("\n").join(["\n", "\n\n"]))
     print(f"wrote {path}")
 
