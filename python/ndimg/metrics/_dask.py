@@ -361,7 +361,7 @@ def _candidates(boxes_dst, boxes_src):
 
 def _directed(dst, src, boxes_dst, boxes_src):
     """The delayed (largest, sum, count) of the distances from every point of ``dst`` to ``src``."""
-    dst_chunks, src_chunks = dst.to_delayed().ravel(), src.to_delayed().ravel()
+    dst_chunks, src_chunks = dst.to_delayed(optimize_graph=False).ravel(), src.to_delayed(optimize_graph=False).ravel()
     dst_origins, src_origins = _origins(dst), _origins(src)
     parts = [delayed(_nearest_from)(dst_chunks[i], dst_origins[i], [src_chunks[j] for j in js],
                                     [src_origins[j] for j in js]) for i, js in _candidates(boxes_dst, boxes_src)]
@@ -394,7 +394,9 @@ def hausdorff_distance(image0, image1, method="standard"):
     if method not in ("standard", "modified"):
         raise ValueError(f"unrecognized method {method}")
     image0, image1 = _as_dask(image0, image1)
-    boxes = [[delayed(_box)(c, o) for c, o in zip(im.to_delayed().ravel(), _origins(im))] for im in (image0, image1)]
+    # the arrays' own chunk keys (to_delayed optimizes into renamed ones by default): computed once, shared
+    boxes = [[delayed(_box)(c, o) for c, o in zip(im.to_delayed(optimize_graph=False).ravel(), _origins(im))]
+             for im in (image0, image1)]
     xp = _xp(image0)
     value = delayed(_hausdorff)(_Held(image0), _Held(image1), *boxes, method, xp)
     return scalar(value, np.float64, None if xp is np else image0)
