@@ -15,8 +15,9 @@ namespace {
 // (no extension needed) one tap at a time over all samples, which the compiler vectorizes.
 void window_sums(const double* src, double* dst, int64_t len, int64_t w) {
   const int64_t h = w / 2, lo = std::min(h, len), hi = std::max(lo, len - h);
-  for (int64_t j = 0; j < len; j = j + 1 == lo ? hi : j + 1)
-    if (j < lo || j >= hi) dst[j] = window_sum(j, len, w, [&](int64_t q) { return src[q]; });
+  const auto at_end = [&](int64_t j) { dst[j] = window_sum(j, len, w, [&](int64_t q) { return src[q]; }); };
+  for (int64_t j = 0; j < lo; ++j) at_end(j);
+  for (int64_t j = hi; j < len; ++j) at_end(j);
   std::fill(dst + lo, dst + hi, 0.0);
   for (int64_t t = 0; t < w; ++t) {
     const double* s = src + t - h;

@@ -410,9 +410,14 @@ def threshold_li(image, *, tolerance=None, initial_guess=None, iter_callback=Non
     return scalar(value, np.dtype(np.float64 if image.dtype.kind in "iub" else image.dtype))
 
 
-def _mean(st, size, dtype, xp):
-    m = st.mean(size, dtype)
-    return m if xp is np else xp.asarray(m)
+def on_device(xp, value):
+    """A host result as the chunks' library gives it in memory (a GPU library's 0-d array)."""
+    return value if xp is np else xp.asarray(value)
+
+
+def stats_mean(st, size, dtype, xp):
+    """The mean of merged Stats as reduce.mean gives it in memory (its NaN/inf rule), in ``dtype``."""
+    return on_device(xp, st.mean(size, dtype))
 
 
 def threshold_mean(image):
@@ -421,7 +426,7 @@ def threshold_mean(image):
         return known(_t.threshold_mean(empty_like(image)))
     dtype = np.dtype(image.dtype if image.dtype in (np.float16, np.float32) else np.float64)
     xp = xp_of(image._meta)
-    return scalar(delayed(_mean)(stats(image), image.size, dtype, xp), dtype, None if xp is np else image)
+    return scalar(delayed(stats_mean)(stats(image), image.size, dtype, xp), dtype, None if xp is np else image)
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -14,8 +14,9 @@ import numpy as np
 
 from .._engine import xp_of
 from .._rules import channel_axis_index, supported_float_type
-from ..filters._thresholding_dask import (Stats, add, blocks, delayed, empty_like, known, reduction, scalar, tree,
-                                          vector)
+from ..filters._thresholding_dask import (Stats, add, blocks, delayed, empty_like, known, on_device, reduction,
+                                          scalar, stats_mean, tree, vector)
+from ..ndimage._footprint import to_host
 from . import _common as c
 from . import _set_metrics
 from . import _simple_metrics as sm
@@ -36,11 +37,6 @@ def _as_dask(*arrays):
 
 def _xp(image):
     return xp_of(image._meta)
-
-
-def _device(xp, value):
-    """A host result as the chunks' library gives it in memory (a GPU library's 0-d array)."""
-    return value if xp is np else xp.asarray(value)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -135,7 +131,7 @@ def _edges(st0, st1, dtype, bins):
 
 
 def _nmi(counts, edges, xp):
-    return _device(xp, sm.nmi(sm.density(counts, edges, np)))
+    return on_device(xp, sm.nmi(sm.density(counts, edges, np)))
 
 
 def normalized_mutual_information(image0, image1, *, bins=100):
@@ -273,16 +269,12 @@ def _with_halo(which, im1, im2, window, float_type, depth):
     return out.rechunk(im1.chunks)
 
 
-def _mean(st, n, xp):
-    return _device(xp, st.mean(n, np.dtype(np.float64)))
-
-
 def _ssim(im1, im2, float_type, win_size, gradient, data_range, gaussian_weights, full, **kwargs):
     w = ssim_window(im1, im2, win_size, data_range, gaussian_weights, **kwargs)
     s = _with_halo("ssim", im1, im2, w, float_type, w.radius)
     crop = s[tuple(slice(w.pad, n - w.pad) for n in s.shape)]
     xp = _xp(im1)
-    mssim = scalar(delayed(_mean)(reduction(Stats.of, Stats.merge, crop), crop.size, xp), np.float64,
+    mssim = scalar(delayed(stats_mean)(reduction(Stats.of, Stats.merge, crop), crop.size, np.dtype(np.float64), xp), np.float64,
                    None if xp is np else im1)  # reduce.mean's float64 mean, as in memory
     if not gradient:
         return (mssim, s) if full else mssim
@@ -324,11 +316,7 @@ def _box(chunk, origin):
     p = _chunk_points(chunk, origin)
     if not len(p):
         return 0, None, None
-    return len(p), _host(p.min(axis=0)), _host(p.max(axis=0))
-
-
-def _host(a):
-    return a.get() if hasattr(a, "get") and not isinstance(a, np.ndarray) else np.asarray(a)
+    return len(p), to_host(p.min(axis=0)), to_host(p.max(axis=0))
 
 
 def _origins(image):
@@ -385,7 +373,7 @@ def _hausdorff(held0, held1, boxes0, boxes1, method, xp):
     fwd, bwd = _compute([_directed(held1.array, held0.array, boxes1, boxes0),
                          _directed(held0.array, held1.array, boxes0, boxes1)])
     d = max(fwd[0], bwd[0]) if method == "standard" else max(fwd[1] / fwd[2], bwd[1] / bwd[2])
-    return _device(xp, np.float64(d))
+    return on_device(xp, np.float64(d))
 
 
 def hausdorff_distance(image0, image1, method="standard"):
