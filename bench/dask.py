@@ -45,9 +45,10 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-# this file is named dask.py: its folder must not shadow Dask; the workers inherit this path
-sys.path[:] = [os.path.join(ROOT, "python"), os.path.join(ROOT, "examples")] + \
-    [p for p in sys.path if os.path.abspath(p or ".") != HERE]
+# this file is named dask.py: its folder must not shadow Dask; the workers inherit this path. The source tree's
+# python/ comes last, so an installed ndimg (a pip install puts the built extension there, not in python/) wins
+sys.path[:] = [os.path.join(ROOT, "examples")] + [p for p in sys.path if os.path.abspath(p or ".") != HERE] + \
+    [os.path.join(ROOT, "python")]
 import dask_volume as example  # noqa: E402  (examples/dask_volume.py: the synthetic volume, the clusters)
 
 SIGMA = 2.0
