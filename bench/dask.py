@@ -256,7 +256,7 @@ def gpu(args):
     lines += ["", "Target: 2 GPUs at least 1.8x one.", "",
               f"Command: `python bench/dask.py gpu --shape {args.shape} --chunks {args.chunks} --runs {args.runs}`"]
     print("\n".join(lines))
-    write_section(args.machine or machine(), "GPU: N GPUs against one", lines)
+    write_section(args.machine or machine(), f"GPU: N GPUs against one, chunks {args.chunks}", lines)
 
 
 # ---------------------------------------------------------------------------------------------------------------
