@@ -243,6 +243,18 @@ register("ndimage", "percentile_filter", f"{_R}:percentile_filter", dtypes=NUMER
               bad(MemoryError, percentile=50, size=10**6, _id="huge_size")),
          bench=(("2d_f32", dict(percentile=50, size=5)), ("3d_f32", dict(percentile=50, size=3))))
 
+# ndimage part 2 (issue 24): morphology, labels, measurements, distance transforms
+# ---- issue 24: binary morphology ----
+# ---- end binary morphology ----
+# ---- issue 24: grey morphology ----
+# ---- end grey morphology ----
+# ---- issue 24: labels ----
+# ---- end labels ----
+# ---- issue 24: measurements ----
+# ---- end measurements ----
+# ---- issue 24: distance transforms ----
+# ---- end distance transforms ----
+
 # ---------------------------------------------------------------------------------------------------
 # ndimg.filters: skimage.filters 0.26 (skimage.filters.rank comes later)
 # ---------------------------------------------------------------------------------------------------
