@@ -1,0 +1,229 @@
+// CPU schedules of the statistics per label: the elements split into parts in C order, each part reducing
+// into its own tables (the first part into the outputs), merged part after part, so that float sums and the
+// first position of a tie come out the same at every thread count.
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "core/index.hpp"
+#include "core/parts.hpp"
+#include "histogram/histogram.hpp"
+#include "measure/measure.hpp"
+
+namespace ndimg::measure {
+namespace {
+
+// Parts of a reduction into tables of `width` entries: fixed by the sizes, and at most n / width of them so
+// that the tables never outnumber the elements.
+int64_t slot_parts(int64_t n, int64_t width) {
+  return std::max<int64_t>(1, std::min(fixed_parts(n), n / std::max<int64_t>(width, 1)));
+}
+
+// f(x, s, i) for the elements [a, b) (C order) whose slot s is >= 0, i being the element's flat index.
+template <class T, class F>
+void walk(const View& in, const View& slots, int64_t a, int64_t b, F&& f) {
+  const T* src = in.ptr<T>();
+  const int32_t* sl = slots.ptr<int32_t>();
+  for_range2(in, slots, a, b, [&](int64_t oi, int64_t i) {
+    const int32_t s = sl[i];
+    if (s >= 0) f(src[oi], s, i);
+  });
+}
+
+// Per-part tables of `width` entries of type V for parts 1..P-1 (part 0 writes the output itself).
+template <class V>
+struct PartTables {
+  std::vector<V> data;
+  int64_t width;
+  V* out;
+  PartTables(int64_t parts, int64_t w, V* o) : data((parts - 1) * w, V(0)), width(w), out(o) {}
+  V* of(int64_t p) { return p == 0 ? out : data.data() + (p - 1) * width; }
+};
+
+// out[k] += part p's entry k for p = 1.. in order, over the entries k in parallel.
+template <class V, class Add>
+void merge_parts(int64_t parts, PartTables<V>& t, Add&& add) {
+  if (parts <= 1) return;
+  parallel_for(t.width, 4096, [&](int64_t k0, int64_t k1) {
+    for (int64_t p = 1; p < parts; ++p) {
+      const V* src = t.of(p);
+      for (int64_t k = k0; k < k1; ++k) add(t.out[k], src[k]);
+    }
+  });
+}
+
+const auto plus = [](auto& a, auto b) { a += b; };
+// int64 sums that wrap (two's complement), as NumPy's integer sums do
+const auto wrap_plus = [](int64_t& a, int64_t b) { a = int64_t(uint64_t(a) + uint64_t(b)); };
+
+}  // namespace
+
+void slots_cpu(const View& labels, Map map, int64_t lo, const View& table, const View& out) {
+  int32_t* o = out.ptr<int32_t>();
+  dispatch_dtype(labels.dtype, [&]<class L>() {
+    const Slotter<L> slot{map, lo, table.size(), table.data};
+    const L* src = labels.ptr<L>();
+    parallel_for(labels.size(), 1 << 15, [&](int64_t a, int64_t b) {
+      for_range2(labels, out, a, b, [&](int64_t ol, int64_t i) { o[i] = slot(src[ol]); });
+    });
+  });
+}
+
+void moments_cpu(const View& in, const View& slots, const View& counts, const View& sums, const View& isums) {
+  const int64_t n = in.size(), ns = counts.size(), parts = slot_parts(n, ns);
+  PartTables<int64_t> c(parts, ns, counts.ptr<int64_t>()), is(parts, ns, isums.ptr<int64_t>());
+  PartTables<double> sm(parts, ns, sums.ptr<double>());
+  dispatch_dtype(in.dtype, [&]<class T>() {
+    for_parts(n, parts, [&](int64_t p, int64_t a, int64_t b) {
+      int64_t *pc = c.of(p), *pi = is.of(p);
+      double* ps = sm.of(p);
+      walk<T>(in, slots, a, b, [&](T x, int32_t s, int64_t) {
+        ++pc[s];
+        ps[s] += double(x);
+        if constexpr (!std::is_floating_point_v<T>) pi[s] = int64_t(uint64_t(pi[s]) + uint64_t(x));
+      });
+    });
+  });
+  merge_parts(parts, c, plus);
+  merge_parts(parts, sm, plus);
+  merge_parts(parts, is, wrap_plus);
+}
+
+void centered_cpu(const View& in, const View& slots, const View& means, const View& sq) {
+  const int64_t n = in.size(), ns = sq.size(), parts = slot_parts(n, ns);
+  const double* m = means.ptr<double>();
+  PartTables<double> t(parts, ns, sq.ptr<double>());
+  dispatch_dtype(in.dtype, [&]<class T>() {
+    for_parts(n, parts, [&](int64_t p, int64_t a, int64_t b) {
+      double* q = t.of(p);
+      walk<T>(in, slots, a, b, [&](T x, int32_t s, int64_t) {
+        const double d = double(x) - m[s];
+        q[s] += d * d;
+      });
+    });
+  });
+  merge_parts(parts, t, plus);
+}
+
+void weighted_coords_cpu(const View& in, const View& slots, const View& coords) {
+  const int nd = in.ndim;
+  const int64_t n = in.size(), width = coords.size(), parts = slot_parts(n, width);
+  PartTables<double> t(parts, width, coords.ptr<double>());
+  dispatch_dtype(in.dtype, [&]<class T>() {
+    for_parts(n, parts, [&](int64_t p, int64_t a, int64_t b) {
+      double* w = t.of(p);
+      // the index of element a, then stepped along with the walk (which visits every element in order)
+      int64_t idx[kMaxDim];
+      for (int64_t d = nd - 1, rem = a; d >= 0; --d) {
+        idx[d] = rem % in.shape[d];
+        rem /= in.shape[d];
+      }
+      const T* src = in.ptr<T>();
+      const int32_t* sl = slots.ptr<int32_t>();
+      for_range2(in, slots, a, b, [&](int64_t oi, int64_t i) {
+        const int32_t s = sl[i];
+        if (s >= 0) {
+          const double x = double(src[oi]);
+          for (int d = 0; d < nd; ++d) w[s * nd + d] += x * double(idx[d]);
+        }
+        for (int d = nd - 1; d >= 0 && ++idx[d] == in.shape[d]; --d) idx[d] = 0;
+      });
+    });
+  });
+  merge_parts(parts, t, plus);
+}
+
+void extrema_cpu(const View& in, const View& slots, const View& mins, const View& maxs, const View& minpos,
+                 const View& maxpos, const View& nans, const View& nanpos) {
+  const int64_t n = in.size(), ns = mins.size(), parts = slot_parts(n, ns);
+  dispatch_dtype(in.dtype, [&]<class T>() {
+    struct Slot {
+      T mn{}, mx{};
+      int64_t mnp = -1, mxp = -1, nanc = 0, nanp = -1;
+    };
+    std::vector<Slot> t(parts * ns);
+    for_parts(n, parts, [&](int64_t p, int64_t a, int64_t b) {
+      Slot* q = t.data() + p * ns;
+      walk<T>(in, slots, a, b, [&](T x, int32_t s, int64_t i) {
+        Slot& e = q[s];
+        if (is_nan(x)) {
+          if (e.nanc++ == 0) e.nanp = i;
+          return;
+        }
+        if (e.mnp < 0 || x < e.mn) e.mn = x, e.mnp = i;
+        if (e.mxp < 0 || x > e.mx) e.mx = x, e.mxp = i;
+      });
+    });
+    T *omn = mins.ptr<T>(), *omx = maxs.ptr<T>();
+    int64_t *omnp = minpos.ptr<int64_t>(), *omxp = maxpos.ptr<int64_t>(), *onan = nans.ptr<int64_t>(),
+            *onanp = nanpos.ptr<int64_t>();
+    parallel_for(ns, 4096, [&](int64_t s0, int64_t s1) {
+      for (int64_t s = s0; s < s1; ++s) {
+        Slot r = t[s];
+        for (int64_t p = 1; p < parts; ++p) {  // parts in C order: on a tie the earlier one stays
+          const Slot& e = t[p * ns + s];
+          if (e.mnp >= 0 && (r.mnp < 0 || e.mn < r.mn)) r.mn = e.mn, r.mnp = e.mnp;
+          if (e.mxp >= 0 && (r.mxp < 0 || e.mx > r.mx)) r.mx = e.mx, r.mxp = e.mxp;
+          if (e.nanc && !r.nanc) r.nanp = e.nanp;
+          r.nanc += e.nanc;
+        }
+        const bool any = r.mnp >= 0;
+        omn[s] = any ? r.mn : T(0);
+        omx[s] = any ? r.mx : T(0);
+        omnp[s] = any ? r.mnp : 0;
+        omxp[s] = any ? r.mxp : 0;
+        onan[s] = r.nanc;
+        onanp[s] = r.nanc ? r.nanp : 0;
+      }
+    });
+  });
+}
+
+void histogram_cpu(const View& in, const View& slots, std::span<const double> edges, const View& hist) {
+  const int64_t nbins = hist.shape[1];
+  const int64_t n = in.size(), width = hist.size(), parts = slot_parts(n, width);
+  const double first = edges.front(), last = edges.back();
+  PartTables<int64_t> t(parts, width, hist.ptr<int64_t>());
+  dispatch_dtype(in.dtype, [&]<class T>() {
+    for_parts(n, parts, [&](int64_t p, int64_t a, int64_t b) {
+      int64_t* h = t.of(p);
+      walk<T>(in, slots, a, b, [&](T x, int32_t s, int64_t) {
+        const int64_t bin = histogram::uniform_bin<double>(double(x), first, last, nbins, edges.data());
+        if (bin >= 0) ++h[s * nbins + bin];
+      });
+    });
+  });
+  merge_parts(parts, t, plus);
+}
+
+void median_cpu(const View& in, const View& slots, const View& counts, const View& out, bool propagate_nan) {
+  const int64_t n = in.size(), ns = counts.size();
+  const int64_t* c = counts.ptr<int64_t>();
+  // each slot's values side by side (a counting sort by slot), then each slot's middle two selected
+  std::vector<int64_t> start(ns + 1, 0);
+  for (int64_t s = 0; s < ns; ++s) start[s + 1] = start[s] + c[s];
+  std::vector<int64_t> at(start.begin(), start.end() - 1);
+  std::vector<double> values(start[ns]);
+  dispatch_dtype(in.dtype, [&]<class T>() {
+    walk<T>(in, slots, 0, n, [&](T x, int32_t s, int64_t) { values[at[s]++] = double(x); });
+  });
+  // NaN above every number (numpy's sort order)
+  const auto less = [](double a, double b) { return a < b || (a == a && b != b); };
+  const bool f32 = out.dtype == DType::F32;
+  parallel_for(ns, 256, [&](int64_t s0, int64_t s1) {
+    for (int64_t s = s0; s < s1; ++s) {
+      const int64_t k = c[s];
+      if (k == 0) continue;
+      double* v = values.data() + start[s];
+      std::nth_element(v, v + k / 2, v + k, less);
+      const double hi = v[k / 2];
+      double lo = hi;
+      if (k % 2 == 0) lo = *std::max_element(v, v + k / 2, less);
+      if (propagate_nan && std::isnan(*std::max_element(v, v + k, less))) lo = std::nan("");
+      if (f32) out.ptr<float>()[s] = (float(lo) + float(hi)) / 2.0f;
+      else out.ptr<double>()[s] = (lo + hi) / 2.0;
+    }
+  });
+}
+
+}  // namespace ndimg::measure
