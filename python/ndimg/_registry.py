@@ -247,6 +247,41 @@ register("ndimage", "percentile_filter", f"{_R}:percentile_filter", dtypes=NUMER
 # ---- issue 24: binary morphology ----
 # ---- end binary morphology ----
 # ---- issue 24: grey morphology ----
+_GM = "ndimg.ndimage._grey"
+# non-flat structures, not symmetric (a reflection shows), with fractions (C's truncation for integers) and
+# negative values (unsigned wrap-around)
+_STRUCT1 = np.array([0.0, 2.5, -1.0, 1.0])
+_STRUCT2 = np.array([[0.0, 1.5, 0.0], [2.0, -1.0, 0.5], [0.0, 3.0, -2.0]])
+_STRUCT3 = np.arange(12, dtype=float).reshape(2, 3, 2) - 5.5
+_GREY_CASES = (modes(size=3, cval=0.5) + _RANK_CASES + (
+    case(size=(2, 3), origin=(0, -1), _ndim=(2,)), case(size=3, axes=(1,), _ndim=(2, 3)), case(size=31, _ndim=(2,)),
+    case(footprint=_FOOT2, origin=(1, 0), mode="wrap", _ndim=(2,)), case(footprint=[1, 0, 1, 1], _ndim=(1,)),
+    case(structure=_STRUCT1, _ndim=(1,)), case(structure=_STRUCT2, _ndim=(2,)), case(structure=_STRUCT3, _ndim=(3,)),
+    case(structure=_STRUCT1, origin=1, mode="constant", cval=2.5, _ndim=(1,)),
+    case(structure=_STRUCT2, footprint=_FOOT2, mode="nearest", _ndim=(2,)),
+    case(structure=_STRUCT2, axes=(0, 2), _ndim=(3,)), case(structure=_STRUCT2, output="float64", _ndim=(2,)),
+    case(structure=_STRUCT2, mode="constant", cval=-3.7, _ndim=(2,), _dtype="uint8"),
+    case(structure=_STRUCT2, _ndim=(2,), _dtype="int8"), case(structure=_STRUCT2, _ndim=(2,), _dtype="int32"),
+    case(structure=_STRUCT2, _ndim=(2,), _dtype="uint16")))
+_GREY_BAD = (bad(ValueError, _id="no_size"), bad(ValueError, size=3, origin=2), bad(RuntimeError, size=3, mode="bogus"),
+             bad(ValueError, footprint=np.zeros((3, 3), bool), _ndim=(2,)),
+             bad(RuntimeError, structure=_STRUCT2, axes=(0,), _ndim=(2,)),
+             bad(RuntimeError, structure=_STRUCT2, mode=("wrap", "nearest"), _ndim=(2,)),
+             bad(TypeError, size=3, _dtype="complex64"))
+# the footprint's reach (size, footprint or structure, with origin); twice for the compositions that filter twice
+_GREY_HALO = lambda ndim, size=None, footprint=None, structure=None, origin=0, axes=None, **_: _window(
+    ndim, size, structure if footprint is None else footprint, origin, axes)
+_GREY_HALO2 = lambda ndim, **kw: tuple(2 * d for d in _GREY_HALO(ndim, **kw))
+_GREY_BENCH = (("2d_f32", dict(size=3)), ("2d_f32", dict(size=31)), ("3d_f32", dict(size=3)),
+               ("2d_f32", dict(structure=_STRUCT2)))
+for _name, _halo in (("grey_erosion", _GREY_HALO), ("grey_dilation", _GREY_HALO), ("grey_opening", _GREY_HALO2),
+                     ("grey_closing", _GREY_HALO2), ("morphological_gradient", _GREY_HALO),
+                     ("morphological_laplace", _GREY_HALO), ("white_tophat", _GREY_HALO2),
+                     ("black_tophat", _GREY_HALO2)):
+    # NumPy refuses bool subtraction: scipy's gradient and laplace raise TypeError on bool input
+    register("ndimage", _name, f"{_GM}:{_name}", family="rank", inputs=("signed",), ndim=(1, 2, 3), halo=_halo,
+             dtypes=NUMERIC if _name.startswith("morphological") else ALL, cases=_GREY_CASES, bad=_GREY_BAD,
+             bench=_GREY_BENCH if _name in ("grey_erosion", "grey_dilation") else _GREY_BENCH[:3])
 # ---- end grey morphology ----
 # ---- issue 24: labels ----
 # ---- end labels ----
