@@ -1,0 +1,224 @@
+// Distance transforms: the per-line math, written once for both engines, and the engine schedules'
+// declarations. The entries are in distance.cpp.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "core/engine.hpp"
+#include "ndimg/distance.hpp"
+#include "ndimg/dispatch.hpp"
+#include "ndimg/hd.hpp"
+
+namespace ndimg::distance {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Products, sums and differences rounded one at a time, as scipy's C computes them (nvcc would fuse them).
+NDIMG_HD double mul_rn(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+NDIMG_HD double add_rn(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+NDIMG_HD double sub_rn(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dsub_rn(a, b);
+#else
+  return a - b;
+#endif
+}
+
+// The squared distance from position p of a line to site q whose partial squared distance (over the axes
+// passed before) is f: scipy's sum, in its order.
+NDIMG_HD double site_distance(double f, int64_t q, int64_t p, double spacing) {
+  const double t = mul_rn(double(q - p), spacing);
+  return add_rn(f, mul_rn(t, t));
+}
+
+// Whether site v, between sites u and w of the envelope, is nowhere strictly nearest (Maurer's test, as
+// scipy evaluates it: kept on a tie).
+NDIMG_HD bool hidden(int64_t u, double fu, int64_t v, double fv, int64_t w, double fw, double spacing) {
+  const double a = mul_rn(double(v - u), spacing), b = mul_rn(double(w - v), spacing), c = add_rn(a, b);
+  return sub_rn(sub_rn(sub_rn(mul_rn(c, fv), mul_rn(b, fu)), mul_rn(a, fw)), mul_rn(mul_rn(a, b), c)) > 0.0;
+}
+
+// One line of an EDT pass: the lower envelope of the sites (positions with a finite partial squared
+// distance), then each position's nearest site, the first of equals. The line `c` gives value(q) (read only
+// before any write), keeps the envelope (push, pos, val) and takes the results (write(p, d, k): squared
+// distance d, or the distance on the last pass, from envelope site k).
+template <class Line>
+NDIMG_HD void envelope_line(Line& c, int64_t len, double spacing, bool last) {
+  int64_t m = -1;
+  for (int64_t q = 0; q < len; ++q) {
+    const double fq = c.value(q);
+    if (!(fq < kInf)) continue;
+    while (m >= 1 && hidden(c.pos(m - 1), c.val(m - 1), c.pos(m), c.val(m), q, fq, spacing)) --m;
+    c.push(++m, q, fq);
+  }
+  if (m < 0) return;  // no site: the line keeps +inf
+  int64_t k = 0;
+  for (int64_t p = 0; p < len; ++p) {
+    double d1 = site_distance(c.val(k), c.pos(k), p, spacing);
+    while (k < m) {
+      const double d2 = site_distance(c.val(k + 1), c.pos(k + 1), p, spacing);
+      if (d1 <= d2) break;
+      d1 = d2;
+      ++k;
+    }
+    c.write(p, last ? std::sqrt(d1) : d1, k);
+  }
+}
+
+// The pass along axis 0 is a 1-D distance to the nearest zero element: a count k of steps (0 on zeros,
+// +inf without one), squared with the spacing (and its root on the last pass).
+NDIMG_HD double first_pass_value(double k, double spacing, bool last) {
+  if (!(k < kInf)) return kInf;
+  const double t = mul_rn(k, spacing);
+  const double d = mul_rn(t, t);
+  return last ? std::sqrt(d) : d;
+}
+
+// A C-contiguous array's geometry for the passes along `axis`: lines of `len` elements `inner` apart.
+struct Lines {
+  int64_t len, inner, count;
+};
+inline Lines lines_along(const View& v, int axis) {
+  Lines l{v.shape[axis], 1, 0};
+  for (int d = axis + 1; d < v.ndim; ++d) l.inner *= v.shape[d];
+  l.count = v.size() / l.len;
+  return l;
+}
+// Start of line i (lines numbered over the outer axes, then the inner ones, in C order).
+NDIMG_HD int64_t line_start(int64_t i, int64_t len, int64_t inner) { return i / inner * len * inner + i % inner; }
+
+// ---- chamfer (distance_transform_cdt) ----
+// The first half of the structure as offsets: rel (noff x ndim relative coordinates) and delta (their
+// C-order flat offsets); lines are those of the last axis.
+struct Chamfer {
+  int ndim = 0, noff = 0;
+  int64_t shape[kMaxDim];
+  const int8_t* rel = nullptr;
+  const int64_t* delta = nullptr;
+};
+
+// One line of a chamfer sweep in raster order (backward: reversed, the offsets mirrored), as scipy's pass:
+// an element other than 0 takes the smallest neighbour + 1 over the offsets in order (the first of equals;
+// -1 neighbours and those outside the array ignored), a value it has already only if strictly smaller.
+template <class F>
+NDIMG_HD void chamfer_line(const Chamfer& g, int64_t line, bool backward, int32_t* dist, F* feat) {
+  const int last = g.ndim - 1;
+  const int64_t len = g.shape[last];
+  int64_t c[kMaxDim];
+  int64_t rem = line;
+  for (int d = last - 1; d >= 0; --d) {
+    c[d] = rem % g.shape[d];
+    rem /= g.shape[d];
+  }
+  const int64_t sgn = backward ? -1 : 1;
+  for (int64_t s = 0; s < len; ++s) {
+    const int64_t j = backward ? len - 1 - s : s;
+    const int64_t i = line * len + j;
+    const int32_t v = dist[i];
+    if (v == 0) continue;
+    c[last] = j;
+    int32_t best = v;
+    int64_t src = -1;
+    for (int k = 0; k < g.noff; ++k) {
+      const int8_t* r = g.rel + k * g.ndim;
+      bool inside = true;
+      for (int d = 0; d < g.ndim && inside; ++d) {
+        const int64_t x = c[d] + sgn * r[d];
+        inside = x >= 0 && x < g.shape[d];
+      }
+      if (!inside) continue;
+      const int64_t o = i + sgn * g.delta[k];
+      const int32_t t = dist[o];
+      if (t >= 0 && (best < 0 || t + 1 < best)) {
+        best = t + 1;
+        src = o;
+      }
+    }
+    dist[i] = best;
+    if (feat && src >= 0) feat[i] = feat[src];
+  }
+}
+
+// ---- brute force (distance_transform_bf) ----
+// Element i's distance to the nearest border element (the last of equals) and that element's flat index.
+template <class D>
+NDIMG_HD void nearest_border(const int64_t* coords, int ndim, const int64_t* border, int64_t nb, Metric metric,
+                             const double* sampling, const int64_t* cstride, D& dist, int64_t& feature) {
+  feature = 0;
+  if (metric == Metric::euclidean) {
+    double best = std::numeric_limits<double>::max();
+    for (int64_t b = nb - 1; b >= 0; --b) {
+      const int64_t* e = border + b * ndim;
+      double d = 0.0;
+      for (int k = 0; k < ndim; ++k) {
+        double t = double(coords[k] - e[k]);
+        if (sampling) t = mul_rn(t, sampling[k]);
+        d = add_rn(d, mul_rn(t, t));
+      }
+      if (d < best) {
+        best = d;
+        feature = b;
+      }
+    }
+    dist = D(std::sqrt(best));
+  } else {
+    uint32_t best = UINT32_MAX;
+    for (int64_t b = nb - 1; b >= 0; --b) {
+      const int64_t* e = border + b * ndim;
+      uint32_t d = 0;
+      for (int k = 0; k < ndim; ++k) {
+        int64_t t = coords[k] - e[k];
+        if (t < 0) t = -t;
+        if (metric == Metric::taxicab) d += uint32_t(t);
+        else if (uint32_t(t) > d) d = uint32_t(t);
+      }
+      if (d < best) {
+        best = d;
+        feature = b;
+      }
+    }
+    dist = D(best);
+  }
+  if (nb > 0) {  // the border element's flat index
+    const int64_t* e = border + feature * ndim;
+    int64_t f = 0;
+    for (int k = 0; k < ndim; ++k) f += e[k] * cstride[k];
+    feature = f;
+  }
+}
+
+// ---- engine schedules (arguments validated by the entries) ----
+// feat: nullptr or a C-contiguous int32/int64 view's data, of type F
+template <class F>
+void edt_cpu(const View& in, const double* sampling, double* dist, F* feat);
+template <class F>
+void chamfer_cpu(const View& in, const Chamfer& g, int32_t* dist, F* feat);
+template <class F>
+void brute_force_cpu(const View& in, const int64_t* border, int64_t nb, Metric metric, const double* sampling,
+                     const View& dist, F* feat);
+void unravel_cpu(const View& feat, const View& indices);
+#ifdef NDIMG_WITH_CUDA
+template <class F>
+void edt_cuda(const View& in, const double* sampling, double* dist, F* feat, StreamHandle s);
+template <class F>
+void chamfer_cuda(const View& in, const Chamfer& g, int32_t* dist, F* feat, StreamHandle s);
+template <class F>
+void brute_force_cuda(const View& in, const int64_t* border, int64_t nb, Metric metric, const double* sampling,
+                      const View& dist, F* feat, StreamHandle s);
+void unravel_cuda(const View& feat, const View& indices, StreamHandle s);
+#endif
+
+}  // namespace ndimg::distance

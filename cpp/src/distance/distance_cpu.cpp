@@ -1,0 +1,228 @@
+// CPU schedules of the distance transforms. EDT: the axis-0 pass sweeps rows (many columns side by side),
+// the other passes gather tiles of adjacent lines into per-thread buffers. Chamfer: the lines of one
+// wavefront level in parallel. Brute force: elements in parallel.
+#include <algorithm>
+#include <vector>
+
+#include "core/index.hpp"
+#include "distance/distance.hpp"
+#include "ndimg/parallel.hpp"
+
+namespace ndimg::distance {
+namespace {
+
+// the pass along axis 0: forward, the steps back to the last zero; backward, the steps on to the next
+// zero where strictly fewer (the first of equals is the upper one)
+template <class T, class F>
+void first_pass(const View& in, double s0, bool last, double* dist, F* feat) {
+  const int64_t rows = in.shape[0], inner = in.size() / rows, step = in.strides[0];
+  View sub = in;  // one row of the input
+  sub.ndim = in.ndim - 1;
+  for (int d = 0; d < sub.ndim; ++d) {
+    sub.shape[d] = in.shape[d + 1];
+    sub.strides[d] = in.strides[d + 1];
+  }
+  const T* src = in.ptr<T>();
+  parallel_for(inner, 256, [&](int64_t c0, int64_t c1) {
+    for (int64_t i = 0; i < rows; ++i) {
+      double* d = dist + i * inner;
+      int64_t j = c0;
+      for_range(sub, c0, c1, [&](int64_t o) {
+        if (src[i * step + o] == T(0)) {
+          d[j] = 0;
+          if (feat) feat[i * inner + j] = F(i * inner + j);
+        } else if (i == 0) {
+          d[j] = kInf;
+        } else {
+          d[j] = d[j - inner] + 1;
+          if (feat) feat[i * inner + j] = feat[(i - 1) * inner + j];
+        }
+        ++j;
+      });
+    }
+    std::vector<double> next(c1 - c0, kInf);
+    for (int64_t i = rows - 1; i >= 0; --i) {
+      double* d = dist + i * inner;
+      for (int64_t j = c0; j < c1; ++j) {
+        double k = d[j];
+        double& n = next[j - c0];
+        if (k == 0) {
+          n = 0;
+        } else {
+          n += 1;
+          if (n < k) {
+            k = n;
+            if (feat) feat[i * inner + j] = F((i + int64_t(n)) * inner + j);
+          }
+        }
+        d[j] = first_pass_value(k, s0, last);
+      }
+    }
+  });
+}
+
+// One line of a later pass, gathered into `f` (and its features into `fe`); results written in place.
+template <class F>
+struct BufferLine {
+  const double* f;
+  const F* fe;
+  int64_t* sites;
+  double* out;
+  F* fout;
+  int64_t stride;
+  double value(int64_t q) const { return f[q]; }
+  int64_t pos(int64_t k) const { return sites[k]; }
+  double val(int64_t k) const { return f[sites[k]]; }
+  void push(int64_t k, int64_t q, double) { sites[k] = q; }
+  void write(int64_t p, double d, int64_t k) {
+    out[p * stride] = d;
+    if (fout) fout[p * stride] = fe[sites[k]];
+  }
+};
+
+template <class F>
+void line_pass(const View& in, int axis, double spacing, bool last, double* dist, F* feat) {
+  const Lines l = lines_along(in, axis);
+  const int64_t width = std::min<int64_t>(l.inner, 16);  // adjacent lines per tile: whole cache lines
+  const int64_t per_outer = (l.inner + width - 1) / width, tiles = l.count / l.inner * per_outer;
+  parallel_for(tiles, std::max<int64_t>(1, (1 << 14) / (l.len * width)), [&](int64_t t0, int64_t t1) {
+    std::vector<double> f(width * l.len);
+    std::vector<F> fe(feat ? width * l.len : 0);
+    std::vector<int64_t> sites(l.len);
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t c0 = t % per_outer * width, n = std::min(width, l.inner - c0);
+      const int64_t base = t / per_outer * l.len * l.inner + c0;
+      for (int64_t p = 0; p < l.len; ++p) {
+        const double* row = dist + base + p * l.inner;
+        for (int64_t w = 0; w < n; ++w) f[w * l.len + p] = row[w];
+        if (feat)
+          for (int64_t w = 0; w < n; ++w) fe[w * l.len + p] = feat[base + p * l.inner + w];
+      }
+      for (int64_t w = 0; w < n; ++w) {
+        BufferLine<F> line{f.data() + w * l.len, feat ? fe.data() + w * l.len : nullptr, sites.data(),
+                           dist + base + w, feat ? feat + base + w : nullptr, l.inner};
+        envelope_line(line, l.len, spacing, last);
+      }
+    }
+  });
+}
+
+// Lines of the last axis grouped by wavefront level over the outer axes (weights 2^(m-1-d) for outer axis
+// d of m): every offset of the structure's first half reaching another line goes to a lower level.
+std::vector<std::vector<int64_t>> wavefront(const View& in) {
+  const int m = in.ndim - 1;
+  int64_t levels = 1, lines = 1;
+  for (int d = 0; d < m; ++d) {
+    levels += (int64_t(1) << (m - 1 - d)) * (in.shape[d] - 1);
+    lines *= in.shape[d];
+  }
+  std::vector<std::vector<int64_t>> out(levels);
+  for (int64_t i = 0; i < lines; ++i) {
+    int64_t rem = i, lv = 0;
+    for (int d = m - 1; d >= 0; --d) {
+      lv += (int64_t(1) << (m - 1 - d)) * (rem % in.shape[d]);
+      rem /= in.shape[d];
+    }
+    out[lv].push_back(i);
+  }
+  return out;
+}
+
+}  // namespace
+
+template <class F>
+void edt_cpu(const View& in, const double* sampling, double* dist, F* feat) {
+  dispatch_dtype(in.dtype, [&]<class T>() {
+    first_pass<T, F>(in, sampling ? sampling[0] : 1.0, in.ndim == 1, dist, feat);
+  });
+  for (int d = 1; d < in.ndim; ++d) line_pass<F>(in, d, sampling ? sampling[d] : 1.0, d == in.ndim - 1, dist, feat);
+}
+
+template <class F>
+void chamfer_cpu(const View& in, const Chamfer& g, int32_t* dist, F* feat) {
+  const int64_t n = in.size();
+  dispatch_dtype(in.dtype, [&]<class T>() {
+    const T* src = in.ptr<T>();
+    parallel_for(n, 1 << 14, [&](int64_t a, int64_t b) {
+      int64_t i = a;
+      for_range(in, a, b, [&](int64_t o) {
+        dist[i] = src[o] == T(0) ? 0 : -1;
+        if (feat) feat[i] = F(i);
+        ++i;
+      });
+    });
+  });
+  const auto levels = wavefront(in);
+  for (bool backward : {false, true}) {
+    for (size_t s = 0; s < levels.size(); ++s) {
+      const auto& lv = levels[backward ? levels.size() - 1 - s : s];
+      parallel_for(int64_t(lv.size()), 1, [&](int64_t a, int64_t b) {
+        for (int64_t i = a; i < b; ++i) chamfer_line(g, lv[i], backward, dist, feat);
+      });
+    }
+  }
+}
+
+template <class F>
+void brute_force_cpu(const View& in, const int64_t* border, int64_t nb, Metric metric, const double* sampling,
+                     const View& dist, F* feat) {
+  const int64_t n = in.size();
+  int64_t cstride[kMaxDim];
+  cstride[in.ndim - 1] = 1;
+  for (int d = in.ndim - 1; d > 0; --d) cstride[d - 1] = cstride[d] * in.shape[d];
+  dispatch_dtype(in.dtype, [&]<class T>() {
+    const T* src = in.ptr<T>();
+    parallel_for(n, 64, [&](int64_t a, int64_t b) {
+      int64_t i = a;
+      for_range(in, a, b, [&](int64_t o) {
+        int64_t coords[kMaxDim], rem = i, f = i;
+        for (int d = in.ndim - 1; d >= 0; --d) {
+          coords[d] = rem % in.shape[d];
+          rem /= in.shape[d];
+        }
+        const bool fg = src[o] != T(0);
+        if (metric == Metric::euclidean) {
+          double v = 0;
+          if (fg) nearest_border(coords, in.ndim, border, nb, metric, sampling, cstride, v, f);
+          dist.ptr<double>()[i] = v;
+        } else {
+          uint32_t v = 0;
+          if (fg) nearest_border(coords, in.ndim, border, nb, metric, sampling, cstride, v, f);
+          dist.ptr<uint32_t>()[i] = v;
+        }
+        if (feat) feat[i] = F(f);
+        ++i;
+      });
+    });
+  });
+}
+
+void unravel_cpu(const View& feat, const View& indices) {
+  const int64_t n = feat.size();
+  int32_t* out = indices.ptr<int32_t>();
+  dispatch_dtype(feat.dtype, [&]<class F>() {
+    if constexpr (std::is_same_v<F, int32_t> || std::is_same_v<F, int64_t>) {
+      const F* f = feat.ptr<F>();
+      parallel_for(n, 1 << 14, [&](int64_t a, int64_t b) {
+        for (int64_t i = a; i < b; ++i) {
+          int64_t rem = f[i];  // read before the first plane (which may be `feat`) is written
+          for (int d = feat.ndim - 1; d >= 0; --d) {
+            out[d * n + i] = int32_t(rem % feat.shape[d]);
+            rem /= feat.shape[d];
+          }
+        }
+      });
+    }
+  });
+}
+
+template void edt_cpu<int32_t>(const View&, const double*, double*, int32_t*);
+template void edt_cpu<int64_t>(const View&, const double*, double*, int64_t*);
+template void chamfer_cpu<int32_t>(const View&, const Chamfer&, int32_t*, int32_t*);
+template void chamfer_cpu<int64_t>(const View&, const Chamfer&, int32_t*, int64_t*);
+template void brute_force_cpu<int32_t>(const View&, const int64_t*, int64_t, Metric, const double*, const View&,
+                                       int32_t*);
+template void brute_force_cpu<int64_t>(const View&, const int64_t*, int64_t, Metric, const double*, const View&,
+                                       int64_t*);
+
+}  // namespace ndimg::distance
