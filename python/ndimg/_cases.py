@@ -13,6 +13,7 @@ SHAPES = {
     "2d_f32": ((3840, 2160), "float32"),
     "2d_rgb_u8": ((3840, 2160, 3), "uint8"),
     "3d_f32": ((192, 192, 192), "float32"),
+    "3d_u8_256": ((256, 256, 256), "uint8"),
     "none": ((), None),    # generators (inputs=("none",)): no array argument
 }
 

@@ -288,6 +288,41 @@ for _name, _halo in (("grey_erosion", _GREY_HALO), ("grey_dilation", _GREY_HALO)
 # ---- issue 24: measurements ----
 # ---- end measurements ----
 # ---- issue 24: distance transforms ----
+_DT = "ndimg.ndimage._distance"
+_DT_IN = ("mask:0.7",)   # mostly foreground: long distances and many equidistant zeros (ties)
+_CDT_STRUCT3 = np.array([[[0, 1, 0], [1, 0, 0], [0, 0, 1]], [[1, 0, 1], [1, 1, 0], [0, 1, 0]],
+                         [[0, 0, 1], [0, 1, 1], [1, 0, 0]]], dtype=bool)   # not symmetric: a mirror shows
+_DT_COMMON = (case(), case(return_indices=True), case(return_distances=False, return_indices=True),
+              case(distances=Arr("mask", "float64"), return_indices=True, _id="distances_out"),
+              case(_inputs=("mask:1.0",), return_indices=True, _id="no_background"),
+              case(_inputs=("mask:0.02",), return_indices=True, _id="sparse_background"))
+_DT_BAD = (bad(RuntimeError, return_distances=False), bad(RuntimeError, return_distances=False, return_indices=True,
+                                                           distances=Arr("mask", "float64")))
+register("ndimage", "distance_transform_edt", f"{_DT}:distance_transform_edt", dtypes=ALL, ndim=(1, 2, 3),
+         family="distance", inputs=_DT_IN,
+         cases=_DT_COMMON + (case(sampling=2.0), case(sampling=(0.5, 1.3), return_indices=True, _ndim=(2,)),
+                             case(sampling=(1.5, 1.0, 0.7), return_indices=True, _ndim=(3,))),
+         bad=_DT_BAD + (bad(RuntimeError, sampling=(1, 2, 3, 4)), bad(RuntimeError, distances=Arr("mask", "float32"))),
+         bench=(("2d_f32", dict(_inputs=("mask:0.5",))), ("3d_f32", dict(_inputs=("mask:0.5",))),
+                ("3d_u8_256", dict(_inputs=("mask:0.5",))),
+                ("2d_f32", dict(_inputs=("mask:0.5",), return_indices=True))))
+register("ndimage", "distance_transform_cdt", f"{_DT}:distance_transform_cdt", dtypes=ALL, ndim=(1, 2, 3),
+         family="distance", inputs=_DT_IN,
+         cases=_DT_COMMON[:3] + (case(distances=Arr("mask", "int32"), return_indices=True, _id="distances_out"), _DT_COMMON[4],
+                                 case(metric="taxicab"), case(metric="cityblock", return_indices=True),
+                                 case(metric=_FOOT2, return_indices=True, _ndim=(2,)),
+                                 case(metric=_FOOT2.astype(np.int16), _ndim=(2,)),
+                                 case(metric=_CDT_STRUCT3, return_indices=True, _ndim=(3,))),
+         bad=_DT_BAD[:1] + (bad(ValueError, metric="bogus"), bad(ValueError, metric=np.ones((2, 2)), _ndim=(2,)),
+                            bad(ValueError, distances=Arr("mask", "float64"))),
+         bench=(("2d_f32", dict(_inputs=("mask:0.5",))), ("2d_f32", dict(_inputs=("mask:0.5",), metric="taxicab")),
+                ("3d_f32", dict(_inputs=("mask:0.5",)))))
+register("ndimage", "distance_transform_bf", f"{_DT}:distance_transform_bf", dtypes=ALL, ndim=(1, 2, 3),
+         family="distance", inputs=_DT_IN,
+         cases=_DT_COMMON + (case(metric="taxicab", return_indices=True), case(metric="chessboard"),
+                             case(metric="Manhattan"), case(sampling=(0.5, 1.3), return_indices=True, _ndim=(2,))),
+         bad=_DT_BAD + (bad(RuntimeError, metric="bogus"), bad(RuntimeError, sampling=(1, 2, 3, 4)),
+                        bad(RuntimeError, metric="taxicab", distances=Arr("mask", "float64"))))
 # ---- end distance transforms ----
 
 # ---------------------------------------------------------------------------------------------------
