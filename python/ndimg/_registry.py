@@ -286,6 +286,58 @@ for _name, _halo in (("grey_erosion", _GREY_HALO), ("grey_dilation", _GREY_HALO)
 # ---- issue 24: labels ----
 # ---- end labels ----
 # ---- issue 24: measurements ----
+_ME = "ndimg.ndimage._measurements"
+_ME_DASK = "ndimg.ndimage._measurements_dask"
+_NLAB = 100000   # bench: labels per image (3x3 blocks of a coarse random grid: most of them present)
+_ME_BENCH = tuple((s, dict(_inputs=("image", f"int_labels:{_NLAB}"), index=np.arange(1, _NLAB))) for s in ("2d_f32", "3d_f32"))
+_ME_INDEX = (case(index=[1, 3, 7]), case(index=np.array([[4, 1], [0, 9]]), _ndim=(2,)))   # 7, 9: absent labels
+_ME_ONE = case(index=1, _inputs=("image", "labels:2"))   # two labels: label 1 is present in the smallest image
+_ME_CASES = (case(), _ME_ONE) + _ME_INDEX + (case(_inputs=("image",)),)
+# scipy finds the position of an index sequence's extremes by an unstable argsort: which of tied values it
+# reports is unspecified (ndimg: the first in C order, as for one region), so those cases take float data
+_ME_POS_CASES = (case(), _ME_ONE) + tuple(replace(c, dtype="float64") for c in _ME_INDEX) + (case(_inputs=("image",)),)
+_ME_EMPTY = bad(ValueError, index=99, _id="empty_region")   # numpy's min of no values
+_ME_COMPLEX = {"complex64": "complex input: ndimg measures real images only (TypeError); scipy sums complex values "
+                            "and orders them lexicographically"}
+# float16: scipy sums float16 in float16 (errors ~1e-3 of the values), ndimg in float64
+_ME_F16 = dict(_ME_COMPLEX, float16="float16 sums: scipy adds in float16 (relative error ~1e-4 here), ndimg in float64")
+for _name, _kw in [
+    ("sum_labels", {}), ("sum", {}), ("mean", {}), ("variance", {}), ("standard_deviation", {}),
+    ("minimum", dict(bad=(_ME_EMPTY,))), ("maximum", dict(bad=(_ME_EMPTY,))), ("median", {}),
+    ("center_of_mass", {}),
+    ("minimum_position", dict(cases=_ME_POS_CASES, bad=(_ME_EMPTY,))),
+    ("maximum_position", dict(cases=_ME_POS_CASES, bad=(_ME_EMPTY,))),
+    ("extrema", dict(cases=_ME_POS_CASES, bad=(_ME_EMPTY,))),
+]:
+    _kw = dict(dict(cases=_ME_CASES, known_differences=_ME_F16 if _name in ("mean", "variance", "standard_deviation")
+                    else _ME_COMPLEX), **_kw)
+    _kw["bad"] = _kw.get("bad", ()) + (bad(ValueError, **_MISMATCH),)
+    register("ndimage", _name, f"{_ME}:{_name}", dtypes=ALL, ndim=(1, 2, 3), inputs=("image", "labels"),
+             family="label_count", rtol=1e-6, atol=1e-9, bench=_ME_BENCH, **_kw)
+register("ndimage", "histogram", f"{_ME}:histogram", dtypes=ALL, ndim=(1, 2, 3), family="label_count",
+         cases=(case(min=0.1, max=0.9, bins=7, labels=Arr("labels")), case(min=-50, max=200, bins=9, labels=Arr("labels:2"), index=1),
+                case(min=0, max=1, bins=4)),
+         bad=(bad(ValueError, min=1, max=0, bins=4, _id="decreasing_bins"),), known_differences=_ME_COMPLEX,
+         bench=tuple((s, dict(min=0, max=1, bins=16, labels=Arr("int_labels:1000"), index=np.arange(1, 1000)))
+                     for s in ("2d_f32", "3d_f32")))
+
+
+def _argmax_position(values, positions):
+    return positions[values.argmax()]
+
+
+# bool labels refuse index values other than 0 and 1 (scipy's lossless cast check)
+register("ndimage", "labeled_comprehension", f"{_ME}:labeled_comprehension", dtypes=NUMERIC, ndim=(1, 2, 3),
+         inputs=("image", "labels"), family="label_count", rtol=1e-5, atol=1e-6, known_differences=_ME_COMPLEX,
+         cases=(case(index=[1, 3, 7], func=np.sum, out_dtype=np.float64, default=-1.0),
+                case(index=None, func=np.max, out_dtype=np.float64, default=0.0),
+                case(index=2, func=np.median, out_dtype=np.float32, default=np.nan),
+                case(index=[1, 2], func=_argmax_position, out_dtype=np.int64, default=-1, pass_positions=True,
+                     _dtype="float64")),
+         bad=(bad(ValueError, index=[1, 2], func=np.sum, out_dtype=np.float64, default=0, **_MISMATCH),),
+         bench=tuple((s, dict(_inputs=("image", "int_labels:1000"), index=np.arange(1, 1000), func=np.mean,
+                              out_dtype=np.float64, default=0.0)) for s in ("2d_f32", "3d_f32")))
+del _name, _kw
 # ---- end measurements ----
 # ---- issue 24: distance transforms ----
 _DT = "ndimg.ndimage._distance"

@@ -38,7 +38,8 @@ void weighted_coords(const View& in, const View& slots, const View& coords, Stre
 
 // Per slot, over its values that are not NaN: the smallest and largest (mins, maxs: in's dtype) and the
 // C-order flat index of the first element holding each (minpos, maxpos: int64); a slot without such values
-// gets 0 for all four. nans[s] (int64) = its count of NaN values, nanpos[s] the index of the first (0 if none).
+// gets 0 for the values and -1 for the positions. nans[s] (int64) = its count of NaN values, nanpos[s] the
+// index of the first (-1 if none).
 // All tables are written whole.
 void extrema(const View& in, const View& slots, const View& mins, const View& maxs, const View& minpos,
              const View& maxpos, const View& nans, const View& nanpos, StreamHandle stream = nullptr);

@@ -170,10 +170,10 @@ void extrema_cpu(const View& in, const View& slots, const View& mins, const View
         const bool any = r.mnp >= 0;
         omn[s] = any ? r.mn : T(0);
         omx[s] = any ? r.mx : T(0);
-        omnp[s] = any ? r.mnp : 0;
-        omxp[s] = any ? r.mxp : 0;
+        omnp[s] = any ? r.mnp : -1;
+        omxp[s] = any ? r.mxp : -1;
         onan[s] = r.nanc;
-        onanp[s] = r.nanc ? r.nanp : 0;
+        onanp[s] = r.nanc ? r.nanp : -1;
       }
     });
   });

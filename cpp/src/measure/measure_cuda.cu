@@ -160,18 +160,16 @@ __global__ void extrema_pos_kernel(Elements<T> e, const ull* mn, const ull* mx, 
   }
 }
 
-// The tables of extrema() from the keys and positions (positions left at ~0: the slot had no value).
+// The tables of extrema() from the keys and positions (positions left at ~0, that is -1: the slot had no value).
 template <class T>
 __global__ void extrema_finish_kernel(int64_t ns, const ull* mnk, const ull* mxk, const ull* mnp, const ull* mxp,
-                                      T* mins, T* maxs, int64_t* minpos, int64_t* maxpos, int64_t* nans,
-                                      int64_t* nanpos) {
+                                      T* mins, T* maxs, int64_t* minpos, int64_t* maxpos) {
   NDIMG_GRID_STRIDE(s, ns) {
     const bool any = mnp[s] != ~0ull;
     mins[s] = any ? from_order_key<T>(mnk[s]) : T(0);
     maxs[s] = any ? from_order_key<T>(mxk[s]) : T(0);
-    minpos[s] = any ? int64_t(mnp[s]) : 0;
-    maxpos[s] = any ? int64_t(mxp[s]) : 0;
-    if (nans[s] == 0) nanpos[s] = 0;
+    minpos[s] = int64_t(mnp[s]);
+    maxpos[s] = int64_t(mxp[s]);
   }
 }
 
@@ -285,8 +283,7 @@ void extrema_cuda(const View& in, const View& slots, const View& mins, const Vie
       cuda::check_launch(op);
     }
     extrema_finish_kernel<T><<<grid(ns), kThreads, 0, s>>>(ns, mnk, mxk, mnp, mxp, mins.ptr<T>(), maxs.ptr<T>(),
-                                                           minpos.ptr<int64_t>(), maxpos.ptr<int64_t>(),
-                                                           nans.ptr<int64_t>(), nanpos.ptr<int64_t>());
+                                                           minpos.ptr<int64_t>(), maxpos.ptr<int64_t>());
     cuda::check_launch(op);
   });
 }

@@ -1,0 +1,414 @@
+"""scipy.ndimage's measurements (statistics per label), on the array's engine.
+
+Labels are first mapped to slots (one int32 per element: the result it counts towards, or -1) by the
+measure primitives of ``cpp/src/measure``; every statistic is then one pass over the image for all labels at
+once. scipy's rules kept here: ``labels=None`` is the whole image, ``index=None`` all labels > 0 as one
+region, a scalar index one region, and both give numpy.sum/min/median's scalar types and errors (an empty
+region raises for minimum and the positions, NaN propagates); an index sequence gives one result per index
+value, float64 sums and means, zeros for labels that are absent, minima in the input's dtype.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _core
+from .._engine import engine_aware, stream_ptr, xp_of
+
+_MAP = _core.SlotMap
+_DENSE_SPAN = 1 << 16   # a dense label -> slot table up to this many entries (or 4 per index value)
+
+
+class Groups:
+    """An image's elements grouped by slot: ``input`` (native, real, float16 as float32; broadcast against
+    the labels), ``slots`` (int32, C-contiguous), ``nslots``, ``pick`` (host int64: the slot of each index
+    value, of the index's shape; 0-d for one region), ``single`` (scipy's one-region path: labels or index
+    None, or a scalar index), ``dtype`` (the caller's input dtype)."""
+
+    __slots__ = ("input", "slots", "nslots", "pick", "single", "dtype", "xp")
+
+    def __init__(self, input, slots, nslots, pick, single, dtype):
+        self.input, self.slots, self.nslots, self.pick, self.single, self.dtype = \
+            input, slots, nslots, pick, single, dtype
+        self.xp = xp_of(input)
+
+    def take(self, table):
+        """The entries of a per-slot table for the index values (a NumPy scalar or 0-d CuPy array for one)."""
+        xp = self.xp
+        return table[int(self.pick)] if self.pick.ndim == 0 else table[xp.asarray(self.pick)]
+
+
+def as_real(input):
+    """input as an array scipy measures: native, float16 computed as float32, complex refused."""
+    if not hasattr(input, "dtype") or not hasattr(input, "shape"):
+        input = np.asarray(input)
+    if input.dtype.kind == "c":
+        raise TypeError("ndimg.ndimage measurements take real input (complex is not supported)")
+    if input.dtype.kind not in "biuf":
+        raise TypeError(f"array type {input.dtype} not supported")
+    if input.dtype == np.float16:
+        input = input.astype(np.float32)
+    return input
+
+
+def _keys(index, labels_dtype):
+    """(map, lo, table, slot of each unique index value) for the distinct index values; the values no label
+    of this dtype can equal (non-integral for integer labels) get the extra, always empty, last slot."""
+    uniq, inverse = np.unique(index.ravel(), return_inverse=True)
+    if labels_dtype.kind == "f":
+        keys = uniq.astype(np.float64)
+        return _MAP.sorted, 0, keys, inverse, len(keys) + 1
+    if uniq.dtype.kind == "f":
+        ok = np.isfinite(uniq) & (uniq == np.floor(uniq)) & (np.abs(uniq) < 2.0**63)
+    elif uniq.dtype.kind in "iub":
+        ok = uniq <= np.iinfo(np.int64).max if uniq.dtype == np.uint64 else np.ones(len(uniq), bool)
+    else:
+        raise TypeError(f"index values of type {uniq.dtype} are not supported")
+    keys = uniq[ok].astype(np.int64)
+    slot_of = np.where(ok, np.cumsum(ok) - 1, len(keys))
+    if len(keys) and int(keys[-1]) - int(keys[0]) < max(_DENSE_SPAN, 4 * len(keys)):
+        lo = int(keys[0])
+        table = np.full(int(keys[-1]) - lo + 1, -1, np.int32)
+        table[keys - lo] = np.arange(len(keys), dtype=np.int32)
+        return _MAP.dense, lo, table, slot_of[inverse], len(keys) + 1
+    return _MAP.sorted, 0, keys, slot_of[inverse], len(keys) + 1
+
+
+def groups(input, labels=None, index=None):
+    """The Groups of a call (scipy's broadcasting of labels against input, its ValueError on mismatch)."""
+    dtype = np.dtype(getattr(input, "dtype", None) or np.asarray(input).dtype)
+    input = as_real(input)
+    xp = xp_of(input)
+    if labels is None:
+        return Groups(input, xp.zeros(input.shape, np.int32), 1, np.zeros((), np.int64), True, dtype)
+    labels = xp.asarray(labels)
+    if labels.dtype.kind not in "biuf":
+        raise TypeError(f"labels of type {labels.dtype} are not supported")
+    if labels.dtype == np.float16:
+        labels = labels.astype(np.float32)
+    input, labels = xp.broadcast_arrays(input, labels)
+    slots = xp.empty(input.shape, np.int32)
+    empty = xp.empty(0, np.int32)
+    if index is None:
+        _core.measure_slots(labels, _MAP.positive, 0, empty, slots, stream=stream_ptr(slots))
+        return Groups(input, slots, 1, np.zeros((), np.int64), True, dtype)
+    single = np.isscalar(index)
+    index = np.asarray(index.get() if hasattr(index, "get") else index)
+    if index.size == 0:
+        return Groups(input, slots, 0, np.zeros(index.shape, np.int64), False, dtype)
+    kind, lo, table, pick, nslots = _keys(index, labels.dtype)
+    _core.measure_slots(labels, kind, lo, xp.asarray(table), slots, stream=stream_ptr(slots))
+    return Groups(input, slots, nslots, pick.reshape(index.shape).astype(np.int64), single, dtype)
+
+
+# ---------------------------------------------------------------------------------------------------
+# per-slot tables (the primitives)
+# ---------------------------------------------------------------------------------------------------
+
+def moments(g):
+    """(counts int64, sums float64, integer sums int64) per slot."""
+    xp = g.xp
+    counts, sums, isums = xp.zeros(g.nslots, np.int64), xp.zeros(g.nslots, np.float64), xp.zeros(g.nslots, np.int64)
+    _core.measure_moments(g.input, g.slots, counts, sums, isums, stream=stream_ptr(counts))
+    return counts, sums, isums
+
+
+def centered(g, means):
+    sq = g.xp.zeros(g.nslots, np.float64)
+    _core.measure_centered(g.input, g.slots, means, sq, stream=stream_ptr(sq))
+    return sq
+
+
+def extrema_tables(g):
+    """(mins, maxs, minpos, maxpos, nans, nanpos) per slot over the values that are not NaN (-1 positions:
+    none), with the count and first position of the NaN."""
+    xp = g.xp
+    t = [xp.empty(g.nslots, g.input.dtype), xp.empty(g.nslots, g.input.dtype)] + \
+        [xp.empty(g.nslots, np.int64) for _ in range(4)]
+    _core.measure_extrema(g.input, g.slots, *t, stream=stream_ptr(t[0]))
+    return t
+
+
+def _quiet_divide(xp, a, b):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return a / b
+
+
+def _divide(xp, a, b):
+    """a / b with NumPy's RuntimeWarning for 0 / 0 (scipy divides by empty counts in the open)."""
+    return a / b
+
+
+def sum_table(g):
+    """(counts, sums) with the sums in scipy's types: one region as numpy.sum gives it (int64 for signed
+    integers and bool, uint64 for unsigned, the float dtype for floats); an index sequence in float64."""
+    counts, sums, isums = moments(g)
+    if not g.single:
+        return counts, sums
+    kind = np.dtype(g.dtype).kind
+    if kind in "bi":
+        return counts, isums
+    if kind == "u":
+        return counts, isums.view(np.uint64)
+    return counts, sums.astype(g.dtype)
+
+
+def variance_table(g):
+    counts, sums, _ = moments(g)
+    xp = g.xp
+    means = _quiet_divide(xp, sums, counts.astype(np.float64))
+    return counts, centered(g, means)
+
+
+# ---------------------------------------------------------------------------------------------------
+# the public functions
+# ---------------------------------------------------------------------------------------------------
+
+@engine_aware("input", "labels")
+def sum_labels(input, labels=None, index=None):
+    g = groups(input, labels, index)
+    return g.take(sum_table(g)[1])
+
+
+@engine_aware("input", "labels")
+def sum(input, labels=None, index=None):  # noqa: A001 - scipy's name
+    return sum_labels(input, labels, index)
+
+
+@engine_aware("input", "labels")
+def mean(input, labels=None, index=None):
+    g = groups(input, labels, index)
+    counts, sums, isums = moments(g)
+    if g.single and np.dtype(g.dtype).kind in "biu":
+        sums = (isums.view(np.uint64) if np.dtype(g.dtype).kind == "u" else isums).astype(np.float64)
+    return g.take(_divide(g.xp, sums, counts.astype(np.float64)))
+
+
+@engine_aware("input", "labels")
+def variance(input, labels=None, index=None):
+    g = groups(input, labels, index)
+    counts, sq = variance_table(g)
+    return g.take(_divide(g.xp, sq, counts.astype(np.float64)))
+
+
+@engine_aware("input", "labels")
+def standard_deviation(input, labels=None, index=None):
+    g = groups(input, labels, index)
+    counts, sq = variance_table(g)
+    return g.take(g.xp.sqrt(_divide(g.xp, sq, counts.astype(np.float64))))
+
+
+def _extreme(g, which):
+    """minimum/maximum values and positions by scipy's rules: (values, positions) tables for the index."""
+    mins, maxs, minpos, maxpos, nans, nanpos = extrema_tables(g)
+    xp = g.xp
+    vals, pos = (mins, minpos) if which == "minimum" else (maxs, maxpos)
+    if g.single:
+        nan, p, n = (int(v) for v in (g.take(nans), g.take(pos), g.take(nanpos)))
+        if p < 0 and n < 0:
+            raise ValueError(f"zero-size array to reduction operation {which} which has no identity")
+        if nan:   # numpy's min/max propagate NaN, and no element then equals it (scipy's IndexError)
+            return xp.asarray(np.nan, vals.dtype)[()] if xp is np else xp.asarray(np.nan, vals.dtype), None
+        return g.take(vals).astype(g.dtype) if g.dtype != vals.dtype else g.take(vals), p
+    # scipy sorts NaN last: a minimum is NaN only where all values are, a maximum wherever one is
+    nan_here = (nans > 0) & (pos < 0) if which == "minimum" else nans > 0
+    if vals.dtype.kind == "f":
+        vals = xp.where(nan_here, vals.dtype.type(np.nan), vals)
+    pos = xp.where(nan_here, nanpos, xp.maximum(pos, 0))
+    return g.take(vals).astype(g.dtype, copy=False), g.take(pos)
+
+
+@engine_aware("input", "labels")
+def minimum(input, labels=None, index=None):
+    g = groups(input, labels, index)
+    return _extreme(g, "minimum")[0]
+
+
+@engine_aware("input", "labels")
+def maximum(input, labels=None, index=None):
+    g = groups(input, labels, index)
+    return _extreme(g, "maximum")[0]
+
+
+def _coordinates(g, pos, shape, which):
+    """Flat C-order positions as scipy's tuples of np.int64 (a list of them for an index sequence)."""
+    dims = np.array(shape, dtype=np.int64)
+    prod = np.cumprod([1] + list(dims[:0:-1]))[::-1] if len(dims) else np.ones(1, np.int64)
+    if g.single:
+        if pos is None:
+            raise IndexError(f"index 0 is out of bounds for axis 0 with size 0 ({which} is NaN)")
+        return tuple((np.int64(pos) // prod) % dims)
+    pos = np.asarray(pos.get() if hasattr(pos, "get") else pos)
+    if pos.ndim == 0:
+        return tuple((pos // prod) % dims)
+    return [tuple(v) for v in (pos.reshape(-1, 1) // prod) % dims]
+
+
+@engine_aware("input", "labels")
+def minimum_position(input, labels=None, index=None):
+    g = groups(input, labels, index)
+    return _coordinates(g, _extreme(g, "minimum")[1], g.input.shape, "minimum")
+
+
+@engine_aware("input", "labels")
+def maximum_position(input, labels=None, index=None):
+    g = groups(input, labels, index)
+    return _coordinates(g, _extreme(g, "maximum")[1], g.input.shape, "maximum")
+
+
+@engine_aware("input", "labels")
+def extrema(input, labels=None, index=None):
+    g = groups(input, labels, index)
+    mn, mnp = _extreme(g, "minimum")
+    mx, mxp = _extreme(g, "maximum")
+    shape = g.input.shape
+    return mn, mx, _coordinates(g, mnp, shape, "minimum"), _coordinates(g, mxp, shape, "maximum")
+
+
+@engine_aware("input", "labels")
+def center_of_mass(input, labels=None, index=None):
+    g = groups(input, labels, index)
+    if g.input.ndim == 0:
+        raise IndexError("list index out of range (a 0-d input has no axes)")   # scipy's error
+    xp = g.xp
+    _, normalizer = sum_table(g)
+    coords = xp.zeros((g.nslots, g.input.ndim), np.float64)
+    _core.measure_weighted_coords(g.input, g.slots, coords, stream=stream_ptr(coords))
+    if g.pick.ndim == 0:
+        row, norm = coords[int(g.pick)], g.take(normalizer)
+        return tuple(row[d] / norm for d in range(g.input.ndim))
+    res = g.take(coords) / g.take(normalizer)[..., None]
+    res = np.asarray(res.get() if hasattr(res, "get") else res)
+    return [tuple(v) for v in np.moveaxis(res, -1, 0).T]
+
+
+def _median_sorted(g, counts):
+    """Medians per slot on the CUDA engine: the values sorted by (slot, value), the middle two of each slot."""
+    xp = g.xp
+    flat = g.slots.ravel()
+    keep = flat >= 0
+    s = flat[keep]
+    v = xp.ascontiguousarray(g.input).ravel()[keep]
+    v = v.astype(np.float32 if v.dtype == np.float32 else np.float64)
+    v = v[xp.lexsort(xp.stack([v, s.astype(v.dtype)]))] if v.size else v
+    start = xp.cumsum(counts) - counts
+    lo = start + xp.maximum(counts - 1, 0) // 2
+    hi = start + counts // 2
+    if v.size == 0:
+        return xp.zeros(g.nslots, v.dtype), xp.zeros(g.nslots, bool)
+    lo, hi = xp.minimum(lo, v.size - 1), xp.minimum(hi, v.size - 1)
+    nan = xp.isnan(v)
+    any_nan = xp.bincount(s[xp.argsort(s, kind="stable")][nan], minlength=g.nslots) > 0 if v.dtype.kind == "f" \
+        else xp.zeros(g.nslots, bool)
+    return (v[lo] + v[hi]) / v.dtype.type(2), any_nan
+
+
+@engine_aware("input", "labels")
+def median(input, labels=None, index=None):
+    g = groups(input, labels, index)
+    xp = g.xp
+    counts = moments(g)[0]
+    out_dtype = np.float32 if g.input.dtype == np.float32 else np.float64
+    if xp is np:
+        out = np.zeros(g.nslots, out_dtype)
+        _core.measure_median(g.input, g.slots, counts, out, g.single)
+    else:
+        out, any_nan = _median_sorted(g, counts)
+        if g.single:
+            out = xp.where(any_nan, out.dtype.type(np.nan), out)
+    if g.single:
+        if int(g.take(counts)) == 0:
+            return np.dtype(out_dtype).type(np.nan) if xp is np else xp.asarray(np.nan, out_dtype)
+        result = g.take(out)
+        return result.astype(np.float16) if g.dtype == np.float16 else result
+    # scipy's index of an empty label is 0 into the values sorted by (label, value): the smallest value of the
+    # smallest label (NaN last)
+    if bool((counts[xp.asarray(g.pick)] == 0).any()) if g.pick.size else False:
+        labels = _labels_of(input, labels)
+        first = g.input[labels == labels.min()]
+        finite = first[~xp.isnan(first)] if first.dtype.kind == "f" else first
+        fill = (finite.min() if finite.size else first[0]).astype(out_dtype)
+        out = xp.where(counts == 0, fill, out)
+    result = g.take(out)
+    return result.astype(np.float16) if g.dtype == np.float16 else result
+
+
+def _labels_of(input, labels):
+    """The labels broadcast against the input (for the rare whole-image look-ups)."""
+    xp = xp_of(labels)
+    return xp.broadcast_arrays(xp.asarray(as_real(input)), xp.asarray(labels))[1]
+
+
+@engine_aware("input", "labels")
+def histogram(input, min, max, bins, labels=None, index=None):  # noqa: A002 - scipy's names
+    edges = np.linspace(min, max, bins + 1)
+    if labels is None and index is not None:
+        raise ValueError("index without defined labels")
+    g = groups(input, labels, index)
+    xp = g.xp
+    if len(edges) < 2:
+        hist = xp.zeros((g.nslots, 0), np.int64)
+    else:
+        if np.any(edges[:-1] > edges[1:]):
+            raise ValueError("`bins` must increase monotonically, when an array")
+        hist = xp.zeros((g.nslots, len(edges) - 1), np.int64)
+        _core.measure_histogram(g.input, g.slots, edges.tolist(), hist, stream=stream_ptr(hist))
+    if labels is None or index is None:
+        return hist[0]
+    counts = moments(g)[0]
+    present = np.asarray(g.take(counts).get() if xp is not np else g.take(counts)) > 0
+    if g.single:
+        return hist[int(g.pick)] if present else None
+    out = np.empty(g.pick.shape, object)
+    for i, (s, here) in enumerate(zip(g.pick.ravel(), present.ravel())):
+        out.flat[i] = hist[int(s)] if here else None
+    return out
+
+
+@engine_aware("input", "labels")
+def labeled_comprehension(input, labels, index, func, out_dtype, default, pass_positions=False):
+    as_scalar = np.isscalar(index)
+    if not hasattr(input, "dtype") or not hasattr(input, "shape"):
+        input = np.asarray(input)
+    xp = xp_of(input)
+    positions = xp.arange(input.size).reshape(input.shape) if pass_positions else None
+    if labels is None:
+        if index is not None:
+            raise ValueError("index without defined labels")
+        return func(input.ravel()) if not pass_positions else func(input.ravel(), positions.ravel())
+    labels = xp.asarray(labels)
+    try:
+        input, labels = xp.broadcast_arrays(input, labels)
+    except ValueError as e:
+        raise ValueError("input and labels must have the same shape (excepting dimensions with width 1)") from e
+    if pass_positions:
+        positions = xp.broadcast_to(positions, input.shape) if positions.shape != input.shape else positions
+    if index is None:
+        mask = labels > 0
+        return func(input[mask]) if not pass_positions else func(input[mask], positions[mask])
+    index = np.atleast_1d(np.asarray(index.get() if hasattr(index, "get") else index))
+    if np.any(index.astype(labels.dtype).astype(index.dtype) != index):
+        raise ValueError(f"Cannot convert index values from <{index.dtype}> to <{labels.dtype}> "
+                         f"(labels' type) without loss of precision")
+    index = index.astype(labels.dtype)
+    kind, lo, table, pick, nslots = _keys(index, labels.dtype if labels.dtype != np.float16 else np.dtype(np.float32))
+    slots = xp.empty(labels.shape, np.int32)
+    lab = labels.astype(np.float32) if labels.dtype == np.float16 else labels
+    _core.measure_slots(lab, kind, lo, xp.asarray(table), slots, stream=stream_ptr(slots))
+    # every region's values side by side, in C order within a region: one stable sort by slot
+    flat = slots.ravel()
+    order = xp.argsort(flat, kind="stable")
+    counts = np.asarray(xp.bincount(flat[flat >= 0], minlength=nslots).tolist(), np.int64)
+    skip = int(flat.size - counts.sum())
+    bounds = np.concatenate(([0], np.cumsum(counts))) + skip
+    values = xp.ascontiguousarray(input).ravel()[order]
+    places = xp.ascontiguousarray(positions).ravel()[order] if pass_positions else None
+    lib = np if np.dtype(out_dtype) == object else xp
+    out = lib.empty(index.shape, out_dtype)
+    out[...] = default
+    flat_out = out.reshape(-1)   # a view: the index's own shape kept
+    for i, s in enumerate(pick.ravel()):
+        a, b = bounds[s], bounds[s + 1]
+        if a == b:
+            continue
+        flat_out[i] = func(values[a:b]) if not pass_positions else func(values[a:b], places[a:b])
+    return out[0] if as_scalar else out
