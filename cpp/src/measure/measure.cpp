@@ -7,6 +7,9 @@
 namespace ndimg::measure {
 namespace {
 
+// Empty arrays count as contiguous whatever strides they come with.
+bool contiguous(const View& v) { return v.size() == 0 || v.c_contiguous(); }
+
 bool same_shape(const View& a, const View& b) {
   if (a.ndim != b.ndim) return false;
   for (int d = 0; d < a.ndim; ++d)
@@ -16,7 +19,7 @@ bool same_shape(const View& a, const View& b) {
 
 // A contiguous table of n entries (n = -1: any length) of dtype t, on in's device.
 void require_table(const View& in, const View& t, DType dtype, int64_t n, const char* op, const char* name) {
-  if (t.dtype != dtype || !t.c_contiguous() || (n >= 0 && t.size() != n))
+  if (t.dtype != dtype || !contiguous(t) || (n >= 0 && t.size() != n))
     throw ValueError(std::string(op) + ": " + name + " must be a contiguous " + dtype_name(dtype) + " array of " +
                      (n >= 0 ? std::to_string(n) : std::string("the slots'")) + " elements");
   require_same_device(in, t, op);
@@ -24,7 +27,7 @@ void require_table(const View& in, const View& t, DType dtype, int64_t n, const 
 
 // The slots of `in`: int32, C-contiguous, of its shape, on its device.
 void require_slots(const View& in, const View& slots, const char* op) {
-  if (slots.dtype != DType::I32 || !slots.c_contiguous() || !same_shape(in, slots))
+  if (slots.dtype != DType::I32 || !contiguous(slots) || !same_shape(in, slots))
     throw ValueError(std::string(op) + ": slots must be a C-contiguous int32 array of the input's shape");
   require_same_device(in, slots, op);
 }
@@ -33,7 +36,7 @@ void require_slots(const View& in, const View& slots, const char* op) {
 
 void slots(const View& labels, Map map, int64_t lo, const View& table, const View& out, StreamHandle stream) {
   const char* op = "measure_slots";
-  if (out.dtype != DType::I32 || !out.c_contiguous() || !same_shape(labels, out))
+  if (out.dtype != DType::I32 || !contiguous(out) || !same_shape(labels, out))
     throw ValueError(std::string(op) + ": out must be a C-contiguous int32 array of the labels' shape");
   require_same_device(labels, out, op);
   if (map == Map::dense) require_table(labels, table, DType::I32, -1, op, "a dense table");
@@ -68,7 +71,7 @@ void centered(const View& in, const View& slots, const View& means, const View& 
 void weighted_coords(const View& in, const View& slots, const View& coords, StreamHandle stream) {
   const char* op = "measure_weighted_coords";
   require_slots(in, slots, op);
-  if (coords.dtype != DType::F64 || coords.ndim != 2 || !coords.c_contiguous() || coords.shape[1] != in.ndim)
+  if (coords.dtype != DType::F64 || coords.ndim != 2 || !contiguous(coords) || coords.shape[1] != in.ndim)
     throw ValueError(std::string(op) + ": coords must be a C-contiguous float64 array (nslots, ndim)");
   require_same_device(in, coords, op);
   if (in.size() == 0 || coords.size() == 0) return;
@@ -94,7 +97,7 @@ void histogram(const View& in, const View& slots, std::span<const double> edges,
                StreamHandle stream) {
   const char* op = "measure_histogram";
   require_slots(in, slots, op);
-  if (hist.dtype != DType::I64 || hist.ndim != 2 || !hist.c_contiguous() || edges.size() < 2 ||
+  if (hist.dtype != DType::I64 || hist.ndim != 2 || !contiguous(hist) || edges.size() < 2 ||
       int64_t(edges.size()) != hist.shape[1] + 1)
     throw ValueError(std::string(op) + ": hist must be a C-contiguous int64 array (nslots, len(edges) - 1)");
   require_same_device(in, hist, op);
