@@ -40,10 +40,10 @@ void with_features(const View* feat, Fn&& fn) {
 void run_edt(const View& in, std::span<const double> sampling, const View& dist, const View* feat, StreamHandle s) {
   const char* op = "distance_transform_edt";
   require_nd(in, op);
+  if (in.size() == 0) return;  // (an empty array's strides are arbitrary)
   require_c_output(in, dist, DType::F64, op, "distances");
   if (feat) require_features(in, *feat, op);
   const double* sp = check_sampling(in, sampling, op);
-  if (in.size() == 0) return;
   with_features(feat, [&]<class F>(F* f) {
     NDIMG_ROUTE(in, op, edt_cpu<F>(in, sp, dist.ptr<double>(), f), edt_cuda<F>(in, sp, dist.ptr<double>(), f, s));
   });
@@ -52,6 +52,7 @@ void run_edt(const View& in, std::span<const double> sampling, const View& dist,
 void run_chamfer(const View& in, const View& structure, const View& dist, const View* feat, StreamHandle s) {
   const char* op = "distance_transform_cdt";
   require_nd(in, op);
+  if (in.size() == 0) return;  // (an empty array's strides are arbitrary)
   require_c_output(in, dist, DType::I32, op, "distances");
   if (feat) require_features(in, *feat, op);
   if (structure.device != Device::CPU) throw ValueError(std::string(op) + ": the structure lives on the host");
@@ -60,7 +61,6 @@ void run_chamfer(const View& in, const View& structure, const View& dist, const 
     if (structure.shape[d] != 3) throw ValueError(std::string(op) + ": metric sizes must be equal to 3");
   if (!structure.c_contiguous() || dtype_size(structure.dtype) != 1)
     throw TypeError(std::string(op) + ": the structure must be C-contiguous bytes");
-  if (in.size() == 0) return;
   // the structure's first half (before its centre in C order) as offsets, in that order
   Chamfer g;
   g.ndim = in.ndim;
@@ -97,6 +97,7 @@ void run_brute_force(const View& in, const View& border, Metric metric, std::spa
                      const View& dist, const View* feat, StreamHandle s) {
   const char* op = "distance_transform_bf";
   require_nd(in, op);
+  if (in.size() == 0) return;  // (an empty array's strides are arbitrary)
   if (metric != Metric::euclidean && metric != Metric::taxicab && metric != Metric::chessboard)
     throw Error("distance metric not supported");
   require_c_output(in, dist, metric == Metric::euclidean ? DType::F64 : DType::U32, op, "distances");
@@ -105,7 +106,6 @@ void run_brute_force(const View& in, const View& border, Metric metric, std::spa
   if (border.dtype != DType::I64 || !border.c_contiguous() || border.ndim != 2 || border.shape[1] != in.ndim)
     throw TypeError(std::string(op) + ": border must be C-contiguous int64 coordinates (count, ndim)");
   const double* sp = check_sampling(in, sampling, op);
-  if (in.size() == 0) return;
   const int64_t* b = border.ptr<int64_t>();
   const int64_t nb = border.shape[0];
   with_features(feat, [&]<class F>(F* f) {
@@ -126,12 +126,12 @@ void edt_features(const View& in, std::span<const double> sampling, const View& 
 
 void unravel(const View& feat, const View& indices, StreamHandle s) {
   const char* op = "unravel";
+  if (feat.size() == 0) return;
   require_same_device(feat, indices, op);
   bool ok = indices.ndim == feat.ndim + 1 && indices.shape[0] == feat.ndim && indices.dtype == DType::I32 &&
             indices.c_contiguous() && feat.c_contiguous() && (feat.dtype == DType::I32 || feat.dtype == DType::I64);
   for (int d = 0; ok && d < feat.ndim; ++d) ok = indices.shape[d + 1] == feat.shape[d];
   if (!ok) throw TypeError("unravel: indices must be C-contiguous int32 of shape (ndim,) + the features' shape");
-  if (feat.size() == 0) return;
   NDIMG_ROUTE(feat, op, unravel_cpu(feat, indices), unravel_cuda(feat, indices, s));
 }
 
