@@ -24,20 +24,30 @@ NDIMG_HD A wrap_add(A a, A b) {
   }
 }
 
-// One output element: scipy's NI_MinOrMaxFilter with a structure. s[k] is the tap's value in double (used
-// by the first tap), sa[k] the same cast to A (the others).
-template <class A, class TI>
+// scipy's NI_MinOrMaxFilter, one tap at a time. The first tap's value in double: v + s0 summed in double
+// (flat footprints, s == nullptr: v). A later tap's: v + sa (s cast to A) in A, then double.
+template <class A>
+NDIMG_HD double grey_first(A v, const double* s) {
+  return s ? double(v) + s[0] : double(v);
+}
+template <class A>
+NDIMG_HD double grey_later(A v, const A* sa, int64_t k) {
+  return sa ? double(wrap_add(v, sa[k])) : double(v);
+}
+// Folds a later tap's value t into res: replaced only where strictly smaller (larger), so a NaN first tap
+// stays and a later NaN is skipped, as scipy compares.
+template <bool Minimum>
+NDIMG_HD double grey_fold(double res, double t) {
+  return (Minimum ? t < res : t > res) ? t : res;
+}
+
+// One output element over all taps (the CUDA schedule's; the CPU sweeps lines with the same steps).
+template <bool Minimum, class A, class TI>
 NDIMG_HD double grey_taps(const Geometry& g, const int64_t* c, const TI* in, const int64_t* offsets,
-                          const int64_t* linear, const double* s, const A* sa, int64_t count, bool minimum,
-                          Mode mode, A cval) {
+                          const int64_t* linear, const double* s, const A* sa, int64_t count, Mode mode, A cval) {
   double res = 0;
   for_each_tap<A>(g, c, in, offsets, linear, count, mode, cval, [&](int64_t k, A v) {
-    if (k == 0) {
-      res = double(v) + s[0];
-    } else {
-      const double t = double(wrap_add(v, sa[k]));
-      if (minimum ? t < res : t > res) res = t;
-    }
+    res = k == 0 ? grey_first(v, s) : grey_fold<Minimum>(res, grey_later(v, sa, k));
   });
   return res;
 }

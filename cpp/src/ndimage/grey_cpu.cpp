@@ -1,9 +1,73 @@
+#include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "core/output.hpp"
 #include "ndimage/grey.hpp"
+#include "ndimg/parallel.hpp"
 
 namespace ndimg::ndimage {
+namespace {
+
+// One line of the last axis, one tap at a time over the whole line into a buffer of doubles (every element
+// still folds its taps in order, as grey_taps): each tap reads one input row (its other axes
+// boundary-extended once per line), contiguous where it lies inside (a loop the compiler vectorizes) and
+// boundary-extended element by element at the ends.
+template <bool Minimum, class A, class TI, class TO>
+void grey_line(const Geometry& g, const Taps& t, const double* s, const A* sa, const TI* src, TO* dst,
+               const int64_t* c, int64_t o, Mode mode, A cval, double* acc, int64_t* rows) {
+  const int nd = g.ndim, last = nd - 1;
+  const int64_t n = g.shape[last], nin = g.in_shape[last], so = g.out_strides[last], si = g.in_strides[last];
+  const int64_t* off = t.offsets.data();
+  for (int64_t k = 0; k < t.count; ++k) {  // the row each tap reads, or kCval
+    int64_t r = 0;
+    for (int d = 0; d < last && r != kCval; ++d) {
+      const int64_t j = extend_index(c[d] + off[k * nd + d], g.in_shape[d], mode);
+      r = j < 0 ? kCval : r + j * g.in_strides[d];
+    }
+    rows[k] = r;
+  }
+  for (int64_t k = 0; k < t.count; ++k) {
+    const int64_t r = rows[k], ol = off[k * nd + last];
+    const int64_t lo = r == kCval ? n : std::clamp<int64_t>(-ol, 0, n);
+    const int64_t hi = std::max(lo, r == kCval ? 0 : std::clamp<int64_t>(nin - ol, 0, n));
+    auto fold = [&](int64_t i, A v) __attribute__((always_inline)) {
+      acc[i] = k == 0 ? grey_first(v, s) : grey_fold<Minimum>(acc[i], grey_later(v, sa, k));
+    };
+    auto edge = [&](int64_t i) {
+      const int64_t j = r == kCval ? -1 : extend_index(i + ol, nin, mode);
+      fold(i, j < 0 ? cval : A(src[r + j * si]));
+    };
+    for (int64_t i = 0; i < lo; ++i) edge(i);
+    for (int64_t i = hi; i < n; ++i) edge(i);
+    const TI* p = r == kCval ? src : src + r + ol * si;
+    // the first tap, later taps and contiguous rows as separate loops, each one the compiler vectorizes
+    auto sweep = [&](auto first, auto step) __attribute__((always_inline)) {
+      if constexpr (first) {
+        for (int64_t i = lo; i < hi; ++i) acc[i] = grey_first(A(p[i * step]), s);
+      } else {
+        const A sk = sa ? sa[k] : A(0);
+        if (sa) {
+          for (int64_t i = lo; i < hi; ++i) acc[i] = grey_fold<Minimum>(acc[i], double(wrap_add(A(p[i * step]), sk)));
+        } else {
+          for (int64_t i = lo; i < hi; ++i) acc[i] = grey_fold<Minimum>(acc[i], double(A(p[i * step])));
+        }
+      }
+    };
+    using One = std::integral_constant<int64_t, 1>;
+    if (k == 0) {
+      if (si == 1) sweep(std::true_type(), One());
+      else sweep(std::true_type(), si);
+    } else {
+      if (si == 1) sweep(std::false_type(), One());
+      else sweep(std::false_type(), si);
+    }
+  }
+  TO* out = dst + o;
+  for (int64_t i = 0; i < n; ++i) out[i * so] = cast_to<TO>(acc[i]);
+}
+
+}  // namespace
 
 void grey_filter(const View& in, const View& out, std::span<const int64_t> offsets, std::span<const double> s,
                  bool minimum, Mode mode, double cval, StreamHandle stream) {
@@ -11,28 +75,37 @@ void grey_filter(const View& in, const View& out, std::span<const int64_t> offse
   require_same_shape(in, out, op);
   const Taps t = make_taps(in, out, offsets, op);
   if (t.count == 0) throw ValueError(std::string(op) + ": the footprint has no taps");
-  if (int64_t(s.size()) != t.count) throw ValueError(std::string(op) + ": one structure value per offset is required");
+  if (!s.empty() && int64_t(s.size()) != t.count)
+    throw ValueError(std::string(op) + ": one structure value per offset is required");
   if (out.size() == 0) return;
   if (in.device == Device::CUDA) {
     NDIMG_ON_CUDA(op, grey_filter_cuda(in, out, t, s, minimum, mode, cval, stream));
     return;
   }
-  // CPU schedule: lines over the pool (cpu_for_each_output), each element a pass over the taps.
+  // CPU schedule: lines of the last axis over the pool (grey_line).
   dispatch_dtype(in.dtype, [&]<class TI>() {
     using A = grey_t<TI>;
-    const std::vector<A> sa = [&] {
-      std::vector<A> v;
-      for (double x : s) v.push_back(cast_to<A>(x));
-      return v;
-    }();
+    std::vector<A> sa;
+    for (double x : s) sa.push_back(cast_to<A>(x));
+    const double* sp = s.empty() ? nullptr : s.data();
+    const A* sap = s.empty() ? nullptr : sa.data();
     const TI* src = in.ptr<TI>();
     with_kernel_output_cpu<TI>(out, [&]<class TO>(const View& ov) {
       Geometry g = t.geom;
       for (int d = 0; d < g.ndim; ++d) g.out_strides[d] = ov.strides[d];
       TO* dst = ov.ptr<TO>();
-      cpu_for_each_output(g, 32768 / t.count, [&](const int64_t* c, int64_t o) {
-        dst[o] = cast_to<TO>(grey_taps<A>(g, c, src, t.offsets.data(), t.linear.data(), s.data(), sa.data(),
-                                          t.count, minimum, mode, cast_to<A>(cval)));
+      const int last = g.ndim - 1;
+      const int64_t n = g.shape[last];
+      int64_t lines = 1;
+      for (int d = 0; d < last; ++d) lines *= g.shape[d];
+      const int64_t grain = std::max<int64_t>(1, 32768 / t.count / std::max<int64_t>(n, 1));
+      auto line = minimum ? &grey_line<true, A, TI, TO> : &grey_line<false, A, TI, TO>;
+      parallel_for(lines, grain, [&](int64_t l0, int64_t l1) {
+        std::vector<double> acc(static_cast<size_t>(n));
+        std::vector<int64_t> rows(static_cast<size_t>(t.count));
+        int64_t c[kMaxDim];
+        for (int64_t l = l0; l < l1; ++l)
+          line(g, t, sp, sap, src, dst, c, unravel(g, l * n, c), mode, cast_to<A>(cval), acc.data(), rows.data());
       });
     });
   });

@@ -31,7 +31,7 @@ void rank_filter(const View& in, const View& out, std::span<const int64_t> offse
         thread_local std::vector<C> buf;
         buf.resize(size_t(t.count));
         C* v = buf.data();
-        for_each_tap<C>(g, c, src, t.offsets.data(), t.linear.data(), t.count, mode, C(cval),
+        for_each_tap<C>(g, c, src, t.offsets.data(), t.linear.data(), t.count, mode, C(cast_to<TI>(cval)),
                         [&](int64_t k, C x) { v[k] = x; });
         dst[o] = cast_to<TO>(rank_value(v, t.count, rank));
       });

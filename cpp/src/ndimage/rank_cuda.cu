@@ -108,7 +108,8 @@ void rank_filter_cuda(const View& in, const View& out, const Taps& t, int64_t ra
   const int64_t total = out.size();
   dispatch_dtype(in.dtype, [&]<class TI>() {
     using C = compute_t<TI>;
-    if (rank_box<TI>(in, out, t, rank, mode, cval, s, op)) return;
+    const double cv = double(cast_to<TI>(cval));  // scipy reads cval as the input's type
+    if (rank_box<TI>(in, out, t, rank, mode, cv, s, op)) return;
     const DeviceTaps dt(t, s, op);
     with_kernel_output<TI>(out, s, op, [&]<class TO>(const View& o) {
       Geometry g = t.geom;
@@ -122,7 +123,7 @@ void rank_filter_cuda(const View& in, const View& out, const Taps& t, int64_t ra
       }
       cuda::Scratch work(scratch, s, op);
       rank_kernel<TI, TO, C><<<blocks, 256, 0, s>>>(in.ptr<TI>(), o.ptr<TO>(), g, dt.offsets, dt.linear, t.count,
-                                                    rank, mode, C(cval), total, work.get<C>());
+                                                    rank, mode, C(cv), total, work.get<C>());
       cuda::check_launch(op);
     });
   });

@@ -103,8 +103,10 @@ def _min_or_max_filter(input, size, footprint, output, mode, cval, origin, minim
     check_footprint_shape(footprint, input.ndim, len(axes))
     _check_footprint_origins(footprint, origins)
     code = single_mode(mode, " for non-separable footprints")
-    rank = 0 if minimum else int(footprint.sum()) - 1
-    return _footprint_rank(input, footprint, rank, out, code, cval, origins)
+    # scipy's NI_MinOrMaxFilter: the grey morphology primitive with a flat (empty) structure
+    offsets, _ = tap_offsets(footprint, origins)
+    return run_into(out, input, lambda src, dst: _core.grey_filter(
+        src, dst, offsets, [], minimum, code, real_cval(cval), stream_ptr(dst)))
 
 
 @engine_aware("input", "output")
