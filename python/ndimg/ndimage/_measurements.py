@@ -22,14 +22,16 @@ class Groups:
     """An image's elements grouped by slot: ``input`` (native, real, float16 as float32; broadcast against
     the labels), ``slots`` (int32, C-contiguous), ``nslots``, ``pick`` (host int64: the slot of each index
     value, of the index's shape; 0-d for one region), ``single`` (scipy's one-region path: labels or index
-    None, or a scalar index), ``dtype`` (the caller's input dtype)."""
+    None, or a scalar index), ``dtype`` (the caller's input dtype), ``shape`` (the broadcast shape) and
+    ``xp``. The Dask measurements make one without input and slots, to finish merged tables."""
 
-    __slots__ = ("input", "slots", "nslots", "pick", "single", "dtype", "xp")
+    __slots__ = ("input", "slots", "nslots", "pick", "single", "dtype", "shape", "xp")
 
-    def __init__(self, input, slots, nslots, pick, single, dtype):
+    def __init__(self, input, slots, nslots, pick, single, dtype, shape=None, xp=None):
         self.input, self.slots, self.nslots, self.pick, self.single, self.dtype = \
-            input, slots, nslots, pick, single, dtype
-        self.xp = xp_of(input)
+            input, slots, nslots, pick, single, np.dtype(dtype)
+        self.shape = input.shape if shape is None else tuple(shape)
+        self.xp = xp_of(input) if xp is None else xp
 
     def take(self, table):
         """The entries of a per-slot table for the index values (a NumPy scalar or 0-d CuPy array for one)."""
@@ -112,15 +114,22 @@ def moments(g):
     return counts, sums, isums
 
 
+def means_of(counts, sums):
+    """The mean per slot (NaN for an empty one, quietly: the variance's first pass)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return sums / counts.astype(np.float64)
+
+
 def centered(g, means):
+    """The sum of squared deviations from `means` per slot (a variance's second pass)."""
     sq = g.xp.zeros(g.nslots, np.float64)
     _core.measure_centered(g.input, g.slots, means, sq, stream=stream_ptr(sq))
     return sq
 
 
 def extrema_tables(g):
-    """(mins, maxs, minpos, maxpos, nans, nanpos) per slot over the values that are not NaN (-1 positions:
-    none), with the count and first position of the NaN."""
+    """[mins, maxs, minpos, maxpos, nans, nanpos] per slot over the values that are not NaN (-1 positions:
+    none), with the count and first position (-1: none) of the NaN."""
     xp = g.xp
     t = [xp.empty(g.nslots, g.input.dtype), xp.empty(g.nslots, g.input.dtype)] + \
         [xp.empty(g.nslots, np.int64) for _ in range(4)]
@@ -128,78 +137,61 @@ def extrema_tables(g):
     return t
 
 
-def _quiet_divide(xp, a, b):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return a / b
+def weighted_coords(g):
+    """(nslots, ndim) float64: the sums of value times index along each axis."""
+    coords = g.xp.zeros((g.nslots, len(g.shape)), np.float64)
+    _core.measure_weighted_coords(g.input, g.slots, coords, stream=stream_ptr(coords))
+    return coords
 
 
-def _divide(xp, a, b):
-    """a / b with NumPy's RuntimeWarning for 0 / 0 (scipy divides by empty counts in the open)."""
-    return a / b
+def hist_table(g, edges):
+    """(nslots, len(edges) - 1) int64 counts of numpy.histogram with these edges per slot."""
+    hist = g.xp.zeros((g.nslots, max(len(edges) - 1, 0)), np.int64)
+    if len(edges) >= 2:
+        _core.measure_histogram(g.input, g.slots, edges.tolist(), hist, stream=stream_ptr(hist))
+    return hist
 
 
-def sum_table(g):
-    """(counts, sums) with the sums in scipy's types: one region as numpy.sum gives it (int64 for signed
-    integers and bool, uint64 for unsigned, the float dtype for floats); an index sequence in float64."""
-    counts, sums, isums = moments(g)
+# ---------------------------------------------------------------------------------------------------
+# results from the tables, by scipy's rules (shared with the Dask measurements)
+# ---------------------------------------------------------------------------------------------------
+
+def sum_dtype(g):
+    """numpy.sum's dtype for one region (int64 for signed integers and bool, uint64 for unsigned, the float
+    dtype for floats); float64 for an index sequence (scipy's bincount)."""
     if not g.single:
-        return counts, sums
-    kind = np.dtype(g.dtype).kind
-    if kind in "bi":
-        return counts, isums
-    if kind == "u":
-        return counts, isums.view(np.uint64)
-    return counts, sums.astype(g.dtype)
+        return np.dtype(np.float64)
+    kind = g.dtype.kind
+    return np.dtype(np.int64 if kind in "bi" else np.uint64 if kind == "u" else g.dtype)
 
 
-def variance_table(g):
-    counts, sums, _ = moments(g)
-    xp = g.xp
-    means = _quiet_divide(xp, sums, counts.astype(np.float64))
-    return counts, centered(g, means)
+def sums_as(g, sums, isums):
+    """The per-slot sums in sum_dtype (exact integer sums for one region of integers)."""
+    dt = sum_dtype(g)
+    if dt.kind in "iu":
+        return isums.view(dt)
+    return sums.astype(dt, copy=False)
 
 
-# ---------------------------------------------------------------------------------------------------
-# the public functions
-# ---------------------------------------------------------------------------------------------------
-
-@engine_aware("input", "labels")
-def sum_labels(input, labels=None, index=None):
-    g = groups(input, labels, index)
-    return g.take(sum_table(g)[1])
+def finish_sum(g, counts, sums, isums):
+    return g.take(sums_as(g, sums, isums))
 
 
-@engine_aware("input", "labels")
-def sum(input, labels=None, index=None):  # noqa: A001 - scipy's name
-    return sum_labels(input, labels, index)
+def finish_mean(g, counts, sums, isums):
+    if g.single and g.dtype.kind in "biu":
+        sums = sums_as(g, sums, isums).astype(np.float64)
+    return g.take(sums / counts.astype(np.float64))   # NumPy's RuntimeWarning for an empty region, as scipy
 
 
-@engine_aware("input", "labels")
-def mean(input, labels=None, index=None):
-    g = groups(input, labels, index)
-    counts, sums, isums = moments(g)
-    if g.single and np.dtype(g.dtype).kind in "biu":
-        sums = (isums.view(np.uint64) if np.dtype(g.dtype).kind == "u" else isums).astype(np.float64)
-    return g.take(_divide(g.xp, sums, counts.astype(np.float64)))
+def finish_variance(g, counts, sq, sqrt=False):
+    v = sq / counts.astype(np.float64)
+    return g.take(g.xp.sqrt(v) if sqrt else v)
 
 
-@engine_aware("input", "labels")
-def variance(input, labels=None, index=None):
-    g = groups(input, labels, index)
-    counts, sq = variance_table(g)
-    return g.take(_divide(g.xp, sq, counts.astype(np.float64)))
-
-
-@engine_aware("input", "labels")
-def standard_deviation(input, labels=None, index=None):
-    g = groups(input, labels, index)
-    counts, sq = variance_table(g)
-    return g.take(g.xp.sqrt(_divide(g.xp, sq, counts.astype(np.float64))))
-
-
-def _extreme(g, which):
-    """minimum/maximum values and positions by scipy's rules: (values, positions) tables for the index."""
-    mins, maxs, minpos, maxpos, nans, nanpos = extrema_tables(g)
+def finish_extreme(g, tables, which):
+    """minimum/maximum by scipy's rules from extrema_tables: (values, flat positions) for the index (one
+    region: the position a host int, None where NaN made scipy's position look-up fail)."""
+    mins, maxs, minpos, maxpos, nans, nanpos = tables
     xp = g.xp
     vals, pos = (mins, minpos) if which == "minimum" else (maxs, maxpos)
     if g.single:
@@ -207,8 +199,9 @@ def _extreme(g, which):
         if p < 0 and n < 0:
             raise ValueError(f"zero-size array to reduction operation {which} which has no identity")
         if nan:   # numpy's min/max propagate NaN, and no element then equals it (scipy's IndexError)
-            return xp.asarray(np.nan, vals.dtype)[()] if xp is np else xp.asarray(np.nan, vals.dtype), None
-        return g.take(vals).astype(g.dtype) if g.dtype != vals.dtype else g.take(vals), p
+            v = xp.asarray(np.nan, g.dtype)
+            return (v[()] if xp is np else v), None
+        return g.take(vals).astype(g.dtype, copy=False), p
     # scipy sorts NaN last: a minimum is NaN only where all values are, a maximum wherever one is
     nan_here = (nans > 0) & (pos < 0) if which == "minimum" else nans > 0
     if vals.dtype.kind == "f":
@@ -217,21 +210,9 @@ def _extreme(g, which):
     return g.take(vals).astype(g.dtype, copy=False), g.take(pos)
 
 
-@engine_aware("input", "labels")
-def minimum(input, labels=None, index=None):
-    g = groups(input, labels, index)
-    return _extreme(g, "minimum")[0]
-
-
-@engine_aware("input", "labels")
-def maximum(input, labels=None, index=None):
-    g = groups(input, labels, index)
-    return _extreme(g, "maximum")[0]
-
-
-def _coordinates(g, pos, shape, which):
+def coordinates(g, pos, which):
     """Flat C-order positions as scipy's tuples of np.int64 (a list of them for an index sequence)."""
-    dims = np.array(shape, dtype=np.int64)
+    dims = np.array(g.shape, dtype=np.int64)
     prod = np.cumprod([1] + list(dims[:0:-1]))[::-1] if len(dims) else np.ones(1, np.int64)
     if g.single:
         if pos is None:
@@ -243,42 +224,99 @@ def _coordinates(g, pos, shape, which):
     return [tuple(v) for v in (pos.reshape(-1, 1) // prod) % dims]
 
 
+def finish_center(g, counts, sums, isums, coords):
+    normalizer = sums_as(g, sums, isums)
+    if g.pick.ndim == 0:
+        row, norm = coords[int(g.pick)], g.take(normalizer)
+        return tuple(row[d] / norm for d in range(len(g.shape)))
+    res = g.take(coords) / g.take(normalizer)[..., None]
+    res = np.asarray(res.get() if hasattr(res, "get") else res)
+    return [tuple(v) for v in np.moveaxis(res, -1, 0).T]
+
+
+def histogram_edges(min, max, bins):  # noqa: A002 - scipy's names
+    """scipy's bin edges, with numpy.histogram's error for decreasing ones."""
+    edges = np.linspace(min, max, bins + 1)
+    if len(edges) >= 2 and np.any(edges[:-1] > edges[1:]):
+        raise ValueError("`bins` must increase monotonically, when an array")
+    return edges
+
+
+# ---------------------------------------------------------------------------------------------------
+# the public functions
+# ---------------------------------------------------------------------------------------------------
+
+@engine_aware("input", "labels")
+def sum_labels(input, labels=None, index=None):
+    g = groups(input, labels, index)
+    return finish_sum(g, *moments(g))
+
+
+@engine_aware("input", "labels")
+def sum(input, labels=None, index=None):  # noqa: A001 - scipy's name
+    return sum_labels(input, labels, index)
+
+
+@engine_aware("input", "labels")
+def mean(input, labels=None, index=None):
+    g = groups(input, labels, index)
+    return finish_mean(g, *moments(g))
+
+
+def _variance(input, labels, index, sqrt):
+    g = groups(input, labels, index)
+    counts, sums, _ = moments(g)
+    return finish_variance(g, counts, centered(g, means_of(counts, sums)), sqrt)
+
+
+@engine_aware("input", "labels")
+def variance(input, labels=None, index=None):
+    return _variance(input, labels, index, False)
+
+
+@engine_aware("input", "labels")
+def standard_deviation(input, labels=None, index=None):
+    return _variance(input, labels, index, True)
+
+
+@engine_aware("input", "labels")
+def minimum(input, labels=None, index=None):
+    g = groups(input, labels, index)
+    return finish_extreme(g, extrema_tables(g), "minimum")[0]
+
+
+@engine_aware("input", "labels")
+def maximum(input, labels=None, index=None):
+    g = groups(input, labels, index)
+    return finish_extreme(g, extrema_tables(g), "maximum")[0]
+
+
 @engine_aware("input", "labels")
 def minimum_position(input, labels=None, index=None):
     g = groups(input, labels, index)
-    return _coordinates(g, _extreme(g, "minimum")[1], g.input.shape, "minimum")
+    return coordinates(g, finish_extreme(g, extrema_tables(g), "minimum")[1], "minimum")
 
 
 @engine_aware("input", "labels")
 def maximum_position(input, labels=None, index=None):
     g = groups(input, labels, index)
-    return _coordinates(g, _extreme(g, "maximum")[1], g.input.shape, "maximum")
+    return coordinates(g, finish_extreme(g, extrema_tables(g), "maximum")[1], "maximum")
 
 
 @engine_aware("input", "labels")
 def extrema(input, labels=None, index=None):
     g = groups(input, labels, index)
-    mn, mnp = _extreme(g, "minimum")
-    mx, mxp = _extreme(g, "maximum")
-    shape = g.input.shape
-    return mn, mx, _coordinates(g, mnp, shape, "minimum"), _coordinates(g, mxp, shape, "maximum")
+    t = extrema_tables(g)
+    (mn, mnp), (mx, mxp) = finish_extreme(g, t, "minimum"), finish_extreme(g, t, "maximum")
+    return mn, mx, coordinates(g, mnp, "minimum"), coordinates(g, mxp, "maximum")
 
 
 @engine_aware("input", "labels")
 def center_of_mass(input, labels=None, index=None):
     g = groups(input, labels, index)
-    if g.input.ndim == 0:
+    if not g.shape:
         raise IndexError("list index out of range (a 0-d input has no axes)")   # scipy's error
-    xp = g.xp
-    _, normalizer = sum_table(g)
-    coords = xp.zeros((g.nslots, g.input.ndim), np.float64)
-    _core.measure_weighted_coords(g.input, g.slots, coords, stream=stream_ptr(coords))
-    if g.pick.ndim == 0:
-        row, norm = coords[int(g.pick)], g.take(normalizer)
-        return tuple(row[d] / norm for d in range(g.input.ndim))
-    res = g.take(coords) / g.take(normalizer)[..., None]
-    res = np.asarray(res.get() if hasattr(res, "get") else res)
-    return [tuple(v) for v in np.moveaxis(res, -1, 0).T]
+    return finish_center(g, *moments(g), weighted_coords(g))
 
 
 def _median_sorted(g, counts):
@@ -340,22 +378,16 @@ def _labels_of(input, labels):
 
 @engine_aware("input", "labels")
 def histogram(input, min, max, bins, labels=None, index=None):  # noqa: A002 - scipy's names
-    edges = np.linspace(min, max, bins + 1)
+    edges = histogram_edges(min, max, bins)
     if labels is None and index is not None:
         raise ValueError("index without defined labels")
     g = groups(input, labels, index)
-    xp = g.xp
-    if len(edges) < 2:
-        hist = xp.zeros((g.nslots, 0), np.int64)
-    else:
-        if np.any(edges[:-1] > edges[1:]):
-            raise ValueError("`bins` must increase monotonically, when an array")
-        hist = xp.zeros((g.nslots, len(edges) - 1), np.int64)
-        _core.measure_histogram(g.input, g.slots, edges.tolist(), hist, stream=stream_ptr(hist))
+    hist = hist_table(g, edges)
     if labels is None or index is None:
         return hist[0]
-    counts = moments(g)[0]
-    present = np.asarray(g.take(counts).get() if xp is not np else g.take(counts)) > 0
+    # scipy's labeled_comprehension: None (its default) for a label without values
+    counts = g.take(moments(g)[0])
+    present = np.asarray(counts.get() if hasattr(counts, "get") else counts) > 0
     if g.single:
         return hist[int(g.pick)] if present else None
     out = np.empty(g.pick.shape, object)
