@@ -113,34 +113,54 @@ struct Chamfer {
 // One line of a chamfer sweep in raster order (backward: reversed, the offsets mirrored), as scipy's pass:
 // an element other than 0 takes the smallest neighbour + 1 over the offsets in order (the first of equals;
 // -1 neighbours and those outside the array ignored), a value it has already only if strictly smaller.
+// Up to kLineOffsets offsets, those whose line lies inside the array are found once per line and only the
+// line's ends check the last axis; more (structures of 5 and more dimensions) check every axis each time.
+constexpr int kLineOffsets = 64;
 template <class F>
 NDIMG_HD void chamfer_line(const Chamfer& g, int64_t line, bool backward, int32_t* dist, F* feat) {
   const int last = g.ndim - 1;
-  const int64_t len = g.shape[last];
+  const int64_t len = g.shape[last], sgn = backward ? -1 : 1;
   int64_t c[kMaxDim];
   int64_t rem = line;
   for (int d = last - 1; d >= 0; --d) {
     c[d] = rem % g.shape[d];
     rem /= g.shape[d];
   }
-  const int64_t sgn = backward ? -1 : 1;
+  const bool per_line = g.noff <= kLineOffsets;
+  auto inside = [&](int k, int upto) {
+    const int8_t* r = g.rel + k * g.ndim;
+    for (int d = 0; d < upto; ++d) {
+      const int64_t x = c[d] + sgn * r[d];
+      if (x < 0 || x >= g.shape[d]) return false;
+    }
+    return true;
+  };
+  int64_t delta[kLineOffsets];
+  int step[kLineOffsets];  // the offset's step along the line (mirrored backward)
+  int n = 0;
+  for (int k = 0; per_line && k < g.noff; ++k) {
+    if (!inside(k, last)) continue;
+    delta[n] = sgn * g.delta[k];
+    step[n++] = int(sgn * g.rel[k * g.ndim + last]);
+  }
   for (int64_t s = 0; s < len; ++s) {
     const int64_t j = backward ? len - 1 - s : s;
     const int64_t i = line * len + j;
     const int32_t v = dist[i];
     if (v == 0) continue;
     c[last] = j;
+    const bool edge = j == 0 || j == len - 1;
     int32_t best = v;
     int64_t src = -1;
-    for (int k = 0; k < g.noff; ++k) {
-      const int8_t* r = g.rel + k * g.ndim;
-      bool inside = true;
-      for (int d = 0; d < g.ndim && inside; ++d) {
-        const int64_t x = c[d] + sgn * r[d];
-        inside = x >= 0 && x < g.shape[d];
+    for (int k = 0; k < (per_line ? n : g.noff); ++k) {
+      int64_t o;
+      if (per_line) {
+        if (edge && (j + step[k] < 0 || j + step[k] >= len)) continue;
+        o = i + delta[k];
+      } else {
+        if (!inside(k, g.ndim)) continue;
+        o = i + sgn * g.delta[k];
       }
-      if (!inside) continue;
-      const int64_t o = i + sgn * g.delta[k];
       const int32_t t = dist[o];
       if (t >= 0 && (best < 0 || t + 1 < best)) {
         best = t + 1;
