@@ -312,10 +312,13 @@ for _name, _kw in [
     _kw = dict(dict(cases=_ME_CASES, known_differences=_ME_F16 if _name in ("mean", "variance", "standard_deviation")
                     else _ME_COMPLEX), **_kw)
     _kw["bad"] = _kw.get("bad", ()) + (bad(ValueError, **_MISMATCH),)
+    if _name != "median":   # per-label values, not partials: refused on Dask
+        _kw["dask"] = f"{_ME_DASK}:{_name}"
     register("ndimage", _name, f"{_ME}:{_name}", dtypes=ALL, ndim=(1, 2, 3), inputs=("image", "labels"),
              family="label_count", rtol=1e-6, atol=1e-9, bench=_ME_BENCH, **_kw)
 # an index makes scipy's histogram an object array (None for absent labels): tests/ndimage/test_measurements.py
 register("ndimage", "histogram", f"{_ME}:histogram", dtypes=ALL, ndim=(1, 2, 3), family="label_count",
+         dask=f"{_ME_DASK}:histogram",
          cases=(case(min=0.1, max=0.9, bins=7, labels=Arr("labels")), case(min=-50, max=200, bins=9, labels=Arr("labels:2")),
                 case(min=0, max=1, bins=4)),
          bad=(bad(ValueError, min=1, max=0, bins=4, _id="decreasing_bins"),), known_differences=_ME_COMPLEX,
