@@ -75,6 +75,25 @@ def _keys(index, labels_dtype):
     return _MAP.sorted, 0, keys, slot_of[inverse], len(keys) + 1
 
 
+def labels_dtype(labels):
+    """The dtype labels are compared in (float16 as float32); TypeError for labels that are not numbers."""
+    dt = np.dtype(labels.dtype)
+    if dt.kind not in "biuf":
+        raise TypeError(f"labels of type {dt} are not supported")
+    return np.dtype(np.float32) if dt == np.float16 else dt
+
+
+def plan(index, ldtype):
+    """How labels of dtype `ldtype` map to the slots of `index` (not None): (map, lo, table, pick, nslots,
+    single); see Groups."""
+    single = np.isscalar(index)
+    index = np.asarray(index.get() if hasattr(index, "get") else index)
+    if index.size == 0:
+        return _MAP.sorted, 0, np.zeros(0, np.int64), np.zeros(index.shape, np.int64), 0, single
+    kind, lo, table, pick, nslots = _keys(index, ldtype)
+    return kind, lo, table, pick.reshape(index.shape).astype(np.int64), nslots, single
+
+
 def groups(input, labels=None, index=None):
     """The Groups of a call (scipy's broadcasting of labels against input, its ValueError on mismatch)."""
     dtype = np.dtype(getattr(input, "dtype", None) or np.asarray(input).dtype)
@@ -83,23 +102,17 @@ def groups(input, labels=None, index=None):
     if labels is None:
         return Groups(input, xp.zeros(input.shape, np.int32), 1, np.zeros((), np.int64), True, dtype)
     labels = xp.asarray(labels)
-    if labels.dtype.kind not in "biuf":
-        raise TypeError(f"labels of type {labels.dtype} are not supported")
-    if labels.dtype == np.float16:
-        labels = labels.astype(np.float32)
+    ldtype = labels_dtype(labels)
+    labels = labels.astype(ldtype, copy=False)
     input, labels = xp.broadcast_arrays(input, labels)
     slots = xp.empty(input.shape, np.int32)
-    empty = xp.empty(0, np.int32)
     if index is None:
-        _core.measure_slots(labels, _MAP.positive, 0, empty, slots, stream=stream_ptr(slots))
+        _core.measure_slots(labels, _MAP.positive, 0, xp.empty(0, np.int32), slots, stream=stream_ptr(slots))
         return Groups(input, slots, 1, np.zeros((), np.int64), True, dtype)
-    single = np.isscalar(index)
-    index = np.asarray(index.get() if hasattr(index, "get") else index)
-    if index.size == 0:
-        return Groups(input, slots, 0, np.zeros(index.shape, np.int64), False, dtype)
-    kind, lo, table, pick, nslots = _keys(index, labels.dtype)
-    _core.measure_slots(labels, kind, lo, xp.asarray(table), slots, stream=stream_ptr(slots))
-    return Groups(input, slots, nslots, pick.reshape(index.shape).astype(np.int64), single, dtype)
+    kind, lo, table, pick, nslots, single = plan(index, ldtype)
+    if nslots:
+        _core.measure_slots(labels, kind, lo, xp.asarray(table), slots, stream=stream_ptr(slots))
+    return Groups(input, slots, nslots, pick, single, dtype)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -422,10 +435,11 @@ def labeled_comprehension(input, labels, index, func, out_dtype, default, pass_p
         raise ValueError(f"Cannot convert index values from <{index.dtype}> to <{labels.dtype}> "
                          f"(labels' type) without loss of precision")
     index = index.astype(labels.dtype)
-    kind, lo, table, pick, nslots = _keys(index, labels.dtype if labels.dtype != np.float16 else np.dtype(np.float32))
+    ldtype = labels_dtype(labels)
+    kind, lo, table, pick, nslots, _ = plan(index, ldtype)
     slots = xp.empty(labels.shape, np.int32)
-    lab = labels.astype(np.float32) if labels.dtype == np.float16 else labels
-    _core.measure_slots(lab, kind, lo, xp.asarray(table), slots, stream=stream_ptr(slots))
+    _core.measure_slots(labels.astype(ldtype, copy=False), kind, lo, xp.asarray(table), slots,
+                        stream=stream_ptr(slots))
     # every region's values side by side, in C order within a region: one stable sort by slot
     flat = slots.ravel()
     order = xp.argsort(flat, kind="stable")
