@@ -8,6 +8,9 @@ NDIMG_BINDINGS(label) {
                                   nb::arg("stream") = 0);
   bind<&label::seeded_roots>(m, "seeded_roots", "input", "low", "high", Out{"output"}, Out{"roots"},
                              nb::arg("stream") = 0);
+  bind<&label::label>(m, "label", "input", "structure", Out{"output"}, nb::arg("stream") = 0);
+  bind<&label::find_objects>(m, "find_objects", "labels", "max_label", Out{"boxes"}, nb::arg("stream") = 0);
+  bind<&label::watershed_ift>(m, "watershed_ift", "input", "markers", "structure", Out{"output"});
 }
 
 }  // namespace ndimg::py

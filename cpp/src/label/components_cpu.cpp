@@ -1,6 +1,8 @@
 // CPU schedule of the connected components: union-find with path halving over slabs along axis 0, labelled
 // in parallel, their seams joined serially.
+#include <algorithm>
 #include <atomic>
+#include <bit>
 #include <memory>
 #include <vector>
 
@@ -28,66 +30,210 @@ void unite(I* parent, I a, I b) {
   else parent[a] = b;
 }
 
-// Union-find over the C-order classes m (0: background, 1: member, 2: seed), then every element learns
-// whether its component holds a seed (and, with roots, its root: the component's first element).
+// The taps seen from one line of the last axis, by neighbour line: its offset and the steps along it (bit
+// dx + 1 of `steps` for the step dx).
+struct LineTaps {
+  int64_t line;
+  unsigned steps;
+};
+// The neighbour lines that exist for the line starting at C index `start` (and, with `from` >= 0, lie at or
+// after `from`); `prev` says whether the tap (0, ..., 0, -1) is among the taps.
+int line_taps(const std::vector<Tap>& taps, int ndim, const int64_t* shape, const int64_t* cstride, int64_t start,
+              int64_t from, LineTaps* out, bool& prev) {
+  const int last = ndim - 1;
+  int64_t coord[kMaxDim];
+  for (int64_t d = last, rem = start; d >= 0; --d) {
+    coord[d] = rem % shape[d];
+    rem /= shape[d];
+  }
+  int count = 0;
+  prev = false;
+  for (const Tap& t : taps) {
+    int64_t line = 0;
+    bool inside = true;
+    for (int d = 0; d < last && inside; ++d) {
+      const int64_t c = coord[d] + t[d];
+      inside = c >= 0 && c < shape[d];
+      line += t[d] * cstride[d];
+    }
+    if (!inside || (from >= 0 && start + line < from)) continue;
+    if (line == 0) {  // the only earlier tap within the line
+      prev = true;
+      continue;
+    }
+    int k = 0;
+    while (k < count && out[k].line != line) ++k;
+    if (k == count) out[count++] = LineTaps{line, 0};
+    out[k].steps |= 1u << (t[last] + 1);
+  }
+  return count;
+}
+
+// Union-find over the C-order classes m (0: background, else member) joined by the earlier taps, flattened:
+// par[i] = the root of i's set, the set's smallest index (a non-member is its own root).
 template <class I>
-void seeded(const View& in, const uint8_t* m, uint8_t* keep, int64_t* roots) {
+void connect(const View& in, const uint8_t* m, const std::vector<Tap>& taps, I* par) {
   const int64_t n = in.size(), rows = in.shape[0], row = n / rows;
-  std::unique_ptr<I[]> parent(new I[n]);  // not zero-filled: the line sweep below writes every entry
-  I* par = parent.get();
   int64_t cstride[kMaxDim];
   cstride[in.ndim - 1] = 1;
   for (int d = in.ndim - 2; d >= 0; --d) cstride[d] = cstride[d + 1] * in.shape[d + 1];
   const int last = in.ndim - 1;
-  const int64_t slabs = parts_for(rows, (1 << 15) / row);
+  // slabs of whole lines: a 1-D input is one line
+  const int64_t slabs = in.ndim == 1 ? 1 : parts_for(rows, (1 << 15) / row);
   const int64_t width = in.shape[last];
+  const int64_t* shape = in.shape.data();
   parallel_for(slabs, 1, [&](int64_t s0, int64_t s1) {
+    std::vector<LineTaps> lt(taps.size());
     for (int64_t s = s0; s < s1; ++s) {
       const int64_t begin = rows * s / slabs * row, end = rows * (s + 1) / slabs * row;
       for (int64_t start = begin; start < end; start += width) {  // one line of the last axis at a time
-        // the other axes whose previous line lies in this slab (the same for the whole line)
-        int axes[kMaxDim], naxes = 0;
-        for (int64_t d = last - 1, rem = start / width; d >= 0; rem /= in.shape[d], --d)
-          if (rem % in.shape[d] > 0 && start - cstride[d] >= begin) axes[naxes++] = int(d);
-        for (int64_t x = 0; x < width; ++x) {
-          const int64_t i = start + x;
-          if (!m[i]) {
-            par[i] = I(i);  // its own set, never joined: the passes below read every element branch free
+        bool has_prev;
+        const int nt = line_taps(taps, in.ndim, shape, cstride, start, begin, lt.data(), has_prev);
+        // 1. Runs: with the tap (0, ..., 0, -1), each member takes the first element of its run along the
+        // line as its parent (a smaller index, its own root so far); a non-member is its own set, never
+        // joined. A select per element, no branch (members are salt in a random mask).
+        I head = I(start);
+        par[start] = head;
+        for (int64_t i = start + 1; i < start + width; ++i) {
+          const I keep = -I(has_prev & (m[i] != 0) & (m[i - 1] != 0));  // masks: GCC makes ?: a branch here
+          head = (head & keep) | (I(i) & ~keep);
+          par[i] = head;
+        }
+        // 2. Unions with the earlier lines where needed, found 64 elements at a time as bits (no branches
+        // where members are salt). i's run and j's runs are joined by step 1 already.
+        for (int q = 0; q < nt; ++q) {
+          const int64_t line = lt[q].line;
+          if (has_prev && lt[q].steps == 7) {
+            // All three steps: i - 1, a member, met j - 1 and j; else i meets j, or j - 1 and j + 1 apart.
+            for (int64_t xb = 0; xb < width; xb += 64) {
+              const int64_t k1 = std::min<int64_t>(64, width - xb);
+              uint64_t mid = 0, left = 0, right = 0;
+              for (int64_t k = 0; k < k1; ++k) {
+                const int64_t x = xb + k, i = start + x, j = i + line;
+                const bool in = m[i] != 0, a = (x > 0) & (m[i - (x > 0)] != 0), mj = m[j] != 0;
+                const bool ml = (x > 0) & (m[j - (x > 0)] != 0), mr = (x + 1 < width) & (m[j + 1] != 0);
+                mid |= uint64_t(in & !a & mj) << k;
+                left |= uint64_t(in & !a & !mj & ml) << k;
+                right |= uint64_t(in & !mj & mr) << k;
+              }
+              const int64_t base = start + xb;
+              for (; mid; mid &= mid - 1) unite<I>(par, I(base + std::countr_zero(mid)), I(base + std::countr_zero(mid) + line));
+              for (; left; left &= left - 1) unite<I>(par, I(base + std::countr_zero(left)), I(base + std::countr_zero(left) + line - 1));
+              for (; right; right &= right - 1) unite<I>(par, I(base + std::countr_zero(right)), I(base + std::countr_zero(right) + line + 1));
+            }
             continue;
           }
-          // with the previous element along the last axis a member, i joins its set by taking its parent (an
-          // ancestor of smaller index, as unite keeps them), and a neighbour j whose own previous element is
-          // a member is in that set already (j - 1 neighbours both): no union, no find (dense regions)
-          const bool prev = x > 0 && m[i - 1];
-          par[i] = prev ? par[i - 1] : I(i);
-          for (int q = 0; q < naxes; ++q) {
-            const int64_t j = i - cstride[axes[q]];
-            if (m[j] && !(prev && m[j - 1])) unite<I>(par, I(i), I(j));
+          // Each step alone: where i - 1 and j - 1 are members, the same step joined them already.
+          for (int64_t dx = -1; dx <= 1; ++dx) {
+            if (!(lt[q].steps >> (dx + 1) & 1)) continue;
+            const int64_t x0 = std::max<int64_t>(0, -dx), x1 = std::min<int64_t>(width, width - dx);
+            for (int64_t xb = x0; xb < x1; xb += 64) {
+              const int64_t k1 = std::min<int64_t>(64, x1 - xb);
+              uint64_t bits = 0;
+              for (int64_t k = 0; k < k1; ++k) {
+                const int64_t x = xb + k, i = start + x, j = i + line + dx;
+                const bool back = has_prev & (x > 0) & (x + dx > 0);
+                const bool joined = back & (m[i - back] != 0) & (m[j - back] != 0);
+                bits |= uint64_t((m[i] != 0) & (m[j] != 0) & !joined) << k;
+              }
+              for (; bits; bits &= bits - 1) {
+                const int64_t i = start + xb + std::countr_zero(bits);
+                unite<I>(par, I(i), I(i + line + dx));
+              }
+            }
           }
         }
       }
     }
   });
+  // the seams: the taps that reach back across axis 0 from each slab's first hyperplane
+  std::vector<Tap> back;
+  for (const Tap& t : taps)
+    if (t[0] == -1) back.push_back(t);
+  std::vector<LineTaps> lt(back.size());
   for (int64_t s = 1; s < slabs; ++s) {
     const int64_t begin = rows * s / slabs * row;
-    for (int64_t i = begin; i < begin + row; ++i)
-      if (m[i] && m[i - row]) unite<I>(par, I(i), I(i - row));
+    for (int64_t start = begin; start < begin + row; start += width) {
+      bool has_prev;  // never: every tap here steps along axis 0
+      const int nt = line_taps(back, in.ndim, shape, cstride, start, -1, lt.data(), has_prev);
+      for (int q = 0; q < nt; ++q)
+        for (int64_t dx = -1; dx <= 1; ++dx) {
+          if (!(lt[q].steps >> (dx + 1) & 1)) continue;
+          for (int64_t x = std::max<int64_t>(0, -dx); x < std::min<int64_t>(width, width - dx); ++x) {
+            const int64_t i = start + x, j = i + lt[q].line + dx;
+            if (m[i] && m[j]) unite<I>(par, I(i), I(j));
+          }
+        }
+    }
   }
-  // Flatten. Every parent has a smaller index (unite links the larger root under the smaller), so a part
-  // swept upwards finds a parent inside it already pointing at its root: one read; a parent in an earlier
-  // part takes a walk (concurrent readers there see an old ancestor or the root: both lead to the root).
+}
+
+// Parts of 2**16 elements for the passes after the union-find: a root's part is its index shifted.
+constexpr int kPartBits = 16;
+
+// Flatten: par[i] = the root of i. Every parent has a smaller index (unite links the larger root under the
+// smaller), so a part swept upwards finds a parent inside it already pointing at its root: one read; a
+// parent in an earlier part takes a walk (concurrent readers there see an old ancestor or the root: both
+// lead to the root). With `count`, also number the roots of members within each part: a root's slot takes
+// minus its number there (negative: the walks stop at it), count[p + 1] the part's roots.
+template <class I>
+void flatten(const uint8_t* m, int64_t n, I* par, std::vector<int64_t>* count) {
+  const int64_t parts = ((n - 1) >> kPartBits) + 1;
+  if (count) count->assign(parts + 1, 0);
+  const bool numbering = count != nullptr;
+  parallel_for(parts, 1, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) {
+      const int64_t a = p << kPartBits, b = std::min(n, (p + 1) << kPartBits);
+      I local = 0;
+      for (int64_t i = a; i < b; ++i) {
+        I r = std::atomic_ref<I>(par[i]).load(std::memory_order_relaxed);
+        if (r >= a) {
+          const I q = par[r];
+          r = q < 0 ? r : q;
+        } else {
+          for (I q; (q = std::atomic_ref<I>(par[r]).load(std::memory_order_relaxed)) >= 0 && q != r;) r = q;
+        }
+        const I root = I(numbering & (r == I(i)) & (m[i] != 0));
+        local += root;
+        // -local where a root, else r: masks, not a branch (roots are salt in a random mask)
+        std::atomic_ref<I>(par[i]).store((-local & -root) | (r & (root - 1)), std::memory_order_relaxed);
+      }
+      if (count) (*count)[p + 1] = local;
+    }
+  });
+}
+
+// The classes of `in` in C order, by cls(value), on the threads.
+template <class F>
+std::unique_ptr<uint8_t[]> classes(const View& in, F&& cls) {
+  const int64_t n = in.size();
+  std::unique_ptr<uint8_t[]> m(new uint8_t[n]);  // every element written below
+  dispatch_dtype(in.dtype, [&]<class T>() {
+    const T* src = in.ptr<T>();
+    parallel_for(n, 1 << 14, [&](int64_t a, int64_t b) {
+      if (in.c_contiguous()) {
+        for (int64_t i = a; i < b; ++i) m[i] = cls(src[i]);
+        return;
+      }
+      int64_t i = a;
+      for_range(in, a, b, [&](int64_t o) { m[i++] = cls(src[o]); });
+    });
+  });
+  return m;
+}
+
+// Every element learns whether its component holds a seed (and, with roots, its root).
+template <class I>
+void seeded(const View& in, const uint8_t* m, uint8_t* keep, int64_t* roots) {
+  const int64_t n = in.size();
+  std::unique_ptr<I[]> parent(new I[n]);  // not zero-filled: connect writes every entry
+  I* par = parent.get();
+  connect<I>(in, m, face_taps(in.ndim), par);
+  flatten<I>(m, n, par, nullptr);
   std::vector<uint8_t> reaches(n, 0);  // by root: its set holds a seed (a non-member's stays 0)
   parallel_for(n, 1 << 14, [&](int64_t a, int64_t b) {
-    for (int64_t i = a; i < b; ++i) {
-      I r = std::atomic_ref<I>(par[i]).load(std::memory_order_relaxed);
-      if (r >= a) {
-        r = std::atomic_ref<I>(par[r]).load(std::memory_order_relaxed);
-      } else {
-        for (I p; (p = std::atomic_ref<I>(par[r]).load(std::memory_order_relaxed)) != r;) r = p;
-      }
-      std::atomic_ref<I>(par[i]).store(r, std::memory_order_relaxed);
-      if (m[i] == 2) std::atomic_ref<uint8_t>(reaches[r]).store(1, std::memory_order_relaxed);
-    }
+    for (int64_t i = a; i < b; ++i)
+      if (m[i] == 2) std::atomic_ref<uint8_t>(reaches[par[i]]).store(1, std::memory_order_relaxed);
   });
   parallel_for(n, 1 << 14, [&](int64_t a, int64_t b) {
     for (int64_t i = a; i < b; ++i) keep[i] = reaches[par[i]];
@@ -96,22 +242,36 @@ void seeded(const View& in, const uint8_t* m, uint8_t* keep, int64_t* roots) {
   });
 }
 
+// scipy's labels, in place of the parents (out: int32 or int64, C-contiguous): the roots numbered 1.. in C
+// order (within parts by flatten, then a scan over the parts), then every member takes its root's number.
+template <class I>
+int64_t label_into(const View& in, const uint8_t* m, const std::vector<Tap>& taps, I* out) {
+  const int64_t n = in.size();
+  std::vector<int64_t> first;
+  connect<I>(in, m, taps, out);
+  flatten<I>(m, n, out, &first);
+  const int64_t parts = int64_t(first.size()) - 1;
+  for (int64_t p = 0; p < parts; ++p) first[p + 1] += first[p];
+  // branch free (members and roots are salt in a random mask): a slot holds minus its number within its
+  // part (a root, until converted here), a root's index (a member), or its own index (background)
+  parallel_for(parts, 1, [&](int64_t p0, int64_t p1) {
+    for (int64_t i = p0 << kPartBits, end = std::min(n, p1 << kPartBits); i < end; ++i) {
+      const I v = out[i];
+      const I at = v < 0 ? I(i) : v;
+      const I w = std::atomic_ref<I>(out[at]).load(std::memory_order_relaxed);
+      const I base = I(first[at >> kPartBits]);  // read whatever w is: selects below, no branches
+      const I number = w < 0 ? base - w : w;     // converted already, or not yet
+      std::atomic_ref<I>(out[i]).store(number & -I(m[i] != 0), std::memory_order_relaxed);
+    }
+  });
+  return first[parts];
+}
+
 }  // namespace
 
 void seeded_components_cpu(const View& in, double low, double high, const View& out, int64_t* roots) {
   const int64_t n = in.size();
-  std::unique_ptr<uint8_t[]> m(new uint8_t[n]);  // every element written below
-  dispatch_dtype(in.dtype, [&]<class T>() {
-    const T* src = in.ptr<T>();
-    parallel_for(n, 1 << 14, [&](int64_t a, int64_t b) {
-      if (in.c_contiguous()) {
-        for (int64_t i = a; i < b; ++i) m[i] = seed_class(src[i], low, high);
-        return;
-      }
-      int64_t i = a;
-      for_range(in, a, b, [&](int64_t o) { m[i++] = seed_class(src[o], low, high); });
-    });
-  });
+  auto m = classes(in, [&](auto v) { return seed_class(v, low, high); });
   // a C-contiguous output takes the 0/1 bytes directly (bool is one byte); any other through a buffer
   bool* dst = out.ptr<bool>();
   const bool direct = out.c_contiguous();
@@ -124,6 +284,16 @@ void seeded_components_cpu(const View& in, double low, double high, const View& 
     int64_t i = a;
     for_range(out, a, b, [&](int64_t o) { dst[o] = keep[i++] != 0; });
   });
+}
+
+int64_t label_cpu(const View& in, const std::vector<Tap>& taps, const View& out) {
+  // one-byte C-contiguous input is its own classes (connect reads them as truths)
+  std::unique_ptr<uint8_t[]> m;
+  const bool bytes = dtype_size(in.dtype) == 1 && in.c_contiguous();
+  if (!bytes) m = classes(in, [](auto v) { return nonzero_class(v); });
+  const uint8_t* cls = bytes ? in.ptr<uint8_t>() : m.get();
+  if (out.dtype == DType::I32) return label_into(in, cls, taps, out.ptr<int32_t>());
+  return label_into(in, cls, taps, out.ptr<int64_t>());
 }
 
 }  // namespace ndimg::label
