@@ -25,8 +25,8 @@ void slots(const View& labels, Map map, int64_t lo, const View& table, const Vie
 
 // Over the elements x of `in` whose slot s (`slots`: int32, C-contiguous, of in's shape) is >= 0:
 // counts[s] += 1 (int64), sums[s] += x (float64) and, for integer and bool input, isums[s] += x (int64,
-// wrapping: an exact integer sum, bit for bit that of uint64 for unsigned input). Sums over floats are merged
-// in an order fixed by the sizes, so the CPU engine gives the same bits at every thread count.
+// wrapping: an exact integer sum, bit for bit that of uint64 for unsigned input). On the CPU engine float sums
+// of few slots are merged in an order fixed by the sizes (the same bits at every thread count).
 void moments(const View& in, const View& slots, const View& counts, const View& sums, const View& isums,
              StreamHandle stream = nullptr);
 

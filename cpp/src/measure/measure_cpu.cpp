@@ -1,6 +1,6 @@
 // CPU schedules of the statistics per label: the elements split into parts in C order, each part reducing
-// into its own tables (the first part into the outputs), merged part after part, so that float sums and the
-// first position of a tie come out the same at every thread count.
+// into its own tables (the first part into the outputs), merged part after part (a tie keeps the first
+// position in C order).
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -13,10 +13,13 @@
 namespace ndimg::measure {
 namespace {
 
-// Parts of a reduction into tables of `width` entries: fixed by the sizes, and at most n / width of them so
-// that the tables never outnumber the elements.
+// Parts of a reduction into tables of `width` entries. Small tables: a number fixed by n, so that float sums
+// are the same bits at every thread count. Large ones (many labels): one part per thread, at most n / (8 *
+// width) beyond the first, since zeroing and merging the tables would otherwise cost more than the pass.
 int64_t slot_parts(int64_t n, int64_t width) {
-  return std::max<int64_t>(1, std::min(fixed_parts(n), n / std::max<int64_t>(width, 1)));
+  width = std::max<int64_t>(width, 1);
+  if (fixed_parts(n) * width * 8 <= n) return fixed_parts(n);
+  return std::max<int64_t>(1, std::min(parts_for(n), n / (8 * width)));
 }
 
 // f(x, s, i) for the elements [a, b) (C order) whose slot s is >= 0, i being the element's flat index.
