@@ -394,6 +394,8 @@ def histogram(input, min, max, bins, labels=None, index=None):  # noqa: A002 - s
     edges = histogram_edges(min, max, bins)
     if labels is None and index is not None:
         raise ValueError("index without defined labels")
+    if index is not None:
+        _one_dimensional(np.asarray(index.get() if hasattr(index, "get") else index))
     g = groups(input, labels, index)
     hist = hist_table(g, edges)
     if labels is None or index is None:
@@ -407,6 +409,12 @@ def histogram(input, min, max, bins, labels=None, index=None):  # noqa: A002 - s
     for i, (s, here) in enumerate(zip(g.pick.ravel(), present.ravel())):
         out.flat[i] = hist[int(s)] if here else None
     return out
+
+
+def _one_dimensional(index):
+    if index.ndim > 1:   # scipy's loop over the index values fails on its rows with this error
+        raise ValueError("The truth value of an array with more than one element is ambiguous (scipy's "
+                         "labeled_comprehension takes a 1-D index)")
 
 
 @engine_aware("input", "labels")
@@ -431,6 +439,7 @@ def labeled_comprehension(input, labels, index, func, out_dtype, default, pass_p
         mask = labels > 0
         return func(input[mask]) if not pass_positions else func(input[mask], positions[mask])
     index = np.atleast_1d(np.asarray(index.get() if hasattr(index, "get") else index))
+    _one_dimensional(index)
     if np.any(index.astype(labels.dtype).astype(index.dtype) != index):
         raise ValueError(f"Cannot convert index values from <{index.dtype}> to <{labels.dtype}> "
                          f"(labels' type) without loss of precision")
