@@ -49,6 +49,11 @@ def _as_array(x):
     return x
 
 
+def _is_array(x):
+    """An output array (scipy takes any other output as bool)."""
+    return not isinstance(x, (type, np.dtype, str)) and hasattr(x, "shape") and hasattr(x, "dtype")
+
+
 def _check_data(x):
     """The dtypes scipy's C layer reads (bool, integers, float32/64), with its RuntimeError."""
     dt = x.dtype
@@ -102,7 +107,7 @@ def _erode(input, structure, iterations, mask, output, border_value, origin, inv
     if any(c < 0 for c in centre):  # scipy indexes from the end there and may crash
         raise ValueError("invalid origin")
     cit = bool(structure[centre])  # IndexError beyond the structure, as scipy
-    if hasattr(output, "shape") and hasattr(output, "dtype"):
+    if _is_array(output):
         if output.dtype.kind == "c":
             raise TypeError("Complex output type not supported")
     else:
@@ -172,10 +177,6 @@ def binary_closing(input, structure=None, iterations=1, output=None, origin=0, m
     return _erode(tmp, structure, iterations, mask, output, border_value, origin, False, axes)
 
 
-def _is_array(x):
-    return hasattr(x, "shape") and hasattr(x, "dtype")
-
-
 @engine_aware("input", "output")
 def binary_hit_or_miss(input, structure1=None, structure2=None, output=None, origin1=0, origin2=None, *,
                        axes=None):
@@ -218,4 +219,5 @@ def binary_fill_holes(input, structure=None, output=None, origin=0, *, axes=None
         _dilate(seed, structure, -1, mask, output, 1, origin, axes)
         xp.logical_not(output, out=output)
         return None
-    return xp.logical_not(_dilate(seed, structure, -1, mask, None, 1, origin, axes))
+    reached = _dilate(seed, structure, -1, mask, None, 1, origin, axes)
+    return xp.logical_not(reached, out=reached)
