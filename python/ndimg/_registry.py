@@ -245,6 +245,105 @@ register("ndimage", "percentile_filter", f"{_R}:percentile_filter", dtypes=NUMER
 
 # ndimage part 2 (issue 24): morphology, labels, measurements, distance transforms
 # ---- issue 24: binary morphology ----
+_BM = "ndimg.ndimage._binary"
+
+
+def _structure(nd, connectivity):
+    """scipy's generate_binary_structure, for the cases' structures (made per input dimensionality)."""
+    return np.add.reduce(np.abs(np.indices((3,) * nd) - 1), 0) <= connectivity
+
+
+def full_connectivity(args, kw):
+    """A case's _prep: the full 3**ndim structure."""
+    return args, dict(kw, structure=_structure(args[0].ndim, args[0].ndim))
+
+
+def iterated_cross(args, kw):
+    """A case's _prep: the cross iterated twice (scipy's iterate_structure: a 5**ndim diamond)."""
+    return args, dict(kw, structure=np.add.reduce(np.abs(np.indices((5,) * args[0].ndim) - 2), 0) <= 2)
+
+
+def _binary_halo(ndim, structure=None, iterations=1, origin=0, axes=None, _passes=1, **_):
+    """Reach of `iterations` passes of a binary erosion or dilation: the structure's radius (one more along
+    even lengths, whose dilation origin moves by one) plus |origin|, per pass."""
+    if iterations < 1:
+        whole_image("iterations < 1 repeat until nothing changes")
+    n = ndim if axes is None else 1 if np.ndim(axes) == 0 else len(axes)
+    shape = np.shape(structure) if structure is not None else (3,) * n
+    return _on_axes(ndim, axes, [(s // 2 + (1 - s % 2) + abs(int(o))) * int(iterations) * _passes
+                                 for s, o in zip(shape, _seq(origin, len(shape)))])
+
+
+def _hit_or_miss_halo(ndim, structure1=None, structure2=None, origin1=0, origin2=None, axes=None, **_):
+    a = _binary_halo(ndim, structure1, 1, origin1, axes)
+    b = _binary_halo(ndim, structure1 if structure2 is None else structure2, 1,
+                     origin1 if origin2 is None else origin2, axes)
+    return tuple(max(x, y) for x, y in zip(a, b))
+
+
+def _global_binary(ndim, **_):
+    whole_image("propagation repeats until nothing changes, across the whole image")
+
+
+_BIN_CASES = (case(), case(_prep=full_connectivity), case(_prep=iterated_cross), case(iterations=3),
+              case(iterations=0), case(iterations=-1, _prep=full_connectivity), case(mask=Arr("mask:0.7", "bool")),
+              case(mask=Arr("mask:0.7", "bool"), iterations=-1), case(border_value=1), case(border_value=1, iterations=2),
+              case(origin=1), case(origin=(-1, 1), _ndim=(2,)), case(structure=_FOOT2, _ndim=(2,)),
+              case(structure=_FOOT3, _ndim=(3,)), case(structure=_FOOT3, iterations=2, _ndim=(3,)),
+              case(structure=np.array([1, 1, 0, 1], bool), axes=(0,)), case(axes=(1,), iterations=2, _ndim=(2, 3)),
+              case(output=np.uint8), case(_inputs=("signed",)), case(brute_force=True, iterations=2),
+              case(_shape=(4, 5, 3, 6), _ndim=(3,), _id="4d"),
+              case(_shape=(4, 5, 3, 6), _ndim=(3,), iterations=-1, mask=Arr("mask:0.7", "bool"), _id="4d_mask"))
+_BIN_BAD = (bad(TypeError, iterations=1.5),
+            bad(RuntimeError, structure=np.ones((0, 3, 3), bool), _ndim=(3,)),
+            bad(RuntimeError, mask=np.ones((2, 2), bool), _ndim=(3,)), bad(TypeError, border_value=0.5),
+            bad(ValueError, axes=(0, 0), _ndim=(2,)), bad(RuntimeError, origin=(1, 1, 1, 1)),
+            bad(TypeError, _dtype="complex64"), bad(RuntimeError, _dtype="float16"))
+_BIN_BENCH = (("2d_f32", dict(_inputs=("mask:0.6",), _dtype="bool")),
+              ("3d_f32", dict(_inputs=("mask:0.6",), _dtype="bool")))
+for _name, _inp in (("binary_erosion", "mask:0.7"), ("binary_dilation", "mask:0.2"), ("binary_opening", "mask:0.7"),
+                    ("binary_closing", "mask:0.3")):
+    _two = _name in ("binary_opening", "binary_closing")
+    register("ndimage", _name, f"{_BM}:{_name}", dtypes=ALL, ndim=(1, 2, 3), family="binary", inputs=(_inp,),
+             cases=_BIN_CASES, bench=_BIN_BENCH,
+             # a structure of the wrong rank: scipy's dilation fails reflecting its origin (IndexError)
+             bad=_BIN_BAD + (bad(IndexError if _name in ("binary_dilation", "binary_closing") else RuntimeError,
+                                 structure=np.ones((3, 3), bool), _ndim=(3,)),),
+             halo=(lambda ndim, **kw: _binary_halo(ndim, _passes=2, **kw)) if _two else _binary_halo)
+register("ndimage", "binary_hit_or_miss", f"{_BM}:binary_hit_or_miss", dtypes=ALL, ndim=(1, 2, 3), family="binary",
+         inputs=("mask:0.5",), halo=_hit_or_miss_halo, bench=_BIN_BENCH,
+         cases=(case(), case(structure1=_FOOT2, _ndim=(2,)), case(structure1=_FOOT2, origin1=(0, 1), _ndim=(2,)),
+                case(structure1=_FOOT2, structure2=np.array([[1, 0, 0], [0, 0, 0], [0, 0, 1]], bool), origin2=-1,
+                     _ndim=(2,)),
+                case(structure1=_FOOT3, _ndim=(3,)), case(structure1=np.array([1, 0, 1], bool), axes=(0,)),
+                case(output=np.int16), case(_inputs=("signed",)), case(_shape=(4, 5, 3, 6), _ndim=(3,), _id="4d")),
+         bad=(bad(RuntimeError, structure1=np.ones((3, 3), bool), _ndim=(3,)), bad(TypeError, _dtype="complex64"),
+              bad(ValueError, axes=(0, 0), _ndim=(2,))))
+register("ndimage", "binary_propagation", f"{_BM}:binary_propagation", dtypes=ALL, ndim=(1, 2, 3), family="binary",
+         inputs=("mask:0.05",), halo=_global_binary,
+         cases=(case(mask=Arr("mask:0.6", "bool")), case(), case(mask=Arr("mask:0.6", "bool"), _prep=full_connectivity),
+                case(mask=Arr("mask:0.6", "bool"), border_value=1), case(mask=Arr("mask:0.6", "bool"), origin=1),
+                case(mask=Arr("mask:0.6", "bool"), axes=(0,)), case(mask=Arr("mask:0.6", "bool"), output=np.int32),
+                case(mask=Arr("mask:0.6", "bool"), _shape=(4, 5, 3, 6), _ndim=(3,), _id="4d")),
+         bad=(bad(RuntimeError, mask=np.ones((2, 2), bool), _ndim=(3,)), bad(TypeError, _dtype="complex64")),
+         bench=(("2d_f32", dict(_inputs=("mask:0.001",), _dtype="bool")),
+                ("3d_f32", dict(_inputs=("mask:0.001",), _dtype="bool"))))
+register("ndimage", "binary_fill_holes", f"{_BM}:binary_fill_holes", dtypes=ALL, ndim=(1, 2, 3), family="binary",
+         inputs=("mask:0.6",), halo=_global_binary,
+         cases=(case(), case(_prep=full_connectivity), case(structure=_FOOT2, _ndim=(2,)), case(origin=1),
+                case(axes=(1,), _ndim=(2, 3)), case(_inputs=("mask:0.75",)), case(output=np.float32),
+                case(_shape=(4, 5, 3, 6), _ndim=(3,), _id="4d")),
+         bad=(bad(IndexError, structure=np.ones((3, 3), bool), _ndim=(3,)), bad(ValueError, axes=(0, 0), _ndim=(2,))),
+         bench=(("2d_f32", dict(_inputs=("mask:0.6",), _dtype="bool")),
+                ("3d_f32", dict(_inputs=("mask:0.6",), _dtype="bool"))))
+register("ndimage", "generate_binary_structure", f"{_BM}:generate_binary_structure", ndim=(), engines=("cpu",),
+         inputs=("none",), cases=(case(rank=2, connectivity=1), case(rank=3, connectivity=2), case(rank=4, connectivity=4),
+                                  case(rank=1, connectivity=0), case(rank=0, connectivity=1), case(rank=5, connectivity=9)),
+         bad=(bad(TypeError, rank=2.5, connectivity=1),))
+register("ndimage", "iterate_structure", f"{_BM}:iterate_structure", ndim=(), engines=("cpu",), inputs=("none",),
+         cases=(case(structure=_FOOT2, iterations=3), case(structure=_FOOT3, iterations=2),
+                case(structure=_FOOT2, iterations=2, origin=(1, 0)), case(structure=_FOOT2, iterations=1),
+                case(structure=np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]]), iterations=4, origin=-1)))
 # ---- end binary morphology ----
 # ---- issue 24: grey morphology ----
 _GM = "ndimg.ndimage._grey"
@@ -281,9 +380,48 @@ for _name, _halo in (("grey_erosion", _GREY_HALO), ("grey_dilation", _GREY_HALO)
     # NumPy refuses bool subtraction: scipy's gradient and laplace raise TypeError on bool input
     register("ndimage", _name, f"{_GM}:{_name}", family="rank", inputs=("signed",), ndim=(1, 2, 3), halo=_halo,
              dtypes=NUMERIC if _name.startswith("morphological") else ALL, cases=_GREY_CASES, bad=_GREY_BAD,
+             rtol=0, atol=0,   # scipy's values exactly (both engines compute as scipy does)
              bench=_GREY_BENCH if _name in ("grey_erosion", "grey_dilation") else _GREY_BENCH[:3])
 # ---- end grey morphology ----
 # ---- issue 24: labels ----
+_LB = "ndimg.ndimage._label"
+
+
+def _structure(ndim, connectivity):
+    """scipy's generate_binary_structure(ndim, connectivity), for the cases."""
+    return np.abs(np.indices((3,) * ndim) - 1).sum(axis=0) <= connectivity
+
+
+_ASYM = np.array([[0, 1, 0], [1, 1, 0], [0, 0, 0]], dtype=bool)   # not centrosymmetric: scipy refuses it
+_X = np.array([[1, 0, 1], [0, 1, 0], [1, 0, 1]], dtype=bool)   # diagonals only (no face neighbours)
+register("ndimage", "label", f"{_LB}:label", dtypes=ALL, ndim=(1, 2, 3), inputs=("mask",), family="label_count",
+         dask="ndimg.ndimage._label_dask:label",
+         cases=(case(), case(_inputs=("mask:0.6",)), case(structure=_structure(2, 2), _ndim=(2,)),
+                case(structure=_X, _ndim=(2,)), case(structure=_structure(3, 2), _ndim=(3,)),
+                case(structure=_structure(3, 3), _ndim=(3,)), case(structure=np.ones(3, bool), _ndim=(1,)),
+                case(output=np.int64), case(output=np.uint8), case(output=np.float32)),
+         bad=(bad(RuntimeError, structure=np.ones((3,) * 4, bool)), bad(ValueError, structure=np.ones((3, 5)), _ndim=(2,)),
+              bad(AssertionError, structure=_ASYM, _ndim=(2,)),
+              bad(RuntimeError, output=np.int8, _inputs=("mask:0.3",), _shape=(60, 60), _ndim=(2,), _id="int8_overflow")),
+         bench=(("2d_f32", dict(_inputs=("mask:0.5",), _dtype="bool")), ("3d_u8_256", dict(_inputs=("mask:0.5",)))))
+register("ndimage", "find_objects", f"{_LB}:find_objects", dtypes=INTS, ndim=(1, 2, 3), inputs=("labels",),
+         family="label_count", cases=(case(), case(max_label=3), case(max_label=9), case(_inputs=("labels:50",))),
+         bad=(bad(ValueError, _shape=(0, 3), _ndim=(2,), _id="empty"),),
+         bench=tuple((s, dict(_inputs=("int_labels:100000",))) for s in ("2d_f32", "3d_f32")))
+register("ndimage", "value_indices", f"{_LB}:value_indices", dtypes=INTS, ndim=(1, 2, 3), inputs=("labels",),
+         family="label_count", cases=(case(), case(ignore_value=0), case(ignore_value=3), case(_inputs=("labels:50",))),
+         known_differences={"big_endian_u2": "scipy 1.17 reads big-endian values in the native byte order (key 256 for "
+                                             "a 1); ndimg reads the values"},
+         bad=(bad(ValueError, _dtype="float32", _id="float"),),
+         bench=tuple((s, dict(_inputs=("int_labels:1000",))) for s in ("2d_f32", "3d_f32")))
+register("ndimage", "watershed_ift", f"{_LB}:watershed_ift", dtypes=("uint8", "uint16"), ndim=(1, 2, 3),
+         inputs=("image", "int_labels:4"), family="label_count",
+         cases=(case(), case(structure=_structure(2, 2), _ndim=(2,)), case(structure=_structure(3, 3), _ndim=(3,)),
+                case(_inputs=("image", "markers")), case(_inputs=("image", "markers"), structure=_structure(2, 2), _ndim=(2,))),
+         bad=(bad(TypeError, _dtype="float32", _id="float"), bad(RuntimeError, structure=np.ones((3,) * 4, bool)),
+              bad(RuntimeError, structure=np.ones((3, 5)), _ndim=(2,)),
+              bad(RuntimeError, output=np.zeros(1, np.uint8), _id="output_shape")),
+         bench=(("2d_f32", dict(_inputs=("image", "markers"), _dtype="uint8")),))
 # ---- end labels ----
 # ---- issue 24: measurements ----
 _ME = "ndimg.ndimage._measurements"

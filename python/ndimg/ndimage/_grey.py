@@ -9,7 +9,8 @@ import numpy as np
 
 from .. import _core
 from .._engine import engine_aware, stream_ptr, xp_of
-from ._footprint import check_footprint_shape, expand_footprint, expand_origin, run_into, single_mode, tap_offsets, to_host
+from ._footprint import (check_footprint_shape, expand_footprint, expand_origin, run_into, single_mode, tap_offsets,
+                         to_host)
 from ._rank import _check_footprint_origins, _min_or_max_filter
 from ._support import as_input, get_output, native_output, no_complex, normalize_axes, per_axis, real_cval
 
