@@ -164,15 +164,26 @@ def test_edt_3d_volume(engine, rng):
     _same(D.distance_transform_cdt(to_engine(a, engine), metric="taxicab"), ndi.distance_transform_cdt(a, metric="taxicab"))
 
 
+@pytest.mark.parametrize("shape", [(20000,), (1, 9000), (2, 3000, 3), (700, 1)])
+def test_edt_few_long_lines(engine, rng, shape):
+    """Few long lines: the axis-0 pass in segments, the others in bands merged (the CUDA warps' schedule),
+    against scipy bit for bit."""
+    for p in (0.999, 0.9):
+        a = rng.random(shape) < p
+        for sampling in (None, rng.choice([0.5, 1.3, 2.0], len(shape)).tolist()):
+            expected = ndi.distance_transform_edt(a, sampling=sampling, return_indices=True)
+            _same(D.distance_transform_edt(to_engine(a, engine), sampling=sampling, return_indices=True), expected)
+
+
 def test_edt_threads_agree(rng):
-    """The CPU schedule's results do not depend on the thread count."""
+    """The CPU schedule's results do not depend on the thread count (which picks bands for few lines)."""
     from ndimg import _engine
 
-    a = rng.random((40, 300)) > 0.01
-    one, n = None, _engine.get_num_threads()
+    a = rng.random((3, 5000)) > 0.01
+    expected = ndi.distance_transform_edt(a, return_indices=True)
     try:
-        _engine.set_num_threads(1)
-        one = D.distance_transform_edt(a, return_indices=True)
+        for n in (1, 2, 8):
+            _engine.set_num_threads(n)
+            _same(D.distance_transform_edt(a, return_indices=True), expected)
     finally:
-        _engine.set_num_threads(None if n is None else 0)
-    _same(D.distance_transform_edt(a, return_indices=True), one)
+        _engine.set_num_threads(None)

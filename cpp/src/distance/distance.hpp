@@ -51,24 +51,60 @@ NDIMG_HD bool hidden(int64_t u, double fu, int64_t v, double fv, int64_t w, doub
   return sub_rn(sub_rn(sub_rn(mul_rn(c, fv), mul_rn(b, fu)), mul_rn(a, fw)), mul_rn(mul_rn(a, b), c)) > 0.0;
 }
 
-// One line of an EDT pass: the lower envelope of the sites (positions with a finite partial squared
-// distance), then each position's nearest site, the first of equals. The line `c` gives value(q) (read only
-// before any write), keeps the envelope (push, pos, val) and takes the results (write(p, d, k): squared
-// distance d, or the distance on the last pass, from envelope site k).
+// The envelope passes (axes after the first). A line `c` gives value(q), a position's partial squared
+// distance (read only before any write), keeps envelope sites in numbered slots (push(k, q, value),
+// pos(k), val(k), move(to, from)) and takes the results (write(p, d, k): squared distance d, or the
+// distance on the last pass, from the site in slot k).
+
+// The lower envelope of the sites among positions [q0, q1) (those with a finite value), in slots from
+// `base` on: Maurer's stack as scipy runs it. Returns the number of sites kept.
 template <class Line>
-NDIMG_HD void envelope_line(Line& c, int64_t len, double spacing, bool last) {
-  int64_t m = -1;
-  for (int64_t q = 0; q < len; ++q) {
+NDIMG_HD int64_t build_envelope(Line& c, int64_t q0, int64_t q1, int64_t base, double spacing) {
+  int64_t m = base - 1;
+  for (int64_t q = q0; q < q1; ++q) {
     const double fq = c.value(q);
     if (!(fq < kInf)) continue;
-    while (m >= 1 && hidden(c.pos(m - 1), c.val(m - 1), c.pos(m), c.val(m), q, fq, spacing)) --m;
+    while (m > base && hidden(c.pos(m - 1), c.val(m - 1), c.pos(m), c.val(m), q, fq, spacing)) --m;
     c.push(++m, q, fq);
   }
-  if (m < 0) return;  // no site: the line keeps +inf
-  int64_t k = 0;
-  for (int64_t p = 0; p < len; ++p) {
+  return m - base + 1;
+}
+
+// The line's envelope from its bands' envelopes (band b's in slots from band_start(b), count(b) of them),
+// into slots from 0: a site hidden within its band is hidden in the line, so the stack runs over the bands'
+// survivors alone. In place: slot k is written after every slot below it has been read.
+NDIMG_HD int64_t band_start(int b, int bands, int64_t len) { return b * len / bands; }
+template <class Line, class Count>
+NDIMG_HD int64_t merge_envelopes(Line& c, int bands, int64_t len, const Count& count, double spacing) {
+  int64_t m = -1;
+  for (int b = 0; b < bands; ++b) {
+    const int64_t s0 = band_start(b, bands, len), n = count(b);
+    for (int64_t r = s0; r < s0 + n; ++r) {
+      const int64_t q = c.pos(r);
+      const double fq = c.val(r);
+      while (m >= 1 && hidden(c.pos(m - 1), c.val(m - 1), c.pos(m), c.val(m), q, fq, spacing)) --m;
+      if (++m != r) c.move(m, r);
+    }
+  }
+  return m + 1;
+}
+
+// Each position of [p0, p1) takes its nearest site of the envelope (n > 0 sites in slots from 0), the first
+// of equals, walking on as scipy does. A band that starts inside the line finds its first site by
+// bisection (the envelope is ordered: whether the next site is strictly nearer is true, then false).
+template <class Line>
+NDIMG_HD void query_envelope(Line& c, int64_t n, int64_t p0, int64_t p1, double spacing, bool last) {
+  int64_t k = 0, hi = n - 1;
+  while (p0 > 0 && k < hi) {
+    const int64_t mid = k + (hi - k) / 2;
+    if (site_distance(c.val(mid + 1), c.pos(mid + 1), p0, spacing) < site_distance(c.val(mid), c.pos(mid), p0, spacing))
+      k = mid + 1;
+    else
+      hi = mid;
+  }
+  for (int64_t p = p0; p < p1; ++p) {
     double d1 = site_distance(c.val(k), c.pos(k), p, spacing);
-    while (k < m) {
+    while (k < n - 1) {
       const double d2 = site_distance(c.val(k + 1), c.pos(k + 1), p, spacing);
       if (d1 <= d2) break;
       d1 = d2;
@@ -76,6 +112,13 @@ NDIMG_HD void envelope_line(Line& c, int64_t len, double spacing, bool last) {
     }
     c.write(p, last ? std::sqrt(d1) : d1, k);
   }
+}
+
+// One whole line (a line without sites keeps +inf).
+template <class Line>
+NDIMG_HD void envelope_line(Line& c, int64_t len, double spacing, bool last) {
+  const int64_t n = build_envelope(c, 0, len, 0, spacing);
+  if (n > 0) query_envelope(c, n, 0, len, spacing, last);
 }
 
 // The pass along axis 0 is a 1-D distance to the nearest zero element: a count k of steps (0 on zeros,
@@ -86,6 +129,47 @@ NDIMG_HD double first_pass_value(double k, double spacing, bool last) {
   const double d = mul_rn(t, t);
   return last ? std::sqrt(d) : d;
 }
+
+// The pass along axis 0 over a segment [r0, r1) of column c (elements i * inner + c): `zero(i)` tells the
+// zero rows; up is the last zero row above the segment, down the first below it (-1: none). Forward, the
+// steps back to the last zero; backward, the steps on to the next zero where strictly fewer (the upper
+// one of equals). Segments of one column give the same results as the column in one piece.
+template <class Zero, class F>
+NDIMG_HD void sweep_segment(const Zero& zero, int64_t r0, int64_t r1, int64_t up, int64_t down, int64_t inner,
+                            int64_t c, double s0, bool last, double* dist, F* feat) {
+  int64_t prev = up;
+  for (int64_t i = r0; i < r1; ++i) {
+    const int64_t e = i * inner + c;
+    if (zero(i)) prev = i;
+    dist[e] = prev >= 0 ? double(i - prev) : kInf;
+    if (feat && prev >= 0) feat[e] = F(prev * inner + c);
+  }
+  int64_t next = down;
+  for (int64_t i = r1 - 1; i >= r0; --i) {
+    const int64_t e = i * inner + c;
+    double k = dist[e];
+    if (k == 0) {
+      next = i;
+    } else if (next >= 0 && double(next - i) < k) {
+      k = double(next - i);
+      if (feat) feat[e] = F(next * inner + c);
+    }
+    dist[e] = first_pass_value(k, s0, last);
+  }
+}
+// The first and last zero rows of segment [r0, r1) (-1: none).
+template <class Zero>
+NDIMG_HD void segment_zeros(const Zero& zero, int64_t r0, int64_t r1, int64_t& first, int64_t& last) {
+  first = last = -1;
+  for (int64_t i = r0; i < r1; ++i)
+    if (zero(i)) {
+      if (first < 0) first = i;
+      last = i;
+    }
+}
+// Segments of a column of `rows`: at least 64 rows, at most 1024 segments (a segment looks for its
+// neighbours' zeros through the segments before and after it).
+NDIMG_HD int64_t segment_rows(int64_t rows) { return rows / 1024 > 64 ? (rows + 1023) / 1024 : 64; }
 
 // A C-contiguous array's geometry for the passes along `axis`: lines of `len` elements `inner` apart.
 struct Lines {

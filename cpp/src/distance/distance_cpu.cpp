@@ -12,7 +12,8 @@ namespace ndimg::distance {
 namespace {
 
 // the pass along axis 0: forward, the steps back to the last zero; backward, the steps on to the next
-// zero where strictly fewer (the first of equals is the upper one)
+// zero where strictly fewer (the first of equals is the upper one). Many columns: rows swept across a
+// range of columns at a time; few (a 1-D input): each column in segments (sweep_segment), in parallel.
 template <class T, class F>
 void first_pass(const View& in, double s0, bool last, double* dist, F* feat) {
   const int64_t rows = in.shape[0], inner = in.size() / rows, step = in.strides[0];
@@ -23,6 +24,26 @@ void first_pass(const View& in, double s0, bool last, double* dist, F* feat) {
     sub.strides[d] = in.strides[d + 1];
   }
   const T* src = in.ptr<T>();
+  if (inner < 64 && rows >= 256) {
+    const int64_t seg = segment_rows(rows), nseg = (rows + seg - 1) / seg;
+    for (int64_t c = 0; c < inner; ++c) {
+      const int64_t col = flat_offset(c, sub.ndim, sub.shape.data(), sub.strides.data());
+      auto zero = [&](int64_t i) { return src[col + i * step] == T(0); };
+      std::vector<int64_t> first(nseg), lastz(nseg);
+      parallel_for(nseg, 1, [&](int64_t a, int64_t b) {
+        for (int64_t g = a; g < b; ++g) segment_zeros(zero, g * seg, std::min(rows, (g + 1) * seg), first[g], lastz[g]);
+      });
+      parallel_for(nseg, 1, [&](int64_t a, int64_t b) {
+        for (int64_t g = a; g < b; ++g) {
+          int64_t up = -1, down = -1;
+          for (int64_t h = g - 1; h >= 0 && up < 0; --h) up = lastz[h];
+          for (int64_t h = g + 1; h < nseg && down < 0; ++h) down = first[h];
+          sweep_segment(zero, g * seg, std::min(rows, (g + 1) * seg), up, down, inner, c, s0, last, dist, feat);
+        }
+      });
+    }
+    return;
+  }
   parallel_for(inner, 256, [&](int64_t c0, int64_t c1) {
     for (int64_t i = 0; i < rows; ++i) {
       double* d = dist + i * inner;
@@ -74,15 +95,50 @@ struct BufferLine {
   int64_t pos(int64_t k) const { return sites[k]; }
   double val(int64_t k) const { return f[sites[k]]; }
   void push(int64_t k, int64_t q, double) { sites[k] = q; }
+  void move(int64_t to, int64_t from) { sites[to] = sites[from]; }
   void write(int64_t p, double d, int64_t k) {
     out[p * stride] = d;
     if (fout) fout[p * stride] = fe[sites[k]];
   }
 };
 
+// Few long lines (fewer than the threads): each line in bands, in parallel, as the CUDA schedule's warps
+// run it: the bands' envelopes, their merge, then each band's positions.
+template <class F>
+void banded_lines(const Lines& l, double spacing, bool last, double* dist, F* feat) {
+  const int bands = int(std::min<int64_t>(l.len / 256, 4 * num_threads()));
+  std::vector<double> f(l.len);
+  std::vector<F> fe(feat ? l.len : 0);
+  std::vector<int64_t> sites(l.len), count(bands);
+  for (int64_t i = 0; i < l.count; ++i) {
+    const int64_t base = line_start(i, l.len, l.inner);
+    for (int64_t p = 0; p < l.len; ++p) f[p] = dist[base + p * l.inner];
+    if (feat)
+      for (int64_t p = 0; p < l.len; ++p) fe[p] = feat[base + p * l.inner];
+    BufferLine<F> line{f.data(), feat ? fe.data() : nullptr, sites.data(), dist + base, feat ? feat + base : nullptr,
+                       l.inner};
+    parallel_for(bands, 1, [&](int64_t a, int64_t b) {
+      for (int64_t k = a; k < b; ++k) {
+        const int64_t b0 = band_start(int(k), bands, l.len);
+        BufferLine<F> own = line;
+        count[k] = build_envelope(own, b0, band_start(int(k) + 1, bands, l.len), b0, spacing);
+      }
+    });
+    const int64_t n = merge_envelopes(line, bands, l.len, [&](int b) { return count[b]; }, spacing);
+    if (n == 0) continue;
+    parallel_for(bands, 1, [&](int64_t a, int64_t b) {
+      for (int64_t k = a; k < b; ++k) {
+        BufferLine<F> own = line;
+        query_envelope(own, n, band_start(int(k), bands, l.len), band_start(int(k) + 1, bands, l.len), spacing, last);
+      }
+    });
+  }
+}
+
 template <class F>
 void line_pass(const View& in, int axis, double spacing, bool last, double* dist, F* feat) {
   const Lines l = lines_along(in, axis);
+  if (l.count < num_threads() && l.len >= 512) return banded_lines(l, spacing, last, dist, feat);
   const int64_t width = std::min<int64_t>(l.inner, 16);  // adjacent lines per tile: whole cache lines
   const int64_t per_outer = (l.inner + width - 1) / width, tiles = l.count / l.inner * per_outer;
   parallel_for(tiles, std::max<int64_t>(1, (1 << 14) / (l.len * width)), [&](int64_t t0, int64_t t1) {

@@ -14,6 +14,7 @@ namespace ndimg::distance {
 namespace {
 
 constexpr unsigned kThreads = 128;
+constexpr int64_t kWarpLines = 1 << 15;  // below this many lines a pass runs a warp per line
 
 struct Shape {
   int ndim;
@@ -35,65 +36,69 @@ Shape shape_of(const View& v) {
   return s;
 }
 
+// The pass along axis 0 by segments of a column (one thread per column and segment, adjacent threads on
+// adjacent columns): first each segment's first and last zero rows, then each segment's sweeps.
+template <class T>
+struct ZeroRows {
+  const T* in;
+  int64_t col, step;
+  __device__ bool operator()(int64_t i) const { return in[col + i * step] == T(0); }
+};
+template <class T>
+__device__ ZeroRows<T> zero_rows(const T* in, const Shape& g, int64_t c) {
+  return {in, flat_offset(c, g.ndim - 1, g.shape + 1, g.strides + 1), g.strides[0]};
+}
+template <class T>
+__global__ void segment_zeros_kernel(const T* in, Shape g, int64_t inner, int64_t seg, int64_t nseg, int64_t* first,
+                                     int64_t* lastz) {
+  NDIMG_GRID_STRIDE(t, inner * nseg) {
+    const int64_t c = t % inner, s = t / inner;
+    segment_zeros(zero_rows(in, g, c), s * seg, min(g.shape[0], (s + 1) * seg), first[t], lastz[t]);
+  }
+}
 template <class T, class F>
-__global__ void first_pass(const T* in, Shape g, int64_t inner, double s0, bool last, double* dist, F* feat) {
-  NDIMG_GRID_STRIDE(c, inner) {
-    const int64_t col = flat_offset(c, g.ndim - 1, g.shape + 1, g.strides + 1), rows = g.shape[0];
-    double prev = kInf;
-    F pf = 0;
-    for (int64_t i = 0; i < rows; ++i) {
-      const int64_t e = i * inner + c;
-      if (in[col + i * g.strides[0]] == T(0)) {
-        prev = 0;
-        pf = F(e);
-      } else {
-        prev += 1;
-      }
-      dist[e] = prev;
-      if (feat) feat[e] = pf;
-    }
-    double next = kInf;
-    for (int64_t i = rows - 1; i >= 0; --i) {
-      const int64_t e = i * inner + c;
-      double k = dist[e];
-      if (k == 0) {
-        next = 0;
-      } else {
-        next += 1;
-        if (next < k) {
-          k = next;
-          if (feat) feat[e] = F((i + int64_t(next)) * inner + c);
-        }
-      }
-      dist[e] = first_pass_value(k, s0, last);
-    }
+__global__ void sweep_kernel(const T* in, Shape g, int64_t inner, int64_t seg, int64_t nseg, const int64_t* first,
+                             const int64_t* lastz, double s0, bool last, double* dist, F* feat) {
+  NDIMG_GRID_STRIDE(t, inner * nseg) {
+    const int64_t c = t % inner, s = t / inner;
+    int64_t up = -1, down = -1;
+    for (int64_t h = s - 1; h >= 0 && up < 0; --h) up = lastz[h * inner + c];
+    for (int64_t h = s + 1; h < nseg && down < 0; ++h) down = first[h * inner + c];
+    sweep_segment(zero_rows(in, g, c), s * seg, min(g.shape[0], (s + 1) * seg), up, down, inner, c, s0, last, dist, feat);
   }
 }
 
-// One line of an envelope pass on the device: the line read and written in place, its envelope in the
-// batch's scratch (site k of this thread's line at k * batch + t).
+// One line of an envelope pass on the device: the line read and written in place, its envelope in scratch
+// slots (slot k at k * stride + at: interleaved with the other threads' lines, or a warp's own run).
 template <class F>
 struct DeviceLine {
   double* dist;
   F* feat;
-  int64_t base, inner, batch, t;
+  int64_t line0, inner, stride, at;
   int32_t* sites;
   double* vals;
   F* feats;
-  __device__ double value(int64_t q) const { return dist[base + q * inner]; }
-  __device__ int64_t pos(int64_t k) const { return sites[k * batch + t]; }
-  __device__ double val(int64_t k) const { return vals[k * batch + t]; }
+  __device__ int64_t slot(int64_t k) const { return k * stride + at; }
+  __device__ double value(int64_t q) const { return dist[line0 + q * inner]; }
+  __device__ int64_t pos(int64_t k) const { return sites[slot(k)]; }
+  __device__ double val(int64_t k) const { return vals[slot(k)]; }
   __device__ void push(int64_t k, int64_t q, double fq) {
-    sites[k * batch + t] = int32_t(q);
-    vals[k * batch + t] = fq;
-    if (feat) feats[k * batch + t] = feat[base + q * inner];
+    sites[slot(k)] = int32_t(q);
+    vals[slot(k)] = fq;
+    if (feat) feats[slot(k)] = feat[line0 + q * inner];
+  }
+  __device__ void move(int64_t to, int64_t from) {
+    sites[slot(to)] = sites[slot(from)];
+    vals[slot(to)] = vals[slot(from)];
+    if (feat) feats[slot(to)] = feats[slot(from)];
   }
   __device__ void write(int64_t p, double d, int64_t k) {
-    dist[base + p * inner] = d;
-    if (feat) feat[base + p * inner] = feats[k * batch + t];
+    dist[line0 + p * inner] = d;
+    if (feat) feat[line0 + p * inner] = feats[slot(k)];
   }
 };
 
+// Many lines: a thread per line, `batch` lines from `first` at a time.
 template <class F>
 __global__ void line_pass(Lines l, int64_t first, int64_t batch, double spacing, bool last, double* dist, F* feat,
                           int32_t* sites, double* vals, F* feats) {
@@ -102,6 +107,30 @@ __global__ void line_pass(Lines l, int64_t first, int64_t batch, double spacing,
     if (line >= l.count) continue;
     DeviceLine<F> c{dist, feat, line_start(line, l.len, l.inner), l.inner, batch, t, sites, vals, feats};
     envelope_line(c, l.len, spacing, last);
+  }
+}
+
+// Few lines: a warp per line (`warps` of them, each with its run of len slots), in 32 bands: each lane its
+// band's envelope, lane 0 their merge, each lane its band's positions.
+constexpr int kWarpsPerBlock = kThreads / 32;
+template <class F>
+__global__ void line_pass_warp(Lines l, int64_t warps, double spacing, bool last, double* dist, F* feat,
+                               int32_t* sites, double* vals, F* feats) {
+  __shared__ int64_t counts[kWarpsPerBlock][32];
+  const int lane = threadIdx.x & 31, wb = threadIdx.x >> 5;
+  const int64_t w = (blockIdx.x * int64_t(blockDim.x) + threadIdx.x) >> 5;
+  if (w >= warps) return;  // whole warps
+  for (int64_t line = w; line < l.count; line += warps) {
+    DeviceLine<F> c{dist, feat, line_start(line, l.len, l.inner), l.inner, 1, w * l.len, sites, vals, feats};
+    const int64_t b0 = band_start(lane, 32, l.len), b1 = band_start(lane + 1, 32, l.len);
+    counts[wb][lane] = build_envelope(c, b0, b1, b0, spacing);
+    __syncwarp();
+    int64_t n = 0;
+    if (lane == 0) n = merge_envelopes(c, 32, l.len, [&](int b) { return counts[wb][b]; }, spacing);
+    n = __shfl_sync(0xffffffffu, n, 0);
+    __syncwarp();
+    if (n > 0) query_envelope(c, n, b0, b1, spacing, last);
+    __syncwarp();  // the scratch and the counts are the next line's
   }
 }
 
@@ -168,11 +197,20 @@ void edt_cuda(const View& in, const double* sampling, double* dist, F* feat, Str
   auto s = static_cast<cudaStream_t>(stream);
   const int64_t n = in.size(), inner = n / in.shape[0];
   const Shape g = shape_of(in);
-  dispatch_dtype(in.dtype, [&]<class T>() {
-    first_pass<T, F><<<cuda::blocks_for(inner, kThreads), kThreads, 0, s>>>(
-        in.ptr<T>(), g, inner, sampling ? sampling[0] : 1.0, in.ndim == 1, dist, feat);
-  });
-  cuda::check_launch(op);
+  const int64_t seg = segment_rows(in.shape[0]), nseg = (in.shape[0] + seg - 1) / seg;
+  {
+    cuda::Scratch first(size_t(inner * nseg) * sizeof(int64_t), s, op), lastz(size_t(inner * nseg) * sizeof(int64_t), s, op);
+    dispatch_dtype(in.dtype, [&]<class T>() {
+      const unsigned blocks = cuda::blocks_for(inner * nseg, kThreads);
+      segment_zeros_kernel<T><<<blocks, kThreads, 0, s>>>(in.ptr<T>(), g, inner, seg, nseg, first.get<int64_t>(),
+                                                           lastz.get<int64_t>());
+      cuda::check_launch(op);
+      sweep_kernel<T, F><<<blocks, kThreads, 0, s>>>(in.ptr<T>(), g, inner, seg, nseg, first.get<int64_t>(),
+                                                     lastz.get<int64_t>(), sampling ? sampling[0] : 1.0,
+                                                     in.ndim == 1, dist, feat);
+      cuda::check_launch(op);
+    });
+  }
   if (in.ndim == 1) return;
   // envelope scratch per line: positions (int32: a line is shorter than 2^31), values, features; lines in
   // batches whose scratch stays under 2x the distances' bytes (1x with features, which take memory too)
@@ -186,11 +224,19 @@ void edt_cuda(const View& in, const double* sampling, double* dist, F* feat, Str
       feats(feat ? size_t(batch) * max_len * sizeof(F) : 0, s, op);
   for (int d = 1; d < in.ndim; ++d) {
     const Lines l = lines_along(in, d);
+    const double sd = sampling ? sampling[d] : 1.0;
     const int64_t b = std::min<int64_t>(l.count, int64_t(budget / (per_site * size_t(l.len))));
     const int64_t step = std::clamp<int64_t>(b, 1, batch);
+    if (l.count < kWarpLines && l.len >= 64) {  // too few lines for a thread each: a warp each
+      const int64_t warps = std::min(l.count, batch * max_len / l.len);
+      line_pass_warp<F><<<cuda::blocks_for(warps * 32, kThreads), kThreads, 0, s>>>(
+          l, warps, sd, d == in.ndim - 1, dist, feat, sites.get<int32_t>(), vals.get<double>(), feats.get<F>());
+      cuda::check_launch(op);
+      continue;
+    }
     for (int64_t first = 0; first < l.count; first += step) {
       line_pass<F><<<cuda::blocks_for(step, kThreads), kThreads, 0, s>>>(
-          l, first, step, sampling ? sampling[d] : 1.0, d == in.ndim - 1, dist, feat, sites.get<int32_t>(),
+          l, first, step, sd, d == in.ndim - 1, dist, feat, sites.get<int32_t>(),
           vals.get<double>(), feats.get<F>());
       cuda::check_launch(op);
     }
