@@ -31,6 +31,8 @@ ENTRIES = [e for e in entries() if e.ndim and "none" not in e.inputs and e.name 
 GLOBAL_CALLS = {
     "filters.frangi": lambda kw: kw.get("gamma") is None,   # gamma=None: half the largest Hessian norm
     "filters.hessian": lambda kw: "gamma" in kw and kw["gamma"] is None,
+    # binary morphology with iterations < 1: until nothing changes
+    **{f"ndimage.binary_{n}": lambda kw: kw.get("iterations", 1) < 1 for n in ("erosion", "dilation", "opening", "closing")},
 }
 
 

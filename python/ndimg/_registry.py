@@ -281,10 +281,6 @@ def _hit_or_miss_halo(ndim, structure1=None, structure2=None, origin1=0, origin2
     return tuple(max(x, y) for x, y in zip(a, b))
 
 
-def _global_binary(ndim, **_):
-    whole_image("propagation repeats until nothing changes, across the whole image")
-
-
 _BIN_CASES = (case(), case(_prep=full_connectivity), case(_prep=iterated_cross), case(iterations=3),
               case(iterations=0), case(iterations=-1, _prep=full_connectivity), case(mask=Arr("mask:0.7", "bool")),
               case(mask=Arr("mask:0.7", "bool"), iterations=-1), case(border_value=1), case(border_value=1, iterations=2),
@@ -320,7 +316,7 @@ register("ndimage", "binary_hit_or_miss", f"{_BM}:binary_hit_or_miss", dtypes=AL
          bad=(bad(RuntimeError, structure1=np.ones((3, 3), bool), _ndim=(3,)), bad(TypeError, _dtype="complex64"),
               bad(ValueError, axes=(0, 0), _ndim=(2,))))
 register("ndimage", "binary_propagation", f"{_BM}:binary_propagation", dtypes=ALL, ndim=(1, 2, 3), family="binary",
-         inputs=("mask:0.05",), halo=_global_binary,
+         inputs=("mask:0.05",),   # no halo: propagation runs until nothing changes, over the whole image
          cases=(case(mask=Arr("mask:0.6", "bool")), case(), case(mask=Arr("mask:0.6", "bool"), _prep=full_connectivity),
                 case(mask=Arr("mask:0.6", "bool"), border_value=1), case(mask=Arr("mask:0.6", "bool"), origin=1),
                 case(mask=Arr("mask:0.6", "bool"), axes=(0,)), case(mask=Arr("mask:0.6", "bool"), output=np.int32),
@@ -329,7 +325,7 @@ register("ndimage", "binary_propagation", f"{_BM}:binary_propagation", dtypes=AL
          bench=(("2d_f32", dict(_inputs=("mask:0.001",), _dtype="bool")),
                 ("3d_f32", dict(_inputs=("mask:0.001",), _dtype="bool"))))
 register("ndimage", "binary_fill_holes", f"{_BM}:binary_fill_holes", dtypes=ALL, ndim=(1, 2, 3), family="binary",
-         inputs=("mask:0.6",), halo=_global_binary,
+         inputs=("mask:0.6",),   # no halo: the holes are what the border does not reach
          cases=(case(), case(_prep=full_connectivity), case(structure=_FOOT2, _ndim=(2,)), case(origin=1),
                 case(axes=(1,), _ndim=(2, 3)), case(_inputs=("mask:0.75",)), case(output=np.float32),
                 case(_shape=(4, 5, 3, 6), _ndim=(3,), _id="4d")),
