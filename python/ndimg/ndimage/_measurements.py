@@ -332,25 +332,28 @@ def center_of_mass(input, labels=None, index=None):
     return finish_center(g, *moments(g), weighted_coords(g))
 
 
+def _stable_argsort(xp, a):
+    return np.argsort(a, kind="stable") if xp is np else xp.argsort(a)   # CuPy's sort is stable
+
+
 def _median_sorted(g, counts):
-    """Medians per slot on the CUDA engine: the values sorted by (slot, value), the middle two of each slot."""
+    """Medians per slot on the CUDA engine (CuPy's sort as the primitive): the values sorted by (slot, value),
+    NaN last, and the middle two of each slot averaged; with whether each slot holds a NaN."""
     xp = g.xp
     flat = g.slots.ravel()
     keep = flat >= 0
     s = flat[keep]
     v = xp.ascontiguousarray(g.input).ravel()[keep]
-    v = v.astype(np.float32 if v.dtype == np.float32 else np.float64)
-    v = v[xp.lexsort(xp.stack([v, s.astype(v.dtype)]))] if v.size else v
-    start = xp.cumsum(counts) - counts
-    lo = start + xp.maximum(counts - 1, 0) // 2
-    hi = start + counts // 2
+    v = v.astype(np.float32 if v.dtype == np.float32 else np.float64, copy=False)
+    nan = xp.bincount(s[xp.isnan(v)], minlength=g.nslots) > 0
     if v.size == 0:
-        return xp.zeros(g.nslots, v.dtype), xp.zeros(g.nslots, bool)
-    lo, hi = xp.minimum(lo, v.size - 1), xp.minimum(hi, v.size - 1)
-    nan = xp.isnan(v)
-    any_nan = xp.bincount(s[xp.argsort(s, kind="stable")][nan], minlength=g.nslots) > 0 if v.dtype.kind == "f" \
-        else xp.zeros(g.nslots, bool)
-    return (v[lo] + v[hi]) / v.dtype.type(2), any_nan
+        return xp.zeros(g.nslots, v.dtype), nan
+    by_value = _stable_argsort(xp, v)
+    v = v[by_value[_stable_argsort(xp, s[by_value])]]
+    start = xp.cumsum(counts) - counts
+    lo = xp.minimum(start + xp.maximum(counts - 1, 0) // 2, v.size - 1)
+    hi = xp.minimum(start + counts // 2, v.size - 1)
+    return (v[lo] + v[hi]) / v.dtype.type(2), nan
 
 
 @engine_aware("input", "labels")
@@ -451,7 +454,7 @@ def labeled_comprehension(input, labels, index, func, out_dtype, default, pass_p
                         stream=stream_ptr(slots))
     # every region's values side by side, in C order within a region: one stable sort by slot
     flat = slots.ravel()
-    order = xp.argsort(flat, kind="stable")
+    order = _stable_argsort(xp, flat)
     counts = np.asarray(xp.bincount(flat[flat >= 0], minlength=nslots).tolist(), np.int64)
     skip = int(flat.size - counts.sum())
     bounds = np.concatenate(([0], np.cumsum(counts))) + skip
