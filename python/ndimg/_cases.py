@@ -111,6 +111,10 @@ KINDS = {
     # labels 0..n-1 in int32 whatever the dtype under test (benchmarks of many labels beside a float image)
     "int_labels": lambda rng, shape, dtype, layout, prev, arg: _layout(
         lambda s: _labels(rng, s, np.int32, int(arg or 6)), shape, layout),
+    # watershed markers: int32, mostly 0, a few objects (1..5) and background markers (-1, -2)
+    "markers": lambda rng, shape, dtype, layout, prev, arg: _layout(
+        lambda s: np.where(rng.random(s) < float(arg or 0.05), rng.integers(-2, 6, size=s), 0).astype(np.int32),
+        shape, layout),
     # sparse masks in the input dtype (nonzero = set)
     "mask": lambda rng, shape, dtype, layout, prev, arg: _layout(
         lambda s: (rng.random(s) < float(arg or 0.2)).astype(dtype), shape, layout),
@@ -123,7 +127,7 @@ KINDS = {
 }
 
 # kinds that are images (take the shape, dtype and layout under test); the others are parameters
-IMAGE_KINDS = ("image", "signed", "noisy", "bimodal", "labels", "labels2", "int_labels", "mask", "mask2")
+IMAGE_KINDS = ("image", "signed", "noisy", "bimodal", "labels", "labels2", "int_labels", "markers", "mask", "mask2")
 
 
 def make_inputs(entry, shape, dtype=None, rng=None, layout="c", kinds=None):

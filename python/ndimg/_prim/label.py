@@ -29,3 +29,30 @@ def seeded_roots(image, *, low, high):
         image = image.astype(np.float32)
     _core.seeded_roots(image, float(low), float(high), out, roots, stream=stream_ptr(out))
     return out, roots
+
+
+def _flags(structure):
+    """A structure's 3**ndim flags in C order, as the core takes them."""
+    return np.asarray(structure, dtype=bool).ravel().astype(np.uint8).tolist()
+
+
+def label(image, *, structure, out):
+    """scipy.ndimage.label's labels of the nonzero elements of ``image`` (at least one dimension) into ``out``
+    (C-contiguous int32, or int64), joined by ``structure`` (a 3**ndim bool array: only its taps before the
+    centre are read), numbered 1.. in C order of each component's first element. Returns the count."""
+    return int(_core.label(image, _flags(structure), out, stream=stream_ptr(out)))
+
+
+def find_objects(labels, *, max_label):
+    """Per label 1..max_label of ``labels`` (at least one dimension) its smallest and largest coordinate per
+    axis, as an int64 array (max_label, 2, ndim) on the labels' device: -1 where the label is absent."""
+    boxes = xp_of(labels).empty((max_label, 2, labels.ndim), dtype=np.int64)
+    _core.find_objects(labels, int(max_label), boxes, stream=stream_ptr(boxes))
+    return boxes
+
+
+def watershed_ift(image, markers, *, structure, out):
+    """scipy.ndimage.watershed_ift of host arrays (image uint8/uint16, markers and ``out`` integers, native
+    byte order) into ``out``."""
+    _core.watershed_ift(image, markers, _flags(structure), out)
+    return out
