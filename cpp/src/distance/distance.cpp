@@ -73,7 +73,9 @@ void run_chamfer(const View& in, const View& structure, const View& dist, const 
   const uint8_t* bytes = structure.ptr<uint8_t>();
   std::vector<int8_t> rel;
   std::vector<int64_t> delta;
-  for (int64_t k = 0; k < structure.size() / 2; ++k) {
+  const int64_t half = structure.size() / 2;
+  g.chain = half > 0 && bytes[half - 1];  // the step back along the last axis: the half's last offset
+  for (int64_t k = 0; k < half - (g.chain ? 1 : 0); ++k) {
     if (!bytes[k]) continue;
     int64_t rem = k, off = 0;
     std::vector<int8_t> r(in.ndim);

@@ -186,74 +186,137 @@ NDIMG_HD int64_t line_start(int64_t i, int64_t len, int64_t inner) { return i / 
 
 // ---- chamfer (distance_transform_cdt) ----
 // The first half of the structure as offsets: rel (noff x ndim relative coordinates) and delta (their
-// C-order flat offsets); lines are those of the last axis.
+// C-order flat offsets), without the step back along the last axis (the half's last offset, when set),
+// which is `chain`. Lines are those of the last axis.
 struct Chamfer {
   int ndim = 0, noff = 0;
+  bool chain = false;
   int64_t shape[kMaxDim];
   const int8_t* rel = nullptr;
   const int64_t* delta = nullptr;
 };
 
-// One line of a chamfer sweep in raster order (backward: reversed, the offsets mirrored), as scipy's pass:
-// an element other than 0 takes the smallest neighbour + 1 over the offsets in order (the first of equals;
-// -1 neighbours and those outside the array ignored), a value it has already only if strictly smaller.
-// Up to kLineOffsets offsets, those whose line lies inside the array are found once per line and only the
-// line's ends check the last axis; more (structures of 5 and more dimensions) check every axis each time.
+// A line's offsets for one sweep (backward: mirrored). Up to kLineOffsets offsets, those whose line lies
+// inside the array are found once per line and only the line's ends check the last axis; more (structures
+// of 5 and more dimensions) check every axis each time.
 constexpr int kLineOffsets = 64;
-template <class F>
-NDIMG_HD void chamfer_line(const Chamfer& g, int64_t line, bool backward, int32_t* dist, F* feat) {
-  const int last = g.ndim - 1;
-  const int64_t len = g.shape[last], sgn = backward ? -1 : 1;
-  int64_t c[kMaxDim];
-  int64_t rem = line;
-  for (int d = last - 1; d >= 0; --d) {
-    c[d] = rem % g.shape[d];
-    rem /= g.shape[d];
-  }
-  const bool per_line = g.noff <= kLineOffsets;
-  auto inside = [&](int k, int upto) {
-    const int8_t* r = g.rel + k * g.ndim;
-    for (int d = 0; d < upto; ++d) {
-      const int64_t x = c[d] + sgn * r[d];
-      if (x < 0 || x >= g.shape[d]) return false;
-    }
-    return true;
-  };
+struct ChamferLine {
+  int64_t c[kMaxDim];  // the element's coordinates
   int64_t delta[kLineOffsets];
-  int step[kLineOffsets];  // the offset's step along the line (mirrored backward)
+  int step[kLineOffsets];  // the offset's step along the line
   int n = 0;
-  for (int k = 0; per_line && k < g.noff; ++k) {
-    if (!inside(k, last)) continue;
-    delta[n] = sgn * g.delta[k];
-    step[n++] = int(sgn * g.rel[k * g.ndim + last]);
+  int64_t sgn = 1;
+};
+NDIMG_HD bool chamfer_inside(const Chamfer& g, const ChamferLine& l, int k, int upto) {
+  const int8_t* r = g.rel + k * g.ndim;
+  for (int d = 0; d < upto; ++d) {
+    const int64_t x = l.c[d] + l.sgn * r[d];
+    if (x < 0 || x >= g.shape[d]) return false;
   }
-  for (int64_t s = 0; s < len; ++s) {
-    const int64_t j = backward ? len - 1 - s : s;
-    const int64_t i = line * len + j;
+  return true;
+}
+NDIMG_HD void chamfer_setup(const Chamfer& g, int64_t line, bool backward, ChamferLine& l) {
+  const int last = g.ndim - 1;
+  l.sgn = backward ? -1 : 1;
+  for (int d = last - 1; d >= 0; --d) {
+    l.c[d] = line % g.shape[d];
+    line /= g.shape[d];
+  }
+  l.n = 0;
+  for (int k = 0; g.noff <= kLineOffsets && k < g.noff; ++k) {
+    if (!chamfer_inside(g, l, k, last)) continue;
+    l.delta[l.n] = l.sgn * g.delta[k];
+    l.step[l.n++] = int(l.sgn * g.rel[k * g.ndim + last]);
+  }
+}
+// scipy's choice for element i (position j of its line) over the offsets into other lines, in order: the
+// smallest neighbour + 1 (the first of equals; -1 neighbours and those outside ignored), its own value v
+// (nonzero) kept unless strictly larger. Returns the value; src is the neighbour taken (-1: none).
+NDIMG_HD int32_t chamfer_base(const Chamfer& g, ChamferLine& l, int64_t i, int64_t j, int32_t v,
+                              const int32_t* dist, int64_t& src) {
+  const int last = g.ndim - 1;
+  const int64_t len = g.shape[last];
+  const bool per_line = g.noff <= kLineOffsets, edge = j == 0 || j == len - 1;
+  l.c[last] = j;
+  int32_t best = v;
+  src = -1;
+  for (int k = 0; k < (per_line ? l.n : g.noff); ++k) {
+    int64_t o;
+    if (per_line) {
+      if (edge && (j + l.step[k] < 0 || j + l.step[k] >= len)) continue;
+      o = i + l.delta[k];
+    } else {
+      if (!chamfer_inside(g, l, k, g.ndim)) continue;
+      o = i + l.sgn * g.delta[k];
+    }
+    const int32_t t = dist[o];
+    if (t >= 0 && (best < 0 || t + 1 < best)) {
+      best = t + 1;
+      src = o;
+    }
+  }
+  return best;
+}
+
+// A line's sweep in three steps that split into chunks of the sweep order (s: steps along the sweep). First
+// each element takes its choice over the other lines (chamfer_base). Then, with the chain, an element j
+// takes min over earlier k of value(k) + (s_j - s_k), where strictly smaller than its own: scipy's step by
+// step propagation, unrolled (the latest source of equals wins, as each step keeps its own value on ties).
+// A source is its own best, so no element reads a feature that another one rewrites.
+struct ChainKey {
+  int64_t key, s;  // value(k) - s_k (kNoSource: none), and s_k
+};
+constexpr int64_t kNoSource = INT64_MAX;
+NDIMG_HD ChainKey later_min(ChainKey a, ChainKey b) { return b.key <= a.key ? b : a; }  // b is the later
+NDIMG_HD int64_t sweep_element(const Chamfer& g, int64_t line, bool backward, int64_t s) {
+  const int64_t len = g.shape[g.ndim - 1];
+  return line * len + (backward ? len - 1 - s : s);
+}
+template <class F>
+NDIMG_HD void chamfer_own(const Chamfer& g, ChamferLine& l, int64_t line, bool backward, int64_t s0, int64_t s1,
+                          int32_t* dist, F* feat) {
+  const int64_t len = g.shape[g.ndim - 1];
+  for (int64_t s = s0; s < s1; ++s) {
+    const int64_t i = sweep_element(g, line, backward, s);
     const int32_t v = dist[i];
     if (v == 0) continue;
-    c[last] = j;
-    const bool edge = j == 0 || j == len - 1;
-    int32_t best = v;
-    int64_t src = -1;
-    for (int k = 0; k < (per_line ? n : g.noff); ++k) {
-      int64_t o;
-      if (per_line) {
-        if (edge && (j + step[k] < 0 || j + step[k] >= len)) continue;
-        o = i + delta[k];
-      } else {
-        if (!inside(k, g.ndim)) continue;
-        o = i + sgn * g.delta[k];
-      }
-      const int32_t t = dist[o];
-      if (t >= 0 && (best < 0 || t + 1 < best)) {
-        best = t + 1;
-        src = o;
-      }
-    }
-    dist[i] = best;
+    int64_t src;
+    dist[i] = chamfer_base(g, l, i, backward ? len - 1 - s : s, v, dist, src);
     if (feat && src >= 0) feat[i] = feat[src];
   }
+}
+NDIMG_HD ChainKey chain_key(const int32_t* dist, int64_t i, int64_t s) {
+  const int32_t v = dist[i];
+  return {v >= 0 ? int64_t(v) - s : kNoSource, s};
+}
+// the chunk's sources from `run` (the chunks before it); returns the run over the chunk
+template <class F>
+NDIMG_HD ChainKey chamfer_chain(const Chamfer& g, int64_t line, bool backward, int64_t s0, int64_t s1, ChainKey run,
+                                int32_t* dist, F* feat) {
+  for (int64_t s = s0; s < s1; ++s) {
+    const int64_t i = sweep_element(g, line, backward, s);
+    run = later_min(run, chain_key(dist, i, s));
+    if (run.s == s || run.key == kNoSource) continue;
+    dist[i] = int32_t(run.key + s);
+    if (feat) feat[i] = feat[sweep_element(g, line, backward, run.s)];
+  }
+  return run;
+}
+// the run over a chunk without writing (the summary the chunks after it start from)
+NDIMG_HD ChainKey chain_summary(const Chamfer& g, int64_t line, bool backward, int64_t s0, int64_t s1,
+                                const int32_t* dist) {
+  ChainKey run{kNoSource, -1};
+  for (int64_t s = s0; s < s1; ++s) run = later_min(run, chain_key(dist, sweep_element(g, line, backward, s), s));
+  return run;
+}
+// One whole line of a sweep (the CPU's schedule).
+template <class F>
+NDIMG_HD void chamfer_line(const Chamfer& g, int64_t line, bool backward, int32_t* dist, F* feat) {
+  ChamferLine l;
+  chamfer_setup(g, line, backward, l);
+  const int64_t len = g.shape[g.ndim - 1];
+  chamfer_own(g, l, line, backward, 0, len, dist, feat);
+  if (g.chain) chamfer_chain(g, line, backward, 0, len, ChainKey{kNoSource, -1}, dist, feat);
 }
 
 // ---- brute force (distance_transform_bf) ----

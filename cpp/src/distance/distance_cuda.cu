@@ -1,8 +1,8 @@
-// CUDA schedules of the distance transforms. EDT: one thread per column for the axis-0 sweeps, one thread per
-// line for the envelope passes (adjacent threads on adjacent lines: coalesced off the last axis), the
-// envelopes in global scratch interleaved by line, lines taken in batches so the scratch stays under twice
-// the distances' bytes. Chamfer: one thread per line of a wavefront level, a launch per level. Brute force:
-// one thread per element.
+// CUDA schedules of the distance transforms. EDT: a thread per column and segment for the axis-0 sweeps; a
+// thread per line for the envelope passes (adjacent threads on adjacent lines: coalesced off the last axis),
+// the envelopes in global scratch interleaved by line, lines taken in batches so the scratch stays under
+// twice the distances' bytes; a warp per line where lines are few. Chamfer: a warp per line of a wavefront
+// level, a launch per level. Brute force: a thread per element.
 #include <algorithm>
 #include <vector>
 
@@ -152,9 +152,34 @@ __global__ void chamfer_init(const void* in, DType dtype, Shape g, int64_t n, in
   }
 }
 
+// A warp per line of a wavefront level, the line in 32 chunks of its sweep: each lane its chunk's own
+// choices, then the chain's sources through a scan of the chunks' summaries across the lanes.
+__device__ ChainKey shfl_up_key(ChainKey k, int by) {
+  return {__shfl_up_sync(0xffffffffu, k.key, by), __shfl_up_sync(0xffffffffu, k.s, by)};
+}
 template <class F>
 __global__ void chamfer_level(Chamfer g, const int64_t* lines, int64_t count, bool backward, int32_t* dist, F* feat) {
-  NDIMG_GRID_STRIDE(i, count) chamfer_line(g, lines[i], backward, dist, feat);
+  const int lane = threadIdx.x & 31;
+  const int64_t warps = (int64_t(gridDim.x) * blockDim.x) >> 5;
+  const int64_t len = g.shape[g.ndim - 1];
+  const int64_t s0 = band_start(lane, 32, len), s1 = band_start(lane + 1, 32, len);
+  for (int64_t w = (blockIdx.x * int64_t(blockDim.x) + threadIdx.x) >> 5; w < count; w += warps) {
+    const int64_t line = lines[w];
+    ChamferLine l;
+    chamfer_setup(g, line, backward, l);
+    chamfer_own(g, l, line, backward, s0, s1, dist, feat);
+    if (!g.chain) continue;
+    __syncwarp();
+    ChainKey run = chain_summary(g, line, backward, s0, s1, dist);
+    for (int by = 1; by < 32; by *= 2) {  // inclusive scan over the lanes
+      const ChainKey before = shfl_up_key(run, by);
+      if (lane >= by) run = later_min(before, run);
+    }
+    ChainKey carry = shfl_up_key(run, 1);
+    if (lane == 0) carry = ChainKey{kNoSource, -1};
+    chamfer_chain(g, line, backward, s0, s1, carry, dist, feat);
+    __syncwarp();
+  }
 }
 
 template <class T, class F, class D>
@@ -285,7 +310,7 @@ void chamfer_cuda(const View& in, const Chamfer& g, int32_t* dist, F* feat, Stre
   for (bool backward : {false, true}) {
     for (int64_t k = 0; k < levels; ++k) {
       const int64_t lv = backward ? levels - 1 - k : k, count = start[lv + 1] - start[lv];
-      chamfer_level<F><<<cuda::blocks_for(count, kThreads), kThreads, 0, s>>>(
+      chamfer_level<F><<<cuda::blocks_for(count * 32, kThreads), kThreads, 0, s>>>(
           dg, lines_d.get<int64_t>() + start[lv], count, backward, dist, feat);
       cuda::check_launch(op);
     }
