@@ -23,7 +23,8 @@ enum class Map : int {
 // out (int32, C-contiguous, of labels' shape) = the slot of each label, -1 where it has none.
 void slots(const View& labels, Map map, int64_t lo, const View& table, const View& out, StreamHandle stream = nullptr);
 
-// Over the elements x of `in` whose slot s (`slots`: int32, C-contiguous, of in's shape) is >= 0:
+// Over the elements x of `in` whose slot s (`slots`: int32, C-contiguous, of in's shape; or an empty array:
+// every element in slot 0) is >= 0:
 // counts[s] += 1 (int64), sums[s] += x (float64) and, for integer and bool input, isums[s] += x (int64,
 // wrapping: an exact integer sum, bit for bit that of uint64 for unsigned input). On the CPU engine float sums
 // of few slots are merged in an order fixed by the sizes (the same bits at every thread count).
@@ -48,6 +49,11 @@ void extrema(const View& in, const View& slots, const View& mins, const View& ma
 // [edges[b], edges[b + 1]) (the last bin closed), compared in float64 (numpy.histogram with these edges).
 void histogram(const View& in, const View& slots, std::span<const double> edges, const View& hist,
                StreamHandle stream = nullptr);
+
+// out (int64, sum(counts) elements) = the flat indices of the elements with a slot >= 0, grouped by slot in
+// slot order, in C order within a slot (a stable counting sort; counts as moments() gives them, checked).
+// CPU engine (the CUDA engine sorts with CuPy).
+void order(const View& slots, const View& counts, const View& out, StreamHandle stream = nullptr);
 
 // out[s] = the median of the slot's values, NaN sorted above every number, for the slots with counts[s] > 0
 // (the counts moments() gives; out untouched elsewhere): the mean of the two middle values, in float for

@@ -1,5 +1,6 @@
 // The statistics per label's entries: validate once, route to the engine.
 #include <string>
+#include <vector>
 #include <utility>
 
 #include "measure/measure.hpp"
@@ -25,9 +26,9 @@ void require_table(const View& in, const View& t, DType dtype, int64_t n, const 
   require_same_device(in, t, op);
 }
 
-// The slots of `in`: int32, C-contiguous, of its shape, on its device.
+// The slots of `in`: int32, C-contiguous, of its shape (or empty: every element in slot 0), on its device.
 void require_slots(const View& in, const View& slots, const char* op) {
-  if (slots.dtype != DType::I32 || !contiguous(slots) || !same_shape(in, slots))
+  if (slots.dtype != DType::I32 || !contiguous(slots) || (slots.size() != 0 && !same_shape(in, slots)))
     throw ValueError(std::string(op) + ": slots must be a C-contiguous int32 array of the input's shape");
   require_same_device(in, slots, op);
 }
@@ -103,6 +104,29 @@ void histogram(const View& in, const View& slots, std::span<const double> edges,
   require_same_device(in, hist, op);
   if (in.size() == 0 || hist.size() == 0) return;
   NDIMG_ROUTE(in, op, histogram_cpu(in, slots, edges, hist), histogram_cuda(in, slots, edges, hist, stream));
+}
+
+void order(const View& slots, const View& counts, const View& out, StreamHandle) {
+  const char* op = "measure_order";
+  if (slots.dtype != DType::I32 || !contiguous(slots))
+    throw ValueError(std::string(op) + ": slots must be a C-contiguous int32 array");
+  require_table(slots, counts, DType::I64, -1, op, "counts");
+  require_table(slots, out, DType::I64, -1, op, "out");
+  if (slots.device == Device::CUDA) throw ValueError(std::string(op) + ": CPU engine only");
+  // the counts must be those of these slots: a bad one would write out of bounds
+  std::vector<int64_t> check(counts.size(), 0);
+  const int32_t* sl = slots.ptr<int32_t>();
+  for (int64_t i = 0, n = slots.size(); i < n; ++i) {
+    if (sl[i] >= counts.size()) throw ValueError(std::string(op) + ": a slot beyond the counts");
+    if (sl[i] >= 0) ++check[sl[i]];
+  }
+  int64_t total = 0;
+  for (int64_t s = 0; s < counts.size(); ++s) {
+    if (check[s] != counts.ptr<int64_t>()[s]) throw ValueError(std::string(op) + ": counts do not match the slots");
+    total += check[s];
+  }
+  if (out.size() != total) throw ValueError(std::string(op) + ": out must hold sum(counts) elements");
+  order_cpu(slots, counts, out);
 }
 
 void median(const View& in, const View& slots, const View& counts, const View& out, bool propagate_nan,

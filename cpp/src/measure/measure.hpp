@@ -100,6 +100,7 @@ void weighted_coords_cpu(const View& in, const View& slots, const View& coords);
 void extrema_cpu(const View& in, const View& slots, const View& mins, const View& maxs, const View& minpos,
                  const View& maxpos, const View& nans, const View& nanpos);
 void histogram_cpu(const View& in, const View& slots, std::span<const double> edges, const View& hist);
+void order_cpu(const View& slots, const View& counts, const View& out);
 void median_cpu(const View& in, const View& slots, const View& counts, const View& out, bool propagate_nan);
 #ifdef NDIMG_WITH_CUDA
 void slots_cuda(const View& labels, Map map, int64_t lo, const View& table, const View& out, StreamHandle s);

@@ -22,10 +22,16 @@ int64_t slot_parts(int64_t n, int64_t width) {
   return std::max<int64_t>(1, std::min(parts_for(n), n / (8 * width)));
 }
 
-// f(x, s, i) for the elements [a, b) (C order) whose slot s is >= 0, i being the element's flat index.
+// f(x, s, i) for the elements [a, b) (C order) whose slot s is >= 0, i being the element's flat index;
+// empty slots: every element in slot 0.
 template <class T, class F>
 void walk(const View& in, const View& slots, int64_t a, int64_t b, F&& f) {
   const T* src = in.ptr<T>();
+  if (slots.size() == 0) {
+    int64_t i = a;
+    for_range(in, a, b, [&](int64_t oi) { f(src[oi], 0, i++); });
+    return;
+  }
   const int32_t* sl = slots.ptr<int32_t>();
   for_range2(in, slots, a, b, [&](int64_t oi, int64_t i) {
     const int32_t s = sl[i];
@@ -122,9 +128,11 @@ void weighted_coords_cpu(const View& in, const View& slots, const View& coords) 
         rem /= in.shape[d];
       }
       const T* src = in.ptr<T>();
-      const int32_t* sl = slots.ptr<int32_t>();
-      for_range2(in, slots, a, b, [&](int64_t oi, int64_t i) {
-        const int32_t s = sl[i];
+      const int32_t* sl = slots.size() ? slots.ptr<int32_t>() : nullptr;
+      int64_t i = a;
+      for_range(in, a, b, [&](int64_t oi) {
+        const int32_t s = sl ? sl[i] : 0;
+        ++i;
         if (s >= 0) {
           const double x = double(src[oi]);
           for (int d = 0; d < nd; ++d) w[s * nd + d] += x * double(idx[d]);
@@ -197,6 +205,17 @@ void histogram_cpu(const View& in, const View& slots, std::span<const double> ed
     });
   });
   merge_parts(parts, t, plus);
+}
+
+void order_cpu(const View& slots, const View& counts, const View& out) {
+  const int64_t ns = counts.size();
+  const int64_t* c = counts.ptr<int64_t>();
+  std::vector<int64_t> at(ns, 0);
+  for (int64_t s = 1; s < ns; ++s) at[s] = at[s - 1] + c[s - 1];
+  const int32_t* sl = slots.ptr<int32_t>();
+  int64_t* o = out.ptr<int64_t>();
+  for (int64_t i = 0, n = slots.size(); i < n; ++i)
+    if (sl[i] >= 0) o[at[sl[i]]++] = i;
 }
 
 void median_cpu(const View& in, const View& slots, const View& counts, const View& out, bool propagate_nan) {

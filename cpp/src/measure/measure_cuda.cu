@@ -24,7 +24,7 @@ using ull = unsigned long long;
 __device__ __forceinline__ void add_to(ull* p, ull v) { atomicAdd(p, v); }
 __device__ __forceinline__ void add_to(double* p, double v) { atomicAdd(p, v); }
 
-// The element of flat index i of `in` (any strides) and its slot.
+// The element of flat index i of `in` (any strides) and its slot (slots null: every element in slot 0).
 template <class T>
 struct Elements {
   const T* in;
@@ -32,6 +32,7 @@ struct Elements {
   Layout l;
   int64_t n;
   __device__ T value(int64_t i) const { return in[in_offset(l, i)]; }
+  __device__ int32_t slot(int64_t i) const { return slots ? slots[i] : 0; }
 };
 
 // Runs of kRun elements: run r covers [r * kRun, (r + 1) * kRun); f(i, s) for each element i with slot s >= 0,
@@ -43,7 +44,7 @@ __device__ void for_runs(const Elements<T>& e, Each&& each, Flush&& flush) {
     const int64_t a = r * kRun, b = min(a + kRun, e.n);
     int32_t cur = -1;
     for (int64_t i = a; i < b; ++i) {
-      const int32_t s = e.slots[i];
+      const int32_t s = e.slot(i);
       if (s != cur && cur >= 0) flush(cur);
       cur = s;
       if (s >= 0) each(i, s);
@@ -133,7 +134,7 @@ struct Coord {
 template <class T>
 __global__ void extrema_keys_kernel(Elements<T> e, ull* mn, ull* mx, ull* nans, ull* nanpos) {
   NDIMG_GRID_STRIDE(i, e.n) {
-    const int32_t s = e.slots[i];
+    const int32_t s = e.slot(i);
     if (s < 0) continue;
     const T x = e.value(i);
     if (is_nan(x)) {
@@ -150,7 +151,7 @@ __global__ void extrema_keys_kernel(Elements<T> e, ull* mn, ull* mx, ull* nans, 
 template <class T>
 __global__ void extrema_pos_kernel(Elements<T> e, const ull* mn, const ull* mx, ull* mnp, ull* mxp) {
   NDIMG_GRID_STRIDE(i, e.n) {
-    const int32_t s = e.slots[i];
+    const int32_t s = e.slot(i);
     if (s < 0) continue;
     const T x = e.value(i);
     if (is_nan(x)) continue;
@@ -177,7 +178,7 @@ template <class T>
 __global__ void histogram_kernel(Elements<T> e, const double* edges, int64_t nbins, ull* hist) {
   const double first = edges[0], last = edges[nbins];
   NDIMG_GRID_STRIDE(i, e.n) {
-    const int32_t s = e.slots[i];
+    const int32_t s = e.slot(i);
     if (s < 0) continue;
     const int64_t b = histogram::uniform_bin<double>(double(e.value(i)), first, last, nbins, edges);
     if (b >= 0) atomicAdd(hist + int64_t(s) * nbins + b, 1ull);
@@ -194,7 +195,8 @@ unsigned run_grid(int64_t n) { return grid((n + kRun - 1) / kRun); }
 
 template <class T>
 Elements<T> elements(const View& in, const View& slots) {
-  return Elements<T>{in.ptr<T>(), slots.ptr<int32_t>(), flat_layout(in, slots), in.size()};
+  const bool all = slots.size() == 0;
+  return Elements<T>{in.ptr<T>(), all ? nullptr : slots.ptr<int32_t>(), flat_layout(in, all ? in : slots), in.size()};
 }
 
 template <class T, class Term>

@@ -99,8 +99,8 @@ def groups(input, labels=None, index=None):
     dtype = np.dtype(getattr(input, "dtype", None) or np.asarray(input).dtype)
     input = as_real(input)
     xp = xp_of(input)
-    if labels is None:
-        return Groups(input, xp.zeros(input.shape, np.int32), 1, np.zeros((), np.int64), True, dtype)
+    if labels is None:   # empty slots: every element in slot 0
+        return Groups(input, xp.empty(0, np.int32), 1, np.zeros((), np.int64), True, dtype)
     labels = xp.asarray(labels)
     ldtype = labels_dtype(labels)
     labels = labels.astype(ldtype, copy=False)
@@ -340,7 +340,7 @@ def _median_sorted(g, counts):
     """Medians per slot on the CUDA engine (CuPy's sort as the primitive): the values sorted by (slot, value),
     NaN last, and the middle two of each slot averaged; with whether each slot holds a NaN."""
     xp = g.xp
-    flat = g.slots.ravel()
+    flat = g.slots.ravel() if g.slots.size == g.input.size else xp.zeros(g.input.size, np.int32)
     keep = flat >= 0
     s = flat[keep]
     v = xp.ascontiguousarray(g.input).ravel()[keep]
@@ -452,12 +452,17 @@ def labeled_comprehension(input, labels, index, func, out_dtype, default, pass_p
     slots = xp.empty(labels.shape, np.int32)
     _core.measure_slots(labels.astype(ldtype, copy=False), kind, lo, xp.asarray(table), slots,
                         stream=stream_ptr(slots))
-    # every region's values side by side, in C order within a region: one stable sort by slot
+    # every region's values side by side, in C order within a region: a counting sort by slot (CPU), a
+    # stable sort (CuPy)
     flat = slots.ravel()
-    order = _stable_argsort(xp, flat)
-    counts = np.asarray(xp.bincount(flat[flat >= 0], minlength=nslots).tolist(), np.int64)
-    skip = int(flat.size - counts.sum())
-    bounds = np.concatenate(([0], np.cumsum(counts))) + skip
+    counts = xp.bincount(flat[flat >= 0], minlength=nslots)
+    if xp is np:
+        order = np.empty(int(counts.sum()), np.int64)
+        _core.measure_order(flat, counts, order)
+    else:
+        order = xp.argsort(flat)[int(flat.size - counts.sum()):]
+    counts = np.asarray(counts.tolist(), np.int64)
+    bounds = np.concatenate(([0], np.cumsum(counts)))
     values = xp.ascontiguousarray(input).ravel()[order]
     places = xp.ascontiguousarray(positions).ravel()[order] if pass_positions else None
     lib = np if np.dtype(out_dtype) == object else xp
