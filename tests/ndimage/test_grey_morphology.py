@@ -163,3 +163,16 @@ def test_bad_arguments(rng):
                         (RuntimeError, dict(structure=s, mode=["wrap", "reflect"])),
                         (TypeError, dict(structure=s, cval="a"))]:
             assert_raises_like(lambda: getattr(ndi, name)(x, **kw), lambda: getattr(nd, name)(x, **kw), exc)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int32", "float32", "float64"])
+def test_strided_axis_blocks(engine, rng, dtype):
+    # lines along a strided axis go 64 neighbours at a time on the CPU (a partial block, NaN lines, windows
+    # folded directly and by van Herk's passes, windows longer than the lines)
+    x = random_image(rng, (37, 5, 150), dtype)
+    if dtype.startswith("float"):
+        x[3, 1, 70] = x[20, 4, 3] = np.nan
+    for mode in ("reflect", "constant", "nearest", "mirror", "wrap"):
+        for size, origin in [(2, 0), (3, 1), (4, -2), (7, 0), (31, 5), (80, 0)]:
+            check(engine, "grey_erosion", x, size=(size, 1, 1), origin=(origin, 0, 0), mode=mode, cval=0.5)
+            check(engine, "grey_dilation", x, size=(1, size, 1), mode=mode)
