@@ -86,6 +86,19 @@ NDIMG_HD T from_order_key(uint64_t k) {
   }
 }
 
+// The bin of x among nbins bins between edges[0] and edges[nbins] (the last closed), -1 outside or NaN: the
+// bin is estimated with a multiplication by scale = nbins / (last - first), then moved to agree with the
+// edges themselves (numpy.histogram's bins with these edges, compared in float64).
+NDIMG_HD int64_t bin_of(double x, const double* edges, int64_t nbins, double scale) {
+  const double first = edges[0], last = edges[nbins];
+  if (!(x >= first && x <= last)) return -1;
+  const double t = (x - first) * scale;   // NaN where first == last (scale inf): bin 0, then moved
+  int64_t i = t >= double(nbins) ? nbins - 1 : (t >= 1 ? static_cast<int64_t>(t) : 0);
+  while (i > 0 && x < edges[i]) --i;
+  while (i < nbins - 1 && x >= edges[i + 1]) ++i;
+  return i;
+}
+
 template <class T>
 NDIMG_HD bool is_nan(T v) {
   if constexpr (std::is_floating_point_v<T>) return v != v;

@@ -7,7 +7,6 @@
 
 #include "core/index.hpp"
 #include "core/parts.hpp"
-#include "histogram/histogram.hpp"
 #include "measure/measure.hpp"
 
 namespace ndimg::measure {
@@ -193,13 +192,13 @@ void extrema_cpu(const View& in, const View& slots, const View& mins, const View
 void histogram_cpu(const View& in, const View& slots, std::span<const double> edges, const View& hist) {
   const int64_t nbins = hist.shape[1];
   const int64_t n = in.size(), width = hist.size(), parts = slot_parts(n, width);
-  const double first = edges.front(), last = edges.back();
+  const double scale = double(nbins) / (edges.back() - edges.front());
   PartTables<int64_t> t(parts, width, hist.ptr<int64_t>());
   dispatch_dtype(in.dtype, [&]<class T>() {
     for_parts(n, parts, [&](int64_t p, int64_t a, int64_t b) {
       int64_t* h = t.of(p);
       walk<T>(in, slots, a, b, [&](T x, int32_t s, int64_t) {
-        const int64_t bin = histogram::uniform_bin<double>(double(x), first, last, nbins, edges.data());
+        const int64_t bin = bin_of(double(x), edges.data(), nbins, scale);
         if (bin >= 0) ++h[s * nbins + bin];
       });
     });

@@ -8,7 +8,6 @@
 
 #include "core/cuda.cuh"
 #include "core/index.hpp"
-#include "histogram/histogram.hpp"
 #include "measure/measure.hpp"
 
 namespace ndimg::measure {
@@ -175,12 +174,11 @@ __global__ void extrema_finish_kernel(int64_t ns, const ull* mnk, const ull* mxk
 }
 
 template <class T>
-__global__ void histogram_kernel(Elements<T> e, const double* edges, int64_t nbins, ull* hist) {
-  const double first = edges[0], last = edges[nbins];
+__global__ void histogram_kernel(Elements<T> e, const double* edges, int64_t nbins, double scale, ull* hist) {
   NDIMG_GRID_STRIDE(i, e.n) {
     const int32_t s = e.slot(i);
     if (s < 0) continue;
-    const int64_t b = histogram::uniform_bin<double>(double(e.value(i)), first, last, nbins, edges);
+    const int64_t b = bin_of(double(e.value(i)), edges, nbins, scale);
     if (b >= 0) atomicAdd(hist + int64_t(s) * nbins + b, 1ull);
   }
 }
@@ -301,7 +299,9 @@ void histogram_cuda(const View& in, const View& slots, std::span<const double> e
                               cudaMemcpyHostToDevice, s), op);
   dispatch_dtype(in.dtype, [&]<class T>() {
     histogram_kernel<T><<<grid(in.size()), kThreads, 0, s>>>(elements<T>(in, slots), scratch.get<double>(),
-                                                             hist.shape[1], reinterpret_cast<ull*>(hist.data));
+                                                             hist.shape[1],
+                                                             double(hist.shape[1]) / (edges.back() - edges.front()),
+                                                             reinterpret_cast<ull*>(hist.data));
     cuda::check_launch(op);
   });
 }
