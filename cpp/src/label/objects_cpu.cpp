@@ -185,3 +185,62 @@ void watershed_ift_cpu(const View& in, const View& markers, std::span<const uint
 }
 
 }  // namespace ndimg::label
+
+namespace ndimg::label {
+
+void value_groups_cpu(const View& in, int64_t lo, const View& counts, const View& order) {
+  const int64_t n = in.size(), range = counts.size();
+  int64_t* total = counts.ptr<int64_t>();
+  int64_t* ord = order.ptr<int64_t>();
+  // a counting sort: per part the count of each value, the parts' places per value in C order, the scatter
+  const int64_t parts = std::max<int64_t>(1, std::min(parts_for(n, 1 << 16), 4 * n / std::max<int64_t>(range, 1)));
+  std::vector<int64_t> place(size_t(parts * range), 0);
+  dispatch_dtype(in.dtype, [&]<class T>() {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      const T* src = in.ptr<T>();
+      auto each = [&](int64_t a, int64_t b, auto&& f) {
+        if (in.c_contiguous()) {
+          for (int64_t i = a; i < b; ++i) f(i, int64_t(src[i]) - lo);
+        } else {
+          int64_t i = a;
+          for_range(in, a, b, [&](int64_t o) { f(i++, int64_t(src[o]) - lo); });
+        }
+      };
+      std::atomic<bool> outside{false};
+      for_parts(n, parts, [&](int64_t p, int64_t a, int64_t b) {
+        int64_t* c = place.data() + p * range;
+        each(a, b, [&](int64_t, int64_t v) {
+          if (uint64_t(v) < uint64_t(range)) ++c[v];
+          else outside.store(true, std::memory_order_relaxed);
+        });
+      });
+      if (outside) throw ValueError("value_groups: a value outside lo .. lo + counts.size() - 1");
+      parallel_for(range, 1 << 12, [&](int64_t v0, int64_t v1) {
+        for (int64_t v = v0; v < v1; ++v) {
+          int64_t sum = 0;
+          for (int64_t p = 0; p < parts; ++p) sum += place[p * range + v];
+          total[v] = sum;
+        }
+      });
+      std::vector<int64_t> start(range);
+      for (int64_t v = 0, at = 0; v < range; ++v) {
+        start[v] = at;
+        at += total[v];
+      }
+      parallel_for(range, 1 << 12, [&](int64_t v0, int64_t v1) {
+        for (int64_t v = v0; v < v1; ++v)
+          for (int64_t p = 0, at = start[v]; p < parts; ++p) {
+            const int64_t c = place[p * range + v];
+            place[p * range + v] = at;
+            at += c;
+          }
+      });
+      for_parts(n, parts, [&](int64_t p, int64_t a, int64_t b) {
+        int64_t* at = place.data() + p * range;
+        each(a, b, [&](int64_t i, int64_t v) { ord[at[v]++] = i; });
+      });
+    }
+  });
+}
+
+}  // namespace ndimg::label

@@ -51,6 +51,14 @@ def find_objects(labels, *, max_label):
     return boxes
 
 
+def value_groups(values, *, lo, hi):
+    """The elements of the integer host array ``values`` (all in lo..hi) grouped by value: counts (int64, one
+    per value lo..hi) and order (int64: the C-order indices, by value, in C order within a value)."""
+    counts, order = np.empty(hi - lo + 1, np.int64), np.empty(values.size, np.int64)
+    _core.value_groups(values, int(lo), counts, order)
+    return counts, order
+
+
 def watershed_ift(image, markers, *, structure, out):
     """scipy.ndimage.watershed_ift of host arrays (image uint8/uint16, markers and ``out`` integers, native
     byte order) into ``out``."""

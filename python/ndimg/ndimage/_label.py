@@ -1,6 +1,7 @@
 """scipy.ndimage's labels: label, find_objects, value_indices and watershed_ift (scipy 1.17 semantics)."""
 from __future__ import annotations
 
+import gc
 import operator
 
 import numpy as np
@@ -113,8 +114,19 @@ def find_objects(input, max_label=0):
     if not input.dtype.isnative:
         input = input.astype(input.dtype.newbyteorder("="))
     boxes = to_host(_lab.find_objects(input, max_label=max_label))
-    lo, hi = boxes[:, 0].tolist(), (boxes[:, 1] + 1).tolist()
-    return [None if a[0] < 0 else tuple(map(slice, a, b)) for a, b in zip(lo, hi)]
+    # the slices made and grouped by C loops (map, zip), without the cyclic garbage collector (which the
+    # millions of new objects would run many times over; they hold no cycles): many labels stay fast
+    lo, hi = boxes[:, 0].ravel().tolist(), (boxes[:, 1] + 1).ravel().tolist()
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        out = list(zip(*[iter(map(slice, lo, hi))] * input.ndim))
+    finally:
+        if collecting:
+            gc.enable()
+    for k in np.flatnonzero(boxes[:, 0, 0] < 0).tolist():
+        out[k] = None
+    return out
 
 
 @engine_aware("arr")
@@ -126,17 +138,26 @@ def value_indices(arr, *, ignore_value=None):
         raise ValueError("Parameter 'arr' must be an integer array")
     ignore = None if ignore_value is None else arr.dtype.type(ignore_value)
     xp = np if isinstance(arr, np.ndarray) else _xp(arr)
-    flat = arr.reshape(-1) if arr.flags.c_contiguous else xp.ascontiguousarray(arr).reshape(-1)
     if not arr.dtype.isnative:
-        flat = flat.astype(arr.dtype.newbyteorder("="))
-    if flat.size == 0:
+        arr = arr.astype(arr.dtype.newbyteorder("="))
+    if arr.size == 0:
         return {}
-    order = xp.argsort(flat, kind="stable")
-    values = flat[order]
-    starts = xp.flatnonzero(values[1:] != values[:-1]) + 1
-    keys = to_host(values[xp.concatenate([xp.zeros(1, starts.dtype), starts])])
+    lo, hi = int(arr.min()), int(arr.max())
+    if xp is np and hi - lo <= 2 * arr.size + 65536:
+        # a counting sort on the CPU engine (values span at most about twice the elements)
+        counts, order = _lab.value_groups(arr, lo=lo, hi=hi)
+        present = np.flatnonzero(counts)
+        keys = [lo + v for v in present.tolist()]
+        bounds = np.cumsum(counts[present])[:-1].tolist()
+    else:
+        # a stable sort (CuPy's radix sort on the GPU)
+        flat = arr.reshape(-1) if arr.flags.c_contiguous else xp.ascontiguousarray(arr).reshape(-1)
+        order = xp.argsort(flat, kind="stable")
+        values = flat[order]
+        starts = xp.flatnonzero(values[1:] != values[:-1]) + 1
+        keys = to_host(values[xp.concatenate([xp.zeros(1, starts.dtype), starts])]).tolist()
+        bounds = to_host(starts).tolist()
     coords = xp.unravel_index(order, arr.shape) if arr.ndim else ()
-    bounds = to_host(starts).tolist()
     parts = [xp.split(c, bounds) for c in coords]
     out = {}
     for k, key in enumerate(keys):
