@@ -68,6 +68,19 @@ def test_cdt_bitwise(engine, rng, ndim, metric):
         _same(D.distance_transform_cdt(to_engine(a, engine), metric=m), ndi.distance_transform_cdt(a, metric=m))
 
 
+@pytest.mark.parametrize("metric", ["chessboard", "taxicab", "cross", "cube"])
+@pytest.mark.parametrize("ndim", [1, 2, 3, 4])
+def test_cdt_distances_separable(engine, rng, ndim, metric):
+    """Distances alone with the cross or the cube (named or given): exact taxicab and chessboard distances a
+    pass per axis, equal to scipy's sweeps (-1 everywhere without a zero element)."""
+    m = {"cross": ndi.generate_binary_structure(ndim, 1), "cube": np.ones((3,) * ndim, bool)}.get(metric, metric)
+    for _ in range(10):
+        a = _random_mask(rng, ndim, 1, 12 if ndim < 4 else 6)
+        _same(D.distance_transform_cdt(to_engine(a, engine), metric=m), ndi.distance_transform_cdt(a, metric=m))
+    a = rng.random((5000,) if ndim == 1 else (3,) * (ndim - 1) + (900,)) < 0.998
+    _same(D.distance_transform_cdt(to_engine(a, engine), metric=m), ndi.distance_transform_cdt(a, metric=m))
+
+
 @pytest.mark.parametrize("metric", ["euclidean", "taxicab", "chessboard"])
 @pytest.mark.parametrize("ndim", [1, 2, 3])
 def test_bf_bitwise(engine, rng, ndim, metric):

@@ -88,6 +88,17 @@ void run_chamfer(const View& in, const View& structure, const View& dist, const 
     delta.push_back(off);
   }
   g.noff = int(delta.size());
+  // the cross or the whole cube: its first half is the axes' steps back alone, or everything
+  int64_t set = 0, axis_steps = 0;
+  for (int64_t k = 0; k < half; ++k) {
+    if (!bytes[k]) continue;
+    ++set;
+    int64_t rem = k, nonzero = 0;
+    for (int d = 0; d < in.ndim; ++d, rem /= 3) nonzero += rem % 3 != 1;
+    axis_steps += nonzero == 1;
+  }
+  if (set == in.ndim && axis_steps == in.ndim) g.separable = 1;  // (in 1-D the cube is the cross)
+  else if (set == half && half > 0) g.separable = 2;
   g.rel = rel.data();
   g.delta = delta.data();
   with_features(feat, [&]<class F>(F* f) {

@@ -191,6 +191,9 @@ NDIMG_HD int64_t line_start(int64_t i, int64_t len, int64_t inner) { return i / 
 struct Chamfer {
   int ndim = 0, noff = 0;
   bool chain = false;
+  // the structure is the cross (1) or the cube (2): the sweeps give exact taxicab (chessboard) distances,
+  // which separate into passes along each axis (used where no features are asked)
+  int separable = 0;
   int64_t shape[kMaxDim];
   const int8_t* rel = nullptr;
   const int64_t* delta = nullptr;
@@ -317,6 +320,46 @@ NDIMG_HD void chamfer_line(const Chamfer& g, int64_t line, bool backward, int32_
   const int64_t len = g.shape[g.ndim - 1];
   chamfer_own(g, l, line, backward, 0, len, dist, feat);
   if (g.chain) chamfer_chain(g, line, backward, 0, len, ChainKey{kNoSource, -1}, dist, feat);
+}
+
+// Exact taxicab and chessboard distances, one axis at a time, over values where kFar stands for no zero yet.
+constexpr int32_t kFar = 1 << 29;
+// taxicab along a line, in place: each value at most its neighbour's + 1
+NDIMG_HD void taxicab_line(int32_t* g, int64_t len) {
+  for (int64_t p = 1; p < len; ++p) g[p] = g[p] < g[p - 1] + 1 ? g[p] : g[p - 1] + 1;
+  for (int64_t p = len - 2; p >= 0; --p) g[p] = g[p] < g[p + 1] + 1 ? g[p] : g[p + 1] + 1;
+}
+// chessboard along a line: out[x] = min over i of max(|x - i|, g[i]), by Meijster, Roerdink and Hesselink's
+// lower envelope (stacks s, t of len), in linear time
+NDIMG_HD void chessboard_line(const int32_t* g, int64_t len, int64_t* s, int64_t* t, int32_t* out) {
+  auto f = [&](int64_t x, int64_t i) {
+    const int64_t d = x > i ? x - i : i - x;
+    return d > g[i] ? d : int64_t(g[i]);
+  };
+  auto sep = [&](int64_t i, int64_t u) {  // the first x from which u is nearer than i
+    const int64_t mid = (i + u) / 2;
+    if (g[i] <= g[u]) return i + g[u] > mid ? i + g[u] : mid;
+    return u - g[i] < mid ? u - g[i] : mid;
+  };
+  int64_t q = 0;
+  s[0] = t[0] = 0;
+  for (int64_t u = 1; u < len; ++u) {
+    while (q >= 0 && f(t[q], s[q]) > f(t[q], u)) --q;
+    if (q < 0) {
+      q = 0;
+      s[0] = u;
+    } else {
+      const int64_t w = 1 + sep(s[q], u);
+      if (w < len) {
+        s[++q] = u;
+        t[q] = w;
+      }
+    }
+  }
+  for (int64_t u = len - 1; u >= 0; --u) {
+    out[u] = int32_t(f(u, s[q]));
+    if (u == t[q]) --q;
+  }
 }
 
 // ---- brute force (distance_transform_bf) ----

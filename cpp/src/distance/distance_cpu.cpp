@@ -2,6 +2,7 @@
 // the other passes gather tiles of adjacent lines into per-thread buffers. Chamfer: the lines of one
 // wavefront level in parallel. Brute force: elements in parallel.
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "core/index.hpp"
@@ -142,9 +143,10 @@ void line_pass(const View& in, int axis, double spacing, bool last, double* dist
   const int64_t width = std::min<int64_t>(l.inner, 16);  // adjacent lines per tile: whole cache lines
   const int64_t per_outer = (l.inner + width - 1) / width, tiles = l.count / l.inner * per_outer;
   parallel_for(tiles, std::max<int64_t>(1, (1 << 14) / (l.len * width)), [&](int64_t t0, int64_t t1) {
-    std::vector<double> f(width * l.len);
-    std::vector<F> fe(feat ? width * l.len : 0);
-    std::vector<int64_t> sites(l.len);
+    // not zero-filled: every entry is written before it is read
+    std::unique_ptr<double[]> f(new double[width * l.len]);
+    std::unique_ptr<F[]> fe(new F[feat ? width * l.len : 0]);
+    std::unique_ptr<int64_t[]> sites(new int64_t[l.len]);
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t c0 = t % per_outer * width, n = std::min(width, l.inner - c0);
       const int64_t base = t / per_outer * l.len * l.inner + c0;
@@ -155,8 +157,8 @@ void line_pass(const View& in, int axis, double spacing, bool last, double* dist
           for (int64_t w = 0; w < n; ++w) fe[w * l.len + p] = feat[base + p * l.inner + w];
       }
       for (int64_t w = 0; w < n; ++w) {
-        BufferLine<F> line{f.data() + w * l.len, feat ? fe.data() + w * l.len : nullptr, sites.data(),
-                           dist + base + w, feat ? feat + base + w : nullptr, l.inner};
+        BufferLine<F> line{f.get() + w * l.len, feat ? fe.get() + w * l.len : nullptr, sites.get(), dist + base + w,
+                           feat ? feat + base + w : nullptr, l.inner};
         envelope_line(line, l.len, spacing, last);
       }
     }
@@ -194,6 +196,46 @@ void edt_cpu(const View& in, const double* sampling, double* dist, F* feat) {
   for (int d = 1; d < in.ndim; ++d) line_pass<F>(in, d, sampling ? sampling[d] : 1.0, d == in.ndim - 1, dist, feat);
 }
 
+// The cross's and the cube's sweeps as exact taxicab and chessboard distances, a pass per axis over tiles
+// of adjacent lines (all lines in parallel, where the sweeps' wavefront is one row at a time in 2-D).
+void separable_chamfer(const View& in, int kind, int32_t* dist) {
+  const int64_t n = in.size();
+  parallel_for(n, 1 << 14, [&](int64_t a, int64_t b) {
+    for (int64_t i = a; i < b; ++i) dist[i] = dist[i] ? kFar : 0;
+  });
+  for (int axis = 0; axis < in.ndim; ++axis) {
+    const Lines l = lines_along(in, axis);
+    const bool last = axis == in.ndim - 1;
+    const int64_t width = std::min<int64_t>(l.inner, 16);
+    const int64_t per_outer = (l.inner + width - 1) / width, tiles = l.count / l.inner * per_outer;
+    parallel_for(tiles, std::max<int64_t>(1, (1 << 14) / (l.len * width)), [&](int64_t t0, int64_t t1) {
+      // not zero-filled: every entry is written before it is read
+      std::unique_ptr<int32_t[]> buf(new int32_t[width * l.len]), out(new int32_t[kind == 2 ? l.len : 0]);
+      std::unique_ptr<int64_t[]> st(new int64_t[kind == 2 ? 2 * l.len : 0]);
+      for (int64_t t = t0; t < t1; ++t) {
+        const int64_t c0 = t % per_outer * width, w_n = std::min(width, l.inner - c0);
+        const int64_t base = t / per_outer * l.len * l.inner + c0;
+        for (int64_t p = 0; p < l.len; ++p)
+          for (int64_t w = 0; w < w_n; ++w) buf[w * l.len + p] = dist[base + p * l.inner + w];
+        for (int64_t w = 0; w < w_n; ++w) {
+          int32_t* line = buf.get() + w * l.len;
+          if (kind == 1) {
+            taxicab_line(line, l.len);
+          } else {
+            chessboard_line(line, l.len, st.get(), st.get() + l.len, out.get());
+            std::copy(out.get(), out.get() + l.len, line);
+          }
+        }
+        for (int64_t p = 0; p < l.len; ++p)
+          for (int64_t w = 0; w < w_n; ++w) {
+            const int32_t v = buf[w * l.len + p];
+            dist[base + p * l.inner + w] = last && v >= kFar ? -1 : v;  // no zero element at all
+          }
+      }
+    });
+  }
+}
+
 template <class F>
 void chamfer_cpu(const View& in, const Chamfer& g, int32_t* dist, F* feat) {
   const int64_t n = in.size();
@@ -208,6 +250,7 @@ void chamfer_cpu(const View& in, const Chamfer& g, int32_t* dist, F* feat) {
       });
     });
   });
+  if (g.separable && !feat) return separable_chamfer(in, g.separable, dist);
   const auto levels = wavefront(in);
   for (bool backward : {false, true}) {
     for (size_t s = 0; s < levels.size(); ++s) {
