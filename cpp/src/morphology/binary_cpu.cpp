@@ -1,6 +1,7 @@
 // CPU schedule of the binary erosion: passes over the working buffer, lines spread over the pool. With
-// scipy's centre shortcut the passes only ever clear elements, so after the first pass only the elements
-// reading one that changed can change: the later passes visit those alone (scipy's coordinate lists).
+// scipy's centre shortcut the passes only ever clear elements, so only the elements reading one that
+// changed can change next: once few change, the passes visit those alone (scipy's coordinate lists).
+#include <algorithm>
 #include <atomic>
 #include <vector>
 
@@ -37,67 +38,91 @@ void load(const View& src, uint8_t* dst, bool flip) {
   });
 }
 
-// One pass cur -> nxt over every element; returns how many changed.
-int64_t full_pass(const BinaryPass& p, const ndimage::Taps& t, const uint8_t* cur, const uint8_t* m, uint8_t* nxt) {
-  std::atomic<int64_t> changed{0};
+// One pass cur -> nxt, line by line along the last axis: each tap ANDs its shifted source line into the
+// line's result (byte loops the compiler vectorises), which is erode_at for every element of the line.
+// Returns how many elements changed.
+int64_t full_pass(const BinaryPass& p, const ndimage::Taps& t, const uint8_t* __restrict cur,
+                  const uint8_t* __restrict m, uint8_t* __restrict nxt) {
   const Geometry& g = p.g;
-  ndimage::cpu_for_each_output(g, 1 << 15, [&](const int64_t* c, int64_t i) {
-    nxt[i] = erode_at(p, cur, m, i, c, t.offsets.data(), t.linear.data(), t.count);
-  });
-  // counted apart: a shared counter per element would serialise the pool
-  const int64_t n = g.shape[0] * g.in_strides[0];  // C-contiguous buffer
-  parallel_for(n, 1 << 16, [&](int64_t a, int64_t b) {
-    int64_t k = 0;
-    for (int64_t i = a; i < b; ++i) k += cur[i] != nxt[i];
-    changed += k;
+  const int nd = g.ndim, last = nd - 1;
+  const int64_t n = g.shape[last], lines = g.shape[0] * g.in_strides[0] / n;
+  std::atomic<int64_t> changed{0};
+  parallel_for(lines, std::max<int64_t>(1, (int64_t(1) << 15) / std::max<int64_t>(1, n * t.count / 8)),
+               [&](int64_t l0, int64_t l1) {
+    int64_t local = 0, c[kMaxDim];
+    for (int64_t l = l0; l < l1; ++l) {
+      for (int64_t d = last - 1, r = l; d >= 0; --d) {
+        c[d] = r % g.shape[d];
+        r /= g.shape[d];
+      }
+      const int64_t base = l * n;
+      const uint8_t* __restrict v = cur + base;
+      uint8_t* __restrict out = nxt + base;
+      std::fill(out, out + n, uint8_t(1));
+      for (int64_t k = 0; k < t.count; ++k) {
+        const int64_t* off = t.offsets.data() + k * nd;
+        bool inside = true;
+        for (int d = 0; d < last; ++d) inside &= c[d] + off[d] >= 0 && c[d] + off[d] < g.shape[d];
+        if (!inside) {
+          if (p.border) continue;
+          std::fill(out, out + n, uint8_t(0));
+          break;
+        }
+        // source element i + off[last] of the line at the tap's offset; outside [lo, hi) it is the border
+        const int64_t lo = std::clamp<int64_t>(-off[last], 0, n), hi = std::clamp<int64_t>(n - off[last], 0, n);
+        if (!p.border) {
+          std::fill(out, out + lo, uint8_t(0));
+          std::fill(out + hi, out + n, uint8_t(0));
+        }
+        const uint8_t* __restrict src = cur + (base + t.linear[size_t(k)]);
+        for (int64_t i = lo; i < hi; ++i) out[i] &= src[i];
+      }
+      if (p.centre)
+        for (int64_t i = 0; i < n; ++i) out[i] &= v[i];
+      if (m)
+        for (int64_t i = 0; i < n; ++i) out[i] = m[base + i] ? out[i] : v[i];
+      for (int64_t i = 0; i < n; ++i) local += out[i] != v[i];
+    }
+    changed += local;
   });
   return changed;
 }
 
-// Passes 2.. of a centre-true erosion from the state after pass 1 (`cur`) and the elements it changed:
-// each pass re-evaluates the set elements that read a changed one, against the state before the pass,
-// then clears those that erode.
-void frontier_passes(const BinaryPass& p, const ndimage::Taps& t, uint8_t* cur, const uint8_t* m,
-                        std::vector<int64_t> changed, int64_t iterations) {
+// The elements where a and b differ, in increasing order.
+std::vector<int64_t> differences(const uint8_t* a, const uint8_t* b, int64_t n) {
+  std::vector<int64_t> out;
+  for (int64_t i = 0; i < n; ++i)
+    if (a[i] != b[i]) out.push_back(i);
+  return out;
+}
+
+// One pass of a centre-true erosion from the elements the previous pass cleared (`changed`, replaced by
+// those this pass clears): an element still set that reads one of them through a tap erodes (erode_at's
+// AND sees a 0), where the mask lets it change; no other element can change. Clearing at once is safe:
+// this pass reads only the previous pass's list, and a cleared element is not taken twice.
+void frontier_pass(const BinaryPass& p, const ndimage::Taps& t, uint8_t* cur, const uint8_t* m,
+                   std::vector<int64_t>& changed, std::vector<int64_t>& next) {
   const Geometry& g = p.g;
   const int nd = g.ndim;
-  const int64_t n = g.shape[0] * g.in_strides[0];
-  std::vector<uint8_t> mark(static_cast<size_t>(n), 0);
-  std::vector<int64_t> cand, next;
-  for (int64_t it = 2; !changed.empty() && (iterations < 1 || it <= iterations); ++it) {
-    cand.clear();
-    for (int64_t x : changed) {
-      int64_t c[kMaxDim];
-      int64_t r = x;
-      for (int d = nd - 1; d >= 0; --d) {
-        c[d] = r % g.shape[d];
-        r /= g.shape[d];
-      }
-      for (int64_t k = 0; k < t.count; ++k) {  // y reads x through tap k: y = x - offset k
-        const int64_t* off = t.offsets.data() + k * nd;
-        bool inside = true;
-        for (int d = 0; d < nd && inside; ++d) inside = c[d] - off[d] >= 0 && c[d] - off[d] < g.shape[d];
-        const int64_t y = x - t.linear[size_t(k)];
-        if (inside && cur[y] && !mark[y] && (!m || m[y])) {
-          mark[y] = 1;
-          cand.push_back(y);
-        }
+  next.clear();
+  for (int64_t x : changed) {
+    int64_t c[kMaxDim];
+    for (int64_t d = nd - 1, r = x; d >= 0; --d) {
+      c[d] = r % g.shape[d];
+      r /= g.shape[d];
+    }
+    for (int64_t k = 0; k < t.count; ++k) {  // y reads x through tap k: y = x - offset k
+      const int64_t* off = t.offsets.data() + k * nd;
+      bool inside = true;
+      for (int d = 0; d < nd; ++d) inside &= c[d] - off[d] >= 0 && c[d] - off[d] < g.shape[d];
+      const int64_t y = x - t.linear[size_t(k)];
+      if (inside && cur[y] && (!m || m[y])) {
+        cur[y] = 0;
+        next.push_back(y);
       }
     }
-    next.clear();
-    for (int64_t y : cand) {
-      mark[y] = 0;
-      int64_t c[kMaxDim];
-      int64_t r = y;
-      for (int d = nd - 1; d >= 0; --d) {
-        c[d] = r % g.shape[d];
-        r /= g.shape[d];
-      }
-      if (!erode_at(p, cur, m, y, c, t.offsets.data(), t.linear.data(), t.count)) next.push_back(y);
-    }
-    for (int64_t y : next) cur[y] = 0;
-    changed.swap(next);
   }
+  changed.swap(next);
 }
 
 }  // namespace
@@ -112,18 +137,25 @@ void binary_erosion_cpu(const View& in, const View& out, const BinaryPass& p, co
     load(*mask, mbuf.data(), false);
   }
   const uint8_t* m = mask ? mbuf.data() : nullptr;
+  // Full passes while many elements change; with the centre shortcut, passes from the changed elements
+  // once few do (a full pass reads every element for every tap, a list pass a few taps per change).
+  const int64_t few = n / 16;
   int64_t changed = full_pass(p, t, cur.data(), m, nxt.data());
-  if (iterations != 1 && changed && p.centre) {
-    std::vector<int64_t> list;
-    for (int64_t i = 0; i < n; ++i)
-      if (cur[size_t(i)] != nxt[size_t(i)]) list.push_back(i);
-    cur.swap(nxt);
-    frontier_passes(p, t, cur.data(), m, std::move(list), iterations);
-  } else {
-    cur.swap(nxt);
-    for (int64_t it = 2; changed && (iterations < 1 || it <= iterations); ++it) {
+  cur.swap(nxt);  // nxt: the state before the pass
+  std::vector<int64_t> list, next;
+  bool listed = false;
+  for (int64_t it = 2; changed && (iterations < 1 || it <= iterations); ++it) {
+    if (p.centre && changed <= few) {
+      if (!listed) {
+        list = differences(cur.data(), nxt.data(), n);
+        listed = true;
+      }
+      frontier_pass(p, t, cur.data(), m, list, next);
+      changed = int64_t(list.size());
+    } else {
       changed = full_pass(p, t, cur.data(), m, nxt.data());
       cur.swap(nxt);
+      listed = false;
     }
   }
   // out (bool, any strides) = state XOR invert
