@@ -56,15 +56,14 @@ def _keys(index, labels_dtype):
     """(map, lo, table, slot of each unique index value) for the distinct index values; the values no label
     of this dtype can equal (non-integral for integer labels) get the extra, always empty, last slot."""
     uniq, inverse = np.unique(index.ravel(), return_inverse=True)
-    if labels_dtype.kind == "f":
-        keys = uniq.astype(np.float64)
-        return _MAP.sorted, 0, keys, inverse, len(keys) + 1
     if uniq.dtype.kind == "f":
-        ok = np.isfinite(uniq) & (uniq == np.floor(uniq)) & (np.abs(uniq) < 2.0**63)
+        ok = np.isfinite(uniq) & (uniq == np.floor(uniq)) & (np.abs(uniq) < 2.0**53)
     elif uniq.dtype.kind in "iub":
         ok = uniq <= np.iinfo(np.int64).max if uniq.dtype == np.uint64 else np.ones(len(uniq), bool)
     else:
         raise TypeError(f"index values of type {uniq.dtype} are not supported")
+    if labels_dtype.kind == "f" and not ok.all():   # float labels, other values than integers: exact keys
+        return _MAP.sorted, 0, uniq.astype(np.float64), inverse, len(uniq) + 1
     keys = uniq[ok].astype(np.int64)
     slot_of = np.where(ok, np.cumsum(ok) - 1, len(keys))
     if len(keys) and int(keys[-1]) - int(keys[0]) < max(_DENSE_SPAN, 4 * len(keys)):
@@ -72,7 +71,9 @@ def _keys(index, labels_dtype):
         table = np.full(int(keys[-1]) - lo + 1, -1, np.int32)
         table[keys - lo] = np.arange(len(keys), dtype=np.int32)
         return _MAP.dense, lo, table, slot_of[inverse], len(keys) + 1
-    return _MAP.sorted, 0, keys, slot_of[inverse], len(keys) + 1
+    # sorted keys in the labels' comparison type (float labels: the integral keys as float64, exactly)
+    return _MAP.sorted, 0, keys.astype(np.float64) if labels_dtype.kind == "f" else keys, slot_of[inverse], \
+        len(keys) + 1
 
 
 def labels_dtype(labels):
@@ -223,6 +224,11 @@ def finish_extreme(g, tables, which):
     return g.take(vals).astype(g.dtype, copy=False), g.take(pos)
 
 
+def _rows(a):
+    """[tuple(row) for row in a] (NumPy scalars in the tuples), for a 2-D `a` by columns: 5x faster."""
+    return list(zip(*a.T)) if a.ndim == 2 and a.shape[1] else [tuple(v) for v in a]
+
+
 def coordinates(g, pos, which):
     """Flat C-order positions as scipy's tuples of np.int64 (a list of them for an index sequence)."""
     dims = np.array(g.shape, dtype=np.int64)
@@ -234,7 +240,7 @@ def coordinates(g, pos, which):
     pos = np.asarray(pos.get() if hasattr(pos, "get") else pos)
     if pos.ndim == 0:
         return tuple((pos // prod) % dims)
-    return [tuple(v) for v in (pos.reshape(-1, 1) // prod) % dims]
+    return _rows((pos.reshape(-1, 1) // prod) % dims)
 
 
 def finish_center(g, counts, sums, isums, coords):
@@ -244,7 +250,7 @@ def finish_center(g, counts, sums, isums, coords):
         return tuple(row[d] / norm for d in range(len(g.shape)))
     res = g.take(coords) / g.take(normalizer)[..., None]
     res = np.asarray(res.get() if hasattr(res, "get") else res)
-    return [tuple(v) for v in np.moveaxis(res, -1, 0).T]
+    return _rows(np.moveaxis(res, -1, 0).T)
 
 
 def histogram_edges(min, max, bins):  # noqa: A002 - scipy's names
