@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <memory>
 #include <vector>
 
@@ -69,6 +72,41 @@ int line_taps(const std::vector<Tap>& taps, int ndim, const int64_t* shape, cons
   return count;
 }
 
+// The members as bits, 64 elements of a line to a word (bit x % 64 of word x / 64; bits past the line's end
+// are 0): the tests of the union pass run on whole words.
+std::vector<uint64_t> member_bits(const uint8_t* m, int64_t lines, int64_t width, int64_t words) {
+  std::vector<uint64_t> bits(size_t(lines * words));
+  parallel_for(lines, 64, [&](int64_t l0, int64_t l1) {
+    for (int64_t l = l0; l < l1; ++l) {
+      const uint8_t* src = m + l * width;
+      uint64_t* dst = bits.data() + l * words;
+      for (int64_t w = 0; w < words; ++w) {
+        const int64_t k1 = std::min<int64_t>(64, width - w * 64);
+        uint64_t word = 0;
+#if defined(__SSE2__)
+        int64_t k = 0;
+        for (; k + 16 <= k1; k += 16) {
+          const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + w * 64 + k));
+          const unsigned zero = unsigned(_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_setzero_si128())));
+          word |= uint64_t(~zero & 0xffffu) << k;
+        }
+        for (; k < k1; ++k) word |= uint64_t(src[w * 64 + k] != 0) << k;
+#else
+        for (int64_t k = 0; k < k1; ++k) word |= uint64_t(src[w * 64 + k] != 0) << k;
+#endif
+        dst[w] = word;
+      }
+    }
+  });
+  return bits;
+}
+// Word w of a line's bits moved by `by` elements (-2..1): bit x holds the element x + by (0 outside the line).
+inline uint64_t moved(const uint64_t* line, int64_t w, int64_t words, int by) {
+  if (by == 0) return line[w];
+  if (by > 0) return (line[w] >> by) | (w + 1 < words ? line[w + 1] << (64 - by) : 0);
+  return (line[w] << -by) | (w > 0 ? line[w - 1] >> (64 + by) : 0);
+}
+
 // Union-find over the C-order classes m (0: background, else member) joined by the earlier taps, flattened:
 // par[i] = the root of i's set, the set's smallest index (a non-member is its own root).
 template <class I>
@@ -82,6 +120,8 @@ void connect(const View& in, const uint8_t* m, const std::vector<Tap>& taps, I* 
   const int64_t slabs = in.ndim == 1 ? 1 : parts_for(rows, (1 << 15) / row);
   const int64_t width = in.shape[last];
   const int64_t* shape = in.shape.data();
+  const int64_t words = (width + 63) / 64;
+  const std::vector<uint64_t> bits = member_bits(m, n / width, width, words);
   parallel_for(slabs, 1, [&](int64_t s0, int64_t s1) {
     std::vector<LineTaps> lt(taps.size());
     for (int64_t s = s0; s < s1; ++s) {
@@ -99,45 +139,33 @@ void connect(const View& in, const uint8_t* m, const std::vector<Tap>& taps, I* 
           head = (head & keep) | (I(i) & ~keep);
           par[i] = head;
         }
-        // 2. Unions with the earlier lines where needed, found 64 elements at a time as bits (no branches
-        // where members are salt). i's run and j's runs are joined by step 1 already.
+        // 2. Unions with the earlier lines where needed, 64 elements at a time as bits (no branches where
+        // members are salt). i's run and j's runs are joined by step 1 already.
+        const uint64_t* here = bits.data() + start / width * words;
         for (int q = 0; q < nt; ++q) {
           const int64_t line = lt[q].line;
-          if (has_prev && lt[q].steps == 7) {
-            // All three steps: i - 1, a member, met j - 1 and j; else i meets j, or j - 1 and j + 1 apart.
-            for (int64_t xb = 0; xb < width; xb += 64) {
-              const int64_t k1 = std::min<int64_t>(64, width - xb);
-              uint64_t mid = 0, left = 0, right = 0;
-              for (int64_t k = 0; k < k1; ++k) {
-                const int64_t x = xb + k, i = start + x, j = i + line;
-                const bool in = m[i] != 0, a = (x > 0) & (m[i - (x > 0)] != 0), mj = m[j] != 0;
-                const bool ml = (x > 0) & (m[j - (x > 0)] != 0), mr = (x + 1 < width) & (m[j + 1] != 0);
-                mid |= uint64_t(in & !a & mj) << k;
-                left |= uint64_t(in & !a & !mj & ml) << k;
-                right |= uint64_t(in & !mj & mr) << k;
-              }
-              const int64_t base = start + xb;
+          const uint64_t* there = bits.data() + (start + line) / width * words;
+          const bool full = has_prev && lt[q].steps == 7;
+          for (int64_t w = 0; w < words; ++w) {
+            const int64_t base = start + w * 64;
+            const uint64_t mi = here[w], before = has_prev ? moved(here, w, words, -1) : 0;
+            if (!mi) continue;
+            if (full) {
+              // all three steps: i - 1, a member, met j - 1 and j; else i meets j, or j - 1 and j + 1 apart
+              const uint64_t mj = moved(there, w, words, 0);
+              uint64_t mid = mi & ~before & mj, left = mi & ~before & ~mj & moved(there, w, words, -1);
+              uint64_t right = mi & ~mj & moved(there, w, words, 1);
               for (; mid; mid &= mid - 1) unite<I>(par, I(base + std::countr_zero(mid)), I(base + std::countr_zero(mid) + line));
               for (; left; left &= left - 1) unite<I>(par, I(base + std::countr_zero(left)), I(base + std::countr_zero(left) + line - 1));
               for (; right; right &= right - 1) unite<I>(par, I(base + std::countr_zero(right)), I(base + std::countr_zero(right) + line + 1));
+              continue;
             }
-            continue;
-          }
-          // Each step alone: where i - 1 and j - 1 are members, the same step joined them already.
-          for (int64_t dx = -1; dx <= 1; ++dx) {
-            if (!(lt[q].steps >> (dx + 1) & 1)) continue;
-            const int64_t x0 = std::max<int64_t>(0, -dx), x1 = std::min<int64_t>(width, width - dx);
-            for (int64_t xb = x0; xb < x1; xb += 64) {
-              const int64_t k1 = std::min<int64_t>(64, x1 - xb);
-              uint64_t bits = 0;
-              for (int64_t k = 0; k < k1; ++k) {
-                const int64_t x = xb + k, i = start + x, j = i + line + dx;
-                const bool back = has_prev & (x > 0) & (x + dx > 0);
-                const bool joined = back & (m[i - back] != 0) & (m[j - back] != 0);
-                bits |= uint64_t((m[i] != 0) & (m[j] != 0) & !joined) << k;
-              }
-              for (; bits; bits &= bits - 1) {
-                const int64_t i = start + xb + std::countr_zero(bits);
+            // each step alone: where i - 1 and j - 1 are members, the same step joined them already
+            for (int dx = -1; dx <= 1; ++dx) {
+              if (!(lt[q].steps >> (dx + 1) & 1)) continue;
+              uint64_t need = mi & moved(there, w, words, dx) & ~(before & moved(there, w, words, dx - 1));
+              for (; need; need &= need - 1) {
+                const int64_t i = base + std::countr_zero(need);
                 unite<I>(par, I(i), I(i + line + dx));
               }
             }
