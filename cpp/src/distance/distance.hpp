@@ -329,9 +329,24 @@ NDIMG_HD void taxicab_line(int32_t* g, int64_t len) {
   for (int64_t p = 1; p < len; ++p) g[p] = g[p] < g[p - 1] + 1 ? g[p] : g[p - 1] + 1;
   for (int64_t p = len - 2; p >= 0; --p) g[p] = g[p] < g[p + 1] + 1 ? g[p] : g[p + 1] + 1;
 }
-// chessboard along a line: out[x] = min over i of max(|x - i|, g[i]), by Meijster, Roerdink and Hesselink's
-// lower envelope (stacks s, t of len), in linear time
+// chessboard along a line: out[x] = min over i of max(|x - i|, g[i]). Small values (all at most 64): each
+// position looks only as far as its own value (a farther i cannot do better); else Meijster, Roerdink and
+// Hesselink's lower envelope (stacks s, t of len), in linear time.
 NDIMG_HD void chessboard_line(const int32_t* g, int64_t len, int64_t* s, int64_t* t, int32_t* out) {
+  int32_t top = 0;
+  for (int64_t p = 0; p < len; ++p) top = g[p] > top ? g[p] : top;
+  if (top <= 64) {
+    for (int64_t p = 0; p < len; ++p) {
+      int32_t best = g[p];
+      for (int32_t d = 1; d < best; ++d) {
+        const int32_t lo = p >= d ? g[p - d] : kFar, hi = p + d < len ? g[p + d] : kFar;
+        const int32_t near = lo < hi ? lo : hi, c = near > d ? near : d;
+        best = c < best ? c : best;
+      }
+      out[p] = best;
+    }
+    return;
+  }
   auto f = [&](int64_t x, int64_t i) {
     const int64_t d = x > i ? x - i : i - x;
     return d > g[i] ? d : int64_t(g[i]);

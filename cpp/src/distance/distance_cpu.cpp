@@ -196,41 +196,68 @@ void edt_cpu(const View& in, const double* sampling, double* dist, F* feat) {
   for (int d = 1; d < in.ndim; ++d) line_pass<F>(in, d, sampling ? sampling[d] : 1.0, d == in.ndim - 1, dist, feat);
 }
 
-// The cross's and the cube's sweeps as exact taxicab and chessboard distances, a pass per axis over tiles
-// of adjacent lines (all lines in parallel, where the sweeps' wavefront is one row at a time in 2-D).
+// The cross's and the cube's sweeps as exact taxicab and chessboard distances (dist: 0 on zeros, kFar
+// elsewhere), a pass per axis, all lines in parallel (where the sweeps' 2-D wavefront is one row at a time).
+// Taxicab: in place, rows of the outer axes swept across many lines at once; chessboard: tiles of adjacent
+// lines gathered for Meijster's envelope.
 void separable_chamfer(const View& in, int kind, int32_t* dist) {
-  const int64_t n = in.size();
-  parallel_for(n, 1 << 14, [&](int64_t a, int64_t b) {
-    for (int64_t i = a; i < b; ++i) dist[i] = dist[i] ? kFar : 0;
-  });
   for (int axis = 0; axis < in.ndim; ++axis) {
     const Lines l = lines_along(in, axis);
-    const bool last = axis == in.ndim - 1;
+    const bool last = axis == in.ndim - 1;  // its lines are contiguous
+    auto finish = [&](int32_t* line) {     // no zero element at all: scipy's -1
+      if (last)
+        for (int64_t p = 0; p < l.len; ++p) line[p] = line[p] >= kFar ? -1 : line[p];
+    };
+    // along the first axis the values are 0 or kFar: the chessboard's pass is the taxicab's
+    const int k = axis == 0 ? 1 : kind;
+    if (k == 1 && last) {
+      parallel_for(l.count, std::max<int64_t>(1, (1 << 14) / l.len), [&](int64_t a, int64_t b) {
+        for (int64_t i = a; i < b; ++i) {
+          taxicab_line(dist + i * l.len, l.len);
+          finish(dist + i * l.len);
+        }
+      });
+      continue;
+    }
+    if (k == 1) {
+      const int64_t width = std::min<int64_t>(l.inner, 1024), per_outer = (l.inner + width - 1) / width;
+      parallel_for(l.count / l.inner * per_outer, 1, [&](int64_t t0, int64_t t1) {
+        for (int64_t t = t0; t < t1; ++t) {
+          const int64_t c0 = t % per_outer * width, w_n = std::min(width, l.inner - c0);
+          int32_t* base = dist + t / per_outer * l.len * l.inner + c0;
+          for (int64_t p = 1; p < l.len; ++p) {
+            int32_t* row = base + p * l.inner;
+            for (int64_t w = 0; w < w_n; ++w) row[w] = std::min(row[w], row[w - l.inner] + 1);
+          }
+          for (int64_t p = l.len - 2; p >= 0; --p) {
+            int32_t* row = base + p * l.inner;
+            for (int64_t w = 0; w < w_n; ++w) row[w] = std::min(row[w], row[w + l.inner] + 1);
+          }
+        }
+      });
+      continue;
+    }
     const int64_t width = std::min<int64_t>(l.inner, 16);
     const int64_t per_outer = (l.inner + width - 1) / width, tiles = l.count / l.inner * per_outer;
     parallel_for(tiles, std::max<int64_t>(1, (1 << 14) / (l.len * width)), [&](int64_t t0, int64_t t1) {
       // not zero-filled: every entry is written before it is read
-      std::unique_ptr<int32_t[]> buf(new int32_t[width * l.len]), out(new int32_t[kind == 2 ? l.len : 0]);
-      std::unique_ptr<int64_t[]> st(new int64_t[kind == 2 ? 2 * l.len : 0]);
+      std::unique_ptr<int32_t[]> buf(new int32_t[width * l.len]), out(new int32_t[l.len]);
+      std::unique_ptr<int64_t[]> st(new int64_t[2 * l.len]);
       for (int64_t t = t0; t < t1; ++t) {
         const int64_t c0 = t % per_outer * width, w_n = std::min(width, l.inner - c0);
-        const int64_t base = t / per_outer * l.len * l.inner + c0;
-        for (int64_t p = 0; p < l.len; ++p)
-          for (int64_t w = 0; w < w_n; ++w) buf[w * l.len + p] = dist[base + p * l.inner + w];
-        for (int64_t w = 0; w < w_n; ++w) {
-          int32_t* line = buf.get() + w * l.len;
-          if (kind == 1) {
-            taxicab_line(line, l.len);
-          } else {
-            chessboard_line(line, l.len, st.get(), st.get() + l.len, out.get());
-            std::copy(out.get(), out.get() + l.len, line);
-          }
+        int32_t* base = dist + t / per_outer * l.len * l.inner + c0;
+        if (last) {  // a contiguous line: no gather
+          chessboard_line(base, l.len, st.get(), st.get() + l.len, out.get());
+          std::copy(out.get(), out.get() + l.len, base);
+          finish(base);
+          continue;
         }
         for (int64_t p = 0; p < l.len; ++p)
-          for (int64_t w = 0; w < w_n; ++w) {
-            const int32_t v = buf[w * l.len + p];
-            dist[base + p * l.inner + w] = last && v >= kFar ? -1 : v;  // no zero element at all
-          }
+          for (int64_t w = 0; w < w_n; ++w) buf[w * l.len + p] = base[p * l.inner + w];
+        for (int64_t w = 0; w < w_n; ++w) {
+          chessboard_line(buf.get() + w * l.len, l.len, st.get(), st.get() + l.len, out.get());
+          for (int64_t p = 0; p < l.len; ++p) base[p * l.inner + w] = out[p];
+        }
       }
     });
   }
@@ -239,18 +266,24 @@ void separable_chamfer(const View& in, int kind, int32_t* dist) {
 template <class F>
 void chamfer_cpu(const View& in, const Chamfer& g, int32_t* dist, F* feat) {
   const int64_t n = in.size();
+  const bool separable = g.separable && !feat;
+  const int32_t far = separable ? kFar : -1;
   dispatch_dtype(in.dtype, [&]<class T>() {
     const T* src = in.ptr<T>();
     parallel_for(n, 1 << 14, [&](int64_t a, int64_t b) {
       int64_t i = a;
+      if (in.c_contiguous() && !feat) {
+        for (; i < b; ++i) dist[i] = src[i] == T(0) ? 0 : far;
+        return;
+      }
       for_range(in, a, b, [&](int64_t o) {
-        dist[i] = src[o] == T(0) ? 0 : -1;
+        dist[i] = src[o] == T(0) ? 0 : far;
         if (feat) feat[i] = F(i);
         ++i;
       });
     });
   });
-  if (g.separable && !feat) return separable_chamfer(in, g.separable, dist);
+  if (separable) return separable_chamfer(in, g.separable, dist);
   const auto levels = wavefront(in);
   for (bool backward : {false, true}) {
     for (size_t s = 0; s < levels.size(); ++s) {
