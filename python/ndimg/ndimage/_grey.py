@@ -3,6 +3,7 @@ the rank family: separable passes for boxes, tap lists otherwise) or with a non-
 footprint family's min-plus / max-plus), and the compositions scipy builds from them."""
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -15,9 +16,21 @@ from ._rank import _check_footprint_origins, _min_or_max_filter
 from ._support import as_input, get_output, native_output, no_complex, normalize_axes, per_axis, real_cval
 
 
-def _structured(input, footprint, structure, output, mode, cval, origin, minimum, axes):
-    """scipy's min/max filter with a structure: out = min(in - s) (erosion) or max(in + s) over the taps."""
-    structure = np.asarray(to_host(structure), dtype=np.float64)
+def _line_factors(footprint):
+    """The 1-D lines whose product a footprint is (one per axis), or None."""
+    nd = footprint.ndim
+    lines = [footprint.any(axis=tuple(j for j in range(nd) if j != d)) for d in range(nd)]
+    product = np.ones(footprint.shape, bool)
+    for d, line in enumerate(lines):
+        product &= line.reshape([-1 if j == d else 1 for j in range(nd)])
+    return lines if np.array_equal(product, footprint) else None
+
+
+def _filter(input, footprint, structure, output, mode, cval, origin, minimum, axes):
+    """scipy's min/max filter over a footprint's taps (NI_MinOrMaxFilter), with a structure: out = min(in - s)
+    (erosion) or max(in + s) (dilation); without one (flat), the minimum or maximum."""
+    if structure is not None:
+        structure = np.asarray(to_host(structure), dtype=np.float64)
     footprint = np.ones(structure.shape, bool) if footprint is None else np.asarray(to_host(footprint), dtype=bool)
     input = as_input(input, dtype_in_message=False)
     no_complex(input)
@@ -28,20 +41,39 @@ def _structured(input, footprint, structure, output, mode, cval, origin, minimum
     check_footprint_shape(footprint, input.ndim, len(axes))
     _check_footprint_origins(footprint, origins)
     # scipy reads the structure at the footprint's flat positions: a smaller one would be read past its end
-    if structure.ndim != len(axes) or structure.size < footprint.size:
+    if structure is not None and (structure.ndim != len(axes) or structure.size < footprint.size):
         raise RuntimeError("structure array has incorrect shape")
     if flat.size == 0:
         raise ValueError("All-zero footprint is not supported.")
     code = single_mode(mode, " for non-separable footprints")
-    values = structure.ravel()[flat]
-    values = (-values if minimum else values).tolist()
-    offsets, _ = tap_offsets(footprint, origins)
     cval = real_cval(cval)
     out = get_output(output, input)
     # scipy computes bool as unsigned char and stores its result's byte as is (2 or 255 stay): bytes in and out
     as_bytes = lambda a: a.view(np.uint8) if a.dtype == np.bool_ else a
-    run_into(as_bytes(out), as_bytes(input), lambda src, dst: _core.grey_filter(
-        src, dst, offsets, values, minimum, code, cval, stream_ptr(dst)))
+
+    def run(src, dst, footprint, origins, values):
+        offsets, _ = tap_offsets(footprint, origins)
+        run_into(as_bytes(dst), as_bytes(src), lambda a, b: _core.grey_filter(
+            a, b, offsets, values, minimum, code, cval, stream_ptr(b)))
+
+    if structure is not None:
+        values = structure.ravel()[flat]
+        run(input, out, footprint, origins, (-values if minimum else values).tolist())
+        return out
+    # A flat product of lines: one pass per line, last axis first (each output keeps its first extreme in C
+    # order, as the n-D fold), in the input's type. Exact unless NaN is about: then the n-D fold's order.
+    lines = _line_factors(footprint)
+    passes = [] if lines is None else [d for d in reversed(range(input.ndim)) if lines[d].size > 1]
+    nan = input.dtype.kind == "f" and (math.isnan(cval) or bool(xp_of(input).isnan(input).any()))
+    if len(passes) < 2 or nan:
+        run(input, out, footprint, origins, [])
+        return out
+    src = input
+    for i, d in enumerate(passes):
+        dst = out if i == len(passes) - 1 else get_output(None, input)
+        line = lines[d].reshape([-1 if j == d else 1 for j in range(input.ndim)])
+        run(src, dst, line, [origins[d] if j == d else 0 for j in range(input.ndim)], [])
+        src = dst
     return out
 
 
@@ -49,10 +81,13 @@ def _erosion(input, size, footprint, structure, output, mode, cval, origin, axes
     if size is None and footprint is None and structure is None:
         raise ValueError("size, footprint, or structure must be specified")
     if structure is None:
-        return _min_or_max_filter(input, size, footprint, output, mode, cval, origin, minimum, axes)
+        # boxes (size, or a footprint all True) by the separable passes of minimum/maximum_filter
+        box = footprint is None or np.asarray(to_host(footprint), dtype=bool).all()
+        if box or not np.asarray(to_host(footprint), dtype=bool).any():
+            return _min_or_max_filter(input, size, footprint, output, mode, cval, origin, minimum, axes)
     if size is not None and footprint is not None:
         warnings.warn("ignoring size because footprint is set", UserWarning, stacklevel=4)
-    return _structured(input, footprint, structure, output, mode, cval, origin, minimum, axes)
+    return _filter(input, footprint, structure, output, mode, cval, origin, minimum, axes)
 
 
 def _dilation(input, size, footprint, structure, output, mode, cval, origin, axes):
