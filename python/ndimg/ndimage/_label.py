@@ -6,7 +6,7 @@ import operator
 
 import numpy as np
 
-from .._engine import engine_aware
+from .._engine import engine_aware, xp_of
 from .._prim import label as _lab
 from ._footprint import to_host
 
@@ -50,7 +50,7 @@ def label(input, structure=None, output=None):
     input = _as_array(input)
     _no_complex(input)
     structure = _structure(structure, input.ndim, ValueError)
-    xp = np if isinstance(input, np.ndarray) else _xp(input)
+    xp = np if isinstance(input, np.ndarray) else xp_of(input)
     wide = input.size >= 2**31 - 2
     provided = _is_array(output)
     if provided:
@@ -89,12 +89,6 @@ def label(input, structure=None, output=None):
     return count if provided else (output, count)
 
 
-def _xp(a):
-    from .._engine import xp_of
-
-    return xp_of(a)
-
-
 @engine_aware("input")
 def find_objects(input, max_label=0):
     """The bounding box (a tuple of slices) of each label 1..max_label, None where absent
@@ -102,7 +96,7 @@ def find_objects(input, max_label=0):
     input = _as_array(input)
     _no_complex(input)
     if max_label < 1:
-        max_label = input.max()
+        max_label = to_host(input.max())[()]   # a host scalar (a float one refused below, as scipy does)
     max_label = operator.index(max_label)
     if input.dtype.kind not in "biuf" or input.dtype == np.float16:
         raise RuntimeError("data type not supported")
@@ -137,7 +131,7 @@ def value_indices(arr, *, ignore_value=None):
     if arr.dtype.kind not in "iu":
         raise ValueError("Parameter 'arr' must be an integer array")
     ignore = None if ignore_value is None else arr.dtype.type(ignore_value)
-    xp = np if isinstance(arr, np.ndarray) else _xp(arr)
+    xp = np if isinstance(arr, np.ndarray) else xp_of(arr)
     if not arr.dtype.isnative:
         arr = arr.astype(arr.dtype.newbyteorder("="))
     if arr.size == 0:
@@ -181,7 +175,7 @@ def watershed_ift(input, markers, structure=None, output=None):
         raise RuntimeError("input and markers must have equal shape")
     if markers.dtype.type not in _INTEGRAL:
         raise RuntimeError("marker should be of integer type")
-    xp = np if isinstance(input, np.ndarray) else _xp(input)
+    xp = np if isinstance(input, np.ndarray) else xp_of(input)
     if _is_array(output):
         if output.dtype.type not in _INTEGRAL:
             raise RuntimeError("output should be of integer type")
