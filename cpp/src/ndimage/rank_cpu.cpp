@@ -140,7 +140,9 @@ void min_max_filter1d(const View& in, const View& out, int64_t size, int axis, M
       };
       const int last = in.ndim - 1;
       const int64_t nl = in.shape[last];
-      if (axis == last || in.strides[last] != 1 || nl < kLineBlock) {
+      // (blocks whose buffers would pass 8 MiB a thread, for very long lines, go line by line)
+      if (axis == last || in.strides[last] != 1 || nl < kLineBlock ||
+          len * kLineBlock * int64_t(sizeof(C)) > (int64_t(4) << 20)) {
         parallel_for(nlines, std::max<int64_t>(1, 16384 / n), [&](int64_t l0, int64_t l1) {
           Buffers buf;
           for (int64_t l = l0; l < l1; ++l) line(src + line_offset(in, axis, l), dst + line_offset(ov, axis, l), buf);
