@@ -1,6 +1,7 @@
 // CPU schedules of the distance transforms. EDT: the axis-0 pass sweeps rows (many columns side by side),
-// the other passes gather tiles of adjacent lines into per-thread buffers. Chamfer: the lines of one
-// wavefront level in parallel. Brute force: elements in parallel.
+// the other passes gather tiles of adjacent lines into per-thread buffers; few long lines go in segments and
+// bands. Chamfer: the lines of one wavefront level in parallel, or passes per axis for the cross and the
+// cube without features. Brute force: elements in parallel.
 #include <algorithm>
 #include <memory>
 #include <vector>
