@@ -17,7 +17,7 @@ NDIMG_BINDINGS(measure) {
                           Out{"maxpos"}, Out{"nans"}, Out{"nanpos"}, nb::arg("stream") = 0);
   bind<&measure::histogram>(m, "measure_histogram", "input", "slots", "edges", Out{"hist"}, nb::arg("stream") = 0);
   bind<&measure::order>(m, "measure_order", "slots", "counts", Out{"out"}, nb::arg("stream") = 0);
-  bind<&measure::median>(m, "measure_median", "input", "slots", "counts", Out{"out"}, "propagate_nan",
+  bind<&measure::median>(m, "measure_median", "input", "slots", Out{"out"}, "propagate_nan",
                          nb::arg("stream") = 0);
 }
 

@@ -229,3 +229,24 @@ def test_dask_refuses_median_and_index_histograms(rng):
         nd.median(image, labels)
     with pytest.raises(NotImplementedError, match="ndimg.ndimage.histogram"):
         nd.histogram(image, 0, 1, 4, labels, [1, 2])
+
+
+def test_primitives_never_write_out_of_bounds():
+    """Slots beyond the tables count nowhere, inconsistent counts and tables are refused (no crash)."""
+    from ndimg import _core
+
+    image = np.ones((5, 6))
+    slots = np.full(image.shape, 7, np.int32)
+    slots[0, 0] = 1
+    counts, sums, isums = np.zeros(2, np.int64), np.zeros(2), np.zeros(2, np.int64)
+    _core.measure_moments(image, slots, counts, sums, isums)
+    assert counts.tolist() == [0, 1] and sums.tolist() == [0.0, 1.0]
+    out = np.full(2, -5.0)
+    _core.measure_median(image, slots, out, False)
+    assert out.tolist() == [-5.0, 1.0]
+    with pytest.raises(ValueError):
+        _core.measure_order(slots, counts, np.zeros(1, np.int64))   # slot 7 beyond the counts
+    with pytest.raises(ValueError):
+        _core.measure_moments(image, slots[:, :5].copy(), counts, sums, isums)   # not the input's shape
+    with pytest.raises(ValueError):
+        _core.measure_slots(image, _core.SlotMap.dense, 0, np.zeros(3, np.int64), slots)   # not an int32 table

@@ -55,11 +55,10 @@ void histogram(const View& in, const View& slots, std::span<const double> edges,
 // CPU engine (the CUDA engine sorts with CuPy).
 void order(const View& slots, const View& counts, const View& out, StreamHandle stream = nullptr);
 
-// out[s] = the median of the slot's values, NaN sorted above every number, for the slots with counts[s] > 0
-// (the counts moments() gives; out untouched elsewhere): the mean of the two middle values, in float for
-// float32 input (out float32) and in float64 otherwise (out float64). propagate_nan: NaN for a slot that
-// holds a NaN (numpy.median's rule). CPU engine.
-void median(const View& in, const View& slots, const View& counts, const View& out, bool propagate_nan,
-            StreamHandle stream = nullptr);
+// out[s] = the median of the slot's values, NaN sorted above every number, for the slots holding values (out
+// untouched elsewhere): the mean of the two middle values, in float for float32 input (out float32) and in
+// float64 otherwise (out float64). propagate_nan: NaN for a slot that holds a NaN (numpy.median's rule). CPU
+// engine.
+void median(const View& in, const View& slots, const View& out, bool propagate_nan, StreamHandle stream = nullptr);
 
 }  // namespace ndimg::measure

@@ -129,15 +129,13 @@ void order(const View& slots, const View& counts, const View& out, StreamHandle)
   order_cpu(slots, counts, out);
 }
 
-void median(const View& in, const View& slots, const View& counts, const View& out, bool propagate_nan,
-            StreamHandle) {
+void median(const View& in, const View& slots, const View& out, bool propagate_nan, StreamHandle) {
   const char* op = "measure_median";
   require_slots(in, slots, op);
-  require_table(in, counts, DType::I64, out.size(), op, "counts");
-  require_table(in, out, in.dtype == DType::F32 ? DType::F32 : DType::F64, counts.size(), op, "out");
+  require_table(in, out, in.dtype == DType::F32 ? DType::F32 : DType::F64, -1, op, "out");
   if (in.device == Device::CUDA) throw ValueError(std::string(op) + ": CPU engine only");
   if (out.size() == 0) return;
-  median_cpu(in, slots, counts, out, propagate_nan);
+  median_cpu(in, slots, out, propagate_nan);
 }
 
 }  // namespace ndimg::measure

@@ -114,7 +114,7 @@ void extrema_cpu(const View& in, const View& slots, const View& mins, const View
                  const View& maxpos, const View& nans, const View& nanpos);
 void histogram_cpu(const View& in, const View& slots, std::span<const double> edges, const View& hist);
 void order_cpu(const View& slots, const View& counts, const View& out);
-void median_cpu(const View& in, const View& slots, const View& counts, const View& out, bool propagate_nan);
+void median_cpu(const View& in, const View& slots, const View& out, bool propagate_nan);
 #ifdef NDIMG_WITH_CUDA
 void slots_cuda(const View& labels, Map map, int64_t lo, const View& table, const View& out, StreamHandle s);
 void moments_cuda(const View& in, const View& slots, const View& counts, const View& sums, const View& isums,

@@ -21,10 +21,10 @@ int64_t slot_parts(int64_t n, int64_t width) {
   return std::max<int64_t>(1, std::min(parts_for(n), n / (8 * width)));
 }
 
-// f(x, s, i) for the elements [a, b) (C order) whose slot s is >= 0, i being the element's flat index;
-// empty slots: every element in slot 0.
+// f(x, s, i) for the elements [a, b) (C order) whose slot s is in [0, ns), i being the element's flat index
+// (a slot beyond the tables counts nowhere: never a write out of bounds); empty slots: every element in slot 0.
 template <class T, class F>
-void walk(const View& in, const View& slots, int64_t a, int64_t b, F&& f) {
+void walk(const View& in, const View& slots, int64_t ns, int64_t a, int64_t b, F&& f) {
   const T* src = in.ptr<T>();
   if (slots.size() == 0) {
     int64_t i = a;
@@ -34,7 +34,7 @@ void walk(const View& in, const View& slots, int64_t a, int64_t b, F&& f) {
   const int32_t* sl = slots.ptr<int32_t>();
   for_range2(in, slots, a, b, [&](int64_t oi, int64_t i) {
     const int32_t s = sl[i];
-    if (s >= 0) f(src[oi], s, i);
+    if (s >= 0 && s < ns) f(src[oi], s, i);
   });
 }
 
@@ -85,7 +85,7 @@ void moments_cpu(const View& in, const View& slots, const View& counts, const Vi
     for_parts(n, parts, [&](int64_t p, int64_t a, int64_t b) {
       int64_t *pc = c.of(p), *pi = is.of(p);
       double* ps = sm.of(p);
-      walk<T>(in, slots, a, b, [&](T x, int32_t s, int64_t) {
+      walk<T>(in, slots, ns, a, b, [&](T x, int32_t s, int64_t) {
         ++pc[s];
         ps[s] += double(x);
         if constexpr (!std::is_floating_point_v<T>) pi[s] = int64_t(uint64_t(pi[s]) + uint64_t(x));
@@ -104,7 +104,7 @@ void centered_cpu(const View& in, const View& slots, const View& means, const Vi
   dispatch_dtype(in.dtype, [&]<class T>() {
     for_parts(n, parts, [&](int64_t p, int64_t a, int64_t b) {
       double* q = t.of(p);
-      walk<T>(in, slots, a, b, [&](T x, int32_t s, int64_t) {
+      walk<T>(in, slots, ns, a, b, [&](T x, int32_t s, int64_t) {
         const double d = double(x) - m[s];
         q[s] += d * d;
       });
@@ -115,7 +115,7 @@ void centered_cpu(const View& in, const View& slots, const View& means, const Vi
 
 void weighted_coords_cpu(const View& in, const View& slots, const View& coords) {
   const int nd = in.ndim;
-  const int64_t n = in.size(), width = coords.size(), parts = slot_parts(n, width);
+  const int64_t n = in.size(), ns = coords.shape[0], width = coords.size(), parts = slot_parts(n, width);
   PartTables<double> t(parts, width, coords.ptr<double>());
   dispatch_dtype(in.dtype, [&]<class T>() {
     for_parts(n, parts, [&](int64_t p, int64_t a, int64_t b) {
@@ -132,7 +132,7 @@ void weighted_coords_cpu(const View& in, const View& slots, const View& coords) 
       for_range(in, a, b, [&](int64_t oi) {
         const int32_t s = sl ? sl[i] : 0;
         ++i;
-        if (s >= 0) {
+        if (s >= 0 && s < ns) {
           const double x = double(src[oi]);
           for (int d = 0; d < nd; ++d) w[s * nd + d] += x * double(idx[d]);
         }
@@ -154,7 +154,7 @@ void extrema_cpu(const View& in, const View& slots, const View& mins, const View
     std::vector<Slot> t(parts * ns);
     for_parts(n, parts, [&](int64_t p, int64_t a, int64_t b) {
       Slot* q = t.data() + p * ns;
-      walk<T>(in, slots, a, b, [&](T x, int32_t s, int64_t i) {
+      walk<T>(in, slots, ns, a, b, [&](T x, int32_t s, int64_t i) {
         Slot& e = q[s];
         if (is_nan(x)) {
           if (e.nanc++ == 0) e.nanp = i;
@@ -191,13 +191,13 @@ void extrema_cpu(const View& in, const View& slots, const View& mins, const View
 
 void histogram_cpu(const View& in, const View& slots, std::span<const double> edges, const View& hist) {
   const int64_t nbins = hist.shape[1];
-  const int64_t n = in.size(), width = hist.size(), parts = slot_parts(n, width);
+  const int64_t n = in.size(), ns = hist.shape[0], width = hist.size(), parts = slot_parts(n, width);
   const double scale = double(nbins) / (edges.back() - edges.front());
   PartTables<int64_t> t(parts, width, hist.ptr<int64_t>());
   dispatch_dtype(in.dtype, [&]<class T>() {
     for_parts(n, parts, [&](int64_t p, int64_t a, int64_t b) {
       int64_t* h = t.of(p);
-      walk<T>(in, slots, a, b, [&](T x, int32_t s, int64_t) {
+      walk<T>(in, slots, ns, a, b, [&](T x, int32_t s, int64_t) {
         const int64_t bin = bin_of(double(x), edges.data(), nbins, scale);
         if (bin >= 0) ++h[s * nbins + bin];
       });
@@ -217,16 +217,17 @@ void order_cpu(const View& slots, const View& counts, const View& out) {
     if (sl[i] >= 0) o[at[sl[i]]++] = i;
 }
 
-void median_cpu(const View& in, const View& slots, const View& counts, const View& out, bool propagate_nan) {
-  const int64_t n = in.size(), ns = counts.size();
-  const int64_t* c = counts.ptr<int64_t>();
+void median_cpu(const View& in, const View& slots, const View& out, bool propagate_nan) {
+  const int64_t n = in.size(), ns = out.size();
   // each slot's values side by side (a counting sort by slot), then each slot's middle two selected
-  std::vector<int64_t> start(ns + 1, 0);
-  for (int64_t s = 0; s < ns; ++s) start[s + 1] = start[s] + c[s];
-  std::vector<int64_t> at(start.begin(), start.end() - 1);
-  std::vector<double> values(start[ns]);
+  std::vector<int64_t> c(ns, 0), start(ns + 1, 0);
+  std::vector<double> values;
   dispatch_dtype(in.dtype, [&]<class T>() {
-    walk<T>(in, slots, 0, n, [&](T x, int32_t s, int64_t) { values[at[s]++] = double(x); });
+    walk<T>(in, slots, ns, 0, n, [&](T, int32_t s, int64_t) { ++c[s]; });
+    for (int64_t s = 0; s < ns; ++s) start[s + 1] = start[s] + c[s];
+    std::vector<int64_t> at(start.begin(), start.end() - 1);
+    values.resize(start[ns]);
+    walk<T>(in, slots, ns, 0, n, [&](T x, int32_t s, int64_t) { values[at[s]++] = double(x); });
   });
   // NaN above every number (numpy's sort order)
   const auto less = [](double a, double b) { return a < b || (a == a && b != b); };

@@ -23,15 +23,19 @@ using ull = unsigned long long;
 __device__ __forceinline__ void add_to(ull* p, ull v) { atomicAdd(p, v); }
 __device__ __forceinline__ void add_to(double* p, double v) { atomicAdd(p, v); }
 
-// The element of flat index i of `in` (any strides) and its slot (slots null: every element in slot 0).
+// The element of flat index i of `in` (any strides) and its slot (slots null: every element in slot 0), of ns.
 template <class T>
 struct Elements {
   const T* in;
   const int32_t* slots;
   Layout l;
-  int64_t n;
+  int64_t n, ns;
   __device__ T value(int64_t i) const { return in[in_offset(l, i)]; }
-  __device__ int32_t slot(int64_t i) const { return slots ? slots[i] : 0; }
+  // -1 for a slot beyond the tables (never a write out of bounds)
+  __device__ int32_t slot(int64_t i) const {
+    const int32_t s = slots ? slots[i] : 0;
+    return s < ns ? s : -1;
+  }
 };
 
 // Runs of kRun elements: run r covers [r * kRun, (r + 1) * kRun); f(i, s) for each element i with slot s >= 0,
@@ -192,16 +196,17 @@ unsigned grid(int64_t n) { return std::min<unsigned>(cuda::blocks_for(n, kThread
 unsigned run_grid(int64_t n) { return grid((n + kRun - 1) / kRun); }
 
 template <class T>
-Elements<T> elements(const View& in, const View& slots) {
+Elements<T> elements(const View& in, const View& slots, int64_t ns) {
   const bool all = slots.size() == 0;
-  return Elements<T>{in.ptr<T>(), all ? nullptr : slots.ptr<int32_t>(), flat_layout(in, all ? in : slots), in.size()};
+  return Elements<T>{in.ptr<T>(), all ? nullptr : slots.ptr<int32_t>(), flat_layout(in, all ? in : slots), in.size(),
+                     ns};
 }
 
 template <class T, class Term>
 void run_sum(const View& in, const View& slots, int64_t ns, int width, int w, double* table, Term term,
              cudaStream_t s, const char* op) {
   const size_t shmem = ns <= kSharedSlots ? size_t(ns) * sizeof(double) : 0;
-  sum_kernel<T, Term><<<run_grid(in.size()), kThreads, shmem, s>>>(elements<T>(in, slots), ns, width, w, table, term);
+  sum_kernel<T, Term><<<run_grid(in.size()), kThreads, shmem, s>>>(elements<T>(in, slots, ns), ns, width, w, table, term);
   cuda::check_launch(op);
 }
 
@@ -228,7 +233,7 @@ void moments_cuda(const View& in, const View& slots, const View& counts, const V
   dispatch_dtype(in.dtype, [&]<class T>() {
     const size_t shmem = ns <= kSharedSlots ? size_t(kSharedSlots) * 3 * 8 : 0;
     moments_kernel<T><<<run_grid(in.size()), kThreads, shmem, s>>>(
-        elements<T>(in, slots), ns, reinterpret_cast<ull*>(counts.data), sums.ptr<double>(),
+        elements<T>(in, slots, ns), ns, reinterpret_cast<ull*>(counts.data), sums.ptr<double>(),
         reinterpret_cast<ull*>(isums.data));
     cuda::check_launch(op);
   });
@@ -274,7 +279,7 @@ void extrema_cuda(const View& in, const View& slots, const View& mins, const Vie
   auto* nanc = reinterpret_cast<ull*>(nans.data);
   auto* nanp = reinterpret_cast<ull*>(nanpos.data);
   dispatch_dtype(in.dtype, [&]<class T>() {
-    const auto e = elements<T>(in, slots);
+    const auto e = elements<T>(in, slots, ns);
     const unsigned g = grid(in.size());
     if (in.size() > 0) {
       extrema_keys_kernel<T><<<g, kThreads, 0, s>>>(e, mnk, mxk, nanc, nanp);
@@ -298,7 +303,8 @@ void histogram_cuda(const View& in, const View& slots, std::span<const double> e
   cuda::check(cudaMemcpyAsync(scratch.get<double>(), edges.data(), edges.size() * sizeof(double),
                               cudaMemcpyHostToDevice, s), op);
   dispatch_dtype(in.dtype, [&]<class T>() {
-    histogram_kernel<T><<<grid(in.size()), kThreads, 0, s>>>(elements<T>(in, slots), scratch.get<double>(),
+    histogram_kernel<T><<<grid(in.size()), kThreads, 0, s>>>(elements<T>(in, slots, hist.shape[0]),
+                                                             scratch.get<double>(),
                                                              hist.shape[1],
                                                              double(hist.shape[1]) / (edges.back() - edges.front()),
                                                              reinterpret_cast<ull*>(hist.data));

@@ -370,7 +370,7 @@ def median(input, labels=None, index=None):
     out_dtype = np.float32 if g.input.dtype == np.float32 else np.float64
     if xp is np:
         out = np.zeros(g.nslots, out_dtype)
-        _core.measure_median(g.input, g.slots, counts, out, g.single)
+        _core.measure_median(g.input, g.slots, out, g.single)
     else:
         out, any_nan = _median_sorted(g, counts)
         if g.single:
