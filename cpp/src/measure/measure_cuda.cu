@@ -59,9 +59,9 @@ __device__ void for_runs(const Elements<T>& e, Each&& each, Flush&& flush) {
 // counts, float64 sums and wrapping integer sums per slot.
 template <class T>
 __global__ void moments_kernel(Elements<T> e, int64_t ns, ull* counts, double* sums, ull* isums) {
-  extern __shared__ unsigned char smem[];
+  extern __shared__ ull moment_tables[];   // counts, integer sums, float sums: kSharedSlots each
   const bool shared = ns <= kSharedSlots;
-  ull* lc = reinterpret_cast<ull*>(smem);
+  ull* lc = moment_tables;
   ull* li = lc + kSharedSlots;
   double* ls = reinterpret_cast<double*>(li + kSharedSlots);
   if (shared) {
