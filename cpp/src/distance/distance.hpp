@@ -324,15 +324,24 @@ NDIMG_HD void chamfer_line(const Chamfer& g, int64_t line, bool backward, int32_
 
 // Exact taxicab and chessboard distances, one axis at a time, over values where kFar stands for no zero yet.
 constexpr int32_t kFar = 1 << 29;
+// A line of `step`-strided elements (raw pointers serve where the line is contiguous).
+template <class T>
+struct Strided {
+  T* p;
+  int64_t step;
+  NDIMG_HD T& operator[](int64_t i) const { return p[i * step]; }
+};
 // taxicab along a line, in place: each value at most its neighbour's + 1
-NDIMG_HD void taxicab_line(int32_t* g, int64_t len) {
+template <class G>
+NDIMG_HD void taxicab_line(G g, int64_t len) {
   for (int64_t p = 1; p < len; ++p) g[p] = g[p] < g[p - 1] + 1 ? g[p] : g[p - 1] + 1;
   for (int64_t p = len - 2; p >= 0; --p) g[p] = g[p] < g[p + 1] + 1 ? g[p] : g[p + 1] + 1;
 }
 // chessboard along a line: out[x] = min over i of max(|x - i|, g[i]). Small values (all at most 64): each
 // position looks only as far as its own value (a farther i cannot do better); else Meijster, Roerdink and
 // Hesselink's lower envelope (stacks s, t of len), in linear time.
-NDIMG_HD void chessboard_line(const int32_t* g, int64_t len, int64_t* s, int64_t* t, int32_t* out) {
+template <class G, class S, class O>
+NDIMG_HD void chessboard_line(G g, int64_t len, S s, S t, O out) {
   int32_t top = 0;
   for (int64_t p = 0; p < len; ++p) top = g[p] > top ? g[p] : top;
   if (top <= 64) {

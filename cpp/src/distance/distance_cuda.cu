@@ -135,7 +135,7 @@ __global__ void line_pass_warp(Lines l, int64_t warps, double spacing, bool last
 }
 
 template <class F>
-__global__ void chamfer_init(const void* in, DType dtype, Shape g, int64_t n, int32_t* dist, F* feat) {
+__global__ void chamfer_init(const void* in, DType dtype, Shape g, int64_t n, int32_t far, int32_t* dist, F* feat) {
   NDIMG_GRID_STRIDE(i, n) {
     const int64_t o = flat_offset(i, g.ndim, g.shape, g.strides);
     bool fg = false;
@@ -147,7 +147,7 @@ __global__ void chamfer_init(const void* in, DType dtype, Shape g, int64_t n, in
       NDIMG_FG(I64, int64_t) NDIMG_FG(F32, float) NDIMG_FG(F64, double)
 #undef NDIMG_FG
     }
-    dist[i] = fg ? -1 : 0;
+    dist[i] = fg ? far : 0;
     if (feat) feat[i] = F(i);
   }
 }
@@ -179,6 +179,27 @@ __global__ void chamfer_level(Chamfer g, const int64_t* lines, int64_t count, bo
     if (lane == 0) carry = ChainKey{kNoSource, -1};
     chamfer_chain(g, line, backward, s0, s1, carry, dist, feat);
     __syncwarp();
+  }
+}
+
+// The cross's and the cube's exact taxicab and chessboard distances without features: a pass per axis, a
+// thread per line (`batch` lines from `first`), the chessboard's output and stacks in scratch interleaved by
+// line; scipy's -1 for no zero element at all on the last pass.
+__global__ void separable_pass(Lines l, int64_t first, int64_t batch, int kind, bool last, int32_t* dist, int32_t* out,
+                               int64_t* stacks) {
+  NDIMG_GRID_STRIDE(t, batch) {
+    const int64_t line = first + t;
+    if (line >= l.count) continue;
+    const Strided<int32_t> g{dist + line_start(line, l.len, l.inner), l.inner};
+    if (kind == 1) {
+      taxicab_line(g, l.len);
+    } else {
+      const Strided<int32_t> o{out + t, batch};
+      chessboard_line(g, l.len, Strided<int64_t>{stacks + t, batch}, Strided<int64_t>{stacks + batch * l.len + t, batch}, o);
+      for (int64_t p = 0; p < l.len; ++p) g[p] = o[p];
+    }
+    if (last)
+      for (int64_t p = 0; p < l.len; ++p) g[p] = g[p] >= kFar ? -1 : g[p];
   }
 }
 
@@ -274,8 +295,30 @@ void chamfer_cuda(const View& in, const Chamfer& g, int32_t* dist, F* feat, Stre
   cuda::DeviceGuard guard(in.device_id, op);
   auto s = static_cast<cudaStream_t>(stream);
   const int64_t n = in.size();
-  chamfer_init<F><<<cuda::blocks_for(n, kThreads), kThreads, 0, s>>>(in.data, in.dtype, shape_of(in), n, dist, feat);
+  const bool separable = g.separable && !feat;
+  chamfer_init<F><<<cuda::blocks_for(n, kThreads), kThreads, 0, s>>>(in.data, in.dtype, shape_of(in), n,
+                                                                      separable ? kFar : -1, dist, feat);
   cuda::check_launch(op);
+  if (separable) {
+    // chessboard scratch: each line's output (int32) and two stacks (int64), batches of lines under 2x dist
+    int64_t max_len = 0;
+    for (int d = 0; d < in.ndim; ++d) max_len = std::max(max_len, in.shape[d]);
+    const int64_t budget = std::max<int64_t>(n * 8, int64_t(1) << 24), per_line = max_len * 20;
+    const int64_t batch = std::clamp<int64_t>(budget / per_line, 1, n / max_len);
+    cuda::Scratch out(g.separable == 2 ? size_t(batch * max_len) * 4 : 0, s, op),
+        stacks(g.separable == 2 ? size_t(batch * max_len) * 16 : 0, s, op);
+    for (int d = 0; d < in.ndim; ++d) {
+      const Lines l = lines_along(in, d);
+      const int kind = d == 0 ? 1 : g.separable;  // along the first axis (values 0 or kFar) both are the taxicab's
+      const int64_t step = kind == 1 ? l.count : std::min(l.count, batch * max_len / l.len);
+      for (int64_t first = 0; first < l.count; first += step) {
+        separable_pass<<<cuda::blocks_for(step, kThreads), kThreads, 0, s>>>(
+            l, first, step, kind, d == in.ndim - 1, dist, out.get<int32_t>(), stacks.get<int64_t>());
+        cuda::check_launch(op);
+      }
+    }
+    return;
+  }
   // the lines sorted by wavefront level (see chamfer_cpu), and the offsets, copied to the device
   const int m = in.ndim - 1;
   int64_t levels = 1, lines = 1;
