@@ -29,7 +29,7 @@ void unravel(const View& feat, const View& indices, StreamHandle stream = nullpt
 // scipy reads it) mirrored for the backward sweep. The lines (of the last axis) at one level of a wavefront
 // over the outer axes run in parallel, each as scipy's raster order would: the results, ties included, are
 // scipy's. Where no features are asked, the cross and the cube (scipy's taxicab and chessboard), whose sweeps
-// give exact taxicab and chessboard distances, run as passes along each axis on the CPU.
+// give exact taxicab and chessboard distances, run as passes along each axis.
 void chamfer(const View& in, const View& structure, const View& dist, StreamHandle stream = nullptr);
 // chamfer and each element's feature: feat C-contiguous int32/int64 of in's shape.
 void chamfer_features(const View& in, const View& structure, const View& dist, const View& feat,

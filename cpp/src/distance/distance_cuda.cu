@@ -2,7 +2,8 @@
 // thread per line for the envelope passes (adjacent threads on adjacent lines: coalesced off the last axis),
 // the envelopes in global scratch interleaved by line, lines taken in batches so the scratch stays under
 // twice the distances' bytes; a warp per line where lines are few. Chamfer: a warp per line of a wavefront
-// level, a launch per level. Brute force: a thread per element.
+// level, a launch per level; without features, the cross and the cube a pass per axis, a thread per line.
+// Brute force: a thread per element.
 #include <algorithm>
 #include <vector>
 
