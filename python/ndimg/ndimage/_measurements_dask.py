@@ -75,8 +75,10 @@ class _Call:
         dimensions is scipy's transposed nesting (see _measurements.finish_center)."""
         import dask.array as da
 
-        def one(v):
-            return tuple(scalar(v[d], np.float64 if n is None else np.int64) for d in range(n or self.ndim))
+        def one(v):   # positions are host integers, centres of mass on the chunks' device
+            if n is None:
+                return tuple(scalar(v[d], np.float64, like=self.input) for d in range(self.ndim))
+            return tuple(scalar(v[d], np.int64) for d in range(n))
 
         pick = self.g.pick
         if pick.ndim == 0:
