@@ -1,7 +1,7 @@
 // CUDA schedules of the distance transforms. EDT: a thread per column and segment for the axis-0 sweeps; a
 // thread per line for the envelope passes (adjacent threads on adjacent lines: coalesced off the last axis),
 // the envelopes in global scratch interleaved by line, lines taken in batches so the scratch stays under
-// twice the distances' bytes; a warp per line where lines are few. Chamfer: a warp per line of a wavefront
+// 1.5x the distances' bytes; a warp per line where lines are few. Chamfer: a warp per line of a wavefront
 // level, a launch per level; without features, the cross and the cube a pass per axis, a thread per line.
 // Brute force: a thread per element.
 #include <algorithm>
@@ -260,9 +260,10 @@ void edt_cuda(const View& in, const double* sampling, double* dist, F* feat, Str
   }
   if (in.ndim == 1) return;
   // envelope scratch per line: positions (int32: a line is shorter than 2^31), values, features; lines in
-  // batches whose scratch stays under 2x the distances' bytes (1x with features, which take memory too)
+  // batches whose scratch stays under 1.5x the distances' bytes (1x with features, which take memory too):
+  // the peak stays under 3x the input's and output's bytes (a whole 4K or 256^3 pass fits in one batch)
   const size_t per_site = sizeof(int32_t) + sizeof(double) + (feat ? sizeof(F) : 0);
-  const size_t budget = std::max<size_t>(size_t(n) * 8 * (feat ? 1 : 2), size_t(1) << 24);
+  const size_t budget = std::max<size_t>(size_t(n) * (feat ? 8 : 12), size_t(1) << 24);
   int64_t max_len = 0, max_lines = 0;
   for (int d = 1; d < in.ndim; ++d) max_len = std::max(max_len, in.shape[d]);
   max_lines = n / std::max<int64_t>(1, *std::min_element(in.shape.begin() + 1, in.shape.begin() + in.ndim));
