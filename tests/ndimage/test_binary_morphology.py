@@ -197,3 +197,15 @@ def test_negative_origin_beyond_structure():
     refuses it."""
     with pytest.raises(ValueError, match="invalid origin"):
         nd.binary_erosion(np.ones((5, 5), bool), origin=-2)
+
+
+def test_cycle_until_stable_raises(engine):
+    """Passes that cycle (a structure without its centre): scipy's loop never ends; ndimg raises."""
+    s = np.array([1, 0, 1], bool)
+    a = to_engine(np.array([True, False]), engine)
+    with pytest.raises(ValueError, match="cycle"):
+        nd.binary_erosion(a, s, iterations=-1, border_value=1)
+    # finite iterations of the same passes alternate, as scipy's
+    for it in (1, 2, 3, 4):
+        _same(nd.binary_erosion(a, s, iterations=it, border_value=1),
+              ndi.binary_erosion(to_host(a), s, iterations=it, border_value=1, brute_force=True))

@@ -143,6 +143,7 @@ void binary_erosion_cpu(const View& in, const View& out, const BinaryPass& p, co
   int64_t changed = full_pass(p, t, cur.data(), m, nxt.data());
   cur.swap(nxt);  // nxt: the state before the pass
   std::vector<int64_t> list, next;
+  std::vector<uint8_t> back;
   bool listed = false;
   for (int64_t it = 2; changed && (iterations < 1 || it <= iterations); ++it) {
     if (p.centre && changed <= few) {
@@ -153,7 +154,12 @@ void binary_erosion_cpu(const View& in, const View& out, const BinaryPass& p, co
       frontier_pass(p, t, cur.data(), m, list, next);
       changed = int64_t(list.size());
     } else {
+      // without the centre shortcut passes may cycle (scipy's loop then never ends): a pass that restores
+      // the state of two passes before raises
+      const bool watch = !p.centre && iterations < 1;
+      if (watch) back.assign(nxt.begin(), nxt.end());
       changed = full_pass(p, t, cur.data(), m, nxt.data());
+      if (watch && changed && back == nxt) throw ValueError(kCycle);
       cur.swap(nxt);
       listed = false;
     }
