@@ -36,8 +36,8 @@ NDIMG_HD double grey_later(A v, const A* sa, int64_t k) {
 }
 // Folds a later tap's value t into res: replaced only where strictly smaller (larger), so a NaN first tap
 // stays and a later NaN is skipped, as scipy compares.
-template <bool Minimum>
-NDIMG_HD double grey_fold(double res, double t) {
+template <bool Minimum, class T>
+NDIMG_HD T grey_fold(T res, T t) {
   return (Minimum ? t < res : t > res) ? t : res;
 }
 
