@@ -209,7 +209,7 @@ void flatten(const uint8_t* m, int64_t n, I* par, std::vector<int64_t>* count) {
   const int64_t parts = ((n - 1) >> kPartBits) + 1;
   if (count) count->assign(parts + 1, 0);
   const bool numbering = count != nullptr;
-  parallel_for(parts, 1, [&](int64_t p0, int64_t p1) {
+  parallel_for(parts, 1, [&, m, par, numbering](int64_t p0, int64_t p1) {  // copies: no reloads after stores
     for (int64_t p = p0; p < p1; ++p) {
       const int64_t a = p << kPartBits, b = std::min(n, (p + 1) << kPartBits);
       I local = 0;
@@ -282,12 +282,13 @@ int64_t label_into(const View& in, const uint8_t* m, const std::vector<Tap>& tap
   for (int64_t p = 0; p < parts; ++p) first[p + 1] += first[p];
   // branch free (members and roots are salt in a random mask): a slot holds minus its number within its
   // part (a root, until converted here), a root's index (a member), or its own index (background)
-  parallel_for(parts, 1, [&](int64_t p0, int64_t p1) {
+  const int64_t* base_of = first.data();
+  parallel_for(parts, 1, [n, m, out, base_of](int64_t p0, int64_t p1) {  // copies: no reloads after stores
     for (int64_t i = p0 << kPartBits, end = std::min(n, p1 << kPartBits); i < end; ++i) {
       const I v = out[i];
       const I at = v < 0 ? I(i) : v;
       const I w = std::atomic_ref<I>(out[at]).load(std::memory_order_relaxed);
-      const I base = I(first[at >> kPartBits]);  // read whatever w is: selects below, no branches
+      const I base = I(base_of[at >> kPartBits]);  // read whatever w is: selects below, no branches
       const I number = w < 0 ? base - w : w;     // converted already, or not yet
       std::atomic_ref<I>(out[i]).store(number & -I(m[i] != 0), std::memory_order_relaxed);
     }
