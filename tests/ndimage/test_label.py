@@ -19,8 +19,9 @@ def _structures(ndim, rng):
     return out
 
 
-@pytest.mark.parametrize("shape", [(1,), (2,), (100001,), (1, 1), (1, 40), (40, 1), (37, 53), (300, 200), (5, 6, 7),
-                                   (40, 30, 20), (3, 4, 5, 6)])
+# (700, 97) and (64, 33, 40): enough rows for the CPU engine's slabs (one per thread), joined at their seams
+@pytest.mark.parametrize("shape", [(1,), (2,), (100001,), (1, 1), (1, 40), (40, 1), (37, 53), (300, 200), (700, 97),
+                                   (5, 6, 7), (40, 30, 20), (64, 33, 40), (3, 4, 5, 6)])
 @pytest.mark.parametrize("density", [0.3, 0.55, 0.9])
 def test_label_every_structure(engine, rng, shape, density):
     a = rng.random(shape) < density
