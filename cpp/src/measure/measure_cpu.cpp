@@ -38,6 +38,23 @@ void walk(const View& in, const View& slots, int64_t ns, int64_t a, int64_t b, F
   });
 }
 
+// walk() adding into a local accumulator while consecutive elements share a slot (labels come in regions),
+// flushed into the slot's tables when the slot changes: no chain of loads and stores through a table entry.
+template <class T, class Acc, class Add, class Flush>
+void walk_merged(const View& in, const View& slots, int64_t ns, int64_t a, int64_t b, Add&& add, Flush&& flush) {
+  int32_t cur = -1;
+  Acc acc{};
+  walk<T>(in, slots, ns, a, b, [&](T x, int32_t s, int64_t i) {
+    if (s != cur) {
+      if (cur >= 0) flush(cur, acc);
+      cur = s;
+      acc = Acc{};
+    }
+    add(acc, x, s, i);
+  });
+  if (cur >= 0) flush(cur, acc);
+}
+
 // Per-part tables of `width` entries of type V for parts 1..P-1 (part 0 writes the output itself).
 template <class V>
 struct PartTables {
@@ -85,11 +102,23 @@ void moments_cpu(const View& in, const View& slots, const View& counts, const Vi
     for_parts(n, parts, [&](int64_t p, int64_t a, int64_t b) {
       int64_t *pc = c.of(p), *pi = is.of(p);
       double* ps = sm.of(p);
-      walk<T>(in, slots, ns, a, b, [&](T x, int32_t s, int64_t) {
-        ++pc[s];
-        ps[s] += double(x);
-        if constexpr (!std::is_floating_point_v<T>) pi[s] = int64_t(uint64_t(pi[s]) + uint64_t(x));
-      });
+      struct Acc {
+        int64_t c;
+        double sum;
+        uint64_t isum;
+      };
+      walk_merged<T, Acc>(
+          in, slots, ns, a, b,
+          [](Acc& r, T x, int32_t, int64_t) {
+            ++r.c;
+            r.sum += double(x);
+            if constexpr (!std::is_floating_point_v<T>) r.isum += uint64_t(x);
+          },
+          [&](int32_t s, const Acc& r) {
+            pc[s] += r.c;
+            ps[s] += r.sum;
+            wrap_plus(pi[s], int64_t(r.isum));
+          });
     });
   });
   merge_parts(parts, c, plus);
@@ -104,10 +133,13 @@ void centered_cpu(const View& in, const View& slots, const View& means, const Vi
   dispatch_dtype(in.dtype, [&]<class T>() {
     for_parts(n, parts, [&](int64_t p, int64_t a, int64_t b) {
       double* q = t.of(p);
-      walk<T>(in, slots, ns, a, b, [&](T x, int32_t s, int64_t) {
-        const double d = double(x) - m[s];
-        q[s] += d * d;
-      });
+      walk_merged<T, double>(
+          in, slots, ns, a, b,
+          [&](double& r, T x, int32_t s, int64_t) {
+            const double d = double(x) - m[s];
+            r += d * d;
+          },
+          [&](int32_t s, double r) { q[s] += r; });
     });
   });
   merge_parts(parts, t, plus);
