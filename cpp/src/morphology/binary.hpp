@@ -16,19 +16,22 @@ struct BinaryPass {
   bool centre;     // scipy's center_is_true shortcut
 };
 
-// One element of a pass: `cur` the state, `m` the mask or nullptr, c the coordinates of element i.
+// One element of a pass: the state is cur[] XOR flip (0/1 bytes; flip 1 reads a bool input as the
+// complement a dilation erodes), `m` the mask or nullptr, c the coordinates of element i.
 NDIMG_HD uint8_t erode_at(const BinaryPass& p, const uint8_t* cur, const uint8_t* m, int64_t i, const int64_t* c,
-                          const int64_t* offsets, const int64_t* linear, int64_t count) {
-  const uint8_t v = cur[i];
+                          const int64_t* offsets, const int64_t* linear, int64_t count, uint8_t flip = 0) {
+  const bool f = flip;
+  auto value = [&](int64_t x) { return (cur[x] != 0) != f; };  // any nonzero byte of a bool input is true
+  const uint8_t v = value(i);
   if ((m && !m[i]) || (p.centre && !v)) return v;
   if (ndimage::all_taps_inside(p.g, c)) {
     for (int64_t k = 0; k < count; ++k)
-      if (!cur[i + linear[k]]) return 0;
+      if (!value(i + linear[k])) return 0;
     return 1;
   }
   for (int64_t k = 0; k < count; ++k) {
     const int64_t o = ndimage::tap_source(p.g, c, offsets + k * p.g.ndim, Mode::Constant);
-    if (o == ndimage::kCval ? !p.border : !cur[o]) return 0;
+    if (o == ndimage::kCval ? !p.border : !value(o)) return 0;
   }
   return 1;
 }

@@ -43,6 +43,22 @@ __global__ void pass_kernel(BinaryPass p, const uint8_t* cur, const uint8_t* m, 
   if (__syncthreads_or(other) && threadIdx.x == 0) atomicAdd(changed + 1, 1ull);
 }
 
+// One erosion from a C-contiguous bool input straight into a C-contiguous bool output, both read and
+// written XOR flip: no working buffers (the common single erosion or dilation).
+__global__ void once_kernel(BinaryPass p, const uint8_t* in, uint8_t flip, const uint8_t* m, uint8_t* out,
+                            const int64_t* offsets, const int64_t* linear, int64_t count, int64_t n) {
+  NDIMG_GRID_STRIDE(i, n) {
+    int64_t c[kMaxDim];
+    ndimage::unravel(p.g, i, c);
+    out[i] = erode_at(p, in, m, i, c, offsets, linear, count, flip) ^ flip;
+  }
+}
+
+// A bool view as 0/1 bytes in C order, or nullptr.
+const uint8_t* bool_bytes(const View* v) {
+  return v && v->dtype == DType::Bool && v->c_contiguous() ? v->ptr<uint8_t>() : nullptr;
+}
+
 // A view's layout against the C-contiguous working buffer of the same shape.
 Layout layout_of(const View& v) {
   View work = v;
@@ -63,13 +79,22 @@ void binary_erosion_cuda(const View& in, const View& out, const BinaryPass& p, c
   auto s = static_cast<cudaStream_t>(stream);
   const int64_t n = in.size();
   const unsigned blocks = cuda::blocks_for(n, kThreads);
-  cuda::Scratch a(size_t(n), s, op), b(size_t(n), s, op), mb(mask ? size_t(n) : 0, s, op);
+  const uint8_t* mask_bytes = bool_bytes(mask);
+  if (iterations == 1 && bool_bytes(&in) && bool_bytes(&out) && (!mask || mask_bytes)) {
+    const ndimage::DeviceTaps taps(t, s, op);
+    once_kernel<<<blocks, kThreads, 0, s>>>(p, bool_bytes(&in), uint8_t(invert), mask_bytes, out.ptr<uint8_t>(),
+                                            taps.offsets, taps.linear, t.count, n);
+    cuda::check_launch(op);
+    return;
+  }
+  cuda::Scratch a(size_t(n), s, op), b(size_t(n), s, op), mb(mask && !mask_bytes ? size_t(n) : 0, s, op);
   cuda::Scratch counters(2 * kBatch * sizeof(unsigned long long), s, op);
   dispatch_dtype(in.dtype, [&]<class T>() {
     load_kernel<T><<<blocks, kThreads, 0, s>>>(in.ptr<T>(), layout_of(in), n, invert, a.get<uint8_t>());
   });
   cuda::check_launch(op);
-  if (mask) {
+  if (mask && !mask_bytes) {
+    mask_bytes = mb.get<uint8_t>();
     dispatch_dtype(mask->dtype, [&]<class T>() {
       load_kernel<T><<<blocks, kThreads, 0, s>>>(mask->ptr<T>(), layout_of(*mask), n, false, mb.get<uint8_t>());
     });
@@ -89,7 +114,7 @@ void binary_erosion_cuda(const View& in, const View& out, const BinaryPass& p, c
     const int64_t batch = iterations < 1 ? kBatch : std::min(kBatch, iterations - done);
     cuda::check(cudaMemsetAsync(cnt, 0, size_t(2 * batch) * sizeof(unsigned long long), s), op);
     for (int64_t k = 0; k < batch; ++k) {
-      pass_kernel<<<blocks, kThreads, 0, s>>>(p, cur, mask ? mb.get<uint8_t>() : nullptr, nxt, taps.offsets,
+      pass_kernel<<<blocks, kThreads, 0, s>>>(p, cur, mask_bytes, nxt, taps.offsets,
                                               taps.linear, t.count, n, cnt + 2 * k);
       cuda::check_launch(op);
       std::swap(cur, nxt);
