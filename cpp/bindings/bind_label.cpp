@@ -10,7 +10,7 @@ NDIMG_BINDINGS(label) {
                              nb::arg("stream") = 0);
   bind<&label::label>(m, "label", "input", "structure", Out{"output"}, nb::arg("stream") = 0);
   bind<&label::find_objects>(m, "find_objects", "labels", "max_label", Out{"boxes"}, nb::arg("stream") = 0);
-  bind<&label::value_groups>(m, "value_groups", "input", "lo", Out{"counts"}, Out{"order"});
+  bind<&label::value_groups>(m, "value_groups", "input", "lo", Out{"counts"}, Out{"coords"});
   bind<&label::watershed_ift>(m, "watershed_ift", "input", "markers", "structure", Out{"output"});
 }
 

@@ -30,11 +30,11 @@ int64_t label(const View& in, std::span<const uint8_t> structure, const View& ou
 // an array of any type (values outside 1..max_label are ignored; floats truncated as scipy does).
 void find_objects(const View& labels, int64_t max_label, const View& boxes, StreamHandle stream = nullptr);
 
-// scipy.ndimage.value_indices' grouping on the host (a counting sort): for an integer array `in` whose values
-// lie in lo .. lo + counts.size() - 1, counts (int64, C-contiguous) = the number of elements of each value
-// and order (int64, C-contiguous, in.size()) = the C-order indices of the elements grouped by value, in C
-// order within a value.
-void value_groups(const View& in, int64_t lo, const View& counts, const View& order);
+// scipy.ndimage.value_indices' grouping on the host (a counting sort): for an integer array `in` (at least one
+// dimension) whose values lie in lo .. lo + counts.size() - 1, counts (int64, C-contiguous) = the number of
+// elements of each value, and coords (int64, C-contiguous, (ndim, in.size())) = the coordinates of the
+// elements grouped by value, in C order within a value.
+void value_groups(const View& in, int64_t lo, const View& counts, const View& coords);
 
 // scipy.ndimage.watershed_ift on the host: in uint8/uint16, markers of a signed integer type, out of an
 // integer type, structure 3**ndim flags in C order. scipy's image foresting transform exactly: a bucket

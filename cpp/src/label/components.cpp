@@ -62,16 +62,17 @@ void find_objects(const View& labels, int64_t max_label, const View& boxes, Stre
   NDIMG_ROUTE(labels, op, find_objects_cpu(labels, max_label, boxes), find_objects_cuda(labels, max_label, boxes, stream));
 }
 
-void value_groups(const View& in, int64_t lo, const View& counts, const View& order) {
-  if (in.device != Device::CPU || counts.device != Device::CPU || order.device != Device::CPU)
+void value_groups(const View& in, int64_t lo, const View& counts, const View& coords) {
+  if (in.device != Device::CPU || counts.device != Device::CPU || coords.device != Device::CPU)
     throw ValueError("value_groups: host arrays only");
   if (in.dtype == DType::Bool || in.dtype == DType::F32 || in.dtype == DType::F64)
     throw TypeError("value_groups: integer input only");
   if (counts.dtype != DType::I64 || !counts.c_contiguous() || counts.ndim != 1 || counts.size() < 1 ||
-      order.dtype != DType::I64 || !order.c_contiguous() || order.size() != in.size())
-    throw ValueError("value_groups: counts and order must be C-contiguous int64 (order of the input's size)");
-  if (in.size() == 0) return;
-  value_groups_cpu(in, lo, counts, order);
+      coords.dtype != DType::I64 || !coords.c_contiguous() || coords.ndim != 2 || coords.shape[0] != in.ndim ||
+      coords.shape[1] != in.size())
+    throw ValueError("value_groups: counts and coords ((ndim, size)) must be C-contiguous int64");
+  if (in.size() == 0 || in.ndim == 0) return;
+  value_groups_cpu(in, lo, counts, coords);
 }
 
 void watershed_ift(const View& in, const View& markers, std::span<const uint8_t> structure, const View& out) {

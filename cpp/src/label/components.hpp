@@ -74,7 +74,7 @@ void seeded_components_cpu(const View& in, double low, double high, const View& 
 int64_t label_cpu(const View& in, const std::vector<Tap>& taps, const View& out);
 // boxes: C-contiguous int64 (max_label, 2, ndim), filled with the per-label minimum and maximum coordinates
 void find_objects_cpu(const View& labels, int64_t max_label, const View& boxes);
-void value_groups_cpu(const View& in, int64_t lo, const View& counts, const View& order);
+void value_groups_cpu(const View& in, int64_t lo, const View& counts, const View& coords);
 void watershed_ift_cpu(const View& in, const View& markers, std::span<const uint8_t> structure, const View& out);
 #ifdef NDIMG_WITH_CUDA
 void seeded_components_cuda(const View& in, double low, double high, const View& out, StreamHandle s,

@@ -188,10 +188,11 @@ void watershed_ift_cpu(const View& in, const View& markers, std::span<const uint
 
 namespace ndimg::label {
 
-void value_groups_cpu(const View& in, int64_t lo, const View& counts, const View& order) {
+void value_groups_cpu(const View& in, int64_t lo, const View& counts, const View& coords) {
   const int64_t n = in.size(), range = counts.size();
+  const int nd = in.ndim;
   int64_t* total = counts.ptr<int64_t>();
-  int64_t* ord = order.ptr<int64_t>();
+  int64_t* co = coords.ptr<int64_t>();
   // a counting sort: per part the count of each value, the parts' places per value in C order, the scatter
   const int64_t parts = std::max<int64_t>(1, std::min(parts_for(n, 1 << 16), 4 * n / std::max<int64_t>(range, 1)));
   std::vector<int64_t> place(size_t(parts * range), 0);
@@ -235,9 +236,19 @@ void value_groups_cpu(const View& in, int64_t lo, const View& counts, const View
             at += c;
           }
       });
+      // the scatter writes each element's coordinates (kept by counting along the part, no divisions)
       for_parts(n, parts, [&](int64_t p, int64_t a, int64_t b) {
         int64_t* at = place.data() + p * range;
-        each(a, b, [&](int64_t i, int64_t v) { ord[at[v]++] = i; });
+        int64_t c[kMaxDim];
+        for (int64_t d = nd - 1, rem = a; d >= 0; --d) {
+          c[d] = rem % in.shape[d];
+          rem /= in.shape[d];
+        }
+        each(a, b, [&](int64_t, int64_t v) {
+          const int64_t pos = at[v]++;
+          for (int d = 0; d < nd; ++d) co[d * n + pos] = c[d];
+          for (int d = nd - 1; d >= 0 && ++c[d] == in.shape[d]; --d) c[d] = 0;
+        });
       });
     }
   });

@@ -52,11 +52,12 @@ def find_objects(labels, *, max_label):
 
 
 def value_groups(values, *, lo, hi):
-    """The elements of the integer host array ``values`` (all in lo..hi) grouped by value: counts (int64, one
-    per value lo..hi) and order (int64: the C-order indices, by value, in C order within a value)."""
-    counts, order = np.empty(hi - lo + 1, np.int64), np.empty(values.size, np.int64)
-    _core.value_groups(values, int(lo), counts, order)
-    return counts, order
+    """The elements of the integer host array ``values`` (at least one dimension, all in lo..hi) grouped by
+    value: counts (int64, one per value lo..hi) and their coordinates (int64, (ndim, size): by value, in C
+    order within a value)."""
+    counts, coords = np.empty(hi - lo + 1, np.int64), np.empty((values.ndim, values.size), np.int64)
+    _core.value_groups(values, int(lo), counts, coords)
+    return counts, coords
 
 
 def watershed_ift(image, markers, *, structure, out):

@@ -137,9 +137,9 @@ def value_indices(arr, *, ignore_value=None):
     if arr.size == 0:
         return {}
     lo, hi = int(arr.min()), int(arr.max())
-    if xp is np and hi - lo <= 2 * arr.size + 65536:
+    if xp is np and arr.ndim and hi - lo <= 2 * arr.size + 65536:
         # a counting sort on the CPU engine (values span at most about twice the elements)
-        counts, order = _lab.value_groups(arr, lo=lo, hi=hi)
+        counts, coords = _lab.value_groups(arr, lo=lo, hi=hi)
         present = np.flatnonzero(counts)
         keys = [lo + v for v in present.tolist()]
         bounds = np.cumsum(counts[present])[:-1].tolist()
@@ -151,7 +151,7 @@ def value_indices(arr, *, ignore_value=None):
         starts = xp.flatnonzero(values[1:] != values[:-1]) + 1
         keys = to_host(values[xp.concatenate([xp.zeros(1, starts.dtype), starts])]).tolist()
         bounds = to_host(starts).tolist()
-    coords = xp.unravel_index(order, arr.shape) if arr.ndim else ()
+        coords = xp.unravel_index(order, arr.shape) if arr.ndim else ()
     parts = [xp.split(c, bounds) for c in coords]
     out = {}
     for k, key in enumerate(keys):
