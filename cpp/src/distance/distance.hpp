@@ -114,6 +114,37 @@ NDIMG_HD void query_envelope(Line& c, int64_t n, int64_t p0, int64_t p1, double 
   }
 }
 
+// A line read and written in place (elements `inner` apart from line0), its envelope in scratch slots (slot
+// k at k * stride + at: interleaved with other lines', or a run of its own): sites keep their values and
+// features, which the query overwrites.
+template <class F>
+struct InPlaceLine {
+  double* dist;
+  F* feat;
+  int64_t line0, inner, stride, at;
+  int32_t* sites;  // positions: lines are shorter than 2^31
+  double* vals;
+  F* feats;
+  NDIMG_HD int64_t slot(int64_t k) const { return k * stride + at; }
+  NDIMG_HD double value(int64_t q) const { return dist[line0 + q * inner]; }
+  NDIMG_HD int64_t pos(int64_t k) const { return sites[slot(k)]; }
+  NDIMG_HD double val(int64_t k) const { return vals[slot(k)]; }
+  NDIMG_HD void push(int64_t k, int64_t q, double fq) {
+    sites[slot(k)] = int32_t(q);
+    vals[slot(k)] = fq;
+    if (feat) feats[slot(k)] = feat[line0 + q * inner];
+  }
+  NDIMG_HD void move(int64_t to, int64_t from) {
+    sites[slot(to)] = sites[slot(from)];
+    vals[slot(to)] = vals[slot(from)];
+    if (feat) feats[slot(to)] = feats[slot(from)];
+  }
+  NDIMG_HD void write(int64_t p, double d, int64_t k) {
+    dist[line0 + p * inner] = d;
+    if (feat) feat[line0 + p * inner] = feats[slot(k)];
+  }
+};
+
 // One whole line (a line without sites keeps +inf).
 template <class Line>
 NDIMG_HD void envelope_line(Line& c, int64_t len, double spacing, bool last) {

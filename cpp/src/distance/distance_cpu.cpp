@@ -141,6 +141,18 @@ template <class F>
 void line_pass(const View& in, int axis, double spacing, bool last, double* dist, F* feat) {
   const Lines l = lines_along(in, axis);
   if (l.count < num_threads() && l.len >= 512) return banded_lines(l, spacing, last, dist, feat);
+  if (l.inner == 1) {  // contiguous lines, in place: no gather
+    parallel_for(l.count, std::max<int64_t>(1, (1 << 14) / l.len), [&](int64_t a, int64_t b) {
+      std::unique_ptr<int32_t[]> sites(new int32_t[l.len]);
+      std::unique_ptr<double[]> vals(new double[l.len]);
+      std::unique_ptr<F[]> feats(new F[feat ? l.len : 0]);
+      for (int64_t i = a; i < b; ++i) {
+        InPlaceLine<F> line{dist, feat, i * l.len, 1, 1, 0, sites.get(), vals.get(), feats.get()};
+        envelope_line(line, l.len, spacing, last);
+      }
+    });
+    return;
+  }
   const int64_t width = std::min<int64_t>(l.inner, 16);  // adjacent lines per tile: whole cache lines
   const int64_t per_outer = (l.inner + width - 1) / width, tiles = l.count / l.inner * per_outer;
   parallel_for(tiles, std::max<int64_t>(1, (1 << 14) / (l.len * width)), [&](int64_t t0, int64_t t1) {

@@ -69,36 +69,6 @@ __global__ void sweep_kernel(const T* in, Shape g, int64_t inner, int64_t seg, i
   }
 }
 
-// One line of an envelope pass on the device: the line read and written in place, its envelope in scratch
-// slots (slot k at k * stride + at: interleaved with the other threads' lines, or a warp's own run).
-template <class F>
-struct DeviceLine {
-  double* dist;
-  F* feat;
-  int64_t line0, inner, stride, at;
-  int32_t* sites;
-  double* vals;
-  F* feats;
-  __device__ int64_t slot(int64_t k) const { return k * stride + at; }
-  __device__ double value(int64_t q) const { return dist[line0 + q * inner]; }
-  __device__ int64_t pos(int64_t k) const { return sites[slot(k)]; }
-  __device__ double val(int64_t k) const { return vals[slot(k)]; }
-  __device__ void push(int64_t k, int64_t q, double fq) {
-    sites[slot(k)] = int32_t(q);
-    vals[slot(k)] = fq;
-    if (feat) feats[slot(k)] = feat[line0 + q * inner];
-  }
-  __device__ void move(int64_t to, int64_t from) {
-    sites[slot(to)] = sites[slot(from)];
-    vals[slot(to)] = vals[slot(from)];
-    if (feat) feats[slot(to)] = feats[slot(from)];
-  }
-  __device__ void write(int64_t p, double d, int64_t k) {
-    dist[line0 + p * inner] = d;
-    if (feat) feat[line0 + p * inner] = feats[slot(k)];
-  }
-};
-
 // Many lines: a thread per line, `batch` lines from `first` at a time.
 template <class F>
 __global__ void line_pass(Lines l, int64_t first, int64_t batch, double spacing, bool last, double* dist, F* feat,
@@ -106,7 +76,7 @@ __global__ void line_pass(Lines l, int64_t first, int64_t batch, double spacing,
   NDIMG_GRID_STRIDE(t, batch) {
     const int64_t line = first + t;
     if (line >= l.count) continue;
-    DeviceLine<F> c{dist, feat, line_start(line, l.len, l.inner), l.inner, batch, t, sites, vals, feats};
+    InPlaceLine<F> c{dist, feat, line_start(line, l.len, l.inner), l.inner, batch, t, sites, vals, feats};
     envelope_line(c, l.len, spacing, last);
   }
 }
@@ -122,7 +92,7 @@ __global__ void line_pass_warp(Lines l, int64_t warps, double spacing, bool last
   const int64_t w = (blockIdx.x * int64_t(blockDim.x) + threadIdx.x) >> 5;
   if (w >= warps) return;  // whole warps
   for (int64_t line = w; line < l.count; line += warps) {
-    DeviceLine<F> c{dist, feat, line_start(line, l.len, l.inner), l.inner, 1, w * l.len, sites, vals, feats};
+    InPlaceLine<F> c{dist, feat, line_start(line, l.len, l.inner), l.inner, 1, w * l.len, sites, vals, feats};
     const int64_t b0 = band_start(lane, 32, l.len), b1 = band_start(lane + 1, 32, l.len);
     counts[wb][lane] = build_envelope(c, b0, b1, b0, spacing);
     __syncwarp();
