@@ -62,6 +62,16 @@ def test_broadcast_labels(engine, rng, name):
 
 
 @pytest.mark.parametrize("name", STATS + POSITIONS)
+def test_fractional_index(engine, rng, name):
+    """scipy truncates fractional index values where it counts integer labels in [0, size] with bincount
+    (1.5 is label 1), and matches them exactly elsewhere (negative labels, uint64, float)."""
+    image = rng.random((9, 11))
+    labels = _labels(rng, image.shape, 4)
+    for lab in (labels, labels - 1, labels.astype(np.uint64), labels.astype(np.float32) / 2):
+        _same(name, engine, image, lab, np.array([1.5, 2.5, -0.5, 0.5]))
+
+
+@pytest.mark.parametrize("name", STATS + POSITIONS)
 def test_empty_index(engine, rng, name):
     image, labels = rng.random((9, 11)), rng.integers(0, 3, (9, 11))
     _same(name, engine, image, labels, np.array([], dtype=np.int64))

@@ -95,6 +95,22 @@ def plan(index, ldtype):
     return kind, lo, table, pick.reshape(index.shape).astype(np.int64), nslots, single
 
 
+def _as_scipy_counts(index, labels):
+    """A sequence of fractional index values as scipy uses it: where it counts labels with numpy.bincount
+    (integer labels of at most int64 / below uint64, all in [0, labels.size]) the values are truncated to
+    integers (1.5 counts label 1); elsewhere they must equal a label."""
+    if np.isscalar(index):
+        return index
+    idx = np.asarray(index.get() if hasattr(index, "get") else index)
+    dt = labels.dtype
+    safe = dt.kind == "i" or (dt.kind == "u" and dt.itemsize < 8)   # scipy's _safely_castable_to_int
+    if idx.dtype.kind != "f" or np.all(idx == np.floor(idx)) or not safe:
+        return index
+    if labels.size and (int(labels.min()) < 0 or int(labels.max()) > labels.size):
+        return index
+    return idx.astype(np.int64)
+
+
 def groups(input, labels=None, index=None):
     """The Groups of a call (scipy's broadcasting of labels against input, its ValueError on mismatch)."""
     dtype = np.dtype(getattr(input, "dtype", None) or np.asarray(input).dtype)
@@ -110,6 +126,7 @@ def groups(input, labels=None, index=None):
     if index is None:
         _core.measure_slots(labels, _MAP.positive, 0, xp.empty(0, np.int32), slots, stream=stream_ptr(slots))
         return Groups(input, slots, 1, np.zeros((), np.int64), True, dtype)
+    index = _as_scipy_counts(index, labels)
     kind, lo, table, pick, nslots, single = plan(index, ldtype)
     if nslots:
         _core.measure_slots(labels, kind, lo, xp.asarray(table), slots, stream=stream_ptr(slots))
