@@ -75,28 +75,115 @@ void find_objects_cpu(const View& labels, int64_t max_label, const View& boxes) 
   });
 }
 
-void watershed_ift_cpu(const View& in, const View& markers, std::span<const uint8_t> structure, const View& out) {
+namespace {
+
+// One element of the watershed's queue, its fields together (a neighbour's test reads one cache line).
+template <class I>
+struct Node {
+  I next, prev;    // the bucket list (-1: none)
+  int32_t cost;
+  int32_t lab;     // the label as scipy holds it (in the output's type, read back)
+  uint16_t value;  // the input
+  uint8_t done;
+};
+
+// The bucket queue: one doubly linked list per cost. Its updates are scipy's, step for step, quirks included
+// (an element alone in its list is not unlinked when it moves, and a list emptied by dequeuing keeps its stale
+// last element): the order of equal costs is the result.
+template <class I>
+void flood(std::vector<Node<I>>& e, const std::vector<int32_t>& mark, const std::vector<int64_t>& steps,
+           int32_t maxval) {
+  const int64_t n = int64_t(e.size());
+  std::vector<I> first(size_t(maxval) + 1, I(-1)), last(size_t(maxval) + 1, I(-1));
+  for (int64_t i = 0; i < n; ++i) {
+    e[i].next = e[i].prev = I(-1);
+    e[i].done = 0;
+    if (mark[i] == 0) {
+      e[i].cost = maxval + 1;
+      continue;
+    }
+    e[i].cost = 0;
+    if (first[0] < 0) {
+      first[0] = last[0] = I(i);
+    } else if (mark[i] > 0) {  // objects at the front, processed first
+      e[i].next = first[0];
+      e[first[0]].prev = I(i);
+      first[0] = I(i);
+    } else {  // background at the back
+      e[i].prev = last[0];
+      e[last[0]].next = I(i);
+      last[0] = I(i);
+    }
+  }
+  for (int32_t c = 0; c <= maxval; ++c) {
+    while (first[c] >= 0) {
+      const I v = first[c];
+      Node<I>& ev = e[v];
+      first[c] = ev.next;
+      if (first[c] >= 0) e[first[c]].prev = I(-1);
+      ev.next = ev.prev = I(-1);
+      ev.done = 1;
+      for (const int64_t step : steps) {
+        const int64_t p = v + step;
+        if (p < 0 || p >= n) continue;  // scipy's bounds test is on the flat index alone
+        Node<I>& ep = e[p];
+        if (ep.done) continue;
+        const int32_t mx = std::max(ev.cost, std::abs(int32_t(ep.value) - int32_t(ev.value)));
+        const int32_t pc = ep.cost;
+        if (mx >= pc) continue;
+        ep.cost = mx;
+        ep.lab = ev.lab;
+        if ((ep.next >= 0 || ep.prev >= 0) && pc <= maxval) {  // (an unqueued element has no links)
+          const I pv = ep.prev, nx = ep.next;
+          if (first[pc] == p) first[pc] = nx;
+          if (last[pc] == p) last[pc] = pv;
+          if (pv >= 0) e[pv].next = nx;
+          if (nx >= 0) e[nx].prev = pv;
+        }
+        if (ep.lab < 0) {
+          ep.prev = last[mx];
+          ep.next = I(-1);
+          if (last[mx] >= 0) e[last[mx]].next = I(p);
+          last[mx] = I(p);
+          if (first[mx] < 0) first[mx] = I(p);
+        } else {
+          ep.next = first[mx];
+          ep.prev = I(-1);
+          if (first[mx] >= 0) e[first[mx]].prev = I(p);
+          first[mx] = I(p);
+          if (last[mx] < 0) last[mx] = I(p);
+        }
+      }
+    }
+  }
+}
+
+template <class I>
+void watershed_with(const View& in, const View& markers, std::span<const uint8_t> structure, const View& out) {
   const int64_t n = in.size();
   const int nd = in.ndim;
+  std::vector<Node<I>> e(n);
   // the input in C order, and its maximum (the costs run 0..maxval)
-  std::vector<int32_t> val(n);
+  int32_t maxval = 0;
   dispatch_dtype(in.dtype, [&]<class T>() {
     if constexpr (std::is_same_v<T, uint8_t> || std::is_same_v<T, uint16_t>) {
       int64_t i = 0;
-      for_range(in, 0, n, [&](int64_t o) { val[i++] = in.ptr<T>()[o]; });
+      for_range(in, 0, n, [&](int64_t o) {
+        e[i].value = in.ptr<T>()[o];
+        maxval = std::max<int32_t>(maxval, e[i++].value);
+      });
     }
   });
-  const int32_t maxval = *std::max_element(val.begin(), val.end());
   // the markers as C ints (they place the markers in the queue), and the labels as scipy holds them: the
   // marker stored in the output's type and read back from it
-  std::vector<int32_t> mark(n), lab(n);
+  std::vector<int32_t> mark(n);
   dispatch_dtype(markers.dtype, [&]<class M>() {
     dispatch_dtype(out.dtype, [&]<class O>() {
       if constexpr (std::is_integral_v<M> && std::is_integral_v<O>) {
         int64_t i = 0;
         for_range(markers, 0, n, [&](int64_t o) {
           mark[i] = int32_t(markers.ptr<M>()[o]);
-          lab[i] = int32_t(O(mark[i]));
+          e[i].lab = int32_t(O(mark[i]));
           ++i;
         });
       }
@@ -114,74 +201,20 @@ void watershed_ift_cpu(const View& in, const View& markers, std::span<const uint
     for (int64_t d = nd - 1, rem = k; d >= 0; --d, rem /= 3) off += (rem % 3 - 1) * cstride[d];
     if (off != 0) steps.push_back(off);
   }
-  // The bucket queue: one doubly linked list per cost, by element index (-1: none). Its updates are scipy's,
-  // step for step, quirks included (an element alone in its list is not unlinked when it moves, and a list
-  // emptied by dequeuing keeps its stale last element): the order of equal costs is the result.
-  std::vector<int64_t> first(size_t(maxval) + 1, -1), last(size_t(maxval) + 1, -1), next(n, -1), prev(n, -1);
-  std::vector<int32_t> cost(n);
-  std::vector<uint8_t> done(n, 0);
-  for (int64_t i = 0; i < n; ++i) {
-    if (mark[i] == 0) {
-      cost[i] = maxval + 1;
-      continue;
-    }
-    cost[i] = 0;
-    if (first[0] < 0) {
-      first[0] = last[0] = i;
-    } else if (mark[i] > 0) {  // objects at the front, processed first
-      next[i] = first[0];
-      prev[first[0]] = i;
-      first[0] = i;
-    } else {  // background at the back
-      prev[i] = last[0];
-      next[last[0]] = i;
-      last[0] = i;
-    }
-  }
-  for (int32_t c = 0; c <= maxval; ++c) {
-    while (first[c] >= 0) {
-      const int64_t v = first[c];
-      first[c] = next[v];
-      if (first[c] >= 0) prev[first[c]] = -1;
-      next[v] = prev[v] = -1;
-      done[v] = 1;
-      for (const int64_t step : steps) {
-        const int64_t p = v + step;
-        if (p < 0 || p >= n || done[p]) continue;  // scipy's bounds test is on the flat index alone
-        const int32_t mx = std::max(cost[v], std::abs(val[p] - val[v]));
-        const int32_t pc = cost[p];
-        if (mx >= pc) continue;
-        cost[p] = mx;
-        lab[p] = lab[v];
-        if ((next[p] >= 0 || prev[p] >= 0) && pc <= maxval) {  // (an unqueued element has no links)
-          const int64_t pv = prev[p], nx = next[p];
-          if (first[pc] == p) first[pc] = nx;
-          if (last[pc] == p) last[pc] = pv;
-          if (pv >= 0) next[pv] = nx;
-          if (nx >= 0) prev[nx] = pv;
-        }
-        if (lab[p] < 0) {
-          prev[p] = last[mx];
-          next[p] = -1;
-          if (last[mx] >= 0) next[last[mx]] = p;
-          last[mx] = p;
-          if (first[mx] < 0) first[mx] = p;
-        } else {
-          next[p] = first[mx];
-          prev[p] = -1;
-          if (first[mx] >= 0) prev[first[mx]] = p;
-          first[mx] = p;
-          if (last[mx] < 0) last[mx] = p;
-        }
-      }
-    }
-  }
+  flood<I>(e, mark, steps, maxval);
   dispatch_dtype(out.dtype, [&]<class O>() {
     if constexpr (std::is_integral_v<O> && !std::is_same_v<O, bool>) {
       int64_t i = 0;
-      for_range(out, 0, n, [&](int64_t o) { out.ptr<O>()[o] = O(lab[i++]); });
+      for_range(out, 0, n, [&](int64_t o) { out.ptr<O>()[o] = O(e[i++].lab); });
     }
   });
+}
+
+}  // namespace
+
+void watershed_ift_cpu(const View& in, const View& markers, std::span<const uint8_t> structure, const View& out) {
+  if (in.size() < INT32_MAX) watershed_with<int32_t>(in, markers, structure, out);
+  else watershed_with<int64_t>(in, markers, structure, out);
 }
 
 }  // namespace ndimg::label
