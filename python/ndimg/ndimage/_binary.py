@@ -235,8 +235,8 @@ def binary_propagation(input, structure=None, mask=None, output=None, border_val
     """Binary propagation (scipy.ndimage.binary_propagation): dilation inside `mask` until nothing
     changes."""
     input = _as_array(input)
-    if mask is not None and _face_components(input.ndim, structure, origin, axes, output):
-        mask = _as_array(mask)
+    if _face_components(input.ndim, structure, origin, axes, output):
+        mask = xp_of(input).ones(input.shape, bool) if mask is None else _as_array(mask)
         if mask.shape != input.shape:
             raise RuntimeError("mask and input must have equal sizes")
         if input.dtype.kind == "c":
