@@ -68,6 +68,16 @@ def test_cdt_bitwise(engine, rng, ndim, metric):
         _same(D.distance_transform_cdt(to_engine(a, engine), metric=m), ndi.distance_transform_cdt(a, metric=m))
 
 
+@pytest.mark.parametrize("shape", [(40000,), (2, 30000)])
+def test_cdt_long_lines_with_indices(engine, rng, shape):
+    """Few long lines with features: each sweep in chunks whose chains combine (the CUDA warps' scan)."""
+    for p in (0.999, 0.5):
+        a = rng.random(shape) < p
+        for m in ("chessboard", "taxicab"):
+            _same(D.distance_transform_cdt(to_engine(a, engine), metric=m, return_indices=True),
+                  ndi.distance_transform_cdt(a, metric=m, return_indices=True))
+
+
 @pytest.mark.parametrize("metric", ["chessboard", "taxicab", "cross", "cube"])
 @pytest.mark.parametrize("ndim", [1, 2, 3, 4])
 def test_cdt_distances_separable(engine, rng, ndim, metric):
@@ -77,7 +87,7 @@ def test_cdt_distances_separable(engine, rng, ndim, metric):
     for _ in range(10):
         a = _random_mask(rng, ndim, 1, 12 if ndim < 4 else 6)
         _same(D.distance_transform_cdt(to_engine(a, engine), metric=m), ndi.distance_transform_cdt(a, metric=m))
-    for shape in [(5000,) if ndim == 1 else (3,) * (ndim - 1) + (900,), (40,) * (ndim - 1) + (300,)]:
+    for shape in [(5000,) if ndim == 1 else (3,) * (ndim - 1) + (900,), (10,) * (ndim - 1) + (300,)]:
         # long lines, and distances beyond 64 (the chessboard's envelope, not its short look-around)
         a = rng.random(shape) < 0.9995
         a.flat[rng.integers(0, a.size)] = False

@@ -276,6 +276,38 @@ void separable_chamfer(const View& in, int kind, int32_t* dist) {
   }
 }
 
+// A long line among few (a 1-D input): its sweep in chunks in parallel, as the CUDA schedule's warp runs it:
+// each chunk's own choices, the chunks' chain summaries, their running combination, each chunk's chain.
+template <class F>
+void chunked_chamfer_line(const Chamfer& g, int64_t line, bool backward, int32_t* dist, F* feat) {
+  const int64_t len = g.shape[g.ndim - 1], chunks = std::min<int64_t>(len >> 12, 4 * num_threads());
+  parallel_for(chunks, 1, [&](int64_t a, int64_t b) {
+    ChamferLine l;
+    chamfer_setup(g, line, backward, l);
+    for (int64_t c = a; c < b; ++c)
+      chamfer_own(g, l, line, backward, band_start(int(c), int(chunks), len), band_start(int(c) + 1, int(chunks), len),
+                  dist, feat);
+  });
+  if (!g.chain) return;
+  std::vector<ChainKey> carry(chunks);
+  parallel_for(chunks, 1, [&](int64_t a, int64_t b) {
+    for (int64_t c = a; c < b; ++c)
+      carry[c] = chain_summary(g, line, backward, band_start(int(c), int(chunks), len),
+                               band_start(int(c) + 1, int(chunks), len), dist);
+  });
+  ChainKey run{kNoSource, -1};
+  for (int64_t c = 0; c < chunks; ++c) {  // exclusive: each chunk starts from the chunks before it
+    const ChainKey own = carry[c];
+    carry[c] = run;
+    run = later_min(run, own);
+  }
+  parallel_for(chunks, 1, [&](int64_t a, int64_t b) {
+    for (int64_t c = a; c < b; ++c)
+      chamfer_chain(g, line, backward, band_start(int(c), int(chunks), len), band_start(int(c) + 1, int(chunks), len),
+                    carry[c], dist, feat);
+  });
+}
+
 template <class F>
 void chamfer_cpu(const View& in, const Chamfer& g, int32_t* dist, F* feat) {
   const int64_t n = in.size();
@@ -298,12 +330,17 @@ void chamfer_cpu(const View& in, const Chamfer& g, int32_t* dist, F* feat) {
   });
   if (separable) return separable_chamfer(in, g.separable, dist);
   const auto levels = wavefront(in);
+  const int64_t len = in.shape[in.ndim - 1];
   for (bool backward : {false, true}) {
     for (size_t s = 0; s < levels.size(); ++s) {
       const auto& lv = levels[backward ? levels.size() - 1 - s : s];
-      parallel_for(int64_t(lv.size()), 1, [&](int64_t a, int64_t b) {
-        for (int64_t i = a; i < b; ++i) chamfer_line(g, lv[i], backward, dist, feat);
-      });
+      if (int64_t(lv.size()) >= num_threads() || len < (1 << 14)) {
+        parallel_for(int64_t(lv.size()), 1, [&](int64_t a, int64_t b) {
+          for (int64_t i = a; i < b; ++i) chamfer_line(g, lv[i], backward, dist, feat);
+        });
+        continue;
+      }
+      for (int64_t line : lv) chunked_chamfer_line(g, line, backward, dist, feat);
     }
   }
 }
