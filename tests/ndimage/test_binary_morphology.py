@@ -209,3 +209,25 @@ def test_cycle_until_stable_raises(engine):
     for it in (1, 2, 3, 4):
         _same(nd.binary_erosion(a, s, iterations=it, border_value=1),
               ndi.binary_erosion(to_host(a), s, iterations=it, border_value=1, brute_force=True))
+
+
+@pytest.mark.parametrize("ndim", [1, 2, 3])
+def test_propagation_symmetric_structures(engine, rng, ndim):
+    """Symmetric 3**ndim structures with their centre take the connected-components route; others (an
+    asymmetric one, an origin) the passes: both against scipy, with border_value and masks."""
+    shape = {1: (200,), 2: (41, 53), 3: (13, 17, 15)}[ndim]
+    for trial in range(6):
+        r = rng.random((3,) * ndim) < 0.4
+        s = r | r[(slice(None, None, -1),) * ndim]
+        s[(1,) * ndim] = True
+        if trial == 5:
+            s[(0,) * ndim] = not s[(2,) * ndim]   # asymmetric
+        seed = rng.random(shape) < 0.01
+        mask = rng.random(shape) < 0.6
+        # an origin whose element is false: passes that may cycle forever (scipy never returns)
+        shifted = [dict(origin=(1,) + (0,) * (ndim - 1))] if s[(2,) + (1,) * (ndim - 1)] else []
+        for kw in [dict(), dict(border_value=1)] + shifted:
+            _same(nd.binary_propagation(to_engine(seed, engine), s, to_engine(mask, engine), **kw),
+                  ndi.binary_propagation(seed, s, mask, **kw))
+        holes = rng.random(shape) < 0.55
+        _same(nd.binary_fill_holes(to_engine(holes, engine), s), ndi.binary_fill_holes(holes, s))

@@ -201,33 +201,49 @@ def binary_hit_or_miss(input, structure1=None, structure2=None, output=None, ori
     return xp.logical_and(hit, xp.logical_not(miss))
 
 
-def _face_components(ndim, structure, origin, axes, output):
-    """Whether propagation until stable is a seeded connected-components problem: scipy's default
-    structure (the face neighbours) over every axis, no origin, and a result of our own (not an output
-    array). Then it runs in linear time on either engine."""
+def _components_structure(ndim, structure, origin, axes, output):
+    """The structure where propagation until stable is a seeded connected-components problem, else None:
+    a symmetric 3**ndim structure holding its centre (scipy's default, the face neighbours, included) over
+    every axis, no origin, and a result of our own (not an output array). An element then reads a set one
+    exactly when that one reads it, so the result is the components of seed | mask that hold a seed: linear
+    time on either engine instead of passes until stable."""
     if ndim < 1 or _is_array(output) or axes is not None and len(normalize_axes(axes, ndim)) != ndim:
-        return False
+        return None
     if any(o != 0 for o in np.ravel(np.asarray(origin, dtype=object))):
-        return False
-    return structure is None or np.array_equal(np.asarray(to_host(structure), dtype=bool),
-                                               generate_binary_structure(ndim, 1))
+        return None
+    if structure is None:
+        return generate_binary_structure(ndim, 1)
+    s = np.asarray(to_host(structure), dtype=bool)
+    if s.shape != (3,) * ndim or not s[(1,) * ndim] or not np.array_equal(s, s[(slice(None, None, -1),) * ndim]):
+        return None
+    return s
 
 
-def _reached(seed, mask, border):
-    """Propagation of `seed` through `mask` by face steps until stable (with `border`, from the mask's
-    elements on the array's faces too): the face-connected components of seed | mask holding a seed."""
+def _reached(seed, mask, border, structure):
+    """Propagation of `seed` (or none) through `mask` by the steps of `structure` until stable; with
+    `border`, from the mask's elements next to the array's faces too (along the axes the structure steps
+    along)."""
     xp = xp_of(mask)
     if mask.size == 0:
         return xp.zeros(mask.shape, dtype=bool)
+    face = np.array_equal(structure, generate_binary_structure(mask.ndim, 1))
     cls = mask.astype(np.uint8)
     if seed is not None:
         cls[seed] = 2
     if border:
         for d in range(mask.ndim):
+            if not structure.any(axis=tuple(a for a in range(mask.ndim) if a != d))[[0, 2]].any():
+                continue   # no step along axis d: its faces are not reached
             for end in (0, -1):
                 at = (slice(None),) * d + (end,)
                 cls[at] = xp.where(mask[at], xp.uint8(2), cls[at])
-    return label.seeded_components(cls, low=0.5, high=1.5)
+    if face:   # the union-find of hysteresis: the kept components straight away
+        return label.seeded_components(cls, low=0.5, high=1.5)
+    labels = xp.empty(mask.shape, dtype=np.int32 if mask.size < 2**31 else np.int64)
+    count = label.label(cls, structure=structure, out=labels)
+    keep = xp.zeros(count + 1, dtype=bool)
+    keep[labels[cls == 2]] = True
+    return keep[labels]
 
 
 @engine_aware("input", "mask", "output")
@@ -235,7 +251,8 @@ def binary_propagation(input, structure=None, mask=None, output=None, border_val
     """Binary propagation (scipy.ndimage.binary_propagation): dilation inside `mask` until nothing
     changes."""
     input = _as_array(input)
-    if _face_components(input.ndim, structure, origin, axes, output):
+    components = _components_structure(input.ndim, structure, origin, axes, output)
+    if components is not None:
         mask = xp_of(input).ones(input.shape, bool) if mask is None else _as_array(mask)
         if mask.shape != input.shape:
             raise RuntimeError("mask and input must have equal sizes")
@@ -244,7 +261,7 @@ def binary_propagation(input, structure=None, mask=None, output=None, border_val
         _check_data(input)
         _check_data(mask)
         border_value = operator.index(int(border_value) if isinstance(border_value, (bool, np.bool_)) else border_value)
-        return _reached(input != 0, mask != 0, bool(border_value))
+        return _reached(input != 0, mask != 0, bool(border_value), components)
     return _dilate(input, structure, -1, mask, output, border_value, origin, axes)
 
 
@@ -255,8 +272,9 @@ def binary_fill_holes(input, structure=None, output=None, origin=0, *, axes=None
     input = _as_array(input)
     xp = xp_of(input)
     mask = xp.logical_not(input)
-    if _face_components(input.ndim, structure, origin, axes, output):
-        reached = _reached(None, mask, True)
+    components = _components_structure(input.ndim, structure, origin, axes, output)
+    if components is not None:
+        reached = _reached(None, mask, True, components)
         return xp.logical_not(reached, out=reached)
     seed = xp.zeros(mask.shape, bool)
     if _is_array(output):
