@@ -40,9 +40,12 @@ void load(const View& src, uint8_t* dst, bool flip) {
 
 // One pass cur -> nxt, line by line along the last axis: each tap ANDs its shifted source line into the
 // line's result (byte loops the compiler vectorises), which is erode_at for every element of the line.
-// Returns how many elements changed.
+// Flip: cur is a bool input read as its complement (nonzero = true), and nxt gets the result's complement
+// (a single dilation straight from and into bool arrays). Returns how many elements changed.
+template <bool Flip = false>
 int64_t full_pass(const BinaryPass& p, const ndimage::Taps& t, const uint8_t* __restrict cur,
                   const uint8_t* __restrict m, uint8_t* __restrict nxt) {
+  auto value = [](uint8_t x) { return uint8_t((x != 0) != Flip); };
   const Geometry& g = p.g;
   const int nd = g.ndim, last = nd - 1;
   const int64_t n = g.shape[last], lines = g.shape[0] * g.in_strides[0] / n;
@@ -75,13 +78,15 @@ int64_t full_pass(const BinaryPass& p, const ndimage::Taps& t, const uint8_t* __
           std::fill(out + hi, out + n, uint8_t(0));
         }
         const uint8_t* __restrict src = cur + (base + t.linear[size_t(k)]);
-        for (int64_t i = lo; i < hi; ++i) out[i] &= src[i];
+        for (int64_t i = lo; i < hi; ++i) out[i] &= value(src[i]);
       }
       if (p.centre)
-        for (int64_t i = 0; i < n; ++i) out[i] &= v[i];
+        for (int64_t i = 0; i < n; ++i) out[i] &= value(v[i]);
       if (m)
-        for (int64_t i = 0; i < n; ++i) out[i] = m[base + i] ? out[i] : v[i];
-      for (int64_t i = 0; i < n; ++i) local += out[i] != v[i];
+        for (int64_t i = 0; i < n; ++i) out[i] = m[base + i] ? out[i] : value(v[i]);
+      for (int64_t i = 0; i < n; ++i) local += out[i] != value(v[i]);
+      if constexpr (Flip)
+        for (int64_t i = 0; i < n; ++i) out[i] ^= 1;
     }
     changed += local;
   });
@@ -130,6 +135,14 @@ void frontier_pass(const BinaryPass& p, const ndimage::Taps& t, uint8_t* cur, co
 void binary_erosion_cpu(const View& in, const View& out, const BinaryPass& p, const ndimage::Taps& t,
                         const View* mask, bool invert, int64_t iterations) {
   const int64_t n = in.size();
+  // one erosion or dilation from a C-contiguous bool array into one: no working buffers
+  auto bytes = [](const View* v) {
+    return v && v->dtype == DType::Bool && v->c_contiguous() ? v->ptr<uint8_t>() : nullptr;
+  };
+  if (iterations == 1 && bytes(&in) && bytes(&out) && (!mask || bytes(mask))) {
+    (invert ? full_pass<true> : full_pass<false>)(p, t, bytes(&in), bytes(mask), bytes(&out));
+    return;
+  }
   std::vector<uint8_t> cur(static_cast<size_t>(n)), nxt(cur.size()), mbuf;
   load(in, cur.data(), invert);
   if (mask) {
