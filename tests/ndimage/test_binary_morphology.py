@@ -231,3 +231,16 @@ def test_propagation_symmetric_structures(engine, rng, ndim):
                   ndi.binary_propagation(seed, s, mask, **kw))
         holes = rng.random(shape) < 0.55
         _same(nd.binary_fill_holes(to_engine(holes, engine), s), ndi.binary_fill_holes(holes, s))
+
+
+@pytest.mark.parametrize("iterations", [1, 3])
+def test_strided_arrays(engine, rng, iterations):
+    """Strided and Fortran-ordered inputs, masks and bool outputs (the working buffers' loads and stores)."""
+    big = _blobs(rng, (61, 47))
+    a, mask = big[::2, 1::2], (rng.random((61, 47)) < 0.8)[1::2, ::2]
+    expected = ndi.binary_dilation(a, iterations=iterations, mask=mask, brute_force=True)
+    out = to_engine(np.zeros(a.shape, bool, order="F"), engine)
+    nd.binary_dilation(to_engine(a, engine), iterations=iterations, mask=to_engine(mask, engine), output=out)
+    _same(out, expected)
+    _same(nd.binary_erosion(to_engine(np.asfortranarray(a), engine), iterations=iterations),
+          ndi.binary_erosion(a, iterations=iterations, brute_force=True))

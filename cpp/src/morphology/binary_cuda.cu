@@ -20,8 +20,9 @@ __global__ void load_kernel(const T* in, Layout l, int64_t n, bool flip, uint8_t
   NDIMG_GRID_STRIDE(i, n) dst[i] = uint8_t((in[in_offset(l, i)] != T(0)) != flip);
 }
 
+// l from layout_of(out): its "in" strides are the output view's
 __global__ void store_kernel(const uint8_t* src, Layout l, int64_t n, bool flip, bool* out) {
-  NDIMG_GRID_STRIDE(i, n) out[out_offset(l, i)] = bool(src[i]) != flip;
+  NDIMG_GRID_STRIDE(i, n) out[in_offset(l, i)] = bool(src[i]) != flip;
 }
 
 // changed[0]: blocks where the pass changed an element; changed[1]: blocks where it differs from what nxt
@@ -59,7 +60,7 @@ const uint8_t* bool_bytes(const View* v) {
   return v && v->dtype == DType::Bool && v->c_contiguous() ? v->ptr<uint8_t>() : nullptr;
 }
 
-// A view's layout against the C-contiguous working buffer of the same shape.
+// A view's layout (as the "in" side) against the C-contiguous working buffer of the same shape.
 Layout layout_of(const View& v) {
   View work = v;
   int64_t s = 1;
