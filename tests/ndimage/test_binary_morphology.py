@@ -244,3 +244,17 @@ def test_strided_arrays(engine, rng, iterations):
     _same(out, expected)
     _same(nd.binary_erosion(to_engine(np.asfortranarray(a), engine), iterations=iterations),
           ndi.binary_erosion(a, iterations=iterations, brute_force=True))
+
+
+def test_cycle_long_count(engine, rng):
+    """A huge count of cycling passes ends at the state of its parity (scipy's passes, counted out for a
+    few of them), in the time of a few passes."""
+    a = rng.random((41, 53)) < 0.01
+    mask = rng.random(a.shape) < 0.6
+    s = np.array([[1, 0, 1], [0, 1, 0], [1, 0, 1]], bool)   # with origin (1, 0): not its centre
+    x, m = to_engine(a, engine), to_engine(mask, engine)
+    ref = {k: ndi.binary_dilation(a, s, iterations=k, mask=mask, origin=(1, 0), brute_force=True)
+           for k in (200, 201)}
+    assert not np.array_equal(ref[200], ref[201])
+    for big in (10**9, 10**9 + 1):
+        _same(nd.binary_dilation(x, s, iterations=big, mask=m, origin=(1, 0)), ref[200 + big % 2])

@@ -40,7 +40,8 @@ NDIMG_HD uint8_t erode_at(const BinaryPass& p, const uint8_t* cur, const uint8_t
 BinaryPass make_pass(const View& in, std::span<const int64_t> offsets, bool border_value, bool invert,
                      bool centre, ndimage::Taps& taps, const char* op);
 
-// Iterations until stable whose passes cycle with period two (a structure without its centre).
+// Iterations until stable whose passes cycle with period two (a structure without its centre); a finite
+// count of such passes ends at the state of its parity.
 inline constexpr const char* kCycle =
     "binary erosion: the passes cycle, so iterations < 1 (until nothing changes) would never end";
 

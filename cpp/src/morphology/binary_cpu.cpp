@@ -167,14 +167,20 @@ void binary_erosion_cpu(const View& in, const View& out, const BinaryPass& p, co
       frontier_pass(p, t, cur.data(), m, list, next);
       changed = int64_t(list.size());
     } else {
-      // without the centre shortcut passes may cycle (scipy's loop then never ends): a pass that restores
-      // the state of two passes before raises
-      const bool watch = !p.centre && iterations < 1;
+      // without the centre shortcut passes may cycle: once a pass restores the state of two passes
+      // before, the states alternate, so iterations < 1 never end (scipy's loop neither: we raise) and
+      // a count's result is the state of its parity
+      const bool watch = !p.centre;
       if (watch) back.assign(nxt.begin(), nxt.end());
       changed = full_pass(p, t, cur.data(), m, nxt.data());
-      if (watch && changed && back == nxt) throw ValueError(kCycle);
+      const bool cycle = watch && changed && back == nxt;
       cur.swap(nxt);
       listed = false;
+      if (cycle) {
+        if (iterations < 1) throw ValueError(kCycle);
+        if ((iterations - it) % 2) cur.swap(nxt);
+        break;
+      }
     }
   }
   // out (bool, any strides) = state XOR invert

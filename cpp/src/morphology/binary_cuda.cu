@@ -108,10 +108,11 @@ void binary_erosion_cuda(const View& in, const View& out, const BinaryPass& p, c
   uint8_t* nxt = b.get<uint8_t>();
   unsigned long long* cnt = counters.get<unsigned long long>();
   std::vector<unsigned long long> host(2 * kBatch);
-  const bool watch = !p.centre && iterations < 1;  // passes that may cycle (see binary_cpu.cpp)
+  const bool watch = !p.centre;  // passes that may cycle (see binary_cpu.cpp)
+  bool cycle = false;
   int64_t done = 0;
   bool stable = false;
-  while (!stable && (iterations < 1 || done < iterations)) {
+  while (!stable && !cycle && (iterations < 1 || done < iterations)) {
     const int64_t batch = iterations < 1 ? kBatch : std::min(kBatch, iterations - done);
     cuda::check(cudaMemsetAsync(cnt, 0, size_t(2 * batch) * sizeof(unsigned long long), s), op);
     for (int64_t k = 0; k < batch; ++k) {
@@ -125,10 +126,14 @@ void binary_erosion_cuda(const View& in, const View& out, const BinaryPass& p, c
     cuda::check(cudaMemcpyAsync(host.data(), cnt, size_t(2 * batch) * sizeof(unsigned long long),
                                 cudaMemcpyDeviceToHost, s), op);
     cuda::check(cudaStreamSynchronize(s), op);
-    for (int64_t k = 0; k < batch && !stable; ++k) {
+    for (int64_t k = 0; k < batch && !stable && !cycle; ++k) {
       stable = host[size_t(2 * k)] == 0;
       // pass done - batch + k + 1 (from 1) compares with a state from pass 2 on (the first overwrites scratch)
-      if (watch && !stable && done - batch + k + 1 >= 2 && host[size_t(2 * k + 1)] == 0) throw ValueError(kCycle);
+      cycle = watch && !stable && done - batch + k + 1 >= 2 && host[size_t(2 * k + 1)] == 0;
+    }
+    if (cycle) {  // the states alternate from here: cur holds pass `done`'s, nxt the one before
+      if (iterations < 1) throw ValueError(kCycle);
+      if ((iterations - done) % 2) std::swap(cur, nxt);
     }
   }
   store_kernel<<<blocks, kThreads, 0, s>>>(cur, layout_of(out), n, invert, out.ptr<bool>());
