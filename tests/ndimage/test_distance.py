@@ -137,6 +137,24 @@ def test_no_background(engine, name):
     _same(ours(to_engine(a, engine)), ref(a))
 
 
+def test_bf_empty_border_any_strides():
+    """No border element: the (0, ndim) coordinates are taken whatever their strides (CuPy gives zero-size
+    arrays zero strides; every all-foreground or all-background input on CUDA came with such a border)."""
+    from numpy.lib.stride_tricks import as_strided
+
+    from ndimg import _core
+
+    a = np.ones((4, 5), bool)
+    for metric, dtype in ((_core.DistanceMetric.euclidean, np.float64), (_core.DistanceMetric.taxicab, np.uint32)):
+        border = as_strided(np.empty((0, 2), np.int64), shape=(0, 2), strides=(0, 0))
+        dist, feat = np.full(a.shape, 7, dtype), np.full(a.shape, 7, np.int32)
+        _core.brute_force_features(a, border, metric, [], dist, feat)
+        expected = ndi.distance_transform_bf(a, metric=metric.name, return_indices=True)
+        _same(dist, expected[0])
+        np.testing.assert_array_equal(feat, 0)   # scipy's features: index 0 (all coordinates 0)
+        np.testing.assert_array_equal(expected[1], 0)
+
+
 @pytest.mark.parametrize("name", ["edt", "bf"])
 def test_zero_d_and_empty(name):
     ours, ref = FUNCS[name]

@@ -116,7 +116,9 @@ void run_brute_force(const View& in, const View& border, Metric metric, std::spa
   require_c_output(in, dist, metric == Metric::euclidean ? DType::F64 : DType::U32, op, "distances");
   if (feat) require_features(in, *feat, op);
   require_same_device(in, border, op);
-  if (border.dtype != DType::I64 || !border.c_contiguous() || border.ndim != 2 || border.shape[1] != in.ndim)
+  // an empty border's strides are arbitrary (CuPy gives zero-size arrays zero strides)
+  if (border.dtype != DType::I64 || border.ndim != 2 || border.shape[1] != in.ndim ||
+      (border.shape[0] > 0 && !border.c_contiguous()))
     throw TypeError(std::string(op) + ": border must be C-contiguous int64 coordinates (count, ndim)");
   const double* sp = check_sampling(in, sampling, op);
   const int64_t* b = border.ptr<int64_t>();
