@@ -266,6 +266,9 @@ def test_torch(rng, entry):
         if isinstance(x, (tuple, list)):
             assert isinstance(g, (tuple, list)) and len(g) == len(x), type(g)
             return type(x)(as_cupy(gi, xi) for gi, xi in zip(g, x))
+        if isinstance(x, dict):   # value_indices: torch index arrays under the reference's keys
+            assert isinstance(g, dict), type(g)
+            return {k: as_cupy(v, x[k]) if k in x else v for k, v in g.items()}
         if isinstance(x, np.ndarray):
             assert isinstance(g, torch.Tensor), type(g)
         if isinstance(g, torch.Tensor):

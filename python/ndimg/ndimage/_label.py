@@ -1,12 +1,13 @@
 """scipy.ndimage's labels: label, find_objects, value_indices and watershed_ift (scipy 1.17 semantics)."""
 from __future__ import annotations
 
+import functools
 import gc
 import operator
 
 import numpy as np
 
-from .._engine import engine_aware, xp_of
+from .._engine import engine_aware, is_gpu_array, xp_of
 from .._prim import label as _lab
 from ._footprint import to_host
 
@@ -37,11 +38,46 @@ def _as_array(a):
     return a if hasattr(a, "dtype") and hasattr(a, "shape") else np.asarray(a)
 
 
+def _host_output_first(position, check):
+    """GPU input with a NumPy `output` (argument `position`) is refused by the engine as mixing devices; scipy and
+    cupyx check the arguments first, so `check(input, output, *other arguments)` raises their exception (for a
+    wrong-shaped output) before that."""
+
+    def deco(public):
+        @functools.wraps(public)
+        def checked(*args, **kwargs):
+            input = args[0] if args else kwargs.get("input")
+            output = args[position] if len(args) > position else kwargs.get("output")
+            if isinstance(output, np.ndarray) and is_gpu_array(input):
+                rest = {k: v for k, v in kwargs.items() if k not in ("input", "output")}
+                check(input, output, *args[1:position], **rest)
+            return public(*args, **kwargs)
+
+        return checked
+
+    return deco
+
+
+def _label_output_check(input, output, structure=None):
+    _structure(structure, len(input.shape), ValueError)
+    if tuple(output.shape) != tuple(input.shape):
+        raise ValueError("output shape not correct")
+
+
+def _watershed_output_check(input, output, markers=None, structure=None):
+    _structure(structure, len(input.shape), RuntimeError)
+    if output.dtype.type not in _INTEGRAL:
+        raise RuntimeError("output should be of integer type")
+    if tuple(output.shape) != tuple(input.shape):
+        raise RuntimeError("output shape not correct")
+
+
 def _no_complex(input):
     if input.dtype.kind == "c":
         raise TypeError("Complex type not supported")
 
 
+@_host_output_first(2, _label_output_check)
 @engine_aware("input", "output", native=False)
 def label(input, structure=None, output=None):
     """Labels of the connected components of the nonzero elements of `input` (scipy.ndimage.label): numbered
@@ -161,6 +197,7 @@ def value_indices(arr, *, ignore_value=None):
     return out
 
 
+@_host_output_first(3, _watershed_output_check)
 @engine_aware("input", "markers", "output")
 def watershed_ift(input, markers, structure=None, output=None):
     """scipy.ndimage.watershed_ift: the image foresting transform from `markers` over a uint8/uint16 image,
