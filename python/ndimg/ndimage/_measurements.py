@@ -266,8 +266,10 @@ def finish_center(g, counts, sums, isums, coords):
         row, norm = coords[int(g.pick)], g.take(normalizer)
         return tuple(row[d] / norm for d in range(len(g.shape)))
     res = g.take(coords) / g.take(normalizer)[..., None]
+    if g.pick.ndim > 1:   # scipy's rows are then arrays: of the input's library
+        return [tuple(v) for v in g.xp.moveaxis(res, -1, 0).T]
     res = np.asarray(res.get() if hasattr(res, "get") else res)
-    return _rows(np.moveaxis(res, -1, 0).T)
+    return _rows(res)
 
 
 def histogram_edges(min, max, bins):  # noqa: A002 - scipy's names

@@ -86,7 +86,8 @@ class _Call:
         if n is not None or pick.ndim == 1:
             return [one(value[i]) for i in range(pick.size)]
         rev = pick.shape[::-1] + (self.ndim,)
-        return [tuple(da.from_delayed(value[j][k], shape=rev[2:], dtype=np.float64) for k in range(rev[1]))
+        meta = da.utils.meta_from_array(self.input._meta, ndim=len(rev) - 2, dtype=np.float64)
+        return [tuple(da.from_delayed(value[j][k], shape=rev[2:], dtype=np.float64, meta=meta) for k in range(rev[1]))
                 for j in range(rev[0])]
 
     @property
