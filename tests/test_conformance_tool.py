@@ -141,8 +141,8 @@ NDIMAGE_TESTS = textwrap.dedent("""
         ndimage.median_filter(np.zeros((4, 4)), 3)
         assert False, "broken test"
 
-    def test_no_ndimg():
-        assert ndimage.binary_erosion(np.ones((3, 3), bool)).sum() == 1
+    def test_no_ndimg():   # calls no scipy.ndimage function: the registry is to hold all of them (issue 25)
+        assert np.count_nonzero(np.ones((3, 3), bool)) == 9
 """)
 
 

@@ -317,7 +317,10 @@ register("ndimage", "binary_hit_or_miss", f"{_BM}:binary_hit_or_miss", dtypes=AL
               bad(ValueError, axes=(0, 0), _ndim=(2,))))
 register("ndimage", "binary_propagation", f"{_BM}:binary_propagation", dtypes=ALL, ndim=(1, 2, 3), family="binary",
          inputs=("mask:0.05",),   # no halo: propagation runs until nothing changes, over the whole image
-         cases=(case(mask=Arr("mask:0.6", "bool")), case(), case(mask=Arr("mask:0.6", "bool"), _prep=full_connectivity),
+         # the first case (odd inputs, torch tensors) holds no array keyword: without a mask the default
+         # propagation fills everything, the origin's one-sided steps leave a pattern to compare
+         cases=(case(origin=1), case(mask=Arr("mask:0.6", "bool")), case(),
+                case(mask=Arr("mask:0.6", "bool"), _prep=full_connectivity),
                 case(mask=Arr("mask:0.6", "bool"), border_value=1), case(mask=Arr("mask:0.6", "bool"), origin=1),
                 case(mask=Arr("mask:0.6", "bool"), axes=(0,)), case(mask=Arr("mask:0.6", "bool"), output=np.int32),
                 case(mask=Arr("mask:0.6", "bool"), _shape=(4, 5, 3, 6), _ndim=(3,), _id="4d")),
@@ -335,11 +338,12 @@ register("ndimage", "binary_fill_holes", f"{_BM}:binary_fill_holes", dtypes=ALL,
 register("ndimage", "generate_binary_structure", f"{_BM}:generate_binary_structure", ndim=(), engines=("cpu",),
          inputs=("none",), cases=(case(rank=2, connectivity=1), case(rank=3, connectivity=2), case(rank=4, connectivity=4),
                                   case(rank=1, connectivity=0), case(rank=0, connectivity=1), case(rank=5, connectivity=9)),
-         bad=(bad(TypeError, rank=2.5, connectivity=1),))
+         bad=(bad(TypeError, rank=2.5, connectivity=1),), bench=(("none", dict(rank=3, connectivity=1)),))
 register("ndimage", "iterate_structure", f"{_BM}:iterate_structure", ndim=(), engines=("cpu",), inputs=("none",),
          cases=(case(structure=_FOOT2, iterations=3), case(structure=_FOOT3, iterations=2),
                 case(structure=_FOOT2, iterations=2, origin=(1, 0)), case(structure=_FOOT2, iterations=1),
-                case(structure=np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]]), iterations=4, origin=-1)))
+                case(structure=np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]]), iterations=4, origin=-1)),
+         bench=(("none", dict(structure=_structure(3, 1), iterations=5)),))
 # ---- end binary morphology ----
 # ---- issue 24: grey morphology ----
 _GM = "ndimg.ndimage._grey"

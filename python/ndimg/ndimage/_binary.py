@@ -222,27 +222,29 @@ def _components_structure(ndim, structure, origin, axes, output):
 def _reached(seed, mask, border, structure):
     """Propagation of `seed` (or none) through `mask` by the steps of `structure` until stable; with
     `border`, from the mask's elements next to the array's faces too (along the axes the structure steps
-    along)."""
+    along). `seed` and `mask` are bool arrays of our own: they are overwritten."""
     xp = xp_of(mask)
     if mask.size == 0:
         return xp.zeros(mask.shape, dtype=bool)
     face = np.array_equal(structure, generate_binary_structure(mask.ndim, 1))
-    cls = mask.astype(np.uint8)
+    # bit 0: in the mask; any higher bit: a seed (label's set is cls > 0, its seeds cls > 1)
+    cls = mask.view(np.uint8)
     if seed is not None:
-        cls[seed] = 2
+        seed = seed.view(np.uint8)
+        cls |= xp.left_shift(seed, 1, out=seed)
     if border:
-        for d in range(mask.ndim):
+        for d, n in enumerate(mask.shape):
             if not structure.any(axis=tuple(a for a in range(mask.ndim) if a != d))[[0, 2]].any():
                 continue   # no step along axis d: its faces are not reached
-            for end in (0, -1):
-                at = (slice(None),) * d + (end,)
-                cls[at] = xp.where(mask[at], xp.uint8(2), cls[at])
+            # both faces in one step; OR with the shift keeps every bit, so edges seen twice stay seeds
+            ends = cls[(slice(None),) * d + (slice(None, None, max(n - 1, 1)),)]
+            xp.bitwise_or(ends, ends << 1, out=ends)
     if face:   # the union-find of hysteresis: the kept components straight away
         return label.seeded_components(cls, low=0.5, high=1.5)
     labels = xp.empty(mask.shape, dtype=np.int32 if mask.size < 2**31 else np.int64)
     count = label.label(cls, structure=structure, out=labels)
     keep = xp.zeros(count + 1, dtype=bool)
-    keep[labels[cls == 2]] = True
+    keep[labels[cls > 1]] = True
     return keep[labels]
 
 
@@ -271,7 +273,7 @@ def binary_fill_holes(input, structure=None, output=None, origin=0, *, axes=None
     the border by propagation through the background. With an output array, fills it and returns None."""
     input = _as_array(input)
     xp = xp_of(input)
-    mask = xp.logical_not(input)
+    mask = input == 0   # NumPy's logical_not, for complex input too (CuPy's has no complex loop)
     components = _components_structure(input.ndim, structure, origin, axes, output)
     if components is not None:
         reached = _reached(None, mask, True, components)

@@ -203,6 +203,13 @@ def morphological_laplace(input, size=None, footprint=None, structure=None, outp
     return tmp2
 
 
+def _bool_xor(xp, input, tmp):
+    """scipy's bitwise_xor of bools into `tmp`: NumPy xors their truth (a byte 2 is True), while CuPy's C
+    `^` xors the raw bytes (2 ^ 1 is True), and the filters may leave bytes 2 or 255 (scipy's unsigned char
+    arithmetic): compare the bytes' truth on either engine."""
+    xp.not_equal(input.view(np.uint8) != 0, tmp.view(np.uint8) != 0, out=tmp)
+
+
 @engine_aware("input", "output")
 @native_output
 def white_tophat(input, size=None, footprint=None, structure=None, output=None, mode="reflect", cval=0.0,
@@ -214,7 +221,7 @@ def white_tophat(input, size=None, footprint=None, structure=None, output=None, 
     tmp = _erosion(input, size, footprint, structure, None, mode, cval, origin, axes)
     tmp = _dilation(tmp, size, footprint, structure, output, mode, cval, origin, axes)
     if input.dtype == np.bool_ and tmp.dtype == np.bool_:
-        xp.bitwise_xor(input, tmp, out=tmp)
+        _bool_xor(xp, input, tmp)
     else:
         xp.subtract(input, tmp, out=tmp)
     return tmp
@@ -231,7 +238,7 @@ def black_tophat(input, size=None, footprint=None, structure=None, output=None, 
     tmp = _dilation(input, size, footprint, structure, None, mode, cval, origin, axes)
     tmp = _erosion(tmp, size, footprint, structure, output, mode, cval, origin, axes)
     if input.dtype == np.bool_ and tmp.dtype == np.bool_:
-        xp.bitwise_xor(tmp, input, out=tmp)
+        _bool_xor(xp, input, tmp)
     else:
         xp.subtract(tmp, input, out=tmp)
     return tmp
