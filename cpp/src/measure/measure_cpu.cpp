@@ -135,10 +135,12 @@ void slots_cpu(const View& labels, Map map, int64_t lo, const View& table, const
     if (map == Map::positive)
       fill([](L v) { return v > L(0) ? int32_t(0) : int32_t(-1); });
     else if (first >= 0 && !std::is_same_v<L, uint64_t>)   // uint64 labels beyond int64 must match nothing
-      fill([&](L v) {
-        if constexpr (std::is_floating_point_v<L>) return double(v) == double(lo) ? first : int32_t(-1);
-        else return int64_t(v) == lo ? first : int32_t(-1);
-      });
+    {
+      // compared in L (vectors of L's width); a label no L can hold matches nothing
+      const L key = L(lo);
+      const int32_t hit = double(key) == double(lo) && int64_t(key) == lo ? first : -1;
+      fill([key, hit](L v) { return v == key ? hit : int32_t(-1); });   // by value: no aliasing with the stores
+    }
     else
       fill(Slotter<L>{map, lo, table.size(), table.data});
   });
