@@ -14,10 +14,13 @@ from ._footprint import to_host
 _INTEGRAL = (np.int8, np.int16, np.int32, np.int64, np.intc, np.intp)   # scipy's marker/output types
 
 
+@functools.lru_cache(maxsize=None)
 def _face_structure(ndim):
-    """generate_binary_structure(ndim, 1): the centre and its face neighbours."""
+    """generate_binary_structure(ndim, 1): the centre and its face neighbours (made once per rank, read-only)."""
     grid = np.indices((3,) * ndim) - 1
-    return np.abs(grid).sum(axis=0) <= 1
+    s = np.asarray(np.abs(grid).sum(axis=0) <= 1)
+    s.flags.writeable = False
+    return s
 
 
 def _structure(structure, ndim, exc):
