@@ -3,6 +3,7 @@
 // position in C order).
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "core/index.hpp"
@@ -323,32 +324,35 @@ void order_cpu(const View& slots, const View& counts, const View& out) {
 
 void median_cpu(const View& in, const View& slots, const View& out, bool propagate_nan) {
   const int64_t n = in.size(), ns = out.size();
-  // each slot's values side by side (a counting sort by slot), then each slot's middle two selected
-  std::vector<int64_t> c(ns, 0), start(ns + 1, 0);
-  std::vector<double> values;
   dispatch_dtype(in.dtype, [&]<class T>() {
-    walk<T>(in, slots, ns, 0, n, [&](T, int32_t s, int64_t) { ++c[s]; });
+    // selected in the output's type (float32 input: float, half the memory of double)
+    using V = std::conditional_t<std::is_same_v<T, float>, float, double>;
+    V* o = out.ptr<V>();
+    // each slot's values side by side (a counting sort by slot; no slots: the image in one)
+    std::vector<int64_t> c(ns, 0), start(ns + 1, 0);
+    if (slots.size() == 0) c[0] = n;
+    else walk<T>(in, slots, ns, 0, n, [&](T, int32_t s, int64_t) { ++c[s]; });
     for (int64_t s = 0; s < ns; ++s) start[s + 1] = start[s] + c[s];
+    std::vector<V> values(start[ns]);
     std::vector<int64_t> at(start.begin(), start.end() - 1);
-    values.resize(start[ns]);
-    walk<T>(in, slots, ns, 0, n, [&](T x, int32_t s, int64_t) { values[at[s]++] = double(x); });
-  });
-  // NaN above every number (numpy's sort order)
-  const auto less = [](double a, double b) { return a < b || (a == a && b != b); };
-  const bool f32 = out.dtype == DType::F32;
-  parallel_for(ns, 256, [&](int64_t s0, int64_t s1) {
-    for (int64_t s = s0; s < s1; ++s) {
-      const int64_t k = c[s];
-      if (k == 0) continue;
-      double* v = values.data() + start[s];
-      std::nth_element(v, v + k / 2, v + k, less);
-      const double hi = v[k / 2];
-      double lo = hi;
-      if (k % 2 == 0) lo = *std::max_element(v, v + k / 2, less);
-      if (propagate_nan && std::isnan(*std::max_element(v, v + k, less))) lo = std::nan("");
-      if (f32) out.ptr<float>()[s] = (float(lo) + float(hi)) / 2.0f;
-      else out.ptr<double>()[s] = (lo + hi) / 2.0;
-    }
+    walk<T>(in, slots, ns, 0, n, [&](T x, int32_t s, int64_t) { values[at[s]++] = V(x); });
+    parallel_for(ns, 256, [&](int64_t s0, int64_t s1) {
+      for (int64_t s = s0; s < s1; ++s) {
+        const int64_t k = c[s];
+        if (k == 0) continue;
+        V* v = values.data() + start[s];
+        // NaN sorts above every number: moved to the end, the numbers then selected with a plain <
+        const int64_t valid = std::partition(v, v + k, [](V x) { return x == x; }) - v;
+        const int64_t mid = k / 2;
+        if (mid >= valid || (propagate_nan && valid < k)) {
+          o[s] = std::numeric_limits<V>::quiet_NaN();
+          continue;
+        }
+        std::nth_element(v, v + mid, v + valid);
+        const V hi = v[mid], lo = k % 2 ? hi : *std::max_element(v, v + mid);
+        o[s] = (lo + hi) / V(2);
+      }
+    });
   });
 }
 
