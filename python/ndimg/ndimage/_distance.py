@@ -2,6 +2,8 @@
 (separable lower envelopes, linear time), the chamfer transform and the brute-force one."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _core
@@ -98,12 +100,13 @@ def distance_transform_edt(input, sampling=None, return_distances=True, return_i
     dist = distances if use_dt else xp.empty(a.shape, np.float64)
     if not return_indices:
         _core.edt(a, sp, dist, stream=stream_ptr(dist))
-        if a.size and not bool(xp.isfinite(dist.ravel()[0])):   # no zero element: scipy's features, below
+        # no zero element: scipy's features, below (one value copied back, no kernel for the test)
+        if a.size and not math.isfinite(float(dist.ravel()[0])):
             dist[...] = _no_background(xp, a.shape, sp, None)[0]
         return _result(True, dt_inplace, _into(distances, dist), False, False, None)
     feat, ind = _features(xp, a.shape, indices if ft_inplace else None)
     _core.edt_features(a, sp, dist, feat, stream=stream_ptr(dist))
-    if a.size and not bool(xp.isfinite(dist.ravel()[0])):
+    if a.size and not math.isfinite(float(dist.ravel()[0])):
         dist[...], ind[0] = _no_background(xp, a.shape, sp, indices if ft_inplace else None)
         if not ft_inplace:
             ind[1:] = 0
