@@ -14,6 +14,7 @@ SHAPES = {
     "2d_rgb_u8": ((3840, 2160, 3), "uint8"),
     "3d_f32": ((192, 192, 192), "float32"),
     "3d_u8_256": ((256, 256, 256), "uint8"),
+    "2d_small_f32": ((256, 256), "float32"),   # quadratic-time calls (distance_transform_bf)
     "none": ((), None),    # generators (inputs=("none",)): no array argument
 }
 

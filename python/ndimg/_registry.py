@@ -517,7 +517,9 @@ register("ndimage", "distance_transform_bf", f"{_DT}:distance_transform_bf", dty
          cases=_DT_COMMON + (case(metric="taxicab", return_indices=True), case(metric="chessboard"),
                              case(metric="Manhattan"), case(sampling=(0.5, 1.3), return_indices=True, _ndim=(2,))),
          bad=_DT_BAD + (bad(RuntimeError, metric="bogus"), bad(RuntimeError, sampling=(1, 2, 3, 4)),
-                        bad(RuntimeError, metric="taxicab", distances=Arr("mask", "float64"))))
+                        bad(RuntimeError, metric="taxicab", distances=Arr("mask", "float64"))),
+         # O(elements x border): a small image with a sparse background
+         bench=(("2d_small_f32", dict(_inputs=("mask:0.995",))),))
 # ---- end distance transforms ----
 
 # ---------------------------------------------------------------------------------------------------
