@@ -87,8 +87,8 @@ class _Call:
             return [one(value[i]) for i in range(pick.size)]
         rev = pick.shape[::-1] + (self.ndim,)
         meta = da.utils.meta_from_array(self.input._meta, ndim=len(rev) - 2, dtype=np.float64)
-        return [tuple(da.from_delayed(value[j][k], shape=rev[2:], dtype=np.float64, meta=meta) for k in range(rev[1]))
-                for j in range(rev[0])]
+        return [tuple(da.from_delayed(value[j][k], shape=rev[2:], dtype=np.float64, meta=meta)
+                      for k in range(rev[1])) for j in range(rev[0])]
 
     @property
     def ndim(self):
