@@ -176,7 +176,7 @@ struct TapsOnDevice {
 // the image into shared memory and joins the tile's members there (shared-memory atomics, short trees), each
 // member then points at its tile root, and a second pass joins only the pairs that cross a tile face in global
 // memory. A tile's local indices are in the image's C order, so its local roots are the smallest indices too.
-constexpr int kTile = 1024;  // large tiles: fewer of their elements on a face (3-D: 37%)
+constexpr int kTile = 512;
 constexpr int kTiledTaps = 13;  // the earlier half of 3x3x3
 struct Tiled {
   int64_t shape[3];   // depth, height, width: the image's axes right-aligned, leading extents 1
@@ -198,7 +198,7 @@ inline bool make_tiled(const Layout& l, const std::vector<Tap>& taps, Tiled& g) 
     g.x_face |= g.tap[k][0] == 0 && g.tap[k][1] == 0 && g.tap[k][2] == -1;
   }
   g.count = int(taps.size());
-  g.block = l.ndim == 3 ? dim3(32, 8, 4) : l.ndim == 2 ? dim3(32, 32, 1) : dim3(kTile, 1, 1);
+  g.block = l.ndim == 3 ? dim3(32, 4, 4) : l.ndim == 2 ? dim3(32, 16, 1) : dim3(kTile, 1, 1);
   const auto tiles = [](int64_t extent, unsigned b) { return std::max<int64_t>(1, (extent + b - 1) / b); };
   const int64_t gx = tiles(g.shape[2], g.block.x), gy = tiles(g.shape[1], g.block.y), gz = tiles(g.shape[0], g.block.z);
   if (gx > INT32_MAX || gy > 65535 || gz > 65535) return false;
