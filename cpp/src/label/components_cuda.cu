@@ -127,8 +127,7 @@ __global__ void flatten_and_flag(const uint8_t* m, int64_t n, I* par, uint8_t* r
       if (roots) roots[i] = 0;
       continue;
     }
-    // halving: the chains of tile roots a large component leaves are shared by every member of those tiles
-    const I r = find_halving<I>(par, I(i));
+    const I r = find_root<I>(par, I(i));
     par[i] = r;  // concurrent finds read either an older ancestor or the root: both end at the root
     if (reach && m[i] == 2) reach[r] = 1;
     if (roots) roots[i] = r == I(i);
