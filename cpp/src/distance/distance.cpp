@@ -144,8 +144,7 @@ void unravel(const View& feat, const View& indices, StreamHandle s) {
   if (feat.size() == 0) return;
   require_same_device(feat, indices, op);
   bool ok = indices.ndim == feat.ndim + 1 && indices.shape[0] == feat.ndim && indices.dtype == DType::I32 &&
-            indices.c_contiguous() && feat.c_contiguous() &&
-            ((feat.dtype == DType::I32 && feat.size() <= INT32_MAX) || feat.dtype == DType::I64);
+            indices.c_contiguous() && feat.c_contiguous() && (feat.dtype == DType::I32 || feat.dtype == DType::I64);
   for (int d = 0; ok && d < feat.ndim; ++d) ok = indices.shape[d + 1] == feat.shape[d];
   if (!ok) throw TypeError("unravel: indices must be C-contiguous int32 of shape (ndim,) + the features' shape");
   NDIMG_ROUTE(feat, op, unravel_cpu(feat, indices), unravel_cuda(feat, indices, s));

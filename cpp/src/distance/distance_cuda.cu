@@ -197,12 +197,10 @@ __global__ void brute_force_kernel(const T* in, Shape g, int64_t n, const int64_
 template <class F>
 __global__ void unravel_kernel(const F* feat, Shape g, int64_t n, int32_t* out) {
   NDIMG_GRID_STRIDE(i, n) {
-    // read before the first plane (which may be `feat`) is written; int32 features (arrays of at most 2^31
-    // elements) divide in 32 bits, several times cheaper on the GPU than 64
-    F rem = feat[i];
+    int64_t rem = feat[i];  // read before the first plane (which may be `feat`) is written
     for (int d = g.ndim - 1; d >= 0; --d) {
-      out[d * n + i] = int32_t(rem % F(g.shape[d]));
-      rem /= F(g.shape[d]);
+      out[d * n + i] = int32_t(rem % g.shape[d]);
+      rem /= g.shape[d];
     }
   }
 }
