@@ -214,11 +214,7 @@ void edt_cuda(const View& in, const double* sampling, double* dist, F* feat, Str
   auto s = static_cast<cudaStream_t>(stream);
   const int64_t n = in.size(), inner = n / in.shape[0];
   const Shape g = shape_of(in);
-  // segments shorter than the CPU's (down to 16 rows) where the columns alone leave the GPU short of about
-  // 2^18 threads: each thread's rows are a chain of dependent loads (192^3 made 3 segments of 64 rows, 8 of 24)
-  const int64_t rows = in.shape[0], want = ((int64_t(1) << 18) + inner - 1) / inner;
-  const int64_t seg = std::min(segment_rows(rows), std::max<int64_t>({16, (rows + want - 1) / want, (rows + 1023) / 1024}));
-  const int64_t nseg = (rows + seg - 1) / seg;
+  const int64_t seg = segment_rows(in.shape[0]), nseg = (in.shape[0] + seg - 1) / seg;
   {
     cuda::Scratch first(size_t(inner * nseg) * sizeof(int64_t), s, op), lastz(size_t(inner * nseg) * sizeof(int64_t), s, op);
     dispatch_dtype(in.dtype, [&]<class T>() {
