@@ -83,26 +83,14 @@ template <class Line>
 NDIMG_HD int64_t build_envelope(Line& c, int64_t q0, int64_t q1, int64_t base, double spacing) {
   int64_t m = base - 1;
   Top2 t;
-#ifdef __CUDA_ARCH__
-  constexpr int kValuesAhead = 4;  // values read together, ahead of the stack's work on them (global memory)
-#else
-  constexpr int kValuesAhead = 1;  // (the CPU's caches serve them: grouping cost time on short lines)
-#endif
-  for (int64_t q = q0; q < q1; q += kValuesAhead) {
-    double v[kValuesAhead];  // (positions past the end read as no site)
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-    for (int j = 0; j < kValuesAhead; ++j) v[j] = q + j < q1 ? c.value(q + j) : kInf;
-#ifdef __CUDA_ARCH__
-#pragma unroll
-#endif
-    for (int j = 0; j < kValuesAhead; ++j) {
-      if (!(v[j] < kInf)) continue;
-      pop_hidden(c, m, base, t, q + j, v[j], spacing);
-      c.push(++m, q + j, v[j]);
-      t.push(q + j, v[j]);
-    }
+  double next = q0 < q1 ? c.value(q0) : 0.0;  // each value read a step ahead (the reads do not wait on the stack)
+  for (int64_t q = q0; q < q1; ++q) {
+    const double fq = next;
+    if (q + 1 < q1) next = c.value(q + 1);
+    if (!(fq < kInf)) continue;
+    pop_hidden(c, m, base, t, q, fq, spacing);
+    c.push(++m, q, fq);
+    t.push(q, fq);
   }
   return m - base + 1;
 }
