@@ -105,13 +105,9 @@ NDIMG_HD int64_t merge_envelopes(Line& c, int bands, int64_t len, const Count& c
   Top2 t;
   for (int b = 0; b < bands; ++b) {
     const int64_t s0 = band_start(b, bands, len), n = count(b);
-    // each site read a step ahead (slot r + 1 is above every slot written before it is taken)
-    int64_t next_q = n > 0 ? c.pos(s0) : 0;
-    double next_f = n > 0 ? c.val(s0) : 0.0;
     for (int64_t r = s0; r < s0 + n; ++r) {
-      const int64_t q = next_q;
-      const double fq = next_f;
-      if (r + 1 < s0 + n) next_q = c.pos(r + 1), next_f = c.val(r + 1);
+      const int64_t q = c.pos(r);
+      const double fq = c.val(r);
       pop_hidden(c, m, 0, t, q, fq, spacing);
       if (++m != r) c.move(m, r);
       t.push(q, fq);
@@ -162,8 +158,6 @@ struct InPlaceLine {
   int32_t* sites;  // positions: lines are shorter than 2^31
   double* vals;
   F* feats;
-  int64_t feat_slot = -1;  // the site whose feature the query writes, read once for its run of positions
-  F site_feat = 0;
   NDIMG_HD int64_t slot(int64_t k) const { return k * stride + at; }
   NDIMG_HD double value(int64_t q) const { return dist[line0 + q * inner]; }
   NDIMG_HD int64_t pos(int64_t k) const { return sites[slot(k)]; }
@@ -180,9 +174,7 @@ struct InPlaceLine {
   }
   NDIMG_HD void write(int64_t p, double d, int64_t k) {
     dist[line0 + p * inner] = d;
-    if (!feat) return;
-    if (k != feat_slot) feat_slot = k, site_feat = feats[slot(k)];
-    feat[line0 + p * inner] = site_feat;
+    if (feat) feat[line0 + p * inner] = feats[slot(k)];
   }
 };
 
