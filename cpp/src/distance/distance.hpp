@@ -54,43 +54,18 @@ NDIMG_HD bool hidden(int64_t u, double fu, int64_t v, double fv, int64_t w, doub
 // The envelope passes (axes after the first). A line `c` gives value(q), a position's partial squared
 // distance (read only before any write), keeps envelope sites in numbered slots (push(k, q, value),
 // pos(k), val(k), move(to, from)) and takes the results (write(p, d, k): squared distance d, or the
-// distance on the last pass, from the site in slot k). The loops keep the sites they compare in registers
-// and read a slot only where the stack pops or the query walks on: on the GPU the slots live in global
-// memory, and a load per comparison made every step wait on the one before.
-
-// The stack's top two sites (slots m and m - 1), as the builds and the merge compare them.
-struct Top2 {
-  int64_t p1 = 0, p0 = 0;
-  double f1 = 0, f0 = 0;
-  NDIMG_HD void push(int64_t q, double fq) {
-    p0 = p1, f0 = f1;
-    p1 = q, f1 = fq;
-  }
-};
-// Maurer's pops for site (q, fq) over a stack whose slots run from `bottom` to m.
-template <class Line>
-NDIMG_HD void pop_hidden(const Line& c, int64_t& m, int64_t bottom, Top2& t, int64_t q, double fq, double spacing) {
-  while (m > bottom && hidden(t.p0, t.f0, t.p1, t.f1, q, fq, spacing)) {
-    --m;
-    t.p1 = t.p0, t.f1 = t.f0;
-    if (m > bottom) t.p0 = c.pos(m - 1), t.f0 = c.val(m - 1);
-  }
-}
+// distance on the last pass, from the site in slot k).
 
 // The lower envelope of the sites among positions [q0, q1) (those with a finite value), in slots from
 // `base` on: Maurer's stack as scipy runs it. Returns the number of sites kept.
 template <class Line>
 NDIMG_HD int64_t build_envelope(Line& c, int64_t q0, int64_t q1, int64_t base, double spacing) {
   int64_t m = base - 1;
-  Top2 t;
-  double next = q0 < q1 ? c.value(q0) : 0.0;  // each value read a step ahead (the reads do not wait on the stack)
   for (int64_t q = q0; q < q1; ++q) {
-    const double fq = next;
-    if (q + 1 < q1) next = c.value(q + 1);
+    const double fq = c.value(q);
     if (!(fq < kInf)) continue;
-    pop_hidden(c, m, base, t, q, fq, spacing);
+    while (m > base && hidden(c.pos(m - 1), c.val(m - 1), c.pos(m), c.val(m), q, fq, spacing)) --m;
     c.push(++m, q, fq);
-    t.push(q, fq);
   }
   return m - base + 1;
 }
@@ -102,15 +77,13 @@ NDIMG_HD int64_t band_start(int b, int bands, int64_t len) { return b * len / ba
 template <class Line, class Count>
 NDIMG_HD int64_t merge_envelopes(Line& c, int bands, int64_t len, const Count& count, double spacing) {
   int64_t m = -1;
-  Top2 t;
   for (int b = 0; b < bands; ++b) {
     const int64_t s0 = band_start(b, bands, len), n = count(b);
     for (int64_t r = s0; r < s0 + n; ++r) {
       const int64_t q = c.pos(r);
       const double fq = c.val(r);
-      pop_hidden(c, m, 0, t, q, fq, spacing);
+      while (m >= 1 && hidden(c.pos(m - 1), c.val(m - 1), c.pos(m), c.val(m), q, fq, spacing)) --m;
       if (++m != r) c.move(m, r);
-      t.push(q, fq);
     }
   }
   return m + 1;
@@ -129,19 +102,13 @@ NDIMG_HD void query_envelope(Line& c, int64_t n, int64_t p0, int64_t p1, double 
     else
       hi = mid;
   }
-  // sites k and k + 1 in registers (the slots do not change while the positions are written)
-  int64_t pk = c.pos(k), pn = 0;
-  double fk = c.val(k), fn = 0.0;
-  if (k < n - 1) pn = c.pos(k + 1), fn = c.val(k + 1);
   for (int64_t p = p0; p < p1; ++p) {
-    double d1 = site_distance(fk, pk, p, spacing);
+    double d1 = site_distance(c.val(k), c.pos(k), p, spacing);
     while (k < n - 1) {
-      const double d2 = site_distance(fn, pn, p, spacing);
+      const double d2 = site_distance(c.val(k + 1), c.pos(k + 1), p, spacing);
       if (d1 <= d2) break;
       d1 = d2;
       ++k;
-      pk = pn, fk = fn;
-      if (k < n - 1) pn = c.pos(k + 1), fn = c.val(k + 1);
     }
     c.write(p, last ? std::sqrt(d1) : d1, k);
   }
