@@ -8,6 +8,22 @@
 
 namespace ndimg::ndimage {
 
+// The input row each tap reads for the output line at `c` (its other axes boundary-extended), or kCval:
+// the line sweeps of correlate, stencils and the grey filters.
+inline __attribute__((always_inline)) void tap_rows(const Geometry& g, const Taps& t, const int64_t* c, Mode mode,
+                                                    int64_t* rows) {
+  const int nd = g.ndim, last = nd - 1;
+  const int64_t* off = t.offsets.data();
+  for (int64_t k = 0; k < t.count; ++k) {
+    int64_t r = 0;
+    for (int d = 0; d < last && r != kCval; ++d) {
+      const int64_t j = extend_index(c[d] + off[k * nd + d], g.in_shape[d], mode);
+      r = j < 0 ? kCval : r + j * g.in_strides[d];
+    }
+    rows[k] = r;
+  }
+}
+
 // One line of the last axis, a few taps at a time over the whole line into a line buffer: each tap reads
 // one input row (its other axes boundary-extended once per line) along the last axis, contiguous where it
 // lies inside (a loop the compiler vectorizes) and boundary-extended element by element at the ends.
@@ -20,14 +36,7 @@ inline __attribute__((always_inline)) void correlate_line(const Geometry& g, con
   const int nd = g.ndim, last = nd - 1;
   const int64_t n = g.shape[last], nin = g.in_shape[last], so = g.out_strides[last], si = g.in_strides[last];
   const int64_t* off = t.offsets.data();
-  for (int64_t k = 0; k < t.count; ++k) {  // the row each tap reads, or kCval
-    int64_t r = 0;
-    for (int d = 0; d < last && r != kCval; ++d) {
-      const int64_t j = extend_index(c[d] + off[k * nd + d], g.in_shape[d], mode);
-      r = j < 0 ? kCval : r + j * g.in_strides[d];
-    }
-    rows[size_t(k)] = r;
-  }
+  tap_rows(g, t, c, mode, rows.data());
   auto value = [&](int64_t k, int64_t i) {
     const int64_t r = rows[size_t(k)], j = r == kCval ? -1 : extend_index(i + off[k * nd + last], nin, mode);
     return j < 0 ? cval : C(src[r + j * si]);

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "core/output.hpp"
+#include "ndimage/correlate_line.hpp"
 #include "ndimage/grey.hpp"
 #include "ndimg/parallel.hpp"
 
@@ -21,14 +22,7 @@ inline __attribute__((always_inline)) void grey_line(const Geometry& g, const Ta
   const int nd = g.ndim, last = nd - 1;
   const int64_t n = g.shape[last], nin = g.in_shape[last], so = g.out_strides[last], si = g.in_strides[last];
   const int64_t* off = t.offsets.data();
-  for (int64_t k = 0; k < t.count; ++k) {  // the row each tap reads, or kCval
-    int64_t r = 0;
-    for (int d = 0; d < last && r != kCval; ++d) {
-      const int64_t j = extend_index(c[d] + off[k * nd + d], g.in_shape[d], mode);
-      r = j < 0 ? kCval : r + j * g.in_strides[d];
-    }
-    rows[k] = r;
-  }
+  tap_rows(g, t, c, mode, rows);
   for (int64_t k = 0; k < t.count; ++k) {
     const int64_t r = rows[k], ol = off[k * nd + last];
     const int64_t lo = r == kCval ? n : std::clamp<int64_t>(-ol, 0, n);
