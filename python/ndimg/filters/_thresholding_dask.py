@@ -453,19 +453,25 @@ def _touching(a, b, ax):
     return np.unique(np.stack([a[both], b[both]], axis=1), axis=0)
 
 
+def pair_components(pairs, n):
+    """(count, component of each node) of the graph of ``n`` nodes joined by ``pairs`` (k x 2 node indices): the
+    merge of pieces across chunk borders (hysteresis, label), small beside the image."""
+    from scipy.sparse import coo_array
+    from scipy.sparse.csgraph import connected_components
+
+    graph = coo_array((np.ones(len(pairs), np.int8), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
+    return connected_components(graph, directed=False)
+
+
 def _reached(seeded, touches, stride):
     """For each chunk (in flat order), the roots of its components that a seed reaches, through any chunks:
     connected components of the graph of face components (chunk * stride + root) joined by ``touches``
     ([(chunk a, chunk b, pairs)]) that hold a component with a seed in its own chunk (``seeded``)."""
-    from scipy.sparse import coo_array
-    from scipy.sparse.csgraph import connected_components
-
     ends = [a * stride + p[:, 0] for a, _, p in touches] + [b * stride + p[:, 1] for _, b, p in touches]
     seeds = [i * stride + s for i, s in enumerate(seeded)]
     nodes, inverse = np.unique(np.concatenate(ends + seeds), return_inverse=True)
     m = sum(len(p) for _, _, p in touches)
-    graph = coo_array((np.ones(m, np.int8), (inverse[:m], inverse[m:2 * m])), shape=(nodes.size, nodes.size))
-    comp = connected_components(graph, directed=False)[1]
+    comp = pair_components(np.stack([inverse[:m], inverse[m:2 * m]], axis=1), nodes.size)[1]
     reached = nodes[np.isin(comp, comp[inverse[2 * m:]])]
     return tuple(reached[reached // stride == i] % stride for i in range(len(seeded)))
 

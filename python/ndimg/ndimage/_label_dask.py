@@ -15,7 +15,7 @@ import numpy as np
 from .._engine import xp_of
 from .._prim import label as _lab
 from ..filters._thresholding import _to_host
-from ..filters._thresholding_dask import delayed, known, scalar
+from ..filters._thresholding_dask import delayed, known, pair_components, scalar
 from . import _label as _mem
 
 
@@ -67,9 +67,6 @@ def _ids(faces, base):
 
 def _number(infos, borders, grid, plane_offsets):
     """The global number of every chunk's pieces: (a table per chunk, local label -> label), the count."""
-    from scipy.sparse import coo_array
-    from scipy.sparse.csgraph import connected_components
-
     counts = np.array([c for c, _, _ in infos], np.int64)
     bases = np.concatenate([[0], np.cumsum(counts)])
     faces = [_ids(f, bases[i]) for i, (_, _, f) in enumerate(infos)]
@@ -82,8 +79,7 @@ def _number(infos, borders, grid, plane_offsets):
         pairs.append(_pairs(before, after, offsets, plane_shape, shifts))
     pairs = np.concatenate(pairs)
     total = int(bases[-1])
-    graph = coo_array((np.ones(len(pairs), np.int8), (pairs[:, 0], pairs[:, 1])), shape=(total, total))
-    ncomp, comp = connected_components(graph, directed=False)
+    ncomp, comp = pair_components(pairs, total)
     firsts = np.concatenate([f for _, f, _ in infos]) if total else np.empty(0, np.int64)
     lowest = np.full(ncomp, np.iinfo(np.int64).max)
     np.minimum.at(lowest, comp, firsts)
