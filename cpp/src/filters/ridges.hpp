@@ -189,6 +189,14 @@ struct Consts {
 // The measure of `K` at one pixel, from its Hessian elements (before sato's scale and meijering's norm).
 template <Ridge K, int N, class C>
 NDIMG_HD C measure(const C* h, const Consts<C>& k) {
+  if constexpr (K == Ridge::Frangi && std::is_same_v<C, float>) {
+    // float32 Hessians: Frangi's eigenvalues and ratios in double. In float they lost up to ~1e-4 where
+    // eigenvalues nearly cancel, 20x scikit-image's float32 error (its LAPACK eigvalsh keeps them)
+    double hd[n_elems(N)], e[N];
+    for (int i = 0; i < n_elems(N); ++i) hd[i] = h[i];
+    sym_eigvals<N>(hd, e);
+    return C(frangi<N>(e, double(k.alpha2x2), double(k.beta2x2), double(k.gamma2x2)));
+  }
   C e[N];
   sym_eigvals<N>(h, e);
   if constexpr (K == Ridge::Frangi) return frangi<N>(e, k.alpha2x2, k.beta2x2, k.gamma2x2);
