@@ -343,6 +343,7 @@ register("ndimage", "iterate_structure", f"{_BM}:iterate_structure", ndim=(), en
          cases=(case(structure=_FOOT2, iterations=3), case(structure=_FOOT3, iterations=2),
                 case(structure=_FOOT2, iterations=2, origin=(1, 0)), case(structure=_FOOT2, iterations=1),
                 case(structure=np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]]), iterations=4, origin=-1)),
+         bad=(bad(TypeError, structure=_FOOT2, iterations="a"),),
          bench=(("none", dict(structure=_structure(3, 1), iterations=5)),))
 # ---- end binary morphology ----
 # ---- issue 24: grey morphology ----
