@@ -526,6 +526,16 @@ register("ndimage", "distance_transform_bf", f"{_DT}:distance_transform_bf", dty
          bench=(("2d_small_f32", dict(_inputs=("mask:0.995",))),))
 # ---- end distance transforms ----
 
+# ndimage part 3 (issue 25): B-spline interpolation, geometric transforms, Fourier and generic filters
+# ---- issue 25: splines ----
+# ---- end splines ----
+# ---- issue 25: interpolation ----
+# ---- end interpolation ----
+# ---- issue 25: fourier ----
+# ---- end fourier ----
+# ---- issue 25: generic filters ----
+# ---- end generic filters ----
+
 # ---------------------------------------------------------------------------------------------------
 # ndimg.filters: skimage.filters 0.26 (skimage.filters.rank comes later)
 # ---------------------------------------------------------------------------------------------------
