@@ -1,0 +1,358 @@
+// The math of B-spline sampling, once for both engines, as scipy's ni_interpolation.c defines it: the
+// boundary mapping of coordinates and of the taps, the spline weights of orders 0-5, and the
+// tensor-product accumulation over the taps of every axis.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <type_traits>
+
+#include "core/engine.hpp"
+#include "ndimg/dispatch.hpp"
+#include "ndimg/hd.hpp"
+#include "ndimg/interp.hpp"
+
+namespace ndimg::interp {
+
+constexpr int kMaxOrder = 5;
+constexpr int kTaps = kMaxOrder + 1;
+
+// C's (npy_intp) cast of a value the callers keep far inside int64's range.
+NDIMG_HD int64_t to_index(double v) { return static_cast<int64_t>(v); }
+
+// scipy's map_coordinate: a coordinate outside [0, len - 1] mapped back inside by the mode; -1 where the
+// constant mode gives cval. grid-constant coordinates pass unchanged.
+NDIMG_HD double map_coordinate(double in, int64_t len, Mode mode) {
+  // beyond about 2^50 the mirror arithmetic below would overflow int64 (and the result has no fraction
+  // left anyway): such coordinates are brought within range keeping their side
+  constexpr double kFar = 1e15;
+  if (in < -kFar) in = -kFar;
+  else if (in > kFar) in = kFar;
+  if (in < 0) {
+    switch (mode) {
+      case Mode::mirror:
+        if (len <= 1) return 0;
+        {
+          const int64_t sz2 = 2 * len - 2;
+          in = double(sz2 * to_index(-in / double(sz2))) + in;
+          return in <= double(1 - len) ? in + double(sz2) : -in;
+        }
+      case Mode::reflect:
+        if (len <= 1) return 0;
+        {
+          const int64_t sz2 = 2 * len;
+          if (in < double(-sz2)) in = double(sz2 * to_index(-in / double(sz2))) + in;
+          // scipy: -1e-15 guards (-in - 1) == -1
+          return in < double(-len) ? in + double(sz2) : (in > -1e-15 ? 1e-15 : -in) - 1;
+        }
+      case Mode::wrap:
+        if (len <= 1) return 0;
+        {
+          const int64_t sz = len - 1;
+          return in + double(sz * (to_index(-in / double(sz)) + 1));
+        }
+      case Mode::grid_wrap:
+        if (len <= 1) return 0;
+        return in + double(len * (to_index((-1 - in) / double(len)) + 1));
+      case Mode::nearest: return 0;
+      case Mode::constant: return -1;
+      default: return in;
+    }
+  }
+  if (in > double(len - 1)) {
+    switch (mode) {
+      case Mode::mirror:
+        if (len <= 1) return 0;
+        {
+          const int64_t sz2 = 2 * len - 2;
+          in -= double(sz2 * to_index(in / double(sz2)));
+          return in >= double(len) ? double(sz2) - in : in;
+        }
+      case Mode::reflect:
+        if (len <= 1) return 0;
+        {
+          const int64_t sz2 = 2 * len;
+          in -= double(sz2 * to_index(in / double(sz2)));
+          return in >= double(len) ? double(sz2) - in - 1 : in;
+        }
+      case Mode::wrap:
+        if (len <= 1) return 0;
+        {
+          const int64_t sz = len - 1;
+          return in - double(sz * to_index(in / double(sz)));
+        }
+      case Mode::grid_wrap:
+        if (len <= 1) return 0;
+        return in - double(len * to_index(in / double(len)));
+      case Mode::nearest: return double(len - 1);
+      case Mode::constant: return -1;
+      default: return in;
+    }
+  }
+  return in;
+}
+
+// The extension of the taps beyond the edge: modes without an exact spline boundary (constant, wrap)
+// extend the coefficients by mirroring, as scipy does.
+NDIMG_HD Mode tap_mode(Mode m) { return m == Mode::constant || m == Mode::wrap ? Mode::mirror : m; }
+
+// scipy's get_spline_interpolation_weights: the order + 1 weights of the taps around x. The fraction is
+// found in double; W is the arithmetic of the polynomials (double, or float for float32 data on CUDA).
+template <class W>
+NDIMG_HD void spline_weights(double x, int order, W* w) {
+  if (order == 0) {
+    w[0] = W(1);
+    return;
+  }
+  const W f = W(x - floor(order & 1 ? x : x + 0.5));
+  W y = f, z = W(1) - f, t;
+  switch (order) {
+    case 1:
+      w[0] = W(1) - f;
+      break;
+    case 2:
+      w[1] = W(0.75) - f * f;
+      y = W(0.5) - f;
+      w[0] = W(0.5) * y * y;
+      break;
+    case 3:
+      w[1] = (y * y * (y - W(2)) * W(3) + W(4)) / W(6);
+      w[2] = (z * z * (z - W(2)) * W(3) + W(4)) / W(6);
+      w[0] = z * z * z / W(6);
+      break;
+    case 4:
+      t = f * f;
+      w[2] = t * (t * W(0.25) - W(0.625)) + W(115.0 / 192.0);
+      y = W(1) + f;
+      w[1] = y * (y * (y * (W(5) - y) / W(6) - W(1.25)) + W(5.0 / 24.0)) + W(55.0 / 96.0);
+      w[3] = z * (z * (z * (W(5) - z) / W(6) - W(1.25)) + W(5.0 / 24.0)) + W(55.0 / 96.0);
+      y = W(0.5) - f;
+      t = y * y;
+      w[0] = t * t / W(24);
+      break;
+    default:  // 5
+      t = y * y;
+      w[2] = t * (t * (W(0.25) - y / W(12)) - W(0.5)) + W(0.55);
+      t = z * z;
+      w[3] = t * (t * (W(0.25) - z / W(12)) - W(0.5)) + W(0.55);
+      y += W(1);
+      w[1] = y * (y * (y * (y * (y / W(24) - W(0.375)) + W(1.25)) - W(1.75)) + W(0.625)) + W(0.425);
+      z += W(1);
+      w[4] = z * (z * (z * (z * (z / W(24) - W(0.375)) + W(1.25)) - W(1.75)) + W(0.625)) + W(0.425);
+      y = W(1) - f;
+      t = y * y;
+      w[0] = y * t * t / W(120);
+      break;
+  }
+  // the weights add up to one: the last is what the others leave
+  W last = W(1);
+  for (int i = 0; i < order; ++i) last -= w[i];
+  w[order] = last;
+}
+
+// The taps of one output point along one input axis: element offsets (index * stride), weights, and which
+// taps lie outside the input in grid-constant mode (they read cval).
+template <class W>
+struct AxisTaps {
+  int64_t off[kTaps];
+  W w[kTaps];
+  unsigned outside;  // bit k: tap k reads cval
+};
+
+// The taps along an axis of length `len` for input coordinate cc (npad already added); false where the
+// whole point takes cval (constant mode outside [0, len - 1], or a NaN coordinate).
+template <class W>
+NDIMG_HD bool axis_taps(double cc, int64_t len, int64_t stride, Mode mode, int order, AxisTaps<W>& t) {
+  const bool unmapped = mode == Mode::grid_constant || mode == Mode::nearest;
+  if (!unmapped) {
+    cc = map_coordinate(cc, len, mode);
+    if (!(cc > -1.0)) return false;
+  }
+  double first = (order & 1 ? floor(cc) : floor(cc + 0.5)) - double(order / 2);
+  // unmapped coordinates may lie anywhere (or be NaN: scipy's cast gives INT64_MIN, all taps below 0):
+  // beyond a tap's length of the edges every tap extends the same way
+  const double lo = -double(order + 2), hi = double(len + 1);
+  if (!(first >= lo)) first = lo;
+  else if (first > hi) first = hi;
+  const int64_t start = to_index(first);
+  t.outside = 0;
+  if (mode == Mode::grid_constant) {
+    for (int k = 0; k <= order; ++k) {
+      const int64_t idx = start + k;
+      const bool out = idx < 0 || idx >= len;
+      t.outside |= unsigned(out) << k;
+      t.off[k] = out ? 0 : idx * stride;
+    }
+  } else if (start < 0 || start + order >= len) {
+    const Mode tm = tap_mode(mode);
+    for (int k = 0; k <= order; ++k) {
+      int64_t idx = to_index(map_coordinate(double(start + k), len, tm));
+      idx = idx < 0 ? 0 : (idx >= len ? len - 1 : idx);  // never outside the array
+      t.off[k] = idx * stride;
+    }
+  } else {
+    for (int k = 0; k <= order; ++k) t.off[k] = (start + k) * stride;
+  }
+  spline_weights(cc, order, t.w);
+  return true;
+}
+
+// Reads input elements as W (bool and integers converted as scipy's C casts do).
+template <class TI, class W>
+struct Reader {
+  const TI* in;
+  NDIMG_HD W operator()(int64_t o) const {
+#if defined(__CUDA_ARCH__)
+    if constexpr (std::is_same_v<TI, bool>) return W(__ldg(reinterpret_cast<const unsigned char*>(in + o)) != 0);
+    else return W(__ldg(in + o));
+#else
+    return W(in[o]);
+#endif
+  }
+};
+
+// Sum over the taps of axes [D, ND) of value * weights, axis ND - 1 innermost; `outside`: an outer axis's
+// tap lies outside the input (grid-constant), so every value reads cval.
+template <int D, int ND, class W, class R>
+NDIMG_HD W accumulate(const AxisTaps<W>* const* ax, int n, int64_t off, bool outside, W cval, const R& read) {
+  const AxisTaps<W>& a = *ax[D];
+  W s = W(0);
+  for (int k = 0; k < n; ++k) {
+    const bool o = outside || ((a.outside >> k) & 1u);
+    W v;
+    if constexpr (D + 1 == ND) v = o ? cval : read(off + a.off[k]);
+    else v = accumulate<D + 1, ND>(ax, n, off + a.off[k], o, cval, read);
+    s += v * a.w[k];
+  }
+  return s;
+}
+
+// The same for any number of axes: scipy's loop over the (order + 1)^nd taps in C order.
+template <class W, class R>
+NDIMG_HD W accumulate_any(const AxisTaps<W>* const* ax, int nd, int n, W cval, const R& read) {
+  int64_t total = 1;
+  for (int d = 0; d < nd; ++d) total *= n;
+  W s = W(0);
+  for (int64_t tap = 0; tap < total; ++tap) {
+    int64_t rem = tap, off = 0;
+    bool o = false;
+    W w = W(1);
+    for (int d = nd - 1; d >= 0; --d) {
+      const int k = int(rem % n);
+      rem /= n;
+      off += ax[d]->off[k];
+      o |= (ax[d]->outside >> k) & 1u;
+      w *= ax[d]->w[k];
+    }
+    s += (o ? cval : read(off)) * w;
+  }
+  return s;
+}
+
+// The sampled value of one point from its per-axis taps.
+template <class W, class R>
+NDIMG_HD W sample(const AxisTaps<W>* const* ax, int nd, int order, W cval, const R& read) {
+  const int n = order + 1;
+  switch (nd) {
+    case 1: return accumulate<0, 1>(ax, n, 0, false, cval, read);
+    case 2: return accumulate<0, 2>(ax, n, 0, false, cval, read);
+    case 3: return accumulate<0, 3>(ax, n, 0, false, cval, read);
+    default: return accumulate_any(ax, nd, n, cval, read);
+  }
+}
+
+// scipy's store of a result: integer dtypes round half away from zero and clip to their range (then C's
+// cast, as cast_to spells it for values at the limits); floats and bool are C casts.
+template <class TO, class W>
+NDIMG_HD TO store_value(W tw) {
+  if constexpr (std::is_floating_point_v<TO> || std::is_same_v<TO, bool>) {
+    return cast_to<TO>(tw);
+  } else {
+    double t = double(tw);
+    constexpr double hi = double(std::numeric_limits<TO>::max()), lo = double(std::numeric_limits<TO>::min());
+    if constexpr (std::is_unsigned_v<TO>) t = t > 0 ? t + 0.5 : 0;
+    else t = t > 0 ? t + 0.5 : t - 0.5;
+    t = t > hi ? hi : t;
+    t = t < lo ? lo : t;
+    return cast_to<TO>(t);
+  }
+}
+
+NDIMG_HD void store(void* out, int64_t o, DType dt, double t) {
+  switch (dt) {
+    case DType::Bool: static_cast<bool*>(out)[o] = store_value<bool>(t); break;
+    case DType::U8: static_cast<uint8_t*>(out)[o] = store_value<uint8_t>(t); break;
+    case DType::U16: static_cast<uint16_t*>(out)[o] = store_value<uint16_t>(t); break;
+    case DType::U32: static_cast<uint32_t*>(out)[o] = store_value<uint32_t>(t); break;
+    case DType::U64: static_cast<uint64_t*>(out)[o] = store_value<uint64_t>(t); break;
+    case DType::I8: static_cast<int8_t*>(out)[o] = store_value<int8_t>(t); break;
+    case DType::I16: static_cast<int16_t*>(out)[o] = store_value<int16_t>(t); break;
+    case DType::I32: static_cast<int32_t*>(out)[o] = store_value<int32_t>(t); break;
+    case DType::I64: static_cast<int64_t*>(out)[o] = store_value<int64_t>(t); break;
+    case DType::F32: static_cast<float*>(out)[o] = float(t); break;
+    case DType::F64: static_cast<double*>(out)[o] = t; break;
+  }
+}
+
+// What a schedule needs of a call, passed by value to the CUDA kernels.
+struct Geometry {
+  int in_nd = 0, out_nd = 0, order = 0;
+  Mode mode = Mode::constant;
+  double cval = 0;
+  int64_t in_shape[kMaxDim], in_strides[kMaxDim];
+  int64_t out_shape[kMaxDim], out_strides[kMaxDim];
+  double npad[kMaxDim];
+};
+
+// The input taps of one point at input coordinates c (before npad); false where it takes cval.
+template <class W>
+NDIMG_HD bool point_taps(const Geometry& g, const double* c, AxisTaps<W>* taps) {
+  for (int d = 0; d < g.in_nd; ++d)
+    if (!axis_taps(c[d] + g.npad[d], g.in_shape[d], g.in_strides[d], g.mode, g.order, taps[d])) return false;
+  return true;
+}
+
+// a * b rounded on its own (nvcc would contract it with a sum into an FMA): coordinates round as scipy's.
+NDIMG_HD double coord_mul(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
+// scipy's zoom/shift coordinate of output index k along one axis.
+NDIMG_HD double zoom_shift_coordinate(int64_t k, bool has_zoom, double zoom, bool has_shift, double shift,
+                                      bool grid_mode) {
+  double cc = double(k);
+  if (has_shift) cc += shift;
+  if (has_zoom) cc = grid_mode ? coord_mul(cc + 0.5, zoom) - 0.5 : cc * zoom;
+  return cc;
+}
+
+// scipy's affine coordinates of output point o: c[h] = offset[h] + o[0] * m[h, 0] + o[1] * m[h, 1] + ...
+NDIMG_HD void affine_coordinates(const double* m, const double* offset, const int64_t* o, int in_nd, int out_nd,
+                                 double* c) {
+  for (int h = 0; h < in_nd; ++h) {
+    double t = offset[h];
+    for (int l = 0; l < out_nd; ++l) t += coord_mul(double(o[l]), m[h * out_nd + l]);
+    c[h] = t;
+  }
+}
+
+// The schedules (sample_cpu.cpp, sample_cuda.cu); the entries (sample.cpp) validate and route.
+Geometry make_geometry(const View& in, const View& out, int order, Mode mode, double cval,
+                       std::span<const int64_t> npad);
+void map_coordinates_cpu(const View& in, const View& coords, const View& out, const Geometry& g);
+void affine_cpu(const View& in, const double* matrix, const double* offset, const View& out, const Geometry& g);
+void zoom_shift_cpu(const View& in, const double* zoom, const double* shift, bool grid_mode, const View& out,
+                    const Geometry& g);
+void map_coordinates_cuda(const View& in, const View& coords, const View& out, const Geometry& g,
+                          StreamHandle stream);
+void affine_cuda(const View& in, const double* matrix, const double* offset, const View& out, const Geometry& g,
+                 StreamHandle stream);
+void zoom_shift_cuda(const View& in, const double* zoom, const double* shift, bool grid_mode, const View& out,
+                     const Geometry& g, StreamHandle stream);
+
+}  // namespace ndimg::interp
