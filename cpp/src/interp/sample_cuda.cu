@@ -1,0 +1,200 @@
+// CUDA schedules of B-spline sampling: one thread per output element (consecutive threads along the output's
+// last axis, so stores coalesce), input read through the read-only cache. affine computes its coordinates on
+// the fly, map_coordinates reads them, zoom/shift read per-axis taps computed once on the host. Float32 data
+// are weighted and summed in float (coordinates and the fraction stay in double: a 4K row's coordinate in
+// float would be off by 2e-4); everything else in double, as scipy.
+#include <type_traits>
+#include <vector>
+
+#include "core/cuda.cuh"
+#include "interp/sample.hpp"
+
+namespace ndimg::interp {
+namespace {
+
+constexpr unsigned kThreads = 256;
+constexpr int kInlineMatrix = 64;  // affine matrices of up to 64 entries travel in the kernel parameters
+
+template <class TI>
+using weight_t = std::conditional_t<std::is_same_v<TI, float>, float, double>;
+
+// The output multi-index and element offset of flat C-order index i.
+__device__ __forceinline__ int64_t out_index(const Geometry& g, int64_t i, int64_t* idx) {
+  int64_t off = 0;
+  for (int d = g.out_nd - 1; d >= 0; --d) {
+    idx[d] = i % g.out_shape[d];
+    i /= g.out_shape[d];
+    off += idx[d] * g.out_strides[d];
+  }
+  return off;
+}
+
+template <class W, class R>
+__device__ __forceinline__ W sample_at(const Geometry& g, const double* c, const R& read) {
+  AxisTaps<W> taps[kMaxDim];
+  const AxisTaps<W>* ax[kMaxDim];
+  if (!point_taps(g, c, taps)) return W(g.cval);
+  for (int d = 0; d < g.in_nd; ++d) ax[d] = &taps[d];
+  return sample(ax, g.in_nd, g.order, W(g.cval), read);
+}
+
+struct CoordArgs {
+  int64_t strides[kMaxDim + 1];  // of the coordinates array, (in.ndim,) + out.shape
+};
+
+template <class TI, class TC>
+__global__ void map_kernel(const TI* in, const TC* coords, void* out, DType odt, const __grid_constant__ Geometry g,
+                           const __grid_constant__ CoordArgs ca, int64_t total) {
+  using W = weight_t<TI>;
+  const Reader<TI, W> read{in};
+  NDIMG_GRID_STRIDE(i, total) {
+    int64_t idx[kMaxDim];
+    const int64_t o = out_index(g, i, idx);
+    int64_t co = 0;
+    for (int d = 0; d < g.out_nd; ++d) co += idx[d] * ca.strides[d + 1];
+    double c[kMaxDim];
+    for (int h = 0; h < g.in_nd; ++h) c[h] = double(__ldg(coords + co + h * ca.strides[0]));
+    store(out, o, odt, double(sample_at<W>(g, c, read)));
+  }
+}
+
+struct AffineArgs {
+  double m[kInlineMatrix];
+  double offset[kMaxDim];
+  const double* dm;  // device copy where the matrix has more than kInlineMatrix entries
+};
+
+template <class TI>
+__global__ void affine_kernel(const TI* in, void* out, DType odt, const __grid_constant__ Geometry g,
+                              const __grid_constant__ AffineArgs a, int64_t total) {
+  using W = weight_t<TI>;
+  const Reader<TI, W> read{in};
+  const double* m = a.dm ? a.dm : a.m;
+  NDIMG_GRID_STRIDE(i, total) {
+    int64_t idx[kMaxDim];
+    const int64_t o = out_index(g, i, idx);
+    double c[kMaxDim];
+    affine_coordinates(m, a.offset, idx, g.in_nd, g.out_nd, c);
+    store(out, o, odt, double(sample_at<W>(g, c, read)));
+  }
+}
+
+struct TableArgs {
+  int64_t base[kMaxDim];  // first entry of each axis in the tables
+};
+
+template <class TI>
+__global__ void zoom_kernel(const TI* in, void* out, DType odt, const __grid_constant__ Geometry g,
+                            const AxisTaps<weight_t<TI>>* taps, const unsigned char* inside,
+                            const __grid_constant__ TableArgs t, int64_t total) {
+  using W = weight_t<TI>;
+  const Reader<TI, W> read{in};
+  NDIMG_GRID_STRIDE(i, total) {
+    int64_t idx[kMaxDim];
+    const int64_t o = out_index(g, i, idx);
+    const AxisTaps<W>* ax[kMaxDim];
+    bool ok = true;
+    for (int d = 0; d < g.in_nd; ++d) {
+      const int64_t e = t.base[d] + idx[d];
+      ok = ok && inside[e];
+      ax[d] = taps + e;
+    }
+    store(out, o, odt, double(ok ? sample(ax, g.in_nd, g.order, W(g.cval), read) : W(g.cval)));
+  }
+}
+
+int64_t out_size(const Geometry& g) {
+  int64_t n = 1;
+  for (int d = 0; d < g.out_nd; ++d) n *= g.out_shape[d];
+  return n;
+}
+
+template <class TI>
+void zoom_launch(const View& in, const double* zoom, const double* shift, bool grid_mode, const View& out,
+                 const Geometry& g, int64_t total, cudaStream_t s, const char* op) {
+  using W = weight_t<TI>;
+  // the per-axis taps, computed once on the host (a few thousand entries) and copied in one piece
+  TableArgs t{};
+  int64_t entries = 0;
+  for (int d = 0; d < g.in_nd; ++d) {
+    t.base[d] = entries;
+    entries += g.out_shape[d];
+  }
+  std::vector<AxisTaps<W>> taps(static_cast<size_t>(entries));
+  std::vector<unsigned char> inside(static_cast<size_t>(entries));
+  for (int d = 0; d < g.in_nd; ++d)
+    for (int64_t k = 0; k < g.out_shape[d]; ++k) {
+      const double cc = zoom_shift_coordinate(k, zoom, zoom ? zoom[d] : 0.0, shift, shift ? shift[d] : 0.0, grid_mode);
+      const size_t e = size_t(t.base[d] + k);
+      inside[e] = axis_taps(cc + g.npad[d], g.in_shape[d], g.in_strides[d], g.mode, g.order, taps[e]);
+    }
+  const size_t tap_bytes = taps.size() * sizeof(AxisTaps<W>);
+  cuda::Scratch buf(tap_bytes + inside.size(), s, op);
+  auto* dtaps = buf.get<AxisTaps<W>>();
+  auto* dinside = buf.get<unsigned char>() + tap_bytes;
+  // pageable sources: staged before cudaMemcpyAsync returns
+  cuda::check(cudaMemcpyAsync(dtaps, taps.data(), tap_bytes, cudaMemcpyHostToDevice, s), op);
+  cuda::check(cudaMemcpyAsync(dinside, inside.data(), inside.size(), cudaMemcpyHostToDevice, s), op);
+  zoom_kernel<TI><<<cuda::blocks_for(total, kThreads), kThreads, 0, s>>>(in.ptr<TI>(), out.data, out.dtype, g, dtaps,
+                                                                       dinside, t, total);
+  cuda::check_launch(op);
+}
+
+}  // namespace
+
+void map_coordinates_cuda(const View& in, const View& coords, const View& out, const Geometry& g,
+                          StreamHandle stream) {
+  const char* op = "map_coordinates";
+  const int64_t total = out_size(g);
+  if (total == 0) return;
+  cuda::DeviceGuard guard(in.device_id, op);
+  auto s = static_cast<cudaStream_t>(stream);
+  CoordArgs ca{};
+  for (int d = 0; d < coords.ndim; ++d) ca.strides[d] = coords.strides[d];
+  dispatch_dtype(in.dtype, [&]<class TI>() {
+    auto launch = [&]<class TC>(const TC* c) {
+      map_kernel<TI, TC><<<cuda::blocks_for(total, kThreads), kThreads, 0, s>>>(in.ptr<TI>(), c, out.data, out.dtype,
+                                                                              g, ca, total);
+    };
+    if (coords.dtype == DType::F32) launch(coords.ptr<float>());
+    else launch(coords.ptr<double>());
+  });
+  cuda::check_launch(op);
+}
+
+void affine_cuda(const View& in, const double* matrix, const double* offset, const View& out, const Geometry& g,
+                 StreamHandle stream) {
+  const char* op = "affine_transform";
+  const int64_t total = out_size(g);
+  if (total == 0) return;
+  cuda::DeviceGuard guard(in.device_id, op);
+  auto s = static_cast<cudaStream_t>(stream);
+  const size_t entries = size_t(g.in_nd) * size_t(g.out_nd);
+  AffineArgs a{};
+  for (int h = 0; h < g.in_nd; ++h) a.offset[h] = offset[h];
+  cuda::Scratch dm(entries > size_t(kInlineMatrix) ? entries * sizeof(double) : 0, s, op);
+  if (entries > size_t(kInlineMatrix)) {
+    // pageable source: staged before cudaMemcpyAsync returns
+    cuda::check(cudaMemcpyAsync(dm.get<double>(), matrix, entries * sizeof(double), cudaMemcpyHostToDevice, s), op);
+    a.dm = dm.get<double>();
+  } else {
+    for (size_t k = 0; k < entries; ++k) a.m[k] = matrix[k];
+  }
+  dispatch_dtype(in.dtype, [&]<class TI>() {
+    affine_kernel<TI><<<cuda::blocks_for(total, kThreads), kThreads, 0, s>>>(in.ptr<TI>(), out.data, out.dtype, g, a,
+                                                                           total);
+  });
+  cuda::check_launch(op);
+}
+
+void zoom_shift_cuda(const View& in, const double* zoom, const double* shift, bool grid_mode, const View& out,
+                     const Geometry& g, StreamHandle stream) {
+  const char* op = "zoom_shift";
+  const int64_t total = out_size(g);
+  if (total == 0) return;
+  cuda::DeviceGuard guard(in.device_id, op);
+  auto s = static_cast<cudaStream_t>(stream);
+  dispatch_dtype(in.dtype, [&]<class TI>() { zoom_launch<TI>(in, zoom, shift, grid_mode, out, g, total, s, op); });
+}
+
+}  // namespace ndimg::interp
