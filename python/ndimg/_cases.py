@@ -20,6 +20,7 @@ SHAPES = {
 
 # Small odd shapes for tests, by dimensionality (odd sizes catch transposed or off-by-one indexing).
 TEST_SHAPES = {1: (29,), 2: (17, 23), 3: (7, 9, 11)}
+TEST_SHAPES[4] = (3, 5, 4, 6)   # issue 25: splines and interpolation test 4-D arrays too
 
 LAYOUTS = ("c", "f", "strided")
 

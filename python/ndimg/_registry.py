@@ -528,6 +528,21 @@ register("ndimage", "distance_transform_bf", f"{_DT}:distance_transform_bf", dty
 
 # ndimage part 3 (issue 25): B-spline interpolation, geometric transforms, Fourier and generic filters
 # ---- issue 25: splines ----
+_SP = "ndimg.ndimage._splines"
+_SP_CASES = (case(),) + tuple(case(order=o, mode=m) for o in range(6) for m in NDI_MODES) + (
+    case(order=4, axis=0), case(order=5, axis=1, mode="grid-wrap", _ndim=(2, 3, 4)), case(output=np.float32),
+    case(order=2, output="int32", mode="reflect"), case(_shape=(1, 9), _ndim=(2,), _id="line_of_one"),
+    case(_shape=(9, 1, 2), _ndim=(3,), order=5, mode="wrap", _id="line_of_one_3d"))
+_SP_BAD = (bad(RuntimeError, order=6), bad(RuntimeError, order=-1), bad(RuntimeError, mode="bogus"),
+           bad(TypeError, order=2.5), bad(RuntimeError, output=np.float16))
+register("ndimage", "spline_filter1d", f"{_SP}:spline_filter1d", dtypes=ALL, ndim=(1, 2, 3, 4), family="separable",
+         rtol=1e-12, atol=1e-9, cases=_SP_CASES, bad=_SP_BAD + (bad(_AxisError, axis=5),),
+         dask=f"{_SP}:spline_filter1d_dask",
+         bench=(("2d_f32", dict(order=3)), ("2d_f32", dict(order=3, axis=0)), ("3d_f32", dict(order=3, axis=0))))
+register("ndimage", "spline_filter", f"{_SP}:spline_filter", dtypes=ALL, ndim=(1, 2, 3, 4), family="separable",
+         rtol=1e-12, atol=1e-9, cases=tuple(c for c in _SP_CASES if c.kwargs.get("order", 3) > 1 and "axis" not in c.kwargs),
+         bad=_SP_BAD + (bad(RuntimeError, order=1),), dask=f"{_SP}:spline_filter_dask",
+         bench=(("2d_f32", dict(order=3)), ("3d_f32", dict(order=3))))
 # ---- end splines ----
 # ---- issue 25: interpolation ----
 # ---- end interpolation ----

@@ -129,12 +129,8 @@ def _dask_output_dtype(input, output):
     return dt
 
 
-def spline_filter1d_dask(input, order=3, axis=-1, output=np.float64, mode="mirror"):
-    """spline_filter1d on a Dask array: exact, by filtering whole lines (the axis rechunked to one chunk;
-    the other axes keep their chunks)."""
-    if order < 0 or order > 5:
-        raise RuntimeError("spline order not supported")
-    dt = _dask_output_dtype(input, output)
+def _filter_lines(input, order, axis, dt, mode):
+    """spline_filter1d along `axis` of a Dask array, that axis rechunked to one chunk."""
     if order > 1:
         _boundary(mode)
         axis = normalize_axis(axis, input.ndim)
@@ -142,14 +138,22 @@ def spline_filter1d_dask(input, order=3, axis=-1, output=np.float64, mode="mirro
     return input.map_blocks(spline_filter1d, order, axis, dt, mode, dtype=dt)
 
 
+def spline_filter1d_dask(input, order=3, axis=-1, output=np.float64, mode="mirror"):
+    """spline_filter1d on a Dask array: exact, by filtering whole lines (the axis rechunked to one chunk,
+    the result back to the input's chunks)."""
+    if order < 0 or order > 5:
+        raise RuntimeError("spline order not supported")
+    return _filter_lines(input, order, axis, _dask_output_dtype(input, output), mode).rechunk(input.chunks)
+
+
 def spline_filter_dask(input, order=3, output=np.float64, mode="mirror"):
-    """spline_filter on a Dask array: spline_filter1d_dask along each axis in turn (each pass rechunks
-    its axis to one chunk), intermediate results in the output dtype as scipy keeps them."""
+    """spline_filter on a Dask array: whole lines along each axis in turn, intermediate results in the
+    output dtype as scipy keeps them; the result in the input's chunks."""
     if order < 2 or order > 5:
         raise RuntimeError("spline order not supported")
     dt = _dask_output_dtype(input, output)
     _boundary(mode)
-    chunks = input.chunks
+    result = input
     for axis in range(input.ndim):
-        input = spline_filter1d_dask(input, order, axis, dt, mode)
-    return input.astype(dt, copy=False).rechunk(chunks) if input.ndim else input.astype(dt)
+        result = _filter_lines(result, order, axis, dt, mode)
+    return result.astype(dt).rechunk(input.chunks)
