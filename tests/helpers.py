@@ -111,9 +111,10 @@ def assert_close(got, expected, entry_or_tol, equal_nan=True):
         diff = np.abs(got.astype(np.float64) - expected.astype(np.float64))
         assert diff.max(initial=0) <= (1 if expected.dtype.kind in "iu" and atol >= 1 else 0), diff.max()
     else:
-        if expected.dtype in (np.float32, np.float16) and expected.size:
+        if expected.dtype in (np.float32, np.float16, np.complex64) and expected.size:
             # float32 (float16) sums carry rounding relative to the size of their terms, not of the result (a
-            # derivative that cancels to ~0.06 from values ~8 is off by a few units of 8's last place)
+            # derivative that cancels to ~0.06 from values ~8 is off by a few units of 8's last place);
+            # complex64 has float32 parts
             scale = float(np.nanmax(np.abs(np.where(np.isfinite(expected), expected, 0)), initial=1.0))
             atol = max(atol, 4 * float(np.finfo(expected.dtype).eps) * scale)
         np.testing.assert_allclose(got, expected, rtol=rtol, atol=atol, equal_nan=equal_nan)

@@ -547,8 +547,119 @@ register("ndimage", "spline_filter", f"{_SP}:spline_filter", dtypes=ALL, ndim=(1
 # ---- issue 25: interpolation ----
 # ---- end interpolation ----
 # ---- issue 25: fourier ----
+# inputs: any real or complex array stands for an FFT's output; n >= 0 cases read `axis` as a real FFT's
+_FT = "ndimg.ndimage._fourier"
+_FT_DTYPES = ALL + ("complex64", "complex128")
+for _name, _p, _p2, _p3 in [("fourier_gaussian", "sigma", 1.5, (0.5, 2.5, 4.0)),
+                            ("fourier_uniform", "size", 3.0, (2.0, 7.5, 0.0)),
+                            ("fourier_ellipsoid", "size", 4.0, (3.0, 9.0, 1.5)),
+                            ("fourier_shift", "shift", 2.5, (-1.5, 3.0, 0.25))]:
+    _ft_out = (np.complex64,) if _name == "fourier_shift" else (np.float32, np.complex128)
+    _ft_nd = (1, 2, 3) if _name == "fourier_ellipsoid" else (1, 2, 3, 4)
+    register("ndimage", _name, f"{_FT}:{_name}", dtypes=_FT_DTYPES, ndim=_ft_nd, family="fourier", rtol=1e-12,
+             atol=1e-12, inputs=("signed",), dask=f"{_FT}:{_name}_dask",
+             cases=(case(**{_p: _p2}), case(**{_p: _p2 * 1.7}, n=45, axis=-1), case(**{_p: _p2}, n=12, axis=0),
+                    case(**{_p: _p3[:2]}, n=30, axis=1, _ndim=(2,)), case(**{_p: _p3}, _ndim=(3,)),
+                    case(**{_p: _p3}, n=5, axis=-2, _ndim=(3,)), case(**{_p: 0.0}), case(**{_p: -_p2}, n=8),
+                    case(**{_p: (1.0, 2.0, 0.5, 3.0)}, n=9, axis=2, _ndim=(4,)))
+             + tuple(case(**{_p: _p2}, output=o, _dtype="float64") for o in _ft_out)
+             + (case(**{_p: _p2}, output=Arr("signed", "complex128"), _dtype="complex64"),
+                case(**{_p: _p2}, _shape=(1, 9), _ndim=(2,), _id="axis_of_one"),
+                case(**{_p: _p3}, n=3, axis=0, _shape=(6, 1, 4), _ndim=(3,), _id="axis_of_one_3d")),
+             bad=(bad(RuntimeError, **{_p: (1.0,) * 5}), bad(RuntimeError, **{_p: 1}, output=np.int32),
+                  bad(RuntimeError, **{_p: 1}, output=np.float64 if _name == "fourier_shift" else np.float32,
+                      _dtype="complex64"),
+                  bad(RuntimeError, **{_p: 1}, output=Arr("signed", "int32")),
+                  bad(RuntimeError, **{_p: 1}, _dtype="float16"), bad(_AxisError, **{_p: 1}, axis=3),
+                  bad(TypeError, **{_p: 1}, n=1.5))
+             + ((bad(NotImplementedError, **{_p: 1}, _shape=(2, 3, 4, 5)),) if _name == "fourier_ellipsoid" else ()),
+             bench=(("2d_f32", {_p: _p2, "_dtype": "complex64"}), ("3d_f32", {_p: _p2, "_dtype": "complex64"})))
+del _name, _p, _p2, _p3, _ft_out, _ft_nd
 # ---- end fourier ----
 # ---- issue 25: generic filters ----
+_GN = "ndimg.ndimage._generic"
+
+
+def _window_range(window, scale=1.0):
+    """generic_filter cases: a function of the window's values (scipy's docs example)."""
+    return (window.max() - window.min()) * scale if window.size else 0.0
+
+
+def _line_max(in_line, out_line, scale=1.0):
+    """generic_filter1d cases: the running maximum of the extended line, whatever the filter size."""
+    size = len(in_line) - len(out_line) + 1
+    out_line[...] = np.lib.stride_tricks.sliding_window_view(in_line, size).max(axis=1) * scale
+
+
+def _difference(input, axis, output, mode, cval, weights=(1.0, -2.0, 1.0)):
+    """generic_laplace / generic_gradient_magnitude cases: ndimg's correlate1d (it takes either engine's arrays)."""
+    from ndimg.ndimage import correlate1d
+
+    return correlate1d(input, weights, axis, output, mode, cval)
+
+
+_GN_BAD = (bad(RuntimeError, mode="bogus"), bad(ValueError, origin=2), bad(TypeError, cval="a"),
+           bad(RuntimeError, extra_arguments=[1]), bad(RuntimeError, extra_keywords=[1]), bad(ValueError, function=3),
+           bad(TypeError, function=lambda w: "x", _id="result_not_a_number"),
+           bad(ZeroDivisionError, function=lambda w: 1 / 0, _id="function_raises"),
+           bad(RuntimeError, output=np.float16), bad(TypeError, origin=0.5))
+register("ndimage", "generic_filter", f"{_GN}:generic_filter", dtypes=ALL, ndim=(1, 2, 3), engines=("cpu",),
+         inputs=("signed",), halo=lambda ndim, **kw: _NDI_WINDOW(ndim, **kw),
+         cases=modes(function=_window_range, size=3, cval=0.5) + (
+             case(function=np.mean, footprint=_FOOT2, _ndim=(2,)), case(function=np.median, footprint=_FOOT3, _ndim=(3,)),
+             case(function=_window_range, size=4, origin=-1), case(function=np.sum, size=(3, 1), _ndim=(2,)),
+             case(function=_window_range, size=3, axes=(0,)), case(function=np.max, size=3, output=np.float32),
+             case(function=_window_range, size=2, output=np.int16, extra_arguments=(100.0,)),
+             case(function=_window_range, size=3, extra_keywords={"scale": -3.0}, output=np.uint8),
+             case(function=len, footprint=np.zeros((3, 3), bool), _ndim=(2,), _id="empty_footprint")),
+         bad=tuple(replace(b, kwargs=dict(dict(function=_window_range, size=3), **b.kwargs)) for b in _GN_BAD) + (
+             bad(RuntimeError, function=np.max, _id="no_size"),
+             bad(TypeError, function=np.max, size=3, _dtype="complex64", _id="complex"),
+             bad(RuntimeError, function=np.max, size=(3, 3, 3, 3))),
+         bench=(("2d_small_f32", dict(function=np.max, size=3)),))
+register("ndimage", "generic_filter1d", f"{_GN}:generic_filter1d", dtypes=ALL, ndim=(1, 2, 3), engines=("cpu",),
+         inputs=("signed",),
+         halo=lambda ndim, filter_size, axis=-1, origin=0, **_: _on_axes(ndim, axis, int(filter_size) // 2 + abs(int(origin))),
+         cases=modes(function=_line_max, filter_size=3, cval=0.5) + (
+             case(function=_line_max, filter_size=4, origin=-1), case(function=_line_max, filter_size=5, axis=0),
+             case(function=_line_max, filter_size=1), case(function=_line_max, filter_size=60, mode="mirror"),
+             case(function=_line_max, filter_size=3, extra_arguments=(-2.0,), output=np.int32),
+             case(function=_line_max, filter_size=2, extra_keywords={"scale": 0.5}, output=np.float32)),
+         bad=tuple(replace(b, kwargs=dict(dict(function=_line_max, filter_size=3), **b.kwargs)) for b in _GN_BAD[:7]) + (
+             bad(RuntimeError, function=_line_max, filter_size=0), bad(TypeError, function=_line_max, filter_size=2.5),
+             bad(_AxisError, function=_line_max, filter_size=3, axis=3),
+             bad(ZeroDivisionError, function=lambda i, o: 1 / 0, filter_size=3, _id="function_raises")),
+         bench=(("2d_small_f32", dict(function=_line_max, filter_size=3)),))
+for _name in ("generic_laplace", "generic_gradient_magnitude"):
+    register("ndimage", _name, f"{_GN}:{_name}", dtypes=NUMERIC, family="separable", inputs=("signed",),
+             cases=modes(derivative2=_difference, cval=0.5) + (
+                 case(derivative2=_difference, axes=(0,)), case(derivative2=_difference, mode=("wrap", "nearest"), _ndim=(2,)),
+                 case(derivative2=_difference, output=np.float64),
+                 case(derivative2=_difference, extra_keywords={"weights": (-1.0, 0.0, 1.0)}),
+                 case(derivative2=_difference, extra_arguments=((1.0, 2.0, 1.0),), output=np.int32)),
+             bad=(bad(RuntimeError, derivative2=_difference, mode="bogus"),
+                  bad(ValueError, derivative2=_difference, axes=(3,)),
+                  bad(RuntimeError, derivative2=_difference, mode=("wrap",) * 4)),
+             bench=(("2d_f32", dict(derivative2=_difference)),))
+    if _name == "generic_gradient_magnitude":   # its callable is named derivative
+        _e = REGISTRY[f"ndimage.{_name}"]
+        _rename = lambda c: replace(c, kwargs={("derivative" if k == "derivative2" else k): v for k, v in c.kwargs.items()})
+        REGISTRY[_e.qualname] = replace(_e, cases=tuple(map(_rename, _e.cases)), bad=tuple(map(_rename, _e.bad)),
+                                        bench=tuple((s, {("derivative" if k == "derivative2" else k): v for k, v in kw.items()})
+                                                    for s, kw in _e.bench))
+register("ndimage", "vectorized_filter", f"{_GN}:vectorized_filter", dtypes=ALL, ndim=(1, 2, 3), inputs=("signed",),
+         cases=tuple(case(function=np.max, size=3, mode=m) for m in NDI_MODES + ("valid",)) + (
+             case(function=np.mean, size=3, mode="constant", cval=0.5), case(function=np.mean, footprint=_FOOT2, _ndim=(2,)),
+             case(function=np.min, size=4, origin=1), case(function=np.max, size=(3,), axes=(0,)),
+             case(function=np.sum, size=(2, 3), axes=(1, 0), _ndim=(2, 3)),
+             case(function=np.max, size=3, batch_memory=2000, _id="batches")),
+         bad=(bad(ValueError, function=np.max), bad(ValueError, function="x", size=3),
+              bad(ValueError, function=np.max, size=3, footprint=_FOOT2), bad(ValueError, function=np.max, size=0),
+              bad(ValueError, function=np.max, size=3, mode="bogus"), bad(ValueError, function=np.max, size=3, cval=1),
+              bad(ValueError, function=np.max, size=3, batch_memory=0),
+              bad(ValueError, function=np.max, size=3, batch_memory=1, _id="batch_too_small")),
+         bench=(("2d_small_f32", dict(function=np.max, size=3)),))
+del _name, _e, _rename
 # ---- end generic filters ----
 
 # ---------------------------------------------------------------------------------------------------
