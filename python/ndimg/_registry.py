@@ -630,36 +630,29 @@ register("ndimage", "generic_filter1d", f"{_GN}:generic_filter1d", dtypes=ALL, n
              bad(_AxisError, function=_line_max, filter_size=3, axis=3),
              bad(ZeroDivisionError, function=lambda i, o: 1 / 0, filter_size=3, _id="function_raises")),
          bench=(("2d_small_f32", dict(function=_line_max, filter_size=3)),))
-for _name in ("generic_laplace", "generic_gradient_magnitude"):
+for _name, _arg in (("generic_laplace", "derivative2"), ("generic_gradient_magnitude", "derivative")):
+    _d = {_arg: _difference}
     register("ndimage", _name, f"{_GN}:{_name}", dtypes=NUMERIC, family="separable", inputs=("signed",),
-             cases=modes(derivative2=_difference, cval=0.5) + (
-                 case(derivative2=_difference, axes=(0,)), case(derivative2=_difference, mode=("wrap", "nearest"), _ndim=(2,)),
-                 case(derivative2=_difference, output=np.float64),
-                 case(derivative2=_difference, extra_keywords={"weights": (-1.0, 0.0, 1.0)}),
-                 case(derivative2=_difference, extra_arguments=((1.0, 2.0, 1.0),), output=np.int32)),
-             bad=(bad(RuntimeError, derivative2=_difference, mode="bogus"),
-                  bad(ValueError, derivative2=_difference, axes=(3,)),
-                  bad(RuntimeError, derivative2=_difference, mode=("wrap",) * 4)),
-             bench=(("2d_f32", dict(derivative2=_difference)),))
-    if _name == "generic_gradient_magnitude":   # its callable is named derivative
-        _e = REGISTRY[f"ndimage.{_name}"]
-        _rename = lambda c: replace(c, kwargs={("derivative" if k == "derivative2" else k): v for k, v in c.kwargs.items()})
-        REGISTRY[_e.qualname] = replace(_e, cases=tuple(map(_rename, _e.cases)), bad=tuple(map(_rename, _e.bad)),
-                                        bench=tuple((s, {("derivative" if k == "derivative2" else k): v for k, v in kw.items()})
-                                                    for s, kw in _e.bench))
+             cases=modes(cval=0.5, **_d) + (
+                 case(axes=(0,), **_d), case(mode=("wrap", "nearest"), _ndim=(2,), **_d), case(output=np.float64, **_d),
+                 case(extra_keywords={"weights": (-1.0, 0.0, 1.0)}, **_d),
+                 case(extra_arguments=((1.0, 2.0, 1.0),), output=np.int32, **_d)),
+             bad=(bad(RuntimeError, mode="bogus", **_d), bad(ValueError, axes=(3,), **_d),
+                  bad(RuntimeError, mode=("wrap",) * 4, **_d)),
+             bench=(("2d_f32", _d),))
 register("ndimage", "vectorized_filter", f"{_GN}:vectorized_filter", dtypes=ALL, ndim=(1, 2, 3), inputs=("signed",),
          cases=tuple(case(function=np.max, size=3, mode=m) for m in NDI_MODES + ("valid",)) + (
              case(function=np.mean, size=3, mode="constant", cval=0.5), case(function=np.mean, footprint=_FOOT2, _ndim=(2,)),
              case(function=np.min, size=4, origin=1), case(function=np.max, size=(3,), axes=(0,)),
              case(function=np.sum, size=(2, 3), axes=(1, 0), _ndim=(2, 3)),
-             case(function=np.max, size=3, batch_memory=2000, _id="batches")),
+             case(function=np.max, size=3, batch_memory=2000, _ndim=(1, 2), _id="batches")),
          bad=(bad(ValueError, function=np.max), bad(ValueError, function="x", size=3),
               bad(ValueError, function=np.max, size=3, footprint=_FOOT2), bad(ValueError, function=np.max, size=0),
               bad(ValueError, function=np.max, size=3, mode="bogus"), bad(ValueError, function=np.max, size=3, cval=1),
               bad(ValueError, function=np.max, size=3, batch_memory=0),
               bad(ValueError, function=np.max, size=3, batch_memory=1, _id="batch_too_small")),
          bench=(("2d_small_f32", dict(function=np.max, size=3)),))
-del _name, _e, _rename
+del _name, _arg, _d
 # ---- end generic filters ----
 
 # ---------------------------------------------------------------------------------------------------

@@ -234,9 +234,10 @@ def prewitt(input, axis=-1, output=None, mode="reflect", cval=0.0):
     return _derivative_smooth(input, axis, output, mode, cval, (1.0, 1.0, 1.0))
 
 
-def _sum_over_axes(input, output, mode, axes, derivative, square):
+def sum_over_axes(input, output, mode, axes, derivative, square):
     """scipy's generic_laplace / generic_gradient_magnitude: derivative(axis, out, mode) per axis, summed
-    (squared first, with a final square root, for the gradient magnitude) in the output dtype."""
+    (squared first, with a final square root, for the gradient magnitude) in the output dtype. As scipy's,
+    the first axis is given the output array and the others its dtype (their results are returned)."""
     if not axes:
         output[...] = input
         return output
@@ -246,7 +247,7 @@ def _sum_over_axes(input, output, mode, axes, derivative, square):
     if square:
         xp.multiply(output, output, out=output)
     for ax, m in zip(axes[1:], modes[1:]):
-        tmp = derivative(ax, xp.empty(output.shape, output.dtype), m)
+        tmp = derivative(ax, output.dtype, m)
         if square:
             xp.multiply(tmp, tmp, out=tmp)
         output += tmp
@@ -265,8 +266,8 @@ def laplace(input, output=None, mode="reflect", cval=0.0, *, axes=None):
     input = as_input(input)
     output = get_output(output, input)
     axes = normalize_axes(axes, input.ndim)
-    return _sum_over_axes(input, output, mode, axes,
-                          lambda ax, out, m: run_passes(input, out, [Pass(ax, [1, -2, 1], m, cval)]), False)
+    return sum_over_axes(input, output, mode, axes, lambda ax, out, m: run_passes(
+        input, get_output(out, input), [Pass(ax, [1, -2, 1], m, cval)]), False)
 
 
 @engine_aware("input", "output")
@@ -301,11 +302,11 @@ def _gaussian_derivative_sum(input, output, sigma, order, mode, cval, axes, kwar
 
     def derivative(ax, out, m):
         orders = [order if d == ax else 0 for d in range(input.ndim)]
-        return run_passes(input, out, gaussian_passes(input.ndim, sigma, orders, m, cval,
+        return run_passes(input, get_output(out, input), gaussian_passes(input.ndim, sigma, orders, m, cval,
                                                       kwargs.get("truncate", 4.0), kwargs.get("radius"), None))
 
     _check_kwargs(kwargs)
-    return _sum_over_axes(input, output, mode, axes, derivative, order == 1)
+    return sum_over_axes(input, output, mode, axes, derivative, order == 1)
 
 
 def _check_kwargs(kwargs):

@@ -1,0 +1,131 @@
+// generic_filter / generic_filter1d with a Python function or a scipy LowLevelCallable's C function. The GIL
+// stays held: a Python function needs it, and a C function may set Python's error state (scipy's contract).
+#include <cstring>
+#include <vector>
+
+#include "binders.hpp"
+#include "ndimage/generic.hpp"
+
+namespace ndimg::py {
+
+namespace {
+
+// A Python function called with reusable float64 arrays (filled in place by the filter, so that a call costs
+// only the call) followed by the extra positional and keyword arguments.
+struct PyCall {
+  PyObject* fn;
+  std::vector<PyObject*> argv;  // the buffers, the extra arguments, then the keyword values
+  nb::object kwnames;           // a tuple of the keyword names, or None
+  size_t nargs;
+
+  PyCall(nb::handle f, std::vector<nb::object>& buffers, nb::tuple args, nb::dict kwargs) : fn(f.ptr()) {
+    for (auto& b : buffers) argv.push_back(b.ptr());
+    for (nb::handle a : args) argv.push_back(a.ptr());
+    nargs = argv.size();
+    if (kwargs.size()) {
+      nb::list names;
+      for (auto [k, v] : kwargs) {
+        names.append(k);
+        argv.push_back(v.ptr());
+      }
+      kwnames = nb::tuple(names);
+    }
+  }
+  PyObject* call() {
+    return PyObject_Vectorcall(fn, argv.data(), nargs, kwnames.is_valid() ? kwnames.ptr() : nullptr);
+  }
+};
+
+int py_window(double*, intptr_t, double* result, void* data) {
+  PyObject* rv = static_cast<PyCall*>(data)->call();
+  if (rv == nullptr) return 0;
+  const double v = PyFloat_AsDouble(rv);  // scipy's conversion of the result
+  Py_DECREF(rv);
+  if (v == -1.0 && PyErr_Occurred()) return 0;
+  *result = v;
+  return 1;
+}
+
+int py_line(double*, intptr_t, double*, intptr_t, void* data) {
+  PyObject* rv = static_cast<PyCall*>(data)->call();  // the result is the output buffer's contents
+  if (rv == nullptr) return 0;
+  Py_DECREF(rv);
+  return 1;
+}
+
+// A float64 NumPy array of n elements and its data.
+nb::object float_buffer(size_t n, double*& data) {
+  data = new double[n ? n : 1]();
+  nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<double*>(p); });
+  size_t shape[1] = {n};
+  return nb::cast(nb::ndarray<nb::numpy, double, nb::ndim<1>>(data, 1, shape, owner));
+}
+
+// A LowLevelCallable's capsule (its signature already checked by the caller): the function and its user data.
+template <class Fn>
+bool c_function(nb::handle capsule, Fn& fn, void*& data) {
+  if (!PyCapsule_CheckExact(capsule.ptr())) return false;
+  const char* name = PyCapsule_GetName(capsule.ptr());
+  fn = reinterpret_cast<Fn>(PyCapsule_GetPointer(capsule.ptr(), name));
+  if (fn == nullptr) throw nb::python_error();
+  data = PyCapsule_GetContext(capsule.ptr());
+  if (data == nullptr && PyErr_Occurred()) throw nb::python_error();
+  return true;
+}
+
+void failed(const char* what) {
+  if (!PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, what);
+  throw nb::python_error();
+}
+
+}  // namespace
+
+NDIMG_BINDINGS(generic) {
+  m.def(
+      "generic_filter",
+      [](nb::handle input, nb::handle output, std::vector<int64_t> offsets, Mode mode, double cval,
+         nb::handle function, nb::tuple args, nb::dict kwargs) {
+        const View in = to_view(array_arg<InArray>(input, "input"));
+        const View out = to_view(array_arg<OutArray>(output, "output"));
+        ndimage::WindowFn fn;
+        void* data;
+        bool ok;
+        if (c_function(function, fn, data)) {
+          ok = ndimage::generic_filter(in, out, offsets, mode, cval, fn, data);
+        } else {
+          double* window;
+          std::vector<nb::object> buffers{float_buffer(offsets.size() / size_t(std::max(in.ndim, 1)), window)};
+          PyCall call(function, buffers, args, kwargs);
+          ok = ndimage::generic_filter(in, out, offsets, mode, cval, py_window, &call, window);
+        }
+        if (!ok) failed("unknown error in filter function");
+      },
+      nb::arg("input"), nb::arg("output"), nb::arg("offsets"), nb::arg("mode"), nb::arg("cval"),
+      nb::arg("function"), nb::arg("args"), nb::arg("kwargs"));
+  m.def(
+      "generic_filter1d",
+      [](nb::handle input, nb::handle output, int64_t size, int axis, Mode mode, double cval, int origin,
+         nb::handle function, nb::tuple args, nb::dict kwargs) {
+        const View in = to_view(array_arg<InArray>(input, "input"));
+        const View out = to_view(array_arg<OutArray>(output, "output"));
+        ndimage::LineFn fn;
+        void* data;
+        bool ok;
+        if (c_function(function, fn, data)) {
+          ok = ndimage::generic_filter1d(in, out, size, axis, mode, cval, origin, fn, data);
+        } else {
+          if (in.ndim < 1 || axis < 0 || axis >= in.ndim || size < 1)
+            throw ValueError("generic_filter1d: bad axis or filter size");
+          const size_t n = size_t(in.shape[axis]);
+          double *in_line, *out_line;
+          std::vector<nb::object> buffers{float_buffer(n + size_t(size) - 1, in_line), float_buffer(n, out_line)};
+          PyCall call(function, buffers, args, kwargs);
+          ok = ndimage::generic_filter1d(in, out, size, axis, mode, cval, origin, py_line, &call, in_line, out_line);
+        }
+        if (!ok) failed("unknown error in line processing function");
+      },
+      nb::arg("input"), nb::arg("output"), nb::arg("size"), nb::arg("axis"), nb::arg("mode"), nb::arg("cval"),
+      nb::arg("origin"), nb::arg("function"), nb::arg("args"), nb::arg("kwargs"));
+}
+
+}  // namespace ndimg::py
