@@ -15,7 +15,7 @@ NDIMG_BINDINGS(interp) {
   bind<&interp::map_coordinates>(m, "map_coordinates", "input", "coordinates", Out{"output"}, "order", "mode",
                                  "cval", "npad", nb::arg("stream") = 0);
   bind<&interp::affine>(m, "affine_sample", "input", "matrix", "offset", Out{"output"}, "order", "mode", "cval",
-                        "npad", nb::arg("stream") = 0);
+                        "npad", "exact_axes", nb::arg("stream") = 0);
   bind<&interp::zoom_shift>(m, "zoom_shift", "input", "zoom", "shift", "grid_mode", Out{"output"}, "order", "mode",
                             "cval", "npad", nb::arg("stream") = 0);
 }

@@ -15,6 +15,7 @@ SHAPES = {
     "3d_f32": ((192, 192, 192), "float32"),
     "3d_u8_256": ((256, 256, 256), "uint8"),
     "2d_small_f32": ((256, 256), "float32"),   # quadratic-time calls (distance_transform_bf)
+    "3d_f32_256": ((256, 256, 256), "float32"),
     "none": ((), None),    # generators (inputs=("none",)): no array argument
 }
 
@@ -93,6 +94,24 @@ def _sparse_kernel(rng, ndim, size):
     return k
 
 
+def _displaced_grid(rng, shape, dtype):
+    """Coordinates for map_coordinates, (ndim,) + shape: the identity grid stretched by 10% about its centre
+    (so the edges sample outside the input, where the boundary modes act) plus a smooth random displacement
+    of up to about 2 elements (a few random low-frequency waves per axis)."""
+    ndim = len(shape)
+    grid = np.indices(shape, dtype=np.float64)
+    out = np.empty((ndim,) + tuple(shape), dtype=dtype or np.float64)
+    for ax in range(ndim):
+        centre = (shape[ax] - 1) / 2
+        c = centre + 1.1 * (grid[ax] - centre)
+        for _ in range(2):
+            phase = rng.uniform(0, 2 * np.pi)
+            freq = rng.uniform(0.5, 2.0, ndim) * 2 * np.pi / np.maximum(np.asarray(shape, dtype=np.float64), 1)
+            c += rng.uniform(0.5, 1.0) * np.sin(np.tensordot(freq, grid, axes=1) + phase)
+        out[ax] = c
+    return out
+
+
 # kind -> maker(rng, shape, dtype, layout, prev inputs, arg) -> array. "arg" is the part after ':' ("weights:7").
 KINDS = {
     "image": lambda rng, shape, dtype, layout, prev, arg: _layout(
@@ -126,6 +145,8 @@ KINDS = {
     "weights": lambda rng, shape, dtype, layout, prev, arg: _kernel(rng, len(shape), int(arg or 3)),
     "weights1d": lambda rng, shape, dtype, layout, prev, arg: _kernel(rng, 1, int(arg or 3)),
     "sparse_kernel": lambda rng, shape, dtype, layout, prev, arg: _sparse_kernel(rng, len(shape), int(arg or 3)),
+    # map_coordinates' coordinates over the input's shape: float64, or the dtype named ("coords:float32")
+    "coords": lambda rng, shape, dtype, layout, prev, arg: _displaced_grid(rng, shape, arg or None),
 }
 
 # kinds that are images (take the shape, dtype and layout under test); the others are parameters

@@ -24,9 +24,12 @@ void map_coordinates(const View& in, const View& coords, const View& out, int or
                      std::span<const int64_t> npad, StreamHandle stream = nullptr);
 
 // out[o] = in sampled at matrix @ o + offset: matrix row-major (in.ndim, out.ndim), offset (in.ndim,),
-// each input coordinate summed in scipy's order (offset first, then the output axes in turn).
+// each input coordinate summed in scipy's order (offset first, then the output axes in turn). Along the
+// input axes in exact_axes the taps are of order 0 (axes whose coordinates are integers and whose values
+// are not spline coefficients: rotate's axes outside the plane of rotation).
 void affine(const View& in, std::span<const double> matrix, std::span<const double> offset, const View& out,
-            int order, Mode mode, double cval, std::span<const int64_t> npad, StreamHandle stream = nullptr);
+            int order, Mode mode, double cval, std::span<const int64_t> npad, std::span<const int64_t> exact_axes,
+            StreamHandle stream = nullptr);
 
 // The separable case (scipy's NI_ZoomShift): along axis d, output index k samples input coordinate
 // c = k (+ shift[d]) then (* zoom[d], or (c + 0.5) * zoom[d] - 0.5 with grid_mode). zoom and shift may be

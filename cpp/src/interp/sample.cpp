@@ -23,11 +23,15 @@ void check_common(const View& in, const View& out, int order, Mode mode, std::sp
 }  // namespace
 
 Geometry make_geometry(const View& in, const View& out, int order, Mode mode, double cval,
-                       std::span<const int64_t> npad) {
+                       std::span<const int64_t> npad, std::span<const int64_t> exact_axes) {
   Geometry g;
   g.in_nd = in.ndim;
   g.out_nd = out.ndim;
-  g.order = order;
+  for (int d = 0; d < in.ndim; ++d) g.order[d] = order;
+  for (int64_t d : exact_axes) {
+    if (d < 0 || d >= in.ndim) throw ValueError("exact_axes: axis out of range");
+    g.order[d] = 0;
+  }
   // an empty input has nothing to read: every point takes cval, as constant mode gives along an empty axis
   g.mode = in.size() == 0 ? Mode::constant : mode;
   g.cval = cval;
@@ -57,13 +61,14 @@ void map_coordinates(const View& in, const View& coords, const View& out, int or
 }
 
 void affine(const View& in, std::span<const double> matrix, std::span<const double> offset, const View& out,
-            int order, Mode mode, double cval, std::span<const int64_t> npad, StreamHandle stream) {
+            int order, Mode mode, double cval, std::span<const int64_t> npad, std::span<const int64_t> exact_axes,
+            StreamHandle stream) {
   const char* op = "affine_transform";
   check_common(in, out, order, mode, npad, op);
   if (matrix.size() != size_t(in.ndim) * size_t(out.ndim))
     throw Error(std::string(op) + ": affine matrix has wrong shape");
   if (offset.size() != size_t(in.ndim)) throw Error(std::string(op) + ": no proper offset provided");
-  const Geometry g = make_geometry(in, out, order, mode, cval, npad);
+  const Geometry g = make_geometry(in, out, order, mode, cval, npad, exact_axes);
   NDIMG_ROUTE(in, op, affine_cpu(in, matrix.data(), offset.data(), out, g),
               affine_cuda(in, matrix.data(), offset.data(), out, g, stream));
 }

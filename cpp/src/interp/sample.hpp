@@ -157,6 +157,7 @@ template <class W>
 struct AxisTaps {
   int64_t off[kTaps];
   W w[kTaps];
+  int n;             // order + 1 taps
   unsigned outside;  // bit k: tap k reads cval
 };
 
@@ -176,6 +177,7 @@ NDIMG_HD bool axis_taps(double cc, int64_t len, int64_t stride, Mode mode, int o
   if (!(first >= lo)) first = lo;
   else if (first > hi) first = hi;
   const int64_t start = to_index(first);
+  t.n = order + 1;
   t.outside = 0;
   if (mode == Mode::grid_constant) {
     for (int k = 0; k <= order; ++k) {
@@ -212,53 +214,58 @@ struct Reader {
   }
 };
 
-// Sum over the taps of axes [D, ND) of value * weights, axis ND - 1 innermost; `outside`: an outer axis's
-// tap lies outside the input (grid-constant), so every value reads cval.
+// scipy's sum over the taps in C order (axis ND - 1 fastest), each term the value times the weights of
+// axes 0, 1, ... in turn: the same roundings as scipy's, so that integer outputs round the same way.
+// Taps of axes [0, D) are chosen: `off` their offsets summed, `w` their weights, `outside` whether one of
+// them lies outside the input (grid-constant: the value is cval).
 template <int D, int ND, class W, class R>
-NDIMG_HD W accumulate(const AxisTaps<W>* const* ax, int n, int64_t off, bool outside, W cval, const R& read) {
+NDIMG_HD void accumulate(const AxisTaps<W>* const* ax, int64_t off, bool outside, W* w, W cval, const R& read, W& t) {
   const AxisTaps<W>& a = *ax[D];
-  W s = W(0);
-  for (int k = 0; k < n; ++k) {
+  for (int k = 0; k < a.n; ++k) {
     const bool o = outside || ((a.outside >> k) & 1u);
-    W v;
-    if constexpr (D + 1 == ND) v = o ? cval : read(off + a.off[k]);
-    else v = accumulate<D + 1, ND>(ax, n, off + a.off[k], o, cval, read);
-    s += v * a.w[k];
+    w[D] = a.w[k];
+    if constexpr (D + 1 == ND) {
+      W term = o ? cval : read(off + a.off[k]);
+      for (int d = 0; d < ND; ++d) term *= w[d];
+      t += term;
+    } else {
+      accumulate<D + 1, ND>(ax, off + a.off[k], o, w, cval, read, t);
+    }
   }
-  return s;
 }
 
-// The same for any number of axes: scipy's loop over the (order + 1)^nd taps in C order.
+// The same for any number of axes, the taps numbered in C order.
 template <class W, class R>
-NDIMG_HD W accumulate_any(const AxisTaps<W>* const* ax, int nd, int n, W cval, const R& read) {
+NDIMG_HD W accumulate_any(const AxisTaps<W>* const* ax, int nd, W cval, const R& read) {
   int64_t total = 1;
-  for (int d = 0; d < nd; ++d) total *= n;
-  W s = W(0);
+  for (int d = 0; d < nd; ++d) total *= ax[d]->n;
+  int k[kMaxDim];
+  for (int d = 0; d < nd; ++d) k[d] = 0;
+  W t = W(0);
   for (int64_t tap = 0; tap < total; ++tap) {
-    int64_t rem = tap, off = 0;
+    int64_t off = 0;
     bool o = false;
-    W w = W(1);
-    for (int d = nd - 1; d >= 0; --d) {
-      const int k = int(rem % n);
-      rem /= n;
-      off += ax[d]->off[k];
-      o |= (ax[d]->outside >> k) & 1u;
-      w *= ax[d]->w[k];
+    for (int d = 0; d < nd; ++d) {
+      off += ax[d]->off[k[d]];
+      o |= (ax[d]->outside >> k[d]) & 1u;
     }
-    s += (o ? cval : read(off)) * w;
+    W term = o ? cval : read(off);
+    for (int d = 0; d < nd; ++d) term *= ax[d]->w[k[d]];
+    t += term;
+    for (int d = nd - 1; d >= 0 && ++k[d] == ax[d]->n; --d) k[d] = 0;
   }
-  return s;
+  return t;
 }
 
 // The sampled value of one point from its per-axis taps.
 template <class W, class R>
-NDIMG_HD W sample(const AxisTaps<W>* const* ax, int nd, int order, W cval, const R& read) {
-  const int n = order + 1;
+NDIMG_HD W sample(const AxisTaps<W>* const* ax, int nd, W cval, const R& read) {
+  W w[3], t = W(0);
   switch (nd) {
-    case 1: return accumulate<0, 1>(ax, n, 0, false, cval, read);
-    case 2: return accumulate<0, 2>(ax, n, 0, false, cval, read);
-    case 3: return accumulate<0, 3>(ax, n, 0, false, cval, read);
-    default: return accumulate_any(ax, nd, n, cval, read);
+    case 1: accumulate<0, 1>(ax, 0, false, w, cval, read, t); return t;
+    case 2: accumulate<0, 2>(ax, 0, false, w, cval, read, t); return t;
+    case 3: accumulate<0, 3>(ax, 0, false, w, cval, read, t); return t;
+    default: return accumulate_any(ax, nd, cval, read);
   }
 }
 
@@ -297,7 +304,8 @@ NDIMG_HD void store(void* out, int64_t o, DType dt, double t) {
 
 // What a schedule needs of a call, passed by value to the CUDA kernels.
 struct Geometry {
-  int in_nd = 0, out_nd = 0, order = 0;
+  int in_nd = 0, out_nd = 0;
+  int order[kMaxDim];  // per input axis
   Mode mode = Mode::constant;
   double cval = 0;
   int64_t in_shape[kMaxDim], in_strides[kMaxDim];
@@ -309,7 +317,7 @@ struct Geometry {
 template <class W>
 NDIMG_HD bool point_taps(const Geometry& g, const double* c, AxisTaps<W>* taps) {
   for (int d = 0; d < g.in_nd; ++d)
-    if (!axis_taps(c[d] + g.npad[d], g.in_shape[d], g.in_strides[d], g.mode, g.order, taps[d])) return false;
+    if (!axis_taps(c[d] + g.npad[d], g.in_shape[d], g.in_strides[d], g.mode, g.order[d], taps[d])) return false;
   return true;
 }
 
@@ -343,7 +351,7 @@ NDIMG_HD void affine_coordinates(const double* m, const double* offset, const in
 
 // The schedules (sample_cpu.cpp, sample_cuda.cu); the entries (sample.cpp) validate and route.
 Geometry make_geometry(const View& in, const View& out, int order, Mode mode, double cval,
-                       std::span<const int64_t> npad);
+                       std::span<const int64_t> npad, std::span<const int64_t> exact_axes = {});
 void map_coordinates_cpu(const View& in, const View& coords, const View& out, const Geometry& g);
 void affine_cpu(const View& in, const double* matrix, const double* offset, const View& out, const Geometry& g);
 void zoom_shift_cpu(const View& in, const double* zoom, const double* shift, bool grid_mode, const View& out,

@@ -43,7 +43,7 @@ W sample_at(const Geometry& g, const double* c, const R& read) {
   const AxisTaps<W>* ax[kMaxDim];
   if (!point_taps(g, c, taps)) return W(g.cval);
   for (int d = 0; d < g.in_nd; ++d) ax[d] = &taps[d];
-  return sample(ax, g.in_nd, g.order, W(g.cval), read);
+  return sample(ax, g.in_nd, W(g.cval), read);
 }
 
 }  // namespace
@@ -97,7 +97,7 @@ void zoom_shift_cpu(const View& in, const double* zoom, const double* shift, boo
     inside[d].resize(size_t(n));
     for (int64_t k = 0; k < n; ++k) {
       const double cc = zoom_shift_coordinate(k, zoom, zoom ? zoom[d] : 0.0, shift, shift ? shift[d] : 0.0, grid_mode);
-      inside[d][k] = axis_taps(cc + g.npad[d], g.in_shape[d], g.in_strides[d], g.mode, g.order, taps[d][k]);
+      inside[d][k] = axis_taps(cc + g.npad[d], g.in_shape[d], g.in_strides[d], g.mode, g.order[d], taps[d][k]);
     }
   }
   dispatch_dtype(in.dtype, [&]<class TI>() {
@@ -116,7 +116,7 @@ void zoom_shift_cpu(const View& in, const double* zoom, const double* shift, boo
         W v = cval;
         if (row_inside && inside[last][j]) {
           ax[last] = &taps[last][j];
-          v = sample(ax, nd, g.order, cval, read);
+          v = sample(ax, nd, cval, read);
         }
         store(out.data, off + j * step, out.dtype, v);
       }

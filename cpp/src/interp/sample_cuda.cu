@@ -35,7 +35,7 @@ __device__ __forceinline__ W sample_at(const Geometry& g, const double* c, const
   const AxisTaps<W>* ax[kMaxDim];
   if (!point_taps(g, c, taps)) return W(g.cval);
   for (int d = 0; d < g.in_nd; ++d) ax[d] = &taps[d];
-  return sample(ax, g.in_nd, g.order, W(g.cval), read);
+  return sample(ax, g.in_nd, W(g.cval), read);
 }
 
 struct CoordArgs {
@@ -99,7 +99,7 @@ __global__ void zoom_kernel(const TI* in, void* out, DType odt, const __grid_con
       ok = ok && inside[e];
       ax[d] = taps + e;
     }
-    store(out, o, odt, double(ok ? sample(ax, g.in_nd, g.order, W(g.cval), read) : W(g.cval)));
+    store(out, o, odt, double(ok ? sample(ax, g.in_nd, W(g.cval), read) : W(g.cval)));
   }
 }
 
@@ -126,7 +126,7 @@ void zoom_launch(const View& in, const double* zoom, const double* shift, bool g
     for (int64_t k = 0; k < g.out_shape[d]; ++k) {
       const double cc = zoom_shift_coordinate(k, zoom, zoom ? zoom[d] : 0.0, shift, shift ? shift[d] : 0.0, grid_mode);
       const size_t e = size_t(t.base[d] + k);
-      inside[e] = axis_taps(cc + g.npad[d], g.in_shape[d], g.in_strides[d], g.mode, g.order, taps[e]);
+      inside[e] = axis_taps(cc + g.npad[d], g.in_shape[d], g.in_strides[d], g.mode, g.order[d], taps[e]);
     }
   const size_t tap_bytes = taps.size() * sizeof(AxisTaps<W>);
   cuda::Scratch buf(tap_bytes + inside.size(), s, op);
