@@ -1,11 +1,233 @@
+// The B-spline prefilter on CUDA: the recursions of spline_filter.hpp run in parallel over segments of
+// each line, not serially per line.
+//
+// A line's values are loaded into a double scratch laid out like the array in C order (a line along a
+// non-last axis has its neighbours, the lines after it, at unit stride: neighbouring threads take
+// neighbouring lines, so the reads coalesce). Each line is cut into K segments of S values, one thread a
+// segment. Per pole z:
+//  1. one thread a line sums the causal initial value (spline_filter.hpp's, over the line's ends);
+//  2. each segment runs the causal recursion from zero (segment 0 from the initial value) and keeps its
+//     last value;
+//  3. one thread a line carries the segments' ends along the line: the true end of segment s is its own
+//     plus z^len times the true end of segment s - 1; then it sums the anti-causal initial value from the
+//     true causal values;
+//  4. each segment runs the anti-causal recursion backwards from zero (the last from the initial value) on
+//     its causal values made true (+ z^(i - a + 1) times the true end of the segment before), keeping its
+//     first value;
+//  5. one thread a line carries the segments' starts back along the line the same way.
+// The anti-causal values are made true (+ z^(b - i) times the true start of the next segment) where they
+// are read next: by the next pole's steps 1 and 2, or by the store, which casts to the output dtype. A
+// correction z^k is below 2^-64 of the carried value beyond k = 64, where it is dropped.
+#include <algorithm>
+#include <vector>
+
 #include "core/cuda.cuh"
+#include "core/index.hpp"
 #include "interp/spline_filter.hpp"
+#include "ndimg/dispatch.hpp"
 
 namespace ndimg::interp {
+namespace {
 
-void spline_filter_cuda(const View&, const View&, const SplinePoles&, std::span<const int>, SplineBoundary,
-                        StreamHandle) {
-  throw Error("spline_filter: the CUDA engine's prefilter is not built yet");
+constexpr int kPowers = 64;
+constexpr unsigned kThreads = 256;
+
+// Where line l's values lie in the scratch: lines are numbered over the axes before the pass axis (outer)
+// and after it (inner, the fastest), as in the array's C order.
+struct Lines {
+  int64_t n, L, inner, S, K;  // line length, lines, elements after the axis, segment length and count
+  __device__ int64_t at(int64_t l, int64_t i) const { return (l / inner) * n * inner + l % inner + i * inner; }
+  __device__ int64_t seg_len(int64_t s) const { return s + 1 < K ? S : n - s * S; }
+};
+
+// A pole and its powers z^k, k < kPowers (beyond: 0).
+struct Pole {
+  double z, pw[kPowers];
+  int64_t terms;
+  __device__ double power(int64_t k) const { return k < kPowers ? pw[k] : 0.0; }
+};
+
+// The current values of line l: the scratch, with the previous pole's anti-causal corrections where it
+// left them (next = its true segment starts, or null before the first pole).
+struct Current {
+  const double* w;
+  Lines g;
+  const double* next;
+  Pole prev;
+  __device__ double operator()(int64_t l, int64_t i) const {
+    double v = w[g.at(l, i)];
+    if (next) {
+      const int64_t s = i / g.S;
+      if (s + 1 < g.K) v = add_rn(v, mul_rn(next[(s + 1) * g.L + l], prev.power((s + 1) * g.S - i)));
+    }
+    return v;
+  }
+};
+
+// The causal values of line l made true from the segments' true ends `ends`.
+struct Causal {
+  const double* w;
+  Lines g;
+  const double* ends;
+  Pole p;
+  __device__ double operator()(int64_t l, int64_t i) const {
+    double v = w[g.at(l, i)];
+    const int64_t s = i / g.S;
+    if (s > 0) v = add_rn(v, mul_rn(ends[(s - 1) * g.L + l], p.power(i - s * g.S + 1)));
+    return v;
+  }
+};
+
+template <class TI>
+__global__ void load_kernel(const TI* in, Layout lay, bool contiguous, int64_t total, double* w, double scale) {
+  NDIMG_GRID_STRIDE(e, total) {
+    const int64_t off = contiguous ? e : in_offset(lay, e);
+    w[e] = mul_rn(double(in[off]), scale);
+  }
+}
+
+__global__ void causal_init_kernel(Current cur, Pole p, SplineBoundary b, double* init) {
+  NDIMG_GRID_STRIDE(l, cur.g.L) {
+    init[l] = causal_init<double>([&](int64_t i) { return cur(l, i); }, cur.g.n, p.z, b, p.terms);
+  }
+}
+
+__global__ void causal_kernel(Current cur, Pole p, const double* init, double* w, double* ends) {
+  const Lines& g = cur.g;
+  NDIMG_GRID_STRIDE(t, g.L * g.K) {
+    const int64_t l = t % g.L, s = t / g.L, a = s * g.S, e = a + g.seg_len(s);
+    double y = s == 0 ? init[l] : cur(l, a);
+    w[g.at(l, a)] = y;
+    for (int64_t i = a + 1; i < e; ++i) {
+      y = add_rn(cur(l, i), mul_rn(y, p.z));
+      w[g.at(l, i)] = y;
+    }
+    ends[s * g.L + l] = y;
+  }
+}
+
+// Step 3: the causal ends carried along each line, then the anti-causal initial value.
+__global__ void causal_scan_kernel(const double* w, Lines g, Pole p, SplineBoundary b, double* ends, double* init) {
+  NDIMG_GRID_STRIDE(l, g.L) {
+    double y = ends[l];
+    for (int64_t s = 1; s < g.K; ++s) {
+      y = add_rn(ends[s * g.L + l], mul_rn(y, p.power(g.seg_len(s))));
+      ends[s * g.L + l] = y;
+    }
+    const Causal c{w, g, ends, p};
+    init[l] = anticausal_init<double>([&](int64_t i) { return c(l, i); }, g.n, p.z, b, p.terms);
+  }
+}
+
+__global__ void anticausal_kernel(Causal c, const double* init, double* w, double* starts) {
+  const Lines& g = c.g;
+  NDIMG_GRID_STRIDE(t, g.L * g.K) {
+    const int64_t l = t % g.L, s = t / g.L, a = s * g.S, e = a + g.seg_len(s);
+    double v = 0;
+    int64_t i = e - 1;
+    if (s + 1 == g.K) {  // the line's end starts from the initial value
+      v = init[l];
+      w[g.at(l, i)] = v;
+      --i;
+    }
+    for (; i >= a; --i) {
+      v = mul_rn(sub_rn(v, c(l, i)), c.p.z);
+      w[g.at(l, i)] = v;
+    }
+    starts[s * g.L + l] = v;
+  }
+}
+
+// Step 5: the anti-causal starts carried back along each line.
+__global__ void anticausal_scan_kernel(Lines g, Pole p, double* starts) {
+  NDIMG_GRID_STRIDE(l, g.L) {
+    double v = starts[(g.K - 1) * g.L + l];
+    for (int64_t s = g.K - 2; s >= 0; --s) {
+      v = add_rn(starts[s * g.L + l], mul_rn(v, p.power(g.S)));
+      starts[s * g.L + l] = v;
+    }
+  }
+}
+
+template <class TO>
+__global__ void store_kernel(Current cur, TO* out, Layout lay, bool contiguous, int64_t total) {
+  const Lines& g = cur.g;
+  NDIMG_GRID_STRIDE(e, total) {
+    const int64_t inner = e % g.inner, i = (e / g.inner) % g.n, outer = e / (g.inner * g.n);
+    out[contiguous ? e : out_offset(lay, e)] = cast_to<TO>(cur(outer * g.inner + inner, i));
+  }
+}
+
+Pole make_pole(double z) {
+  Pole p{};
+  p.z = z;
+  p.pw[0] = 1;
+  for (int k = 1; k < kPowers; ++k) p.pw[k] = p.pw[k - 1] * z;
+  p.terms = std::min<int64_t>(spline_terms(z), kPowers);
+  return p;
+}
+
+}  // namespace
+
+void spline_filter_cuda(const View& in, const View& out, const SplinePoles& p, std::span<const int> axes,
+                        SplineBoundary b, StreamHandle stream) {
+  const char* op = "spline_filter";
+  auto st = static_cast<cudaStream_t>(stream);
+  cuda::DeviceGuard guard(in.device_id, op);
+  const int64_t total = in.size();
+  // segments: enough threads to fill the GPU (about 2^17), at least 16 values each, at most 1024 a line
+  auto lines_of = [&](int axis) {
+    Lines g{};
+    g.n = in.shape[axis];
+    g.L = total / g.n;
+    g.inner = 1;
+    for (int d = axis + 1; d < in.ndim; ++d) g.inner *= in.shape[d];
+    const int64_t k = std::clamp<int64_t>((int64_t(1) << 17) / g.L, 1, 1024);
+    g.S = std::max<int64_t>((g.n + k - 1) / k, 16);
+    g.K = (g.n + g.S - 1) / g.S;
+    return g;
+  };
+  int64_t carries = 0, max_lines = 0;
+  for (int axis : axes) {
+    const Lines g = lines_of(axis);
+    carries = std::max(carries, g.L * g.K);
+    max_lines = std::max(max_lines, g.L);
+  }
+  cuda::Scratch scratch(size_t(total + 2 * carries + max_lines) * sizeof(double), st, op);
+  double* w = scratch.get<double>();
+  double *ends = w + total, *starts = ends + carries, *init = starts + carries;
+  const double gain = spline_gain(p);
+  const unsigned grid = cuda::blocks_for(total, kThreads);
+  for (size_t k = 0; k < axes.size(); ++k) {
+    const int axis = axes[k];
+    const View& src = k == 0 ? in : out;
+    const Lines g = lines_of(axis);
+    const Layout lin = make_layout(src, src);
+    dispatch_dtype(src.dtype, [&]<class TI>() {
+      load_kernel<TI><<<grid, kThreads, 0, st>>>(static_cast<const TI*>(src.data), lin, src.c_contiguous(), total, w,
+                                                 g.n > 1 ? gain : 1.0);
+    });
+    cuda::check_launch(op);
+    Current cur{w, g, nullptr, Pole{}};
+    if (g.n > 1) {
+      const unsigned line_grid = cuda::blocks_for(g.L, kThreads), seg_grid = cuda::blocks_for(g.L * g.K, kThreads);
+      for (int j = 0; j < p.count; ++j) {
+        const Pole pole = make_pole(p.z[j]);
+        causal_init_kernel<<<line_grid, kThreads, 0, st>>>(cur, pole, b, init);
+        causal_kernel<<<seg_grid, kThreads, 0, st>>>(cur, pole, init, w, ends);
+        causal_scan_kernel<<<line_grid, kThreads, 0, st>>>(w, g, pole, b, ends, init);
+        anticausal_kernel<<<seg_grid, kThreads, 0, st>>>(Causal{w, g, ends, pole}, init, w, starts);
+        anticausal_scan_kernel<<<line_grid, kThreads, 0, st>>>(g, pole, starts);
+        cuda::check_launch(op);
+        cur = Current{w, g, starts, pole};
+      }
+    }
+    const Layout lout = make_layout(out, out);
+    dispatch_dtype(out.dtype, [&]<class TO>() {
+      store_kernel<TO><<<grid, kThreads, 0, st>>>(cur, static_cast<TO*>(out.data), lout, out.c_contiguous(), total);
+    });
+    cuda::check_launch(op);
+  }
 }
 
 }  // namespace ndimg::interp
