@@ -262,8 +262,8 @@ def vectorized_filter(input, function, *, size=None, footprint=None, output=None
             return function(windows[..., footprint], axis=-1)
     if input.size == 0:
         return xp.asarray(input)
-    if input.ndim == 0 and size == ():
-        return xp.asarray(function(input) if footprint is None else function(input[footprint]))
+    if input.ndim == 0 and size == ():   # no window axes: the function sees the value (or its footprint's)
+        return xp.asarray(call(input if footprint is None else input[footprint], axis=()))
     window_axes = tuple(range(-n, 0))
     moved = xp.moveaxis(input, axes, window_axes)
     out = None if output is None else xp.moveaxis(output, axes, window_axes)
