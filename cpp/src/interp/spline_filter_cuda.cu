@@ -68,7 +68,7 @@ struct Current {
 struct Causal {
   const double* w;
   Lines g;
-  const double* ends;
+  double* ends;
   Pole p;
   __device__ double operator()(int64_t l, int64_t i) const {
     double v = w[g.at(l, i)];
@@ -86,13 +86,13 @@ __global__ void load_kernel(const TI* in, Layout lay, bool contiguous, int64_t t
   }
 }
 
-__global__ void causal_init_kernel(Current cur, Pole p, SplineBoundary b, double* init) {
+__global__ void causal_init_kernel(const __grid_constant__ Current cur, const __grid_constant__ Pole p, SplineBoundary b, double* init) {
   NDIMG_GRID_STRIDE(l, cur.g.L) {
     init[l] = causal_init<double>([&](int64_t i) { return cur(l, i); }, cur.g.n, p.z, b, p.terms);
   }
 }
 
-__global__ void causal_kernel(Current cur, Pole p, const double* init, double* w, double* ends) {
+__global__ void causal_kernel(const __grid_constant__ Current cur, const __grid_constant__ Pole p, const double* init, double* w, double* ends) {
   const Lines& g = cur.g;
   NDIMG_GRID_STRIDE(t, g.L * g.K) {
     const int64_t l = t % g.L, s = t / g.L, a = s * g.S, e = a + g.seg_len(s);
@@ -106,20 +106,20 @@ __global__ void causal_kernel(Current cur, Pole p, const double* init, double* w
   }
 }
 
-// Step 3: the causal ends carried along each line, then the anti-causal initial value.
-__global__ void causal_scan_kernel(const double* w, Lines g, Pole p, SplineBoundary b, double* ends, double* init) {
+// Step 3: the causal ends carried along each line (in place in c.ends), then the anti-causal initial value.
+__global__ void causal_scan_kernel(const __grid_constant__ Causal c, SplineBoundary b, double* init) {
+  const Lines& g = c.g;
   NDIMG_GRID_STRIDE(l, g.L) {
-    double y = ends[l];
+    double y = c.ends[l];
     for (int64_t s = 1; s < g.K; ++s) {
-      y = add_rn(ends[s * g.L + l], mul_rn(y, p.power(g.seg_len(s))));
-      ends[s * g.L + l] = y;
+      y = add_rn(c.ends[s * g.L + l], mul_rn(y, c.p.power(g.seg_len(s))));
+      c.ends[s * g.L + l] = y;
     }
-    const Causal c{w, g, ends, p};
-    init[l] = anticausal_init<double>([&](int64_t i) { return c(l, i); }, g.n, p.z, b, p.terms);
+    init[l] = anticausal_init<double>([&](int64_t i) { return c(l, i); }, g.n, c.p.z, b, c.p.terms);
   }
 }
 
-__global__ void anticausal_kernel(Causal c, const double* init, double* w, double* starts) {
+__global__ void anticausal_kernel(const __grid_constant__ Causal c, const double* init, double* w, double* starts) {
   const Lines& g = c.g;
   NDIMG_GRID_STRIDE(t, g.L * g.K) {
     const int64_t l = t % g.L, s = t / g.L, a = s * g.S, e = a + g.seg_len(s);
@@ -139,7 +139,7 @@ __global__ void anticausal_kernel(Causal c, const double* init, double* w, doubl
 }
 
 // Step 5: the anti-causal starts carried back along each line.
-__global__ void anticausal_scan_kernel(Lines g, Pole p, double* starts) {
+__global__ void anticausal_scan_kernel(Lines g, const __grid_constant__ Pole p, double* starts) {
   NDIMG_GRID_STRIDE(l, g.L) {
     double v = starts[(g.K - 1) * g.L + l];
     for (int64_t s = g.K - 2; s >= 0; --s) {
@@ -150,7 +150,7 @@ __global__ void anticausal_scan_kernel(Lines g, Pole p, double* starts) {
 }
 
 template <class TO>
-__global__ void store_kernel(Current cur, TO* out, Layout lay, bool contiguous, int64_t total) {
+__global__ void store_kernel(const __grid_constant__ Current cur, TO* out, Layout lay, bool contiguous, int64_t total) {
   const Lines& g = cur.g;
   NDIMG_GRID_STRIDE(e, total) {
     const int64_t inner = e % g.inner, i = (e / g.inner) % g.n, outer = e / (g.inner * g.n);
@@ -215,7 +215,7 @@ void spline_filter_cuda(const View& in, const View& out, const SplinePoles& p, s
         const Pole pole = make_pole(p.z[j]);
         causal_init_kernel<<<line_grid, kThreads, 0, st>>>(cur, pole, b, init);
         causal_kernel<<<seg_grid, kThreads, 0, st>>>(cur, pole, init, w, ends);
-        causal_scan_kernel<<<line_grid, kThreads, 0, st>>>(w, g, pole, b, ends, init);
+        causal_scan_kernel<<<line_grid, kThreads, 0, st>>>(Causal{w, g, ends, pole}, b, init);
         anticausal_kernel<<<seg_grid, kThreads, 0, st>>>(Causal{w, g, ends, pole}, init, w, starts);
         anticausal_scan_kernel<<<line_grid, kThreads, 0, st>>>(g, pole, starts);
         cuda::check_launch(op);
