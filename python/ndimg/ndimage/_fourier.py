@@ -129,11 +129,11 @@ def fourier_shift(input, shift, n=-1, axis=-1, output=None):
 
 
 # ---- Dask: each chunk filtered with the frequencies of its place in the whole array ----
-def _block(x, kind, params, n, axis, dtype, full_shape, block_info=None):
+def _block(x, kind, params, n, axis, out_dtype, full_shape, block_info=None):
     if isinstance(x, np.ndarray) and not x.dtype.isnative:
         x = x.astype(x.dtype.newbyteorder("="))
     offset = [lo for lo, _ in block_info[0]["array-location"]]
-    out = xp_of(x).empty(x.shape, dtype=dtype)
+    out = xp_of(x).empty(x.shape, dtype=out_dtype)
     return _run(x, out, getattr(_K, kind), params, n, axis, full_shape, offset)
 
 
@@ -148,7 +148,7 @@ def _dask(public, kind, input, param, n, axis, output):
     ndim = input.ndim
     params = [float(p) for p in np.asarray(per_axis(param, ndim), dtype=np.float64)]
     return input.map_blocks(_block, kind=kind, params=params, n=operator.index(n), axis=normalize_axis(axis, ndim),
-                            dtype=sample.dtype, full_shape=tuple(input.shape), meta=sample[(slice(0, 0),) * ndim],
+                            out_dtype=sample.dtype, dtype=sample.dtype, full_shape=tuple(input.shape), meta=sample[(slice(0, 0),) * ndim],
                             token=public.__name__)
 
 
