@@ -548,7 +548,7 @@ register("ndimage", "spline_filter", f"{_SP}:spline_filter", dtypes=ALL, ndim=(1
 _IP = "ndimg.ndimage._interpolation"
 _IP_OM = tuple(case(order=o, mode=m, cval=0.5) for o in range(6) for m in NDI_MODES)   # orders 0-5 x every mode
 _IP_BAD = (bad(RuntimeError, order=6), bad(RuntimeError, order=-1), bad(RuntimeError, mode="bogus"),
-           bad(TypeError, order=1.5), bad(RuntimeError, output=np.float16))
+           bad(TypeError, order=2.5), bad(RuntimeError, order=1.5), bad(RuntimeError, output=np.float16))
 
 
 def _affine_args(form, **extra):

@@ -40,8 +40,10 @@ def _mode_code(mode):
         raise RuntimeError("boundary mode not supported") from None
 
 
-def _check_order(order):
-    if order < 0 or order > 5:
+def _check_order(order, prefilter):
+    """The order as an int, with scipy's errors: RuntimeError outside [0, 5] (and for an order between 1 and 2,
+    which its spline_filter refuses), TypeError for another non-integer."""
+    if order < 0 or order > 5 or (prefilter and 1 < order < 2):
         raise RuntimeError("spline order not supported")
     return operator.index(order)
 
@@ -51,6 +53,10 @@ def _host(x, dtype=np.float64):
     if is_gpu_array(x):
         x = xp_of(x).asnumpy(x) if hasattr(x, "get") else np.asarray(x.get())
     return np.asarray(x, dtype=dtype)
+
+
+def _is_array(x):
+    return hasattr(x, "shape") and hasattr(x, "dtype") and not isinstance(x, (type, np.dtype, str))
 
 
 def _real_output(output, input):
@@ -104,7 +110,7 @@ def map_coordinates(input, coordinates, output=None, order=3, mode="constant", c
     ``coordinates[:, i...]`` is the input coordinate of output point ``i...``: the output has shape
     ``coordinates.shape[1:]``. Orders 0-5, every mode, ``cval`` and ``prefilter`` as scipy's.
     """
-    order = _check_order(order)
+    order = _check_order(order, prefilter)
     input = as_input(input)
     xp = xp_of(input)
     coordinates = xp.asarray(coordinates)
@@ -140,10 +146,10 @@ def affine_transform(input, matrix, offset=0.0, output_shape=None, output=None, 
     offset is taken from its last column), or (ndim,), a diagonal, for which the separable zoom/shift
     sampling runs (scipy's fast path, with its arithmetic: ``(o + offset / matrix) * matrix``).
     """
-    order = _check_order(order)
+    order = _check_order(order, prefilter)
     input = as_input(input)
     if output_shape is None:
-        output_shape = output.shape if hasattr(output, "shape") and hasattr(output, "dtype") else input.shape
+        output_shape = output.shape if _is_array(output) else input.shape
     if input.ndim < 1 or len(output_shape) < 1:
         raise RuntimeError("input and output rank must be > 0")
     output = get_output(output, input, shape=output_shape, complex_output=input.dtype.kind == "c")
@@ -190,7 +196,7 @@ def affine_transform(input, matrix, offset=0.0, output_shape=None, output=None, 
 def shift(input, shift, output=None, order=3, mode="constant", cval=0.0, prefilter=True):
     """Shift an array (scipy.ndimage.shift): output index ``k`` samples input coordinate ``k - shift``
     along each axis. The taps and weights of each axis are computed once per output index."""
-    order = _check_order(order)
+    order = _check_order(order, prefilter)
     input = as_input(input)
     if input.ndim < 1:
         raise RuntimeError("input and output rank must be > 0")
@@ -216,7 +222,7 @@ def zoom(input, zoom, output=None, order=3, mode="constant", cval=0.0, prefilter
     (n_out - 1)``); with it the pixel edges are (``(k + 0.5) * n_in / n_out - 0.5``). The taps and weights
     of each axis are computed once per output index.
     """
-    order = _check_order(order)
+    order = _check_order(order, prefilter)
     input = as_input(input)
     if input.ndim < 1:
         raise RuntimeError("input and output rank must be > 0")
@@ -295,7 +301,7 @@ def rotate(input, angle, axes=(1, 0), reshape=True, output=None, order=3, mode="
     output = get_output(output, input, shape=output_shape, complex_output=input.dtype.kind == "c")
     if input.ndim == 2:
         return affine_transform(input, rot, offset, tuple(output_shape), output, order, mode, cval, prefilter)
-    order = _check_order(order)
+    order = _check_order(order, prefilter)
     if input.dtype.kind == "c":
         return _complex_parts(rotate, input, output, cval, angle=angle, axes=axes, reshape=reshape, order=order,
                               mode=mode, prefilter=prefilter)
@@ -368,7 +374,7 @@ def geometric_transform(input, mapping, output_shape=None, output=None, order=3,
     """
     if extra_keywords is None:
         extra_keywords = {}
-    order = _check_order(order)
+    order = _check_order(order, prefilter)
     input = as_input(input)
     if not callable(mapping):
         raise TypeError("mapping must be a Python callable (LowLevelCallable mappings are not supported)")
