@@ -34,8 +34,20 @@ namespace {
 // Lines are filtered kLanes at a time, side by side ([position][line] in a buffer of doubles), each lane
 // of a GCC vector the same operations in the same order as scipy's scalar loop (no FMA: the build has
 // -ffp-contract=off and the x86 clone enables AVX2 only).
-constexpr int kLanes = 8;
-using V = double __attribute__((vector_size(kLanes * sizeof(double))));
+// The lanes are two AVX vectors: two independent recursions in flight hide the latency of each step.
+using V4 = double __attribute__((vector_size(32)));
+struct V {
+  V4 lo, hi;
+};
+#define NDIMG_V_OP(op)                                                                                    \
+  inline __attribute__((always_inline)) V operator op(V a, V b) { return {a.lo op b.lo, a.hi op b.hi}; } \
+  inline __attribute__((always_inline)) V operator op(V a, double b) { return {a.lo op b, a.hi op b}; }
+NDIMG_V_OP(+)
+NDIMG_V_OP(-)
+NDIMG_V_OP(*)
+NDIMG_V_OP(/)
+#undef NDIMG_V_OP
+constexpr int kLanes = int(sizeof(V) / sizeof(double));
 
 // Reading `count` elements at src[k * stride] into dst[k * step] as doubles, and writing back with
 // scipy's C casts: chosen once per pass by dtype, so the filter itself is compiled once.
