@@ -433,25 +433,6 @@ def _multiotsu(prob, centers, classes):
 # Local thresholds
 # ---------------------------------------------------------------------------------------------------
 
-# scipy.ndimage's boundary modes as np.pad's
-_NP_PAD = {"reflect": "symmetric", "mirror": "reflect", "nearest": "edge", "wrap": "wrap", "constant": "constant"}
-
-
-def _generic_box_filter(image, fn, size, mode, cval):
-    """fn of each pixel's box window of odd ``size`` (its values as float64, in C order), beyond the border
-    extended by ``mode``: scipy.ndimage.generic_filter with a box footprint, one Python call per pixel."""
-    if mode not in _NP_PAD:
-        raise RuntimeError("boundary mode not supported")  # scipy's error for an unknown mode
-    pad = [(b // 2, b // 2) for b in size]
-    padded = np.pad(image.astype(np.float64), pad, mode=_NP_PAD[mode],
-                    **({"constant_values": cval} if mode == "constant" else {}))
-    windows = np.lib.stride_tricks.sliding_window_view(padded, size)
-    out = np.empty(image.shape, np.float64)
-    for idx in np.ndindex(image.shape):
-        out[idx] = fn(windows[idx].ravel())
-    return out
-
-
 @engine_aware("image")
 def threshold_local(image, block_size=3, method="gaussian", offset=0, mode="reflect", param=None, cval=0):
     if np.isscalar(block_size):
@@ -467,9 +448,9 @@ def threshold_local(image, block_size=3, method="gaussian", offset=0, mode="refl
     out = xp.zeros(image.shape, dtype=float_dtype)
     from .. import ndimage as nd
 
-    if method == "generic":  # a Python callable per pixel: on the host
-        out[...] = xp.asarray(_generic_box_filter(image.get() if xp is not np else image, param, block_size, mode,
-                                                  cval))
+    if method == "generic":  # a Python callable per pixel: ndimg's generic_filter, on the host
+        out[...] = xp.asarray(nd.generic_filter(image.get() if xp is not np else image, param, block_size, mode=mode,
+                                                cval=cval))
     elif method == "gaussian":
         sigma = tuple((b - 1) / 6.0 for b in block_size) if param is None else param
         if np.any(np.asarray(sigma) < 0):  # scikit-image's gaussian refuses them
