@@ -76,6 +76,11 @@ void fourier_filter(std::span<const View> in, std::span<const View> out, Fourier
     a.l.out_strides[i] = out[0].strides[perm[i]];
     a.start[i] = start[perm[i]];
   }
+  int64_t lines = 1;
+  for (int i = ndim - 2; i >= 0; --i) {
+    a.line_stride[i] = lines;
+    lines *= a.l.shape[i];
+  }
   NDIMG_ROUTE(v, op, fourier_cpu(in, out, kind, a, tables), fourier_cuda(in, out, kind, a, tables, stream));
 }
 

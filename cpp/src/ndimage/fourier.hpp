@@ -118,7 +118,8 @@ struct FourierMath {
 struct FourierArgs {
   Layout l;
   int64_t start[kMaxDim];
-  int ndim;  // of the transform (the ellipsoid's form)
+  int64_t line_stride[kMaxDim];  // lines per step of each outer axis (the product of the outer axes after it)
+  int ndim;                      // of the transform (the ellipsoid's form)
 };
 
 // The engines' schedules: in/out parts of at least one element, validated by fourier_filter.

@@ -23,22 +23,17 @@ __global__ void fourier_kernel(const TI* __restrict__ ir, const TI* __restrict__
   const bool small = nlines <= 0xffffffffLL;  // line coordinates in 32-bit divisions
   for (int64_t line = blockIdx.y * int64_t(blockDim.y) + threadIdx.y; line < nlines;
        line += int64_t(gridDim.y) * blockDim.y) {
-    int64_t rem = line, io = i * l.in_strides[last], oo = i * l.out_strides[last];
-    int64_t c[kMaxDim];
-    for (int d = last - 1; d >= 0; --d) {
-      if (small) {
-        const uint32_t r = uint32_t(rem), s = uint32_t(l.shape[d]);
-        c[d] = r % s;
-        rem = r / s;
-      } else {
-        c[d] = rem % l.shape[d];
-        rem /= l.shape[d];
-      }
-      io += c[d] * l.in_strides[d];
-      oo += c[d] * l.out_strides[d];
-    }
+    // the outer axes in order (the CPU's join order), each coordinate from the line index directly: no
+    // per-thread coordinate array (it would live in local memory)
+    int64_t io = i * l.in_strides[last], oo = i * l.out_strides[last];
     Factor f = M::start();
-    for (int d = 0; d < last; ++d) f = M::join(f, tables + a.start[d] + c[d] * w);
+    for (int d = 0; d < last; ++d) {
+      const int64_t c = small ? int64_t(uint32_t(line) / uint32_t(a.line_stride[d]) % uint32_t(l.shape[d]))
+                              : line / a.line_stride[d] % l.shape[d];
+      io += c * l.in_strides[d];
+      oo += c * l.out_strides[d];
+      f = M::join(f, tables + a.start[d] + c * w);
+    }
     f = M::finish(M::join(f, inner), a.ndim);
     const Factor r = M::template apply<CIN>(f, double(ir[io]), CIN ? double(ii[io]) : 0.0);
     orr[oo] = TO(r.re);
