@@ -23,7 +23,7 @@ import numpy as np
 from .. import _core
 from .._engine import engine_aware, is_gpu_array, stream_ptr, xp_of
 from ._splines import prefilter_for_interpolation, spline_filter1d
-from ._support import as_input, get_output, may_share, native_output, per_axis, real_cval
+from ._support import as_input, get_output, may_share, native_output, real_cval
 
 _M = _core.InterpMode
 # scipy's _extend_mode_to_code for the interpolation functions ('grid-mirror' is 'reflect')
@@ -51,8 +51,18 @@ def _check_order(order, prefilter):
 def _host(x, dtype=np.float64):
     """A parameter array (matrix, offset) on the host, whatever library the caller gave it in."""
     if is_gpu_array(x):
-        x = xp_of(x).asnumpy(x) if hasattr(x, "get") else np.asarray(x.get())
+        x = x.get() if hasattr(x, "get") else np.asarray(x.cpu())
     return np.asarray(x, dtype=dtype)
+
+
+def _per_axis(value, n):
+    """scipy's _normalize_sequence: a scalar (a 0-d array too) repeated n times, or a sequence of n values."""
+    if not isinstance(value, str) and np.iterable(value):
+        value = list(value)
+        if len(value) != n:
+            raise RuntimeError("sequence argument must have length equal to input rank")
+        return value
+    return [value] * n
 
 
 def _is_array(x):
@@ -92,9 +102,10 @@ def _coefficients(input, order, mode, cval, prefilter, axes=None):
 
 
 def _into(output, input, run):
-    """run(target) fills `output` (an array), through a temporary where it shares memory with the input."""
-    if may_share(output, input):
-        tmp = xp_of(output).empty(output.shape, output.dtype)
+    """run(target) fills `output` (an array), through a temporary where it shares memory with the input or
+    is in the other byte order (an output dtype such as '>f8': scipy returns such an array)."""
+    if may_share(output, input) or not output.dtype.isnative:
+        tmp = xp_of(output).empty(output.shape, output.dtype.newbyteorder("="))
         run(tmp)
         output[...] = tmp
     else:
@@ -175,7 +186,7 @@ def affine_transform(input, matrix, offset=0.0, output_shape=None, output=None, 
         raise RuntimeError("affine matrix has wrong number of rows")
     if matrix.ndim == 2 and matrix.shape[1] != output.ndim:
         raise RuntimeError("affine matrix has wrong number of columns")
-    offset = _host(per_axis(_host(offset) if getattr(offset, "ndim", 0) else offset, nd))
+    offset = _host(_per_axis(_host(offset) if is_gpu_array(offset) else offset, nd))
     if offset.ndim != 1 or offset.shape[0] < 1:
         raise RuntimeError("no proper offset provided")
     if matrix.ndim == 1 and output.ndim != nd:
@@ -208,7 +219,7 @@ def shift(input, shift, output=None, order=3, mode="constant", cval=0.0, prefilt
     code = _mode_code(mode)
     cval = real_cval(cval)
     filtered, npad = _coefficients(input, order, mode, cval, prefilter)
-    shifts = [-float(s) for s in per_axis(shift, input.ndim)]
+    shifts = [-float(s) for s in _per_axis(shift, input.ndim)]
     return _into(output, input, lambda out: _core.zoom_shift(filtered, [], shifts, False, out, order, code, cval, npad,
                                                              stream=stream_ptr(out)))
 
@@ -226,7 +237,7 @@ def zoom(input, zoom, output=None, order=3, mode="constant", cval=0.0, prefilter
     input = as_input(input)
     if input.ndim < 1:
         raise RuntimeError("input and output rank must be > 0")
-    zoom = per_axis(zoom, input.ndim)
+    zoom = _per_axis(zoom, input.ndim)
     output_shape = tuple(int(round(n * z)) for n, z in zip(input.shape, zoom))
     output = get_output(output, input, shape=output_shape, complex_output=input.dtype.kind == "c")
     if all(z == 1 for z in zoom) and prefilter:  # scipy returns the input itself (gh-20999)
