@@ -151,6 +151,8 @@ def test_dask_output_type_and_refusals(rng):
     # scipy's errors, raised when the call is built
     with pytest.raises(NotImplementedError, match="Only 1d, 2d and 3d"):
         ndi.fourier_ellipsoid(da.zeros((2, 3, 4, 5), chunks=2), 1.0)
+    with pytest.raises(AttributeError):   # scipy's error for an output named by a string
+        ndi.fourier_gaussian(f, 1.0, output="complex64")
     with pytest.raises(RuntimeError, match="sequence argument"):
         ndi.fourier_uniform(f, (1.0, 2.0, 3.0))
     with pytest.raises(np.exceptions.AxisError):
