@@ -1,10 +1,10 @@
 // The B-spline prefilter on CUDA: the recursions of spline_filter.hpp run in parallel over segments of
 // each line, not serially per line.
 //
-// A line's values are loaded into a double scratch laid out like the array in C order (a line along a
-// non-last axis has its neighbours, the lines after it, at unit stride: neighbouring threads take
-// neighbouring lines, so the reads coalesce). Each line is cut into K segments of S values, one thread a
-// segment. Per pole z:
+// The values are loaded into a double scratch laid out [position][line] (lines numbered over the other
+// axes in C order), so that neighbouring threads, taking neighbouring lines, read and write neighbouring
+// values whatever the axis; the load and the store transpose through shared memory where the lines run
+// along the last axis. Each line is cut into K segments of S values, one thread a segment. Per pole z:
 //  1. one thread a line sums the causal initial value (spline_filter.hpp's, over the line's ends);
 //  2. each segment runs the causal recursion from zero (segment 0 from the initial value) and keeps its
 //     last value;
@@ -32,11 +32,13 @@ namespace {
 constexpr int kPowers = 64;
 constexpr unsigned kThreads = 256;
 
-// Where line l's values lie in the scratch: lines are numbered over the axes before the pass axis (outer)
-// and after it (inner, the fastest), as in the array's C order.
+// The lines of a pass: line l = outer * inner + j for the C-order indices outer of the axes before the
+// pass axis and j of those after it (inner elements); value i of line l is at i * L + l in the scratch.
 struct Lines {
   int64_t n, L, inner, S, K;  // line length, lines, elements after the axis, segment length and count
-  __device__ int64_t at(int64_t l, int64_t i) const { return (l / inner) * n * inner + l % inner + i * inner; }
+  __device__ int64_t at(int64_t l, int64_t i) const { return i * L + l; }
+  // the scratch index of the array's C-order element e
+  __device__ int64_t of_element(int64_t e) const { return ((e / inner) % n) * L + (e / (inner * n)) * inner + e % inner; }
   __device__ int64_t seg_len(int64_t s) const { return s + 1 < K ? S : n - s * S; }
 };
 
@@ -78,11 +80,35 @@ struct Causal {
   }
 };
 
+// Loads (scaled) and stores: by element in C order where lines have neighbours after them (inner > 1),
+// else through kTile x kTile tiles in shared memory (lines along the last axis: the array's rows).
+constexpr int kTile = 32, kTileRows = 8;
+
 template <class TI>
-__global__ void load_kernel(const TI* in, Layout lay, bool contiguous, int64_t total, double* w, double scale) {
+__global__ void load_kernel(const TI* in, Layout lay, bool contiguous, Lines g, int64_t total, double* w, double scale) {
   NDIMG_GRID_STRIDE(e, total) {
-    const int64_t off = contiguous ? e : in_offset(lay, e);
-    w[e] = mul_rn(double(in[off]), scale);
+    w[g.of_element(e)] = mul_rn(double(in[contiguous ? e : in_offset(lay, e)]), scale);
+  }
+}
+
+// Tile (blockIdx.x, y): positions [x kTile, + kTile) of lines [y kTile, + kTile), y striding over the grid.
+template <class TI>
+__global__ void load_rows_kernel(const TI* in, Layout lay, int axis, Lines g, double* w, double scale) {
+  __shared__ double tile[kTile][kTile + 1];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int64_t i0 = blockIdx.x * int64_t(kTile);
+  for (int64_t l0 = blockIdx.y * int64_t(kTile); l0 < g.L; l0 += gridDim.y * int64_t(kTile)) {
+    for (int r = ty; r < kTile; r += kTileRows) {  // read along the rows
+      const int64_t l = l0 + r, i = i0 + tx;
+      if (l < g.L && i < g.n)
+        tile[r][tx] = mul_rn(double(in[line_in_offset(lay, axis, l) + i * lay.in_strides[axis]]), scale);
+    }
+    __syncthreads();
+    for (int r = ty; r < kTile; r += kTileRows) {  // write along the lines
+      const int64_t i = i0 + r, l = l0 + tx;
+      if (l < g.L && i < g.n) w[g.at(l, i)] = tile[tx][r];
+    }
+    __syncthreads();
   }
 }
 
@@ -153,8 +179,28 @@ template <class TO>
 __global__ void store_kernel(const __grid_constant__ Current cur, TO* out, Layout lay, bool contiguous, int64_t total) {
   const Lines& g = cur.g;
   NDIMG_GRID_STRIDE(e, total) {
-    const int64_t inner = e % g.inner, i = (e / g.inner) % g.n, outer = e / (g.inner * g.n);
-    out[contiguous ? e : out_offset(lay, e)] = cast_to<TO>(cur(outer * g.inner + inner, i));
+    const int64_t x = g.of_element(e);
+    out[contiguous ? e : out_offset(lay, e)] = cast_to<TO>(cur(x % g.L, x / g.L));
+  }
+}
+
+template <class TO>
+__global__ void store_rows_kernel(const __grid_constant__ Current cur, TO* out, Layout lay, int axis) {
+  __shared__ double tile[kTile][kTile + 1];
+  const Lines& g = cur.g;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int64_t i0 = blockIdx.x * int64_t(kTile);
+  for (int64_t l0 = blockIdx.y * int64_t(kTile); l0 < g.L; l0 += gridDim.y * int64_t(kTile)) {
+    for (int r = ty; r < kTile; r += kTileRows) {  // read along the lines
+      const int64_t i = i0 + r, l = l0 + tx;
+      if (l < g.L && i < g.n) tile[r][tx] = cur(l, i);
+    }
+    __syncthreads();
+    for (int r = ty; r < kTile; r += kTileRows) {  // write along the rows
+      const int64_t l = l0 + r, i = i0 + tx;
+      if (l < g.L && i < g.n) out[line_out_offset(lay, axis, l) + i * lay.out_strides[axis]] = cast_to<TO>(tile[tx][r]);
+    }
+    __syncthreads();
   }
 }
 
@@ -203,9 +249,15 @@ void spline_filter_cuda(const View& in, const View& out, const SplinePoles& p, s
     const View& src = k == 0 ? in : out;
     const Lines g = lines_of(axis);
     const Layout lin = make_layout(src, src);
+    const double scale = g.n > 1 ? gain : 1.0;
+    const dim3 tiles(unsigned((g.n + kTile - 1) / kTile), unsigned(std::min<int64_t>((g.L + kTile - 1) / kTile, 65535)));
+    const dim3 tile_threads(kTile, kTileRows);
     dispatch_dtype(src.dtype, [&]<class TI>() {
-      load_kernel<TI><<<grid, kThreads, 0, st>>>(static_cast<const TI*>(src.data), lin, src.c_contiguous(), total, w,
-                                                 g.n > 1 ? gain : 1.0);
+      const TI* data = static_cast<const TI*>(src.data);
+      if (g.inner > 1)
+        load_kernel<TI><<<grid, kThreads, 0, st>>>(data, lin, src.c_contiguous(), g, total, w, scale);
+      else
+        load_rows_kernel<TI><<<tiles, tile_threads, 0, st>>>(data, lin, axis, g, w, scale);
     });
     cuda::check_launch(op);
     Current cur{w, g, nullptr, Pole{}};
@@ -224,7 +276,11 @@ void spline_filter_cuda(const View& in, const View& out, const SplinePoles& p, s
     }
     const Layout lout = make_layout(out, out);
     dispatch_dtype(out.dtype, [&]<class TO>() {
-      store_kernel<TO><<<grid, kThreads, 0, st>>>(cur, static_cast<TO*>(out.data), lout, out.c_contiguous(), total);
+      TO* data = static_cast<TO*>(out.data);
+      if (g.inner > 1)
+        store_kernel<TO><<<grid, kThreads, 0, st>>>(cur, data, lout, out.c_contiguous(), total);
+      else
+        store_rows_kernel<TO><<<tiles, tile_threads, 0, st>>>(cur, data, lout, axis);
     });
     cuda::check_launch(op);
   }
