@@ -208,13 +208,13 @@ for _name in ("correlate", "convolve"):
                                       case(_inputs=("signed", "weights:5"), mode="wrap"),
                                       case(_prep=_c.nan_weights, _id="nan_kernel")),
              bad=(bad(RuntimeError, _inputs=("signed", "weights1d"), _ndim=(2,)), bad(ValueError, origin=2),
-                  bad(RuntimeError, mode="bogus")),
+                  bad(RuntimeError, mode="bogus"), bad(RuntimeError, output=np.complex64)),
              bench=(("2d_f32", dict(_inputs=("signed", "weights:7"))), ("3d_f32", {})))
 for _name in ("minimum_filter1d", "maximum_filter1d"):
     register("ndimage", _name, f"{_R}:{_name}", dtypes=NUMERIC, ndim=(1, 2, 3), inputs=("signed",),
              cases=modes(size=3, cval=0.5) + (case(size=1), case(size=4, origin=-1, axis=0),
                                               case(size=10**6, _id="huge_size")),
-             bad=(bad(RuntimeError, size=0), bad(ValueError, size=3, origin=2)),
+             bad=(bad(RuntimeError, size=0), bad(ValueError, size=3, origin=2), bad(RuntimeError, size=3, output=np.complex64)),
              bench=(("2d_f32", dict(size=9)), ("3d_f32", dict(size=9))))
 _RANK_CASES = (case(size=(3, 1), _ndim=(2,)), case(size=4, origin=1), case(footprint=_FOOT2, _ndim=(2,)),
                case(footprint=_FOOT3, _ndim=(3,)), case(size=3, axes=(0,)))
@@ -222,24 +222,27 @@ _RANK_CASES = (case(size=(3, 1), _ndim=(2,)), case(size=4, origin=1), case(footp
 for _name in ("minimum_filter", "maximum_filter"):
     register("ndimage", _name, f"{_R}:{_name}", dtypes=NUMERIC, family="rank", inputs=("signed",),
              cases=modes(size=3, cval=0.5) + _RANK_CASES + (case(size=0), case(size=10**4, _id="huge_size")),
-             bad=(bad(RuntimeError, _id="no_size"), bad(ValueError, size=3, origin=2)),
+             bad=(bad(RuntimeError, _id="no_size"), bad(ValueError, size=3, origin=2),
+                  bad(RuntimeError, size=3, output=np.complex64)),
              bench=(("2d_f32", dict(size=3)), ("2d_f32", dict(size=5)), ("3d_f32", dict(size=3))))
 register("ndimage", "median_filter", f"{_R}:median_filter", dtypes=NUMERIC, family="rank", inputs=("signed",),
          cases=modes(size=3, cval=0.5) + _RANK_CASES,
          bad=(bad(RuntimeError, _id="no_size"), bad(RuntimeError, size=0), bad(ValueError, size=3, origin=2),
-              bad(ValueError, size=3, axes=(0, 0)), bad(MemoryError, size=10**6, _id="huge_size")),
+              bad(ValueError, size=3, axes=(0, 0)), bad(MemoryError, size=10**6, _id="huge_size"),
+              bad(RuntimeError, size=3, output=np.complex64)),
          bench=(("2d_f32", dict(size=3)), ("2d_f32", dict(size=5)), ("3d_f32", dict(size=3))))
 register("ndimage", "rank_filter", f"{_R}:rank_filter", dtypes=NUMERIC, family="rank", inputs=("signed",),
          cases=modes(rank=2, size=3, cval=0.5) + (case(rank=-1, size=3), case(rank=0, footprint=_FOOT2, _ndim=(2,)),
                                                   case(rank=2, size=(3, 1), _ndim=(2,)),
                                                   case(rank=-1, size=10**4, _ndim=(2,), _id="huge_size")),
-         bad=(bad(RuntimeError, rank=100, size=3), bad(RuntimeError, rank=1),
+         bad=(bad(RuntimeError, rank=100, size=3), bad(RuntimeError, rank=1), bad(RuntimeError, rank=2, size=3, output=np.complex64),
               bad(MemoryError, rank=2, size=10**6, _id="huge_size")),
          bench=(("2d_f32", dict(rank=4, size=3)), ("3d_f32", dict(rank=4, size=3))))
 register("ndimage", "percentile_filter", f"{_R}:percentile_filter", dtypes=NUMERIC, family="rank", inputs=("signed",),
          cases=modes(percentile=30, size=3, cval=0.5) + (case(percentile=-20, size=3), case(percentile=50, size=5),
                                                          case(percentile=90, footprint=_FOOT2, _ndim=(2,))),
          bad=(bad(RuntimeError, percentile=150, size=3), bad(RuntimeError, percentile=50),
+              bad(RuntimeError, percentile=50, size=3, output=np.complex64),
               bad(MemoryError, percentile=50, size=10**6, _id="huge_size")),
          bench=(("2d_f32", dict(percentile=50, size=5)), ("3d_f32", dict(percentile=50, size=3))))
 

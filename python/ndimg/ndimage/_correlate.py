@@ -7,7 +7,8 @@ from .. import _core
 from .._engine import engine_aware, stream_ptr
 from ._footprint import (check_footprint_shape, expand_footprint, expand_origin, run_into,
                          single_mode, tap_offsets, to_host)
-from ._support import as_input, complex_via_real, get_output, native_output, normalize_axes, real_cval
+from ._support import (as_input, check_dtype, complex_via_real, get_output, native_output, normalize_axes,
+                       real_cval)
 
 
 def _correlate_or_convolve(input, weights, output, mode, cval, origin, convolution, axes):
@@ -36,6 +37,8 @@ def _correlate_or_convolve(input, weights, output, mode, cval, origin, convoluti
             raise ValueError("Invalid origin; origin must satisfy -(weights.shape[k] // 2) <= origin[k] <= "
                              "(weights.shape[k]-1) // 2")
     code = single_mode(mode, "")
+    output = get_output(output, input)
+    check_dtype(output.dtype, False, real=True)   # real data: scipy's C loops write real outputs only
     # scipy keeps the weights with |w| > DBL_EPSILON: zero, tiny and NaN weights are left out
     offsets, idx = tap_offsets(np.abs(weights) > np.finfo(np.float64).eps, origins)
     values = weights[idx].tolist()

@@ -22,8 +22,8 @@ from .._engine import engine_aware, xp_of
 from ._footprint import check_footprint_shape, expand_footprint, tap_offsets, to_host
 from ._rank import _check_footprint_origins
 from ._separable import sum_over_axes
-from ._support import (as_input, get_output, mode_code, native_output, normalize_axes, normalize_axis, per_axis,
-                       real_cval)
+from ._support import (as_input, check_dtype, get_output, mode_code, native_output, normalize_axes, normalize_axis,
+                       per_axis, real_cval)
 
 # ---------------------------------------------------------------------------------------------------
 # the function argument: a Python callable, a scipy.LowLevelCallable or a legacy PyCapsule (no name)
@@ -118,6 +118,7 @@ def generic_filter(input, function, size=None, footprint=None, output=None, mode
     _writable(out)
     code, cval = mode_code(mode), real_cval(cval)
     fn = _callback(function, _WINDOW_SIGNATURES, extra_arguments, extra_keywords)
+    check_dtype(out.dtype, False, real=True)
     if input.ndim == 0:   # the core takes arrays of at least one dimension: every tap reads the one element
         offsets, src, dst = (0,) * int(footprint.sum()), input.reshape(1), out.reshape(1)
     else:
@@ -149,6 +150,7 @@ def generic_filter1d(input, function, filter_size, axis=-1, output=None, mode="r
     fn = _callback(function, _LINE_SIGNATURES, extra_arguments, extra_keywords)
     _writable(out)
     input = as_input(input)
+    check_dtype(out.dtype, real=True)
     _core.generic_filter1d(input, out, filter_size, axis, code, cval, origin, fn, extra_arguments, extra_keywords)
     return out
 

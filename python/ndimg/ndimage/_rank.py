@@ -12,8 +12,8 @@ from .. import _core
 from .._engine import engine_aware, stream_ptr
 from ._footprint import (check_footprint_shape, expand_footprint, expand_origin, run_into,
                          single_mode, tap_offsets, to_host)
-from ._support import (as_input, check_origin_1d, get_output, may_share, mode_code, native_output, no_complex,
-                       normalize_axes, normalize_axis, per_axis, real_cval)
+from ._support import (as_input, check_dtype, check_origin_1d, get_output, may_share, mode_code, native_output,
+                       no_complex, normalize_axes, normalize_axis, per_axis, real_cval)
 
 
 def _min_max_1d(input, size, axis, output, mode, cval, origin, minimum):
@@ -23,6 +23,7 @@ def _min_max_1d(input, size, axis, output, mode, cval, origin, minimum):
     if size < 1:
         raise RuntimeError("incorrect filter size")
     out = get_output(output, input)
+    check_dtype(out.dtype, real=True)
     origin = check_origin_1d(size, origin)
     code = mode_code(mode)
     src = input.copy() if may_share(input, out) else input
@@ -63,6 +64,8 @@ def _separable_min_max(input, out, passes, cval, minimum):
 
 
 def _footprint_rank(input, footprint, rank, output, code, cval, origins):
+    output = get_output(output, input)
+    check_dtype(output.dtype, False, real=True)
     offsets, _ = tap_offsets(footprint, origins)
     return run_into(output, input, lambda src, dst: _core.rank_filter(
         src, dst, offsets, int(rank), code, real_cval(cval), stream_ptr(dst)))
@@ -91,6 +94,7 @@ def _min_or_max_filter(input, size, footprint, output, mode, cval, origin, minim
     input = as_input(input)
     no_complex(input)
     out = get_output(output, input)
+    check_dtype(out.dtype, real=True)
     axes = normalize_axes(axes, input.ndim)
     if separable:
         n = len(axes)

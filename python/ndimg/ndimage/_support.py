@@ -35,12 +35,13 @@ def as_input(input, dtype_in_message=True):
     return input
 
 
-def check_dtype(dt, dtype_in_message=True):
-    """The array types scipy.ndimage filters: bool, integers, float32/64 and complex64/128."""
+def check_dtype(dt, dtype_in_message=True, real=False):
+    """The array types scipy.ndimage filters: bool, integers, float32/64 and complex64/128 (not `real`: the
+    filters whose C layer has no complex loops, such as the rank family's output)."""
     if dt.kind == "U":  # scipy makes its output from the dtype's name, which NumPy does not take back for str
         raise TypeError(f"data type {dt.name!r} not understood")
     if dt.kind not in "biufc" or dt.itemsize > 16 or (dt.kind == "f" and dt.itemsize not in (4, 8)) \
-            or (dt.kind == "c" and dt.itemsize not in (8, 16)):
+            or (dt.kind == "c" and (real or dt.itemsize not in (8, 16))):
         raise RuntimeError(f"array type {dt!r} not supported" if dtype_in_message else "array type not supported")
     return dt
 
