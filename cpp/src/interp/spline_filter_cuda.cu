@@ -84,24 +84,32 @@ struct Causal {
 // else through kTile x kTile tiles in shared memory (lines along the last axis: the array's rows).
 constexpr int kTile = 32, kTileRows = 8;
 
+// Both mark the lines holding a value that is not finite once scaled (flags[l] = 1): see serial_kernel.
 template <class TI>
-__global__ void load_kernel(const TI* in, Layout lay, bool contiguous, Lines g, int64_t total, double* w, double scale) {
+__global__ void load_kernel(const TI* in, Layout lay, bool contiguous, Lines g, int64_t total, double* w, double scale,
+                            int* flags) {
   NDIMG_GRID_STRIDE(e, total) {
-    w[g.of_element(e)] = mul_rn(double(in[contiguous ? e : in_offset(lay, e)]), scale);
+    const int64_t x = g.of_element(e);
+    const double v = mul_rn(double(in[contiguous ? e : in_offset(lay, e)]), scale);
+    w[x] = v;
+    if (!isfinite(v)) flags[x % g.L] = 1;
   }
 }
 
 // Tile (blockIdx.x, y): positions [x kTile, + kTile) of lines [y kTile, + kTile), y striding over the grid.
 template <class TI>
-__global__ void load_rows_kernel(const TI* in, Layout lay, int axis, Lines g, double* w, double scale) {
+__global__ void load_rows_kernel(const TI* in, Layout lay, int axis, Lines g, double* w, double scale, int* flags) {
   __shared__ double tile[kTile][kTile + 1];
   const int tx = threadIdx.x, ty = threadIdx.y;
   const int64_t i0 = blockIdx.x * int64_t(kTile);
   for (int64_t l0 = blockIdx.y * int64_t(kTile); l0 < g.L; l0 += gridDim.y * int64_t(kTile)) {
     for (int r = ty; r < kTile; r += kTileRows) {  // read along the rows
       const int64_t l = l0 + r, i = i0 + tx;
-      if (l < g.L && i < g.n)
-        tile[r][tx] = mul_rn(double(in[line_in_offset(lay, axis, l) + i * lay.in_strides[axis]]), scale);
+      if (l < g.L && i < g.n) {
+        const double v = mul_rn(double(in[line_in_offset(lay, axis, l) + i * lay.in_strides[axis]]), scale);
+        tile[r][tx] = v;
+        if (!isfinite(v)) flags[l] = 1;
+      }
     }
     __syncthreads();
     for (int r = ty; r < kTile; r += kTileRows) {  // write along the lines
@@ -175,6 +183,22 @@ __global__ void anticausal_scan_kernel(Lines g, const __grid_constant__ Pole p, 
   }
 }
 
+// Lines with an infinity (or a value that overflows when scaled) are filtered again serially, exactly as
+// scipy's loop does: the segments' corrections would multiply an infinity by a power z^k rounded to 0
+// (NaN) where the serial recursion keeps the infinity. Their carries are cleared so the store reads them
+// as they are. Lines with NaN come out all NaN either way.
+template <class TI>
+__global__ void serial_kernel(const TI* in, Layout lay, int axis, Lines g, const int* flags, SplinePoles p,
+                              SplineBoundary b, double* w, double* starts) {
+  NDIMG_GRID_STRIDE(l, g.L) {
+    if (!flags[l]) continue;
+    const int64_t base = line_in_offset(lay, axis, l), stride = lay.in_strides[axis];
+    for (int64_t i = 0; i < g.n; ++i) w[g.at(l, i)] = double(in[base + i * stride]);
+    spline_filter_line<double>([&](int64_t i) -> double& { return w[g.at(l, i)]; }, g.n, p, b);
+    for (int64_t s = 0; s < g.K; ++s) starts[s * g.L + l] = 0;
+  }
+}
+
 template <class TO>
 __global__ void store_kernel(const __grid_constant__ Current cur, TO* out, Layout lay, bool contiguous, int64_t total) {
   const Lines& g = cur.g;
@@ -239,9 +263,11 @@ void spline_filter_cuda(const View& in, const View& out, const SplinePoles& p, s
     carries = std::max(carries, g.L * g.K);
     max_lines = std::max(max_lines, g.L);
   }
-  cuda::Scratch scratch(size_t(total + 2 * carries + max_lines) * sizeof(double), st, op);
+  cuda::Scratch scratch(size_t(total + 2 * carries + max_lines) * sizeof(double) + size_t(max_lines) * sizeof(int),
+                        st, op);
   double* w = scratch.get<double>();
   double *ends = w + total, *starts = ends + carries, *init = starts + carries;
+  int* flags = reinterpret_cast<int*>(init + max_lines);
   const double gain = spline_gain(p);
   const unsigned grid = cuda::blocks_for(total, kThreads);
   for (size_t k = 0; k < axes.size(); ++k) {
@@ -252,12 +278,13 @@ void spline_filter_cuda(const View& in, const View& out, const SplinePoles& p, s
     const double scale = g.n > 1 ? gain : 1.0;
     const dim3 tiles(unsigned((g.n + kTile - 1) / kTile), unsigned(std::min<int64_t>((g.L + kTile - 1) / kTile, 65535)));
     const dim3 tile_threads(kTile, kTileRows);
+    cuda::check(cudaMemsetAsync(flags, 0, size_t(g.L) * sizeof(int), st), op);
     dispatch_dtype(src.dtype, [&]<class TI>() {
       const TI* data = static_cast<const TI*>(src.data);
       if (g.inner > 1)
-        load_kernel<TI><<<grid, kThreads, 0, st>>>(data, lin, src.c_contiguous(), g, total, w, scale);
+        load_kernel<TI><<<grid, kThreads, 0, st>>>(data, lin, src.c_contiguous(), g, total, w, scale, flags);
       else
-        load_rows_kernel<TI><<<tiles, tile_threads, 0, st>>>(data, lin, axis, g, w, scale);
+        load_rows_kernel<TI><<<tiles, tile_threads, 0, st>>>(data, lin, axis, g, w, scale, flags);
     });
     cuda::check_launch(op);
     Current cur{w, g, nullptr, Pole{}};
@@ -273,6 +300,11 @@ void spline_filter_cuda(const View& in, const View& out, const SplinePoles& p, s
         cuda::check_launch(op);
         cur = Current{w, g, starts, pole};
       }
+      dispatch_dtype(src.dtype, [&]<class TI>() {
+        serial_kernel<TI><<<line_grid, kThreads, 0, st>>>(static_cast<const TI*>(src.data), lin, axis, g, flags, p, b, w,
+                                                          starts);
+      });
+      cuda::check_launch(op);
     }
     const Layout lout = make_layout(out, out);
     dispatch_dtype(out.dtype, [&]<class TO>() {
