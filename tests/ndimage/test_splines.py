@@ -120,3 +120,22 @@ def test_dask_matches_scipy(rng):
         assert_close(lazy1.compute(), ndi.spline_filter1d(x, 5, axis=1, output=np.float32, mode=mode), (1e-6, 1e-6))
     with pytest.raises(TypeError):
         nd.spline_filter(dx, 3, output=np.empty(x.shape))
+
+
+@pytest.mark.parametrize("mode", ["mirror", "reflect", "grid-wrap"])
+def test_non_finite_long_lines(engine, rng, mode):
+    """Infinities, NaN and values that overflow when scaled, in lines long enough for the CUDA segments:
+    the results (inf, -inf and NaN where they fall) are scipy's."""
+    x = rng.standard_normal((6, 3000))
+    x[1, 1500] = np.inf
+    x[2, 10] = -np.inf
+    x[3, 2000] = np.nan
+    x[4, 700] = 1e308
+    for axis in (1, 0):
+        a = x if axis == 1 else np.ascontiguousarray(x.T)
+        got = to_host(nd.spline_filter1d(to_engine(a, engine), 3, axis=axis, mode=mode))
+        exp = ndi.spline_filter1d(a, 3, axis=axis, mode=mode)
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(exp))
+        np.testing.assert_array_equal(np.isinf(got) * np.sign(got), np.isinf(exp) * np.sign(exp))
+        fin = np.isfinite(exp)
+        assert_close(got[fin], exp[fin], (1e-12, 1e-11))
