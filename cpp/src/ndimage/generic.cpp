@@ -11,13 +11,15 @@ namespace ndimg::ndimage {
 
 namespace {
 
-// out's element at `o` (element offset) = cast_to<TO>(v): one store per call of the function, so an indirect
-// call per output instead of an instantiation per input x output dtype pair.
-using Store = void (*)(void* base, int64_t o, double v);
+// out[o + i * stride] = cast_to<TO>(v[i]) for i < n (element offsets): one indirect call per result of the
+// function instead of an instantiation per input x output dtype pair.
+using Store = void (*)(void* base, int64_t o, int64_t stride, const double* v, int64_t n);
 
 Store store_for(DType t) {
   return dispatch_dtype(t, []<class TO>() -> Store {
-    return [](void* base, int64_t o, double v) { static_cast<TO*>(base)[o] = cast_to<TO>(v); };
+    return [](void* base, int64_t o, int64_t stride, const double* v, int64_t n) {
+      for (int64_t i = 0; i < n; ++i) static_cast<TO*>(base)[o + i * stride] = cast_to<TO>(v[i]);
+    };
   });
 }
 
@@ -46,16 +48,30 @@ bool generic_filter(const View& in, const View& out, std::span<const int64_t> of
     const TI* src = in.ptr<TI>();
     int64_t c[kMaxDim] = {};
     const int last = g.ndim - 1;
+    const int64_t* linear = t.linear.data();
     // C order over the output, on this thread: the function may need the caller's thread (Python's GIL)
     for (int64_t line = 0, lines = out.size() / g.shape[last]; line < lines; ++line) {
       const int64_t o = unravel(g, line * g.shape[last], c);
+      // where the line's windows lie inside the input: [lo, hi) along the last axis, read without the mode
+      bool inside = true;
+      int64_t base = 0;
+      for (int d = 0; d < last; ++d) {
+        inside = inside && c[d] >= g.lo[d] && c[d] < g.hi[d];
+        base += c[d] * g.in_strides[d];
+      }
+      const int64_t lo = inside ? g.lo[last] : 0, hi = inside ? std::max(g.hi[last], lo) : 0;
       for (int64_t i = 0; i < g.shape[last]; ++i) {
-        c[last] = i;
-        for_each_tap<double>(g, c, src, t.offsets.data(), t.linear.data(), t.count, mode, cval,
-                             [&](int64_t k, double v) { window[k] = v; });
+        if (i >= lo && i < hi) {
+          const TI* p = src + base + i * g.in_strides[last];
+          for (int64_t k = 0; k < t.count; ++k) window[k] = double(p[linear[k]]);
+        } else {
+          c[last] = i;
+          for_each_tap<double>(g, c, src, t.offsets.data(), linear, t.count, mode, cval,
+                               [&](int64_t k, double v) { window[k] = v; });
+        }
         double r = 0;
         if (!fn(window, intptr_t(t.count), &r, data)) return false;
-        store(out.data, o + i * g.out_strides[last], r);
+        store(out.data, o + i * g.out_strides[last], 0, &r, 1);
       }
     }
     return true;
@@ -107,7 +123,7 @@ bool generic_filter1d(const View& in, const View& out, int64_t size, int axis, M
       }
       std::fill(out_line, out_line + n, 0.0);
       if (!fn(in_line, intptr_t(len), out_line, intptr_t(n), data)) return false;
-      for (int64_t i = 0; i < n; ++i) store(out.data, oo + i * os, out_line[i]);
+      store(out.data, oo, os, out_line, n);
     }
     return true;
   });
