@@ -56,14 +56,13 @@ struct Current {
   Lines g;
   const double* next;
   Pole prev;
-  __device__ double operator()(int64_t l, int64_t i) const {
+  // value i of line l, in segment s
+  __device__ double operator()(int64_t l, int64_t i, int64_t s) const {
     double v = w[g.at(l, i)];
-    if (next) {
-      const int64_t s = i / g.S;
-      if (s + 1 < g.K) v = add_rn(v, mul_rn(next[(s + 1) * g.L + l], prev.power((s + 1) * g.S - i)));
-    }
+    if (next && s + 1 < g.K) v = add_rn(v, mul_rn(next[(s + 1) * g.L + l], prev.power((s + 1) * g.S - i)));
     return v;
   }
+  __device__ double operator()(int64_t l, int64_t i) const { return (*this)(l, i, i / g.S); }
 };
 
 // The causal values of line l made true from the segments' true ends `ends`.
@@ -72,12 +71,12 @@ struct Causal {
   Lines g;
   double* ends;
   Pole p;
-  __device__ double operator()(int64_t l, int64_t i) const {
+  __device__ double operator()(int64_t l, int64_t i, int64_t s) const {
     double v = w[g.at(l, i)];
-    const int64_t s = i / g.S;
     if (s > 0) v = add_rn(v, mul_rn(ends[(s - 1) * g.L + l], p.power(i - s * g.S + 1)));
     return v;
   }
+  __device__ double operator()(int64_t l, int64_t i) const { return (*this)(l, i, i / g.S); }
 };
 
 // Loads (scaled) and stores: by element in C order where lines have neighbours after them (inner > 1),
@@ -130,10 +129,10 @@ __global__ void causal_kernel(const __grid_constant__ Current cur, const __grid_
   const Lines& g = cur.g;
   NDIMG_GRID_STRIDE(t, g.L * g.K) {
     const int64_t l = t % g.L, s = t / g.L, a = s * g.S, e = a + g.seg_len(s);
-    double y = s == 0 ? init[l] : cur(l, a);
+    double y = s == 0 ? init[l] : cur(l, a, s);
     w[g.at(l, a)] = y;
     for (int64_t i = a + 1; i < e; ++i) {
-      y = add_rn(cur(l, i), mul_rn(y, p.z));
+      y = add_rn(cur(l, i, s), mul_rn(y, p.z));
       w[g.at(l, i)] = y;
     }
     ends[s * g.L + l] = y;
@@ -165,7 +164,7 @@ __global__ void anticausal_kernel(const __grid_constant__ Causal c, const double
       --i;
     }
     for (; i >= a; --i) {
-      v = mul_rn(sub_rn(v, c(l, i)), c.p.z);
+      v = mul_rn(sub_rn(v, c(l, i, s)), c.p.z);
       w[g.at(l, i)] = v;
     }
     starts[s * g.L + l] = v;
