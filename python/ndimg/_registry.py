@@ -607,13 +607,13 @@ _IP_COMMON = dict(dtypes=ALL, ndim=(1, 2, 3, 4), family="interp", rtol=1e-5, ato
 _AFFINE_2D = np.array([[0.97, 0.26], [-0.26, 0.97]])      # a 15-degree rotation
 _AFFINE_3D = np.array([[1.0, 0.0, 0.0], [0.0, 0.97, 0.26], [0.0, -0.26, 0.97]])
 _COORDS_F32 = ("signed", "coords:float32")
-register("ndimage", "map_coordinates", f"{_IP}:map_coordinates", inputs=("signed", "coords"), **_IP_COMMON,
+register("ndimage", "map_coordinates", f"{_IP}:map_coordinates", inputs=("signed", "coords"), **_IP_COMMON, dask=f"{_IP}_dask:map_coordinates",
          cases=(case(),) + _IP_OM + (case(order=1, prefilter=False), case(order=4, prefilter=False, mode="nearest"),
                                       case(_inputs=_COORDS_F32, order=1), case(order=1, output=np.float32),
                                       case(order=3, output="int16", mode="reflect"), case(order=0, cval=-2.5)),
          bad=_IP_BAD + (bad(RuntimeError, _inputs=("signed", "weights1d")),),
          bench=tuple((s, dict(_inputs=_COORDS_F32, order=o)) for s in ("2d_f32", "3d_f32_256") for o in (1, 3)))
-register("ndimage", "affine_transform", f"{_IP}:affine_transform", **_IP_COMMON,
+register("ndimage", "affine_transform", f"{_IP}:affine_transform", **_IP_COMMON, dask=f"{_IP}_dask:affine_transform",
          cases=(case(_prep=_affine_args("square"), _id="square"),)
          + tuple(case(order=o, mode=m, cval=0.5, _prep=_affine_args("square"), _id=f"square,order={o},mode={m}")
                  for o in range(6) for m in NDI_MODES)
@@ -626,13 +626,13 @@ register("ndimage", "affine_transform", f"{_IP}:affine_transform", **_IP_COMMON,
             bad(RuntimeError, matrix=np.ones((2, 2, 2)), _id="matrix_3d")),
          bench=tuple((s, dict(matrix=mat, order=o)) for s, mat in (("2d_f32", _AFFINE_2D), ("3d_f32_256", _AFFINE_3D))
                      for o in (1, 3)))
-register("ndimage", "shift", f"{_IP}:shift", **_IP_COMMON,
+register("ndimage", "shift", f"{_IP}:shift", **_IP_COMMON, dask=f"{_IP}_dask:shift",
          cases=(case(shift=1.3),) + tuple(case(shift=-2.6, order=o, mode=m, cval=0.5) for o in range(6) for m in NDI_MODES)
          + (case(_prep=_per_axis("shift", (0.5, -1.25, 3.0, 0.0)), order=3, _id="per_axis"),
             case(shift=0.0, order=1, _id="zero_shift"), case(shift=1.5, order=1, output=np.uint8)),
          bad=tuple(replace(b, kwargs=dict(b.kwargs, shift=1.3)) for b in _IP_BAD) + (bad(RuntimeError, shift=(1.0,) * 5),),
          bench=tuple((s, dict(shift=2.3, order=o)) for s in ("2d_f32", "3d_f32_256") for o in (1, 3)))
-register("ndimage", "zoom", f"{_IP}:zoom", **_IP_COMMON,
+register("ndimage", "zoom", f"{_IP}:zoom", **_IP_COMMON, dask=f"{_IP}_dask:zoom",
          cases=(case(zoom=1.7),) + tuple(case(zoom=1.7, order=o, mode=m, cval=0.5) for o in range(6) for m in NDI_MODES)
          + tuple(case(zoom=z, order=o, mode=m, grid_mode=True) for o in range(6) for z, m in
                  ((0.6, "grid-constant"), (1.7, "grid-wrap"), (2.0, "reflect"), (0.5, "constant"), (1.3, "wrap")))
@@ -641,7 +641,7 @@ register("ndimage", "zoom", f"{_IP}:zoom", **_IP_COMMON,
             case(zoom=0.05, order=1, _id="to_one_sample"), case(zoom=2.0, order=1, output=np.int16)),
          bad=tuple(replace(b, kwargs=dict(b.kwargs, zoom=1.5)) for b in _IP_BAD) + (bad(RuntimeError, zoom=(1.0,) * 5),),
          bench=tuple((s, dict(zoom=z, order=o)) for s in ("2d_f32", "3d_f32_256") for z in (0.5, 2.0) for o in (1, 3)))
-register("ndimage", "rotate", f"{_IP}:rotate", **dict(_IP_COMMON, ndim=(2, 3, 4)),
+register("ndimage", "rotate", f"{_IP}:rotate", **dict(_IP_COMMON, ndim=(2, 3, 4)), dask=f"{_IP}_dask:rotate",
          cases=(case(angle=15),) + tuple(case(angle=15, order=o, mode=m, cval=0.5) for o in range(6) for m in NDI_MODES)
          + (case(angle=30, reshape=False, order=3), case(angle=-70, axes=(0, 2), order=1, _ndim=(3, 4)),
             case(angle=40, axes=(2, 1), order=3, mode="nearest", _ndim=(3, 4)), case(angle=90, order=3),
