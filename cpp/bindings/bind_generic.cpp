@@ -14,22 +14,24 @@ namespace {
 // only the call) followed by the extra positional and keyword arguments.
 struct PyCall {
   PyObject* fn;
-  std::vector<PyObject*> argv;  // the buffers, the extra arguments, then the keyword values
-  nb::object kwnames;           // a tuple of the keyword names, or None
+  std::vector<nb::object> refs;  // owned: the function may change the caller's keyword dict
+  std::vector<PyObject*> argv;   // the buffers, the extra arguments, then the keyword values
+  nb::object kwnames;            // a tuple of the keyword names, or None
   size_t nargs;
 
   PyCall(nb::handle f, std::vector<nb::object>& buffers, nb::tuple args, nb::dict kwargs) : fn(f.ptr()) {
-    for (auto& b : buffers) argv.push_back(b.ptr());
-    for (nb::handle a : args) argv.push_back(a.ptr());
-    nargs = argv.size();
+    for (auto& b : buffers) refs.push_back(b);
+    for (nb::handle a : args) refs.push_back(nb::borrow(a));
+    nargs = refs.size();
     if (kwargs.size()) {
       nb::list names;
       for (auto [k, v] : kwargs) {
         names.append(k);
-        argv.push_back(v.ptr());
+        refs.push_back(nb::borrow(v));
       }
       kwnames = nb::tuple(names);
     }
+    for (auto& r : refs) argv.push_back(r.ptr());
   }
   PyObject* call() {
     return PyObject_Vectorcall(fn, argv.data(), nargs, kwnames.is_valid() ? kwnames.ptr() : nullptr);
@@ -55,7 +57,7 @@ int py_line(double*, intptr_t, double*, intptr_t, void* data) {
 
 // A float64 NumPy array of n elements and its data.
 nb::object float_buffer(size_t n, double*& data) {
-  data = new double[n ? n : 1]();
+  data = new double[n ? n : 1];  // filled by the filter before each call
   nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<double*>(p); });
   size_t shape[1] = {n};
   return nb::cast(nb::ndarray<nb::numpy, double, nb::ndim<1>>(data, 1, shape, owner));

@@ -728,7 +728,7 @@ register("ndimage", "generic_filter", f"{_GN}:generic_filter", dtypes=ALL, ndim=
          bad=tuple(replace(b, kwargs=dict(dict(function=_window_range, size=3), **b.kwargs)) for b in _GN_BAD) + (
              bad(RuntimeError, function=np.max, _id="no_size"),
              bad(TypeError, function=np.max, size=3, _dtype="complex64", _id="complex"),
-             bad(RuntimeError, function=np.max, size=(3, 3, 3, 3))),
+             bad(RuntimeError, function=np.max, size=(3, 3, 3, 3)), bad(MemoryError, function=np.max, size=10**7, _id="huge_size")),
          bench=(("2d_small_f32", dict(function=np.max, size=3)),))
 register("ndimage", "generic_filter1d", f"{_GN}:generic_filter1d", dtypes=ALL, ndim=(1, 2, 3), engines=("cpu",),
          inputs=("signed",),
@@ -741,7 +741,8 @@ register("ndimage", "generic_filter1d", f"{_GN}:generic_filter1d", dtypes=ALL, n
          bad=tuple(replace(b, kwargs=dict(dict(function=_line_max, filter_size=3), **b.kwargs)) for b in _GN_BAD[:7]) + (
              bad(RuntimeError, function=_line_max, filter_size=0), bad(TypeError, function=_line_max, filter_size=2.5),
              bad(_AxisError, function=_line_max, filter_size=3, axis=3),
-             bad(ZeroDivisionError, function=lambda i, o: 1 / 0, filter_size=3, _id="function_raises")),
+             bad(ZeroDivisionError, function=lambda i, o: 1 / 0, filter_size=3, _id="function_raises"),
+             bad(MemoryError, function=_line_max, filter_size=10**9, _id="huge_size")),
          bench=(("2d_small_f32", dict(function=_line_max, filter_size=3)),))
 for _name, _arg in (("generic_laplace", "derivative2"), ("generic_gradient_magnitude", "derivative")):
     _d = {_arg: _difference}

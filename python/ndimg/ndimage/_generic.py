@@ -20,7 +20,7 @@ import numpy as np
 from .. import _core
 from .._engine import engine_aware, xp_of
 from ._footprint import check_footprint_shape, expand_footprint, tap_offsets, to_host
-from ._rank import _check_footprint_origins
+from ._rank import _MAX_BOX_TAPS, _check_footprint_origins
 from ._separable import sum_over_axes
 from ._support import (as_input, check_dtype, get_output, mode_code, native_output, normalize_axes, normalize_axis,
                        per_axis, real_cval)
@@ -103,9 +103,15 @@ def generic_filter(input, function, size=None, footprint=None, output=None, mode
     if footprint is None:
         if size is None:
             raise RuntimeError("no footprint or filter size provided")
-        footprint = np.ones(per_axis(size, len(axes)), dtype=bool)
+        sizes = per_axis(size, len(axes))
+        if math.prod(_index(s) for s in sizes) > _MAX_BOX_TAPS:
+            raise MemoryError(f"a window of {math.prod(sizes)} elements is too large (at most {_MAX_BOX_TAPS})")
+        footprint = np.ones(sizes, dtype=bool)
     else:
         footprint = np.asarray(to_host(footprint), dtype=bool)
+        if np.count_nonzero(footprint) > _MAX_BOX_TAPS:
+            raise MemoryError(f"a footprint of {np.count_nonzero(footprint)} elements is too large (at most "
+                              f"{_MAX_BOX_TAPS})")
     footprint = expand_footprint(input.ndim, axes, footprint)
     origins = [_index(o) for o in per_axis(origin, len(axes))]
     full = [0] * input.ndim
@@ -147,12 +153,17 @@ def generic_filter1d(input, function, filter_size, axis=-1, output=None, mode="r
         raise ValueError("invalid origin")
     code, cval = mode_code(mode), real_cval(cval)
     filter_size, origin = _index(filter_size), _index(origin)
+    if filter_size > _MAX_LINE:   # the extended line is a float64 buffer
+        raise MemoryError(f"filter_size {filter_size} is too large (at most {_MAX_LINE})")
     fn = _callback(function, _LINE_SIGNATURES, extra_arguments, extra_keywords)
     _writable(out)
     input = as_input(input)
     check_dtype(out.dtype, real=True)
     _core.generic_filter1d(input, out, filter_size, axis, code, cval, origin, fn, extra_arguments, extra_keywords)
     return out
+
+
+_MAX_LINE = 1 << 27
 
 
 def _plain_output(output, input):
