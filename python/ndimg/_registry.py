@@ -746,7 +746,8 @@ register("ndimage", "generic_filter1d", f"{_GN}:generic_filter1d", dtypes=ALL, n
          bench=(("2d_small_f32", dict(function=_line_max, filter_size=3)),))
 for _name, _arg in (("generic_laplace", "derivative2"), ("generic_gradient_magnitude", "derivative")):
     _d = {_arg: _difference}
-    register("ndimage", _name, f"{_GN}:{_name}", dtypes=NUMERIC, family="separable", inputs=("signed",),
+    # no family: NumPy input never round-trips through the GPU (the derivative is the caller's, maybe NumPy-only)
+    register("ndimage", _name, f"{_GN}:{_name}", dtypes=NUMERIC, inputs=("signed",),
              cases=modes(cval=0.5, **_d) + (
                  case(axes=(0,), **_d), case(mode=("wrap", "nearest"), _ndim=(2,), **_d), case(output=np.float64, **_d),
                  case(extra_keywords={"weights": (-1.0, 0.0, 1.0)}, **_d),

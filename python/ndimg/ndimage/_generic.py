@@ -261,8 +261,8 @@ def _window_args(input, function, size, footprint, origin, axes, mode, cval, bat
 def vectorized_filter(input, function, *, size=None, footprint=None, output=None, mode="reflect", cval=None,
                       origin=None, axes=None, batch_memory=2**30):
     """`function(windows, axis=window axes)` over sliding windows of the input padded by `mode`
-    (scipy.ndimage.vectorized_filter), the windows a strided view given `batch_memory` bytes at a time. On CuPy
-    input the padding and the view stay on the GPU and `function` gets CuPy arrays."""
+    (scipy.ndimage.vectorized_filter), the windows a strided view given `batch_memory` bytes at a time. On GPU
+    input the padding and the view stay on the GPU and `function` gets CuPy arrays (PyTorch tensors too)."""
     xp = xp_of(input)
     input = xp.asarray(input)
     size, footprint, origin, axes, mode, cval = _window_args(input, function, size, footprint, origin, axes, mode,
