@@ -81,6 +81,9 @@ def _writable(output):
         raise ValueError("output array is read-only.")
 
 
+_MAX_LINE = 1 << 27   # generic_filter1d's longest filter: its extended lines are float64 buffers
+
+
 def _index(value):
     """An integer argument scipy's C layer takes (a float is a TypeError)."""
     return operator.index(value)
@@ -153,7 +156,7 @@ def generic_filter1d(input, function, filter_size, axis=-1, output=None, mode="r
         raise ValueError("invalid origin")
     code, cval = mode_code(mode), real_cval(cval)
     filter_size, origin = _index(filter_size), _index(origin)
-    if filter_size > _MAX_LINE:   # the extended line is a float64 buffer
+    if filter_size > _MAX_LINE:
         raise MemoryError(f"filter_size {filter_size} is too large (at most {_MAX_LINE})")
     fn = _callback(function, _LINE_SIGNATURES, extra_arguments, extra_keywords)
     _writable(out)
@@ -161,9 +164,6 @@ def generic_filter1d(input, function, filter_size, axis=-1, output=None, mode="r
     check_dtype(out.dtype, real=True)
     _core.generic_filter1d(input, out, filter_size, axis, code, cval, origin, fn, extra_arguments, extra_keywords)
     return out
-
-
-_MAX_LINE = 1 << 27
 
 
 def _plain_output(output, input):
