@@ -17,8 +17,8 @@ import cupy as cp
 import numpy as np
 from cupy.cuda import memory_hooks
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
-import ndimg  # noqa: E402  (the installed ndimg wins where there is one: sys.path order)
+sys.path.append(str(Path(__file__).resolve().parents[1] / "python"))  # after site-packages: an installed ndimg wins
+import ndimg  # noqa: E402
 from ndimg import _cases, _registry  # noqa: E402
 
 _USED_MEM_HIGH = 8  # cudaMemPoolAttrUsedMemHigh

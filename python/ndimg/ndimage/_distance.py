@@ -125,7 +125,12 @@ def _no_background(xp, shape, sampling, indices):
     dt = (ft - xp.indices(shape, dtype=np.int32)).astype(np.float64)
     for i, s in enumerate(sampling):
         dt[i] *= s
-    return xp.sqrt((dt * dt).sum(axis=0)), ft[0]
+    # summed axis by axis in order, each square rounded alone, as NumPy's reduction over axis 0 does (CuPy's
+    # reduction orders the terms otherwise: 1 ulp off scipy)
+    total = dt[0] * dt[0]
+    for d in dt[1:]:
+        total += d * d
+    return xp.sqrt(total), ft[0]
 
 
 def _chamfer_structure(metric, ndim):
