@@ -975,6 +975,20 @@ for _name, _file, _kw in [
 del _name, _file, _kw
 
 # ---------------------------------------------------------------------------------------------------
+# ndimg.morphology and ndimg.measure: skimage.morphology and skimage.measure 0.26 (issue 26)
+# ---------------------------------------------------------------------------------------------------
+# ---- issue 26: footprints and morphology operators ----
+# ---- end footprints and morphology operators ----
+# ---- issue 26: objects, reconstruction and extrema ----
+# ---- end objects, reconstruction and extrema ----
+# ---- issue 26: max-tree, skeletons and convex hulls ----
+# ---- end max-tree, skeletons and convex hulls ----
+# ---- issue 26: regionprops ----
+# ---- end regionprops ----
+# ---- issue 26: contours, meshes and measure utilities ----
+# ---- end contours, meshes and measure utilities ----
+
+# ---------------------------------------------------------------------------------------------------
 # Known differences from the reference, reviewed: {qualname: {test class: reason}}. The generated tests of
 # these classes run as xfail(strict=True), so a fix shows as an unexpected pass: then delete the line.
 # Classes: an odd input ("big_endian_f4", "big_endian_u2", "0d", "float16", "bool", "complex64", "nan",
