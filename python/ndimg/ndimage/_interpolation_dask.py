@@ -88,14 +88,6 @@ def _extend(idx, n, mode):
     return _fold(idx.astype(np.float64), n, "mirror" if mode in ("constant", "wrap") else mode).astype(np.int64)
 
 
-def _band(c, n, order, xp=np):
-    """'nearest' and 'grid-constant' coordinates far outside moved by whole steps to just outside the
-    image, where every tap is still outside it: the same value, from a bounded region."""
-    b = order // 2 + 2
-    f = c - xp.floor(c)
-    return xp.where(c < -b, f - b, xp.where(c > n - 1 + b, f + (n - 1 + b), c))
-
-
 def _needed(lo, hi, n, order, mode):
     """The sorted tap indices (outside [0, n-1] where the mode extends the coefficients) that points with
     raw coordinates in [lo, hi] along an axis of n coefficients read, one more each side for rounding."""
@@ -232,23 +224,14 @@ def _region(blocks, plan, xp):
 
 
 def _local(c, v, n, plan, xp):
-    """Global coordinates along one axis (raw, in coefficient space) moved into the region: mapped by the
-    mode, then into the run of the plan's tap indices holding their taps; -2 (outside) where scipy gives
-    cval."""
-    if plan.mode in ("nearest", "grid-constant"):
-        c = _band(c, n, plan.order, xp)
-        inside = None
-    else:
-        c = _fold(c, n, plan.mode, xp)
-        inside = c > -1.0   # scipy's test after mapping: else cval
+    """Coordinates along a folded axis (in coefficient space) moved into the region: mapped by the mode,
+    then into the run of the tap indices `v` that holds their taps."""
+    c = _fold(c, n, plan.mode, xp)
     if plan.order == 0:   # the tap itself: moved exactly (a coordinate moved may round onto a half-way tie)
         c = xp.floor(c + 0.5)
     shift = xp.asarray(np.arange(v.size, dtype=np.float64) - v)
     pos = xp.searchsorted(xp.asarray(v), xp.floor(c)).clip(0, v.size - 1)
-    out = c + shift[pos]
-    if inside is not None:
-        out = xp.where(inside, out, -2.0)
-    return out
+    return c + shift[pos]
 
 
 def _sample(blocks, plan, coords=None):
@@ -259,19 +242,20 @@ def _sample(blocks, plan, coords=None):
     region = _region(blocks, plan, xp)
     ndi = _ndi()
     nb = plan.batch
+    shape = plan.shape[nb:]
     if plan.fast:
         move = plan.npad - np.array([v[0] for v in plan.V[nb:]], np.float64)
-        one = lambda r: plan.tf.fast(ndi, r, plan.o0[nb:], plan.shape[nb:], move, plan.out_dtype, plan.order,
-                                     plan.mode, plan.cval)
+        one = lambda r: plan.tf.fast(ndi, r, plan.o0[nb:], shape, move, plan.out_dtype, plan.order, plan.mode,
+                                     plan.cval)
     else:
-        if coords is None:
-            coords = plan.tf.points(_grid(plan.o0[nb:], plan.shape[nb:]))
-            coords = [xp.asarray(np.broadcast_to(c, plan.shape[nb:])) for c in coords]
+        if coords is None:   # broadcasting: along its own axis only for zoom and shift
+            coords = [xp.asarray(c) for c in plan.tf.points(_grid(plan.o0[nb:], shape))]
         else:
             coords = [coords[h].astype(np.float64) for h in range(coords.shape[0])]
-        local = xp.stack([_local(c + plan.npad, v, n, plan, xp)
-                          for c, v, n in zip(coords, plan.V[nb:], plan.L[nb:])])
-        one = lambda r: ndi.map_coordinates(r, local, output=plan.out_dtype, order=plan.order, mode="constant",
+        local = xp.stack([xp.broadcast_to(c + plan.npad - v[0] if anchored else _local(c + plan.npad, v, n, plan, xp),
+                                          shape)
+                          for c, v, n, anchored in zip(coords, plan.V[nb:], plan.L[nb:], plan.anchored)])
+        one = lambda r: ndi.map_coordinates(r, local, output=plan.out_dtype, order=plan.order, mode=plan.mode,
                                             cval=plan.cval, prefilter=False)
     if not nb:
         return one(region)
@@ -279,6 +263,22 @@ def _sample(blocks, plan, coords=None):
     for b in np.ndindex(*plan.shape[:nb]):
         out[b] = one(region[b])
     return out
+
+
+def _anchor(v, lo, hi, n, order, mode):
+    """The run of real indices [a, b] a chunk reads along an axis, where sampling it with the mode gives what
+    sampling the whole axis does: it holds every tap (`v`, clipped to the image), and the mode's rules reach
+    no further than it (no tap or coordinate leaves the image, or the run holds the image's border and the
+    mode's rule there: the edge, cval, or mirroring within the run). None: the wrapping modes across the
+    border, and folds longer than the run."""
+    a = min(max(int(v[0]), 0), n - 1)
+    b = min(max(int(v[-1]), a), n - 1)
+    if (v[0] >= 0 and v[-1] <= n - 1 and lo >= 0 and hi <= n - 1) or mode in ("constant", "nearest", "grid-constant"):
+        return a, b
+    if mode in ("mirror", "reflect") and b - a >= order + 3 and (lo >= 0 or a == 0 and -lo + 3 < b - a) and \
+            (hi <= n - 1 or b == n - 1 and hi - (n - 1) + 3 < b - a):
+        return a, b
+    return None
 
 
 # ---- the whole transform ----
@@ -332,11 +332,16 @@ def _run(image, tf, out_shape, out_chunks, out_dtype, order, mode, cval, prefilt
         V = [np.arange(o, o + s, dtype=np.int64) for o, s in zip(o0[:batch], shape[:batch])]
         # order 0: the tap of each coordinate computed as in memory (a moved offset may break half-way ties
         # the other way)
-        fast = coords is None and order > 0
+        # the fast path moves the offset: bool outputs (a value of about 1 becomes 0 or 1) and order 0 (ties
+        # half way) take each coordinate computed as in memory
+        fast = coords is None and order > 0 and out_dtype != bool
+        anchored = []
         for (lo, hi), n in zip(ranges, L[batch:]):
             v = _needed(lo + npad, hi + npad, n, order, mode)
             fast = fast and lo + npad >= 0 and hi + npad <= n - 1 and v[0] >= 0 and v[-1] <= n - 1
-            V.append(v)
+            run = _anchor(v, lo + npad, hi + npad, n, order, mode)
+            anchored.append(run is not None)
+            V.append(v if run is None else np.arange(run[0], run[1] + 1, dtype=np.int64))
         cells, picks = [], []
         for v, e, n in zip(V, edges, L):
             r = _extend(v, n, mode)
@@ -347,7 +352,7 @@ def _run(image, tf, out_shape, out_chunks, out_dtype, order, mode, cval, prefilt
             picks.append(used)
             cells.append([(int(e[i]), int(e[i + 1])) for i in used])
         blocks = [parts[k] for k in itertools.product(*picks)]
-        plan = _Plan(V=V, L=L, cells=cells, fast=fast, tf=tf, o0=o0, shape=shape, batch=batch, npad=npad,
+        plan = _Plan(V=V, L=L, cells=cells, fast=fast, anchored=anchored, tf=tf, o0=o0, shape=shape, batch=batch, npad=npad,
                      order=order, mode=mode, cval=cval, dtype=coef.dtype, out_dtype=out_dtype)
         task = delayed(_sample)(blocks, plan, cparts[(0,) + idx]) if coords is not None \
             else delayed(_sample)(blocks, plan)
@@ -375,9 +380,12 @@ def _sample_of(image, size=1):
 
 
 def _like_input(image, out_shape):
-    """Output chunks of a transform: the image's chunk sizes along each axis, bounded by the output."""
+    """Output chunks of a transform: the image's where the shape is kept, else its chunk sizes along each
+    axis, bounded by the output."""
     from dask.array.core import normalize_chunks
 
+    if tuple(out_shape) == image.shape:
+        return image.chunks
     return normalize_chunks(tuple(max(1, min(c, s)) for c, s in zip(image.chunksize, out_shape)), out_shape)
 
 
@@ -418,8 +426,8 @@ def zoom(input, zoom, output=None, order=3, mode="constant", cval=0.0, prefilter
     z = np.divide(num, div, out=np.ones(image.ndim), where=div != 0)
     from dask.array.core import normalize_chunks
 
-    chunks = normalize_chunks(tuple(max(1, min(s, int(round(c * f))))
-                                    for c, f, s in zip(image.chunksize, factors, out_shape)), out_shape)
+    chunks = image.chunks if out_shape == image.shape else normalize_chunks(
+        tuple(max(1, min(s, int(round(c * f)))) for c, f, s in zip(image.chunksize, factors, out_shape)), out_shape)
     return _run(image, _ZoomShift(zoom=z, grid_mode=grid_mode), out_shape, chunks, dtype, order, mode, cval,
                 prefilter)
 
@@ -442,8 +450,7 @@ def affine_transform(input, matrix, offset=0.0, output_shape=None, output=None, 
         offset, m = m[:d, d], m[:d, :d]
     offset = np.broadcast_to(np.asarray(offset, np.float64), (d,))
     tf = _ZoomShift(zoom=m, shift=offset / m) if m.ndim == 1 else _Affine(m, offset)
-    chunks = image.chunks if out_shape == image.shape else (
-        _like_input(image, out_shape) if len(out_shape) == d else _auto(out_shape, dtype))
+    chunks = _like_input(image, out_shape) if len(out_shape) == d else _auto(out_shape, dtype)
     return _run(image, tf, out_shape, chunks, dtype, order, mode, cval, prefilter)
 
 
@@ -469,7 +476,7 @@ def rotate(input, angle, axes=(1, 0), reshape=True, output=None, order=3, mode="
         return _small(ndi.rotate, image, angle, axes, **kw)
     x = da.moveaxis(image, plane, (-2, -1))
     out_shape = x.shape[:-2] + out_plane
-    chunks = x.chunks if out_shape == x.shape else x.chunks[:-2] + _like_input(x, out_shape)[-2:]
+    chunks = x.chunks[:-2] + _like_input(x, out_shape)[-2:]
     out = _run(x, _Affine(rot, offset), out_shape, chunks, dtype, order, mode, cval, prefilter, batch=ndim - 2)
     return da.moveaxis(out, (-2, -1), plane)
 
