@@ -1,0 +1,13 @@
+#include "binders.hpp"
+#include "morphology/reconstruct.hpp"
+
+namespace ndimg::py {
+
+NDIMG_BINDINGS(reconstruct) {
+  bind<&morphology::reconstruct_dilation>(m, "reconstruct_dilation", Out{"marker"}, "mask", "offsets", "lo", "hi");
+  bind<&morphology::plateau_maxima>(m, "plateau_maxima", "image", Out{"flags"}, "offsets");
+  bind<&morphology::flood_flags>(m, "flood_flags", Out{"flags"}, "offsets", "seed");
+  bind<&morphology::value_components>(m, "value_components", "image", "fg", "structure", Out{"output"});
+}
+
+}  // namespace ndimg::py

@@ -1,0 +1,37 @@
+// Geodesic reconstruction, plateau maxima, flood fill and equal-value components (skimage.morphology's
+// reconstruction, local_maxima, flood and measure.label of non-bool images): host schedules over
+// C-contiguous working buffers that the Python front pads and prepares. The entries are in reconstruct.cpp.
+// Neighbours are linear offsets into the (padded) buffer: the caller pads by the footprint's reach, so no
+// neighbour read leaves the buffer.
+#pragma once
+#include <cstdint>
+#include <span>
+
+#include "core/engine.hpp"
+
+namespace ndimg::morphology {
+
+// Reconstruction by dilation of `marker` (overwritten by the result) under `mask` (marker <= mask, both
+// float32 or float64 of one shape): a value flows from p to p + offset. Only the interior (`lo` elements
+// from each axis' start, `hi` from its end) is updated; the padding holds values no neighbour can raise.
+void reconstruct_dilation(const View& marker, const View& mask, std::span<const int64_t> offsets,
+                          std::span<const int64_t> lo, std::span<const int64_t> hi);
+// skimage's local maxima over a padded image: flags (uint8, same shape) is 3 on the border and 0 elsewhere;
+// on return 1 marks the elements of maximal plateaus. offsets: the footprint without its centre.
+void plateau_maxima(const View& image, const View& flags, std::span<const int64_t> offsets);
+// Flood fill from `seed` (a linear index) over flags (uint8): 1 marks the candidates, 2 the padding that
+// stops the fill; the reached candidates become 3.
+void flood_flags(const View& flags, std::span<const int64_t> offsets, int64_t seed);
+// Components of equal-valued neighbours among the elements where `fg` (uint8) is nonzero, joined by the
+// structure's taps (3**ndim flags), numbered 1.. in C order of their first element into `out` (int64,
+// 0 elsewhere). Returns the count. image, fg and out are C-contiguous.
+int64_t value_components(const View& image, const View& fg, std::span<const uint8_t> structure, const View& out);
+
+// ---- engine schedules (arguments validated by the entries) ----
+void reconstruct_dilation_cpu(const View& marker, const View& mask, std::span<const int64_t> offsets,
+                              std::span<const int64_t> lo, std::span<const int64_t> hi);
+void plateau_maxima_cpu(const View& image, const View& flags, std::span<const int64_t> offsets);
+void flood_flags_cpu(const View& flags, std::span<const int64_t> offsets, int64_t seed);
+int64_t value_components_cpu(const View& image, const View& fg, std::span<const uint8_t> structure, const View& out);
+
+}  // namespace ndimg::morphology

@@ -1,0 +1,163 @@
+"""skimage.morphology's object removal (skimage/morphology/misc.py): remove_small_objects,
+remove_small_holes (labels and per-label sizes on the input's engine) and remove_objects_by_distance."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .._engine import engine_aware, is_gpu_array, xp_of
+from ..ndimage._binary import generate_binary_structure
+from ..ndimage._rank import maximum_filter, minimum_filter
+from ..ndimage._label import label as _ndi_label
+
+
+class _Deprecated:
+    """The default of a deprecated parameter (scikit-image's DEPRECATED): tells 'not passed' from any value."""
+
+    def __repr__(self):
+        return "DEPRECATED"
+
+
+DEPRECATED = _Deprecated()
+
+
+def _renamed(old, new_value, func, old_name):
+    """scikit-image 0.26's deprecate_parameter: a value for `old_name` warns and becomes `max_size`; both
+    passed is a ValueError."""
+    if old is DEPRECATED:
+        return new_value
+    warnings.warn(f"Parameter `{old_name}` is deprecated since version 0.26.0 and will be removed in 2.0.0 (or "
+                  f"later). To avoid this warning, please use the parameter `max_size` instead. For more details, "
+                  f"see the documentation of `{func}`. Note that the new threshold removes objects smaller than "
+                  f"**or equal to** its value, while the previous parameter only removed smaller ones.",
+                  FutureWarning, stacklevel=4)
+    if new_value is not DEPRECATED:
+        raise ValueError(f"Both deprecated parameter `{old_name}` and new parameter `max_size` are used. Use only "
+                         f"the latter to avoid conflicting values.")
+    return old
+
+
+def _check_dtype_supported(ar):
+    if not (ar.dtype == bool or np.issubdtype(ar.dtype, np.integer)):
+        raise TypeError(f"Only bool or integer image types are supported. Got {ar.dtype}.")
+
+
+def _remove_small(ar, max_size, connectivity, out):
+    _check_dtype_supported(ar)
+    xp = xp_of(ar)
+    if out is None:
+        out = ar.copy()
+    else:
+        out[...] = ar
+    if max_size == 0:
+        return out
+    if out.dtype == bool:
+        ccs, _ = _ndi_label(ar, structure=generate_binary_structure(ar.ndim, connectivity))
+    else:
+        ccs = out
+        if ccs.size and int(ccs.min()) < 0:
+            raise ValueError("Negative value labels are not supported. Try relabeling the input with "
+                             "`scipy.ndimage.label` or `skimage.morphology.label`.")
+    sizes = xp.bincount(ccs.ravel().astype(np.intp, copy=False)) if ccs.size else xp.zeros(0, np.intp)
+    if len(sizes) == 2 and out.dtype != bool:
+        warnings.warn("Only one label was provided to `remove_small_objects`. Did you mean to use a boolean array?",
+                      UserWarning, stacklevel=4)
+    too_small = sizes <= max_size
+    out[too_small[ccs]] = 0
+    return out
+
+
+@engine_aware("ar", "out")
+def remove_small_objects(ar, min_size=DEPRECATED, connectivity=1, *, max_size=DEPRECATED, out=None):
+    """Objects of at most `max_size` elements (default 64) set to 0: the connected components of a bool `ar`
+    (`connectivity` hops), or the labels of an integer `ar`. Writes into `out` when given."""
+    max_size = _renamed(min_size, max_size, "remove_small_objects", "min_size")
+    return _remove_small(ar, 64 if max_size is DEPRECATED else max_size, connectivity, out)
+
+
+@engine_aware("ar", "out")
+def remove_small_holes(ar, area_threshold=DEPRECATED, connectivity=1, *, max_size=DEPRECATED, out=None):
+    """Holes (components of the background) of at most `max_size` elements (default 64) filled; a bool result."""
+    max_size = _renamed(area_threshold, max_size, "remove_small_holes", "area_threshold")
+    _check_dtype_supported(ar)
+    if ar.dtype != bool:
+        warnings.warn("Any labeled images will be returned as a boolean array. Did you mean to use a boolean array?",
+                      UserWarning, stacklevel=3)
+    if out is not None:
+        if out.dtype != bool:
+            raise TypeError("out dtype must be bool")
+        xp_of(ar).logical_not(ar, out=out)
+    else:
+        out = ar == 0
+    out = _remove_small(out, 64 if max_size is DEPRECATED else max_size, connectivity, out)
+    xp_of(out).logical_not(out, out=out)
+    return out
+
+
+@engine_aware("label_image", "out")
+def remove_objects_by_distance(label_image, min_distance, *, priority=None, p_norm=2, spacing=None, out=None):
+    """Objects of an integer label image removed, in order of `priority` (default: their size; ties by the
+    larger label first), until the remaining ones are more than `min_distance` apart (Minkowski `p_norm`,
+    `spacing` per axis). A host-side KD-tree of the objects' border elements (scipy.spatial) finds the
+    neighbours of each object kept."""
+    if is_gpu_array(label_image) or is_gpu_array(out):
+        raise TypeError("remove_objects_by_distance: the CUDA engine is not built yet; pass a NumPy array "
+                        "(e.g. cupy.asnumpy(x))")
+    from scipy.spatial import cKDTree
+
+    if min_distance < 0:
+        raise ValueError(f"min_distance must be >= 0, was {min_distance}")
+    if not np.issubdtype(label_image.dtype, np.integer):
+        raise ValueError(f"`label_image` must be of integer dtype, got {label_image.dtype}")
+    if out is None:
+        out = label_image.copy(order="C")
+    elif out is not label_image:
+        out[...] = label_image
+    if spacing is not None:
+        spacing = np.array(spacing)
+        if spacing.shape != (out.ndim,) or spacing.min() <= 0:
+            raise ValueError("`spacing` must contain exactly one positive factor for each dimension of `label_image`")
+    flat = out.ravel(order="C")   # a view when `out` is C-contiguous
+    indices = np.flatnonzero(flat)
+    # only the objects' border elements can be nearest to another object: the tree holds those
+    uniform = spacing is None or np.all(spacing[0] == spacing)
+    fp = generate_binary_structure(out.ndim, 1 if uniform and p_norm <= 2 else out.ndim)
+    border = (maximum_filter(out, footprint=fp) != minimum_filter(out, footprint=fp)).ravel()[indices]
+    border_idx = indices[border]
+    if border_idx.size == 0:
+        return out
+    ids = flat[border_idx]
+    if priority is None:
+        priority = np.bincount(flat.astype(np.intp, copy=False))
+    order = np.argsort(ids, kind="stable")
+    border_idx, ids = border_idx[order], ids[order]
+    if ids[0] < 0:
+        raise ValueError(f"found object with negative ID {ids[0]!r}")
+    priority = np.asarray(priority)
+    expected = (int(flat.max()) + 1,)
+    if priority.shape != expected:
+        if priority.ndim != 1 or priority.shape[0] <= int(ids[-1]):
+            raise ValueError("shape of `priority` must be (np.amax(label_image) + 1,), "
+                             f"expected {expected}, got {priority.shape} instead")
+    # objects by falling priority, equal priorities by falling label (scikit-image's reversed stable sort)
+    objects, starts = np.unique(ids, return_index=True)
+    rank = np.argsort(priority[objects], kind="stable")[::-1]
+    coords = np.asarray(np.unravel_index(border_idx, out.shape), dtype=np.float64).T
+    if spacing is not None:
+        coords *= spacing
+    tree = cKDTree(coords)
+    ends = np.append(starts[1:], ids.size)
+    removed = np.zeros(objects.size, bool)
+    for k in rank:
+        if removed[k]:
+            continue
+        near = tree.query_ball_point(coords[starts[k]:ends[k]], r=min_distance, p=p_norm, return_sorted=False)
+        hits = np.unique(np.concatenate([np.asarray(h, np.intp) for h in near])) if len(near) else np.zeros(0, np.intp)
+        others = np.unique(np.searchsorted(starts, hits, side="right") - 1)
+        others = others[(others != k) & ~removed[others]]
+        removed[others] = True
+    gone = objects[removed]
+    if gone.size:
+        out[np.isin(out, gone)] = 0
+    return out
