@@ -9,24 +9,29 @@ whole line) runs exactly: along each axis in turn, with that axis rechunked to o
 padded by 12 for 'nearest' and 'grid-constant' as scipy pads it (coordinates then shift by that pad). Every
 chunk then samples these coefficients with ``prefilter=False``.
 
-Which input a chunk reads. All along one input axis, scipy first maps a coordinate outside the image by the
+Which input a chunk reads. Along each input axis scipy first maps a coordinate outside the image by the
 mode ('mirror', 'reflect'/'grid-mirror', 'wrap', 'grid-wrap'; 'constant': outside is ``cval``), then reads
 the taps floor(c) - order//2 .. floor(c) + order//2 + 1, a tap outside the coefficients extended by the
 mode ('constant' and 'wrap' by mirroring, 'grid-constant': ``cval``, 'nearest': the edge). From the range
-of a chunk's coordinates along each axis (the chunk's transformed corners for affine maps, the computed
-coordinates' extremes for ``map_coordinates``) the tap indices its points can reach follow, with a margin
-of one for rounding; those of the whole image are read, the others built by the mode's rule. The rule:
+of a chunk's coordinates along each axis (the transformed corners of the chunk for affine maps, the
+coordinates' extremes for ``map_coordinates``) follow the tap indices its points can reach (one more each
+side for rounding). The rule, per axis:
 
-- interior chunk (every coordinate and tap inside the image on every axis, so neither the coordinate
-  mapping nor the tap extension ever applies): the in-memory ``shift``/``affine_transform`` runs on the
-  region read, its offset moved to the region's origin;
-- any other chunk: its coordinates are computed in global terms and mapped by the mode as scipy maps them,
-  the region is built from the image's values at the extended tap indices (the mode applied relative to
-  the whole image, never to the region), and the in-memory ``map_coordinates`` samples it at the
-  coordinates moved into the region, with mode 'constant' that the region makes unreachable (a point
-  scipy gives ``cval`` for gets a coordinate outside the region). Far outside the image, 'nearest' and
-  'grid-constant' read only edge values or ``cval``: such coordinates move by whole steps next to the
-  border (the same taps, the same weights up to rounding).
+- anchored run: the chunk reads the run of the image between its first and last tap, clipped to the image.
+  Where its taps or coordinates leave the image, the run reaches the image's border, and the in-memory
+  function applies the mode there itself: the same rule relative to the whole image, as long as the mode
+  looks no further than the run ('constant', 'nearest', 'grid-constant' always; 'mirror' and 'reflect'
+  while the run is longer than the fold; 'wrap' and 'grid-wrap' only inside the image). Coordinates move
+  by the run's start, exactly (an integer, the result no larger): the same weights and taps as in memory;
+- otherwise (wrapping modes across the border, folds longer than the run): the coordinates are mapped by
+  the mode as scipy maps them, and the region is built from the image's values at the tap indices the
+  mode gives (relative to the whole image, never to the region).
+
+Interior chunks (every tap inside the image) of shift, zoom and the affine maps run the in-memory
+``shift``/``affine_transform`` on their region with the offset moved to the region's origin (float
+outputs: equal to rounding); all others run the in-memory ``map_coordinates`` at their coordinates
+computed as scipy computes them, moved into the region (order 0, bool and integer outputs: the same taps,
+weights and rounding as in memory).
 
 ``rotate`` of more than 2 dimensions turns each plane as scipy does (its prefilter runs along the plane's
 two axes only). ``output=`` arrays cannot take a lazy result (NotImplementedError); dtypes can.
@@ -332,9 +337,10 @@ def _run(image, tf, out_shape, out_chunks, out_dtype, order, mode, cval, prefilt
         V = [np.arange(o, o + s, dtype=np.int64) for o, s in zip(o0[:batch], shape[:batch])]
         # order 0: the tap of each coordinate computed as in memory (a moved offset may break half-way ties
         # the other way)
-        # the fast path moves the offset: bool outputs (a value of about 1 becomes 0 or 1) and order 0 (ties
-        # half way) take each coordinate computed as in memory
-        fast = coords is None and order > 0 and out_dtype != bool
+        # the fast path moves the offset, which rounds differently: order 0 (ties half way) and bool and
+        # integer outputs (a value of about 1 truncated to 0 or 1; n + 0.5 rounded either way) take each
+        # coordinate computed as in memory
+        fast = coords is None and order > 0 and np.dtype(out_dtype).kind in "fc"
         anchored = []
         for (lo, hi), n in zip(ranges, L[batch:]):
             v = _needed(lo + npad, hi + npad, n, order, mode)
