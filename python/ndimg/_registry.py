@@ -978,6 +978,169 @@ del _name, _file, _kw
 # ndimg.morphology and ndimg.measure: skimage.morphology and skimage.measure 0.26 (issue 26)
 # ---------------------------------------------------------------------------------------------------
 # ---- issue 26: footprints and morphology operators ----
+_MF = "ndimg.morphology._footprints"
+_MG = "ndimg.morphology._gray"
+_MB = "ndimg.morphology._binary"
+_MI = "ndimg.morphology._isotropic"
+
+
+def _disk(r):
+    """scikit-image's disk(r) (uint8), for the cases (the registry cannot import ndimg.morphology)."""
+    x = np.arange(-r, r + 1)
+    return (x[:, None] ** 2 + x[None, :] ** 2 <= r * r).astype(np.uint8)
+
+
+def _cross(nd):
+    return (np.abs(np.indices((3,) * nd) - 1).sum(0) <= 1).astype(np.uint8)
+
+
+_BOX2, _BOX3 = np.ones((3, 3), np.uint8), np.ones((3, 3, 3), np.uint8)
+_T2 = np.array([[1, 1, 1], [0, 1, 0], [0, 1, 0]], np.uint8)
+_DISK5, _BALL3 = _disk(5), (((np.indices((7, 7, 7)) - 3) ** 2).sum(0) <= 9).astype(np.uint8)   # ball(3)
+_EVEN2 = np.array([[1, 0], [1, 1], [0, 1], [1, 1]], np.uint8)            # even-sized and not symmetric
+_EVEN3 = np.array([[[1, 1], [0, 1]], [[1, 0], [1, 1]]], bool)
+# footprint sequences as decomposition= gives them: disk(3, 'sequence'), footprint_rectangle((15, 15), 'sequence'),
+# a separable box with an even side, ball(2, 'sequence'), crosses with a first count of 0 (applied once)
+_SEQ_DISK3 = ((_cross(2), 2), (_BOX2, 1))
+_SEQ_RECT15 = ((_BOX2, 7),)
+_SEQ_SEP = ((np.ones((4, 1), np.uint8), 1), (np.ones((1, 5), np.uint8), 1))
+_SEQ_T = tuple((np.rot90(_T2, k), 1) for k in range(4)) + ((_BOX2, 1),)
+_SEQ_BALL2 = ((_cross(3), 1), (_BOX3, 1))
+_SEQ_SEP3 = ((np.ones((5, 1, 1), np.uint8), 1), (np.ones((1, 4, 1), np.uint8), 1), (np.ones((1, 1, 3), np.uint8), 2))
+_SEQ_ZERO = ((_cross(2), 0), (_BOX2, 0), (_T2, 2))
+_MORPH_MODES = ("reflect", "constant", "nearest", "mirror", "wrap", "max", "min", "ignore")
+
+
+def _fp_reach(ndim, footprint=None, binary=False):
+    """Per-axis reach of a footprint or sequence: half its size padded to odd, times its repetitions (a
+    sequence's first footprint runs at least once in the grayscale operators); a binary repetition count
+    below 1 repeats until nothing changes."""
+    if footprint is None:
+        return (1,) * ndim
+    seq = [(footprint, 1)] if hasattr(footprint, "__array_interface__") else list(footprint)
+    out = [0] * ndim
+    for i, (fp, n) in enumerate(seq):
+        if binary and n < 1:
+            whole_image("a footprint repeated until nothing changes (count < 1)")
+        n = max(n, 1) if i == 0 else n
+        for d, size in enumerate(np.shape(fp)[:ndim]):
+            out[d] += n * ((size + 1 - size % 2) // 2)
+    return tuple(out)
+
+
+def _morph_halo(passes, binary=False):
+    return lambda ndim, footprint=None, **_: tuple(passes * d for d in _fp_reach(ndim, footprint, binary))
+
+
+_GRAY_CASES = (case(), case(footprint=_FOOT2, _ndim=(2,)), case(footprint=_EVEN2, _ndim=(2,)),
+               case(footprint=_EVEN3, _ndim=(3,)), case(footprint=_FOOT3, _ndim=(3,)),
+               case(footprint=_SEQ_DISK3, _ndim=(2,), _id="disk3_sequence"),
+               case(footprint=_SEQ_RECT15, _ndim=(2,), _id="rect15_sequence"),
+               case(footprint=_SEQ_SEP, _ndim=(2,), _id="even_separable"),
+               case(footprint=_SEQ_T, mode="wrap", _ndim=(2,), _id="t_sequence_wrap"),
+               case(footprint=_SEQ_ZERO, _ndim=(2,), _id="zero_counts"),
+               case(footprint=_SEQ_BALL2, _ndim=(3,), _id="ball2_sequence"),
+               case(footprint=_SEQ_SEP3, mode="constant", cval=0.5, _ndim=(3,), _id="separable3"),
+               case(footprint=_DISK5, _ndim=(2,), _id="disk5"), case(footprint=_BALL3, _ndim=(3,), _id="ball3"),
+               case(footprint=np.ones((1, 7), np.uint8), mode="max", _ndim=(2,)),
+               case(_shape=(29,), _ndim=(2,), _id="1d"), case(_shape=(3, 5, 4, 6), _ndim=(3,), _id="4d"),
+               case(_shape=(3, 5, 4, 6), footprint=np.ones((3, 1, 2, 3), bool), mode="min", _ndim=(3,), _id="4d_even"))
+_GRAY_CASES += tuple(case(mode=m, cval=2.5) for m in _MORPH_MODES) + tuple(
+    case(footprint=_EVEN2, mode=m, _ndim=(2,)) for m in ("max", "min", "ignore", "wrap"))
+_GRAY_BAD = (bad(ValueError, mode="edge"), bad(ValueError, mode="symmetric"), bad(ValueError, footprint="abc"),
+             bad(ValueError, footprint=((_BOX2, 1.5),), _id="float_count"), bad(IndexError, footprint=(), _id="empty_sequence"),
+             bad(RuntimeError, footprint=_BOX3, _ndim=(2,)), bad(ValueError, footprint=np.zeros((3, 3)), _ndim=(2,)),
+             bad(TypeError, _dtype="complex64"), bad(RuntimeError, _dtype="float16"),
+             bad(TypeError, mode="constant", cval="a"))
+_GRAY_BENCH = (("2d_f32", dict(footprint=_DISK5)), ("2d_f32", dict(footprint=_SEQ_RECT15)),
+               ("3d_f32", dict(footprint=_BALL3)))
+for _name in ("erosion", "dilation", "opening", "closing", "white_tophat", "black_tophat"):
+    register("morphology", _name, f"{_MG}:{_name}", dtypes=ALL, family="rank", rtol=0, atol=0,
+             cases=_GRAY_CASES, bad=_GRAY_BAD, bench=_GRAY_BENCH,
+             halo=_morph_halo(1 if _name in ("erosion", "dilation") else 2))
+_BMORPH_CASES = (case(), case(footprint=_FOOT2, _ndim=(2,)), case(footprint=_EVEN2, _ndim=(2,)),
+                 case(footprint=_EVEN3, _ndim=(3,)), case(footprint=_SEQ_DISK3, _ndim=(2,), _id="disk3_sequence"),
+                 case(footprint=_SEQ_RECT15, _ndim=(2,), _id="rect15_sequence"),
+                 case(footprint=_SEQ_SEP, mode="max", _ndim=(2,), _id="even_separable_max"),
+                 case(footprint=_SEQ_BALL2, _ndim=(3,), _id="ball2_sequence"),
+                 case(footprint=_SEQ_SEP3, mode="min", _ndim=(3,), _id="separable3_min"),
+                 case(footprint=_DISK5, _ndim=(2,), _id="disk5"), case(mode="max"), case(mode="min"),
+                 case(_inputs=("image",)), case(_shape=(3, 5, 4, 6), _ndim=(3,), _id="4d"))
+_BMORPH_BAD = (bad(ValueError, mode="reflect"), bad(ValueError, mode="constant"), bad(TypeError, _dtype="complex64"),
+               bad(RuntimeError, footprint=_BOX3, _ndim=(2,)), bad(RuntimeError, _dtype="float16"),
+               bad(IndexError, footprint=(), _id="empty_sequence"))
+for _name, _inp in (("binary_erosion", "mask:0.7"), ("binary_dilation", "mask:0.2"), ("binary_opening", "mask:0.7"),
+                    ("binary_closing", "mask:0.3")):
+    register("morphology", _name, f"{_MB}:{_name}", dtypes=ALL, family="binary", inputs=(_inp,),
+             cases=_BMORPH_CASES, bad=_BMORPH_BAD,
+             halo=_morph_halo(2 if _name in ("binary_opening", "binary_closing") else 1, binary=True),
+             bench=tuple((s, dict(kw, _inputs=("mask:0.6",), _dtype="bool")) for s, kw in _GRAY_BENCH))
+# no halo: a block without a False pixel has no nearest one (scipy's EDT then measures from outside the block)
+for _name, _inp in (("isotropic_erosion", "mask:0.8"), ("isotropic_dilation", "mask:0.1"),
+                    ("isotropic_opening", "mask:0.8"), ("isotropic_closing", "mask:0.2")):
+    register("morphology", _name, f"{_MI}:{_name}", dtypes=ALL, family="distance", inputs=(_inp,),
+             cases=(case(radius=2), case(radius=0), case(radius=1.5), case(radius=3.5, spacing=(1, 2), _ndim=(2,)),
+                    case(radius=2, spacing=(2, 0.5, 1), _ndim=(3,)), case(radius=30), case(radius=-1),
+                    case(radius=2, _inputs=("image",)), case(radius=2, _shape=(3, 5, 4, 6), _ndim=(3,), _id="4d")),
+             bad=(bad(RuntimeError, radius=2, spacing=(1, 2, 3, 4)), bad(TypeError, radius="a")),
+             bench=(("2d_f32", dict(radius=5, _inputs=("mask:0.6",), _dtype="bool")),
+                    ("3d_f32", dict(radius=3, _inputs=("mask:0.6",), _dtype="bool"))))
+# the footprint generators: host-side NumPy arrays (or sequences of (array, count)), as scikit-image's
+_GEN = dict(ndim=(), engines=("cpu",), inputs=("none",), rtol=0, atol=0)
+for _name, _cases, _bad, _bench in (
+    ("disk", (case(radius=5), case(radius=0), case(radius=3, strict_radius=False), case(radius=4, dtype=bool),
+              case(radius=2.5), case(radius=7, dtype=np.float32, decomposition="sequence"),
+              case(radius=1, decomposition="sequence"), case(radius=0, decomposition="sequence"),
+              case(radius=18, decomposition="sequence"), case(radius=250, decomposition="sequence"),
+              case(radius=10, decomposition="crosses"), case(radius=20, strict_radius=False, decomposition="crosses")),
+     (bad(ValueError, radius=300, decomposition="sequence"), bad(IndexError, radius=251, decomposition="sequence"),
+      bad(IndexError, radius=2.5, decomposition="sequence"), bad(UnboundLocalError, radius=3, decomposition="bogus"),
+      bad(TypeError, radius="a")),
+     (dict(radius=25),)),
+    ("ball", (case(radius=3), case(radius=2, strict_radius=False), case(radius=2.5), case(radius=3, dtype=np.float32),
+              case(radius=1, decomposition="sequence"), case(radius=5, decomposition="sequence"),
+              case(radius=30, decomposition="sequence"), case(radius=35, decomposition="sequence"),
+              case(radius=100, dtype=bool, decomposition="sequence")),
+     (bad(ValueError, radius=200, decomposition="sequence"), bad(IndexError, radius=101, decomposition="sequence"),
+      bad(ValueError, radius=3, decomposition="crosses")),
+     (dict(radius=15),)),
+    ("diamond", (case(radius=4), case(radius=0), case(radius=3, dtype=bool), case(radius=5, decomposition="sequence")),
+     (bad(ValueError, radius=3, decomposition="separable"),), (dict(radius=25),)),
+    ("octahedron", (case(radius=3), case(radius=1.5), case(radius=2, dtype=np.float64),
+                    case(radius=4, decomposition="sequence")),
+     (bad(ValueError, radius=3, decomposition="crosses"),), (dict(radius=15),)),
+    ("ellipse", (case(width=5, height=3), case(width=0, height=4), case(width=8, height=20, decomposition="crosses"),
+                 case(width=3, height=3, dtype=bool), case(width=50, height=8, decomposition="crosses")),
+     (bad(UnboundLocalError, width=3, height=2, decomposition="sequence"),), (dict(width=40, height=25),)),
+    ("star", (case(a=1), case(a=2), case(a=5), case(a=0), case(a=4, dtype=bool)), (bad(ValueError, a=-1),),
+     (dict(a=20),)),
+    ("octagon", tuple(case(m=m, n=n) for m, n in ((0, 1), (1, 0), (2, 2), (3, 1), (0, 4), (4, 3))) + tuple(
+        case(m=m, n=n, decomposition="sequence") for m, n in ((1, 1), (2, 2), (0, 4), (5, 3), (4, 0))) + (
+        case(m=3, n=2, dtype=bool),),
+     (bad(ValueError, m=0, n=0), bad(ValueError, m=2, n=2, decomposition="crosses")), (dict(m=15, n=10),)),
+    ("footprint_rectangle", (case(shape=(3, 5)), case(shape=(4, 4, 2)), case(shape=(3,) * 5), case(shape=(15, 15), decomposition="sequence"),
+                             case(shape=(5, 9, 7), decomposition="sequence"), case(shape=(6, 5), decomposition="sequence"),
+                             case(shape=(3, 5), decomposition="separable", dtype=bool)),
+     (bad(ValueError, shape=(3, 3), decomposition="crosses"),), (dict(shape=(63, 63)),)),
+    ("square", (case(width=5), case(width=4, decomposition="separable"), case(width=7, dtype=bool, decomposition="sequence")),
+     (bad(ValueError, width=3, decomposition="x"),), (dict(width=63),)),
+    ("rectangle", (case(nrows=3, ncols=6), case(nrows=5, ncols=9, decomposition="sequence")),
+     (bad(ValueError, nrows=3, ncols=3, decomposition="x"),), (dict(nrows=31, ncols=63),)),
+    ("cube", (case(width=3), case(width=4, decomposition="separable"), case(width=5, decomposition="sequence")),
+     (bad(ValueError, width=3, decomposition="x"),), (dict(width=31),)),
+    ("footprint_from_sequence", (case(footprints=_SEQ_DISK3), case(footprints=_SEQ_RECT15), case(footprints=_SEQ_SEP),
+                                 case(footprints=_SEQ_T), case(footprints=_SEQ_BALL2), case(footprints=_SEQ_SEP3)),
+     (bad(ValueError, footprints=_BOX2), bad(ValueError, footprints=((_BOX2, 1.5),))),
+     (dict(footprints=((_cross(3), 20), (_BOX3, 10))),)),
+    ("mirror_footprint", (case(footprint=_EVEN2), case(footprint=_EVEN3), case(footprint=_SEQ_T)),
+     (bad(ValueError, footprint="ab"), bad(ValueError, footprint=[[1, 0], [1, 1]])), (dict(footprint=_SEQ_T),)),
+    ("pad_footprint", (case(footprint=_EVEN2), case(footprint=_EVEN3, pad_end=False), case(footprint=_SEQ_SEP),
+                       case(footprint=_SEQ_SEP3, pad_end=False), case(footprint=_BOX2)),
+     (bad(ValueError, footprint=((np.ones(3), 1.0),)),), (dict(footprint=_SEQ_SEP3),)),
+):
+    register("morphology", _name, f"{_MF}:{_name}", cases=_cases, bad=_bad,
+             bench=tuple(("none", kw) for kw in _bench), **_GEN)
+del _name, _inp, _cases, _bad, _bench
 # ---- end footprints and morphology operators ----
 # ---- issue 26: objects, reconstruction and extrema ----
 # ---- end objects, reconstruction and extrema ----

@@ -33,6 +33,8 @@ def _apply(filt, image, footprint, out, mode, border_value):
     if out is None:
         out = xp.empty(image.shape, dtype=bool)
     steps = as_sequence(pad_footprint(footprint, pad_end=True))
+    if not steps:
+        raise IndexError("empty footprint sequence")
     src = image
     for i, (fp, n) in enumerate(steps):
         dst = out if i == len(steps) - 1 else xp.empty(image.shape, dtype=out.dtype)

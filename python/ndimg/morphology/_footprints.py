@@ -264,7 +264,8 @@ def _nsphere_series_decomposition(radius, ndim, dtype=np.uint8):
         raise ValueError(f"precomputed {ndim}D decomposition unavailable for radius > {limit}")
     if not isinstance(radius, Integral) or radius == limit:
         raise IndexError(f"no {ndim}D decomposition for radius {radius!r}: integers below {limit} only")
-    n_t, n_cross, n_box = _nsphere_counts(int(radius), ndim)
+    # counts as uint8, the type of scikit-image's table
+    n_t, n_cross, n_box = (np.uint8(c) for c in _nsphere_counts(int(radius), ndim))
     ts, cross, box = _elements(ndim, dtype)
     seq = [(t, n_t) for t in ts] if n_t else []
     if n_cross:

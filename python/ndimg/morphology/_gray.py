@@ -35,10 +35,10 @@ def _apply(filt, image, footprints, out, mode, cval):
     """`filt` with each footprint of the sequence, its repetitions in turn, the last pass into `out` and
     the ones before through temporaries of out's dtype (scikit-image's out.copy() between passes)."""
     xp = xp_of(image)
-    steps = [fp for fp, n in footprints for _ in range(n)]
-    if not steps:
-        out[...] = image
-        return out
+    if not footprints:
+        raise IndexError("empty footprint sequence")
+    # the first footprint runs at least once, whatever its count (scikit-image's loop)
+    steps = [fp for i, (fp, n) in enumerate(footprints) for _ in range(max(n, 1) if i == 0 else n)]
     src, spare = image, None
     for i, fp in enumerate(steps):
         if i == len(steps) - 1:
