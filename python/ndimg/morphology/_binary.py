@@ -2,11 +2,9 @@
 erosion and dilation: each footprint of a sequence with its repetitions as scipy's iterations."""
 from __future__ import annotations
 
-import warnings
-
 from .._engine import engine_aware, xp_of
 from ..ndimage import binary_dilation as _ndi_dilation, binary_erosion as _ndi_erosion
-from ._footprints import as_sequence, pad_footprint
+from ._footprints import as_sequence, pad_footprint, warn_user
 from ._gray import _default
 
 _HINTS = {
@@ -20,8 +18,8 @@ _HINTS = {
 
 
 def _deprecated(name):
-    warnings.warn(f"`{name}` is deprecated since version 0.26 and will be removed in version 0.28. {_HINTS[name]}",
-                  FutureWarning, stacklevel=4)
+    warn_user(f"`{name}` is deprecated since version 0.26 and will be removed in version 0.28. {_HINTS[name]}",
+              FutureWarning)
 
 
 def _apply(filt, image, footprint, out, mode, border_value):

@@ -3,7 +3,8 @@ decompositions into sequences of small footprints, and the sequence helpers the 
 from __future__ import annotations
 
 import functools
-import math
+import os
+import sys
 import warnings
 from collections.abc import Sequence
 from numbers import Integral
@@ -17,9 +18,21 @@ _NSPHERE_LIMITS = {2: 251, 3: 101}
 _BOX_FREE = frozenset(range(27, 101)) - {35}
 
 
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
+def warn_user(message, category=UserWarning):
+    """Warn at the first caller outside ndimg: the user's line whether the call came directly, through the
+    engine wrappers or through ndimg.accelerate's (scikit-image's tests check the warning's location)."""
+    frame, level = sys._getframe(1), 2   # stacklevel 2: warn_user's caller
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)
+
+
 def _deprecated(name):
-    warnings.warn(f"`{name}` is deprecated since version 0.25 and will be removed in version 0.27. "
-                  "Use `skimage.morphology.footprint_rectangle` instead.", FutureWarning, stacklevel=3)
+    warn_user(f"`{name}` is deprecated since version 0.25 and will be removed in version 0.27. "
+              "Use `skimage.morphology.footprint_rectangle` instead.", FutureWarning)
 
 
 def _footprint_is_sequence(footprint):
@@ -80,8 +93,8 @@ def footprint_rectangle(shape, *, dtype=np.uint8, decomposition=None):
     """A flat (hyper-)rectangle of `shape`; decomposition 'separable' (one line per axis) or 'sequence'
     (3**ndim boxes, then lines for the longer axes; 'separable' with a warning for even lengths)."""
     if decomposition == "sequence" and any(w % 2 == 0 for w in shape):
-        warnings.warn("decomposition='sequence' is only supported for uneven footprints, falling back to "
-                      "decomposition='separable'", stacklevel=2)
+        warn_user("decomposition='sequence' is only supported for uneven footprints, falling back to "
+                  "decomposition='separable'")
         decomposition = "separable"
     nd = len(shape)
     if decomposition is None:
