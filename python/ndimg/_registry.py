@@ -878,9 +878,9 @@ for _name, _file, _kw in [
         ndim=(), engines=("cpu",), inputs=("none",),
         cases=(case(window_type="hann", shape=(17, 23)), case(window_type=("tukey", 0.3), shape=(7, 9, 11)),
                case(window_type="hann", shape=(16, 16), warp_kwargs=dict(order=0)),
-               case(window_type=("gaussian", 7), shape=(9, 40), warp_kwargs=dict(order=0, clip=False))),
-        # spline orders 2-5 wait for the B-spline interpolation primitive: the backend leaves them to skimage
-        extra={"unsupported": {"warp_kwargs": lambda kw: isinstance(kw, dict) and (kw.get("order") or 1) > 1}},
+               case(window_type=("gaussian", 7), shape=(9, 40), warp_kwargs=dict(order=0, clip=False)),
+               case(window_type="hann", shape=(16, 16), warp_kwargs=dict(order=3)),
+               case(window_type=("gaussian", 7), shape=(9, 8, 6), warp_kwargs=dict(order=5, clip=False))),
         bad=(bad(ValueError, window_type="hann", shape=(4, -1)),),
         bench=(("none", dict(window_type="hann", shape=(3840, 2160))),))),
     ("rank_order", "_rank_order", dict(family="sort", bad=(bad(IndexError, _shape=(0,), _id="empty"),), bench=(("2d_f32", {}), ("3d_f32", {})))),

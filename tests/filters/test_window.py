@@ -32,17 +32,16 @@ def test_warp_kwargs(warp_kwargs, shape, window_type):
     assert_close(nf.window(window_type, shape, warp_kwargs=warp_kwargs), expected, "filters.window")
 
 
+@pytest.mark.filterwarnings("ignore:Bi-quadratic")
 @pytest.mark.parametrize("order", [2, 3, 4, 5])
-def test_spline_orders_refused_until_the_spline_primitive(order):
-    """Orders 2-5 resample with B-splines, which ndimg does not have yet: a clear NotImplementedError, and
-    the scikit-image backend leaves such calls to scikit-image."""
+@pytest.mark.parametrize("shape", [(6, 9), (5, 4, 3)])
+def test_spline_orders(order, shape):
+    """Orders 2-5 resample with ndimg's B-spline map_coordinates; the scikit-image backend takes them."""
     from ndimg.backends.skimage import placement, spec_for
 
-    with pytest.raises(NotImplementedError, match=f"order={order}"):
-        nf.window("hann", (6, 9), warp_kwargs=dict(order=order))
-    where, why = placement(spec_for("skimage.filters:window"), ("hann", (6, 9)), dict(warp_kwargs=dict(order=order)))
-    assert where is None and "warp_kwargs" in why
-    assert placement(spec_for("skimage.filters:window"), ("hann", (6, 9)), dict(warp_kwargs=dict(order=1)))[0]
+    kw = dict(warp_kwargs=dict(order=order))
+    assert_close(nf.window("hann", shape, **kw), sf.window("hann", shape, **kw), "filters.window")
+    assert placement(spec_for("skimage.filters:window"), ("hann", shape), kw)[0]
 
 
 @pytest.mark.filterwarnings("ignore:divide by zero")

@@ -1,6 +1,6 @@
 """skimage.filters.window: an n-D window, a 1-D scipy.signal window resampled along the distance from
-the centre (CPU only: it builds a small array from a formula, no input image). The resampling is linear
-(scikit-image's default) or nearest; spline orders 2-5 wait for ndimg's B-spline interpolation."""
+the centre (CPU only: it builds a small array from a formula, no input image). The resampling is ndimg's
+B-spline map_coordinates at any order 0-5 (scikit-image's default: linear)."""
 from __future__ import annotations
 
 import numpy as np
@@ -23,23 +23,15 @@ def _resampling(map_args=None, output_shape=None, order=None, clip=True, preserv
     order = 1 if order is None else order
     if not 0 <= order <= 5:
         raise ValueError("Spline interpolation order has to be in the range 0-5.")
-    if order > 1:
-        raise NotImplementedError(f"ndimg.filters.window: warp_kwargs order={order} (a B-spline resampling) is not "
-                                  "supported yet; orders 0 and 1 are")
     return order, clip
 
 
 def _resample(w, coord, order):
-    """w (samples at 0 .. n-1, zero beyond: scipy's 'grid-constant' mode) at the coordinates, linear
-    (order 1) or nearest (order 0, halves rounded up)."""
-    n = w.size
-    coord = coord.astype(np.float64)
-    if order == 0:
-        i = np.floor(coord + 0.5).astype(np.int64)
-        inside = (i >= 0) & (i < n)
-        return np.where(inside, w[np.clip(i, 0, n - 1)], 0.0)
-    return np.interp(coord, np.arange(-1, n + 1, dtype=np.float64), np.concatenate([[0.0], w, [0.0]]),
-                     left=0.0, right=0.0)
+    """w (samples at 0 .. n-1) at the coordinates, as scikit-image's warp samples it: ndimg's B-spline
+    map_coordinates, zero beyond the samples (scipy's 'grid-constant'), prefiltered for orders above 1."""
+    from ..ndimage import map_coordinates
+
+    return map_coordinates(w, coord[None], order=order, mode="grid-constant", cval=0.0, prefilter=order > 1)
 
 
 def window(window_type, shape, warp_kwargs=None):
@@ -62,8 +54,8 @@ def window(window_type, shape, warp_kwargs=None):
         dist = dist + g * g
     coord = (np.sqrt(dist) + center).astype(np.float32)
 
-    # The reference interpolates w, as an (size, 1, ..., 1) image, at (coord, 0, ..., 0): for orders 0 and 1
-    # that is the 1-D interpolation of w at coord
+    # The reference interpolates w, as an (size, 1, ..., 1) image, at (coord, 0, ..., 0): the 1-D spline of w
+    # at coord (the unit axes' taps at their own sample: weight 1, or reproduced by their prefilter)
     out = _resample(w, coord, order)
     if clip:  # to the range of w, widened to the fill value 0 where the output reaches it
         lo, hi = np.nanmin(w), np.nanmax(w)
