@@ -45,7 +45,7 @@ void reconstruct_dilation(const View& marker, const View& mask, std::span<const 
   reconstruct_dilation_cpu(marker, mask, offsets, lo, hi);
 }
 
-void plateau_maxima(const View& image, const View& flags, std::span<const int64_t> offsets) {
+void plateau_maxima(const View& image, const View& flags, std::span<const int64_t> offsets, bool line_candidates) {
   const char* op = "local_maxima";
   require_host_c(image, op, "image");
   require_host_c(flags, op, "flags");
@@ -53,7 +53,7 @@ void plateau_maxima(const View& image, const View& flags, std::span<const int64_
   if (flags.dtype != DType::U8) throw TypeError("local_maxima: flags must be uint8");
   require_offsets(image, offsets, op);
   if (image.size() == 0) return;
-  plateau_maxima_cpu(image, flags, offsets);
+  plateau_maxima_cpu(image, flags, offsets, line_candidates);
 }
 
 void flood_flags(const View& flags, std::span<const int64_t> offsets, int64_t seed) {

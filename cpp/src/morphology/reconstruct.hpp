@@ -16,9 +16,11 @@ namespace ndimg::morphology {
 // from each axis' start, `hi` from its end) is updated; the padding holds values no neighbour can raise.
 void reconstruct_dilation(const View& marker, const View& mask, std::span<const int64_t> offsets,
                           std::span<const int64_t> lo, std::span<const int64_t> hi);
-// skimage's local maxima over a padded image: flags (uint8, same shape) is 3 on the border and 0 elsewhere;
-// on return 1 marks the elements of maximal plateaus. offsets: the footprint without its centre.
-void plateau_maxima(const View& image, const View& flags, std::span<const int64_t> offsets);
+// skimage's local maxima over a padded image: flags (uint8, same shape) is 3 on the border, 2 on the
+// candidates and 0 elsewhere; on return 1 marks the elements of maximal plateaus. offsets: the footprint
+// without its centre. With `line_candidates` (the footprint holds both neighbours along the last axis) the
+// candidates are first narrowed to the plateaus of a line above both their ends.
+void plateau_maxima(const View& image, const View& flags, std::span<const int64_t> offsets, bool line_candidates);
 // Flood fill from `seed` (a linear index) over flags (uint8): 1 marks the candidates, 2 the padding that
 // stops the fill; the reached candidates become 3.
 void flood_flags(const View& flags, std::span<const int64_t> offsets, int64_t seed);
@@ -30,7 +32,7 @@ int64_t value_components(const View& image, const View& fg, std::span<const uint
 // ---- engine schedules (arguments validated by the entries) ----
 void reconstruct_dilation_cpu(const View& marker, const View& mask, std::span<const int64_t> offsets,
                               std::span<const int64_t> lo, std::span<const int64_t> hi);
-void plateau_maxima_cpu(const View& image, const View& flags, std::span<const int64_t> offsets);
+void plateau_maxima_cpu(const View& image, const View& flags, std::span<const int64_t> offsets, bool line_candidates);
 void flood_flags_cpu(const View& flags, std::span<const int64_t> offsets, int64_t seed);
 int64_t value_components_cpu(const View& image, const View& fg, std::span<const uint8_t> structure, const View& out);
 

@@ -75,9 +75,9 @@ void reconstruct(T* J, const T* I, std::span<const int64_t> offsets, const std::
 }
 
 template <class T>
-void maxima(const T* img, uint8_t* flags, int64_t n, std::span<const int64_t> offsets) {
+void maxima(const T* img, uint8_t* flags, int64_t n, std::span<const int64_t> offsets, bool line_candidates) {
   // 1. candidates: plateaus of a line strictly above their neighbours along it (flag 2)
-  for (int64_t i = 1; i < n;) {
+  for (int64_t i = 1; line_candidates && i < n;) {
     if (img[i - 1] < img[i] && flags[i] != 3) {
       int64_t j = i + 1;
       while (j < n - 1 && img[j] == img[i] && flags[j] != 3) ++j;
@@ -134,8 +134,10 @@ void reconstruct_dilation_cpu(const View& marker, const View& mask, std::span<co
   else reconstruct(marker.ptr<double>(), mask.ptr<double>(), offsets, lines, width);
 }
 
-void plateau_maxima_cpu(const View& image, const View& flags, std::span<const int64_t> offsets) {
-  dispatch_dtype(image.dtype, [&]<class T>() { maxima(image.ptr<T>(), flags.ptr<uint8_t>(), image.size(), offsets); });
+void plateau_maxima_cpu(const View& image, const View& flags, std::span<const int64_t> offsets, bool line_candidates) {
+  dispatch_dtype(image.dtype, [&]<class T>() {
+    maxima(image.ptr<T>(), flags.ptr<uint8_t>(), image.size(), offsets, line_candidates);
+  });
 }
 
 void flood_flags_cpu(const View& flags, std::span<const int64_t> offsets, int64_t seed) {
