@@ -1,0 +1,213 @@
+"""skimage.measure's image moments (skimage/measure/_moments.py) over the array's library (NumPy or CuPy).
+
+An image's moments are one contraction per axis with the powers of the (scaled, centred) coordinates: BLAS
+matrix products on either engine. The moments of many labelled regions at once (regionprops) come from the
+per-label accumulator ``_core.measure_label_moments`` instead; the formulas from moments onwards
+(normalisation, Hu's invariants, the inertia tensor) are written here once for one image and for a stack of
+regions (leading axis).
+"""
+from __future__ import annotations
+
+import itertools
+from math import comb
+
+import numpy as np
+
+from .._engine import engine_aware, xp_of
+
+
+def float_type(dtype):
+    """scikit-image's _supported_float_type: float32 for float16/float32 input, the complex types kept,
+    float64 otherwise."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "c":
+        return np.dtype(np.complex64) if dtype == np.complex64 else np.dtype(np.complex128)
+    return np.dtype(np.float32) if dtype in (np.float16, np.float32) else np.dtype(np.float64)
+
+
+def _check_2d(coords):
+    if coords.ndim != 2:
+        raise ValueError(f"The parameter `image` must be a 2-dimensional array")
+
+
+@engine_aware("coords")
+def moments_coords(coords, order=3):
+    return moments_coords_central(coords, 0, order=order)
+
+
+@engine_aware("coords")
+def moments_coords_central(coords, center=None, order=3):
+    if isinstance(coords, tuple):   # np.nonzero's (rows, cols, ...): points as rows
+        xp = xp_of(*coords)
+        coords = xp.stack([xp.asarray(c) for c in coords], axis=-1)
+    xp = xp_of(coords)
+    coords = xp.asarray(coords)
+    _check_2d(coords)
+    ndim = coords.shape[1]
+    ftype = float_type(coords.dtype)
+    if center is None:
+        center = xp.mean(coords, axis=0, dtype=float)
+    centred = coords.astype(ftype, copy=False) - (xp.asarray(center) if not np.isscalar(center) else center)
+    # powers (npoints, ndim, order + 1), multiplied axis by axis into (npoints, order + 1, ..., order + 1)
+    powers = xp.stack([centred ** k for k in range(order + 1)], axis=-1)
+    calc = powers[:, 0]
+    for axis in range(1, ndim):
+        calc = calc[..., None] * powers[:, axis].reshape((powers.shape[0],) + (1,) * axis + (order + 1,))
+    return calc.sum(axis=0)
+
+
+def _moments_about(image, center, order, spacing):
+    """sum over the image of value * prod_d (index_d * spacing_d - center_d)^p_d for p_d <= order."""
+    xp = xp_of(image)
+    ftype = float_type(image.dtype)
+    spacing = np.ones(image.ndim) if spacing is None else spacing
+    calc = image.astype(ftype, copy=False)
+    orders = xp.arange(order + 1, dtype=ftype)
+    for dim, length in enumerate(image.shape):
+        delta = xp.arange(length, dtype=ftype) * ftype.type(spacing[dim]) - ftype.type(center[dim])
+        powers = delta[:, None] ** orders
+        calc = xp.moveaxis(xp.tensordot(calc, powers, axes=([dim], [0])), -1, dim)
+    return calc
+
+
+@engine_aware("image")
+def moments(image, order=3, *, spacing=None):
+    return _moments_about(image, (0,) * image.ndim, order, spacing)
+
+
+@engine_aware("image")
+def moments_central(image, center=None, order=3, *, spacing=None, **kwargs):
+    if center is None:   # the centroid from the raw moments, then the binomial shift
+        return raw_to_central(_moments_about(image, (0,) * image.ndim, order, spacing))
+    return _moments_about(image, center, order, spacing)
+
+
+def raw_to_central(m, lead=0):
+    """Central moments from raw moments by the binomial expansion about the centroid; the first `lead` axes
+    index a stack (regions). As scikit-image's moments_raw_to_central, the moments above the order (sum of
+    the powers) stay 0, and so do those of order 1."""
+    xp = xp_of(m)
+    dtype = m.dtype
+    m = m.astype(np.float64, copy=False)
+    shape = m.shape[lead:]
+    ndim, order = len(shape), shape[0] - 1
+    pre = (slice(None),) * lead
+    m0 = m[pre + (0,) * ndim]
+    unit = [tuple(int(a == d) for a in range(ndim)) for d in range(ndim)]
+    c = [m[pre + u] / m0 for u in unit]
+    mu = xp.zeros_like(m)
+    for p in itertools.product(range(order + 1), repeat=ndim):
+        if sum(p) > order or sum(p) == 1:
+            continue
+        acc = 0
+        for k in itertools.product(*(range(pi + 1) for pi in p)):
+            coef = 1.0
+            for d in range(ndim):
+                coef *= comb(p[d], k[d])
+            term = coef * m[pre + k]
+            for d in range(ndim):
+                if p[d] - k[d]:
+                    term = term * (-c[d]) ** (p[d] - k[d])
+            acc = acc + term
+        mu[pre + p] = acc
+    return mu.astype(dtype, copy=False)
+
+
+def normalized(mu, order, spacing, lead=0):
+    """moments_normalized of a stack (the first `lead` axes index regions)."""
+    xp = xp_of(mu)
+    shape = mu.shape[lead:]
+    ndim = len(shape)
+    pre = (slice(None),) * lead
+    spacing = np.ones(ndim) if spacing is None else np.asarray(spacing)
+    scale = float(np.min(spacing))
+    nu = xp.zeros_like(mu)
+    mu0 = mu[pre + (0,) * ndim]
+    for p in itertools.product(range(order + 1), repeat=ndim):
+        s = sum(p)
+        if s < 2:
+            nu[pre + p] = np.nan
+        else:
+            nu[pre + p] = (mu[pre + p] / scale ** s) / (mu0 ** (s / ndim + 1))
+    return nu
+
+
+@engine_aware("mu")
+def moments_normalized(mu, order=3, spacing=None):
+    if np.any(np.array(mu.shape) <= order):
+        raise ValueError("Shape of image moments must be >= `order`")
+    return normalized(mu, order, spacing)
+
+
+def hu(nu, lead=0):
+    """Hu's seven invariants of normalised 2-D moments (last axis: the seven; leading axes kept)."""
+    xp = xp_of(nu)
+    pre = (slice(None),) * lead
+    n = lambda p, q: nu[pre + (p, q)]  # noqa: E731
+    s, d = n(2, 0) + n(0, 2), n(2, 0) - n(0, 2)
+    r0, r1 = n(3, 0) + n(1, 2), n(2, 1) + n(0, 3)
+    q0, q1 = n(3, 0) - 3 * n(1, 2), 3 * n(2, 1) - n(0, 3)
+    a, b = r0 * (r0 * r0 - 3 * r1 * r1), r1 * (3 * r0 * r0 - r1 * r1)
+    return xp.stack([
+        s,
+        d * d + 4 * n(1, 1) * n(1, 1),
+        q0 * q0 + q1 * q1,
+        r0 * r0 + r1 * r1,
+        q0 * a + q1 * b,
+        d * (r0 * r0 - r1 * r1) + 4 * n(1, 1) * r0 * r1,
+        q1 * a - q0 * b,
+    ], axis=-1)
+
+
+@engine_aware("nu")
+def moments_hu(nu):
+    dtype = np.float32 if nu.dtype == np.float32 else np.float64
+    if nu.ndim != 2:
+        raise ValueError(f"Buffer has wrong number of dimensions (expected 2, got {nu.ndim})")
+    return hu(nu.astype(dtype, copy=False))
+
+
+@engine_aware("image")
+def centroid(image, *, spacing=None):
+    m = _moments_about(image, (0,) * image.ndim, 1, spacing)
+    eye = tuple(np.eye(image.ndim, dtype=int))
+    return m[eye] / m[(0,) * image.ndim]
+
+
+def tensor(mu, ndim, lead=0):
+    """The inertia tensor (..., ndim, ndim) of central moments (the first `lead` axes index regions)."""
+    xp = xp_of(mu)
+    pre = (slice(None),) * lead
+    mu0 = mu[pre + (0,) * ndim]
+    sq = [mu[pre + tuple(2 * int(a == d) for a in range(ndim))] for d in range(ndim)]
+    total = sum(sq[1:], sq[0])
+    out = xp.zeros(mu.shape[:lead] + (ndim, ndim), dtype=mu.dtype)
+    for d in range(ndim):   # I_dd: the second moments of every axis but d
+        out[..., d, d] = (total - sq[d]) / mu0
+    for i, j in itertools.combinations(range(ndim), 2):
+        v = -mu[pre + tuple(int(a in (i, j)) for a in range(ndim))] / mu0
+        out[..., i, j] = v
+        out[..., j, i] = v
+    return out
+
+
+@engine_aware("image", "mu")
+def inertia_tensor(image, mu=None, *, spacing=None):
+    if mu is None:
+        mu = moments_central(image, order=2, spacing=spacing)
+    return tensor(mu, image.ndim)
+
+
+def eigvals_desc(t):
+    """The eigenvalues of symmetric tensors (..., n, n), clipped at 0, in decreasing order."""
+    xp = xp_of(t)
+    ev = xp.clip(xp.linalg.eigvalsh(t), 0, None)
+    return ev[..., ::-1]
+
+
+@engine_aware("image", "mu", "T")
+def inertia_tensor_eigvals(image, mu=None, T=None, *, spacing=None):
+    if T is None:
+        T = inertia_tensor(image, mu, spacing=spacing)
+    ev = eigvals_desc(T)
+    return [ev[k] for k in range(ev.shape[0])] if xp_of(ev) is not np else sorted(ev, reverse=True)
