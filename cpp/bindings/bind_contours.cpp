@@ -1,5 +1,5 @@
 // find_contours: the marching-squares engine; the points come back as one (N, 2) float64 array and the
-// contours' offsets into it.
+// contours' offsets into it. points_in_poly / grid_points_in_poly: pnpoly's codes (0..3) as uint8.
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 
@@ -8,6 +8,7 @@
 
 #include "binders.hpp"
 #include "measure/contours.hpp"
+#include "measure/contours_polygon.hpp"
 
 namespace ndimg::py {
 
@@ -15,6 +16,8 @@ namespace {
 
 using Image = nb::ndarray<const double, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
 using Mask = nb::ndarray<const uint8_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+using Vec = nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+using Codes = nb::ndarray<uint8_t, nb::c_contig, nb::device::cpu>;
 
 template <class T>
 nb::object owned(std::vector<T>&& v, std::initializer_list<size_t> shape) {
@@ -41,6 +44,25 @@ NDIMG_BINDINGS(contours) {
         return nb::make_tuple(owned(std::move(c.points), {n, 2}), owned(std::move(c.offsets), {k}));
       },
       nb::arg("image"), nb::arg("mask").none(), nb::arg("level"), nb::arg("vertex_connect_high"));
+  m.def(
+      "points_in_polygon",
+      [](Vec xp, Vec yp, Vec x, Vec y, Codes out) {
+        if (yp.shape(0) != xp.shape(0) || y.shape(0) != x.shape(0) || out.size() != x.shape(0))
+          throw nb::value_error("points_in_polygon: mismatched lengths");
+        nb::gil_scoped_release nogil;
+        measure::points_in_polygon(xp.data(), yp.data(), int64_t(xp.shape(0)), x.data(), y.data(),
+                                   int64_t(x.shape(0)), out.data());
+      },
+      nb::arg("xp"), nb::arg("yp"), nb::arg("x"), nb::arg("y"), nb::arg("out"));
+  m.def(
+      "grid_points_in_polygon",
+      [](Vec xp, Vec yp, Codes out) {
+        if (yp.shape(0) != xp.shape(0) || out.ndim() != 2) throw nb::value_error("grid_points_in_polygon: bad shapes");
+        nb::gil_scoped_release nogil;
+        measure::grid_points_in_polygon(xp.data(), yp.data(), int64_t(xp.shape(0)), int64_t(out.shape(0)),
+                                        int64_t(out.shape(1)), out.data());
+      },
+      nb::arg("xp"), nb::arg("yp"), nb::arg("out"));
 }
 
 }  // namespace ndimg::py
