@@ -16,6 +16,15 @@
 namespace ndimg::interp {
 
 constexpr int kMaxOrder = 5;
+
+// Unrolls the loop that follows where its trip count is a compile-time constant.
+#if defined(__CUDACC__)
+#define NDIMG_UNROLL _Pragma("unroll")
+#elif defined(__clang__)
+#define NDIMG_UNROLL _Pragma("clang loop unroll(full)")
+#else
+#define NDIMG_UNROLL _Pragma("GCC unroll 8")
+#endif
 constexpr int kTaps = kMaxOrder + 1;
 
 // C's (npy_intp) cast of a value the callers keep far inside int64's range.
@@ -97,15 +106,35 @@ NDIMG_HD double map_coordinate(double in, int64_t len, Mode mode) {
 // extend the coefficients by mirroring, as scipy does.
 NDIMG_HD Mode tap_mode(Mode m) { return m == Mode::constant || m == Mode::wrap ? Mode::mirror : m; }
 
-// scipy's get_spline_interpolation_weights: the order + 1 weights of the taps around x. The fraction is
-// found in double; W is the arithmetic of the polynomials (double, or float for float32 data on CUDA).
+// What a schedule needs of a call, passed by value to the CUDA kernels.
+struct Geometry {
+  int in_nd = 0, out_nd = 0;
+  int order[kMaxDim];  // per input axis
+  Mode mode = Mode::constant;
+  double cval = 0;
+  int64_t in_shape[kMaxDim], in_strides[kMaxDim];
+  int64_t out_shape[kMaxDim], out_strides[kMaxDim];
+  double npad[kMaxDim];
+};
+
+// floor(x), without a libm call where x is within int64's range (x86-64's baseline has no rounding
+// instruction): the same value.
+NDIMG_HD double floor_fast(double x) {
+  if (!(x > -4e18 && x < 4e18)) return floor(x);
+  const double t = double(static_cast<int64_t>(x));
+  return t > x ? t - 1.0 : t;
+}
+
+// scipy's get_spline_interpolation_weights: the order + 1 weights of the taps around x, from the fraction
+// f = x - floor(x) (odd orders) or x - floor(x + 0.5) (even orders) found in double; W is the arithmetic of
+// the polynomials (double, or float for float32 data on CUDA).
 template <class W>
-NDIMG_HD void spline_weights(double x, int order, W* w) {
+NDIMG_HD void spline_weights(double frac, int order, W* w) {
   if (order == 0) {
     w[0] = W(1);
     return;
   }
-  const W f = W(x - floor(order & 1 ? x : x + 0.5));
+  const W f = W(frac);
   W y = f, z = W(1) - f, t;
   switch (order) {
     case 1:
@@ -162,15 +191,18 @@ struct AxisTaps {
 };
 
 // The taps along an axis of length `len` for input coordinate cc (npad already added); false where the
-// whole point takes cval (constant mode outside [0, len - 1], or a NaN coordinate).
-template <class W>
-NDIMG_HD bool axis_taps(double cc, int64_t len, int64_t stride, Mode mode, int order, AxisTaps<W>& t) {
+// whole point takes cval (constant mode outside [0, len - 1], or a NaN coordinate). O >= 0: the order known
+// at compile time (the loops unroll), else `order`.
+template <int O = -1, class W>
+NDIMG_HD bool axis_taps(double cc, int64_t len, int64_t stride, Mode mode, int order_rt, AxisTaps<W>& t) {
+  const int order = O >= 0 ? O : order_rt;
   const bool unmapped = mode == Mode::grid_constant || mode == Mode::nearest;
   if (!unmapped) {
     cc = map_coordinate(cc, len, mode);
     if (!(cc > -1.0)) return false;
   }
-  double first = (order & 1 ? floor(cc) : floor(cc + 0.5)) - double(order / 2);
+  const double fl = floor_fast(order & 1 ? cc : cc + 0.5);
+  double first = fl - double(order / 2);
   // unmapped coordinates may lie anywhere (or be NaN: scipy's cast gives INT64_MIN, all taps below 0):
   // beyond a tap's length of the edges every tap extends the same way
   const double lo = -double(order + 2), hi = double(len + 1);
@@ -180,6 +212,7 @@ NDIMG_HD bool axis_taps(double cc, int64_t len, int64_t stride, Mode mode, int o
   t.n = order + 1;
   t.outside = 0;
   if (mode == Mode::grid_constant) {
+NDIMG_UNROLL
     for (int k = 0; k <= order; ++k) {
       const int64_t idx = start + k;
       const bool out = idx < 0 || idx >= len;
@@ -188,15 +221,17 @@ NDIMG_HD bool axis_taps(double cc, int64_t len, int64_t stride, Mode mode, int o
     }
   } else if (start < 0 || start + order >= len) {
     const Mode tm = tap_mode(mode);
+NDIMG_UNROLL
     for (int k = 0; k <= order; ++k) {
       int64_t idx = to_index(map_coordinate(double(start + k), len, tm));
       idx = idx < 0 ? 0 : (idx >= len ? len - 1 : idx);  // never outside the array
       t.off[k] = idx * stride;
     }
   } else {
+NDIMG_UNROLL
     for (int k = 0; k <= order; ++k) t.off[k] = (start + k) * stride;
   }
-  spline_weights(cc, order, t.w);
+  spline_weights(cc - fl, order, t.w);
   return true;
 }
 
@@ -216,29 +251,34 @@ struct Reader {
 
 // scipy's sum over the taps in C order (axis ND - 1 fastest), each term the value times the weights of
 // axes 0, 1, ... in turn: the same roundings as scipy's, so that integer outputs round the same way.
-// Taps of axes [0, D) are chosen: `off` their offsets summed, `w` their weights, `outside` whether one of
-// them lies outside the input (grid-constant: the value is cval).
-template <int D, int ND, class W, class R>
-NDIMG_HD void accumulate(const AxisTaps<W>* const* ax, int64_t off, bool outside, W* w, W cval, const R& read, W& t) {
-  const AxisTaps<W>& a = *ax[D];
-  for (int k = 0; k < a.n; ++k) {
+// ax(d) is axis d's taps; taps of axes [0, D) are chosen: `off` their offsets summed, `w` their weights,
+// `outside` whether one of them lies outside the input (grid-constant: the value is cval). N > 0: every
+// axis has N taps (known at compile time), else each its own.
+template <int N, int D, int ND, class W, class A, class R>
+NDIMG_HD void accumulate(const A& ax, int64_t off, bool outside, W* w, W cval, const R& read, W& t) {
+  const AxisTaps<W>& a = ax(D);
+  const int n = N > 0 ? N : a.n;
+NDIMG_UNROLL
+  for (int k = 0; k < (N > 0 ? N : kTaps); ++k) {
+    if (N == 0 && k >= n) break;
     const bool o = outside || ((a.outside >> k) & 1u);
     w[D] = a.w[k];
     if constexpr (D + 1 == ND) {
       W term = o ? cval : read(off + a.off[k]);
+NDIMG_UNROLL
       for (int d = 0; d < ND; ++d) term *= w[d];
       t += term;
     } else {
-      accumulate<D + 1, ND>(ax, off + a.off[k], o, w, cval, read, t);
+      accumulate<N, D + 1, ND>(ax, off + a.off[k], o, w, cval, read, t);
     }
   }
 }
 
 // The same for any number of axes, the taps numbered in C order.
-template <class W, class R>
-NDIMG_HD W accumulate_any(const AxisTaps<W>* const* ax, int nd, W cval, const R& read) {
+template <class W, class A, class R>
+NDIMG_HD W accumulate_any(const A& ax, int nd, W cval, const R& read) {
   int64_t total = 1;
-  for (int d = 0; d < nd; ++d) total *= ax[d]->n;
+  for (int d = 0; d < nd; ++d) total *= ax(d).n;
   int k[kMaxDim];
   for (int d = 0; d < nd; ++d) k[d] = 0;
   W t = W(0);
@@ -246,43 +286,109 @@ NDIMG_HD W accumulate_any(const AxisTaps<W>* const* ax, int nd, W cval, const R&
     int64_t off = 0;
     bool o = false;
     for (int d = 0; d < nd; ++d) {
-      off += ax[d]->off[k[d]];
-      o |= (ax[d]->outside >> k[d]) & 1u;
+      off += ax(d).off[k[d]];
+      o |= (ax(d).outside >> k[d]) & 1u;
     }
     W term = o ? cval : read(off);
-    for (int d = 0; d < nd; ++d) term *= ax[d]->w[k[d]];
+    for (int d = 0; d < nd; ++d) term *= ax(d).w[k[d]];
     t += term;
-    for (int d = nd - 1; d >= 0 && ++k[d] == ax[d]->n; --d) k[d] = 0;
+    for (int d = nd - 1; d >= 0 && ++k[d] == ax(d).n; --d) k[d] = 0;
   }
   return t;
 }
 
-// The sampled value of one point from its per-axis taps.
-template <class W, class R>
-NDIMG_HD W sample(const AxisTaps<W>* const* ax, int nd, W cval, const R& read) {
+// The sampled value of one point from its per-axis taps ax(d): ND > 0 axes known at compile time, else nd;
+// O >= 0 the order of every axis, else each axis's own.
+template <int O, int ND, class W, class A, class R>
+NDIMG_HD W sample(const A& ax, int nd, W cval, const R& read) {
+  constexpr int N = O >= 0 ? O + 1 : 0;
   W w[3], t = W(0);
-  switch (nd) {
-    case 1: accumulate<0, 1>(ax, 0, false, w, cval, read, t); return t;
-    case 2: accumulate<0, 2>(ax, 0, false, w, cval, read, t); return t;
-    case 3: accumulate<0, 3>(ax, 0, false, w, cval, read, t); return t;
-    default: return accumulate_any(ax, nd, cval, read);
+  if constexpr (ND >= 1 && ND <= 3) {
+    accumulate<N, 0, ND>(ax, 0, false, w, cval, read, t);
+    return t;
+  } else {
+    switch (nd) {
+      case 1: accumulate<N, 0, 1>(ax, 0, false, w, cval, read, t); return t;
+      case 2: accumulate<N, 0, 2>(ax, 0, false, w, cval, read, t); return t;
+      case 3: accumulate<N, 0, 3>(ax, 0, false, w, cval, read, t); return t;
+      default: return accumulate_any(ax, nd, cval, read);
+    }
   }
 }
 
-// scipy's store of a result: integer dtypes round half away from zero and clip to their range (then C's
-// cast, as cast_to spells it for values at the limits); floats and bool are C casts.
+// The value of the point at input coordinates c (before npad), cval where the mode says so.
+template <int O, int ND, class W, class R>
+NDIMG_HD W sample_point(const Geometry& g, const double* c, const R& read) {
+  constexpr int M = ND > 0 ? ND : kMaxDim;
+  const int nd = ND > 0 ? ND : g.in_nd;
+  AxisTaps<W> taps[M];
+NDIMG_UNROLL
+  for (int d = 0; d < M; ++d) {
+    if (ND == 0 && d >= nd) break;
+    if (!axis_taps<O>(c[d] + g.npad[d], g.in_shape[d], g.in_strides[d], g.mode, g.order[d], taps[d]))
+      return W(g.cval);
+  }
+  return sample<O, ND>([&](int d) -> const AxisTaps<W>& { return taps[d]; }, nd, W(g.cval), read);
+}
+
+// Calls f.template operator()<O, ND>() with the order O and the input's dimensionality ND as compile-time
+// constants where the input type is float or double (the types that matter for speed: float32 images,
+// float64 spline coefficients), every axis has one order and ND <= 3; else with O = -1 and ND = 0 (read
+// at run time), which keeps the other instantiations few.
+template <class TI, class F>
+void dispatch_compiled(const Geometry& g, F&& f) {
+  bool compiled = std::is_same_v<TI, float> || std::is_same_v<TI, double>;
+  for (int d = 1; d < g.in_nd && compiled; ++d) compiled = g.order[d] == g.order[0];
+  if constexpr (std::is_same_v<TI, float> || std::is_same_v<TI, double>) {
+    if (compiled) {
+      auto by_nd = [&]<int O>() {
+        switch (g.in_nd) {
+          case 1: f.template operator()<O, 1>(); break;
+          case 2: f.template operator()<O, 2>(); break;
+          case 3: f.template operator()<O, 3>(); break;
+          default: f.template operator()<O, 0>(); break;
+        }
+      };
+      switch (g.order[0]) {
+        case 0: by_nd.template operator()<0>(); return;
+        case 1: by_nd.template operator()<1>(); return;
+        case 2: by_nd.template operator()<2>(); return;
+        case 3: by_nd.template operator()<3>(); return;
+        case 4: by_nd.template operator()<4>(); return;
+        default: by_nd.template operator()<5>(); return;
+      }
+    }
+  }
+  f.template operator()<-1, 0>();
+}
+
+// scipy's store of a result: integer dtypes round half away from zero and clip to their range, then C's
+// conversion as x86 performs it where scipy's clipping leaves an out-of-range value (NaN: the smallest
+// int32/int64, 0 for int8/int16; 2^64 for uint64: 0; 2^63 for int64: its largest value, as scipy's wheel
+// gives); floats are C casts. scipy stores a bool output as the low byte of x86's int32 conversion (NaN and
+// values beyond int32: INT32_MIN): true where that byte is nonzero (-358.2 is, 256 and 4e9 are not).
 template <class TO, class W>
 NDIMG_HD TO store_value(W tw) {
-  if constexpr (std::is_floating_point_v<TO> || std::is_same_v<TO, bool>) {
-    return cast_to<TO>(tw);
+  if constexpr (std::is_floating_point_v<TO>) {
+    return TO(tw);
+  } else if constexpr (std::is_same_v<TO, bool>) {
+    const double t = double(tw);
+    const int32_t i = t > -2147483649.0 && t < 2147483648.0 ? static_cast<int32_t>(t) : INT32_MIN;
+    return (i & 0xFF) != 0;
   } else {
     double t = double(tw);
     constexpr double hi = double(std::numeric_limits<TO>::max()), lo = double(std::numeric_limits<TO>::min());
-    if constexpr (std::is_unsigned_v<TO>) t = t > 0 ? t + 0.5 : 0;
-    else t = t > 0 ? t + 0.5 : t - 0.5;
-    t = t > hi ? hi : t;
-    t = t < lo ? lo : t;
-    return cast_to<TO>(t);
+    if constexpr (std::is_unsigned_v<TO>) {
+      t = t > 0 ? t + 0.5 : 0;  // NaN: 0
+      if (t >= hi) return sizeof(TO) == 8 ? TO(0) : std::numeric_limits<TO>::max();
+      return static_cast<TO>(t);
+    } else {
+      t = t > 0 ? t + 0.5 : t - 0.5;
+      if (!(t == t)) return sizeof(TO) >= 4 ? std::numeric_limits<TO>::min() : TO(0);
+      if (t >= hi) return std::numeric_limits<TO>::max();
+      if (t <= lo) return std::numeric_limits<TO>::min();
+      return static_cast<TO>(t);
+    }
   }
 }
 
@@ -300,25 +406,6 @@ NDIMG_HD void store(void* out, int64_t o, DType dt, double t) {
     case DType::F32: static_cast<float*>(out)[o] = float(t); break;
     case DType::F64: static_cast<double*>(out)[o] = t; break;
   }
-}
-
-// What a schedule needs of a call, passed by value to the CUDA kernels.
-struct Geometry {
-  int in_nd = 0, out_nd = 0;
-  int order[kMaxDim];  // per input axis
-  Mode mode = Mode::constant;
-  double cval = 0;
-  int64_t in_shape[kMaxDim], in_strides[kMaxDim];
-  int64_t out_shape[kMaxDim], out_strides[kMaxDim];
-  double npad[kMaxDim];
-};
-
-// The input taps of one point at input coordinates c (before npad); false where it takes cval.
-template <class W>
-NDIMG_HD bool point_taps(const Geometry& g, const double* c, AxisTaps<W>* taps) {
-  for (int d = 0; d < g.in_nd; ++d)
-    if (!axis_taps(c[d] + g.npad[d], g.in_shape[d], g.in_strides[d], g.mode, g.order[d], taps[d])) return false;
-  return true;
 }
 
 // a * b rounded on its own (nvcc would contract it with a sum into an FMA): coordinates round as scipy's.

@@ -36,51 +36,45 @@ void for_rows(const Geometry& g, F&& row) {
   });
 }
 
-// The value of the point whose input coordinates are c (cval where the mode says so).
-template <class R>
-W sample_at(const Geometry& g, const double* c, const R& read) {
-  AxisTaps<W> taps[kMaxDim];
-  const AxisTaps<W>* ax[kMaxDim];
-  if (!point_taps(g, c, taps)) return W(g.cval);
-  for (int d = 0; d < g.in_nd; ++d) ax[d] = &taps[d];
-  return sample(ax, g.in_nd, W(g.cval), read);
-}
-
 }  // namespace
 
 void map_coordinates_cpu(const View& in, const View& coords, const View& out, const Geometry& g) {
   dispatch_dtype(in.dtype, [&]<class TI>() {
-    const Reader<TI, W> read{in.ptr<TI>()};
-    auto run = [&]<class TC>(const TC* cp) {
-      const int last = g.out_nd - 1;
-      for_rows(g, [&](int64_t* idx, int64_t off) {
-        int64_t coff = 0;
-        for (int d = 0; d < last; ++d) coff += idx[d] * coords.strides[d + 1];
-        const int64_t cstep = coords.strides[last + 1], astep = coords.strides[0];
-        double c[kMaxDim];
-        for (int64_t j = 0; j < g.out_shape[last]; ++j) {
-          const TC* p = cp + coff + j * cstep;
-          for (int h = 0; h < g.in_nd; ++h) c[h] = double(p[h * astep]);
-          store(out.data, off + j * g.out_strides[last], out.dtype, sample_at(g, c, read));
-        }
-      });
-    };
-    if (coords.dtype == DType::F32) run(coords.ptr<float>());
-    else run(coords.ptr<double>());
+    dispatch_compiled<TI>(g, [&]<int O, int ND>() {
+      const Reader<TI, W> read{in.ptr<TI>()};
+      auto run = [&]<class TC>(const TC* cp) {
+        const int last = g.out_nd - 1;
+        for_rows(g, [&](int64_t* idx, int64_t off) {
+          int64_t coff = 0;
+          for (int d = 0; d < last; ++d) coff += idx[d] * coords.strides[d + 1];
+          const int64_t cstep = coords.strides[last + 1], astep = coords.strides[0];
+          double c[kMaxDim];
+          for (int64_t j = 0; j < g.out_shape[last]; ++j) {
+            const TC* p = cp + coff + j * cstep;
+            for (int h = 0; h < g.in_nd; ++h) c[h] = double(p[h * astep]);
+            store(out.data, off + j * g.out_strides[last], out.dtype, sample_point<O, ND, W>(g, c, read));
+          }
+        });
+      };
+      if (coords.dtype == DType::F32) run(coords.ptr<float>());
+      else run(coords.ptr<double>());
+    });
   });
 }
 
 void affine_cpu(const View& in, const double* matrix, const double* offset, const View& out, const Geometry& g) {
   dispatch_dtype(in.dtype, [&]<class TI>() {
-    const Reader<TI, W> read{in.ptr<TI>()};
-    const int last = g.out_nd - 1;
-    for_rows(g, [&](int64_t* idx, int64_t off) {
-      double c[kMaxDim];
-      for (int64_t j = 0; j < g.out_shape[last]; ++j) {
-        idx[last] = j;
-        affine_coordinates(matrix, offset, idx, g.in_nd, g.out_nd, c);
-        store(out.data, off + j * g.out_strides[last], out.dtype, sample_at(g, c, read));
-      }
+    dispatch_compiled<TI>(g, [&]<int O, int ND>() {
+      const Reader<TI, W> read{in.ptr<TI>()};
+      const int last = g.out_nd - 1;
+      for_rows(g, [&](int64_t* idx, int64_t off) {
+        double c[kMaxDim];
+        for (int64_t j = 0; j < g.out_shape[last]; ++j) {
+          idx[last] = j;
+          affine_coordinates(matrix, offset, idx, g.in_nd, g.out_nd, c);
+          store(out.data, off + j * g.out_strides[last], out.dtype, sample_point<O, ND, W>(g, c, read));
+        }
+      });
     });
   });
 }
@@ -101,25 +95,28 @@ void zoom_shift_cpu(const View& in, const double* zoom, const double* shift, boo
     }
   }
   dispatch_dtype(in.dtype, [&]<class TI>() {
-    const Reader<TI, W> read{in.ptr<TI>()};
-    const int last = nd - 1;
-    const W cval = W(g.cval);
-    for_rows(g, [&](int64_t* idx, int64_t off) {
-      const AxisTaps<W>* ax[kMaxDim];
-      bool row_inside = true;
-      for (int d = 0; d < last; ++d) {
-        row_inside = row_inside && inside[d][idx[d]];
-        ax[d] = &taps[d][idx[d]];
-      }
-      const int64_t step = g.out_strides[last];
-      for (int64_t j = 0; j < g.out_shape[last]; ++j) {
-        W v = cval;
-        if (row_inside && inside[last][j]) {
-          ax[last] = &taps[last][j];
-          v = sample(ax, nd, cval, read);
+    dispatch_compiled<TI>(g, [&]<int O, int ND>() {
+      const Reader<TI, W> read{in.ptr<TI>()};
+      const int last = nd - 1;
+      const W cval = W(g.cval);
+      for_rows(g, [&](int64_t* idx, int64_t off) {
+        const AxisTaps<W>* ax[kMaxDim];
+        bool row_inside = true;
+        for (int d = 0; d < last; ++d) {
+          row_inside = row_inside && inside[d][idx[d]];
+          ax[d] = &taps[d][idx[d]];
         }
-        store(out.data, off + j * step, out.dtype, v);
-      }
+        const int64_t step = g.out_strides[last];
+        const auto axis = [&](int d) -> const AxisTaps<W>& { return *ax[d]; };
+        for (int64_t j = 0; j < g.out_shape[last]; ++j) {
+          W v = cval;
+          if (row_inside && inside[last][j]) {
+            ax[last] = &taps[last][j];
+            v = sample<O, ND>(axis, nd, cval, read);
+          }
+          store(out.data, off + j * step, out.dtype, v);
+        }
+      });
     });
   });
 }

@@ -29,20 +29,11 @@ __device__ __forceinline__ int64_t out_index(const Geometry& g, int64_t i, int64
   return off;
 }
 
-template <class W, class R>
-__device__ __forceinline__ W sample_at(const Geometry& g, const double* c, const R& read) {
-  AxisTaps<W> taps[kMaxDim];
-  const AxisTaps<W>* ax[kMaxDim];
-  if (!point_taps(g, c, taps)) return W(g.cval);
-  for (int d = 0; d < g.in_nd; ++d) ax[d] = &taps[d];
-  return sample(ax, g.in_nd, W(g.cval), read);
-}
-
 struct CoordArgs {
   int64_t strides[kMaxDim + 1];  // of the coordinates array, (in.ndim,) + out.shape
 };
 
-template <class TI, class TC>
+template <class TI, int O, int ND, class TC>
 __global__ void map_kernel(const TI* in, const TC* coords, void* out, DType odt, const __grid_constant__ Geometry g,
                            const __grid_constant__ CoordArgs ca, int64_t total) {
   using W = weight_t<TI>;
@@ -52,9 +43,14 @@ __global__ void map_kernel(const TI* in, const TC* coords, void* out, DType odt,
     const int64_t o = out_index(g, i, idx);
     int64_t co = 0;
     for (int d = 0; d < g.out_nd; ++d) co += idx[d] * ca.strides[d + 1];
-    double c[kMaxDim];
-    for (int h = 0; h < g.in_nd; ++h) c[h] = double(__ldg(coords + co + h * ca.strides[0]));
-    store(out, o, odt, double(sample_at<W>(g, c, read)));
+    constexpr int M = ND > 0 ? ND : kMaxDim;
+    double c[M];
+    NDIMG_UNROLL
+    for (int h = 0; h < M; ++h) {
+      if (ND == 0 && h >= g.in_nd) break;
+      c[h] = double(__ldg(coords + co + h * ca.strides[0]));
+    }
+    store(out, o, odt, double(sample_point<O, ND, W>(g, c, read)));
   }
 }
 
@@ -64,7 +60,7 @@ struct AffineArgs {
   const double* dm;  // device copy where the matrix has more than kInlineMatrix entries
 };
 
-template <class TI>
+template <class TI, int O, int ND>
 __global__ void affine_kernel(const TI* in, void* out, DType odt, const __grid_constant__ Geometry g,
                               const __grid_constant__ AffineArgs a, int64_t total) {
   using W = weight_t<TI>;
@@ -73,9 +69,9 @@ __global__ void affine_kernel(const TI* in, void* out, DType odt, const __grid_c
   NDIMG_GRID_STRIDE(i, total) {
     int64_t idx[kMaxDim];
     const int64_t o = out_index(g, i, idx);
-    double c[kMaxDim];
-    affine_coordinates(m, a.offset, idx, g.in_nd, g.out_nd, c);
-    store(out, o, odt, double(sample_at<W>(g, c, read)));
+    double c[ND > 0 ? ND : kMaxDim];
+    affine_coordinates(m, a.offset, idx, ND > 0 ? ND : g.in_nd, g.out_nd, c);
+    store(out, o, odt, double(sample_point<O, ND, W>(g, c, read)));
   }
 }
 
@@ -83,7 +79,7 @@ struct TableArgs {
   int64_t base[kMaxDim];  // first entry of each axis in the tables
 };
 
-template <class TI>
+template <class TI, int O, int ND>
 __global__ void zoom_kernel(const TI* in, void* out, DType odt, const __grid_constant__ Geometry g,
                             const AxisTaps<weight_t<TI>>* taps, const unsigned char* inside,
                             const __grid_constant__ TableArgs t, int64_t total) {
@@ -92,14 +88,17 @@ __global__ void zoom_kernel(const TI* in, void* out, DType odt, const __grid_con
   NDIMG_GRID_STRIDE(i, total) {
     int64_t idx[kMaxDim];
     const int64_t o = out_index(g, i, idx);
-    const AxisTaps<W>* ax[kMaxDim];
+    constexpr int M = ND > 0 ? ND : kMaxDim;
+    int64_t e[M];
     bool ok = true;
-    for (int d = 0; d < g.in_nd; ++d) {
-      const int64_t e = t.base[d] + idx[d];
-      ok = ok && inside[e];
-      ax[d] = taps + e;
+    NDIMG_UNROLL
+    for (int d = 0; d < M; ++d) {
+      if (ND == 0 && d >= g.in_nd) break;
+      e[d] = t.base[d] + idx[d];
+      ok = ok && inside[e[d]];
     }
-    store(out, o, odt, double(ok ? sample(ax, g.in_nd, W(g.cval), read) : W(g.cval)));
+    const auto axis = [&](int d) -> const AxisTaps<W>& { return taps[e[d]]; };
+    store(out, o, odt, double(ok ? sample<O, ND>(axis, g.in_nd, W(g.cval), read) : W(g.cval)));
   }
 }
 
@@ -135,8 +134,10 @@ void zoom_launch(const View& in, const double* zoom, const double* shift, bool g
   // pageable sources: staged before cudaMemcpyAsync returns
   cuda::check(cudaMemcpyAsync(dtaps, taps.data(), tap_bytes, cudaMemcpyHostToDevice, s), op);
   cuda::check(cudaMemcpyAsync(dinside, inside.data(), inside.size(), cudaMemcpyHostToDevice, s), op);
-  zoom_kernel<TI><<<cuda::blocks_for(total, kThreads), kThreads, 0, s>>>(in.ptr<TI>(), out.data, out.dtype, g, dtaps,
-                                                                       dinside, t, total);
+  dispatch_compiled<TI>(g, [&]<int O, int ND>() {
+    zoom_kernel<TI, O, ND><<<cuda::blocks_for(total, kThreads), kThreads, 0, s>>>(in.ptr<TI>(), out.data, out.dtype, g,
+                                                                                dtaps, dinside, t, total);
+  });
   cuda::check_launch(op);
 }
 
@@ -152,12 +153,14 @@ void map_coordinates_cuda(const View& in, const View& coords, const View& out, c
   CoordArgs ca{};
   for (int d = 0; d < coords.ndim; ++d) ca.strides[d] = coords.strides[d];
   dispatch_dtype(in.dtype, [&]<class TI>() {
-    auto launch = [&]<class TC>(const TC* c) {
-      map_kernel<TI, TC><<<cuda::blocks_for(total, kThreads), kThreads, 0, s>>>(in.ptr<TI>(), c, out.data, out.dtype,
-                                                                              g, ca, total);
-    };
-    if (coords.dtype == DType::F32) launch(coords.ptr<float>());
-    else launch(coords.ptr<double>());
+    dispatch_compiled<TI>(g, [&]<int O, int ND>() {
+      auto launch = [&]<class TC>(const TC* c) {
+        map_kernel<TI, O, ND, TC><<<cuda::blocks_for(total, kThreads), kThreads, 0, s>>>(in.ptr<TI>(), c, out.data,
+                                                                                        out.dtype, g, ca, total);
+      };
+      if (coords.dtype == DType::F32) launch(coords.ptr<float>());
+      else launch(coords.ptr<double>());
+    });
   });
   cuda::check_launch(op);
 }
@@ -181,8 +184,10 @@ void affine_cuda(const View& in, const double* matrix, const double* offset, con
     for (size_t k = 0; k < entries; ++k) a.m[k] = matrix[k];
   }
   dispatch_dtype(in.dtype, [&]<class TI>() {
-    affine_kernel<TI><<<cuda::blocks_for(total, kThreads), kThreads, 0, s>>>(in.ptr<TI>(), out.data, out.dtype, g, a,
-                                                                           total);
+    dispatch_compiled<TI>(g, [&]<int O, int ND>() {
+      affine_kernel<TI, O, ND><<<cuda::blocks_for(total, kThreads), kThreads, 0, s>>>(in.ptr<TI>(), out.data,
+                                                                                     out.dtype, g, a, total);
+    });
   });
   cuda::check_launch(op);
 }

@@ -360,8 +360,8 @@ def _mapped_coordinates(mapping, output_shape, irank, extra_arguments, extra_key
     coords = np.empty((irank,) + tuple(output_shape), dtype=np.float64)
     for idx in np.ndindex(*output_shape):
         res = mapping(tuple(int(i) for i in idx), *extra_arguments, **extra_keywords)
-        if not isinstance(res, tuple):
-            raise SystemError("bad argument to internal function")
+        if not isinstance(res, tuple) or len(res) < irank:  # scipy reads irank items of a tuple
+            raise TypeError("bad argument type for built-in operation")
         for h in range(irank):
             coords[(h,) + idx] = _as_double(res[h])
     return coords
