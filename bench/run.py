@@ -153,6 +153,9 @@ def describe(v):
     """A case argument as text that is the same in every run (the key that pools runs)."""
     if isinstance(v, np.ndarray):
         return f"<{v.dtype} {'x'.join(map(str, v.shape))}>"
+    if isinstance(v, (tuple, list)):   # repr's layout, arrays inside (footprint sequences) described too
+        inner = ", ".join(describe(x) for x in v) + ("," if isinstance(v, tuple) and len(v) == 1 else "")
+        return f"({inner})" if isinstance(v, tuple) else f"[{inner}]"
     if callable(v):
         return getattr(v, "__name__", type(v).__name__)
     return repr(v)
