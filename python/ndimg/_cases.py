@@ -209,3 +209,102 @@ def nan_weights(args, kwargs):
 def shrink_second(args, kwargs):
     """A case's _prep: the second input one row short (inputs of different shapes)."""
     return (args[0], args[1][:-1]) + tuple(args[2:]), kwargs
+
+
+# ---- issue 26: contours, meshes and measure utilities ----
+def _smooth(rng, shape, dtype, period):
+    """A smooth field (products of plane waves of about `period` pixels, random phases) in the dtype: level
+    sets that are curves and surfaces, as in real images, not the salt of noise (find_contours,
+    marching_cubes)."""
+    dtype = np.dtype(dtype or np.float64)
+    a = np.zeros(shape)
+    for p in (period, period * 1.7):
+        term = np.ones(shape)
+        for ax, n in enumerate(shape):
+            v = np.sin(2 * np.pi * np.arange(n) / (p * rng.uniform(0.8, 1.2)) + rng.uniform(0, 2 * np.pi))
+            term = term * v.reshape((-1,) + (1,) * (len(shape) - ax - 1))
+        a += term
+    a = (a + 2) / 4   # in [0, 1]
+    if dtype == bool:
+        return a > 0.5
+    if dtype.kind in "iu":
+        return (a * min(np.iinfo(dtype).max, 1000)).astype(dtype)
+    return a.astype(dtype)
+
+
+def _polygon(rng, shape, dtype, closed):
+    """A random-walk chain of (row, col) points (a few more than the shape's first length), closed on request."""
+    n = (shape[0] if shape else 5) + 3
+    pts = np.cumsum(rng.standard_normal((n, 2)) * 3, axis=0) + 10
+    if closed:
+        pts = np.vstack([pts, pts[:1]])
+    return pts.astype(dtype if dtype and np.dtype(dtype).kind == "f" else np.float64)
+
+
+KINDS.update({
+    "smooth": lambda rng, shape, dtype, layout, prev, arg: _layout(
+        lambda s: _smooth(rng, s, dtype, float(arg or 8)), shape, layout),
+    "polygon": lambda rng, shape, dtype, layout, prev, arg: _polygon(rng, shape, dtype, False),
+    "closed_polygon": lambda rng, shape, dtype, layout, prev, arg: _polygon(rng, shape, dtype, True),
+    # (x, y) points over the area of those polygons and beyond it
+    "points": lambda rng, shape, dtype, layout, prev, arg: rng.uniform(-5, 35, (60, 2)).astype(
+        dtype if dtype and np.dtype(dtype).kind == "f" else np.float64),
+})
+IMAGE_KINDS += ("smooth",)
+# ---- end contours, meshes and measure utilities ----
+
+
+# ---- issue 26: objects, reconstruction and extrema ----
+def _bounded(prev, rng, sign):
+    """`prev` moved away by a non-negative amount in direction `sign` (+1 up, -1 down), within its dtype:
+    a reconstruction mask over a seed (or a seed over a mask for erosion). Most elements move."""
+    if prev.dtype == bool:
+        flip = rng.random(prev.shape) < 0.5
+        return prev | flip if sign > 0 else prev & ~flip
+    if prev.dtype.kind == "f":
+        span = float(np.ptp(prev)) if prev.size else 1.0
+        return (prev + sign * (0.2 * span or 0.2) * rng.random(prev.shape)).astype(prev.dtype)
+    info = np.iinfo(prev.dtype)
+    step = max(1, int((float(prev.max(initial=0)) - float(prev.min(initial=0))) // 5))
+    moved = prev.astype(np.int64) + sign * rng.integers(0, step, size=prev.shape, endpoint=True)
+    return np.clip(moved, info.min, info.max).astype(prev.dtype)
+
+
+KINDS.update({
+    # "image" values that the odd-input tests leave alone: scikit-image 0.26's reconstruction (and h_maxima,
+    # h_minima over it) crashes the process on a NaN seed, so NaN must never reach the reference there
+    "seed": KINDS["image"],
+    # the previous input raised (lowered) elementwise: reconstruction's mask over its seed (under it)
+    "above": lambda rng, shape, dtype, layout, prev, arg: _layout(
+        lambda s: _bounded(np.ascontiguousarray(prev[-1]), rng, 1) if s == prev[-1].shape
+        else _values(rng, s, dtype, False), shape, layout),
+    "below": lambda rng, shape, dtype, layout, prev, arg: _layout(
+        lambda s: _bounded(np.ascontiguousarray(prev[-1]), rng, -1) if s == prev[-1].shape
+        else _values(rng, s, dtype, False), shape, layout),
+})
+IMAGE_KINDS += ("above", "below")
+# ---- end objects, reconstruction and extrema ----
+# ---- issue 26: regionprops ----
+def _blobs(rng, shape, n):
+    """Labels 1..n (int32) of n round blobs about random seeds (each pixel within a radius of its nearest
+    seed), 0 between them: regionprops' test and benchmark label images."""
+    from scipy import ndimage as ndi   # test inputs only
+
+    n = max(1, min(n, int(np.prod(shape)) // 4 or 1))
+    seeds = np.zeros(shape, np.int32)
+    seeds[tuple(rng.integers(0, s, n) for s in shape)] = np.arange(1, n + 1, dtype=np.int32)
+    dist, idx = ndi.distance_transform_edt(seeds == 0, return_indices=True)
+    radius = 0.45 * (np.prod(shape) / n) ** (1 / len(shape))
+    return np.where(dist < radius, seeds[tuple(idx)], 0).astype(np.int32)
+
+
+KINDS.update({
+    # an intensity image beside labels: float64 in [0, 1) whatever the labels' dtype, one or 3 channels
+    "intensity": lambda rng, shape, dtype, layout, prev, arg: _layout(lambda s: rng.random(s), shape, layout),
+    "intensity3": lambda rng, shape, dtype, layout, prev, arg: _layout(lambda s: rng.random(s + (3,)), shape, layout),
+    # blobs:n: n round labelled regions (int32)
+    "blobs": lambda rng, shape, dtype, layout, prev, arg: _layout(
+        lambda s: _blobs(rng, s, int(arg or 6)), shape, layout),
+})
+IMAGE_KINDS += ("intensity", "blobs")
+# ---- end regionprops ----

@@ -1149,6 +1149,92 @@ del _name, _inp, _cases, _bad, _bench
 # ---- issue 26: regionprops ----
 # ---- end regionprops ----
 # ---- issue 26: contours, meshes and measure utilities ----
+_MU = "ndimg.measure"
+_MASK_F = Arr("mask:0.9", "float32")   # not a binary dtype: scikit-image's TypeError
+register("measure", "find_contours", f"{_MU}._find_contours:find_contours", dtypes=ALL, ndim=(2,), engines=("cpu",),
+         rtol=0, atol=0, inputs=("smooth",),
+         cases=(case(), case(level=0.3), case(fully_connected="high"), case(positive_orientation="high"),
+                case(fully_connected="high", positive_orientation="high", level=0.6),
+                case(mask=Arr("mask:0.9", "bool")), case(_inputs=("image",), level=0.5),
+                case(_inputs=("image",), fully_connected="high"), case(_shape=(2, 2), _id="2x2")),
+         bad=(bad(ValueError, fully_connected="both"), bad(ValueError, positive_orientation=None),
+              bad(ValueError, _shape=(1, 5), _id="1_row"), bad(ValueError, _shape=(4, 5, 6), _id="3d"),
+              bad(ValueError, mask=np.ones((3, 3), bool), _id="mask_shape"), bad(TypeError, mask=_MASK_F)),
+         bench=(("2d_f32", dict(_inputs=("smooth:64",))),))
+register("measure", "block_reduce", f"{_MU}._block:block_reduce", dtypes=ALL, ndim=(1, 2, 3),
+         cases=(case(), case(block_size=3), case(block_size=(2, 5), _ndim=(2,)), case(block_size=(1, 2, 4), _ndim=(3,)),
+                case(func=np.mean), case(func=np.max, cval=7), case(func=np.min, block_size=4),
+                case(func=np.median, block_size=3), case(func=np.mean, func_kwargs={"dtype": np.float32}),
+                case(block_size=1)),
+         bad=(bad(ValueError, block_size=0), bad(ValueError, block_size=(2, 2, 2, 2)),
+              bad(ValueError, block_size=(2, -1), _ndim=(2,))),
+         bench=(("2d_f32", dict(block_size=4, func=np.mean)), ("3d_f32", dict(block_size=4, func=np.mean))))
+register("measure", "profile_line", f"{_MU}._profile:profile_line", dtypes=ALL, ndim=(2, 3), rtol=1e-5, atol=1e-5,
+         cases=(case(src=(1, 2), dst=(15, 20)), case(src=(15, 20), dst=(1.5, 2.5), linewidth=3),
+                case(src=(0, 0), dst=(16, 0), order=0), case(src=(3, 1), dst=(12, 25), order=3, mode="constant", cval=2.0),
+                case(src=(-2, 3), dst=(20, 30), mode="nearest"), case(src=(2, 2), dst=(10, 18), mode="wrap", linewidth=4),
+                case(src=(1, 1), dst=(14, 21), reduce_func=None, linewidth=2),
+                case(src=(1, 1), dst=(14, 21), reduce_func=np.sum, linewidth=3),
+                case(src=(4, 2), dst=(9, 19), order=5, mode="mirror")),
+         bad=(bad(ValueError, src=(1, 2), dst=(5, 6), order=6), bad(ValueError, src=(1, 2), dst=(5, 6), order=-1),
+              bad(ValueError, src=(1, 2), dst=(5, 6), order=1, _dtype="bool")),
+         bench=(("2d_f32", dict(src=(0, 0), dst=(3839, 2159), linewidth=9)),))
+register("measure", "shannon_entropy", f"{_MU}._entropy:shannon_entropy", dtypes=ALL, ndim=(1, 2, 3), rtol=1e-9, atol=1e-12,
+         cases=(case(), case(base=10), case(base=np.e), case(_inputs=("labels",))),
+         bench=(("2d_f32", dict(_dtype="uint8")), ("3d_f32", dict(_dtype="uint16"))))
+register("measure", "blur_effect", f"{_MU}._blur_effect:blur_effect", dtypes=NUMERIC, ndim=(2, 3), rtol=1e-4, atol=1e-6,
+         cases=(case(), case(h_size=5), case(reduce_func=None), case(reduce_func=np.mean, h_size=3),
+                case(channel_axis=-1, _shape=(17, 23, 3), _ndim=(3,)), case(channel_axis=0, _shape=(3, 17, 23), _ndim=(3,))),
+         bad=(bad(ValueError, channel_axis=-1, _ndim=(2,)), bad(np.exceptions.AxisError, channel_axis=5)),
+         bench=(("2d_f32", {}), ("3d_f32", {})))
+_COLOC = dict(dtypes=("uint8", "uint16", "uint32") + FLOATS, ndim=(1, 2, 3), rtol=1e-5, atol=1e-7)   # nonnegative
+register("measure", "pearson_corr_coeff", f"{_MU}._colocalization:pearson_corr_coeff", inputs=("image", "noisy"),
+         cases=(case(), case(mask=Arr("mask:0.5", "bool")), case(mask=Arr("mask:0.5", "uint8"))),
+         bad=(bad(ValueError, mask=Arr("image")), bad(ValueError, **_MISMATCH)),
+         bench=(("2d_f32", {}), ("3d_f32", {})), **_COLOC)
+register("measure", "manders_coloc_coeff", f"{_MU}._colocalization:manders_coloc_coeff", inputs=("image", "mask:0.4"),
+         cases=(case(), case(mask=Arr("mask:0.5", "bool"))),
+         bad=(bad(ValueError, _inputs=("signed", "mask:0.4"), _dtype="float32"), bad(ValueError, _inputs=("image", "image"))),
+         bench=(("2d_f32", dict(_inputs=("image", "mask:0.4"))), ("3d_f32", dict(_inputs=("image", "mask:0.4")))),
+         **_COLOC)
+register("measure", "manders_overlap_coeff", f"{_MU}._colocalization:manders_overlap_coeff", inputs=("image", "image"),
+         cases=(case(), case(mask=Arr("mask:0.5", "bool"))),
+         bad=(bad(ValueError, _inputs=("signed", "image"), _dtype="float32"), bad(ValueError, **_MISMATCH)),
+         bench=(("2d_f32", {}), ("3d_f32", {})), **_COLOC)
+register("measure", "intersection_coeff", f"{_MU}._colocalization:intersection_coeff", inputs=("mask:0.5", "mask2:0.5"),
+         dtypes=ALL, ndim=(1, 2, 3), cases=(case(), case(mask=Arr("mask:0.5", "bool"))),
+         bad=(bad(ValueError, _inputs=("image", "mask")), bad(ValueError, **_MISMATCH)),
+         bench=(("2d_f32", dict(_dtype="bool")), ("3d_f32", dict(_dtype="bool"))))
+
+
+def _on_vertices(args, kw):
+    """A case's _prep: some points exactly on the polygon's vertices (pnpoly's code 2)."""
+    points, verts = args
+    points = points.copy()
+    points[:3] = verts[:3]
+    return (points, verts), kw
+
+
+_POLY = dict(dtypes=FLOATS, ndim=(2,), engines=("cpu", "cuda"))
+register("measure", "approximate_polygon", f"{_MU}._polygon:approximate_polygon", inputs=("polygon",), rtol=0, atol=0,
+         cases=(case(tolerance=1.0), case(tolerance=0), case(tolerance=0.2), case(tolerance=5.0),
+                case(tolerance=2.0, _inputs=("closed_polygon",))),
+         bench=(("2d_small_f32", dict(tolerance=2.0)),), **_POLY)
+register("measure", "subdivide_polygon", f"{_MU}._polygon:subdivide_polygon", inputs=("polygon",), rtol=1e-12, atol=1e-12,
+         cases=(case(), *(case(degree=d) for d in range(1, 8)), case(degree=3, preserve_ends=True),
+                case(_inputs=("closed_polygon",)), case(degree=5, _inputs=("closed_polygon",), preserve_ends=True)),
+         bad=(bad(ValueError, degree=8), bad(ValueError, degree=0)),
+         bench=(("2d_small_f32", dict(degree=3)),), **_POLY)
+register("measure", "points_in_poly", f"{_MU}._polygon:points_in_poly", inputs=("points", "closed_polygon"), rtol=0, atol=0,
+         cases=(case(), case(_prep=_on_vertices), case(_inputs=("points", "polygon"))),
+         bench=(("2d_small_f32", {}),), **_POLY)
+_SQUARE = np.array([[0.0, 0.0], [0.0, 4.0], [4.0, 4.0], [4.0, 0.0]])
+_STAR = np.array([[2.0, 10.0], [14.5, 2.5], [8.0, 20.0], [14.0, 16.0], [1.5, 3.0]])
+register("measure", "grid_points_in_poly", f"{_MU}._polygon:grid_points_in_poly", inputs=("none",), ndim=(),
+         engines=("cpu",), cases=(case(shape=(6, 6), verts=_SQUARE), case(shape=(6, 7), verts=_SQUARE, binarize=False),
+                                  case(shape=(17, 23), verts=_STAR), case(shape=(17, 23), verts=_STAR, binarize=False)),
+         bench=(("none", dict(shape=(3840, 2160), verts=_STAR * 150)),))
+del _MU, _MASK_F, _COLOC, _POLY, _SQUARE, _STAR
 # ---- end contours, meshes and measure utilities ----
 
 # ---------------------------------------------------------------------------------------------------

@@ -1,0 +1,129 @@
+"""Colocalization coefficients (skimage.measure._colocalization), on NumPy or CuPy."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .._engine import engine_aware, xp_of
+
+__all__ = ["pearson_corr_coeff", "manders_coloc_coeff", "manders_overlap_coeff", "intersection_coeff"]
+
+
+def _asarray(a, xp):
+    return np.asarray(a) if xp is np else xp.asarray(a)
+
+
+def _binary(array, variable_name, xp):
+    """scikit-image's as_binary_ndarray: bool, or only 0 and 1, as a bool array."""
+    array = _asarray(array, xp)
+    if array.dtype != bool and bool(xp.any((array != 1) & (array != 0))):
+        raise ValueError(f"{variable_name} array is not of dtype boolean or contains values other than 0 and 1 so "
+                         "cannot be safely cast to boolean array.")
+    return array.astype(bool, copy=False)
+
+
+def _same_shape(*images):
+    if not all(images[0].shape == im.shape for im in images[1:]):
+        raise ValueError("Input images must have the same dimensions.")
+
+
+def _select(images, mask, xp):
+    """The images' values where `mask` is set (all of them, flattened, without one)."""
+    if mask is not None:
+        mask = _binary(mask, "mask", xp)
+        _same_shape(*images, mask)
+        return [im[mask] for im in images]
+    _same_shape(*images)
+    return [im.reshape(-1) for im in images]
+
+
+def _beta_sf_two_sided(r, n):
+    """Two-sided p-value of Pearson's r for n samples: r is Beta(n/2 - 1, n/2 - 1) on [-1, 1] under the null."""
+    from scipy.special import betainc
+
+    if np.isnan(r):
+        return np.nan
+    ab = n / 2 - 1
+    if ab <= 0:   # two samples: |r| is always 1
+        return 1.0
+    return min(2.0 * float(betainc(ab, ab, (1.0 - abs(r)) / 2.0)), 1.0)
+
+
+def _pearson(x, y, xp):
+    """Pearson's r and its two-sided p-value as scipy.stats.pearsonr computes them (floating dtype of the pair,
+    constant inputs give NaN with a warning)."""
+    from scipy.stats import ConstantInputWarning, NearConstantInputWarning
+
+    dtype = np.result_type(x.dtype, y.dtype)
+    if dtype.kind not in "fc":
+        dtype = np.dtype(np.float64)
+    if x.shape[0] < 2:
+        raise ValueError("`x` and `y` must have length at least 2.")
+    if dtype.kind == "c":
+        raise ValueError("This function does not support complex data")
+    x, y = x.astype(dtype, copy=False), y.astype(dtype, copy=False)
+    const = bool(xp.all(x == x[0])) or bool(xp.all(y == y[0]))
+    if const:
+        warnings.warn(ConstantInputWarning("An input array is constant; the correlation coefficient is not "
+                                           "defined."), stacklevel=3)
+        return np.nan, np.nan
+    xm, ym = x - xp.mean(x), y - xp.mean(y)
+    xmax, ymax = xp.max(xp.abs(xm)), xp.max(xp.abs(ym))
+    normx = xmax * xp.linalg.norm(xm / xmax)
+    normy = ymax * xp.linalg.norm(ym / ymax)
+    threshold = np.finfo(dtype).eps ** 0.75
+    if bool(normx < threshold * abs(xp.mean(x))) or bool(normy < threshold * abs(xp.mean(y))):
+        warnings.warn(NearConstantInputWarning("An input array is nearly constant; the computed correlation "
+                                               "coefficient may be inaccurate."), stacklevel=3)
+    r = float(xp.clip(xp.sum((xm / normx) * (ym / normy)), -1.0, 1.0))
+    return r, _beta_sf_two_sided(r, x.shape[0])
+
+
+@engine_aware("image0", "image1", "mask")
+def pearson_corr_coeff(image0, image1, mask=None):
+    """(Pearson's correlation coefficient, its two-sided p-value) of the two images' values inside `mask`."""
+    xp = xp_of(image0, image1)
+    image0, image1 = _select([_asarray(image0, xp), _asarray(image1, xp)], mask, xp)
+    return tuple(float(v) for v in _pearson(image0, image1, xp))
+
+
+@engine_aware("image0", "image1_mask", "mask")
+def manders_coloc_coeff(image0, image1_mask, mask=None):
+    """The fraction of image0's intensity inside image1_mask (within `mask`)."""
+    xp = xp_of(image0, image1_mask)
+    image0 = _asarray(image0, xp)
+    image1_mask = _binary(image1_mask, "image1_mask", xp)
+    image0, image1_mask = _select([image0, image1_mask], mask, xp)
+    if image0.min() < 0:
+        raise ValueError("image contains negative values")
+    total = xp.sum(image0)
+    if total == 0:
+        return 0
+    return xp.sum(image0 * image1_mask) / total
+
+
+@engine_aware("image0", "image1", "mask")
+def manders_overlap_coeff(image0, image1, mask=None):
+    """sum(image0 * image1) / sqrt(sum(image0**2) * sum(image1**2)) of nonnegative images (within `mask`)."""
+    xp = xp_of(image0, image1)
+    image0, image1 = _select([_asarray(image0, xp), _asarray(image1, xp)], mask, xp)
+    if image0.min() < 0:
+        raise ValueError("image0 contains negative values")
+    if image1.min() < 0:
+        raise ValueError("image1 contains negative values")
+    denom = (xp.sum(xp.square(image0)) * xp.sum(xp.square(image1))) ** 0.5
+    return xp.sum(xp.multiply(image0, image1)) / denom
+
+
+@engine_aware("image0_mask", "image1_mask", "mask")
+def intersection_coeff(image0_mask, image1_mask, mask=None):
+    """The fraction of image0_mask's pixels also in image1_mask (within `mask`)."""
+    xp = xp_of(image0_mask, image1_mask)
+    image0_mask = _binary(image0_mask, "image0_mask", xp)
+    image1_mask = _binary(image1_mask, "image1_mask", xp)
+    image0_mask, image1_mask = _select([image0_mask, image1_mask], mask, xp)
+    nonzero0 = int(xp.count_nonzero(image0_mask))
+    if nonzero0 == 0:
+        return 0
+    return int(xp.count_nonzero(xp.logical_and(image0_mask, image1_mask))) / nonzero0
