@@ -25,9 +25,14 @@ def warn_user(message, category=UserWarning):
     """Warn at the first caller outside ndimg: the user's line whether the call came directly, through the
     engine wrappers or through ndimg.accelerate's (scikit-image's tests check the warning's location)."""
     frame, level = sys._getframe(1), 2   # stacklevel 2: warn_user's caller
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+    while frame is not None and _in_package(frame.f_code.co_filename):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level)
+
+
+@functools.lru_cache(maxsize=256)
+def _in_package(filename):
+    return os.path.abspath(filename).startswith(_PACKAGE)
 
 
 def _deprecated(name):
