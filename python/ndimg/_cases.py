@@ -238,7 +238,15 @@ def _polygon(rng, shape, dtype, closed):
     pts = np.cumsum(rng.standard_normal((n, 2)) * 3, axis=0) + 10
     if closed:
         pts = np.vstack([pts, pts[:1]])
-    return pts.astype(dtype if dtype and np.dtype(dtype).kind == "f" else np.float64)
+    return _as_coords(pts, dtype)
+
+
+def _as_coords(pts, dtype):
+    """Float coordinates in a float dtype, rounded in an integer one (float64 for bool)."""
+    dtype = np.dtype(dtype or np.float64)
+    if dtype.kind in "iu":
+        return np.round(pts).astype(dtype)
+    return pts.astype(dtype if dtype.kind == "f" else np.float64)
 
 
 KINDS.update({
@@ -247,8 +255,7 @@ KINDS.update({
     "polygon": lambda rng, shape, dtype, layout, prev, arg: _polygon(rng, shape, dtype, False),
     "closed_polygon": lambda rng, shape, dtype, layout, prev, arg: _polygon(rng, shape, dtype, True),
     # (x, y) points over the area of those polygons and beyond it
-    "points": lambda rng, shape, dtype, layout, prev, arg: rng.uniform(-5, 35, (60, 2)).astype(
-        dtype if dtype and np.dtype(dtype).kind == "f" else np.float64),
+    "points": lambda rng, shape, dtype, layout, prev, arg: _as_coords(rng.uniform(-5, 35, (60, 2)), dtype),
 })
 IMAGE_KINDS += ("smooth",)
 # ---- end contours, meshes and measure utilities ----

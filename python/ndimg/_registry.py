@@ -1187,19 +1187,20 @@ register("measure", "blur_effect", f"{_MU}._blur_effect:blur_effect", dtypes=NUM
                 case(channel_axis=-1, _shape=(17, 23, 3), _ndim=(3,)), case(channel_axis=0, _shape=(3, 17, 23), _ndim=(3,))),
          bad=(bad(ValueError, channel_axis=-1, _ndim=(2,)), bad(np.exceptions.AxisError, channel_axis=5)),
          bench=(("2d_f32", {}), ("3d_f32", {})))
-_COLOC = dict(dtypes=("uint8", "uint16", "uint32") + FLOATS, ndim=(1, 2, 3), rtol=1e-5, atol=1e-7)   # nonnegative
+_COLOC = dict(dtypes=NUMERIC, ndim=(1, 2, 3), rtol=1e-5, atol=1e-7)
 register("measure", "pearson_corr_coeff", f"{_MU}._colocalization:pearson_corr_coeff", inputs=("image", "noisy"),
          cases=(case(), case(mask=Arr("mask:0.5", "bool")), case(mask=Arr("mask:0.5", "uint8"))),
          bad=(bad(ValueError, mask=Arr("image")), bad(ValueError, **_MISMATCH)),
          bench=(("2d_f32", {}), ("3d_f32", {})), **_COLOC)
-register("measure", "manders_coloc_coeff", f"{_MU}._colocalization:manders_coloc_coeff", inputs=("image", "mask:0.4"),
+# the Manders coefficients take nonnegative images: "bimodal" is (0 .. 1000 in integer dtypes)
+register("measure", "manders_coloc_coeff", f"{_MU}._colocalization:manders_coloc_coeff", inputs=("bimodal", "mask:0.4"),
          cases=(case(), case(mask=Arr("mask:0.5", "bool"))),
          bad=(bad(ValueError, _inputs=("signed", "mask:0.4"), _dtype="float32"), bad(ValueError, _inputs=("image", "image"))),
-         bench=(("2d_f32", dict(_inputs=("image", "mask:0.4"))), ("3d_f32", dict(_inputs=("image", "mask:0.4")))),
+         bench=(("2d_f32", {}), ("3d_f32", {})),
          **_COLOC)
-register("measure", "manders_overlap_coeff", f"{_MU}._colocalization:manders_overlap_coeff", inputs=("image", "image"),
+register("measure", "manders_overlap_coeff", f"{_MU}._colocalization:manders_overlap_coeff", inputs=("bimodal", "bimodal"),
          cases=(case(), case(mask=Arr("mask:0.5", "bool"))),
-         bad=(bad(ValueError, _inputs=("signed", "image"), _dtype="float32"), bad(ValueError, **_MISMATCH)),
+         bad=(bad(ValueError, _inputs=("signed", "bimodal"), _dtype="float32"), bad(ValueError, **_MISMATCH)),
          bench=(("2d_f32", {}), ("3d_f32", {})), **_COLOC)
 register("measure", "intersection_coeff", f"{_MU}._colocalization:intersection_coeff", inputs=("mask:0.5", "mask2:0.5"),
          dtypes=ALL, ndim=(1, 2, 3), cases=(case(), case(mask=Arr("mask:0.5", "bool"))),
@@ -1215,7 +1216,7 @@ def _on_vertices(args, kw):
     return (points, verts), kw
 
 
-_POLY = dict(dtypes=FLOATS, ndim=(2,), engines=("cpu", "cuda"))
+_POLY = dict(dtypes=NUMERIC, ndim=(2,), engines=("cpu", "cuda"))
 register("measure", "approximate_polygon", f"{_MU}._polygon:approximate_polygon", inputs=("polygon",), rtol=0, atol=0,
          cases=(case(tolerance=1.0), case(tolerance=0), case(tolerance=0.2), case(tolerance=5.0),
                 case(tolerance=2.0, _inputs=("closed_polygon",))),

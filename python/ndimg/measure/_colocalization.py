@@ -38,16 +38,13 @@ def _select(images, mask, xp):
     return [im.reshape(-1) for im in images]
 
 
-def _beta_sf_two_sided(r, n):
-    """Two-sided p-value of Pearson's r for n samples: r is Beta(n/2 - 1, n/2 - 1) on [-1, 1] under the null."""
-    from scipy.special import betainc
+def _p_value(r, n, dtype):
+    """Two-sided p-value of Pearson's r for n samples (r is Beta(n/2 - 1, n/2 - 1) on [-1, 1] under the null),
+    in the input's float type as scipy.stats.pearsonr computes it."""
+    from scipy.special import betaincc
 
-    if np.isnan(r):
-        return np.nan
-    ab = n / 2 - 1
-    if ab <= 0:   # two samples: |r| is always 1
-        return 1.0
-    return min(2.0 * float(betainc(ab, ab, (1.0 - abs(r)) / 2.0)), 1.0)
+    ab = np.asarray(n / 2 - 1, dtype=dtype)
+    return float(2 * betaincc(ab, ab, (np.asarray(abs(r), dtype=dtype) + 1) / 2))
 
 
 def _pearson(x, y, xp):
@@ -68,16 +65,23 @@ def _pearson(x, y, xp):
         warnings.warn(ConstantInputWarning("An input array is constant; the correlation coefficient is not "
                                            "defined."), stacklevel=3)
         return np.nan, np.nan
-    xm, ym = x - xp.mean(x), y - xp.mean(y)
-    xmax, ymax = xp.max(xp.abs(xm)), xp.max(xp.abs(ym))
-    normx = xmax * xp.linalg.norm(xm / xmax)
-    normy = ymax * xp.linalg.norm(ym / ymax)
+    # scipy's steps in the input's float type (float16 and float32 results round as there)
+    xmean, ymean = xp.mean(x, keepdims=True), xp.mean(y, keepdims=True)
+    xm, ym = x - xmean, y - ymean
+    xmax, ymax = xp.max(xp.abs(xm), keepdims=True), xp.max(xp.abs(ym), keepdims=True)
+    norm = getattr(xp.linalg, "vector_norm", xp.linalg.norm)
+    normx = xmax * norm(xm / xmax, keepdims=True)
+    normy = ymax * norm(ym / ymax, keepdims=True)
     threshold = np.finfo(dtype).eps ** 0.75
-    if bool(normx < threshold * abs(xp.mean(x))) or bool(normy < threshold * abs(xp.mean(y))):
+    if bool(xp.any(normx < threshold * xp.abs(xmean))) or bool(xp.any(normy < threshold * xp.abs(ymean))):
         warnings.warn(NearConstantInputWarning("An input array is nearly constant; the computed correlation "
                                                "coefficient may be inaccurate."), stacklevel=3)
-    r = float(xp.clip(xp.sum((xm / normx) * (ym / normy)), -1.0, 1.0))
-    return r, _beta_sf_two_sided(r, x.shape[0])
+    a, b = xm / normx, ym / normy
+    dot = xp.vecdot(a, b) if hasattr(xp, "vecdot") else xp.sum(a * b)
+    r = float(xp.clip(dot, -1.0, 1.0))
+    if x.shape[0] == 2:   # exactly +-1, p-value 1
+        return float(np.round(r)), np.nan if np.isnan(r) else 1.0
+    return r, _p_value(r, x.shape[0], dtype)
 
 
 @engine_aware("image0", "image1", "mask")
