@@ -277,17 +277,26 @@ def _bounded(prev, rng, sign):
     return np.clip(moved, info.min, info.max).astype(prev.dtype)
 
 
+def _around(prev, rng, shape, sign):
+    """_bounded of the previous input, laid out like it: a strided layout's view (every other element of a
+    (2 s + 1)-shaped array) of the result is _bounded of the previous input's view."""
+    moved = _bounded(np.ascontiguousarray(prev), rng, sign)
+    if shape == prev.shape:
+        return moved
+    out = np.zeros(shape, prev.dtype)
+    out[tuple(slice(1, None, 2) for _ in shape)] = moved
+    return out
+
+
 KINDS.update({
     # "image" values that the odd-input tests leave alone: scikit-image 0.26's reconstruction (and h_maxima,
     # h_minima over it) crashes the process on a NaN seed, so NaN must never reach the reference there
     "seed": KINDS["image"],
     # the previous input raised (lowered) elementwise: reconstruction's mask over its seed (under it)
     "above": lambda rng, shape, dtype, layout, prev, arg: _layout(
-        lambda s: _bounded(np.ascontiguousarray(prev[-1]), rng, 1) if s == prev[-1].shape
-        else _values(rng, s, dtype, False), shape, layout),
+        lambda s: _around(prev[-1], rng, s, 1), shape, layout),
     "below": lambda rng, shape, dtype, layout, prev, arg: _layout(
-        lambda s: _bounded(np.ascontiguousarray(prev[-1]), rng, -1) if s == prev[-1].shape
-        else _values(rng, s, dtype, False), shape, layout),
+        lambda s: _around(prev[-1], rng, s, -1), shape, layout),
 })
 IMAGE_KINDS += ("above", "below")
 # ---- end objects, reconstruction and extrema ----

@@ -1143,10 +1143,201 @@ for _name, _cases, _bad, _bench in (
 del _name, _inp, _cases, _bad, _bench
 # ---- end footprints and morphology operators ----
 # ---- issue 26: objects, reconstruction and extrema ----
+_MO = "ndimg.morphology"
+_LABEL_KW = dict(
+    dtypes=ALL, ndim=(1, 2, 3), inputs=("labels",), family="label_count", dask=f"{_MO}._label:label_dask",
+    cases=(case(), case(connectivity=1), case(background=1), case(background=3, return_num=True),
+           case(_inputs=("mask:0.4",)), case(_inputs=("mask:0.4",), connectivity=1, return_num=True),
+           case(_inputs=("signed",), _dtype="int16")),
+    bad=(bad(ValueError, connectivity=4), bad(ValueError, connectivity=0, _dtype="bool"),
+         bad(NotImplementedError, _shape=(2, 3, 2, 3), _dtype="int32", _id="4d_values"),
+         bad(TypeError, background="a", _dtype="int32")),
+    bench=(("2d_f32", dict(_inputs=("mask:0.5",), _dtype="bool")), ("3d_f32", dict(_inputs=("mask:0.5",), _dtype="bool")),
+           ("2d_f32", dict(_inputs=("labels:8",), _dtype="int32"))))
+register("morphology", "label", f"{_MO}._label:label", **_LABEL_KW)
+register("measure", "label", f"{_MO}._label:label", **_LABEL_KW)
+_OBJ_BENCH = tuple((s, dict(_inputs=("mask:0.5",), _dtype="bool", max_size=20)) for s in ("2d_f32", "3d_f32"))
+register("morphology", "remove_small_objects", f"{_MO}._misc:remove_small_objects", dtypes=("bool",) + INTS,
+         ndim=(1, 2, 3), inputs=("mask:0.4",), family="label_count", dask=f"{_MO}._misc:remove_small_objects_dask",
+         cases=(case(), case(max_size=3), case(max_size=5, connectivity=2), case(max_size=0),
+                case(_inputs=("labels:5",), max_size=20), case(min_size=4), case(max_size=2, connectivity=3)),
+         bad=(bad(TypeError, _dtype="float32"), bad(ValueError, _inputs=("signed",), _dtype="int16"),
+              bad(ValueError, min_size=3, max_size=3)),
+         bench=_OBJ_BENCH)
+register("morphology", "remove_small_holes", f"{_MO}._misc:remove_small_holes", dtypes=("bool",) + INTS,
+         ndim=(1, 2, 3), inputs=("mask:0.6",), family="label_count", dask=f"{_MO}._misc:remove_small_holes_dask",
+         cases=(case(), case(max_size=3), case(max_size=5, connectivity=2), case(max_size=0), case(area_threshold=4)),
+         bad=(bad(TypeError, _dtype="float32"), bad(ValueError, area_threshold=3, max_size=3)),
+         bench=_OBJ_BENCH)
+register("morphology", "remove_objects_by_distance", f"{_MO}._misc:remove_objects_by_distance", dtypes=INTS,
+         ndim=(1, 2, 3), engines=("cpu",), inputs=("labels:7",), family="point_set",
+         cases=(case(min_distance=2), case(min_distance=3, p_norm=1), case(min_distance=4, p_norm=np.inf),
+                case(min_distance=0), case(min_distance=3, spacing=(2.0, 0.5), _ndim=(2,)),
+                case(min_distance=3, _inputs=("int_labels:50",))),
+         bad=(bad(ValueError, min_distance=-1), bad(ValueError, min_distance=2, _dtype="float32"),
+              bad(ValueError, min_distance=2, spacing=(1.0,), _ndim=(2,)),
+              bad(ValueError, min_distance=2, priority=np.ones(2))),
+         bench=tuple((s, dict(_inputs=("int_labels:2000",), min_distance=5)) for s in ("2d_f32", "3d_f32")))
+register("morphology", "reconstruction", f"{_MO}._reconstruction:reconstruction", dtypes=ALL, ndim=(1, 2, 3),
+         inputs=("seed", "above"), family="reconstruct",
+         cases=(case(), case(method="erosion", _inputs=("seed", "below")), case(_inputs=("labels", "above")),
+                case(footprint=np.ones((3, 5), bool), _ndim=(2,)), case(footprint=_X, _ndim=(2,)),
+                case(footprint=np.array([1, 1, 0, 1], bool), offset=np.array([1]), _ndim=(1,)),
+                case(method="erosion", footprint=np.ones((1, 3, 3), bool), _inputs=("seed", "below"), _ndim=(3,))),
+         bad=(bad(ValueError, _inputs=("seed", "below")), bad(ValueError, method="erosion"),
+              bad(ValueError, method="bogus"), bad(ValueError, footprint=np.ones((2, 2), bool), _ndim=(2,)),
+              bad(ValueError, footprint=np.ones((3, 3), bool), offset=np.array([1, 1]), _ndim=(2,))),
+         bench=tuple((s, dict(_inputs=("seed", "above"))) for s in ("2d_f32", "3d_f32")))
+for _name in ("h_maxima", "h_minima"):
+    register("morphology", _name, f"{_MO}._extrema:{_name}", dtypes=NUMERIC, ndim=(1, 2, 3), inputs=("seed",),
+             family="reconstruct",
+             cases=(case(h=0.2), case(h=3, _inputs=("labels",)), case(h=0.5, footprint=np.ones((3, 3), bool), _ndim=(2,)),
+                    case(h=50, _dtype="int16"), case(h=10.0, _dtype="uint8"), case(h=1e9)),
+             bad=(bad(ValueError, h=0),),
+             bench=tuple((s, dict(h=0.1)) for s in ("2d_f32", "3d_f32")))
+for _name in ("local_maxima", "local_minima"):
+    register("morphology", _name, f"{_MO}._extrema:{_name}", dtypes=ALL, ndim=(1, 2, 3), engines=("cpu",),
+             family="reconstruct",
+             cases=(case(), case(connectivity=1), case(allow_borders=False), case(indices=True),
+                    case(_inputs=("labels",)), case(_inputs=("labels",), allow_borders=False, connectivity=1),
+                    case(footprint=np.eye(3, dtype=bool), _ndim=(2,)), case(_shape=(2, 9), allow_borders=False, _ndim=(2,))),
+             bad=(bad(ValueError, footprint=np.ones((5, 5), bool), _ndim=(2,)),
+                  bad(ValueError, footprint=np.ones((3, 3), bool), _ndim=(3,))),
+             bench=tuple((s, {}) for s in ("2d_f32", "3d_f32")))
+_SEEDS = {1: 5, 2: (4, 7), 3: (2, 3, 4)}
+_FLOOD_CASES = tuple(c for nd, sp in _SEEDS.items() for c in (
+    case(seed_point=sp, _ndim=(nd,)), case(seed_point=sp, connectivity=1, _ndim=(nd,)),
+    case(seed_point=sp, tolerance=0.3, _ndim=(nd,)), case(seed_point=sp, tolerance=300, _ndim=(nd,)))) + (
+    case(seed_point=(-1, 0), _inputs=("labels",), _ndim=(2,)),
+    case(seed_point=(4, 7), footprint=np.ones((5, 5), bool), _inputs=("labels",), _ndim=(2,)),
+    case(seed_point=(4, 7), footprint=_X, _ndim=(2,)))
+register("morphology", "flood", f"{_MO}._flood:flood", dtypes=ALL, ndim=(1, 2, 3), inputs=("labels",), family="flood",
+         cases=_FLOOD_CASES,
+         bad=(bad(IndexError, seed_point=(100, 0), _ndim=(2,)),
+              bad(ValueError, seed_point=(1, 1), footprint=np.ones((4, 4), bool), _ndim=(2,)),
+              bad(ValueError, seed_point=(1, 1), footprint=np.ones((3, 3, 3), bool), _ndim=(2,)),
+              bad(TypeError, seed_point=(1, 1), _dtype="float16", _ndim=(2,))),
+         bench=tuple((s, dict(_inputs=("labels:2",), seed_point=(0,) * n)) for s, n in (("2d_f32", 2), ("3d_f32", 3))))
+register("morphology", "flood_fill", f"{_MO}._flood:flood_fill", dtypes=ALL, ndim=(1, 2, 3), inputs=("labels",),
+         family="flood",
+         cases=tuple(replace(c, kwargs={**c.kwargs, "new_value": 1}) for c in _FLOOD_CASES),
+         bad=(bad(IndexError, seed_point=(100, 0), new_value=1, _ndim=(2,)),),
+         bench=tuple((s, dict(_inputs=("labels:2",), seed_point=(0,) * n, new_value=1))
+                     for s, n in (("2d_f32", 2), ("3d_f32", 3))))
+del _name
 # ---- end objects, reconstruction and extrema ----
 # ---- issue 26: max-tree, skeletons and convex hulls ----
 # ---- end max-tree, skeletons and convex hulls ----
 # ---- issue 26: regionprops ----
+_MR = "ndimg.measure"
+
+
+def _rp_intensity_sum(mask, intensity):
+    """An extra property of regionprops' cases (mask and intensity)."""
+    return np.sum(intensity[mask])
+
+
+def _rp_rows(mask):
+    """An extra property of regionprops' cases (the mask only)."""
+    return mask.any(axis=-1).sum()
+
+
+_RP_COMMON = ("label", "area", "area_bbox", "bbox", "centroid", "centroid_local", "equivalent_diameter_area",
+              "euler_number", "extent", "inertia_tensor", "inertia_tensor_eigvals", "axis_major_length",
+              "axis_minor_length", "moments", "moments_central", "moments_normalized", "num_pixels",
+              "area_convex", "solidity", "area_filled", "feret_diameter_max")   # object columns: tests/measure
+_RP_INTENSITY = ("intensity_min", "intensity_max", "intensity_mean", "intensity_std", "intensity_median",
+                 "moments_weighted", "moments_weighted_central", "moments_weighted_normalized", "centroid_weighted",
+                 "centroid_weighted_local")
+_RP_2D = ("eccentricity", "orientation", "perimeter", "perimeter_crofton", "moments_hu")
+_RP2 = _RP_COMMON + _RP_INTENSITY + _RP_2D + ("moments_weighted_hu",)
+_RP3 = tuple(p for p in _RP_COMMON + _RP_INTENSITY if p != "feret_diameter_max")   # flat 3-D regions: no hull
+_RP_BENCH = ("label", "area", "bbox", "centroid", "eccentricity", "orientation", "major_axis_length",
+             "minor_axis_length", "intensity_mean", "solidity")
+register("measure", "regionprops_table", f"{_MR}._regionprops:regionprops_table", dtypes=("uint8", "uint16", "int32", "int64"),
+         inputs=("labels", "intensity"), family="regionprops", rtol=1e-6, atol=1e-8,
+         cases=(case(properties=_RP2, _ndim=(2,), _id="all2d"), case(properties=_RP3, _ndim=(3,), _id="all3d"),
+                case(properties=_RP2, _inputs=("labels", "intensity3"), _ndim=(2,), _id="rgb"),
+                case(properties=_RP3, _inputs=("labels", "intensity3"), _ndim=(3,), _id="rgb3d"),
+                case(properties=_RP2[:-6] + ("perimeter", "perimeter_crofton"), spacing=(0.5, 0.5), _ndim=(2,),
+                     _id="spacing2d"),
+                case(properties=_RP3, spacing=(2.0, 0.5, 1.5), _ndim=(3,), _id="spacing3d"),
+                case(properties=("label", "centroid", "MeanIntensity", "bbox_area"), separator="/"),
+                case(properties=("label", "area"), extra_properties=(_rp_intensity_sum, _rp_rows), _id="extra"),
+                # orientation: a blob symmetric about an axis has mu11 = 0 up to rounding, whose sign gives
+                # scikit-image +pi/2 or -pi/2 by its summation order (tests/measure compare it modulo pi)
+                case(properties=tuple(p for p in _RP2 if p != "orientation"), _inputs=("blobs:12", "intensity"),
+                     _shape=(64, 80), _ndim=(2,), _id="blobs"),
+                case(properties=("label", "area", "eccentricity"), _prep=lambda a, k: (a[:1], k), _ndim=(2,),
+                     _id="no_intensity"),
+                case(properties=("label", "area", "intensity_mean"), _prep=lambda a, k: ((a[0] * 0, a[1]), k),
+                     _id="no_regions")),
+         bad=(bad(NotImplementedError, properties=("eccentricity",), _ndim=(3,)),
+              bad(NotImplementedError, properties=("perimeter",), spacing=(1, 2), _ndim=(2,)),
+              bad(NotImplementedError, properties=("moments_hu",), spacing=(1, 2), _ndim=(2,)),
+              bad(AttributeError, properties=("not_a_property",)),
+              bad(AttributeError, properties=("intensity_mean",), _prep=lambda a, k: (a[:1], k)),
+              bad(ValueError, properties=("label",), _prep=lambda a, k: ((a[0], a[1][:-1]), k)),
+              bad(ValueError, properties=("label",), spacing=(1, 2, 3, 4)),
+              bad(TypeError, properties=("label",), _prep=lambda a, k: ((a[0] > 0, a[1]), k))),
+         bench=(("2d_f32", dict(properties=_RP_BENCH, _inputs=("blobs:10000", "image"))),
+                ("3d_f32", dict(properties=tuple(p for p in _RP_BENCH if p not in ("eccentricity", "orientation")),
+                                _inputs=("blobs:2000", "image")))))
+register("measure", "regionprops", f"{_MR}._regionprops:regionprops", dtypes=("uint8", "int32", "int64"),
+         inputs=("labels", "intensity"), family="regionprops", rtol=1e-6, atol=1e-8,
+         cases=(case(), case(spacing=(0.5, 0.5), _ndim=(2,)), case(spacing=(2.0, 0.5, 1.5), _ndim=(3,)),
+                case(_inputs=("labels", "intensity3")), case(offset=(3, -2), _ndim=(2,)),
+                case(_prep=lambda a, k: (a[:1], k), _id="no_intensity")),
+         bad=(bad(TypeError, _prep=lambda a, k: ((a[0].astype(float), a[1]), k)),
+              bad(TypeError, _shape=(29,), _prep=lambda a, k: (a, k), _ndim=(2,), _id="1d"),
+              bad(ValueError, offset=(1, 2, 3, 4)),
+              bad(ValueError, _prep=lambda a, k: ((a[0], a[1][:-1]), k))),
+         bench=(("2d_f32", dict(_inputs=("blobs:10000", "image"))),))
+_MOM = f"{_MR}._moments"
+_IMG_SPACING = (case(), case(spacing=(0.5, 2.0), _ndim=(2,)), case(spacing=(1.5, 1.0, 0.5), _ndim=(3,)))
+register("measure", "moments", f"{_MOM}:moments", dtypes=NUMERIC, rtol=1e-9, atol=1e-9, family="moments",
+         cases=_IMG_SPACING + (case(order=1), case(order=5, _ndim=(2,))),
+         bench=(("2d_f32", {}), ("3d_f32", {})))
+register("measure", "moments_central", f"{_MOM}:moments_central", dtypes=NUMERIC, rtol=1e-7, atol=1e-7,
+         family="moments",
+         cases=_IMG_SPACING + (case(order=2), case(order=4, _ndim=(2,)), case(center=(5.5, 7.25), _ndim=(2,)),
+                               case(center=(3, 4, 5.5), order=2, _ndim=(3,))),
+         bench=(("2d_f32", {}), ("3d_f32", {})))
+register("measure", "moments_normalized", f"{_MOM}:moments_normalized", dtypes=FLOATS, rtol=1e-9, atol=1e-12,
+         family="moments",
+         cases=(case(_shape=(4, 4), _ndim=(2,)), case(_shape=(4, 4, 4), _ndim=(3,)),
+                case(order=2, spacing=(0.5, 2.0), _shape=(4, 4), _ndim=(2,))),
+         bad=(bad(ValueError, order=4, _shape=(4, 4), _ndim=(2,)),),
+         bench=(("2d_small_f32", dict(order=3)),))
+register("measure", "moments_hu", f"{_MOM}:moments_hu", dtypes=FLOATS, ndim=(2,), rtol=1e-5, atol=1e-9,
+         family="moments", cases=(case(_shape=(4, 4)),), bench=(("2d_small_f32", {}),))
+register("measure", "moments_coords", f"{_MOM}:moments_coords", dtypes=FLOATS, ndim=(2,), inputs=("points",),
+         rtol=1e-7, atol=1e-6, family="moments", cases=(case(), case(order=2), case(order=5)),
+         bench=(("2d_small_f32", {}),))
+register("measure", "moments_coords_central", f"{_MOM}:moments_coords_central", dtypes=FLOATS, ndim=(2,),
+         inputs=("points",), rtol=1e-7, atol=1e-6, family="moments",
+         cases=(case(), case(order=2), case(center=(1.5, -2.0))), bench=(("2d_small_f32", {}),))
+register("measure", "centroid", f"{_MOM}:centroid", dtypes=NUMERIC, rtol=1e-9, atol=1e-9, family="moments",
+         cases=_IMG_SPACING, bench=(("2d_f32", {}), ("3d_f32", {})))
+register("measure", "inertia_tensor", f"{_MOM}:inertia_tensor", dtypes=NUMERIC, rtol=1e-7, atol=1e-9,
+         family="moments", cases=_IMG_SPACING, bench=(("2d_f32", {}), ("3d_f32", {})))
+register("measure", "inertia_tensor_eigvals", f"{_MOM}:inertia_tensor_eigvals", dtypes=NUMERIC, rtol=1e-7,
+         atol=1e-9, family="moments", cases=_IMG_SPACING, bench=(("2d_f32", {}), ("3d_f32", {})))
+_RU = f"{_MR}._regionprops_utils"
+register("measure", "euler_number", f"{_RU}:euler_number", dtypes=ALL, inputs=("mask",), rtol=0, atol=0,
+         family="regionprops",
+         cases=(case(), case(connectivity=1), case(connectivity=2, _ndim=(2,)), case(connectivity=3, _ndim=(3,))),
+         bad=(bad(NotImplementedError, connectivity=2, _ndim=(3,)),),
+         bench=(("2d_f32", dict(_inputs=("mask:0.5",), _dtype="bool")),
+                ("3d_f32", dict(_inputs=("mask:0.5",), _dtype="bool"))))
+register("measure", "perimeter", f"{_RU}:perimeter", dtypes=ALL, ndim=(2,), inputs=("mask",), rtol=1e-12,
+         atol=1e-9, family="regionprops", cases=(case(), case(neighborhood=8)),
+         bad=(bad(NotImplementedError, _ndim=(3,)),),
+         bench=(("2d_f32", dict(_inputs=("mask:0.5",), _dtype="bool")),))
+register("measure", "perimeter_crofton", f"{_RU}:perimeter_crofton", dtypes=ALL, ndim=(2,), inputs=("mask",),
+         rtol=1e-12, atol=1e-9, family="regionprops", cases=(case(), case(directions=2)),
+         bad=(bad(NotImplementedError, _ndim=(3,)),),
+         bench=(("2d_f32", dict(_inputs=("mask:0.5",), _dtype="bool")),))
 # ---- end regionprops ----
 # ---- issue 26: contours, meshes and measure utilities ----
 _MU = "ndimg.measure"

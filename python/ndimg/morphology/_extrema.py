@@ -68,6 +68,12 @@ def no_float16(dtype):
         raise TypeError("dtype of `image` is float16 which is not supported, try upcasting to float32")
 
 
+def native_only(dtype):
+    """scikit-image's compiled loops refuse the other byte order."""
+    if not dtype.isnative:
+        raise ValueError("Big-endian buffer not supported on little-endian compiler")
+
+
 @engine_aware("image", native=False)
 def local_maxima(image, footprint=None, connectivity=None, indices=False, allow_borders=True):
     """The local maxima of `image`: whole plateaus whose neighbours (footprint, else `connectivity` hops,
@@ -90,8 +96,7 @@ def local_maxima(image, footprint=None, connectivity=None, indices=False, allow_
         no_float16(image.dtype)
         if image.dtype.kind not in "biuf":
             raise TypeError(f"local_maxima: unsupported dtype {image.dtype}")
-        if not image.dtype.isnative:
-            image = image.astype(image.dtype.newbyteorder("="))
+        native_only(image.dtype)
         offsets = offsets.astype(np.int64).tolist()
         line = -1 in offsets and 1 in offsets
         if not line:   # every element but the border's is a candidate
@@ -120,7 +125,7 @@ def _invert(image):
 def local_minima(image, footprint=None, connectivity=None, indices=False, allow_borders=True):
     """The local minima of `image` (local_maxima of the inverted image)."""
     host_only("local_minima", image)
-    return local_maxima(_invert(np.asarray(image)), footprint=footprint, connectivity=connectivity,
+    return local_maxima(_invert(image), footprint=footprint, connectivity=connectivity,
                         indices=indices, allow_borders=allow_borders)
 
 

@@ -9,7 +9,7 @@ import numpy as np
 from .. import _core
 from .._engine import engine_aware, xp_of
 from ..ndimage._binary import binary_propagation
-from ._extrema import neighbour_steps, no_float16, resolve_neighborhood, set_border
+from ._extrema import native_only, neighbour_steps, no_float16, resolve_neighborhood, set_border
 
 
 def _bounds(seed_value, tolerance, dtype):
@@ -78,6 +78,7 @@ def flood(image, seed_point, *, footprint=None, connectivity=None, tolerance=Non
     no_float16(image.dtype)
     if image.dtype.kind not in "biuf":
         raise TypeError(f"flood: unsupported dtype {image.dtype}")
+    native_only(image.dtype)
     if getattr(seed_value, "ndim", 0) != 0:
         raise TypeError("only 0-dimensional arrays can be converted to Python scalars")
     if tolerance is not None:

@@ -49,7 +49,7 @@ def _remove_small(ar, max_size, connectivity, out):
     if out is None:
         out = ar.copy()
     else:
-        out[...] = ar
+        out[:] = ar   # as scikit-image: IndexError for 0-d
     if max_size == 0:
         return out
     if out.dtype == bool:
@@ -87,15 +87,15 @@ def remove_small_holes(ar, area_threshold=DEPRECATED, connectivity=1, *, max_siz
     if out is not None:
         if out.dtype != bool:
             raise TypeError("out dtype must be bool")
-        xp_of(ar).logical_not(ar, out=out)
     else:
-        out = ar == 0
+        out = ar.astype(bool, copy=True)
+    xp_of(ar).logical_not(ar, out=out)
     out = _remove_small(out, 64 if max_size is DEPRECATED else max_size, connectivity, out)
     xp_of(out).logical_not(out, out=out)
     return out
 
 
-@engine_aware("label_image", "out")
+@engine_aware("label_image", "out", native=False)
 def remove_objects_by_distance(label_image, min_distance, *, priority=None, p_norm=2, spacing=None, out=None):
     """Objects of an integer label image removed, in order of `priority` (default: their size; ties by the
     larger label first), until the remaining ones are more than `min_distance` apart (Minkowski `p_norm`,
@@ -146,6 +146,8 @@ def remove_objects_by_distance(label_image, min_distance, *, priority=None, p_no
     coords = np.asarray(np.unravel_index(border_idx, out.shape), dtype=np.float64).T
     if spacing is not None:
         coords *= spacing
+    if not out.dtype.isnative:   # scikit-image's compiled loop refuses the other byte order
+        raise ValueError("Big-endian buffer not supported on little-endian compiler")
     tree = cKDTree(coords)
     ends = np.append(starts[1:], ids.size)
     removed = np.zeros(objects.size, bool)
@@ -161,3 +163,74 @@ def remove_objects_by_distance(label_image, min_distance, *, priority=None, p_no
     if gone.size:
         out[np.isin(out, gone)] = 0
     return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# Dask: the components labelled across chunks (ndimg.ndimage.label's Dask merge), their sizes summed over
+# the chunks, then each chunk cleared where its labels are too small.
+# ---------------------------------------------------------------------------------------------------
+def _block_sizes(labels):
+    from ..filters._thresholding import _to_host
+
+    flat = _to_host(labels).ravel()
+    if flat.size and flat.min() < 0:
+        raise ValueError("Negative value labels are not supported. Try relabeling the input with "
+                         "`scipy.ndimage.label` or `skimage.morphology.label`.")
+    return np.bincount(flat.astype(np.intp, copy=False))
+
+
+def _too_small(parts, max_size, labelled):
+    sizes = np.zeros(max((len(p) for p in parts), default=0), np.int64)
+    for p in parts:
+        sizes[:len(p)] += p
+    if len(sizes) == 2 and not labelled:
+        warnings.warn("Only one label was provided to `remove_small_objects`. Did you mean to use a boolean array?",
+                      UserWarning, stacklevel=2)
+    return sizes <= max_size
+
+
+def _clear(block, labels, small):
+    xp = xp_of(block)
+    return xp.where(xp.asarray(small)[labels], xp.zeros((), block.dtype), block)
+
+
+def _remove_small_dask(ar, max_size, connectivity):
+    import dask.array as da
+
+    from ..filters._thresholding_dask import delayed
+    from ..ndimage._label_dask import label as ndi_label_dask
+
+    if max_size == 0 or ar.ndim == 0 or ar.size == 0:
+        return ar.copy()
+    labelled = ar.dtype == bool
+    labels = ndi_label_dask(ar, structure=generate_binary_structure(ar.ndim, connectivity))[0] if labelled else ar
+    lb = labels.to_delayed(optimize_graph=False)
+    ab = ar.rechunk(labels.chunks).to_delayed(optimize_graph=False)
+    small = delayed(_too_small)([delayed(_block_sizes)(b) for b in lb.ravel()], max_size, labelled)
+    out = np.empty(lb.shape, dtype=object)
+    meta = da.utils.meta_from_array(ar._meta, ndim=ar.ndim, dtype=ar.dtype)
+    for idx in np.ndindex(*lb.shape):
+        shape = tuple(c[i] for c, i in zip(labels.chunks, idx))
+        out[idx] = da.from_delayed(delayed(_clear)(ab[idx], lb[idx], small), shape=shape, dtype=ar.dtype, meta=meta)
+    return da.block(out.tolist())
+
+
+def remove_small_objects_dask(ar, min_size=DEPRECATED, connectivity=1, *, max_size=DEPRECATED, out=None):
+    """remove_small_objects of a Dask array, exact across chunks (lazy; `out` arrays are refused)."""
+    if out is not None:
+        raise NotImplementedError("remove_small_objects: out= arrays cannot take a lazy Dask result")
+    max_size = _renamed(min_size, max_size, "remove_small_objects", "min_size")
+    _check_dtype_supported(ar)
+    return _remove_small_dask(ar, 64 if max_size is DEPRECATED else max_size, connectivity)
+
+
+def remove_small_holes_dask(ar, area_threshold=DEPRECATED, connectivity=1, *, max_size=DEPRECATED, out=None):
+    """remove_small_holes of a Dask array, exact across chunks (lazy; `out` arrays are refused)."""
+    if out is not None:
+        raise NotImplementedError("remove_small_holes: out= arrays cannot take a lazy Dask result")
+    max_size = _renamed(area_threshold, max_size, "remove_small_holes", "area_threshold")
+    _check_dtype_supported(ar)
+    if ar.dtype != bool:
+        warnings.warn("Any labeled images will be returned as a boolean array. Did you mean to use a boolean array?",
+                      UserWarning, stacklevel=2)
+    return ~_remove_small_dask(ar == 0, 64 if max_size is DEPRECATED else max_size, connectivity)

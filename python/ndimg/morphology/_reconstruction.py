@@ -44,8 +44,9 @@ def _neighbourhood(footprint, offset, ndim):
 def _dilate_cpu(J, I, steps, pad):
     """The reconstruction of J under I (float NumPy arrays, J <= I) on the CPU engine, as a new array."""
     low = J.min()
-    Jp = np.pad(J, pad, mode="constant", constant_values=low)   # padding: J == I there, never raised
-    Ip = np.pad(I, pad, mode="constant", constant_values=low)
+    # padding: J == I there, never raised
+    Jp = np.ascontiguousarray(np.pad(J, pad, mode="constant", constant_values=low))
+    Ip = np.ascontiguousarray(np.pad(I, pad, mode="constant", constant_values=low))
     strides = np.array(Jp.strides) // Jp.itemsize
     offsets = (steps @ strides).astype(np.int64).tolist() if len(steps) else []
     offsets = [o for o in offsets if o != 0]
@@ -92,6 +93,9 @@ def reconstruction(seed, mask, method="dilation", footprint=None, offset=None):
     sign = 1 if method == "dilation" else -1
     J = seed.astype(fdt) * sign if sign < 0 else seed.astype(fdt, copy=True)
     I = mask.astype(fdt) * sign if sign < 0 else mask.astype(fdt, copy=False)
+    if I.dtype.kind == "f" and bool(xp.isnan(I).any()):
+        # scikit-image ranks NaN above every value (after the erosion's negation too): an unbounded mask
+        I = xp.where(xp.isnan(I), xp.asarray(np.inf, I.dtype), I)
     if J.ndim == 0 or J.size == 0:
         if J.size == 0:
             J.min()   # numpy's ValueError for an empty reduction, as scikit-image's pad value
