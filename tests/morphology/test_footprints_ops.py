@@ -149,5 +149,13 @@ def test_dask_sequence_seams(rng, name):
     x = rng.random((40, 37)) > 0.5 if name.startswith("binary") else random_image(rng, (40, 37), "float32")
     fp = sm.disk(4, decomposition="sequence")
     expected = _quiet(getattr(sm, name), x, fp)
-    got = _quiet(getattr(m, name), da.from_array(x, chunks=(7, 9)), fp)
-    np.testing.assert_array_equal(_quiet(got.compute), expected)
+    with warnings.catch_warnings(record=True) as built:
+        warnings.simplefilter("always")
+        got = getattr(m, name)(da.from_array(x, chunks=(7, 9)), fp)
+    with warnings.catch_warnings(record=True) as computed:
+        warnings.simplefilter("always")
+        values = got.compute()
+    np.testing.assert_array_equal(values, expected)
+    # the deprecated binary functions warn once, when called (not once per block)
+    assert [w.category for w in built] == ([FutureWarning] if name.startswith("binary") else [])
+    assert not computed, [str(w.message) for w in computed]

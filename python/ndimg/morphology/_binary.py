@@ -2,6 +2,8 @@
 erosion and dilation: each footprint of a sequence with its repetitions as scipy's iterations."""
 from __future__ import annotations
 
+import functools
+
 from .._engine import engine_aware, xp_of
 from ..ndimage import binary_dilation as _ndi_dilation, binary_erosion as _ndi_erosion
 from ._footprints import as_sequence, pad_footprint, warn_user
@@ -17,9 +19,16 @@ _HINTS = {
 }
 
 
-def _deprecated(name):
-    warn_user(f"`{name}` is deprecated since version 0.26 and will be removed in version 0.28. {_HINTS[name]}",
-              FutureWarning)
+def _deprecated(fn):
+    """scikit-image 0.26's FutureWarning, once per call: outside the engine wrapper, so that a Dask call warns
+    when it is made, not once per block."""
+    @functools.wraps(fn)
+    def warned(*args, **kwargs):
+        warn_user(f"`{fn.__name__}` is deprecated since version 0.26 and will be removed in version 0.28. "
+                  f"{_HINTS[fn.__name__]}", FutureWarning)
+        return fn(*args, **kwargs)
+
+    return warned
 
 
 def _apply(filt, image, footprint, out, mode, border_value):
@@ -49,34 +58,34 @@ def _dilate(image, footprint, out, mode):
     return _apply(_ndi_dilation, image, footprint, out, mode, mode == "max")
 
 
+@_deprecated
 @engine_aware("image", "out")
 def binary_erosion(image, footprint=None, out=None, *, mode="ignore"):
     """Binary erosion (deprecated): True where the footprint fits; the border is True unless mode='min'."""
     footprint = _default(image, footprint)
-    _deprecated("binary_erosion")
     return _erode(image, footprint, out, mode)
 
 
+@_deprecated
 @engine_aware("image", "out")
 def binary_dilation(image, footprint=None, out=None, *, mode="ignore"):
     """Binary dilation (deprecated), scipy's (reflected footprint); the border is False unless mode='max'."""
     footprint = _default(image, footprint)
-    _deprecated("binary_dilation")
     return _dilate(image, footprint, out, mode)
 
 
+@_deprecated
 @engine_aware("image", "out")
 def binary_opening(image, footprint=None, out=None, *, mode="ignore"):
     """Binary opening (deprecated): binary erosion, then binary dilation."""
     footprint = _default(image, footprint)
-    _deprecated("binary_opening")
     return _dilate(_erode(image, footprint, None, mode), footprint, out, mode)
 
 
+@_deprecated
 @engine_aware("image", "out")
 def binary_closing(image, footprint=None, out=None, *, mode="ignore"):
     """Binary closing (deprecated): binary dilation, then binary erosion."""
     footprint = _default(image, footprint)
-    _deprecated("binary_closing")
     return _erode(_dilate(image, footprint, None, mode), footprint, out, mode)
 
