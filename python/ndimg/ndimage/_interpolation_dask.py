@@ -29,9 +29,10 @@ side for rounding). The rule, per axis:
 
 Interior chunks (every tap inside the image) of shift, zoom and the affine maps run the in-memory
 ``shift``/``affine_transform`` on their region with the offset moved to the region's origin (float
-outputs: equal to rounding); all others run the in-memory ``map_coordinates`` at their coordinates
-computed as scipy computes them, moved into the region (order 0, bool and integer outputs: the same taps,
-weights and rounding as in memory).
+outputs: equal to rounding); so does the interior box of a zoom or shift chunk at the border, whose strips
+along the border, and all other chunks, run the in-memory ``map_coordinates`` at their coordinates computed
+as scipy computes them, moved into the region (order 0, bool and integer outputs take this path
+everywhere: the same taps, weights and rounding as in memory).
 
 ``rotate`` of more than 2 dimensions turns each plane as scipy does (its prefilter runs along the plane's
 two axes only). ``output=`` arrays cannot take a lazy result (NotImplementedError); dtypes can.
@@ -240,34 +241,57 @@ def _local(c, v, n, plan, xp):
 
 
 def _sample(blocks, plan, coords=None):
-    """One output chunk: the region its points read, sampled by the in-memory function."""
+    """One output chunk: the region its points read, sampled by the in-memory function, piece by piece
+    (`plan.pieces`: (start in the chunk, shape, fast) along the transformed axes)."""
     from .._engine import xp_of
 
     xp = xp_of(blocks[0])
     region = _region(blocks, plan, xp)
     ndi = _ndi()
     nb = plan.batch
-    shape = plan.shape[nb:]
-    if plan.fast:
-        move = plan.npad - np.array([v[0] for v in plan.V[nb:]], np.float64)
-        one = lambda r: plan.tf.fast(ndi, r, plan.o0[nb:], shape, move, plan.out_dtype, plan.order, plan.mode,
-                                     plan.cval)
-    else:
+    o0 = plan.o0[nb:]
+    runs = []
+    for start, size, fast in plan.pieces:
+        at = tuple(o + s for o, s in zip(o0, start))
+        if fast:
+            move = plan.npad - np.array([v[0] for v in plan.V[nb:]], np.float64)
+            runs.append(lambda r, at=at, size=size, move=move: plan.tf.fast(
+                ndi, r, at, size, move, plan.out_dtype, plan.order, plan.mode, plan.cval))
+            continue
         if coords is None:   # broadcasting: along its own axis only for zoom and shift
-            coords = [xp.asarray(c) for c in plan.tf.points(_grid(plan.o0[nb:], shape))]
+            cs = [xp.asarray(c) for c in plan.tf.points(_grid(at, size))]
         else:
-            coords = [coords[h].astype(np.float64) for h in range(coords.shape[0])]
+            cs = [coords[h].astype(np.float64) for h in range(coords.shape[0])]
         local = xp.stack([xp.broadcast_to(c + plan.npad - v[0] if anchored else _local(c + plan.npad, v, n, plan, xp),
-                                          shape)
-                          for c, v, n, anchored in zip(coords, plan.V[nb:], plan.L[nb:], plan.anchored)])
-        one = lambda r: ndi.map_coordinates(r, local, output=plan.out_dtype, order=plan.order, mode=plan.mode,
-                                            cval=plan.cval, prefilter=False)
-    if not nb:
-        return one(region)
+                                          size)
+                          for c, v, n, anchored in zip(cs, plan.V[nb:], plan.L[nb:], plan.anchored)])
+        runs.append(lambda r, local=local: ndi.map_coordinates(r, local, output=plan.out_dtype, order=plan.order,
+                                                               mode=plan.mode, cval=plan.cval, prefilter=False))
+    if not nb and len(runs) == 1:
+        return runs[0](region)
     out = xp.empty(plan.shape, plan.out_dtype)
     for b in np.ndindex(*plan.shape[:nb]):
-        out[b] = one(region[b])
+        for (start, size, _), run in zip(plan.pieces, runs):
+            out[b + tuple(slice(s, s + n) for s, n in zip(start, size))] = run(region[b])
     return out
+
+
+def _pieces(tf, o0, shape, L, npad, order, fast):
+    """A chunk's pieces: the whole chunk (fast: its taps all inside the image), or for zoom and shift its
+    box whose taps stay inside the image (fast) and the strips around it (coordinates as in memory)."""
+    whole = [((0,) * len(shape), shape, fast)]
+    if fast or not isinstance(tf, _ZoomShift):
+        return whole
+    h = order // 2 + 1
+    cuts = []
+    for ax, (c, n) in enumerate(zip(tf.points(_grid(o0, shape)), L)):
+        inner = np.flatnonzero((c.ravel() + npad >= h + 1) & (c.ravel() + npad <= n - h - 3))
+        if not inner.size:
+            return [((0,) * len(shape), shape, False)]
+        a, b = int(inner[0]), int(inner[-1]) + 1   # one run: the coordinates are monotonic along the axis
+        cuts.append([(lo, hi, mid) for lo, hi, mid in ((0, a, False), (a, b, True), (b, shape[ax], False)) if hi > lo])
+    return [(tuple(c[0] for c in combo), tuple(c[1] - c[0] for c in combo), all(c[2] for c in combo))
+            for combo in itertools.product(*cuts)]
 
 
 def _anchor(v, lo, hi, n, order, mode):
@@ -358,7 +382,11 @@ def _run(image, tf, out_shape, out_chunks, out_dtype, order, mode, cval, prefilt
             picks.append(used)
             cells.append([(int(e[i]), int(e[i + 1])) for i in used])
         blocks = [parts[k] for k in itertools.product(*picks)]
-        plan = _Plan(V=V, L=L, cells=cells, fast=fast, anchored=anchored, tf=tf, o0=o0, shape=shape, batch=batch, npad=npad,
+        # pieces sampled on the fast path need the region to be runs of the image on every axis
+        pieces = _pieces(tf, o0[batch:], shape[batch:], L[batch:], npad, order, fast) if fast or (
+            all(anchored) and coords is None and order > 0 and np.dtype(out_dtype).kind in "fc") else \
+            [((0,) * (len(shape) - batch), shape[batch:], False)]
+        plan = _Plan(V=V, L=L, cells=cells, pieces=pieces, anchored=anchored, tf=tf, o0=o0, shape=shape, batch=batch, npad=npad,
                      order=order, mode=mode, cval=cval, dtype=coef.dtype, out_dtype=out_dtype)
         task = delayed(_sample)(blocks, plan, cparts[(0,) + idx]) if coords is not None \
             else delayed(_sample)(blocks, plan)
