@@ -289,9 +289,6 @@ def _around(prev, rng, shape, sign):
 
 
 KINDS.update({
-    # "image" values that the odd-input tests leave alone: scikit-image 0.26's reconstruction (and h_maxima,
-    # h_minima over it) crashes the process on a NaN seed, so NaN must never reach the reference there
-    "seed": KINDS["image"],
     # the previous input raised (lowered) elementwise: reconstruction's mask over its seed (under it)
     "above": lambda rng, shape, dtype, layout, prev, arg: _layout(
         lambda s: _around(prev[-1], rng, s, 1), shape, layout),

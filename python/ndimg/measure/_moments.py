@@ -17,11 +17,11 @@ from .._engine import engine_aware, xp_of
 
 
 def float_type(dtype):
-    """scikit-image's _supported_float_type: float32 for float16/float32 input, the complex types kept,
-    float64 otherwise."""
+    """scikit-image's _supported_float_type: float32 for float16/float32 input, float64 otherwise; complex
+    refused."""
     dtype = np.dtype(dtype)
     if dtype.kind == "c":
-        return np.dtype(np.complex64) if dtype == np.complex64 else np.dtype(np.complex128)
+        raise ValueError("complex valued input is not supported")
     return np.dtype(np.float32) if dtype in (np.float16, np.float32) else np.dtype(np.float64)
 
 
@@ -60,13 +60,19 @@ def _moments_about(image, center, order, spacing):
     """sum over the image of value * prod_d (index_d * spacing_d - center_d)^p_d for p_d <= order."""
     xp = xp_of(image)
     ftype = float_type(image.dtype)
-    spacing = np.ones(image.ndim) if spacing is None else spacing
+    # the default spacing in the computation's type: float32 images keep float32 coordinates (NumPy's
+    # promotion of the spacing and centre values decides the type of the sums, as in scikit-image)
+    spacing = np.ones(image.ndim, dtype=ftype) if spacing is None else spacing
     calc = image.astype(ftype, copy=False)
     orders = xp.arange(order + 1, dtype=ftype)
+    axes = list(range(image.ndim))
+    k, p = image.ndim, image.ndim + 1   # einsum labels: the contracted axis, the powers' axis
     for dim, length in enumerate(image.shape):
-        delta = xp.arange(length, dtype=ftype) * ftype.type(spacing[dim]) - ftype.type(center[dim])
+        delta = xp.arange(length, dtype=ftype) * spacing[dim] - center[dim]
         powers = delta[:, None] ** orders
-        calc = xp.moveaxis(xp.tensordot(calc, powers, axes=([dim], [0])), -1, dim)
+        # einsum's greedy contraction: the summation order of scikit-image's, so float32 sums round alike
+        calc = xp.einsum(calc, axes[:dim] + [k] + axes[dim + 1:], powers, [k, p], axes[:dim] + [p] + axes[dim + 1:],
+                         optimize="greedy")
     return calc
 
 
@@ -82,34 +88,34 @@ def moments_central(image, center=None, order=3, *, spacing=None, **kwargs):
     return _moments_about(image, center, order, spacing)
 
 
-def raw_to_central(m, lead=0):
-    """Central moments from raw moments by the binomial expansion about the centroid; the first `lead` axes
-    index a stack (regions). As scikit-image's moments_raw_to_central, the moments above the order (sum of
-    the powers) stay 0, and so do those of order 1."""
+def raw_to_central(m):
+    """Central moments from raw moments by the binomial expansion about the centroid. As scikit-image's
+    moments_raw_to_central: the moments above the order (sum of the powers) stay 0; 2-D and 3-D moments of
+    order < 4 are computed in float64 with the first-order ones exactly 0, others in the moments' dtype with
+    its order of operations (float32 sums round alike)."""
     xp = xp_of(m)
     dtype = m.dtype
-    m = m.astype(np.float64, copy=False)
-    shape = m.shape[lead:]
-    ndim, order = len(shape), shape[0] - 1
-    pre = (slice(None),) * lead
-    m0 = m[pre + (0,) * ndim]
-    unit = [tuple(int(a == d) for a in range(ndim)) for d in range(ndim)]
-    c = [m[pre + u] / m0 for u in unit]
+    ndim, order = m.ndim, m.shape[0] - 1
+    fast = ndim in (2, 3) and order < 4
+    if fast:
+        m = m.astype(np.float64, copy=False)
+    m0 = m[(0,) * ndim]
+    c = [m[tuple(int(a == d) for a in range(ndim))] / m0 for d in range(ndim)]
     mu = xp.zeros_like(m)
     for p in itertools.product(range(order + 1), repeat=ndim):
-        if sum(p) > order or sum(p) == 1:
+        if sum(p) > order or (fast and sum(p) == 1):
             continue
-        acc = 0
+        acc = mu[p]
         for k in itertools.product(*(range(pi + 1) for pi in p)):
-            coef = 1.0
-            for d in range(ndim):
-                coef *= comb(p[d], k[d])
-            term = coef * m[pre + k]
-            for d in range(ndim):
-                if p[d] - k[d]:
-                    term = term * (-c[d]) ** (p[d] - k[d])
-            acc = acc + term
-        mu[pre + p] = acc
+            if ndim == 2:
+                val = comb(p[0], k[0]) * (-c[0]) ** (p[0] - k[0]) * (comb(p[1], k[1]) * (-c[1]) ** (p[1] - k[1])) * m[k]
+            else:
+                val = m[k]
+                for d in range(ndim):
+                    val = val * comb(p[d], k[d])
+                    val = val * (-c[d]) ** (p[d] - k[d])
+            acc = acc + val
+        mu[p] = acc
     return mu.astype(dtype, copy=False)
 
 
@@ -159,11 +165,14 @@ def hu(nu, lead=0):
     ], axis=-1)
 
 
-@engine_aware("nu")
+@engine_aware("nu", native=False)
 def moments_hu(nu):
     dtype = np.float32 if nu.dtype == np.float32 else np.float64
-    if nu.ndim != 2:
-        raise ValueError(f"Buffer has wrong number of dimensions (expected 2, got {nu.ndim})")
+    if nu.ndim != 2:   # scikit-image's compiled kernel takes 2-D float arrays only
+        raise TypeError("No matching signature found")
+    for axis in (0, 1):
+        if nu.shape[axis] < 4:
+            raise IndexError(f"Out of bounds on buffer access (axis {axis})")
     return hu(nu.astype(dtype, copy=False))
 
 

@@ -313,9 +313,17 @@ class _Regions:
         xp = self.xp
         t = self.column("inertia_tensor")
         a, b, c = t[:, 0, 0], t[:, 0, 1], t[:, 1, 1]
-        # b of a region symmetric about an axis is rounding noise whose sign picks +-pi/2 (so is scikit-image's):
-        # taken as -0.0, scikit-image's b = -mu11 / mu0 where mu11 is exactly 0 (a line), on both engines alike
-        b = xp.where(xp.abs(b) <= 1e-12 * (xp.abs(a) + xp.abs(c)), -0.0, b)
+        # A region symmetric about an axis has mu11 = 0 up to rounding, and the sign of that noise picks +pi/2
+        # or -pi/2: for those few regions the tensor as scikit-image sums it, over the region's crop.
+        odd = np.flatnonzero(_host(xp.abs(b) <= 1e-12 * (xp.abs(a) + xp.abs(c))))
+        if odd.size:
+            a, b, c = (xp.array(v, copy=True) for v in (a, b, c))
+            for i in odd.tolist():
+                crop = self.crop(i).astype(np.uint8)
+                m = _mom._moments_about(crop, (0, 0), _ORDER, self.spacing)
+                ctr = np.asarray([m[1, 0] / m[0, 0], m[0, 1] / m[0, 0]])
+                ti = _mom.tensor(_mom._moments_about(crop, ctr, _ORDER, self.spacing), 2)
+                a[i], b[i], c[i] = ti[0, 0], ti[0, 1], ti[1, 1]
         diag = xp.where(b < 0, pi / 4.0, -pi / 4.0)
         return xp.where(a - c == 0, diag, 0.5 * xp.arctan2(-2 * b, c - a))
 

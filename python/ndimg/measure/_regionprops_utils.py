@@ -155,18 +155,18 @@ def perimeter_per_label(labels, nlabels, neighborhood):
 
 
 def _one_region(image):
-    xp = xp_of(image)
-    return (xp.asarray(image) > 0).astype(np.int64) if image.dtype.kind != "c" else (image != 0).astype(np.int64)
+    return (image > 0).astype(np.int64)
 
 
 @engine_aware("image")
 def euler_number(image, connectivity=None):
+    image = image > 0   # scikit-image's first step (and its errors for lists and complex input)
     xp = xp_of(image)
     if connectivity is None:
         connectivity = image.ndim
-    if image.ndim not in (2, 3):
-        raise ValueError("euler_number takes 2-D or 3-D images")   # scikit-image's kernels are 2-D or 3-D
-    value = euler_per_label(_one_region(image), 1, connectivity)[0]
+    if image.ndim not in (2, 3):   # scikit-image takes them for 3-D and its kernel then fails so
+        raise RuntimeError(f"weights.ndim (3) must match len(axes) ({image.ndim})")
+    value = euler_per_label(image.astype(np.int64), 1, connectivity)[0]
     return value if xp is not np else (np.int64(value) if image.ndim == 2 else int(value))
 
 
@@ -175,8 +175,36 @@ def perimeter(image, neighborhood=4):
     if image.ndim != 2:
         raise NotImplementedError("`perimeter` supports 2D images only")
     xp = xp_of(image)
-    value = perimeter_per_label(_one_region(image), 1, neighborhood)[0]
+    u8 = image.astype(np.uint8)
+    if bool((u8 > 1).any()):   # not a mask: scikit-image's uint8 arithmetic, as it runs
+        return _perimeter_uint8(u8, neighborhood)
+    value = perimeter_per_label(u8.astype(np.int64), 1, neighborhood)[0]
     return np.float64(value) if xp is np else value
+
+
+def _perimeter_uint8(u8, neighborhood):
+    """scikit-image's perimeter of a uint8 image that is not 0/1: the border (the image minus its binary
+    erosion) and its 3x3 weighted sum in uint8 (wrapping), the histogram of those sums weighted."""
+    xp = xp_of(u8)
+    h, w = u8.shape
+    nz = xp.pad(u8 != 0, 1)
+    at = lambda a, dy, dx: a[1 + dy:h + 1 + dy, 1 + dx:w + 1 + dx]  # noqa: E731
+    offs = [(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)]
+    if neighborhood != 4:
+        offs += [(-1, -1), (-1, 1), (1, -1), (1, 1)]
+    eroded = at(nz, 0, 0).copy()
+    for dy, dx in offs:
+        eroded &= at(nz, dy, dx)
+    bp = xp.pad((u8 - eroded.astype(np.uint8)).astype(np.int64), 1)
+    value = xp.zeros((h, w), np.int64)
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            value += (1 if dy == dx == 0 else 2 if dy == 0 or dx == 0 else 10) * at(bp, dy, dx)
+    hist = xp.bincount((value % 256).ravel(), minlength=50)
+    if hist.size != 50:
+        raise ValueError(f"matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
+                         f"(n?,k),(k,m?)->(n?,m?) (size 50 is different from {hist.size})")
+    return hist.astype(np.float64) @ xp.asarray(_PERIMETER_WEIGHTS)
 
 
 @engine_aware("image")
