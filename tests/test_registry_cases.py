@@ -218,6 +218,9 @@ def test_odd_input(request, engine, rng, entry, odd, ndim):
     if reason:
         request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
     spec = ODD[odd]
+    crash = entry.extra.get("reference_crashes", {}).get(odd)
+    if crash:   # an xfail would still call the reference, and a crash ends the whole test run
+        pytest.skip(f"the reference crashes the process on this input: {crash}")
     if spec["cpu_only"] and engine != "cpu":
         pytest.skip("a host-only input (CuPy holds native byte order only)")
     c = entry.cases[0]

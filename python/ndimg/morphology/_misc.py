@@ -2,6 +2,7 @@
 remove_small_holes (labels and per-label sizes on the input's engine) and remove_objects_by_distance."""
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -12,30 +13,51 @@ from ..ndimage._rank import maximum_filter, minimum_filter
 from ..ndimage._label import label as _ndi_label
 
 
-class _Deprecated:
-    """The default of a deprecated parameter (scikit-image's DEPRECATED): tells 'not passed' from any value."""
+class _Marker(type):
+    """scikit-image's DEPRECATED marker is a class named DEPRECATED: ours equals it, so a call that passes
+    scikit-image's default on (the backend) reads as 'not given'."""
 
-    def __repr__(self):
-        return "DEPRECATED"
+    def __repr__(cls):
+        return "<DEPRECATED>"
+
+    def __eq__(cls, other):
+        return isinstance(other, type) and other.__name__ == "DEPRECATED"
+
+    __hash__ = type.__hash__
 
 
-DEPRECATED = _Deprecated()
+class DEPRECATED(metaclass=_Marker):
+    """The default of a deprecated parameter."""
 
 
-def _renamed(old, new_value, func, old_name):
-    """scikit-image 0.26's deprecate_parameter: a value for `old_name` warns and becomes `max_size`; both
-    passed is a ValueError."""
-    if old is DEPRECATED:
-        return new_value
-    warnings.warn(f"Parameter `{old_name}` is deprecated since version 0.26.0 and will be removed in 2.0.0 (or "
-                  f"later). To avoid this warning, please use the parameter `max_size` instead. For more details, "
-                  f"see the documentation of `{func}`. Note that the new threshold removes objects smaller than "
-                  f"**or equal to** its value, while the previous parameter only removed smaller ones.",
-                  FutureWarning, stacklevel=4)
-    if new_value is not DEPRECATED:
-        raise ValueError(f"Both deprecated parameter `{old_name}` and new parameter `max_size` are used. Use only "
-                         f"the latter to avoid conflicting values.")
-    return old
+def _renamed_to_max_size(old_name):
+    """scikit-image 0.26's deprecate_parameter for `old_name` (the second parameter) -> `max_size`: a value
+    given for it warns and becomes max_size; both given is a ValueError."""
+
+    def deco(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            old = DEPRECATED
+            if len(args) > 1:
+                old, args = args[1], (args[0], DEPRECATED) + tuple(args[2:])
+            if old_name in kwargs:
+                old = kwargs.pop(old_name)
+            if not DEPRECATED == old:
+                warnings.warn(
+                    f"Parameter `{old_name}` is deprecated since version 0.26.0 and will be removed in 2.0.0 (or "
+                    f"later). To avoid this warning, please use the parameter `max_size` instead. For more details, "
+                    f"see the documentation of `{fn.__name__.removesuffix('_dask')}`. Note that the new threshold "
+                    f"removes objects smaller than **or equal to** its value, while the previous parameter only "
+                    f"removed smaller ones.", FutureWarning, stacklevel=3)
+                if "max_size" in kwargs:
+                    raise ValueError(f"Both deprecated parameter `{old_name}` and new parameter `max_size` are used. "
+                                     f"Use only the latter to avoid conflicting values.")
+                kwargs["max_size"] = old
+            return fn(*args, **kwargs)
+
+        return wrapper
+
+    return deco
 
 
 def _check_dtype_supported(ar):
@@ -69,17 +91,17 @@ def _remove_small(ar, max_size, connectivity, out):
 
 
 @engine_aware("ar", "out")
-def remove_small_objects(ar, min_size=DEPRECATED, connectivity=1, *, max_size=DEPRECATED, out=None):
+@_renamed_to_max_size("min_size")
+def remove_small_objects(ar, min_size=DEPRECATED, connectivity=1, *, max_size=64, out=None):
     """Objects of at most `max_size` elements (default 64) set to 0: the connected components of a bool `ar`
     (`connectivity` hops), or the labels of an integer `ar`. Writes into `out` when given."""
-    max_size = _renamed(min_size, max_size, "remove_small_objects", "min_size")
-    return _remove_small(ar, 64 if max_size is DEPRECATED else max_size, connectivity, out)
+    return _remove_small(ar, max_size, connectivity, out)
 
 
 @engine_aware("ar", "out")
-def remove_small_holes(ar, area_threshold=DEPRECATED, connectivity=1, *, max_size=DEPRECATED, out=None):
+@_renamed_to_max_size("area_threshold")
+def remove_small_holes(ar, area_threshold=DEPRECATED, connectivity=1, *, max_size=64, out=None):
     """Holes (components of the background) of at most `max_size` elements (default 64) filled; a bool result."""
-    max_size = _renamed(area_threshold, max_size, "remove_small_holes", "area_threshold")
     _check_dtype_supported(ar)
     if ar.dtype != bool:
         warnings.warn("Any labeled images will be returned as a boolean array. Did you mean to use a boolean array?",
@@ -90,7 +112,7 @@ def remove_small_holes(ar, area_threshold=DEPRECATED, connectivity=1, *, max_siz
     else:
         out = ar.astype(bool, copy=True)
     xp_of(ar).logical_not(ar, out=out)
-    out = _remove_small(out, 64 if max_size is DEPRECATED else max_size, connectivity, out)
+    out = _remove_small(out, max_size, connectivity, out)
     xp_of(out).logical_not(out, out=out)
     return out
 
@@ -215,22 +237,22 @@ def _remove_small_dask(ar, max_size, connectivity):
     return da.block(out.tolist())
 
 
-def remove_small_objects_dask(ar, min_size=DEPRECATED, connectivity=1, *, max_size=DEPRECATED, out=None):
+@_renamed_to_max_size("min_size")
+def remove_small_objects_dask(ar, min_size=DEPRECATED, connectivity=1, *, max_size=64, out=None):
     """remove_small_objects of a Dask array, exact across chunks (lazy; `out` arrays are refused)."""
     if out is not None:
         raise NotImplementedError("remove_small_objects: out= arrays cannot take a lazy Dask result")
-    max_size = _renamed(min_size, max_size, "remove_small_objects", "min_size")
     _check_dtype_supported(ar)
-    return _remove_small_dask(ar, 64 if max_size is DEPRECATED else max_size, connectivity)
+    return _remove_small_dask(ar, max_size, connectivity)
 
 
-def remove_small_holes_dask(ar, area_threshold=DEPRECATED, connectivity=1, *, max_size=DEPRECATED, out=None):
+@_renamed_to_max_size("area_threshold")
+def remove_small_holes_dask(ar, area_threshold=DEPRECATED, connectivity=1, *, max_size=64, out=None):
     """remove_small_holes of a Dask array, exact across chunks (lazy; `out` arrays are refused)."""
     if out is not None:
         raise NotImplementedError("remove_small_holes: out= arrays cannot take a lazy Dask result")
-    max_size = _renamed(area_threshold, max_size, "remove_small_holes", "area_threshold")
     _check_dtype_supported(ar)
     if ar.dtype != bool:
         warnings.warn("Any labeled images will be returned as a boolean array. Did you mean to use a boolean array?",
                       UserWarning, stacklevel=2)
-    return ~_remove_small_dask(ar == 0, 64 if max_size is DEPRECATED else max_size, connectivity)
+    return ~_remove_small_dask(ar == 0, max_size, connectivity)
