@@ -159,3 +159,29 @@ def test_dask_sequence_seams(rng, name):
     # the deprecated binary functions warn once, when called (not once per block)
     assert [w.category for w in built] == ([FutureWarning] if name.startswith("binary") else [])
     assert not computed, [str(w.message) for w in computed]
+
+
+@pytest.mark.parametrize("name", GRAY)
+@pytest.mark.parametrize("shape", [(1, 1), (2, 5), (6, 4), (23, 19)])
+@pytest.mark.parametrize("dtype", ["uint8", "int16", "float32", "bool"])
+def test_box_sequences_merged_exactly(engine, rng, name, shape, dtype):
+    """Runs of boxes run as one box where that is exact: every mode, windows longer than the image, border
+    values the image's type cannot hold (-3 and 7.5 in uint8: scipy casts each pass's extreme)."""
+    x = random_image(rng, shape, dtype)
+    seq = ((np.ones((3, 3), np.uint8), 3), (np.ones((1, 5), bool), 1), (sm.diamond(1), 1), (np.ones((3, 1)), 2))
+    for mode in ("reflect", "constant", "nearest", "mirror", "wrap", "max", "min", "ignore"):
+        for cval in (0, -3, 7.5):
+            expected = getattr(sm, name)(x, seq, mode=mode, cval=cval)
+            got = getattr(m, name)(to_engine(x, engine), seq, mode=mode, cval=cval)
+            np.testing.assert_array_equal(to_host(got), expected, err_msg=f"{mode} {cval}")
+
+
+@pytest.mark.parametrize("name", ("erosion", "dilation", "opening"))
+def test_box_sequences_with_nan(engine, rng, name):
+    """NaN: the passes one by one (the outcome of comparisons with NaN depends on their order)."""
+    x = random_image(rng, (21, 18), "float32")
+    x[3, 4] = x[10, ::3] = np.nan
+    seq = sm.footprint_rectangle((9, 7), decomposition="sequence")
+    for mode in ("reflect", "constant", "max"):
+        got = getattr(m, name)(to_engine(x, engine), seq, mode=mode)
+        np.testing.assert_array_equal(to_host(got), getattr(sm, name)(x, seq, mode=mode))

@@ -39,6 +39,11 @@ def _apply(filt, image, footprints, out, mode, cval):
         raise IndexError("empty footprint sequence")
     # the first footprint runs at least once, whatever its count (scikit-image's loop)
     steps = [fp for i, (fp, n) in enumerate(footprints) for _ in range(max(n, 1) if i == 0 else n)]
+    merged = _merge_boxes(steps)
+    if len(merged) < len(steps) and out.dtype == image.dtype and (
+            mode != "constant" or _representable(cval, image.dtype)) and not (
+            image.dtype.kind == "f" and bool(xp.isnan(image).any())):
+        steps = merged
     src, spare = image, None
     for i, fp in enumerate(steps):
         if i == len(steps) - 1:
@@ -49,6 +54,35 @@ def _apply(filt, image, footprints, out, mode, cval):
         spare = src if src is not image and src is not out else None
         src = dst
     return out
+
+
+def _representable(cval, dtype):
+    """A border value the passes store unchanged (scipy takes the extreme in double precision and casts it
+    to the image's type: a value that does not survive that cast differs between one pass and several)."""
+    try:
+        c = float(cval)
+        with np.errstate(invalid="ignore", over="ignore"):
+            return c == c and float(np.asarray(c).astype(dtype)) == c
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
+def _merge_boxes(steps):
+    """Runs of flat odd-sized boxes as one box (a decomposed rectangle: one van Herk pass per axis instead of
+    one per box). Exact in every mode: the min (max) over nested windows is the min over their union, border
+    values included (a constant that survives the image's type and the nearest value add nothing new; the
+    symmetric and periodic extensions are kept by symmetric windows). Not with NaN, whose outcome depends on
+    the order of comparisons."""
+    merged = []
+    for fp in steps:
+        fp = np.asarray(fp)
+        box = fp.size > 0 and all(n % 2 for n in fp.shape) and bool(fp.all())
+        if box and merged and merged[-1][1] and merged[-1][0].ndim == fp.ndim:
+            shape = tuple(a + b - 1 for a, b in zip(merged[-1][0].shape, fp.shape))
+            merged[-1] = (np.ones(shape, bool), True)
+        else:
+            merged.append((fp, box))
+    return [fp for fp, _ in merged]
 
 
 def _check_mode(mode):
