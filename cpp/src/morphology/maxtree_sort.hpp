@@ -1,0 +1,105 @@
+// Stable radix argsorts on the CPU engine's threads: the max-tree's pixel order (NumPy's stable argsort) and
+// medial_axis's processing order (NumPy's lexsort).
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "ndimg/parallel.hpp"
+
+namespace ndimg::morphology {
+
+// An unsigned key whose order is NumPy's sort order of the values: signed values shifted, floats by their
+// bits, -0.0 as 0.0, every NaN equal and above +inf.
+template <class T>
+inline auto sort_key(T v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return uint32_t(v);
+  } else if constexpr (std::is_integral_v<T>) {
+    using U = std::conditional_t<(sizeof(T) <= 4), uint32_t, uint64_t>;
+    using UT = std::make_unsigned_t<T>;
+    U k = U(UT(v));
+    if constexpr (std::is_signed_v<T>) k ^= U(UT(1) << (8 * sizeof(T) - 1));
+    return k;
+  } else {
+    using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+    constexpr U sign = U(1) << (8 * sizeof(T) - 1);
+    if (std::isnan(v)) return U(~U(0));
+    if (v == T(0)) v = T(0);
+    U b;
+    std::memcpy(&b, &v, sizeof(T));
+    return (b & sign) ? U(~b) : U(b | sign);
+  }
+}
+
+// Stable LSD radix argsort of keys (8-bit digits; digits equal for every key are skipped): order = the
+// indices (identity: 0..n-1, else order[i] is the item of keys[i], sorted again stably by these keys). Each pass splits
+// the array into one contiguous chunk per thread: per-chunk histograms, then each chunk scatters in order.
+template <class K>
+void radix_argsort(std::vector<K>& keys, int64_t* order, bool identity = true) {
+  const int64_t n = int64_t(keys.size());
+  const int chunks = int(std::max<int64_t>(1, std::min<int64_t>(num_threads(), n / 65536)));
+  const int64_t step = (n + chunks - 1) / chunks;
+  std::vector<K> keys2(n);
+  std::vector<int64_t> idx2(n);
+  int64_t* idx = order;
+  if (identity)
+    for (int64_t i = 0; i < n; ++i) idx[i] = i;
+  std::vector<int64_t> hist(size_t(chunks) * 256);
+  K* src_k = keys.data();
+  K* dst_k = keys2.data();
+  int64_t* src_i = idx;
+  int64_t* dst_i = idx2.data();
+  for (int shift = 0; shift < int(8 * sizeof(K)); shift += 8) {
+    std::fill(hist.begin(), hist.end(), 0);
+    parallel_for(chunks, 1, [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c) {
+        int64_t* h = hist.data() + c * 256;
+        for (int64_t i = c * step, e = std::min(n, (c + 1) * step); i < e; ++i) ++h[(src_k[i] >> shift) & 255];
+      }
+    });
+    bool trivial = false;
+    for (int d = 0; d < 256 && !trivial; ++d) {
+      int64_t total = 0;
+      for (int c = 0; c < chunks; ++c) total += hist[size_t(c) * 256 + d];
+      trivial = total == n;
+    }
+    if (trivial) continue;
+    int64_t sum = 0;  // exclusive prefix over (digit, chunk): each chunk's start for each digit
+    for (int d = 0; d < 256; ++d)
+      for (int c = 0; c < chunks; ++c) {
+        int64_t& h = hist[size_t(c) * 256 + d];
+        const int64_t t = h;
+        h = sum;
+        sum += t;
+      }
+    parallel_for(chunks, 1, [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c) {
+        int64_t* h = hist.data() + c * 256;
+        for (int64_t i = c * step, e = std::min(n, (c + 1) * step); i < e; ++i) {
+          const int64_t at = h[(src_k[i] >> shift) & 255]++;
+          dst_k[at] = src_k[i];
+          dst_i[at] = src_i[i];
+        }
+      }
+    });
+    std::swap(src_k, dst_k);
+    std::swap(src_i, dst_i);
+  }
+  if (src_i != order) std::memcpy(order, src_i, size_t(n) * sizeof(int64_t));
+}
+
+template <class T>
+inline void argsort_stable(const T* v, int64_t n, int64_t* order) {
+  using K = decltype(sort_key(T()));
+  std::vector<K> keys(n);
+  parallel_for(n, 1 << 16, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) keys[i] = sort_key(v[i]);
+  });
+  radix_argsort(keys, order);
+}
+
+}  // namespace ndimg::morphology

@@ -1,0 +1,145 @@
+"""skimage.morphology's max-tree family (skimage/morphology/max_tree.py): max_tree, area/diameter openings and
+closings, max_tree_local_maxima.
+
+The tree is built on the host by the C++ core (``cpp/src/morphology/maxtree.cpp``): a parallel stable radix
+argsort, then Berger's union-find and canonicalisation, which are serial by nature (each union depends on the
+ones before), so the parent and traverser arrays are scikit-image's exactly. GPU arrays raise TypeError: the
+max-tree has no CUDA engine yet.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .. import _core
+from .._engine import engine_aware, xp_of
+from ..ndimage._binary import generate_binary_structure
+
+# dtypes scikit-image's Cython accepts (bool is read as uint8); float16 and the rest find no signature
+_SUPPORTED = frozenset("?bBhHiIlLqQfd")
+
+
+def _host_image(image, name):
+    if xp_of(image) is not np:
+        raise TypeError(f"{name}: the max-tree has no GPU engine yet; pass a NumPy array (e.g. cupy.asnumpy(x))")
+    image = np.asarray(image)
+    if image.dtype.char not in _SUPPORTED:
+        raise TypeError("No matching signature found")
+    if image.ndim == 0:
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() instead.")
+    if image.size == 0:
+        raise IndexError("index 0 is out of bounds for axis 0 with size 0")
+    return np.ascontiguousarray(image)
+
+
+def _neighbours(shape, connectivity):
+    """scikit-image's neighbour list: raveled offsets of the footprint sorted by distance (stable), duplicates
+    removed where the image is smaller than the footprint, the first (the centre) dropped; and each offset's
+    coordinate steps as scikit-image unravels them (around the footprint's centre, as a pixel of the image)."""
+    ndim = len(shape)
+    if connectivity is None:
+        connectivity = 1
+    if np.isscalar(connectivity):
+        footprint = generate_binary_structure(ndim, connectivity)
+    else:
+        footprint = np.array(connectivity, bool)
+        if footprint.ndim != ndim:
+            raise ValueError("Connectivity dimension must be same as image")
+    if any(s % 2 == 0 for s in footprint.shape):
+        raise ValueError("Connectivity array must have an unambiguous center")
+    centre = np.array(footprint.shape) // 2
+    steps = np.stack([i - c for i, c in zip(np.nonzero(footprint), centre)], axis=-1)
+    factors = np.cumprod((tuple(shape[1:]) + (1,))[::-1])[::-1]
+    raveled = (steps * factors).sum(axis=1)
+    distance = np.sqrt(np.sum(steps.astype(float) ** 2, axis=1))
+    raveled = raveled[np.argsort(distance, kind="stable")]
+    if any(s < f for s, f in zip(shape, footprint.shape)):
+        _, first = np.unique(raveled, return_index=True)
+        raveled = raveled[np.sort(first, kind="stable")]
+    raveled = raveled[1:].astype(np.int32).astype(np.int64)
+    shift = np.ravel_multi_index(tuple(centre), shape)   # as scikit-image: a centre outside the image raises
+    points = np.array(np.unravel_index(raveled + shift, shape), dtype=np.int64).reshape(ndim, -1).T - centre
+    return raveled, np.ascontiguousarray(points, dtype=np.int64)
+
+
+def _tree(image, connectivity):
+    offsets, points = _neighbours(image.shape, connectivity)
+    parent = np.empty(image.shape, dtype=np.int64)
+    traverser = np.empty(image.size, dtype=np.int64)
+    _core.max_tree(image, offsets.tolist(), points.ravel().tolist(), parent, traverser)
+    return parent, traverser
+
+
+def _given_tree(image, connectivity, parent, tree_traverser):
+    if parent is None or tree_traverser is None:
+        return _tree(image, connectivity)
+    parent, traverser = np.asarray(parent), np.asarray(tree_traverser)
+    for a in (parent, traverser):
+        if a.dtype != np.int64:
+            raise ValueError(f"Buffer dtype mismatch, expected 'DTYPE_INT64_t' but got {a.dtype.name!r}")
+    return np.ascontiguousarray(parent), np.ascontiguousarray(traverser)
+
+
+def _threshold(value):
+    if isinstance(value, (str, bytes)) or not isinstance(value, (numbers.Real, np.ndarray, np.generic)):
+        raise TypeError(f"must be real number, not {type(value).__name__}")
+    return float(value)
+
+
+def _invert(image):
+    """skimage.util.invert (signed_float=False): logical not, the dtype's maximum minus the value, -1 minus it,
+    or 1 minus it."""
+    if image.dtype == bool:
+        return ~image
+    if image.dtype.kind == "u":
+        return np.subtract(np.iinfo(image.dtype).max, image, dtype=image.dtype)
+    if image.dtype.kind == "i":
+        return np.subtract(-1, image, dtype=image.dtype)
+    return np.subtract(1, image, dtype=image.dtype)
+
+
+def _filter(image, attribute, threshold, connectivity, parent, tree_traverser, name):
+    image = _host_image(image, name)
+    threshold = _threshold(threshold)
+    parent, traverser = _given_tree(image, connectivity, parent, tree_traverser)
+    out = np.empty_like(image)
+    _core.max_tree_filter(image, parent.reshape(-1), traverser.reshape(-1), attribute, threshold, out)
+    return out
+
+
+@engine_aware("image")
+def max_tree(image, connectivity=1):
+    return _tree(_host_image(image, "max_tree"), connectivity)
+
+
+@engine_aware("image", "parent", "tree_traverser")
+def area_opening(image, area_threshold=64, connectivity=1, parent=None, tree_traverser=None):
+    return _filter(image, 0, area_threshold, connectivity, parent, tree_traverser, "area_opening")
+
+
+@engine_aware("image", "parent", "tree_traverser")
+def diameter_opening(image, diameter_threshold=8, connectivity=1, parent=None, tree_traverser=None):
+    return _filter(image, 1, diameter_threshold, connectivity, parent, tree_traverser, "diameter_opening")
+
+
+@engine_aware("image", "parent", "tree_traverser")
+def area_closing(image, area_threshold=64, connectivity=1, parent=None, tree_traverser=None):
+    image = _host_image(image, "area_closing")
+    return _invert(_filter(_invert(image), 0, area_threshold, connectivity, parent, tree_traverser, "area_closing"))
+
+
+@engine_aware("image", "parent", "tree_traverser")
+def diameter_closing(image, diameter_threshold=8, connectivity=1, parent=None, tree_traverser=None):
+    image = _host_image(image, "diameter_closing")
+    return _invert(_filter(_invert(image), 1, diameter_threshold, connectivity, parent, tree_traverser,
+                           "diameter_closing"))
+
+
+@engine_aware("image", "parent", "tree_traverser")
+def max_tree_local_maxima(image, connectivity=1, parent=None, tree_traverser=None):
+    image = _host_image(image, "max_tree_local_maxima")
+    parent, traverser = _given_tree(image, connectivity, parent, tree_traverser)
+    out = np.empty(image.shape, dtype=np.uint64)
+    _core.max_tree_local_maxima(image, parent.reshape(-1), traverser.reshape(-1), out)
+    return out
