@@ -25,7 +25,8 @@ void reconstruct_dilation(const View& marker, const View& mask, std::span<const 
   require_host_c(marker, op, "marker");
   require_host_c(mask, op, "mask");
   require_same_shape(marker, mask, op);
-  if (marker.dtype != mask.dtype || !is_float(marker.dtype)) throw TypeError("reconstruction: float32 or float64 buffers");
+  if (marker.dtype != mask.dtype || !is_float(marker.dtype))
+    throw TypeError("reconstruction: float32 or float64 buffers");
   if (int64_t(lo.size()) != marker.ndim || int64_t(hi.size()) != marker.ndim)
     throw ValueError("reconstruction: one padding per axis");
   for (int d = 0; d < marker.ndim; ++d)

@@ -2,14 +2,13 @@
 whole: the CPU engine's plateau fill) and h_maxima/h_minima (ndimg's reconstruction, both engines)."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from .. import _core
 from .._engine import engine_aware, is_gpu_array, xp_of
 from ..ndimage._binary import generate_binary_structure
 from ..ndimage._footprint import to_host
+from ._footprints import warn_user
 from ._reconstruction import reconstruction
 
 _DTYPE_RANGE = {np.dtype(t): (np.iinfo(t).min, np.iinfo(t).max)
@@ -88,8 +87,7 @@ def local_maxima(image, footprint=None, connectivity=None, indices=False, allow_
     flags = np.zeros(image.shape, dtype=np.uint8)
     set_border(flags, 3, [(1, 1)] * image.ndim)
     if any(s < 3 for s in image.shape):
-        warnings.warn("maxima can't exist for an image with any dimension smaller 3 if borders aren't allowed",
-                      UserWarning, stacklevel=3)
+        warn_user("maxima can't exist for an image with any dimension smaller 3 if borders aren't allowed", UserWarning)
     else:
         footprint = resolve_neighborhood(footprint, connectivity, image.ndim)
         _, offsets = neighbour_steps(image.shape, footprint, (1,) * image.ndim)
@@ -150,8 +148,8 @@ def _h_extrema(image, h, footprint, sign, name):
         return xp.zeros(image.shape, dtype=np.uint8)
     if np.issubdtype(type(h), np.floating) and np.issubdtype(image.dtype, np.integer):
         if (h % 1) != 0:
-            warnings.warn("possible precision loss converting image to floating point. To silence this warning, "
-                          "ensure image and h have same data type.", UserWarning, stacklevel=3)
+            warn_user("possible precision loss converting image to floating point. To silence this warning, "
+                          "ensure image and h have same data type.", UserWarning)
             image = image.astype(float)
         else:
             h = image.dtype.type(h)

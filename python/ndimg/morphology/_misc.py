@@ -3,7 +3,6 @@ remove_small_holes (labels and per-label sizes on the input's engine) and remove
 from __future__ import annotations
 
 import functools
-import warnings
 
 import numpy as np
 
@@ -11,6 +10,7 @@ from .._engine import engine_aware, is_gpu_array, xp_of
 from ..ndimage._binary import generate_binary_structure
 from ..ndimage._rank import maximum_filter, minimum_filter
 from ..ndimage._label import label as _ndi_label
+from ._footprints import warn_user
 
 
 class _Marker(type):
@@ -43,12 +43,12 @@ def _renamed_to_max_size(old_name):
             if old_name in kwargs:
                 old = kwargs.pop(old_name)
             if not DEPRECATED == old:
-                warnings.warn(
+                warn_user(
                     f"Parameter `{old_name}` is deprecated since version 0.26.0 and will be removed in 2.0.0 (or "
                     f"later). To avoid this warning, please use the parameter `max_size` instead. For more details, "
                     f"see the documentation of `{fn.__name__.removesuffix('_dask')}`. Note that the new threshold "
                     f"removes objects smaller than **or equal to** its value, while the previous parameter only "
-                    f"removed smaller ones.", FutureWarning, stacklevel=3)
+                    f"removed smaller ones.", FutureWarning)
                 if "max_size" in kwargs:
                     raise ValueError(f"Both deprecated parameter `{old_name}` and new parameter `max_size` are used. "
                                      f"Use only the latter to avoid conflicting values.")
@@ -83,8 +83,7 @@ def _remove_small(ar, max_size, connectivity, out):
                              "`scipy.ndimage.label` or `skimage.morphology.label`.")
     sizes = xp.bincount(ccs.ravel().astype(np.intp, copy=False)) if ccs.size else xp.zeros(0, np.intp)
     if len(sizes) == 2 and out.dtype != bool:
-        warnings.warn("Only one label was provided to `remove_small_objects`. Did you mean to use a boolean array?",
-                      UserWarning, stacklevel=4)
+        warn_user("Only one label was provided to `remove_small_objects`. Did you mean to use a boolean array?")
     too_small = sizes <= max_size
     out[too_small[ccs]] = 0
     return out
@@ -104,8 +103,7 @@ def remove_small_holes(ar, area_threshold=DEPRECATED, connectivity=1, *, max_siz
     """Holes (components of the background) of at most `max_size` elements (default 64) filled; a bool result."""
     _check_dtype_supported(ar)
     if ar.dtype != bool:
-        warnings.warn("Any labeled images will be returned as a boolean array. Did you mean to use a boolean array?",
-                      UserWarning, stacklevel=3)
+        warn_user("Any labeled images will be returned as a boolean array. Did you mean to use a boolean array?")
     if out is not None:
         if out.dtype != bool:
             raise TypeError("out dtype must be bool")
@@ -206,8 +204,7 @@ def _too_small(parts, max_size, labelled):
     for p in parts:
         sizes[:len(p)] += p
     if len(sizes) == 2 and not labelled:
-        warnings.warn("Only one label was provided to `remove_small_objects`. Did you mean to use a boolean array?",
-                      UserWarning, stacklevel=2)
+        warn_user("Only one label was provided to `remove_small_objects`. Did you mean to use a boolean array?")
     return sizes <= max_size
 
 
@@ -253,6 +250,5 @@ def remove_small_holes_dask(ar, area_threshold=DEPRECATED, connectivity=1, *, ma
         raise NotImplementedError("remove_small_holes: out= arrays cannot take a lazy Dask result")
     _check_dtype_supported(ar)
     if ar.dtype != bool:
-        warnings.warn("Any labeled images will be returned as a boolean array. Did you mean to use a boolean array?",
-                      UserWarning, stacklevel=2)
+        warn_user("Any labeled images will be returned as a boolean array. Did you mean to use a boolean array?")
     return ~_remove_small_dask(ar == 0, max_size, connectivity)
