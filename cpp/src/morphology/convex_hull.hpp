@@ -1,0 +1,16 @@
+// ndimg::morphology convex hull rasterisation (convex_hull_image's 2-D step), on the host.
+#pragma once
+#include <cstdint>
+#include <span>
+
+#include "ndimg/array.hpp"
+
+namespace ndimg::morphology {
+
+// out (bool, 2-D, any strides) = the pixels (row, column) inside the convex polygon whose vertices are
+// `twice` (k rows of (2 * row, 2 * column), integers: half-pixel vertices are exact), or on its boundary
+// unless `strict`. The tests are exact integer arithmetic, so points on edges and vertices are told exactly
+// (as scikit-image's crossing test tells them for these coordinates).
+void fill_convex_polygon(const View& out, std::span<const int64_t> twice, bool strict);
+
+}  // namespace ndimg::morphology

@@ -1,0 +1,276 @@
+// CPU schedules of the skeletons: the 2-D subiterations in parallel over rows (double-buffered, a zero frame
+// around the image); Lee's thinning with its candidates found in parallel over planes and rechecked serially
+// in C order; the medial axis's serial removal after a radix lexsort.
+#include <array>
+#include <atomic>
+#include <bit>
+#include <vector>
+
+#include "morphology/maxtree_sort.hpp"
+#include "morphology/skeleton.hpp"
+#include "ndimg/dispatch.hpp"
+#include "ndimg/parallel.hpp"
+
+namespace ndimg::morphology {
+
+void thin2d_cpu(const View& in, const View& out, Thinning m, int64_t max_iter) {
+  const int64_t h = in.shape[0], w = in.shape[1], w2 = w + 2;
+  std::vector<uint8_t> a(size_t((h + 2) * w2), 0), b(a.size(), 0);
+  dispatch_dtype(in.dtype, [&]<class T>() {
+    const T* src = in.ptr<T>();
+    parallel_for(h, 64, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r)
+        for (int64_t c = 0; c < w; ++c) a[(r + 1) * w2 + c + 1] = src[r * in.strides[0] + c * in.strides[1]] != T(0);
+    });
+  });
+  uint8_t* cur = a.data();
+  uint8_t* nxt = b.data();
+  for (int64_t it = 0; max_iter < 0 || it < max_iter; ++it) {
+    bool changed = false;
+    for (int sub = 0; sub < 2; ++sub) {
+      std::atomic<bool> any{false};
+      parallel_for(h, 64, [&](int64_t r0, int64_t r1) {
+        bool del = false;
+        for (int64_t r = r0 + 1; r < r1 + 1; ++r)
+          for (int64_t c = 1; c <= w; ++c) {
+            const int64_t i = r * w2 + c;
+            const bool d = cur[i] && thinning_deletes(m, neighbour_code(cur + i, w2), sub);
+            nxt[i] = cur[i] && !d;
+            del |= d;
+          }
+        if (del) any.store(true, std::memory_order_relaxed);
+      });
+      std::swap(cur, nxt);
+      changed |= any.load();
+    }
+    if (!changed) break;
+  }
+  bool* dst = out.ptr<bool>();
+  parallel_for(h, 64, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r)
+      for (int64_t c = 0; c < w; ++c) dst[r * out.strides[0] + c * out.strides[1]] = cur[(r + 1) * w2 + c + 1];
+  });
+}
+
+namespace {
+
+// ---- Lee's 3-D thinning: a voxel's 3x3x3 neighbourhood as 27 bits, bit 9*(dp+1) + 3*(dr+1) + (dc+1) ----
+constexpr int kCentre = 13;
+
+constexpr int bit_at(int dp, int dr, int dc) { return 9 * (dp + 1) + 3 * (dr + 1) + (dc + 1); }
+
+// For each neighbour, the neighbours 26-adjacent to it (the centre excluded).
+constexpr std::array<uint32_t, 27> make_adjacency() {
+  std::array<uint32_t, 27> adj{};
+  for (int i = 0; i < 27; ++i)
+    for (int j = 0; j < 27; ++j) {
+      if (i == j || i == kCentre || j == kCentre) continue;
+      const int dp = i / 9 - j / 9, dr = i / 3 % 3 - j / 3 % 3, dc = i % 3 - j % 3;
+      if (dp >= -1 && dp <= 1 && dr >= -1 && dr <= 1 && dc >= -1 && dc <= 1) adj[i] |= 1u << j;
+    }
+  return adj;
+}
+constexpr std::array<uint32_t, 27> kAdjacency = make_adjacency();
+
+// 8 x the Euler characteristic of the union of the closed voxels of a 2x2x2 window, counted at its shared
+// vertex (the vertex, 6 edges shared by 2 windows, 12 faces by 4, 8 cubes by 8); bit (i << 2 | j << 1 | k)
+// is the voxel (i, j, k).
+constexpr int window_euler8(unsigned m) {
+  auto on = [m](int i, int j, int k) { return (m >> (i << 2 | j << 1 | k) & 1) != 0; };
+  int v = m != 0, e = 0, f = 0, c = 0;
+  for (int s = 0; s < 2; ++s) {
+    bool ea = false, eb = false, ec = false;
+    for (int x = 0; x < 2; ++x)
+      for (int y = 0; y < 2; ++y) {
+        ea |= on(s, x, y);
+        eb |= on(x, s, y);
+        ec |= on(x, y, s);
+      }
+    e += ea + eb + ec;
+    for (int t = 0; t < 2; ++t) {
+      f += (on(s, t, 0) || on(s, t, 1)) + (on(s, 0, t) || on(s, 1, t)) + (on(0, s, t) || on(1, s, t));
+    }
+  }
+  for (int i = 0; i < 8; ++i) c += m >> i & 1;
+  return 8 * v - 4 * e + 2 * f - c;
+}
+// Change of the window's Euler characteristic (x 8) when its voxel 0, the centre, is set.
+constexpr std::array<int, 256> make_euler_delta() {
+  std::array<int, 256> t{};
+  for (unsigned m = 0; m < 256; ++m) t[m] = window_euler8(m | 1u) - window_euler8(m & ~1u);
+  return t;
+}
+constexpr std::array<int, 256> kEulerDelta = make_euler_delta();
+
+// Lee's condition 1: the Euler characteristic of the 26-neighbourhood does not change (sum over octants).
+bool euler_invariant(uint32_t nb) {
+  int sum = 0;
+  for (int o = 0; o < 8; ++o) {
+    const int sp = o & 4 ? 1 : -1, sr = o & 2 ? 1 : -1, sc = o & 1 ? 1 : -1;
+    unsigned m = 0;
+    for (int i = 0; i < 2; ++i)
+      for (int j = 0; j < 2; ++j)
+        for (int k = 0; k < 2; ++k)
+          m |= unsigned(nb >> bit_at(i * sp, j * sr, k * sc) & 1) << (i << 2 | j << 1 | k);
+    sum += kEulerDelta[m];
+  }
+  return sum == 0;
+}
+
+// Lee's conditions 2 and 3: the neighbours form at most one 26-connected component.
+bool simple_point(uint32_t nb) {
+  uint32_t left = nb & ~(1u << kCentre);
+  if (!left) return true;
+  uint32_t comp = left & (~left + 1), frontier = comp;
+  while (frontier) {
+    uint32_t grow = 0;
+    for (uint32_t f = frontier; f; f &= f - 1) grow |= kAdjacency[std::countr_zero(f)];
+    frontier = grow & left & ~comp;
+    comp |= frontier;
+  }
+  return comp == left;
+}
+
+uint32_t neighbourhood(const uint8_t* v, int64_t sp, int64_t sr) {
+  uint32_t nb = 0;
+  for (int dp = -1; dp <= 1; ++dp)
+    for (int dr = -1; dr <= 1; ++dr)
+      for (int dc = -1; dc <= 1; ++dc) nb |= uint32_t(v[dp * sp + dr * sr + dc] == 1) << bit_at(dp, dr, dc);
+  return nb;
+}
+
+bool deletable(uint32_t nb) { return std::popcount(nb) != 2 && euler_invariant(nb) && simple_point(nb); }
+
+}  // namespace
+
+void thin_lee(const View& img) {
+  if (img.device != Device::CPU) throw ValueError("skeletonize: host arrays only");
+  if (img.ndim != 3 || img.dtype != DType::U8 || !img.c_contiguous())
+    throw ValueError("skeletonize: a C-contiguous 3-D uint8 volume is expected");
+  const int64_t np_ = img.shape[0], nr = img.shape[1], nc = img.shape[2];
+  if (np_ < 3 || nr < 3 || nc < 3) return;
+  const int64_t sr = nc, sp = nr * nc;
+  uint8_t* v = img.ptr<uint8_t>();
+  // border directions, in scikit-image's order: the neighbour that must be background
+  const int64_t dirs[6] = {-sr, sr, 1, -1, sp, -sp};
+  const int nborders = np_ == 3 ? 4 : 6;
+  std::vector<std::vector<int64_t>> per_plane(static_cast<size_t>(np_));
+  int unchanged = 0;
+  while (unchanged < nborders) {
+    unchanged = 0;
+    for (int j = 0; j < nborders; ++j) {
+      const int64_t dir = dirs[j];
+      parallel_for(np_ - 2, 1, [&](int64_t p0, int64_t p1) {
+        for (int64_t p = p0 + 1; p < p1 + 1; ++p) {
+          auto& list = per_plane[size_t(p)];
+          list.clear();
+          for (int64_t r = 1; r < nr - 1; ++r)
+            for (int64_t c = 1; c < nc - 1; ++c) {
+              const int64_t i = p * sp + r * sr + c;
+              if (v[i] != 1 || v[i + dir] != 0) continue;
+              if (deletable(neighbourhood(v + i, sp, sr))) list.push_back(i);
+            }
+        }
+      });
+      bool no_change = true;
+      for (int64_t p = 1; p < np_ - 1; ++p)
+        for (int64_t i : per_plane[size_t(p)])
+          if (simple_point(neighbourhood(v + i, sp, sr))) {  // the candidates deleted before may split it
+            v[i] = 0;
+            no_change = false;
+          }
+      unchanged += no_change;
+    }
+  }
+}
+
+namespace {
+
+// medial_axis's table: keep a foreground pixel whose removal changes the number of 8-connected components of
+// its 3x3 window, or whose window holds fewer than three pixels. Bit 3 * r + c is the window's pixel (r, c).
+int window_components(unsigned m) {
+  int n = 0;
+  unsigned left = m;
+  while (left) {
+    unsigned comp = left & (~left + 1), grow = comp;
+    while (grow) {
+      unsigned next = 0;
+      for (unsigned g = grow; g; g &= g - 1) {
+        const int k = std::countr_zero(g), r = k / 3, c = k % 3;
+        for (int dr = -1; dr <= 1; ++dr)
+          for (int dc = -1; dc <= 1; ++dc)
+            if (r + dr >= 0 && r + dr < 3 && c + dc >= 0 && c + dc < 3) next |= 1u << (3 * (r + dr) + c + dc);
+      }
+      grow = next & left & ~comp;
+      comp |= grow;
+    }
+    left &= ~comp;
+    ++n;
+  }
+  return n;
+}
+
+std::array<uint8_t, 512> make_medial_table() {
+  std::array<uint8_t, 512> t{};
+  for (unsigned m = 0; m < 512; ++m)
+    t[m] = (m & 16) && (window_components(m) != window_components(m & ~16u) || std::popcount(m) < 3);
+  return t;
+}
+
+}  // namespace
+
+void medial_axis_thin(const View& result, const View& distance, const View& tiebreak) {
+  if (result.device != Device::CPU) throw ValueError("medial_axis: host arrays only");
+  if (result.ndim != 2 || result.dtype != DType::U8 || !result.c_contiguous() || distance.dtype != DType::F64 ||
+      !distance.c_contiguous() || distance.size() != result.size() || tiebreak.dtype != DType::I64 ||
+      tiebreak.ndim != 1)
+    throw ValueError("medial_axis: C-contiguous uint8 result, float64 distance and int64 tiebreak expected");
+  static const std::array<uint8_t, 512> table = make_medial_table();
+  const int64_t h = result.shape[0], w = result.shape[1];
+  uint8_t* img = result.ptr<uint8_t>();
+  const double* dist = distance.ptr<double>();
+  std::vector<int64_t> fg;  // foreground pixels in C order
+  for (int64_t i = 0; i < h * w; ++i)
+    if (img[i]) fg.push_back(i);
+  const int64_t n = int64_t(fg.size());
+  if (tiebreak.shape[0] != n) throw ValueError("medial_axis: one tiebreak per foreground pixel");
+  const int64_t* tie = tiebreak.ptr<int64_t>();
+  auto at = [&](int64_t r, int64_t c) { return r >= 0 && r < h && c >= 0 && c < w && img[r * w + c]; };
+  // NumPy's lexsort((tiebreak, corner, distance)) as stable passes from the last key to the first
+  std::vector<int64_t> order(n);
+  {
+    std::vector<uint64_t> k(n);
+    for (int64_t j = 0; j < n; ++j) k[j] = sort_key(tie[j]);
+    radix_argsort(k, order.data());
+  }
+  {
+    std::vector<uint32_t> k(n);
+    parallel_for(n, 1 << 14, [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t) {
+        const int64_t r = fg[order[t]] / w, c = fg[order[t]] % w;
+        uint32_t bg = 0;
+        for (int dr = -1; dr <= 1; ++dr)
+          for (int dc = -1; dc <= 1; ++dc) bg += !at(r + dr, c + dc);
+        k[t] = bg;
+      }
+    });
+    radix_argsort(k, order.data(), false);
+  }
+  {
+    std::vector<uint64_t> k(n);
+    parallel_for(n, 1 << 14, [&](int64_t b, int64_t e) {
+      for (int64_t t = b; t < e; ++t) k[t] = sort_key(dist[fg[order[t]]]);
+    });
+    radix_argsort(k, order.data(), false);
+  }
+  for (int64_t t = 0; t < n; ++t) {
+    const int64_t i = fg[order[t]], r = i / w, c = i % w;
+    unsigned m = 16;
+    for (int dr = -1; dr <= 1; ++dr)
+      for (int dc = -1; dc <= 1; ++dc)
+        if ((dr || dc) && at(r + dr, c + dc)) m |= 1u << (3 * (dr + 1) + dc + 1);
+    img[i] = table[m];
+  }
+}
+
+}  // namespace ndimg::morphology

@@ -1,0 +1,102 @@
+"""skimage.morphology's skeletons (skimage/morphology/_skeletonize.py): skeletonize, thin, medial_axis.
+
+The 2-D thinnings (skeletonize's Zhang-Suen variant, thin's Guo-Hall) run their subiterations on either engine
+(``cpp/src/morphology/skeleton*``). Lee's thinning (3-D, or method="lee") and medial_axis decide one pixel at a
+time, each decision seeing the ones before: they run on the host, and GPU arrays raise TypeError.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from .. import _core
+from .._engine import engine_aware, stream_ptr, xp_of
+from ..ndimage._distance import distance_transform_edt
+
+_CORE_DTYPES = frozenset("?bBhHiIlLqQfd")
+
+
+def _thinning(image, method, max_iter):
+    xp = xp_of(image)
+    if image.dtype.char not in _CORE_DTYPES:
+        image = image.astype(bool)
+    out = xp.empty(image.shape, dtype=bool)
+    _core.thin2d(image, out, method, max_iter, stream=stream_ptr(out))
+    return out
+
+
+def _lee(image, name):
+    if xp_of(image) is not np:
+        raise TypeError(f"{name}: Lee's thinning (3-D, or method='lee') has no GPU engine yet; pass a NumPy "
+                        "array (e.g. cupy.asnumpy(x))")
+    volume = image[np.newaxis] if image.ndim == 2 else image
+    padded = np.zeros(tuple(s + 2 for s in volume.shape), dtype=np.uint8)
+    padded[1:-1, 1:-1, 1:-1] = volume
+    _core.thin_lee(padded)
+    out = padded[1:-1, 1:-1, 1:-1].astype(bool)
+    return out[0] if image.ndim == 2 else out
+
+
+@engine_aware("image")
+def skeletonize(image, *, method=None):
+    image = image.astype(bool, copy=False)
+    if method not in {"zhang", "lee", None}:
+        raise ValueError(f'skeletonize method should be either "lee" or "zhang", got {method}.')
+    if image.ndim == 2 and method in (None, "zhang"):
+        return _thinning(image, _core.Thinning.Zhang, -1)
+    if image.ndim == 3 and method == "zhang":
+        raise ValueError('skeletonize method "zhang" only works for 2D images.')
+    if image.ndim == 3 or (image.ndim == 2 and method == "lee"):
+        return _lee(image, "skeletonize")
+    raise ValueError(f"skeletonize requires a 2D or 3D image as input, got {image.ndim}D.")
+
+
+def _iterations(max_num_iter):
+    """scikit-image's loop runs while num_iter < (max_num_iter or inf): that many iterations (-1: no limit)."""
+    limit = max_num_iter or math.inf
+    if not isinstance(limit, (numbers.Real, np.generic)):
+        raise TypeError(f"'<' not supported between instances of 'int' and '{type(limit).__name__}'")
+    limit = float(limit)
+    if math.isinf(limit) and limit > 0:
+        return -1
+    return 0 if math.isnan(limit) or limit <= 0 else math.ceil(limit)
+
+
+@engine_aware("image")
+def thin(image, max_num_iter=None):
+    if not hasattr(image, "ndim"):
+        image = np.asarray(image)
+    if image.size == 0:
+        raise ValueError("The parameter `image` cannot be an empty array")
+    if image.ndim != 2:
+        raise ValueError("The parameter `image` must be a 2-dimensional array")
+    return _thinning(image, _core.Thinning.GuoHall, _iterations(max_num_iter))
+
+
+@engine_aware("image", "mask")
+def medial_axis(image, mask=None, return_distance=False, *, rng=None):
+    if xp_of(image) is not np or xp_of(mask) is not np:
+        raise TypeError("medial_axis: the medial axis has no GPU engine yet (it removes one pixel at a time in "
+                        "order); pass NumPy arrays (e.g. cupy.asnumpy(x))")
+    image = np.asarray(image)
+    if mask is None:
+        masked = image.astype(bool)
+    else:
+        masked = image.astype(bool).copy()
+        masked[~mask] = False
+    if masked.ndim < 2:
+        raise IndexError("tuple index out of range")
+    if masked.ndim > 2:
+        raise ValueError(f"Buffer has wrong number of dimensions (expected 2, got {masked.ndim})")
+    distance = distance_transform_edt(masked)
+    # the same draws from the caller's generator as scikit-image's
+    tiebreak = np.random.default_rng(rng).permutation(np.arange(masked.sum()))
+    result = np.ascontiguousarray(masked, dtype=np.uint8)
+    _core.medial_axis_thin(result, np.ascontiguousarray(distance, dtype=np.float64),
+                           np.ascontiguousarray(tiebreak, dtype=np.int64))
+    result = result.astype(bool)
+    if mask is not None:
+        result[~mask] = image[~mask]
+    return (result, distance) if return_distance else result
