@@ -25,6 +25,12 @@ constexpr int kMaxOrder = 5;
 #else
 #define NDIMG_UNROLL _Pragma("GCC unroll 8")
 #endif
+// Keeps the loop that follows rolled on CUDA (run-time trip counts: unrolled copies only cost compile time).
+#if defined(__CUDACC__)
+#define NDIMG_NO_UNROLL _Pragma("unroll 1")
+#else
+#define NDIMG_NO_UNROLL
+#endif
 constexpr int kTaps = kMaxOrder + 1;
 
 // C's (npy_intp) cast of a value the callers keep far inside int64's range.
@@ -105,6 +111,51 @@ NDIMG_HD double map_coordinate(double in, int64_t len, Mode mode) {
 // The extension of the taps beyond the edge: modes without an exact spline boundary (constant, wrap)
 // extend the coefficients by mirroring, as scipy does.
 NDIMG_HD Mode tap_mode(Mode m) { return m == Mode::constant || m == Mode::wrap ? Mode::mirror : m; }
+
+// map_coordinate of an integer tap index under a tap mode (mirror, reflect, grid-wrap, nearest), in integer
+// arithmetic: the same index (a tap lies within a few elements of the input, where scipy's double divisions
+// are exact).
+NDIMG_HD int64_t extend_tap(int64_t i, int64_t len, Mode mode) {
+  if (i >= 0 && i < len) return i;
+  if (len <= 1) return 0;
+  switch (mode) {
+    case Mode::mirror: {
+      const int64_t sz2 = 2 * len - 2;
+      if (i < 0) {
+        i += sz2 * (-i / sz2);
+        return i <= 1 - len ? i + sz2 : -i;
+      }
+      i -= sz2 * (i / sz2);
+      return i >= len ? sz2 - i : i;
+    }
+    case Mode::reflect: {
+      const int64_t sz2 = 2 * len;
+      if (i < 0) {
+        if (i < -sz2) i += sz2 * (-i / sz2);
+        return i < -len ? i + sz2 : -i - 1;
+      }
+      i -= sz2 * (i / sz2);
+      return i >= len ? sz2 - i - 1 : i;
+    }
+    case Mode::grid_wrap:
+      if (i < 0) return i + len * ((-1 - i) / len + 1);
+      return i - len * (i / len);
+    default:  // nearest
+      return i < 0 ? 0 : len - 1;
+  }
+}
+
+// f(k) for the taps k = 0..order: unrolled where the order is a compile-time constant (O >= 0).
+template <int O, class F>
+NDIMG_HD void for_taps(int order, const F& f) {
+  if constexpr (O >= 0) {
+    NDIMG_UNROLL
+    for (int k = 0; k <= O; ++k) f(k);
+  } else {
+    NDIMG_NO_UNROLL
+    for (int k = 0; k <= order; ++k) f(k);
+  }
+}
 
 // What a schedule needs of a call, passed by value to the CUDA kernels.
 struct Geometry {
@@ -212,24 +263,17 @@ NDIMG_HD bool axis_taps(double cc, int64_t len, int64_t stride, Mode mode, int o
   t.n = order + 1;
   t.outside = 0;
   if (mode == Mode::grid_constant) {
-NDIMG_UNROLL
-    for (int k = 0; k <= order; ++k) {
+    for_taps<O>(order, [&](int k) {
       const int64_t idx = start + k;
       const bool out = idx < 0 || idx >= len;
       t.outside |= unsigned(out) << k;
       t.off[k] = out ? 0 : idx * stride;
-    }
+    });
   } else if (start < 0 || start + order >= len) {
     const Mode tm = tap_mode(mode);
-NDIMG_UNROLL
-    for (int k = 0; k <= order; ++k) {
-      int64_t idx = to_index(map_coordinate(double(start + k), len, tm));
-      idx = idx < 0 ? 0 : (idx >= len ? len - 1 : idx);  // never outside the array
-      t.off[k] = idx * stride;
-    }
+    for_taps<O>(order, [&](int k) { t.off[k] = extend_tap(start + k, len, tm) * stride; });
   } else {
-NDIMG_UNROLL
-    for (int k = 0; k <= order; ++k) t.off[k] = (start + k) * stride;
+    for_taps<O>(order, [&](int k) { t.off[k] = (start + k) * stride; });
   }
   spline_weights(cc - fl, order, t.w);
   return true;
@@ -257,20 +301,24 @@ struct Reader {
 template <int N, int D, int ND, class W, class A, class R>
 NDIMG_HD void accumulate(const A& ax, int64_t off, bool outside, W* w, W cval, const R& read, W& t) {
   const AxisTaps<W>& a = ax(D);
-  const int n = N > 0 ? N : a.n;
-NDIMG_UNROLL
-  for (int k = 0; k < (N > 0 ? N : kTaps); ++k) {
-    if (N == 0 && k >= n) break;
+  auto tap = [&](int k) {
     const bool o = outside || ((a.outside >> k) & 1u);
     w[D] = a.w[k];
     if constexpr (D + 1 == ND) {
       W term = o ? cval : read(off + a.off[k]);
-NDIMG_UNROLL
+      NDIMG_UNROLL
       for (int d = 0; d < ND; ++d) term *= w[d];
       t += term;
     } else {
       accumulate<N, D + 1, ND>(ax, off + a.off[k], o, w, cval, read, t);
     }
+  };
+  if constexpr (N > 0) {
+    NDIMG_UNROLL
+    for (int k = 0; k < N; ++k) tap(k);
+  } else {
+    NDIMG_NO_UNROLL
+    for (int k = 0; k < a.n; ++k) tap(k);
   }
 }
 
@@ -320,24 +368,29 @@ NDIMG_HD W sample(const A& ax, int nd, W cval, const R& read) {
 template <int O, int ND, class W, class R>
 NDIMG_HD W sample_point(const Geometry& g, const double* c, const R& read) {
   constexpr int M = ND > 0 ? ND : kMaxDim;
-  const int nd = ND > 0 ? ND : g.in_nd;
   AxisTaps<W> taps[M];
-NDIMG_UNROLL
-  for (int d = 0; d < M; ++d) {
-    if (ND == 0 && d >= nd) break;
-    if (!axis_taps<O>(c[d] + g.npad[d], g.in_shape[d], g.in_strides[d], g.mode, g.order[d], taps[d]))
-      return W(g.cval);
+  auto axis = [&](int d) { return axis_taps<O>(c[d] + g.npad[d], g.in_shape[d], g.in_strides[d], g.mode, g.order[d], taps[d]); };
+  if constexpr (ND > 0) {
+    NDIMG_UNROLL
+    for (int d = 0; d < ND; ++d)
+      if (!axis(d)) return W(g.cval);
+  } else {
+    NDIMG_NO_UNROLL
+    for (int d = 0; d < g.in_nd; ++d)
+      if (!axis(d)) return W(g.cval);
   }
-  return sample<O, ND>([&](int d) -> const AxisTaps<W>& { return taps[d]; }, nd, W(g.cval), read);
+  return sample<O, ND>([&](int d) -> const AxisTaps<W>& { return taps[d]; }, ND > 0 ? ND : g.in_nd, W(g.cval), read);
 }
 
 // Calls f.template operator()<O, ND>() with the order O and the input's dimensionality ND as compile-time
 // constants where the input type is float or double (the types that matter for speed: float32 images,
 // float64 spline coefficients), every axis has one order and ND <= 3; else with O = -1 and ND = 0 (read
 // at run time), which keeps the other instantiations few.
-template <class TI, class F>
+template <class TI, int MaxOrder = kMaxOrder, class F>
 void dispatch_compiled(const Geometry& g, F&& f) {
-  bool compiled = std::is_same_v<TI, float> || std::is_same_v<TI, double>;
+  // (the output's axes as many as the input's: the schedules size their index arrays by ND)
+  bool compiled = (std::is_same_v<TI, float> || std::is_same_v<TI, double>) && g.order[0] <= MaxOrder &&
+                  g.out_nd == g.in_nd;
   for (int d = 1; d < g.in_nd && compiled; ++d) compiled = g.order[d] == g.order[0];
   if constexpr (std::is_same_v<TI, float> || std::is_same_v<TI, double>) {
     if (compiled) {
@@ -352,10 +405,10 @@ void dispatch_compiled(const Geometry& g, F&& f) {
       switch (g.order[0]) {
         case 0: by_nd.template operator()<0>(); return;
         case 1: by_nd.template operator()<1>(); return;
-        case 2: by_nd.template operator()<2>(); return;
-        case 3: by_nd.template operator()<3>(); return;
-        case 4: by_nd.template operator()<4>(); return;
-        default: by_nd.template operator()<5>(); return;
+        case 2: by_nd.template operator()<2 <= MaxOrder ? 2 : -1>(); return;
+        case 3: by_nd.template operator()<3 <= MaxOrder ? 3 : -1>(); return;
+        case 4: by_nd.template operator()<4 <= MaxOrder ? 4 : -1>(); return;
+        default: by_nd.template operator()<5 <= MaxOrder ? 5 : -1>(); return;
       }
     }
   }
@@ -427,11 +480,16 @@ NDIMG_HD double zoom_shift_coordinate(int64_t k, bool has_zoom, double zoom, boo
 }
 
 // scipy's affine coordinates of output point o: c[h] = offset[h] + o[0] * m[h, 0] + o[1] * m[h, 1] + ...
+// (ND > 0: input and output both have ND axes).
+template <int ND = 0>
 NDIMG_HD void affine_coordinates(const double* m, const double* offset, const int64_t* o, int in_nd, int out_nd,
                                  double* c) {
-  for (int h = 0; h < in_nd; ++h) {
+  const int ni = ND > 0 ? ND : in_nd, no = ND > 0 ? ND : out_nd;
+  NDIMG_UNROLL
+  for (int h = 0; h < ni; ++h) {
     double t = offset[h];
-    for (int l = 0; l < out_nd; ++l) t += coord_mul(double(o[l]), m[h * out_nd + l]);
+    NDIMG_UNROLL
+    for (int l = 0; l < no; ++l) t += coord_mul(double(o[l]), m[h * no + l]);
     c[h] = t;
   }
 }

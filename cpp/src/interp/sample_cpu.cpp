@@ -71,7 +71,7 @@ void affine_cpu(const View& in, const double* matrix, const double* offset, cons
         double c[kMaxDim];
         for (int64_t j = 0; j < g.out_shape[last]; ++j) {
           idx[last] = j;
-          affine_coordinates(matrix, offset, idx, g.in_nd, g.out_nd, c);
+          affine_coordinates<ND>(matrix, offset, idx, g.in_nd, g.out_nd, c);
           store(out.data, off + j * g.out_strides[last], out.dtype, sample_point<O, ND, W>(g, c, read));
         }
       });

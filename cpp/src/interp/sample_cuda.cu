@@ -13,15 +13,19 @@ namespace ndimg::interp {
 namespace {
 
 constexpr unsigned kThreads = 256;
-constexpr int kInlineMatrix = 64;  // affine matrices of up to 64 entries travel in the kernel parameters
+constexpr int kInlineMatrix = 64;
+// orders compiled with their taps unrolled (the common ones; higher orders unrolled cost minutes of ptxas)
+constexpr int kCompiledOrder = 3;  // affine matrices of up to 64 entries travel in the kernel parameters
 
 template <class TI>
 using weight_t = std::conditional_t<std::is_same_v<TI, float>, float, double>;
 
-// The output multi-index and element offset of flat C-order index i.
+// The output multi-index and element offset of flat C-order index i (ND > 0: the output has ND axes).
+template <int ND>
 __device__ __forceinline__ int64_t out_index(const Geometry& g, int64_t i, int64_t* idx) {
   int64_t off = 0;
-  for (int d = g.out_nd - 1; d >= 0; --d) {
+  NDIMG_UNROLL
+  for (int d = (ND > 0 ? ND : g.out_nd) - 1; d >= 0; --d) {
     idx[d] = i % g.out_shape[d];
     i /= g.out_shape[d];
     off += idx[d] * g.out_strides[d];
@@ -39,17 +43,14 @@ __global__ void map_kernel(const TI* in, const TC* coords, void* out, DType odt,
   using W = weight_t<TI>;
   const Reader<TI, W> read{in};
   NDIMG_GRID_STRIDE(i, total) {
-    int64_t idx[kMaxDim];
-    const int64_t o = out_index(g, i, idx);
+    int64_t idx[ND > 0 ? ND : kMaxDim];
+    const int64_t o = out_index<ND>(g, i, idx);
     int64_t co = 0;
-    for (int d = 0; d < g.out_nd; ++d) co += idx[d] * ca.strides[d + 1];
-    constexpr int M = ND > 0 ? ND : kMaxDim;
-    double c[M];
     NDIMG_UNROLL
-    for (int h = 0; h < M; ++h) {
-      if (ND == 0 && h >= g.in_nd) break;
-      c[h] = double(__ldg(coords + co + h * ca.strides[0]));
-    }
+    for (int d = 0; d < (ND > 0 ? ND : g.out_nd); ++d) co += idx[d] * ca.strides[d + 1];
+    double c[ND > 0 ? ND : kMaxDim];
+    NDIMG_UNROLL
+    for (int h = 0; h < (ND > 0 ? ND : g.in_nd); ++h) c[h] = double(__ldg(coords + co + h * ca.strides[0]));
     store(out, o, odt, double(sample_point<O, ND, W>(g, c, read)));
   }
 }
@@ -67,10 +68,10 @@ __global__ void affine_kernel(const TI* in, void* out, DType odt, const __grid_c
   const Reader<TI, W> read{in};
   const double* m = a.dm ? a.dm : a.m;
   NDIMG_GRID_STRIDE(i, total) {
-    int64_t idx[kMaxDim];
-    const int64_t o = out_index(g, i, idx);
+    int64_t idx[ND > 0 ? ND : kMaxDim];
+    const int64_t o = out_index<ND>(g, i, idx);
     double c[ND > 0 ? ND : kMaxDim];
-    affine_coordinates(m, a.offset, idx, ND > 0 ? ND : g.in_nd, g.out_nd, c);
+    affine_coordinates<ND>(m, a.offset, idx, g.in_nd, g.out_nd, c);
     store(out, o, odt, double(sample_point<O, ND, W>(g, c, read)));
   }
 }
@@ -86,14 +87,12 @@ __global__ void zoom_kernel(const TI* in, void* out, DType odt, const __grid_con
   using W = weight_t<TI>;
   const Reader<TI, W> read{in};
   NDIMG_GRID_STRIDE(i, total) {
-    int64_t idx[kMaxDim];
-    const int64_t o = out_index(g, i, idx);
-    constexpr int M = ND > 0 ? ND : kMaxDim;
-    int64_t e[M];
+    int64_t idx[ND > 0 ? ND : kMaxDim];
+    const int64_t o = out_index<ND>(g, i, idx);
+    int64_t e[ND > 0 ? ND : kMaxDim];
     bool ok = true;
     NDIMG_UNROLL
-    for (int d = 0; d < M; ++d) {
-      if (ND == 0 && d >= g.in_nd) break;
+    for (int d = 0; d < (ND > 0 ? ND : g.in_nd); ++d) {
       e[d] = t.base[d] + idx[d];
       ok = ok && inside[e[d]];
     }
@@ -134,7 +133,7 @@ void zoom_launch(const View& in, const double* zoom, const double* shift, bool g
   // pageable sources: staged before cudaMemcpyAsync returns
   cuda::check(cudaMemcpyAsync(dtaps, taps.data(), tap_bytes, cudaMemcpyHostToDevice, s), op);
   cuda::check(cudaMemcpyAsync(dinside, inside.data(), inside.size(), cudaMemcpyHostToDevice, s), op);
-  dispatch_compiled<TI>(g, [&]<int O, int ND>() {
+  dispatch_compiled<TI, kCompiledOrder>(g, [&]<int O, int ND>() {
     zoom_kernel<TI, O, ND><<<cuda::blocks_for(total, kThreads), kThreads, 0, s>>>(in.ptr<TI>(), out.data, out.dtype, g,
                                                                                 dtaps, dinside, t, total);
   });
@@ -153,7 +152,7 @@ void map_coordinates_cuda(const View& in, const View& coords, const View& out, c
   CoordArgs ca{};
   for (int d = 0; d < coords.ndim; ++d) ca.strides[d] = coords.strides[d];
   dispatch_dtype(in.dtype, [&]<class TI>() {
-    dispatch_compiled<TI>(g, [&]<int O, int ND>() {
+    dispatch_compiled<TI, kCompiledOrder>(g, [&]<int O, int ND>() {
       auto launch = [&]<class TC>(const TC* c) {
         map_kernel<TI, O, ND, TC><<<cuda::blocks_for(total, kThreads), kThreads, 0, s>>>(in.ptr<TI>(), c, out.data,
                                                                                         out.dtype, g, ca, total);
@@ -184,7 +183,7 @@ void affine_cuda(const View& in, const double* matrix, const double* offset, con
     for (size_t k = 0; k < entries; ++k) a.m[k] = matrix[k];
   }
   dispatch_dtype(in.dtype, [&]<class TI>() {
-    dispatch_compiled<TI>(g, [&]<int O, int ND>() {
+    dispatch_compiled<TI, kCompiledOrder>(g, [&]<int O, int ND>() {
       affine_kernel<TI, O, ND><<<cuda::blocks_for(total, kThreads), kThreads, 0, s>>>(in.ptr<TI>(), out.data,
                                                                                      out.dtype, g, a, total);
     });
