@@ -1428,7 +1428,26 @@ register("measure", "grid_points_in_poly", f"{_MU}._polygon:grid_points_in_poly"
          engines=("cpu",), cases=(case(shape=(6, 6), verts=_SQUARE), case(shape=(6, 7), verts=_SQUARE, binarize=False),
                                   case(shape=(17, 23), verts=_STAR), case(shape=(17, 23), verts=_STAR, binarize=False)),
          bench=(("none", dict(shape=(3840, 2160), verts=_STAR * 150)),))
-del _MU, _MASK_F, _COLOC, _POLY, _SQUARE, _STAR
+# marching_cubes: meshes compared as surfaces (tests/measure/test_contours_meshes_utils.py:assert_same_surface):
+# the vertices are scikit-image's, the tiling of ambiguous cells is ndimg's own
+register("measure", "marching_cubes", f"{_MU}._marching_cubes:marching_cubes", dtypes=NUMERIC, ndim=(3,), engines=("cpu",),
+         inputs=("smooth:12",), extra={"compare": "mesh"},
+         cases=(case(), case(method="lorensen"), case(level=0.3, _dtype="float32"), case(step_size=2), case(step_size=3, method="lorensen"),
+                case(mask=Arr("mask:0.8", "bool")), case(spacing=(1.0, 2.0, 0.5)), case(gradient_direction="ascent"),
+                case(allow_degenerate=False, _dtype="uint8"), case(allow_degenerate=False, method="lorensen"),
+                case(_shape=(2, 2, 3), _id="2x2x3")),
+         bad=(bad(ValueError, method="abcd"), bad(ValueError, level=5.0), bad(ValueError, spacing=(1, 2)),
+              bad(ValueError, step_size=0), bad(ValueError, _shape=(2, 2, 1), _id="flat"),
+              bad(ValueError, gradient_direction="up"), bad(ValueError, mask=np.array([]), _id="empty_mask")),
+         bench=(("3d_f32", dict(_inputs=("smooth:32",))),))
+_OCTA_V = np.array([[0, 0, 1], [1, 0, 0], [0, 1, 0], [-1, 0, 0], [0, -1, 0], [0, 0, -1]], dtype=float) * (1.0, 2.0, 0.5)
+_OCTA_F = np.array([[0, 1, 2], [0, 2, 3], [0, 3, 4], [0, 4, 1], [5, 2, 1], [5, 3, 2], [5, 4, 3], [5, 1, 4]])
+register("measure", "mesh_surface_area", f"{_MU}._marching_cubes:mesh_surface_area", inputs=("none",), ndim=(),
+         rtol=1e-12, atol=1e-12, cases=(case(verts=_OCTA_V, faces=_OCTA_F), case(verts=_OCTA_V.astype(np.float32), faces=_OCTA_F),
+                                        case(verts=_OCTA_V, faces=_OCTA_F[:3])),
+         bench=(("none", dict(verts=np.random.default_rng(0).random((100000, 3)),
+                              faces=np.random.default_rng(1).integers(0, 100000, (200000, 3)))),))
+del _MU, _MASK_F, _COLOC, _POLY, _SQUARE, _STAR, _OCTA_V, _OCTA_F
 # ---- end contours, meshes and measure utilities ----
 
 # ---------------------------------------------------------------------------------------------------

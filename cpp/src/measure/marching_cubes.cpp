@@ -1,0 +1,344 @@
+// marching_cubes: (1) the crossed edges of the cells taken are marked in a bitmap of the grid's edges, (2) each
+// marked edge becomes a vertex numbered by its rank in the bitmap (C order of its lower corner, then its axis),
+// (3) the cells are triangulated again and their faces, normal and value contributions written, slabs of
+// z-layers in two alternating rounds so that no vertex is written by two threads at once (and the sums are
+// made in the same order whatever the number of threads).
+#include "measure/marching_cubes.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cmath>
+#include <stdexcept>
+
+#include "ndimg/parallel.hpp"
+
+namespace ndimg::measure {
+
+namespace {
+
+// Corners are numbered dx + 2 dy + 4 dz. Edges as scikit-image numbers them (its corner order along each edge
+// sets the order in which the normal contributions are summed).
+constexpr int kEdge[12][2] = {{0, 1}, {1, 3}, {3, 2}, {2, 0}, {4, 5}, {5, 7}, {7, 6}, {6, 4},
+                              {0, 4}, {1, 5}, {3, 7}, {2, 6}};
+// The cube's faces, corners counter-clockwise seen from outside: z = 0, z = 1, y = 0, y = 1, x = 0, x = 1.
+constexpr int kFace[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+constexpr double kEps = 2.220446049250313e-16;  // np.spacing(1.0): scikit-image's interpolation guard
+
+// Set bits of a word, inline (std::popcount is a library call where the build does not target POPCNT).
+inline int bits_set(uint64_t x) {
+  x -= (x >> 1) & 0x5555555555555555ull;
+  x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+  x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+  return int((x * 0x0101010101010101ull) >> 56);
+}
+
+struct Tiling {
+  int8_t n;          // triangles
+  int8_t e[10 * 3];  // their corners, as edges
+};
+
+class Tables {
+ public:
+  std::vector<Tiling> tiling;  // [case * 64 + faces joined]
+  uint8_t ambiguous[256];      // faces with 4 crossings, per case
+  int8_t edge_of[8][8];
+
+  Tables() : tiling(256 * 64) {
+    for (auto& row : edge_of) std::fill(row, row + 8, int8_t(-1));
+    for (int e = 0; e < 12; ++e) edge_of[kEdge[e][0]][kEdge[e][1]] = edge_of[kEdge[e][1]][kEdge[e][0]] = int8_t(e);
+    for (int c = 0; c < 256; ++c) {
+      ambiguous[c] = 0;
+      for (int f = 0; f < 6; ++f) {
+        int crossings = 0;
+        for (int k = 0; k < 4; ++k) crossings += bit(c, kFace[f][k]) != bit(c, kFace[f][(k + 1) % 4]);
+        if (crossings == 4) ambiguous[c] |= uint8_t(1 << f);
+      }
+      for (int join = 0; join < 64; ++join) tiling[c * 64 + join] = trace(c, join);
+    }
+  }
+
+ private:
+  static int bit(int c, int corner) { return (c >> corner) & 1; }
+
+  // Each crossing where the face goes from above to below the level (counter-clockwise) is joined to the next
+  // crossing (faces in `join`: the corners above connected across the face) or the previous one (kept apart):
+  // the segment has the side above the level on its left. Every crossed edge starts one segment and ends one,
+  // so the segments form loops; each loop is fanned from its first edge.
+  Tiling trace(int c, int join) const {
+    int next[12];
+    std::fill(next, next + 12, -1);
+    for (int f = 0; f < 6; ++f) {
+      const int* q = kFace[f];
+      int at[4], n = 0;
+      for (int k = 0; k < 4; ++k)
+        if (bit(c, q[k]) != bit(c, q[(k + 1) % 4])) at[n++] = k;
+      for (int j = 0; j < n; ++j) {
+        const int k = at[j];
+        if (!bit(c, q[k])) continue;
+        const int p = (join >> f) & 1 ? at[(j + 1) % n] : at[(j + n - 1) % n];
+        next[edge_of[q[k]][q[(k + 1) % 4]]] = edge_of[q[p]][q[(p + 1) % 4]];
+      }
+    }
+    Tiling t{};
+    bool seen[12] = {};
+    for (int e0 = 0; e0 < 12; ++e0) {
+      if (next[e0] < 0 || seen[e0]) continue;
+      int loop[12], n = 0;
+      for (int e = e0; !seen[e]; e = next[e]) {
+        seen[e] = true;
+        loop[n++] = e;
+      }
+      for (int i = 1; i + 1 < n; ++i) {
+        t.e[3 * t.n] = int8_t(loop[0]);
+        t.e[3 * t.n + 1] = int8_t(loop[i]);
+        t.e[3 * t.n + 2] = int8_t(loop[i + 1]);
+        ++t.n;
+      }
+    }
+    return t;
+  }
+};
+
+const Tables& tables() {
+  static const Tables t;
+  return t;
+}
+
+// One cell: its corner values less the level, its case, and which ambiguous faces join their corners above.
+struct Cell {
+  double v[8];
+  int index;
+  int join;
+
+  void load(const float* vol, const int64_t* offset, int64_t base, double level, bool lewiner, const Tables& tab) {
+    for (int i = 0; i < 8; ++i) v[i] = double(vol[base + offset[i]]) - level;
+    join = 0;
+    const int amb = tab.ambiguous[index];
+    if (!lewiner || !amb) return;
+    for (int f = 0; f < 6; ++f) {
+      if (!((amb >> f) & 1)) continue;
+      const int* q = kFace[f];
+      const double a = v[q[0]], b = v[q[1]], c = v[q[2]], d = v[q[3]];
+      // the bilinear saddle (ac - bd) / (a + c - b - d) above the level; the denominator's sign is known
+      const bool first_above = a > 0.0;
+      if (first_above ? a * c > b * d : a * c < b * d) join |= 1 << f;
+    }
+  }
+};
+
+}  // namespace
+
+Mesh marching_cubes(const float* vol, int64_t nz, int64_t ny, int64_t nx, const uint8_t* mask, double level,
+                    int st, bool lewiner) {
+  const Tables& tab = tables();
+  const int64_t sy = nx, sz = nx * ny, n = nz * ny * nx;
+  const int64_t cz = nz > st ? (nz - st - 1) / st + 1 : 0;  // cells along z: z = 0, st, ... with z + st < nz
+  auto taken = [&](int64_t z, int64_t y, int64_t x) {
+    return !mask || mask[(z + st) * sz + (y + st) * sy + x + st];
+  };
+  // a cell's edge on the grid: its lower corner (the corners' common bits) and axis (0 x, 1 y, 2 z)
+  auto key = [&](int64_t z, int64_t y, int64_t x, int e) {
+    const int a = kEdge[e][0], b = kEdge[e][1], lo = a & b, axis = std::countr_zero(unsigned(a ^ b));
+    return (((z + (lo >> 2) * st) * ny + y + ((lo >> 1) & 1) * st) * nx + x + (lo & 1) * st) * 3 + axis;
+  };
+
+  // the corners above the level, one byte per voxel, and a cell's case from them
+  std::vector<uint8_t> above(n);
+  parallel_for(n, 1 << 16, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p) above[p] = double(vol[p]) - level > 0.0;
+  });
+  int64_t offset[8];
+  for (int i = 0; i < 8; ++i) offset[i] = ((i & 1) + ((i >> 1) & 1) * sy + (i >> 2) * sz) * st;
+  auto case_of = [&](int64_t base) {
+    const uint8_t* a = above.data() + base;
+    int index = 0;
+    for (int i = 0; i < 8; ++i) index |= a[offset[i]] << i;
+    return index;
+  };
+
+  // (1) crossed edges of the cells taken
+  std::vector<uint64_t> used((3 * n + 63) / 64, 0);
+  if (!mask && st == 1) {
+    // every grid edge belongs to a cell: an edge is used where its ends differ. Blocks of 64 voxels fill 3
+    // whole words (keys 3 p + axis), each by one thread.
+    const int64_t blocks = (n + 63) / 64;
+    parallel_for(blocks, 16, [&](int64_t b0, int64_t b1) {
+      for (int64_t blk = b0; blk < b1; ++blk) {
+        uint64_t word[3] = {0, 0, 0};
+        const int64_t p0 = blk * 64, p1 = std::min(n, p0 + 64);
+        int64_t x = p0 % nx, y = (p0 / nx) % ny, z = p0 / sz;
+        for (int64_t p = p0; p < p1; ++p) {
+          const uint8_t a = above[p];
+          const int64_t k = 3 * (p - p0);
+          word[k >> 6] |= uint64_t(x + 1 < nx && a != above[p + 1]) << (k & 63);
+          word[(k + 1) >> 6] |= uint64_t(y + 1 < ny && a != above[p + sy]) << ((k + 1) & 63);
+          word[(k + 2) >> 6] |= uint64_t(z + 1 < nz && a != above[p + sz]) << ((k + 2) & 63);
+          if (++x == nx) {
+            x = 0;
+            if (++y == ny) {
+              y = 0;
+              ++z;
+            }
+          }
+        }
+        for (int j = 0; j < 3 && 3 * blk + j < int64_t(used.size()); ++j) used[3 * blk + j] = word[j];
+      }
+    });
+  } else {
+    parallel_for(cz, 1, [&](int64_t z0, int64_t z1) {
+      for (int64_t zi = z0; zi < z1; ++zi) {
+        const int64_t z = zi * st;
+        for (int64_t y = 0; y + st < ny; y += st)
+          for (int64_t x = 0; x + st < nx; x += st) {
+            if (!taken(z, y, x)) continue;
+            const int index = case_of(z * sz + y * sy + x);
+            if (index == 0 || index == 255) continue;
+            for (int e = 0; e < 12; ++e) {
+              if (((index >> kEdge[e][0]) & 1) == ((index >> kEdge[e][1]) & 1)) continue;
+              const int64_t k = key(z, y, x, e);
+              std::atomic_ref<uint64_t>(used[k >> 6]).fetch_or(uint64_t(1) << (k & 63), std::memory_order_relaxed);
+            }
+          }
+      }
+    });
+  }
+
+  // (2) vertex numbers: ranks in the bitmap
+  const int64_t words = int64_t(used.size());
+  std::vector<int64_t> rank(words + 1, 0);
+  {
+    const int64_t chunk = 1 << 14, nchunks = (words + chunk - 1) / chunk;
+    std::vector<int64_t> sums(nchunks + 1, 0);
+    parallel_for(nchunks, 1, [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c) {
+        int64_t s = 0;
+        for (int64_t w = c * chunk; w < std::min(words, (c + 1) * chunk); ++w) s += bits_set(used[w]);
+        sums[c + 1] = s;
+      }
+    });
+    for (int64_t c = 0; c < nchunks; ++c) sums[c + 1] += sums[c];
+    parallel_for(nchunks, 1, [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c) {
+        int64_t s = sums[c];
+        for (int64_t w = c * chunk; w < std::min(words, (c + 1) * chunk); ++w) {
+          rank[w] = s;
+          s += bits_set(used[w]);
+        }
+      }
+    });
+    rank[words] = sums[nchunks];
+  }
+  const int64_t nverts = rank[words];
+  if (nverts > INT32_MAX) throw std::length_error("marching_cubes: more than 2**31 - 1 vertices (int32 faces)");
+  auto vertex_of = [&](int64_t k) {
+    return rank[k >> 6] + bits_set(used[k >> 6] & ((uint64_t(1) << (k & 63)) - 1));
+  };
+
+  Mesh mesh;
+  mesh.vertices.resize(3 * nverts);
+  mesh.normals.assign(3 * nverts, 0.0f);
+  mesh.values.assign(nverts, 0.0f);
+  // vertex positions: scikit-image's weights 1 / (eps + |value - level|) of the two ends, output (z, y, x)
+  parallel_for(words, 256, [&](int64_t w0, int64_t w1) {
+    for (int64_t w = w0; w < w1; ++w) {
+      for (uint64_t bits = used[w]; bits; bits &= bits - 1) {
+        const int64_t k = w * 64 + std::countr_zero(bits), axis = k % 3, p = k / 3;
+        const int64_t x = p % nx, y = (p / nx) % ny, z = p / sz;
+        const int64_t step = axis == 0 ? st : axis == 1 ? st * sy : st * sz;
+        const double w_lo = 1.0 / (kEps + std::fabs(double(vol[p]) - level));
+        const double w_hi = 1.0 / (kEps + std::fabs(double(vol[p + step]) - level));
+        const double t = double(st) * w_hi / (w_lo + w_hi);
+        float* out = &mesh.vertices[3 * vertex_of(k)];
+        out[0] = float(double(z) + (axis == 2 ? t : 0.0));
+        out[1] = float(double(y) + (axis == 1 ? t : 0.0));
+        out[2] = float(double(x) + (axis == 0 ? t : 0.0));
+      }
+    }
+  });
+
+  // (3) faces, normals and values, slab by slab
+  constexpr int64_t kSlab = 4;  // z-layers of cells per slab (fixed: sums in the same order on any machine)
+  const int64_t nslabs = (cz + kSlab - 1) / kSlab;
+  std::vector<std::vector<int32_t>> slab_faces(nslabs);
+  for (int round = 0; round < 2; ++round) {
+    const int64_t mine = (nslabs - round + 1) / 2;
+    parallel_for(mine, 1, [&](int64_t s0, int64_t s1) {
+      for (int64_t si = s0; si < s1; ++si) {
+        const int64_t s = 2 * si + round;
+        std::vector<int32_t>& faces = slab_faces[s];
+        Cell cell;
+        for (int64_t zi = s * kSlab; zi < std::min(cz, (s + 1) * kSlab); ++zi) {
+          const int64_t z = zi * st;
+          for (int64_t y = 0; y + st < ny; y += st)
+            for (int64_t x = 0; x + st < nx; x += st) {
+              if (!taken(z, y, x)) continue;
+              const int64_t base = z * sz + y * sy + x;
+              cell.index = case_of(base);
+              if (cell.index == 0 || cell.index == 255) continue;
+              cell.load(vol, offset, base, level, lewiner, tab);
+              const Tiling& t = tab.tiling[cell.index * 64 + cell.join];
+              int64_t vid_of[12];
+              for (int e = 0; e < 12; ++e)
+                if (((cell.index >> kEdge[e][0]) & 1) != ((cell.index >> kEdge[e][1]) & 1))
+                  vid_of[e] = vertex_of(key(z, y, x, e));
+              const double* v = cell.v;
+              double vmin = 0.0, vmax = 0.0;
+              for (int i = 0; i < 8; ++i) {
+                vmax = std::max(vmax, v[i]);
+                vmin = std::min(vmin, v[i]);
+              }
+              const float range = float(vmax - vmin);
+              // scikit-image's corner gradients (its corners 2/3 and 6/7 are ours 3/2 and 7/6), taken by
+              // its edge table's corner numbers as it takes them, weighted by 1 / (eps + |corner|), rounded
+              // to float as its sums are; stored (z, y, x)
+              const double s0 = v[0], s1 = v[1], s2 = v[3], s3 = v[2], s4 = v[4], s5 = v[5], s6 = v[7], s7 = v[6];
+              const double g[8][3] = {{s0 - s1, s0 - s3, s0 - s4}, {s0 - s1, s1 - s2, s1 - s5},
+                                      {s3 - s2, s1 - s2, s2 - s6}, {s3 - s2, s0 - s3, s3 - s7},
+                                      {s4 - s5, s4 - s7, s0 - s4}, {s4 - s5, s5 - s6, s1 - s5},
+                                      {s7 - s6, s5 - s6, s2 - s6}, {s7 - s6, s4 - s7, s3 - s7}};
+              float gw[8][3];
+              for (int c = 0; c < 8; ++c) {
+                const double wgt = 1.0 / (kEps + std::fabs(v[c]));
+                for (int j = 0; j < 3; ++j) gw[c][2 - j] = float(g[c][j] * wgt);
+              }
+              for (int j = 0; j < 3 * t.n; ++j) {
+                const int e = t.e[j];
+                const int64_t vid = vid_of[e];
+                faces.push_back(int32_t(vid));
+                float& value = mesh.values[vid];
+                value = std::max(value, range);
+                float* nrm = &mesh.normals[3 * vid];
+                for (int end = 0; end < 2; ++end) {
+                  const float* c = gw[kEdge[e][end]];
+                  nrm[2] += c[2];   // x, y, z added in that order, as there
+                  nrm[1] += c[1];
+                  nrm[0] += c[0];
+                }
+              }
+            }
+        }
+      }
+    });
+  }
+  size_t nfaces = 0;
+  for (const auto& f : slab_faces) nfaces += f.size();
+  mesh.faces.reserve(nfaces);
+  for (auto& f : slab_faces) {
+    mesh.faces.insert(mesh.faces.end(), f.begin(), f.end());
+    std::vector<int32_t>().swap(f);
+  }
+  // unit normals: the length in double from the float sums, as scikit-image
+  parallel_for(nverts, 4096, [&](int64_t v0, int64_t v1) {
+    for (int64_t v = v0; v < v1; ++v) {
+      float* nrm = &mesh.normals[3 * v];
+      double len = 0.0;
+      for (int j = 2; j >= 0; --j) len += double(nrm[j]) * double(nrm[j]);  // x, y, z as there
+      if (len > 0.0) len = 1.0 / std::sqrt(len);
+      for (int j = 0; j < 3; ++j) nrm[j] = float(nrm[j] * len);
+    }
+  });
+  return mesh;
+}
+
+}  // namespace ndimg::measure
