@@ -315,9 +315,12 @@ KINDS.update({
     # an intensity image beside labels: float64 in [0, 1) whatever the labels' dtype, one or 3 channels
     "intensity": lambda rng, shape, dtype, layout, prev, arg: _layout(lambda s: rng.random(s), shape, layout),
     "intensity3": lambda rng, shape, dtype, layout, prev, arg: _layout(lambda s: rng.random(s + (3,)), shape, layout),
-    # blobs:n: n round labelled regions (int32)
+    # label images whatever the dtype under test (int32; not image kinds: the odd-input tests alter the
+    # intensity image beside them): blobs:n, n round labelled regions; region_labels:n, labels 0..n-1 in blocks
     "blobs": lambda rng, shape, dtype, layout, prev, arg: _layout(
         lambda s: _blobs(rng, s, int(arg or 6)), shape, layout),
+    "region_labels": lambda rng, shape, dtype, layout, prev, arg: _layout(
+        lambda s: _labels(rng, s, np.int32, int(arg or 6)), shape, layout),
 })
-IMAGE_KINDS += ("intensity", "blobs")
+IMAGE_KINDS += ("intensity",)
 # ---- end regionprops ----

@@ -205,11 +205,14 @@ class _Regions:
         self.offset = offset
         self.multichannel = multichannel
         self.ndim = label_image.ndim
-        self.xp = xp_of(label_image)
         self.n = len(labels)
         self._cols, self._host_cols, self._slots = {}, {}, None
 
     # ---- plumbing ----
+    @property
+    def xp(self):   # not kept: regions pickle
+        return xp_of(self.label_image)
+
     def slots(self):
         """int32 slot image: the region index of each element, -1 elsewhere."""
         if self._slots is None:
@@ -241,6 +244,8 @@ class _Regions:
         xp = self.xp
         out = xp.zeros((self.n, (_ORDER + 1) ** self.ndim), np.float64)
         origin = xp.asarray(self.starts.astype(np.int64))
+        if weights is not None and weights.dtype == np.float16:
+            weights = weights.astype(np.float32)
         _core.measure_label_moments(weights if weights is not None else xp.empty(0, np.float64), self.slots(),
                                     origin, xp.ascontiguousarray(center, dtype=np.float64),
                                     xp.asarray(self.spacing), _ORDER, out, stream=stream_ptr(out))
@@ -386,10 +391,21 @@ class _Regions:
     def _c_intensity_max(self):
         return self._extreme("max")
 
+    def _numpy_per_region(self, ch, f):
+        """f(the region's values) per region with NumPy's own reductions (float16 intensity: NumPy rounds its
+        steps to float16, which one float64 pass cannot reproduce)."""
+        return self.xp.asarray(np.array([f(_host(ch[sl])[self.crop(i)]) for i, sl in enumerate(self._slices())],
+                                        np.float64))
+
+    def _slices(self):
+        return [tuple(slice(int(a), int(b)) for a, b in zip(lo, hi)) for lo, hi in zip(self.starts, self.stops)]
+
     def _c_intensity_mean(self):
         dt = self._stat_dtype()
 
         def one(ch, _):
+            if ch.dtype == np.float16:
+                return self._numpy_per_region(ch, np.mean)
             counts, sums, _i = _meas.moments(self._groups(ch))
             return (sums / counts).astype(dt).astype(np.float64)
 
@@ -399,6 +415,8 @@ class _Regions:
         xp, dt = self.xp, self._stat_dtype()
 
         def one(ch, _):
+            if ch.dtype == np.float16:
+                return self._numpy_per_region(ch, np.std)
             g = self._groups(ch)
             counts, sums, _i = _meas.moments(g)
             sq = _meas.centered(g, _meas.means_of(counts, sums))
@@ -417,12 +435,52 @@ class _Regions:
             else:
                 out, nan = _meas._median_sorted(g, _meas.moments(g)[0])
                 out = xp.where(nan, np.nan, out)
-            return out.astype(np.float64)
+            return out.astype(self._stat_dtype()).astype(np.float64)   # NumPy rounds a median to the dtype
 
         return self._per_channel(one)
 
+    def _weighted(self, ch, center):
+        xp = self.xp
+        m = self._label_moments(ch, center)
+        poisoned = self._poisoned(ch)
+        if poisoned is not None:
+            m = xp.where(poisoned.reshape((-1,) + (1,) * self.ndim), np.nan, m)
+        # sums that overflow: inf - inf is NaN or +-inf by the order of the sums, so those few regions are
+        # summed as scikit-image does, over the crop
+        flat = m.reshape(self.n, -1)
+        odd = np.flatnonzero(_host(~xp.isfinite(flat).all(axis=1)))
+        if odd.size:
+            m = m.copy()
+            center = _host(center)
+            for i, sl in zip(odd.tolist(), [self._slices()[k] for k in odd.tolist()]):
+                crop = (_host(ch[sl]) * self.crop(i)).astype(np.float64)
+                m[i] = xp.asarray(_mom._moments_about(crop, center[i], _ORDER, self.spacing))
+        return m
+
     def _c_moments_weighted(self):
-        return self._per_channel(lambda ch, c: self._label_moments(ch, self.xp.zeros((self.n, self.ndim))))
+        return self._per_channel(lambda ch, c: self._weighted(ch, self.xp.zeros((self.n, self.ndim))))
+
+    def _poisoned(self, ch):
+        """The regions whose box holds a NaN or infinity outside the region (None: none anywhere): scikit-image
+        weighs the box's values by the mask, and NaN * 0 or inf * 0 makes all its weighted moments NaN."""
+        xp = self.xp
+        if ch.dtype.kind != "f":
+            return None
+        bad = ~xp.isfinite(ch)
+        if not bool(bad.any()):
+            return None
+        # bad values per box (a summed-area table, inclusion-exclusion over the box's corners) minus the
+        # region's own (label-indexed counts)
+        sat = xp.pad(bad.astype(np.int64), [(1, 0)] * self.ndim)
+        for axis in range(self.ndim):
+            sat = xp.cumsum(sat, axis=axis)
+        in_box = xp.zeros(self.n, np.int64)
+        for corner in np.ndindex(*(2,) * self.ndim):
+            idx = tuple(xp.asarray(np.where(corner[d], self.stops[:, d], self.starts[:, d])) for d in range(self.ndim))
+            in_box += (-1) ** (self.ndim - sum(corner)) * sat[idx]
+        slots = self.slots()
+        own = xp.bincount(slots[bad & (slots >= 0)], minlength=self.n)[:self.n]
+        return in_box > own
 
     def _c_centroid_weighted_local(self):
         return self._unit(self.column("moments_weighted"))
@@ -434,8 +492,7 @@ class _Regions:
 
     def _c_moments_weighted_central(self):
         ctr = self.column("centroid_weighted_local")
-        return self._per_channel(
-            lambda ch, c: self._label_moments(ch, ctr[..., c] if self.multichannel else ctr))
+        return self._per_channel(lambda ch, c: self._weighted(ch, ctr[..., c] if self.multichannel else ctr))
 
     def _channel_map(self, src, f):
         m = self.column(src)
@@ -515,9 +572,9 @@ def _check(prop, ndim, spacing):
 
 def _tabled(name):
     def get(self):
+        _check(name, self._ndim, self._spacing)   # before the intensity image, as scikit-image
         if self._intensity_image is None and name in _require_intensity_image:
             raise AttributeError(f"Attribute '{name}' unavailable when `intensity_image` has not been specified.")
-        _check(name, self._ndim, self._spacing)
         return self._value(name)
 
     get.__name__ = name
@@ -859,10 +916,10 @@ def _table(regions, properties, separator):
     for orig in properties:
         prop = PROPS.get(orig, orig)
         if prop in _TABLED:
+            _check(prop, first._ndim, first._spacing)
             if first._intensity_image is None and prop in _require_intensity_image:
                 raise AttributeError(f"Attribute '{prop}' unavailable when `intensity_image` has not been "
                                      f"specified.")
-            _check(prop, first._ndim, first._spacing)
             col = batch.column(prop)
             dtype = np.int64 if COL_DTYPES[prop] is int else np.float64
             _split(out, orig, xp.asarray(col).astype(dtype, copy=False), separator)
