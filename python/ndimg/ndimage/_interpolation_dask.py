@@ -43,7 +43,7 @@ import itertools
 
 import numpy as np
 
-from ._interpolation import _PREPAD, _rotation
+from ._interpolation import _PREPAD, _host, _rotation
 
 _FOLDING = ("mirror", "reflect", "wrap", "grid-wrap")
 
@@ -195,8 +195,8 @@ def _corners(tf, o0, shape):
 
 # ---- one output chunk ----
 class _Plan:
-    """What a chunk's task needs: its tap indices per input axis (V), whether it runs the fast path,
-    the chunks it reads (their bounds along each axis) and the call's settings."""
+    """What a chunk's task needs: its tap indices per input axis (V; `anchored`: a run of the image), the
+    chunks it reads (their bounds along each axis), its pieces and the call's settings."""
 
     def __init__(self, **kw):
         self.__dict__.update(kw)
@@ -338,20 +338,22 @@ def _run(image, tf, out_shape, out_chunks, out_dtype, order, mode, cval, prefilt
     `batch` axes: planes taken one at a time), or of `coords` (a Dask coordinate array, with each chunk's
     coordinate extremes in `bounds`)."""
     import dask.array as da
-    from dask import delayed
+    from dask.base import tokenize
+    from dask.highlevelgraph import HighLevelGraph
 
     mode = "reflect" if mode == "grid-mirror" else mode
     coef, npad = _coefficients(image, order, mode, cval, prefilter,
                                axes=tuple(range(batch, image.ndim)))
-    parts = coef.to_delayed(optimize_graph=False)
     edges = [np.cumsum((0,) + c) for c in coef.chunks]
     out_edges = [np.cumsum((0,) + c) for c in out_chunks]
     L = coef.shape
     meta = da.utils.meta_from_array(coef._meta, ndim=len(out_shape), dtype=out_dtype)
-    cparts = coords.to_delayed(optimize_graph=False) if coords is not None else None
-    grid = tuple(len(c) for c in out_chunks)
-    out = np.empty(grid, dtype=object)
-    for idx in np.ndindex(*grid):
+    name = "interpolate-" + tokenize(coef.name, None if coords is None else coords.name, type(tf).__name__,
+                                     vars(tf) if tf is not None else None, out_chunks, order, mode, cval, batch)
+    # one task per output chunk, taking the coefficient chunks its region needs: built as a graph layer (a
+    # Delayed per chunk would carry, and cull, the whole graph once per chunk)
+    dsk = {}
+    for idx in np.ndindex(*tuple(len(c) for c in out_chunks)):
         o0 = tuple(int(e[i]) for e, i in zip(out_edges, idx))
         shape = tuple(int(c[i]) for c, i in zip(out_chunks, idx))
         if coords is not None:
@@ -359,12 +361,11 @@ def _run(image, tf, out_shape, out_chunks, out_dtype, order, mode, cval, prefilt
         else:
             ranges = _corners(tf, o0[batch:], shape[batch:])
         V = [np.arange(o, o + s, dtype=np.int64) for o, s in zip(o0[:batch], shape[:batch])]
-        # order 0: the tap of each coordinate computed as in memory (a moved offset may break half-way ties
-        # the other way)
         # the fast path moves the offset, which rounds differently: order 0 (ties half way) and bool and
-        # integer outputs (a value of about 1 truncated to 0 or 1; n + 0.5 rounded either way) take each
+        # integer outputs (a value of about 1 truncated to 0 or 1; n + 0.5 rounded either way) take every
         # coordinate computed as in memory
-        fast = coords is None and order > 0 and np.dtype(out_dtype).kind in "fc"
+        moved = coords is None and order > 0 and np.dtype(out_dtype).kind in "fc"
+        fast = moved
         anchored = []
         for (lo, hi), n in zip(ranges, L[batch:]):
             v = _needed(lo + npad, hi + npad, n, order, mode)
@@ -381,17 +382,15 @@ def _run(image, tf, out_shape, out_chunks, out_dtype, order, mode, cval, prefilt
             used = [i for i in range(lo_c, hi_c + 1) if ((r >= e[i]) & (r < e[i + 1])).any()] or [0]
             picks.append(used)
             cells.append([(int(e[i]), int(e[i + 1])) for i in used])
-        blocks = [parts[k] for k in itertools.product(*picks)]
-        # pieces sampled on the fast path need the region to be runs of the image on every axis
-        pieces = _pieces(tf, o0[batch:], shape[batch:], L[batch:], npad, order, fast) if fast or (
-            all(anchored) and coords is None and order > 0 and np.dtype(out_dtype).kind in "fc") else \
-            [((0,) * (len(shape) - batch), shape[batch:], False)]
-        plan = _Plan(V=V, L=L, cells=cells, pieces=pieces, anchored=anchored, tf=tf, o0=o0, shape=shape, batch=batch, npad=npad,
-                     order=order, mode=mode, cval=cval, dtype=coef.dtype, out_dtype=out_dtype)
-        task = delayed(_sample)(blocks, plan, cparts[(0,) + idx]) if coords is not None \
-            else delayed(_sample)(blocks, plan)
-        out[idx] = da.from_delayed(task, shape=shape, dtype=out_dtype, meta=meta)
-    return da.block(out.tolist())
+        blocks = [(coef.name,) + k for k in itertools.product(*picks)]
+        # pieces on the fast path need the region to be one run of the image along every axis
+        pieces = _pieces(tf, o0[batch:], shape[batch:], L[batch:], npad, order, fast) if moved and all(anchored) \
+            else [((0,) * (len(shape) - batch), shape[batch:], False)]
+        plan = _Plan(V=V, L=L, cells=cells, pieces=pieces, anchored=anchored, tf=tf, o0=o0, shape=shape,
+                     batch=batch, npad=npad, order=order, mode=mode, cval=cval, dtype=coef.dtype, out_dtype=out_dtype)
+        dsk[(name,) + idx] = (_sample, blocks, plan) + (((coords.name, 0) + idx,) if coords is not None else ())
+    graph = HighLevelGraph.from_collections(name, dsk, dependencies=[coef] + ([coords] if coords is not None else []))
+    return da.Array(graph, name, chunks=out_chunks, meta=meta)
 
 
 # ---- the public functions ----
@@ -427,7 +426,7 @@ def _small(fn, image, *args, **kwargs):
     """An empty image or output: computed in memory."""
     import dask.array as da
 
-    return da.from_array(fn(np.asarray(image.compute()), *args, **kwargs))
+    return da.from_array(fn(image.compute(), *args, **kwargs), asarray=False)
 
 
 def shift(input, shift, output=None, order=3, mode="constant", cval=0.0, prefilter=True):
@@ -468,11 +467,13 @@ def zoom(input, zoom, output=None, order=3, mode="constant", cval=0.0, prefilter
 
 def affine_transform(input, matrix, offset=0.0, output_shape=None, output=None, order=3, mode="constant",
                      cval=0.0, prefilter=True):
+    from .._dask import is_dask
+
     _refuse_output("affine_transform", output)
     ndi = _ndi()
     image = _as_dask(input)
-    matrix = np.asarray(matrix.compute() if hasattr(matrix, "compute") else matrix)
-    offset = np.asarray(offset.compute() if hasattr(offset, "compute") else offset)
+    matrix = _host(matrix.compute() if is_dask(matrix) else matrix)
+    offset = _host(offset.compute() if is_dask(offset) else offset)
     out_shape = image.shape if output_shape is None else tuple(int(s) for s in output_shape)
     kw = dict(output=output, order=order, mode=mode, cval=cval, prefilter=prefilter)
     dtype = ndi.affine_transform(_sample_of(image), matrix, offset, output_shape=(1,) * len(out_shape), **kw).dtype
@@ -528,7 +529,7 @@ def map_coordinates(input, coordinates, output=None, order=3, mode="constant", c
     dtype = ndi.map_coordinates(_sample_of(image), sample_coords, **kw).dtype
     out_shape = coords.shape[1:]
     if image.size == 0 or 0 in out_shape:
-        return _small(ndi.map_coordinates, image, np.asarray(coords.compute()), **kw)
+        return _small(ndi.map_coordinates, image, coords.compute(), **kw)
     # every chunk holds all the coordinates of its points (NumPy coordinates: the image's chunking); the
     # chunks' coordinate extremes (Dask coordinates are computed for them, and again by the chunks)
     if is_dask(coordinates):
@@ -561,7 +562,6 @@ def _extremes(block):
     from ..filters._thresholding import _to_host
 
     flat = _to_host(block).reshape(block.shape[0], -1).astype(np.float64)
-    with np.errstate(invalid="ignore"):
-        lo = np.nanmin(flat, axis=1) if flat.shape[1] else np.zeros(block.shape[0])
-        hi = np.nanmax(flat, axis=1) if flat.shape[1] else np.zeros(block.shape[0])
+    lo = np.fmin.reduce(flat, axis=1) if flat.shape[1] else np.zeros(block.shape[0])   # NaN: only if all are
+    hi = np.fmax.reduce(flat, axis=1) if flat.shape[1] else np.zeros(block.shape[0])
     return np.stack([lo, hi]).reshape((2, block.shape[0]) + (1,) * (block.ndim - 1))
