@@ -1,6 +1,7 @@
-// CPU schedules of the skeletons: the 2-D subiterations in parallel over rows (double-buffered, a zero frame
-// around the image); Lee's thinning with its candidates found in parallel over planes and rechecked serially
+// CPU schedules of the skeletons: the 2-D subiterations over queues of the pixels that may change (a zero
+// frame around the image); Lee's thinning with its candidates found in parallel over planes and rechecked serially
 // in C order; the medial axis's serial removal after a radix lexsort.
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <bit>
@@ -13,42 +14,93 @@
 
 namespace ndimg::morphology {
 
+// Only pixels whose neighbourhood changed since their last test in a subiteration can change their answer
+// there, so each subiteration tests a queue: at first the foreground pixels touching the background, then the
+// foreground neighbours of the pixels deleted (queued for both subiterations). Tests read the state before
+// the subiteration and deletions are applied after it: the parallel rule exactly.
 void thin2d_cpu(const View& in, const View& out, Thinning m, int64_t max_iter) {
   const int64_t h = in.shape[0], w = in.shape[1], w2 = w + 2;
-  std::vector<uint8_t> a(size_t((h + 2) * w2), 0), b(a.size(), 0);
+  std::vector<uint8_t> img(size_t((h + 2) * w2), 0);
   dispatch_dtype(in.dtype, [&]<class T>() {
     const T* src = in.ptr<T>();
     parallel_for(h, 64, [&](int64_t r0, int64_t r1) {
       for (int64_t r = r0; r < r1; ++r)
-        for (int64_t c = 0; c < w; ++c) a[(r + 1) * w2 + c + 1] = src[r * in.strides[0] + c * in.strides[1]] != T(0);
+        for (int64_t c = 0; c < w; ++c) img[(r + 1) * w2 + c + 1] = src[r * in.strides[0] + c * in.strides[1]] != T(0);
     });
   });
-  uint8_t* cur = a.data();
-  uint8_t* nxt = b.data();
+  uint8_t* v = img.data();
+  const int64_t around[8] = {-w2 - 1, -w2, -w2 + 1, -1, 1, w2 - 1, w2, w2 + 1};
+  std::vector<uint8_t> queued(img.size(), 0);  // bit s: waiting in subiteration s's queue
+  std::vector<int64_t> queue[2];
+  {
+    const int chunks = int(std::max<int64_t>(1, std::min<int64_t>(num_threads() * 4, h)));
+    std::vector<std::vector<int64_t>> parts(static_cast<size_t>(chunks));
+    parallel_for(chunks, 1, [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c)
+        for (int64_t r = 1 + c * h / chunks; r < 1 + (c + 1) * h / chunks; ++r)
+          for (int64_t i = r * w2 + 1; i < r * w2 + 1 + w; ++i)
+            if (v[i] && neighbour_code(v + i, w2) != 255) parts[size_t(c)].push_back(i);
+    });
+    for (auto& p : parts) queue[0].insert(queue[0].end(), p.begin(), p.end());
+    queue[1] = queue[0];
+    for (int64_t i : queue[0]) queued[i] = 3;
+  }
+  std::array<std::array<uint8_t, 256>, 2> deletes{};  // the rule as two tables, tested per pixel below
+  for (int sub = 0; sub < 2; ++sub)
+    for (unsigned code = 0; code < 256; ++code) deletes[sub][code] = thinning_deletes(m, code, sub);
+  const int nt = num_threads();
+  std::vector<std::vector<int64_t>> deleted(static_cast<size_t>(nt)), grown[2];
+  grown[0].resize(size_t(nt));
+  grown[1].resize(size_t(nt));
   for (int64_t it = 0; max_iter < 0 || it < max_iter; ++it) {
     bool changed = false;
     for (int sub = 0; sub < 2; ++sub) {
-      std::atomic<bool> any{false};
-      parallel_for(h, 64, [&](int64_t r0, int64_t r1) {
-        bool del = false;
-        for (int64_t r = r0 + 1; r < r1 + 1; ++r)
-          for (int64_t c = 1; c <= w; ++c) {
-            const int64_t i = r * w2 + c;
-            const bool d = cur[i] && thinning_deletes(m, neighbour_code(cur + i, w2), sub);
-            nxt[i] = cur[i] && !d;
-            del |= d;
+      std::vector<int64_t> tests;
+      tests.swap(queue[sub]);
+      const int64_t n = int64_t(tests.size());
+      const int64_t step = (n + nt - 1) / nt;
+      parallel_for(nt, 1, [&](int64_t t0, int64_t t1) {
+        for (int64_t t = t0; t < t1; ++t) {
+          auto& del = deleted[size_t(t)];
+          del.clear();
+          for (int64_t j = t * step; j < std::min(n, (t + 1) * step); ++j) {
+            const int64_t i = tests[j];
+            queued[i] &= uint8_t(~(1u << sub));  // (no other thread touches queued[i] in this phase)
+            if (v[i] && deletes[sub][neighbour_code(v + i, w2)]) del.push_back(i);
           }
-        if (del) any.store(true, std::memory_order_relaxed);
+        }
       });
-      std::swap(cur, nxt);
-      changed |= any.load();
+      parallel_for(nt, 1, [&](int64_t t0, int64_t t1) {
+        for (int64_t t = t0; t < t1; ++t)
+          for (int64_t i : deleted[size_t(t)]) v[i] = 0;
+      });
+      parallel_for(nt, 1, [&](int64_t t0, int64_t t1) {
+        for (int64_t t = t0; t < t1; ++t) {
+          grown[0][size_t(t)].clear();
+          grown[1][size_t(t)].clear();
+          for (int64_t i : deleted[size_t(t)])
+            for (int64_t d : around) {
+              const int64_t q = i + d;
+              if (!v[q]) continue;
+              std::atomic_ref<uint8_t> flag(queued[q]);
+              if (flag.load(std::memory_order_relaxed) == 3) continue;
+              const uint8_t before = flag.fetch_or(uint8_t(3), std::memory_order_relaxed);
+              for (int s = 0; s < 2; ++s)
+                if (!(before >> s & 1)) grown[s][size_t(t)].push_back(q);
+            }
+        }
+      });
+      for (int t = 0; t < nt; ++t) {
+        changed |= !deleted[size_t(t)].empty();
+        for (int s = 0; s < 2; ++s) queue[s].insert(queue[s].end(), grown[s][size_t(t)].begin(), grown[s][size_t(t)].end());
+      }
     }
     if (!changed) break;
   }
   bool* dst = out.ptr<bool>();
   parallel_for(h, 64, [&](int64_t r0, int64_t r1) {
     for (int64_t r = r0; r < r1; ++r)
-      for (int64_t c = 0; c < w; ++c) dst[r * out.strides[0] + c * out.strides[1]] = cur[(r + 1) * w2 + c + 1];
+      for (int64_t c = 0; c < w; ++c) dst[r * out.strides[0] + c * out.strides[1]] = v[(r + 1) * w2 + c + 1];
   });
 }
 
