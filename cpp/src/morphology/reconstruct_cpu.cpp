@@ -3,9 +3,12 @@
 // element is touched a few times, whatever the geodesic path lengths (iterating dilations until stable
 // costs one pass per step of the longest path). The plateau and flood fills visit each element once.
 #include <algorithm>
+#include <climits>
 #include <deque>
+#include <memory>
 #include <vector>
 
+#include "core/parts.hpp"
 #include "ndimg/dispatch.hpp"
 #include "morphology/reconstruct.hpp"
 
@@ -75,19 +78,44 @@ void reconstruct(T* J, const T* I, std::span<const int64_t> offsets, const std::
 }
 
 template <class T>
-void maxima(const T* img, uint8_t* flags, int64_t n, std::span<const int64_t> offsets, bool line_candidates) {
-  // 1. candidates: plateaus of a line strictly above their neighbours along it (flag 2)
-  for (int64_t i = 1; line_candidates && i < n;) {
-    if (img[i - 1] < img[i] && flags[i] != 3) {
-      int64_t j = i + 1;
-      while (j < n - 1 && img[j] == img[i] && flags[j] != 3) ++j;
-      if (img[i] > img[j]) std::fill(flags + i, flags + j, uint8_t(2));
-      i = j;
-    } else {
-      ++i;
-    }
+void maxima(const T* img, uint8_t* flags, int64_t n, int64_t width, std::span<const int64_t> offsets,
+            bool line_candidates) {
+  // 1. candidates: plateaus of a line strictly above their neighbours along it (flag 2). Every line starts
+  // and ends on the border (flag 3), which no plateau crosses: whole lines go to the threads.
+  const int64_t lines = n / width;
+  if (line_candidates)
+    parallel_for(lines, std::max<int64_t>(1, 4096 / width), [&](int64_t l0, int64_t l1) {
+      for (int64_t i = std::max<int64_t>(1, l0 * width); i < l1 * width;) {
+        if (img[i - 1] < img[i] && flags[i] != 3) {
+          int64_t j = i + 1;
+          while (j < n - 1 && img[j] == img[i] && flags[j] != 3) ++j;
+          if (img[i] > img[j]) std::fill(flags + i, flags + j, uint8_t(2));
+          i = j;
+        } else {
+          ++i;
+        }
+      }
+    });
+  // 2. a candidate without an equal neighbour is its own plateau: decided on the threads (it reads values,
+  // writes its own flag). Only for symmetric neighbourhoods: with one-way steps a later fill may reach it.
+  bool symmetric = true;
+  for (int64_t o : offsets) symmetric = symmetric && std::find(offsets.begin(), offsets.end(), -o) != offsets.end();
+  if (symmetric) {
+    parallel_for(n, 1 << 14, [&](int64_t a, int64_t b) {
+      for (int64_t i = a; i < b; ++i) {
+        if (flags[i] != 2) continue;
+        const T h = img[i];
+        bool equal = false, higher = false;
+        for (int64_t o : offsets) {
+          equal |= img[i + o] == h;
+          higher |= img[i + o] > h;
+        }
+        if (!equal) flags[i] = higher ? 0 : 1;
+      }
+    });
   }
-  // 2. each candidate's whole plateau: maximal unless it meets a larger neighbour or the border
+  // 3. the other candidates' whole plateaus, serially: maximal unless one meets a larger neighbour or the
+  // border
   std::vector<int64_t> queue;
   for (int64_t s = 0; s < n; ++s) {
     if (flags[s] != 2) continue;
@@ -115,14 +143,6 @@ void maxima(const T* img, uint8_t* flags, int64_t n, std::span<const int64_t> of
   }
 }
 
-int64_t root_of(std::vector<int64_t>& par, int64_t i) {
-  while (par[i] != i) {
-    par[i] = par[par[i]];
-    i = par[i];
-  }
-  return i;
-}
-
 }  // namespace
 
 void reconstruct_dilation_cpu(const View& marker, const View& mask, std::span<const int64_t> offsets,
@@ -136,7 +156,7 @@ void reconstruct_dilation_cpu(const View& marker, const View& mask, std::span<co
 
 void plateau_maxima_cpu(const View& image, const View& flags, std::span<const int64_t> offsets, bool line_candidates) {
   dispatch_dtype(image.dtype, [&]<class T>() {
-    maxima(image.ptr<T>(), flags.ptr<uint8_t>(), image.size(), offsets, line_candidates);
+    maxima(image.ptr<T>(), flags.ptr<uint8_t>(), image.size(), image.shape[image.ndim - 1], offsets, line_candidates);
   });
 }
 
@@ -156,7 +176,7 @@ void flood_flags_cpu(const View& flags, std::span<const int64_t> offsets, int64_
 
 int64_t value_components_cpu(const View& image, const View& fg, std::span<const uint8_t> structure, const View& out) {
   const int nd = image.ndim, last = nd - 1;
-  const int64_t n = image.size(), width = image.shape[last];
+  const int64_t n = image.size(), width = image.shape[last], rows = image.shape[0], row = n / rows;
   // the structure's taps before its centre: joining each element to those joins the symmetric structure's
   // components (as scipy and scikit-image read a connectivity)
   struct Tap {
@@ -175,46 +195,114 @@ int64_t value_components_cpu(const View& image, const View& fg, std::span<const 
     taps.push_back(t);
   }
   const uint8_t* m = fg.ptr<uint8_t>();
-  std::vector<int64_t> par(static_cast<size_t>(n));
-  dispatch_dtype(image.dtype, [&]<class T>() {
-    const T* v = image.ptr<T>();
-    int64_t c[kMaxDim] = {};
-    std::vector<const Tap*> valid;
-    for (int64_t s = 0; s < n; s += width) {
-      valid.clear();  // the taps whose line exists for this line
-      for (const Tap& t : taps) {
-        bool inside = true;
-        for (int d = 0; d < last && inside; ++d) inside = c[d] + t.delta[d] >= 0 && c[d] + t.delta[d] < image.shape[d];
-        if (inside) valid.push_back(&t);
-      }
-      for (int64_t x = 0; x < width; ++x) {
-        const int64_t i = s + x;
-        par[i] = i;
-        if (!m[i]) continue;
-        for (const Tap* t : valid) {
-          const int64_t xx = x + t->delta[last], j = i + t->linear;
-          if (xx < 0 || xx >= width || !m[j] || !(v[j] == v[i])) continue;
-          int64_t a = root_of(par, i), b = root_of(par, j);
-          if (a != b) par[std::max(a, b)] = std::min(a, b);  // roots stay first in C order
+  int64_t* o = out.ptr<int64_t>();
+  // slabs of whole hyperplanes along axis 0, joined on the threads; then their seams, serially. A root is
+  // its set's first element in C order (the larger root goes under the smaller). Parents are 32-bit where
+  // the indices fit (half the memory traffic).
+  const int64_t slabs =
+      nd == 1 ? 1 : parts_for(rows, std::max<int64_t>(1, (int64_t(1) << 15) / std::max<int64_t>(row, 1)));
+  auto run = [&]<class I>() -> int64_t {
+    std::unique_ptr<I[]> parents(new I[n]);  // every entry written by the slabs
+    I* par = parents.get();
+    dispatch_dtype(image.dtype, [&]<class T>() {
+      const T* v = image.ptr<T>();
+      auto root = [&](I i) {
+        while (par[i] != i) {
+          par[i] = par[par[i]];
+          i = par[i];
+        }
+        return i;
+      };
+      // the taps that exist from the line starting at `start`: within the slab starting at hyperplane `from`,
+      // or (seam) only those stepping back across it
+      auto line_taps = [&](int64_t start, int64_t from, bool seam, std::vector<const Tap*>& valid) {
+        int64_t c[kMaxDim];
+        int64_t rem = start;
+        for (int d = last; d >= 0; --d) {
+          c[d] = rem % image.shape[d];
+          rem /= image.shape[d];
+        }
+        valid.clear();
+        for (const Tap& t : taps) {
+          if (seam != (nd > 1 && t.delta[0] == -1 && c[0] == from)) continue;
+          bool inside = true;
+          for (int d = 0; d < last && inside; ++d)
+            inside = c[d] + t.delta[d] >= 0 && c[d] + t.delta[d] < image.shape[d];
+          if (inside) valid.push_back(&t);
+        }
+      };
+      // i's root is kept at hand while its taps join it (one find per matching neighbour) and i points
+      // straight at it afterwards, so that chains stay short
+      auto join_line = [&](int64_t s0, const std::vector<const Tap*>& valid, bool init) {
+        for (int64_t x = 0; x < width; ++x) {
+          const int64_t i = s0 + x;
+          if (init) par[i] = I(i);
+          if (!m[i]) continue;
+          I ri = root(I(i));
+          for (const Tap* t : valid) {
+            const int64_t xx = x + t->delta[last], j = i + t->linear;
+            if (xx < 0 || xx >= width || !m[j] || !(v[j] == v[i])) continue;
+            const I rj = root(I(j));
+            if (rj < ri) {
+              par[ri] = rj;
+              ri = rj;
+            } else if (rj > ri) {
+              par[rj] = ri;
+            }
+          }
+          par[i] = ri;
+        }
+      };
+      parallel_for(slabs, 1, [&](int64_t s0, int64_t s1) {
+        std::vector<const Tap*> valid;
+        for (int64_t s = s0; s < s1; ++s) {
+          const int64_t r0 = rows * s / slabs, r1 = rows * (s + 1) / slabs;
+          for (int64_t start = r0 * row; start < r1 * row; start += width) {
+            line_taps(start, r0, false, valid);
+            join_line(start, valid, true);
+          }
+        }
+      });
+      std::vector<const Tap*> valid;
+      for (int64_t s = 1; s < slabs; ++s) {
+        const int64_t r0 = rows * s / slabs;
+        for (int64_t start = r0 * row; start < (r0 + 1) * row; start += width) {
+          line_taps(start, r0, true, valid);
+          join_line(start, valid, false);
         }
       }
-      for (int d = last - 1; d >= 0; --d) {
-        if (++c[d] < image.shape[d]) break;
-        c[d] = 0;
+    });
+    // each member's root into the output (read-only walks: the parts run at once), the roots numbered in C
+    // order (into their parent slot), then each member its root's number
+    constexpr int64_t kPart = int64_t(1) << 16;
+    const int64_t parts = (n + kPart - 1) / kPart;
+    std::vector<int64_t> base(static_cast<size_t>(parts + 1), 0);
+    parallel_for(parts, 1, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        int64_t roots = 0;
+        for (int64_t i = p * kPart; i < std::min(n, (p + 1) * kPart); ++i) {
+          I r = I(i);
+          while (par[r] != r) r = par[r];
+          o[i] = m[i] ? int64_t(r) : -1;
+          roots += o[i] == i;
+        }
+        base[p + 1] = roots;
       }
-    }
-  });
-  int64_t* o = out.ptr<int64_t>();
-  int64_t count = 0;
-  for (int64_t i = 0; i < n; ++i) {  // a root precedes its members: its number is known when they come
-    if (!m[i]) {
-      o[i] = 0;
-      continue;
-    }
-    const int64_t r = root_of(par, i);
-    o[i] = r == i ? ++count : o[r];
-  }
-  return count;
+    });
+    for (int64_t p = 0; p < parts; ++p) base[p + 1] += base[p];
+    parallel_for(parts, 1, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        int64_t k = base[p];
+        for (int64_t i = p * kPart; i < std::min(n, (p + 1) * kPart); ++i)
+          if (o[i] == i) par[i] = I(++k);
+      }
+    });
+    parallel_for(parts, 1, [&](int64_t p0, int64_t p1) {
+      for (int64_t i = p0 * kPart; i < std::min(n, p1 * kPart); ++i) o[i] = o[i] < 0 ? 0 : int64_t(par[o[i]]);
+    });
+    return base[parts];
+  };
+  return n < INT32_MAX ? run.template operator()<int32_t>() : run.template operator()<int64_t>();
 }
 
 }  // namespace ndimg::morphology
