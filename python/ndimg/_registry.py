@@ -1152,7 +1152,7 @@ _H_CRASH = {"reference_crashes": {k: "scikit-image 0.26 h_maxima/h_minima: NaN s
                                      "end the process in reconstruction" for k in ("nan", "inf")}}
 _LABEL_KW = dict(
     # family: equal-value labels relax on the GPU (rounds grow with the longest path): no measured crossover yet
-    dtypes=ALL, ndim=(1, 2, 3), inputs=("labels",), family="label_values", dask=f"{_MO}._label:label_dask",
+    dtypes=ALL + ("uint64",), ndim=(1, 2, 3), inputs=("labels",), family="label_values", dask=f"{_MO}._label:label_dask",
     cases=(case(), case(connectivity=1), case(background=1), case(background=3, return_num=True),
            case(_inputs=("mask:0.4",)), case(_inputs=("mask:0.4",), connectivity=1, return_num=True),
            case(_inputs=("signed",), _dtype="int16")),
@@ -1185,7 +1185,8 @@ register("morphology", "remove_objects_by_distance", f"{_MO}._misc:remove_object
               bad(ValueError, min_distance=2, spacing=(1.0,), _ndim=(2,)),
               bad(ValueError, min_distance=2, priority=np.ones(2))),
          bench=tuple((s, dict(_inputs=("int_labels:2000",), min_distance=5)) for s in ("2d_f32", "3d_f32")))
-register("morphology", "reconstruction", f"{_MO}._reconstruction:reconstruction", dtypes=ALL, ndim=(1, 2, 3),
+register("morphology", "reconstruction", f"{_MO}._reconstruction:reconstruction", dtypes=ALL + ("uint64", "float16"),
+         ndim=(1, 2, 3),
          inputs=("image", "above"), family="reconstruct", extra=_NAN_SEED_CRASH,
          cases=(case(), case(method="erosion", _inputs=("image", "below")), case(_inputs=("labels", "above")),
                 case(footprint=np.ones((3, 5), bool), _ndim=(2,)), case(footprint=_X, _ndim=(2,)),
@@ -1196,13 +1197,14 @@ register("morphology", "reconstruction", f"{_MO}._reconstruction:reconstruction"
               bad(ValueError, footprint=np.ones((3, 3), bool), offset=np.array([1, 1]), _ndim=(2,))),
          bench=tuple((s, dict(_inputs=("image", "above"))) for s in ("2d_f32", "3d_f32")))
 for _name in ("h_maxima", "h_minima"):
-    register("morphology", _name, f"{_MO}._extrema:{_name}", dtypes=NUMERIC, ndim=(1, 2, 3), family="reconstruct", extra=_H_CRASH,
+    register("morphology", _name, f"{_MO}._extrema:{_name}", dtypes=NUMERIC + ("uint64",), ndim=(1, 2, 3),
+             family="reconstruct", extra=_H_CRASH,
              cases=(case(h=0.2), case(h=3, _inputs=("labels",)), case(h=0.5, footprint=np.ones((3, 3), bool), _ndim=(2,)),
                     case(h=50, _dtype="int16"), case(h=10.0, _dtype="uint8"), case(h=1e9)),
              bad=(bad(ValueError, h=0),),
              bench=tuple((s, dict(h=0.1)) for s in ("2d_f32", "3d_f32")))
 for _name in ("local_maxima", "local_minima"):
-    register("morphology", _name, f"{_MO}._extrema:{_name}", dtypes=ALL, ndim=(1, 2, 3), engines=("cpu",),
+    register("morphology", _name, f"{_MO}._extrema:{_name}", dtypes=ALL + ("uint64",), ndim=(1, 2, 3), engines=("cpu",),
              family="reconstruct",
              cases=(case(), case(connectivity=1), case(allow_borders=False), case(indices=True),
                     case(_inputs=("labels",)), case(_inputs=("labels",), allow_borders=False, connectivity=1),
@@ -1217,14 +1219,14 @@ _FLOOD_CASES = tuple(c for nd, sp in _SEEDS.items() for c in (
     case(seed_point=(-1, 0), _inputs=("labels",), _ndim=(2,)),
     case(seed_point=(4, 7), footprint=np.ones((5, 5), bool), _inputs=("labels",), _ndim=(2,)),
     case(seed_point=(4, 7), footprint=_X, _ndim=(2,)))
-register("morphology", "flood", f"{_MO}._flood:flood", dtypes=ALL, ndim=(1, 2, 3), inputs=("labels",), family="flood",
+register("morphology", "flood", f"{_MO}._flood:flood", dtypes=ALL + ("uint64",), ndim=(1, 2, 3), inputs=("labels",), family="flood",
          cases=_FLOOD_CASES,
          bad=(bad(IndexError, seed_point=(100, 0), _ndim=(2,)),
               bad(ValueError, seed_point=(1, 1), footprint=np.ones((4, 4), bool), _ndim=(2,)),
               bad(ValueError, seed_point=(1, 1), footprint=np.ones((3, 3, 3), bool), _ndim=(2,)),
               bad(TypeError, seed_point=(1, 1), _dtype="float16", _ndim=(2,))),
          bench=tuple((s, dict(_inputs=("labels:2",), seed_point=(0,) * n)) for s, n in (("2d_f32", 2), ("3d_f32", 3))))
-register("morphology", "flood_fill", f"{_MO}._flood:flood_fill", dtypes=ALL, ndim=(1, 2, 3), inputs=("labels",),
+register("morphology", "flood_fill", f"{_MO}._flood:flood_fill", dtypes=ALL + ("uint64",), ndim=(1, 2, 3), inputs=("labels",),
          family="flood",
          cases=tuple(replace(c, kwargs={**c.kwargs, "new_value": 1}) for c in _FLOOD_CASES),
          bad=(bad(IndexError, seed_point=(100, 0), new_value=1, _ndim=(2,)),),
