@@ -160,10 +160,27 @@ def convex_image(mask):
     except QhullError as err:
         warn(f"Failed to get convex hull image. Returning empty image, see error message below:\n{err}")
         return np.zeros(mask.shape, bool)
-    grid = np.indices(mask.shape).reshape(nd, -1).astype(np.float64)
-    eq = hull.equations
-    inside = np.all(eq[:, :nd] @ grid + eq[:, nd:] < 1e-10, axis=0)
-    return inside.reshape(mask.shape)
+    return _inside(hull.equations, mask.shape)
+
+
+def _inside(eq, shape, tol=1e-10):
+    """The grid points p of `shape` with eq[:, :nd] . p + eq[:, nd] < tol for every facet: along each line of
+    the last axis an interval, bounded by the facets' crossings (facets x lines, not x points)."""
+    nd = len(shape)
+    lead = np.indices(shape[:-1]).reshape(nd - 1, -1).astype(np.float64)
+    rest = eq[:, :nd - 1] @ lead + eq[:, nd:]            # (facets, lines): all but the last axis' term
+    a = eq[:, nd - 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        bound = (tol - rest) / a[:, None]                  # x < bound (a > 0), x > bound (a < 0)
+    hi = np.min(np.where(a[:, None] > 0, bound, np.inf), axis=0, initial=np.inf)
+    lo = np.max(np.where(a[:, None] < 0, bound, -np.inf), axis=0, initial=-np.inf)
+    flat = a == 0
+    ok = np.all(rest[flat] < tol, axis=0) if flat.any() else np.ones(lead.shape[1], bool)
+    first = np.clip(np.floor(lo) + 1, 0, shape[-1])
+    last = np.clip(np.ceil(hi) - 1, -1, shape[-1] - 1)
+    x = np.arange(shape[-1])
+    inside = ok[:, None] & (x >= first[:, None]) & (x <= last[:, None])
+    return inside.reshape(shape)
 
 
 def feret_max(convex, spacing):

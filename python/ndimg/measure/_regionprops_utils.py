@@ -154,8 +154,16 @@ def perimeter_per_label(labels, nlabels, neighborhood):
     return sums[1:nlabels + 1]
 
 
-def _one_region(image):
-    return (image > 0).astype(np.int64)
+def _config_hist(mask):
+    """The histogram of the 2^ndim-window configurations (scikit-image's codes, see _corner_bits) of a bool
+    image padded by one zero on every side: one pass of shifted ORs, no per-label bookkeeping."""
+    xp = xp_of(mask)
+    p = xp.pad(mask, 1).astype(np.uint8)
+    nd = p.ndim
+    code = xp.zeros(tuple(s - 1 for s in p.shape), np.uint8)
+    for off, bit in _corner_bits(nd).items():
+        code |= p[tuple(slice(o, p.shape[d] - 1 + o) for d, o in enumerate(off))] * np.uint8(bit)
+    return xp.bincount(code.ravel(), minlength=2 ** (2 ** nd)).astype(np.float64)
 
 
 @engine_aware("image")
@@ -166,45 +174,41 @@ def euler_number(image, connectivity=None):
         connectivity = image.ndim
     if image.ndim not in (2, 3):   # scikit-image takes them for 3-D and its kernel then fails so
         raise RuntimeError(f"weights.ndim (3) must match len(axes) ({image.ndim})")
-    value = euler_per_label(image.astype(np.int64), 1, connectivity)[0]
-    return value if xp is not np else (np.int64(value) if image.ndim == 2 else int(value))
+    total = _config_hist(image) @ xp.asarray(euler_coefs(image.ndim, connectivity), dtype=np.float64)
+    if image.ndim == 2:
+        return np.int64(round(float(total))) if xp is np else xp.rint(total).astype(np.int64)
+    return int(0.125 * float(total)) if xp is np else xp.trunc(0.125 * total).astype(np.int64)
 
 
 @engine_aware("image")
 def perimeter(image, neighborhood=4):
+    """scikit-image's perimeter, its arithmetic as it runs: the image as uint8, its border (the image minus
+    its binary erosion) and the border's 3x3 weighted sum in uint8, the histogram of those sums weighted."""
     if image.ndim != 2:
         raise NotImplementedError("`perimeter` supports 2D images only")
     xp = xp_of(image)
     u8 = image.astype(np.uint8)
-    if bool((u8 > 1).any()):   # not a mask: scikit-image's uint8 arithmetic, as it runs
-        return _perimeter_uint8(u8, neighborhood)
-    value = perimeter_per_label(u8.astype(np.int64), 1, neighborhood)[0]
-    return np.float64(value) if xp is np else value
-
-
-def _perimeter_uint8(u8, neighborhood):
-    """scikit-image's perimeter of a uint8 image that is not 0/1: the border (the image minus its binary
-    erosion) and its 3x3 weighted sum in uint8 (wrapping), the histogram of those sums weighted."""
-    xp = xp_of(u8)
     h, w = u8.shape
     nz = xp.pad(u8 != 0, 1)
     at = lambda a, dy, dx: a[1 + dy:h + 1 + dy, 1 + dx:w + 1 + dx]  # noqa: E731
-    offs = [(0, 0), (-1, 0), (1, 0), (0, -1), (0, 1)]
+    offs = [(-1, 0), (1, 0), (0, -1), (0, 1)]
     if neighborhood != 4:
         offs += [(-1, -1), (-1, 1), (1, -1), (1, 1)]
     eroded = at(nz, 0, 0).copy()
     for dy, dx in offs:
         eroded &= at(nz, dy, dx)
-    bp = xp.pad((u8 - eroded.astype(np.uint8)).astype(np.int64), 1)
-    value = xp.zeros((h, w), np.int64)
+    bp = xp.pad(u8 - eroded.astype(np.uint8), 1)
+    value = at(bp, 0, 0).copy()
     for dy in (-1, 0, 1):
         for dx in (-1, 0, 1):
-            value += (1 if dy == dx == 0 else 2 if dy == 0 or dx == 0 else 10) * at(bp, dy, dx)
-    hist = xp.bincount((value % 256).ravel(), minlength=50)
+            if dy or dx:
+                value += np.uint8(2 if dy == 0 or dx == 0 else 10) * at(bp, dy, dx)   # wraps as uint8
+    hist = xp.bincount(value.ravel(), minlength=50)
     if hist.size != 50:
         raise ValueError(f"matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
                          f"(n?,k),(k,m?)->(n?,m?) (size 50 is different from {hist.size})")
-    return hist.astype(np.float64) @ xp.asarray(_PERIMETER_WEIGHTS)
+    total = hist.astype(np.float64) @ xp.asarray(_PERIMETER_WEIGHTS)
+    return np.float64(total) if xp is np else total
 
 
 @engine_aware("image")
@@ -212,5 +216,5 @@ def perimeter_crofton(image, directions=4):
     if image.ndim != 2:
         raise NotImplementedError("`perimeter_crofton` supports 2D images only")
     xp = xp_of(image)
-    value = crofton_per_label(_one_region(image), 1, directions)[0]
-    return np.float64(value) if xp is np else value
+    total = _config_hist(image > 0) @ xp.asarray(crofton_coefs(directions))
+    return np.float64(total) if xp is np else total
