@@ -232,15 +232,6 @@ def _smooth(rng, shape, dtype, period):
     return a.astype(dtype)
 
 
-def _polygon(rng, shape, dtype, closed):
-    """A random-walk chain of (row, col) points (a few more than the shape's first length), closed on request."""
-    n = (shape[0] if shape else 5) + 3
-    pts = np.cumsum(rng.standard_normal((n, 2)) * 3, axis=0) + 10
-    if closed:
-        pts = np.vstack([pts, pts[:1]])
-    return _as_coords(pts, dtype)
-
-
 def _as_coords(pts, dtype):
     """Float coordinates in a float dtype, rounded in an integer one (float64 for bool)."""
     dtype = np.dtype(dtype or np.float64)
@@ -252,9 +243,7 @@ def _as_coords(pts, dtype):
 KINDS.update({
     "smooth": lambda rng, shape, dtype, layout, prev, arg: _layout(
         lambda s: _smooth(rng, s, dtype, float(arg or 8)), shape, layout),
-    "polygon": lambda rng, shape, dtype, layout, prev, arg: _polygon(rng, shape, dtype, False),
-    "closed_polygon": lambda rng, shape, dtype, layout, prev, arg: _polygon(rng, shape, dtype, True),
-    # (x, y) points over the area of those polygons and beyond it
+    # (60, 2) coordinates in [-5, 35)
     "points": lambda rng, shape, dtype, layout, prev, arg: _as_coords(rng.uniform(-5, 35, (60, 2)), dtype),
 })
 IMAGE_KINDS += ("smooth",)

@@ -1410,27 +1410,29 @@ register("measure", "intersection_coeff", f"{_MU}._colocalization:intersection_c
          bench=(("2d_f32", dict(_dtype="bool")), ("3d_f32", dict(_dtype="bool"))))
 
 
-def _on_vertices(args, kw):
-    """A case's _prep: some points exactly on the polygon's vertices (pnpoly's code 2)."""
-    points, verts = args
-    points = points.copy()
-    points[:3] = verts[:3]
-    return (points, verts), kw
-
-
-_POLY = dict(dtypes=NUMERIC, ndim=(2,), engines=("cpu", "cuda"))
-register("measure", "approximate_polygon", f"{_MU}._polygon:approximate_polygon", inputs=("polygon",), rtol=0, atol=0,
-         cases=(case(tolerance=1.0), case(tolerance=0), case(tolerance=0.2), case(tolerance=5.0),
-                case(tolerance=2.0, _inputs=("closed_polygon",))),
-         bench=(("2d_small_f32", dict(tolerance=2.0)),), **_POLY)
-register("measure", "subdivide_polygon", f"{_MU}._polygon:subdivide_polygon", inputs=("polygon",), rtol=1e-12, atol=1e-12,
-         cases=(case(), *(case(degree=d) for d in range(1, 8)), case(degree=3, preserve_ends=True),
-                case(_inputs=("closed_polygon",)), case(degree=5, _inputs=("closed_polygon",), preserve_ends=True)),
-         bad=(bad(ValueError, degree=8), bad(ValueError, degree=0)),
-         bench=(("2d_small_f32", dict(degree=3)),), **_POLY)
-register("measure", "points_in_poly", f"{_MU}._polygon:points_in_poly", inputs=("points", "closed_polygon"), rtol=0, atol=0,
-         cases=(case(), case(_prep=_on_vertices), case(_inputs=("points", "polygon"))),
-         bench=(("2d_small_f32", {}),), **_POLY)
+# polygon utilities take coordinates, not images: fixed chains as keywords (random walks, closed or not)
+_rng = np.random.default_rng(26)
+_CHAIN = np.cumsum(_rng.standard_normal((40, 2)) * 3, axis=0) + 10
+_RING = np.vstack([_CHAIN[:25], _CHAIN[:1]])
+_PTS = np.vstack([_RING[:4], _rng.uniform(-5, 35, (60, 2))])   # some exactly on vertices (pnpoly's code 2)
+_POLY = dict(inputs=("none",), ndim=(), engines=("cpu", "cuda"))
+register("measure", "approximate_polygon", f"{_MU}._polygon:approximate_polygon", rtol=0, atol=0,
+         cases=(case(coords=_CHAIN, tolerance=1.0), case(coords=_CHAIN, tolerance=0), case(coords=_CHAIN, tolerance=0.2),
+                case(coords=_CHAIN.astype(np.float32), tolerance=5.0), case(coords=np.round(_CHAIN).astype(np.int32), tolerance=1.5),
+                case(coords=_RING, tolerance=2.0)),
+         bench=(("none", dict(coords=np.cumsum(_rng.standard_normal((100000, 2)), axis=0), tolerance=2.0)),), **_POLY)
+register("measure", "subdivide_polygon", f"{_MU}._polygon:subdivide_polygon", rtol=1e-12, atol=1e-12,
+         cases=(case(coords=_CHAIN), *(case(coords=_CHAIN, degree=d) for d in range(1, 8)),
+                case(coords=_CHAIN, degree=3, preserve_ends=True), case(coords=_RING),
+                case(coords=_RING.astype(np.float32), degree=5, preserve_ends=True),
+                case(coords=np.round(_CHAIN).astype(np.int64), degree=4)),
+         bad=(bad(ValueError, coords=_CHAIN, degree=8), bad(ValueError, coords=_CHAIN, degree=0)),
+         bench=(("none", dict(coords=np.cumsum(_rng.standard_normal((100000, 2)), axis=0), degree=3)),), **_POLY)
+register("measure", "points_in_poly", f"{_MU}._polygon:points_in_poly", rtol=0, atol=0,
+         cases=(case(points=_PTS, verts=_RING), case(points=_PTS, verts=_CHAIN),
+                case(points=_PTS.astype(np.float32), verts=_RING.astype(np.float32)),
+                case(points=np.round(_PTS).astype(np.int16), verts=np.round(_RING).astype(np.int16))),
+         bench=(("none", dict(points=_rng.uniform(-5, 35, (1000000, 2)), verts=_RING)),), **_POLY)
 _SQUARE = np.array([[0.0, 0.0], [0.0, 4.0], [4.0, 4.0], [4.0, 0.0]])
 _STAR = np.array([[2.0, 10.0], [14.5, 2.5], [8.0, 20.0], [14.0, 16.0], [1.5, 3.0]])
 register("measure", "grid_points_in_poly", f"{_MU}._polygon:grid_points_in_poly", inputs=("none",), ndim=(),
@@ -1456,7 +1458,7 @@ register("measure", "mesh_surface_area", f"{_MU}._marching_cubes:mesh_surface_ar
                                         case(verts=_OCTA_V, faces=_OCTA_F[:3])),
          bench=(("none", dict(verts=np.random.default_rng(0).random((100000, 3)),
                               faces=np.random.default_rng(1).integers(0, 100000, (200000, 3)))),))
-del _MU, _MASK_F, _COLOC, _POLY, _SQUARE, _STAR, _OCTA_V, _OCTA_F
+del _MU, _MASK_F, _COLOC, _POLY, _SQUARE, _STAR, _OCTA_V, _OCTA_F, _rng, _CHAIN, _RING, _PTS
 # ---- end contours, meshes and measure utilities ----
 
 # ---------------------------------------------------------------------------------------------------
