@@ -150,11 +150,24 @@ Mesh marching_cubes(const float* vol, int64_t nz, int64_t ny, int64_t nx, const 
   });
   int64_t offset[8];
   for (int i = 0; i < 8; ++i) offset[i] = ((i & 1) + ((i >> 1) & 1) * sy + (i >> 2) * sz) * st;
-  auto case_of = [&](int64_t base) {
+  // A cell's case from the codes of its two corner columns (x and x + step): column code bit j is corner
+  // 2 j of the cell (dy + 2 dz), spread to the even case bits for the column at x, the odd ones at x + step.
+  static constexpr uint8_t kSpread[16] = {0, 1, 4, 5, 16, 17, 20, 21, 64, 65, 68, 69, 80, 81, 84, 85};
+  auto column = [&](int64_t base) {
     const uint8_t* a = above.data() + base;
-    int index = 0;
-    for (int i = 0; i < 8; ++i) index |= a[offset[i]] << i;
-    return index;
+    return a[0] | a[offset[2]] << 1 | a[offset[4]] << 2 | a[offset[6]] << 3;
+  };
+  // calls fn(x, case) for the cells of row (z, y) taken, case 0 and 255 left out
+  auto for_row = [&](int64_t z, int64_t y, auto&& fn) {
+    const int64_t row = z * sz + y * sy;
+    int left = column(row);
+    for (int64_t x = 0; x + st < nx; x += st) {
+      const int right = column(row + x + st);
+      const int index = kSpread[left] | kSpread[right] << 1;
+      left = right;
+      if (index == 0 || index == 255 || !taken(z, y, x)) continue;
+      fn(x, index);
+    }
   };
 
   // (1) crossed edges of the cells taken
@@ -190,16 +203,13 @@ Mesh marching_cubes(const float* vol, int64_t nz, int64_t ny, int64_t nx, const 
       for (int64_t zi = z0; zi < z1; ++zi) {
         const int64_t z = zi * st;
         for (int64_t y = 0; y + st < ny; y += st)
-          for (int64_t x = 0; x + st < nx; x += st) {
-            if (!taken(z, y, x)) continue;
-            const int index = case_of(z * sz + y * sy + x);
-            if (index == 0 || index == 255) continue;
+          for_row(z, y, [&](int64_t x, int index) {
             for (int e = 0; e < 12; ++e) {
               if (((index >> kEdge[e][0]) & 1) == ((index >> kEdge[e][1]) & 1)) continue;
               const int64_t k = key(z, y, x, e);
               std::atomic_ref<uint64_t>(used[k >> 6]).fetch_or(uint64_t(1) << (k & 63), std::memory_order_relaxed);
             }
-          }
+          });
       }
     });
   }
@@ -271,11 +281,9 @@ Mesh marching_cubes(const float* vol, int64_t nz, int64_t ny, int64_t nx, const 
         for (int64_t zi = s * kSlab; zi < std::min(cz, (s + 1) * kSlab); ++zi) {
           const int64_t z = zi * st;
           for (int64_t y = 0; y + st < ny; y += st)
-            for (int64_t x = 0; x + st < nx; x += st) {
-              if (!taken(z, y, x)) continue;
+            for_row(z, y, [&](int64_t x, int index) {
               const int64_t base = z * sz + y * sy + x;
-              cell.index = case_of(base);
-              if (cell.index == 0 || cell.index == 255) continue;
+              cell.index = index;
               cell.load(vol, offset, base, level, lewiner, tab);
               const Tiling& t = tab.tiling[cell.index * 64 + cell.join];
               int64_t vid_of[12];
@@ -316,7 +324,7 @@ Mesh marching_cubes(const float* vol, int64_t nz, int64_t ny, int64_t nx, const 
                   nrm[0] += c[0];
                 }
               }
-            }
+            });
         }
       }
     });
