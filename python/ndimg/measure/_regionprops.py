@@ -349,9 +349,9 @@ class _Regions:
         xp = self.xp
         t = self.column("inertia_tensor")
         a, b, c = t[:, 0, 0], t[:, 0, 1], t[:, 1, 1]
-        # A region symmetric about an axis has mu11 = 0 up to rounding, and the sign of that noise picks +pi/2
-        # or -pi/2: for those few regions the tensor as scikit-image sums it, over the region's crop.
-        odd = np.flatnonzero(_host(xp.abs(b) <= 1e-12 * (xp.abs(a) + xp.abs(c))))
+        # A region symmetric about an axis has mu11 = 0 up to rounding, and where c <= a the sign of that noise
+        # picks +pi/2 or -pi/2: for those few regions the tensor as scikit-image sums it, over the region's crop.
+        odd = np.flatnonzero(_host((xp.abs(b) <= 1e-12 * (xp.abs(a) + xp.abs(c))) & (c <= a)))
         if odd.size:
             a, b, c = (xp.array(v, copy=True) for v in (a, b, c))
             for i in odd.tolist():
