@@ -7,6 +7,7 @@ import functools
 import numpy as np
 
 from .._engine import engine_aware, is_gpu_array, xp_of
+from .._prim.histogram import integer_counts
 from ..ndimage._binary import generate_binary_structure
 from ..ndimage._rank import maximum_filter, minimum_filter
 from ..ndimage._label import label as _ndi_label
@@ -75,17 +76,18 @@ def _remove_small(ar, max_size, connectivity, out):
     if max_size == 0:
         return out
     if out.dtype == bool:
-        ccs, _ = _ndi_label(ar, structure=generate_binary_structure(ar.ndim, connectivity))
+        ccs, top = _ndi_label(ar, structure=generate_binary_structure(ar.ndim, connectivity))
     else:
         ccs = out
         if ccs.size and int(ccs.min()) < 0:
             raise ValueError("Negative value labels are not supported. Try relabeling the input with "
                              "`scipy.ndimage.label` or `skimage.morphology.label`.")
-    sizes = xp.bincount(ccs.ravel().astype(np.intp, copy=False)) if ccs.size else xp.zeros(0, np.intp)
+        top = int(ccs.max()) if ccs.size else -1
+    # numpy.bincount's sizes, counted on the engine's threads
+    sizes = integer_counts(ccs, lo=0, nbins=top + 1) if ccs.size else xp.zeros(0, np.int64)
     if len(sizes) == 2 and out.dtype != bool:
         warn_user("Only one label was provided to `remove_small_objects`. Did you mean to use a boolean array?")
-    too_small = sizes <= max_size
-    out[too_small[ccs]] = 0
+    xp.copyto(out, xp.zeros((), out.dtype), where=(sizes <= max_size)[ccs])
     return out
 
 
