@@ -1235,6 +1235,78 @@ register("morphology", "flood_fill", f"{_MO}._flood:flood_fill", dtypes=ALL + ("
 del _name
 # ---- end objects, reconstruction and extrema ----
 # ---- issue 26: max-tree, skeletons and convex hulls ----
+_MT = "ndimg.morphology._max_tree"
+_SK = "ndimg.morphology._skeletonize"
+_CH = "ndimg.morphology._convex_hull"
+
+
+def _given_tree(args, kw):
+    """A case's _prep: the image's max-tree passed as parent/tree_traverser (made by scikit-image's max_tree:
+    test input, not an ndimg result)."""
+    from skimage.morphology import max_tree as reference_tree   # test inputs only
+
+    parent, traverser = reference_tree(args[0], kw.get("connectivity", 1))
+    return args, dict(kw, parent=parent, tree_traverser=traverser)
+
+
+_MT_CASES = (case(), case(connectivity=2), case(connectivity=3, _ndim=(3,)), case(connectivity=0),
+             case(connectivity=np.array([[0, 1, 0], [1, 1, 1], [0, 0, 0]], bool), _ndim=(2,)),
+             case(connectivity=np.ones((1, 5), bool), _ndim=(2,)), case(_inputs=("smooth:6",)),
+             case(_shape=(3, 5, 4, 6), _ndim=(3,), _id="4d"), case(_shape=(29,), _ndim=(2,), _id="1d"))
+_MT_BAD = (bad(ValueError, connectivity=np.ones((2, 2), bool), _ndim=(2,)),
+           bad(ValueError, connectivity=np.ones((3, 3, 3), bool), _ndim=(2,)),
+           bad(TypeError, _dtype="float16"), bad(TypeError, _dtype="complex64"),
+           bad(ValueError, _shape=(1, 5, 1), _ndim=(3,), _id="centre_outside"))
+_MT_BENCH = (("2d_f32", dict(_inputs=("smooth:64",))), ("3d_f32", dict(_inputs=("smooth:32",))))
+register("morphology", "max_tree", f"{_MT}:max_tree", dtypes=ALL, engines=("cpu",), cases=_MT_CASES,
+         bad=_MT_BAD, bench=_MT_BENCH)
+for _name, _arg, _values in (("area_opening", "area_threshold", (1, 5, 0.5, 1000)),
+                             ("area_closing", "area_threshold", (1, 5, 0.5, 1000)),
+                             ("diameter_opening", "diameter_threshold", (1, 3, 2.5, 100)),
+                             ("diameter_closing", "diameter_threshold", (1, 3, 2.5, 100))):
+    register("morphology", _name, f"{_MT}:{_name}", dtypes=ALL, engines=("cpu",),
+             cases=_MT_CASES + tuple(case(**{_arg: v}) for v in _values) + (
+                 case(**{_arg: 4}, connectivity=2, _prep=_given_tree, _id="given_tree"),),
+             bad=_MT_BAD + (bad(TypeError, **{_arg: "x"}),), bench=_MT_BENCH)
+register("morphology", "max_tree_local_maxima", f"{_MT}:max_tree_local_maxima", dtypes=ALL, engines=("cpu",),
+         cases=_MT_CASES + (case(connectivity=2, _prep=_given_tree, _id="given_tree"),), bad=_MT_BAD,
+         bench=_MT_BENCH)
+# Lee's thinning (3-D and method="lee") is serial and host-only; the 2-D Zhang-Suen passes run on CuPy too
+# (tests/morphology/test_maxtree_skeleton_hull.py compares the engines)
+_SK_BENCH = (("2d_f32", dict(_inputs=("smooth:48",), _dtype="bool")),)
+register("morphology", "skeletonize", f"{_SK}:skeletonize", dtypes=ALL, engines=("cpu",), inputs=("mask:0.5",),
+         cases=(case(), case(_inputs=("smooth:8",)), case(method="lee"), case(method="zhang", _ndim=(2,)),
+                case(method="lee", _inputs=("smooth:8",)), case(_shape=(1, 12, 15), _ndim=(3,), _id="one_plane"),
+                case(_shape=(0, 5), _ndim=(2,), _id="empty")),
+         bad=(bad(ValueError, method="bogus"), bad(ValueError, method="zhang", _ndim=(3,)),
+              bad(ValueError, _shape=(3, 4, 5, 6), _ndim=(3,), _id="4d"), bad(ValueError, _shape=(7,), _ndim=(2,), _id="1d")),
+         bench=_SK_BENCH + (("3d_f32", dict(_inputs=("smooth:24",), _dtype="bool")),))
+register("morphology", "thin", f"{_SK}:thin", dtypes=ALL, ndim=(2,), inputs=("mask:0.5",),
+         cases=(case(), case(_inputs=("smooth:8",)), case(max_num_iter=1), case(max_num_iter=2.5), case(max_num_iter=0),
+                case(max_num_iter=-1), case(_inputs=("smooth:8",), max_num_iter=3)),
+         bad=(bad(ValueError, _shape=(0, 5), _id="empty"), bad(ValueError, _shape=(4, 5, 6), _id="3d"),
+              bad(TypeError, max_num_iter="x")),
+         bench=_SK_BENCH)
+register("morphology", "medial_axis", f"{_SK}:medial_axis", dtypes=ALL, ndim=(2,), engines=("cpu",),
+         inputs=("smooth:8",),
+         cases=(case(rng=1), case(rng=2, return_distance=True), case(_inputs=("mask:0.6",), rng=3),
+                case(rng=4, mask=Arr("mask:0.8", "bool")), case(rng=5, mask=Arr("mask:0.8", "bool"), return_distance=True),
+                case(_shape=(2, 9), rng=6, _id="narrow")),
+         bad=(bad(ValueError, _shape=(4, 5, 6), _id="3d"), bad(IndexError, _shape=(7,), _id="1d"),
+              bad(IndexError, mask=np.ones((3, 3), bool), _id="mask_shape")),
+         bench=(("2d_f32", dict(_inputs=("smooth:48",), _dtype="bool", rng=0)),))
+register("morphology", "convex_hull_image", f"{_CH}:convex_hull_image", dtypes=ALL, engines=("cpu",),
+         inputs=("mask:0.02",),
+         cases=(case(), case(include_borders=False), case(offset_coordinates=False), case(_inputs=("smooth:8",), _dtype="bool"),
+                case(offset_coordinates=False, include_borders=False), case(tolerance=0.5, _ndim=(3,)),
+                case(_inputs=("mask:0",), _id="empty_mask")),
+         bad=(bad(ValueError, _shape=(9,), _ndim=(2,), _inputs=("mask:0.5",), _id="1d"),),
+         bench=(("2d_f32", dict(_inputs=("mask:0.001",), _dtype="bool")),
+                ("3d_f32", dict(_inputs=("mask:0.0001",), _dtype="bool"))))
+register("morphology", "convex_hull_object", f"{_CH}:convex_hull_object", dtypes=ALL, ndim=(2,), engines=("cpu",),
+         inputs=("smooth:6",), cases=(case(), case(connectivity=1), case(_inputs=("mask:0.1",))),
+         bad=(bad(ValueError, connectivity=3), bad(ValueError, _shape=(4, 5, 6), _id="3d")),
+         bench=(("2d_f32", dict(_inputs=("smooth:48",), _dtype="bool")),))
 # ---- end max-tree, skeletons and convex hulls ----
 # ---- issue 26: regionprops ----
 _MR = "ndimg.measure"

@@ -17,7 +17,8 @@ namespace ndimg::morphology {
 void max_tree(const View& image, std::span<const int64_t> offsets, std::span<const int64_t> points,
               const View& parent, const View& traverser);
 
-// scikit-image's direct filter: out (image's dtype and shape, C-contiguous) keeps each pixel's value where
+// scikit-image's direct filter: out (image's dtype and shape, C-contiguous, holding a copy of the image: roots
+// other than traverser[0], in a disconnected neighbourhood, keep it) keeps each pixel's value where
 // its component's attribute (0: area, 1: diameter, the largest bounding-box side) reaches `threshold`, else
 // the value of its nearest ancestor that does (0 above the root).
 void max_tree_filter(const View& image, const View& parent, const View& traverser, int attribute, double threshold,

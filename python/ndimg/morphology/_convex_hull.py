@@ -15,7 +15,8 @@ from scipy.spatial import ConvexHull, QhullError
 
 from .. import _core
 from .._engine import engine_aware, xp_of
-from ..ndimage._label import find_objects, label
+from ..ndimage._label import find_objects
+from ._label import label
 
 _CHUNK = 1 << 20   # pixels per block of facet tests (bounds the temporaries)
 
@@ -23,7 +24,9 @@ _CHUNK = 1 << 20   # pixels per block of facet tests (bounds the temporaries)
 def _host(image, name):
     if xp_of(image) is not np:
         raise TypeError(f"{name}: convex hulls have no GPU engine yet; pass a NumPy array (e.g. cupy.asnumpy(x))")
-    return np.asarray(image)
+    if not hasattr(image, "ndim"):   # scikit-image reads image.ndim first
+        raise AttributeError(f"'{type(image).__name__}' object has no attribute 'ndim'")
+    return image
 
 
 def _diamond(ndim):
@@ -77,7 +80,8 @@ def _convex_hull_image(image, offset_coordinates=True, tolerance=1e-10, include_
     if ndim < 2:
         raise ValueError("Need at least 2-D data")
     if ndim == 2:
-        coords = _row_extremes(image != 0)
+        # scikit-image picks the candidates from the image cast to uint8 (0.5 is background there)
+        coords = _row_extremes(np.ascontiguousarray(image, dtype=np.uint8) != 0)
     else:
         coords = np.transpose(np.nonzero(image))
         if offset_coordinates:   # the hull of the pixel centres first: fewer points to offset
@@ -110,8 +114,7 @@ def convex_hull_object(image, *, connectivity=2):
         raise ValueError("Input must be a 2D image")
     if connectivity not in (1, 2):
         raise ValueError("`connectivity` must be either 1 or 2.")
-    structure = np.add.reduce(np.abs(np.indices((3,) * image.ndim) - 1), 0) <= connectivity
-    labels, count = label(image != 0, structure)
+    labels = label(image, connectivity=connectivity, background=0)   # equal-valued regions, as scikit-image
     out = np.zeros(image.shape, dtype=bool)
     # each object's hull lies inside its bounding box (its vertices reach half a pixel beyond): one crop each
     for i, box in enumerate(find_objects(labels), start=1):

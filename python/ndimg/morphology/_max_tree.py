@@ -20,10 +20,19 @@ from ..ndimage._binary import generate_binary_structure
 _SUPPORTED = frozenset("?bBhHiIlLqQfd")
 
 
-def _host_image(image, name):
+def _host_array(image, name):
     if xp_of(image) is not np:
         raise TypeError(f"{name}: the max-tree has no GPU engine yet; pass a NumPy array (e.g. cupy.asnumpy(x))")
-    image = np.asarray(image)
+    if not hasattr(image, "shape"):   # scikit-image reads image.shape first
+        raise AttributeError(f"'{type(image).__name__}' object has no attribute 'shape'")
+    return np.asarray(image)
+
+
+def _host_image(image, name):
+    """The image as the core takes it, with scikit-image's errors for what its Cython refuses."""
+    image = _host_array(image, name)
+    if not image.dtype.isnative:
+        raise ValueError("Big-endian buffer not supported on little-endian compiler")
     if image.dtype.char not in _SUPPORTED:
         raise TypeError("No matching signature found")
     if image.ndim == 0:
@@ -103,40 +112,40 @@ def _filter(image, attribute, threshold, connectivity, parent, tree_traverser, n
     image = _host_image(image, name)
     threshold = _threshold(threshold)
     parent, traverser = _given_tree(image, connectivity, parent, tree_traverser)
-    out = np.empty_like(image)
+    out = image.copy()   # a disconnected neighbourhood leaves other roots: they keep their value, as in scikit-image
     _core.max_tree_filter(image, parent.reshape(-1), traverser.reshape(-1), attribute, threshold, out)
     return out
 
 
-@engine_aware("image")
+@engine_aware("image", native=False)
 def max_tree(image, connectivity=1):
     return _tree(_host_image(image, "max_tree"), connectivity)
 
 
-@engine_aware("image", "parent", "tree_traverser")
+@engine_aware("image", "parent", "tree_traverser", native=False)
 def area_opening(image, area_threshold=64, connectivity=1, parent=None, tree_traverser=None):
     return _filter(image, 0, area_threshold, connectivity, parent, tree_traverser, "area_opening")
 
 
-@engine_aware("image", "parent", "tree_traverser")
+@engine_aware("image", "parent", "tree_traverser", native=False)
 def diameter_opening(image, diameter_threshold=8, connectivity=1, parent=None, tree_traverser=None):
     return _filter(image, 1, diameter_threshold, connectivity, parent, tree_traverser, "diameter_opening")
 
 
-@engine_aware("image", "parent", "tree_traverser")
+@engine_aware("image", "parent", "tree_traverser", native=False)
 def area_closing(image, area_threshold=64, connectivity=1, parent=None, tree_traverser=None):
-    image = _host_image(image, "area_closing")
-    return _invert(_filter(_invert(image), 0, area_threshold, connectivity, parent, tree_traverser, "area_closing"))
+    image = _invert(_host_array(image, "area_closing"))
+    return _invert(_filter(image, 0, area_threshold, connectivity, parent, tree_traverser, "area_closing"))
 
 
-@engine_aware("image", "parent", "tree_traverser")
+@engine_aware("image", "parent", "tree_traverser", native=False)
 def diameter_closing(image, diameter_threshold=8, connectivity=1, parent=None, tree_traverser=None):
-    image = _host_image(image, "diameter_closing")
-    return _invert(_filter(_invert(image), 1, diameter_threshold, connectivity, parent, tree_traverser,
+    image = _invert(_host_array(image, "diameter_closing"))
+    return _invert(_filter(image, 1, diameter_threshold, connectivity, parent, tree_traverser,
                            "diameter_closing"))
 
 
-@engine_aware("image", "parent", "tree_traverser")
+@engine_aware("image", "parent", "tree_traverser", native=False)
 def max_tree_local_maxima(image, connectivity=1, parent=None, tree_traverser=None):
     image = _host_image(image, "max_tree_local_maxima")
     parent, traverser = _given_tree(image, connectivity, parent, tree_traverser)

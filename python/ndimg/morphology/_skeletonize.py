@@ -80,11 +80,10 @@ def medial_axis(image, mask=None, return_distance=False, *, rng=None):
     if xp_of(image) is not np or xp_of(mask) is not np:
         raise TypeError("medial_axis: the medial axis has no GPU engine yet (it removes one pixel at a time in "
                         "order); pass NumPy arrays (e.g. cupy.asnumpy(x))")
+    masked = image.astype(bool)   # (a list has no astype: AttributeError, as in scikit-image)
     image = np.asarray(image)
-    if mask is None:
-        masked = image.astype(bool)
-    else:
-        masked = image.astype(bool).copy()
+    if mask is not None:
+        masked = masked.copy()
         masked[~mask] = False
     if masked.ndim < 2:
         raise IndexError("tuple index out of range")
