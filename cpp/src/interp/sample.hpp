@@ -314,6 +314,10 @@ NDIMG_HD void accumulate(const A& ax, int64_t off, bool outside, W* w, W cval, c
     }
   };
   if constexpr (N > 0) {
+    if (N > 1 && a.n == 1) {  // an axis of order 0 among axes of order N - 1
+      tap(0);
+      return;
+    }
     NDIMG_UNROLL
     for (int k = 0; k < N; ++k) tap(k);
   } else {
@@ -369,7 +373,12 @@ template <int O, int ND, class W, class R>
 NDIMG_HD W sample_point(const Geometry& g, const double* c, const R& read) {
   constexpr int M = ND > 0 ? ND : kMaxDim;
   AxisTaps<W> taps[M];
-  auto axis = [&](int d) { return axis_taps<O>(c[d] + g.npad[d], g.in_shape[d], g.in_strides[d], g.mode, g.order[d], taps[d]); };
+  auto axis = [&](int d) {
+    const double cc = c[d] + g.npad[d];
+    if (O > 0 && g.order[d] == 0)  // an axis of order 0 among axes of order O
+      return axis_taps<0>(cc, g.in_shape[d], g.in_strides[d], g.mode, 0, taps[d]);
+    return axis_taps<O>(cc, g.in_shape[d], g.in_strides[d], g.mode, g.order[d], taps[d]);
+  };
   if constexpr (ND > 0) {
     NDIMG_UNROLL
     for (int d = 0; d < ND; ++d)
@@ -389,9 +398,12 @@ NDIMG_HD W sample_point(const Geometry& g, const double* c, const R& read) {
 template <class TI, int MaxOrder = kMaxOrder, class F>
 void dispatch_compiled(const Geometry& g, F&& f) {
   // (the output's axes as many as the input's: the schedules size their index arrays by ND)
-  bool compiled = (std::is_same_v<TI, float> || std::is_same_v<TI, double>) && g.order[0] <= MaxOrder &&
+  // axes of order 0 beside the others (rotate's axes off its plane) are read with one tap at run time
+  int top = 0;
+  for (int d = 0; d < g.in_nd; ++d) top = g.order[d] > top ? g.order[d] : top;
+  bool compiled = (std::is_same_v<TI, float> || std::is_same_v<TI, double>) && top <= MaxOrder &&
                   g.out_nd == g.in_nd;
-  for (int d = 1; d < g.in_nd && compiled; ++d) compiled = g.order[d] == g.order[0];
+  for (int d = 0; d < g.in_nd && compiled; ++d) compiled = g.order[d] == top || g.order[d] == 0;
   if constexpr (std::is_same_v<TI, float> || std::is_same_v<TI, double>) {
     if (compiled) {
       auto by_nd = [&]<int O>() {
@@ -402,7 +414,7 @@ void dispatch_compiled(const Geometry& g, F&& f) {
           default: f.template operator()<O, 0>(); break;
         }
       };
-      switch (g.order[0]) {
+      switch (top) {
         case 0: by_nd.template operator()<0>(); return;
         case 1: by_nd.template operator()<1>(); return;
         case 2: by_nd.template operator()<2 <= MaxOrder ? 2 : -1>(); return;
