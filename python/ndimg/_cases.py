@@ -311,5 +311,8 @@ KINDS.update({
     "region_labels": lambda rng, shape, dtype, layout, prev, arg: _layout(
         lambda s: _labels(rng, s, np.int32, int(arg or 6)), shape, layout),
 })
-IMAGE_KINDS += ("intensity",)
+KINDS["coords_points"] = lambda rng, shape, dtype, layout, prev, arg: (
+    # (n, 2) point coordinates (moments_coords) in the dtype under test; a 0-d value for a 0-d shape
+    rng.uniform(-5, 35, (3 * shape[0], 2) if shape else ()).astype(dtype or np.float64))
+IMAGE_KINDS += ("intensity", "intensity3", "coords_points")
 # ---- end regionprops ----

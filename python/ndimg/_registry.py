@@ -1332,25 +1332,20 @@ _RP_INTENSITY = ("intensity_min", "intensity_max", "intensity_mean", "intensity_
 _RP_2D = ("eccentricity", "orientation", "perimeter", "perimeter_crofton", "moments_hu")
 _RP2 = _RP_COMMON + _RP_INTENSITY + _RP_2D + ("moments_weighted_hu",)
 _RP3 = tuple(p for p in _RP_COMMON + _RP_INTENSITY if p != "feret_diameter_max")   # flat 3-D regions: no hull
-_RP_KNOWN = {
-    "complex64": "complex intensity: scikit-image keeps complex means and weights (dropping the imaginary part with "
-                 "a warning where a float is stored); ndimg refuses complex intensity images with TypeError",
-}
 _RP_BENCH = ("label", "area", "bbox", "centroid", "eccentricity", "orientation", "major_axis_length",
              "minor_axis_length", "intensity_mean", "solidity")
-# the dtypes under test are the intensity image's (the labels: int32; other label dtypes in tests/measure)
-register("measure", "regionprops_table", f"{_MR}._regionprops:regionprops_table", dtypes=ALL,
-         inputs=("region_labels", "image"), family="regionprops", rtol=1e-6, atol=1e-8,
-         known_differences=_RP_KNOWN,
+# the dtypes under test are the labels' (the intensity image: float64; any dtype in tests/measure)
+register("measure", "regionprops_table", f"{_MR}._regionprops:regionprops_table", dtypes=INTS,
+         inputs=("labels", "intensity"), family="regionprops", rtol=1e-6, atol=1e-8,
          cases=(case(properties=_RP2, _ndim=(2,), _id="all2d"), case(properties=_RP3, _ndim=(3,), _id="all3d"),
-                case(properties=_RP2, _inputs=("region_labels", "intensity3"), _ndim=(2,), _id="rgb"),
-                case(properties=_RP3, _inputs=("region_labels", "intensity3"), _ndim=(3,), _id="rgb3d"),
+                case(properties=_RP2, _inputs=("labels", "intensity3"), _ndim=(2,), _id="rgb"),
+                case(properties=_RP3, _inputs=("labels", "intensity3"), _ndim=(3,), _id="rgb3d"),
                 case(properties=_RP2[:-6] + ("perimeter", "perimeter_crofton"), spacing=(0.5, 0.5), _ndim=(2,),
                      _id="spacing2d"),
                 case(properties=_RP3, spacing=(2.0, 0.5, 1.5), _ndim=(3,), _id="spacing3d"),
                 case(properties=("label", "centroid", "MeanIntensity", "bbox_area"), separator="/"),
                 case(properties=("label", "area"), extra_properties=(_rp_intensity_sum, _rp_rows), _id="extra"),
-                case(properties=_RP2, _inputs=("blobs:12", "image"), _shape=(64, 80), _ndim=(2,), _id="blobs"),
+                case(properties=_RP2, _inputs=("blobs:12", "intensity"), _shape=(64, 80), _ndim=(2,), _id="blobs"),
                 case(properties=("label", "area", "eccentricity"), _prep=lambda a, k: (a[:1], k), _ndim=(2,),
                      _id="no_intensity"),
                 case(properties=("label", "area", "intensity_mean"), _prep=lambda a, k: ((a[0] * 0, a[1]), k),
@@ -1366,10 +1361,10 @@ register("measure", "regionprops_table", f"{_MR}._regionprops:regionprops_table"
          bench=(("2d_f32", dict(properties=_RP_BENCH, _inputs=("blobs:10000", "image"))),
                 ("3d_f32", dict(properties=tuple(p for p in _RP_BENCH if p not in ("eccentricity", "orientation")),
                                 _inputs=("blobs:2000", "image")))))
-register("measure", "regionprops", f"{_MR}._regionprops:regionprops", dtypes=ALL,
-         inputs=("region_labels", "image"), family="regionprops", rtol=1e-6, atol=1e-8, known_differences=_RP_KNOWN,
+register("measure", "regionprops", f"{_MR}._regionprops:regionprops", dtypes=INTS,
+         inputs=("labels", "intensity"), family="regionprops", rtol=1e-6, atol=1e-8,
          cases=(case(), case(spacing=(0.5, 0.5), _ndim=(2,)), case(spacing=(2.0, 0.5, 1.5), _ndim=(3,)),
-                case(_inputs=("region_labels", "intensity3")), case(offset=(3, -2), _ndim=(2,)),
+                case(_inputs=("labels", "intensity3")), case(offset=(3, -2), _ndim=(2,)),
                 case(_prep=lambda a, k: (a[:1], k), _id="no_intensity")),
          bad=(bad(TypeError, _prep=lambda a, k: ((a[0].astype(float), a[1]), k)),
               bad(TypeError, _shape=(29,), _prep=lambda a, k: (a, k), _ndim=(2,), _id="1d"),
@@ -1394,11 +1389,11 @@ register("measure", "moments_normalized", f"{_MOM}:moments_normalized", dtypes=F
          bench=(("2d_small_f32", dict(order=3)),))
 register("measure", "moments_hu", f"{_MOM}:moments_hu", dtypes=FLOATS, ndim=(2,), rtol=1e-5, atol=1e-9,
          family="moments", cases=(case(_shape=(4, 4)),), bench=(("2d_small_f32", {}),))
-register("measure", "moments_coords", f"{_MOM}:moments_coords", dtypes=FLOATS, ndim=(2,), inputs=("points",),
+register("measure", "moments_coords", f"{_MOM}:moments_coords", dtypes=FLOATS, ndim=(2,), inputs=("coords_points",),
          rtol=1e-7, atol=1e-6, family="moments", cases=(case(), case(order=2), case(order=5)),
          bench=(("2d_small_f32", {}),))
 register("measure", "moments_coords_central", f"{_MOM}:moments_coords_central", dtypes=FLOATS, ndim=(2,),
-         inputs=("points",), rtol=1e-7, atol=1e-6, family="moments",
+         inputs=("coords_points",), rtol=1e-7, atol=1e-6, family="moments",
          cases=(case(), case(order=2), case(center=(1.5, -2.0))), bench=(("2d_small_f32", {}),))
 register("measure", "centroid", f"{_MOM}:centroid", dtypes=ALL, rtol=1e-9, atol=1e-9, family="moments",
          cases=_IMG_SPACING, bench=(("2d_f32", {}), ("3d_f32", {})))

@@ -41,8 +41,9 @@ def moments_coords_central(coords, center=None, order=3):
         xp = xp_of(*coords)
         coords = xp.stack([xp.asarray(c) for c in coords], axis=-1)
     xp = xp_of(coords)
-    coords = xp.asarray(coords)
-    _check_2d(coords)
+    _check_2d(xp.asarray(coords))
+    if not hasattr(coords, "shape"):   # scikit-image checks a converted copy, then reads the shape of its own
+        raise AttributeError(f"'{type(coords).__name__}' object has no attribute 'shape'")
     ndim = coords.shape[1]
     ftype = float_type(coords.dtype)
     if center is None:
