@@ -144,13 +144,13 @@ def convex_image(mask):
     nd = mask.ndim
     if not mask.any():
         warn("Input image is entirely zero, no valid convex hull. Returning empty image", UserWarning)
-        return np.zeros(mask.shape, bool)
+        return xp_of(mask).zeros(mask.shape, bool)
     if nd == 2:
         xp = xp_of(mask)
         slots = xp.where(mask, 0, -1).astype(np.int32)
         spans, _ = hull_spans(slots, np.zeros((1, 2), np.int64), np.array([mask.shape], np.int64))
         return _spans_image(spans, 0, mask.shape[1])
-    mask = _host(mask)
+    xp, mask = xp_of(mask), _host(mask)
     # the first and last voxel of each line hold every vertex of the voxels' hull (and so of its sum with the
     # face midpoints); voxels in one plane have no 3-D hull (scikit-image: Qhull fails, an empty image)
     lines = np.argwhere(mask.any(axis=-1))
@@ -160,13 +160,13 @@ def convex_image(mask):
     if len(coords) <= nd or np.linalg.matrix_rank(coords - coords[0]) < nd:
         warn("Failed to get convex hull image. Returning empty image, see error message below:\n"
              "the region's voxels lie in one plane (no 3-D hull)")
-        return np.zeros(mask.shape, bool)
+        return xp.zeros(mask.shape, bool)
     try:
         hull = _hull(_unique_points((coords[:, None, :] + _diamond(nd)).reshape(-1, nd), mask.shape))
     except QhullError as err:
         warn(f"Failed to get convex hull image. Returning empty image, see error message below:\n{err}")
-        return np.zeros(mask.shape, bool)
-    return _inside(hull.equations, mask.shape)
+        return xp.zeros(mask.shape, bool)
+    return xp.asarray(_inside(hull.equations, mask.shape))   # Qhull is host code: the caller's array type
 
 
 def _unique_points(pts, shape):
@@ -290,7 +290,7 @@ class _Regions:
         cols = [f(ch, c) for c, ch in enumerate(self._channels())]
         return self.xp.stack(cols, axis=-1) if self.multichannel else cols[0]
 
-    def _unit(self, m, lead_extra=False):
+    def _unit(self, m):
         """[m[:, e_d] / m[:, 0]] for each axis d: (n, ndim) (plus the channel axis of weighted moments)."""
         nd = self.ndim
         m0 = m[(slice(None),) + (0,) * nd]
