@@ -20,14 +20,21 @@ constexpr int kCompiledOrder = 3;  // affine matrices of up to 64 entries travel
 template <class TI>
 using weight_t = std::conditional_t<std::is_same_v<TI, float>, float, double>;
 
-// The output multi-index and element offset of flat C-order index i (ND > 0: the output has ND axes).
+// The output multi-index and element offset of flat C-order index i (ND > 0: the output has ND axes). Outputs
+// of fewer than 2^31 elements divide in 32 bits (64-bit division is emulated on the GPU).
 template <int ND>
-__device__ __forceinline__ int64_t out_index(const Geometry& g, int64_t i, int64_t* idx) {
+__device__ __forceinline__ int64_t out_index(const Geometry& g, int64_t i, int64_t* idx, bool small) {
   int64_t off = 0;
   NDIMG_UNROLL
   for (int d = (ND > 0 ? ND : g.out_nd) - 1; d >= 0; --d) {
-    idx[d] = i % g.out_shape[d];
-    i /= g.out_shape[d];
+    if (small) {
+      const uint32_t n = uint32_t(g.out_shape[d]), q = uint32_t(i) / n;
+      idx[d] = uint32_t(i) - q * n;
+      i = q;
+    } else {
+      idx[d] = i % g.out_shape[d];
+      i /= g.out_shape[d];
+    }
     off += idx[d] * g.out_strides[d];
   }
   return off;
@@ -44,7 +51,7 @@ __global__ void map_kernel(const TI* in, const TC* coords, void* out, DType odt,
   const Reader<TI, W> read{in};
   NDIMG_GRID_STRIDE(i, total) {
     int64_t idx[ND > 0 ? ND : kMaxDim];
-    const int64_t o = out_index<ND>(g, i, idx);
+    const int64_t o = out_index<ND>(g, i, idx, total < (int64_t(1) << 31));
     int64_t co = 0;
     NDIMG_UNROLL
     for (int d = 0; d < (ND > 0 ? ND : g.out_nd); ++d) co += idx[d] * ca.strides[d + 1];
@@ -69,7 +76,7 @@ __global__ void affine_kernel(const TI* in, void* out, DType odt, const __grid_c
   const double* m = a.dm ? a.dm : a.m;
   NDIMG_GRID_STRIDE(i, total) {
     int64_t idx[ND > 0 ? ND : kMaxDim];
-    const int64_t o = out_index<ND>(g, i, idx);
+    const int64_t o = out_index<ND>(g, i, idx, total < (int64_t(1) << 31));
     double c[ND > 0 ? ND : kMaxDim];
     affine_coordinates<ND>(m, a.offset, idx, g.in_nd, g.out_nd, c);
     store(out, o, odt, double(sample_point<O, ND, W>(g, c, read)));
@@ -88,7 +95,7 @@ __global__ void zoom_kernel(const TI* in, void* out, DType odt, const __grid_con
   const Reader<TI, W> read{in};
   NDIMG_GRID_STRIDE(i, total) {
     int64_t idx[ND > 0 ? ND : kMaxDim];
-    const int64_t o = out_index<ND>(g, i, idx);
+    const int64_t o = out_index<ND>(g, i, idx, total < (int64_t(1) << 31));
     int64_t e[ND > 0 ? ND : kMaxDim];
     bool ok = true;
     NDIMG_UNROLL

@@ -11,10 +11,17 @@ spline_filter), in float64. Complex input is sampled as its real and imaginary p
 The sampling itself is one C++ primitive with three coordinate sources (ndimg._core.map_coordinates,
 affine_sample and zoom_shift): a coordinate array, an affine map computed per output point, and the
 separable zoom/shift map whose per-axis taps are computed once.
+
+For a blockwise (Dask) wrapper: output point o reads the input (or its coefficients) at taps
+floor(c) - order // 2 ... + order (odd orders; even: floor(c + 0.5) - order // 2 ...) around its input
+coordinate c, mapped back inside by the mode; the coordinates are closed-form for shift (o - shift), zoom
+(o * (n_in - 1) / (n_out - 1), or (o + 0.5) * n_in / n_out - 0.5 with grid_mode) and affine_transform
+(matrix @ o + offset), and read from the array for map_coordinates. The prefilter (order > 1) is a recursive
+filter along whole lines: exact per chunk only where each chunk holds its lines whole (or a halo long enough
+for the poles to decay, ~ -log(1e-16) / -log|z| elements).
 """
 from __future__ import annotations
 
-import itertools
 import operator
 import warnings
 
