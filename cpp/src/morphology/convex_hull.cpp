@@ -3,7 +3,10 @@
 #include "morphology/convex_hull.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
+
+#include <vector>
 
 #include "ndimg/parallel.hpp"
 
@@ -50,6 +53,48 @@ void fill_convex_polygon(const View& out, std::span<const int64_t> twice, bool s
       lo = std::max<int64_t>(lo, 0);
       hi = std::min<int64_t>(hi, w - 1);
       for (int64_t c = 0; c < w; ++c) o[r * out.strides[0] + c * out.strides[1]] = c >= lo && c <= hi;
+    }
+  });
+}
+
+void fill_convex_hull_nd(const View& out, std::span<const double> equations, double tolerance) {
+  if (out.device != Device::CPU || out.dtype != DType::Bool || !out.c_contiguous() || out.ndim < 1)
+    throw ValueError("convex_hull_image: a C-contiguous bool host output is expected");
+  const int nd = out.ndim;
+  const int64_t f = int64_t(equations.size()) / (nd + 1), w = out.shape[nd - 1], lines = out.size() / std::max<int64_t>(w, 1);
+  if (int64_t(equations.size()) != f * (nd + 1)) throw ValueError("convex_hull_image: equations of ndim + 1 terms");
+  if (out.size() == 0) return;
+  bool* o = out.ptr<bool>();
+  parallel_for(lines, 16, [&](int64_t l0, int64_t l1) {
+    std::vector<double> rest(static_cast<size_t>(f)), x(static_cast<size_t>(nd));
+    auto inside = [&](int64_t c) {  // one pixel, all facets
+      for (int64_t e = 0; e < f; ++e)
+        if (!(rest[e] + equations[e * (nd + 1) + nd - 1] * double(c) < tolerance)) return false;
+      return true;
+    };
+    for (int64_t l = l0; l < l1; ++l) {
+      int64_t r = l;
+      for (int d = nd - 2; d >= 0; --d) {
+        x[d] = double(r % out.shape[d]);
+        r /= out.shape[d];
+      }
+      double lo = -1.0, hi = double(w);  // the interval of the last coordinate, widened by a pixel
+      for (int64_t e = 0; e < f; ++e) {
+        const double* q = &equations[e * (nd + 1)];
+        double v = 0.0;
+        for (int d = 0; d < nd - 1; ++d) v += q[d] * x[d];
+        rest[e] = v + q[nd];
+        const double c = q[nd - 1];
+        if (c > 0) hi = std::min(hi, std::floor((tolerance - rest[e]) / c) + 1.0);
+        else if (c < 0) lo = std::max(lo, std::ceil((tolerance - rest[e]) / c) - 1.0);
+        else if (!(rest[e] < tolerance)) lo = double(w), hi = -1.0;
+      }
+      bool* row = o + l * w;
+      std::fill(row, row + w, false);
+      int64_t a = std::max<int64_t>(0, int64_t(lo)), b = std::min<int64_t>(w - 1, int64_t(hi));
+      while (a <= b && !inside(a)) ++a;
+      while (b >= a && !inside(b)) --b;
+      std::fill(row + std::max<int64_t>(a, 0), row + std::max<int64_t>(b + 1, a), true);
     }
   });
 }

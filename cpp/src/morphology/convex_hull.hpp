@@ -14,3 +14,12 @@ namespace ndimg::morphology {
 void fill_convex_polygon(const View& out, std::span<const int64_t> twice, bool strict);
 
 }  // namespace ndimg::morphology
+
+namespace ndimg::morphology {
+
+// out (bool, C-contiguous, n-D) = the pixels x with normal . x + offset < tolerance for every facet of
+// `equations` (rows of ndim normal components then the offset, Qhull's ConvexHull.equations). Per line along
+// the last axis the facets bound an interval; its ends are settled by testing pixels one by one.
+void fill_convex_hull_nd(const View& out, std::span<const double> equations, double tolerance);
+
+}  // namespace ndimg::morphology

@@ -17,6 +17,8 @@
 namespace ndimg::morphology {
 namespace {
 
+constexpr int64_t kAhead = 16;  // prefetch distance of the walks in value order
+
 // scikit-image's border mask: a pixel with a coordinate 0 or shape - 1 along some axis.
 std::vector<uint8_t> border_flags(const View& v) {
   const int64_t n = v.size();
@@ -48,7 +50,16 @@ void build_tree(const View& image, std::span<const int64_t> offsets, std::span<c
   std::vector<int64_t> zpar(n, -1);
   std::fill(parent, parent + n, int64_t(-1));
   int64_t coord[kMaxDim];
+  // The walks below jump around the image in value order: each prefetches the pixels it reaches kAhead
+  // steps later (memory latency, not arithmetic, bounds them).
   for (int64_t t = n - 1; t >= 0; --t) {
+    if (t >= kAhead) {
+      const int64_t a = order[t - kAhead];
+      for (size_t j = 0; j < k; ++j) {
+        const int64_t q = a + offsets[j];
+        if (q >= 0 && q < n) __builtin_prefetch(&zpar[q]);
+      }
+    }
     const int64_t p = order[t];
     parent[p] = p;
     zpar[p] = p;
@@ -69,7 +80,8 @@ void build_tree(const View& image, std::span<const int64_t> offsets, std::span<c
         }
         if (!inside) continue;
       }
-      if (q < 0 || q >= n || parent[q] < 0) continue;  // (a footprint wider than the border: skip as outside)
+      // zpar < 0: not reached yet; a footprint wider than the border is skipped as outside
+      if (q < 0 || q >= n || zpar[q] < 0) continue;
       int64_t root = q;  // find with path halving
       while (zpar[root] != root) {
         zpar[root] = zpar[zpar[root]];
@@ -82,6 +94,12 @@ void build_tree(const View& image, std::span<const int64_t> offsets, std::span<c
     }
   }
   for (int64_t t = 0; t < n; ++t) {  // canonical parents, in scikit-image's order
+    if (t + 2 * kAhead < n) {
+      const int64_t a = order[t + 2 * kAhead];
+      __builtin_prefetch(&parent[a]);
+      __builtin_prefetch(&img[a]);
+    }
+    if (t + kAhead < n) __builtin_prefetch(&img[parent[order[t + kAhead]]]);
     const int64_t p = order[t];
     const int64_t q = parent[p];
     if (img[q] == img[parent[q]]) parent[p] = parent[q];
@@ -110,6 +128,12 @@ std::vector<double> attribute_of(const View& image, const int64_t* parent, const
   std::vector<double> attr(n, 1.0);
   if (attribute == 0) {
     for (int64_t t = n - 1; t >= 0; --t) {
+      if (t >= 2 * kAhead) __builtin_prefetch(&parent[order[t - 2 * kAhead]]);
+      if (t >= kAhead) {
+        const int64_t a = order[t - kAhead];
+        __builtin_prefetch(&attr[a]);
+        __builtin_prefetch(&attr[parent[a]]);
+      }
       const int64_t p = order[t];
       if (p != root) attr[parent[p]] += attr[p];
     }
@@ -180,6 +204,17 @@ void max_tree_filter(const View& image, const View& parent, const View& traverse
     const int64_t root = ord[0];
     o[root] = attr[root] < threshold ? T(0) : img[root];
     for (int64_t t = 0; t < n; ++t) {
+      if (t + 2 * kAhead < n) {
+        const int64_t a = ord[t + 2 * kAhead];
+        __builtin_prefetch(&par[a]);
+        __builtin_prefetch(&img[a]);
+        __builtin_prefetch(&attr[a]);
+      }
+      if (t + kAhead < n) {
+        const int64_t b = par[ord[t + kAhead]];
+        __builtin_prefetch(&o[b]);
+        __builtin_prefetch(&img[b]);
+      }
       const int64_t p = ord[t];
       if (p == root) continue;
       const int64_t q = par[p];

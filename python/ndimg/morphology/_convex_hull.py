@@ -2,7 +2,8 @@
 
 The hull's geometry comes from Qhull (scipy.spatial.ConvexHull, a kept library) on the candidate pixels; 2-D
 hulls are rasterised by the C++ core with exact integer tests (``cpp/src/morphology/convex_hull.cpp``), n-D
-ones by testing each pixel against the hull's facets at scikit-image's tolerance. Host only: GPU arrays raise
+ones against the hull's facets at scikit-image's tolerance (an interval per line, its ends tested pixel by
+pixel). Host only: GPU arrays raise
 TypeError.
 """
 from __future__ import annotations
@@ -17,9 +18,6 @@ from .. import _core
 from .._engine import engine_aware, xp_of
 from ..ndimage._label import find_objects
 from ._label import label
-
-_CHUNK = 1 << 20   # pixels per block of facet tests (bounds the temporaries)
-
 
 def _host(image, name):
     if xp_of(image) is not np:
@@ -60,17 +58,6 @@ def _hull(coords):
         return None
 
 
-def _inside_facets(shape, equations, tolerance):
-    """Each pixel's coordinates tested against every facet: normal . x + offset < tolerance for all."""
-    ndim = len(shape)
-    out = np.empty(int(np.prod(shape)), dtype=bool)
-    normals, offsets = equations[:, :ndim], equations[:, ndim]
-    for start in range(0, out.size, _CHUNK):
-        coords = np.array(np.unravel_index(np.arange(start, min(start + _CHUNK, out.size)), shape), dtype=np.float64)
-        out[start:start + coords.shape[1]] = ((normals @ coords + offsets[:, None]) < tolerance).all(axis=0)
-    return out.reshape(shape)
-
-
 def _convex_hull_image(image, offset_coordinates=True, tolerance=1e-10, include_borders=True):
     ndim = image.ndim
     if np.count_nonzero(image) == 0:
@@ -99,7 +86,10 @@ def _convex_hull_image(image, offset_coordinates=True, tolerance=1e-10, include_
         twice = np.rint(2 * hull.points[hull.vertices]).astype(np.int64)
         _core.fill_convex_polygon(out, twice.ravel().tolist(), not include_borders)
         return out
-    return _inside_facets(image.shape, hull.equations, tolerance)
+    out = np.empty(image.shape, dtype=bool)
+    _core.fill_convex_hull_nd(out, np.ascontiguousarray(hull.equations, dtype=np.float64).ravel().tolist(),
+                              float(tolerance))
+    return out
 
 
 @engine_aware("image")
