@@ -5,6 +5,7 @@
 #include <array>
 #include <atomic>
 #include <bit>
+#include <cmath>
 #include <vector>
 
 #include "morphology/maxtree_sort.hpp"
@@ -281,16 +282,30 @@ void medial_axis_thin(const View& result, const View& distance, const View& tieb
   const int64_t h = result.shape[0], w = result.shape[1];
   uint8_t* img = result.ptr<uint8_t>();
   const double* dist = distance.ptr<double>();
-  std::vector<int64_t> fg;  // foreground pixels in C order
-  for (int64_t i = 0; i < h * w; ++i)
-    if (img[i]) fg.push_back(i);
+  std::vector<int64_t> fg;  // foreground pixels in C order, gathered per row block on the threads
+  {
+    const int chunks = int(std::max<int64_t>(1, std::min<int64_t>(h, 4 * num_threads())));
+    std::vector<std::vector<int64_t>> parts(static_cast<size_t>(chunks));
+    parallel_for(chunks, 1, [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c)
+        for (int64_t i = c * h / chunks * w; i < (c + 1) * h / chunks * w; ++i)
+          if (img[i]) parts[size_t(c)].push_back(i);
+    });
+    for (auto& part : parts) fg.insert(fg.end(), part.begin(), part.end());
+  }
   const int64_t n = int64_t(fg.size());
   if (tiebreak.shape[0] != n) throw ValueError("medial_axis: one tiebreak per foreground pixel");
   const int64_t* tie = tiebreak.ptr<int64_t>();
   auto at = [&](int64_t r, int64_t c) { return r >= 0 && r < h && c >= 0 && c < w && img[r * w + c]; };
-  // NumPy's lexsort((tiebreak, corner, distance)) as stable passes from the last key to the first
-  std::vector<int64_t> order(n);
-  {
+  // NumPy's lexsort((tiebreak, corner, distance)) as stable passes from the last key to the first. The
+  // tiebreak is a permutation of 0..n-1 (NumPy's): its order is its inverse.
+  std::vector<int64_t> order(n, -1);
+  bool permutation = true;
+  for (int64_t j = 0; j < n && permutation; ++j) {
+    permutation = tie[j] >= 0 && tie[j] < n && order[tie[j]] < 0;
+    if (permutation) order[tie[j]] = j;
+  }
+  if (!permutation) {
     std::vector<uint64_t> k(n);
     for (int64_t j = 0; j < n; ++j) k[j] = sort_key(tie[j]);
     radix_argsort(k, order.data());
@@ -309,13 +324,39 @@ void medial_axis_thin(const View& result, const View& distance, const View& tieb
     radix_argsort(k, order.data(), false);
   }
   {
-    std::vector<uint64_t> k(n);
+    // the distances of a binary image are square roots of integers: sorting those integers sorts them (fewer
+    // radix passes); any other distance falls back to its float order
+    std::vector<uint32_t> k(n);
+    std::atomic<bool> integral{true};
     parallel_for(n, 1 << 14, [&](int64_t b, int64_t e) {
-      for (int64_t t = b; t < e; ++t) k[t] = sort_key(dist[fg[order[t]]]);
+      for (int64_t t = b; t < e; ++t) {
+        const double d = dist[fg[order[t]]];
+        const double sq = std::nearbyint(d * d);
+        if (!(sq >= 0 && sq < 4294967296.0) || std::sqrt(sq) != d) {
+          integral.store(false, std::memory_order_relaxed);
+          return;
+        }
+        k[t] = uint32_t(sq);
+      }
     });
-    radix_argsort(k, order.data(), false);
+    if (integral.load()) {
+      radix_argsort(k, order.data(), false);
+    } else {
+      std::vector<uint64_t> k64(n);
+      parallel_for(n, 1 << 14, [&](int64_t b, int64_t e) {
+        for (int64_t t = b; t < e; ++t) k64[t] = sort_key(dist[fg[order[t]]]);
+      });
+      radix_argsort(k64, order.data(), false);
+    }
   }
   for (int64_t t = 0; t < n; ++t) {
+    if (t + 16 < n) {  // the order jumps around the image: fetch the window 16 pixels ahead
+      const int64_t a = fg[order[t + 16]];
+      __builtin_prefetch(img + std::max<int64_t>(a - w - 1, 0));
+      __builtin_prefetch(img + a);
+      __builtin_prefetch(img + std::min<int64_t>(a + w + 1, h * w - 1));
+    }
+    if (t + 32 < n) __builtin_prefetch(&fg[order[t + 32]]);
     const int64_t i = fg[order[t]], r = i / w, c = i % w;
     unsigned m = 16;
     for (int dr = -1; dr <= 1; ++dr)
