@@ -112,19 +112,6 @@ constexpr int kCentre = 13;
 
 constexpr int bit_at(int dp, int dr, int dc) { return 9 * (dp + 1) + 3 * (dr + 1) + (dc + 1); }
 
-// For each neighbour, the neighbours 26-adjacent to it (the centre excluded).
-constexpr std::array<uint32_t, 27> make_adjacency() {
-  std::array<uint32_t, 27> adj{};
-  for (int i = 0; i < 27; ++i)
-    for (int j = 0; j < 27; ++j) {
-      if (i == j || i == kCentre || j == kCentre) continue;
-      const int dp = i / 9 - j / 9, dr = i / 3 % 3 - j / 3 % 3, dc = i % 3 - j % 3;
-      if (dp >= -1 && dp <= 1 && dr >= -1 && dr <= 1 && dc >= -1 && dc <= 1) adj[i] |= 1u << j;
-    }
-  return adj;
-}
-constexpr std::array<uint32_t, 27> kAdjacency = make_adjacency();
-
 // 8 x the Euler characteristic of the union of the closed voxels of a 2x2x2 window, counted at its shared
 // vertex (the vertex, 6 edges shared by 2 windows, 12 faces by 4, 8 cubes by 8); bit (i << 2 | j << 1 | k)
 // is the voxel (i, j, k).
@@ -147,41 +134,56 @@ constexpr int window_euler8(unsigned m) {
   for (int i = 0; i < 8; ++i) c += m >> i & 1;
   return 8 * v - 4 * e + 2 * f - c;
 }
-// Change of the window's Euler characteristic (x 8) when its voxel 0, the centre, is set.
-constexpr std::array<int, 256> make_euler_delta() {
-  std::array<int, 256> t{};
-  for (unsigned m = 0; m < 256; ++m) t[m] = window_euler8(m | 1u) - window_euler8(m & ~1u);
+// Change of a window's Euler characteristic (x 8) when its voxel c, the centre, is set: one table per
+// position of the centre in the window.
+std::array<std::array<int8_t, 256>, 8> make_euler_delta() {
+  std::array<std::array<int8_t, 256>, 8> t{};
+  for (unsigned c = 0; c < 8; ++c)
+    for (unsigned m = 0; m < 256; ++m) t[c][m] = int8_t(window_euler8(m | 1u << c) - window_euler8(m & ~(1u << c)));
   return t;
 }
-constexpr std::array<int, 256> kEulerDelta = make_euler_delta();
+const std::array<std::array<int8_t, 256>, 8> kEulerDelta = make_euler_delta();
 
-// Lee's condition 1: the Euler characteristic of the 26-neighbourhood does not change (sum over octants).
+// Lee's condition 1: the Euler characteristic of the 26-neighbourhood does not change (sum over the eight
+// 2x2x2 windows holding the centre). Window (a, b, c) starts at cube position (a, b, c); its voxel (i, j, k)
+// is neighbourhood bit 9(a+i) + 3(b+j) + (c+k), window bit (i << 2 | j << 1 | k).
 bool euler_invariant(uint32_t nb) {
   int sum = 0;
-  for (int o = 0; o < 8; ++o) {
-    const int sp = o & 4 ? 1 : -1, sr = o & 2 ? 1 : -1, sc = o & 1 ? 1 : -1;
-    unsigned m = 0;
-    for (int i = 0; i < 2; ++i)
-      for (int j = 0; j < 2; ++j)
-        for (int k = 0; k < 2; ++k)
-          m |= unsigned(nb >> bit_at(i * sp, j * sr, k * sc) & 1) << (i << 2 | j << 1 | k);
-    sum += kEulerDelta[m];
+  for (unsigned w = 0; w < 8; ++w) {
+    const uint32_t x = nb >> (9 * (w >> 2) + 3 * (w >> 1 & 1) + (w & 1));
+    const unsigned m = (x & 3) | (x >> 3 & 3) << 2 | (x >> 9 & 3) << 4 | (x >> 12 & 3) << 6;
+    sum += kEulerDelta[7 - w][m];   // the centre is voxel (1-a, 1-b, 1-c) of window (a, b, c)
   }
   return sum == 0;
 }
 
-// Lee's conditions 2 and 3: the neighbours form at most one 26-connected component.
+// The 26-neighbour dilation of a set of cube bits (box dilation, one axis at a time).
+constexpr uint32_t cube_mask(int axis_stride, int value) {
+  uint32_t m = 0;
+  for (int i = 0; i < 27; ++i)
+    if (i / axis_stride % 3 != value) m |= 1u << i;
+  return m;
+}
+uint32_t dilate26(uint32_t x) {
+  constexpr uint32_t c0 = cube_mask(1, 0), c2 = cube_mask(1, 2), r0 = cube_mask(3, 0), r2 = cube_mask(3, 2),
+                     p0 = cube_mask(9, 0), p2 = cube_mask(9, 2);
+  x |= (x & c2) << 1 | (x & c0) >> 1;
+  x |= (x & r2) << 3 | (x & r0) >> 3;
+  x |= (x & p2) << 9 | (x & p0) >> 9;
+  return x;
+}
+
+// Lee's conditions 2 and 3: the neighbours form at most one 26-connected component (grown from one of them
+// by dilations within the neighbours, the centre left out).
 bool simple_point(uint32_t nb) {
-  uint32_t left = nb & ~(1u << kCentre);
+  const uint32_t left = nb & ~(1u << kCentre);
   if (!left) return true;
-  uint32_t comp = left & (~left + 1), frontier = comp;
-  while (frontier) {
-    uint32_t grow = 0;
-    for (uint32_t f = frontier; f; f &= f - 1) grow |= kAdjacency[std::countr_zero(f)];
-    frontier = grow & left & ~comp;
-    comp |= frontier;
+  uint32_t comp = left & (~left + 1);
+  for (;;) {
+    const uint32_t grown = dilate26(comp) & left;
+    if (grown == comp) return comp == left;
+    comp = grown;
   }
-  return comp == left;
 }
 
 uint32_t neighbourhood(const uint8_t* v, int64_t sp, int64_t sr) {
@@ -192,7 +194,7 @@ uint32_t neighbourhood(const uint8_t* v, int64_t sp, int64_t sr) {
   return nb;
 }
 
-bool deletable(uint32_t nb) { return std::popcount(nb) != 2 && euler_invariant(nb) && simple_point(nb); }
+bool deletable(uint32_t nb) { return std::popcount(nb) != 2 && simple_point(nb) && euler_invariant(nb); }
 
 }  // namespace
 
