@@ -277,7 +277,12 @@ void spline_filter_cuda(const View& in, const View& out, const SplinePoles& p, s
     const double scale = g.n > 1 ? gain : 1.0;
     const dim3 tiles(unsigned((g.n + kTile - 1) / kTile), unsigned(std::min<int64_t>((g.L + kTile - 1) / kTile, 65535)));
     const dim3 tile_threads(kTile, kTileRows);
-    cuda::check(cudaMemsetAsync(flags, 0, size_t(g.L) * sizeof(int), st), op);
+    // Small arrays, and axes with lines enough to fill the GPU one thread a line, run scipy's serial
+    // recursion on every line (bitwise scipy's, which integer and bool outputs need where a value lands on a
+    // rounding boundary; one launch instead of five a pole where the arrays are small); the segments
+    // otherwise.
+    const bool serial = total <= (int64_t(1) << 20) || g.L >= (int64_t(1) << 16);
+    cuda::check(cudaMemsetAsync(flags, serial ? 1 : 0, size_t(g.L) * sizeof(int), st), op);
     dispatch_dtype(src.dtype, [&]<class TI>() {
       const TI* data = static_cast<const TI*>(src.data);
       if (g.inner > 1)
@@ -289,7 +294,7 @@ void spline_filter_cuda(const View& in, const View& out, const SplinePoles& p, s
     Current cur{w, g, nullptr, Pole{}};
     if (g.n > 1) {
       const unsigned line_grid = cuda::blocks_for(g.L, kThreads), seg_grid = cuda::blocks_for(g.L * g.K, kThreads);
-      for (int j = 0; j < p.count; ++j) {
+      for (int j = 0; j < p.count && !serial; ++j) {
         const Pole pole = make_pole(p.z[j]);
         causal_init_kernel<<<line_grid, kThreads, 0, st>>>(cur, pole, b, init);
         causal_kernel<<<seg_grid, kThreads, 0, st>>>(cur, pole, init, w, ends);
