@@ -255,7 +255,10 @@ int64_t value_components_cpu(const View& image, const View& fg, std::span<const 
       };
       // the taps that exist from the line starting at `start`: within the slab starting at hyperplane `from`,
       // or (seam) only those stepping back across it
-      auto line_taps = [&](int64_t start, int64_t from, bool seam, std::vector<const Tap*>& valid) {
+      bool has_left = false;  // the tap (0, ..., 0, -1)
+      for (const Tap& t : taps) has_left = has_left || t.linear == -1;
+      auto line_taps = [&](int64_t start, int64_t from, bool seam, std::vector<const Tap*>& valid,
+                           std::vector<int>& partner) {
         int64_t c[kMaxDim];
         int64_t rem = start;
         for (int d = last; d >= 0; --d) {
@@ -263,25 +266,40 @@ int64_t value_components_cpu(const View& image, const View& fg, std::span<const 
           rem /= image.shape[d];
         }
         valid.clear();
-        for (const Tap& t : taps) {
-          if (seam != (nd > 1 && t.delta[0] == -1 && c[0] == from)) continue;
-          bool inside = true;
-          for (int d = 0; d < last && inside; ++d)
-            inside = c[d] + t.delta[d] >= 0 && c[d] + t.delta[d] < image.shape[d];
-          if (inside) valid.push_back(&t);
-        }
+        for (int pass = 0; pass < 2; ++pass)  // the taps straight across a line before their diagonal ones
+          for (const Tap& t : taps) {
+            if ((t.delta[last] == 0) != (pass == 0)) continue;
+            if (seam != (nd > 1 && t.delta[0] == -1 && c[0] == from)) continue;
+            bool inside = true;
+            for (int d = 0; d < last && inside; ++d)
+              inside = c[d] + t.delta[d] >= 0 && c[d] + t.delta[d] < image.shape[d];
+            if (inside) valid.push_back(&t);
+          }
+        // a diagonal tap's partner: the straight one into the same line. Where that one joined i, the diagonal
+        // neighbour (next to it on its line, of the same value) was joined to it already by the left tap
+        partner.assign(valid.size(), -1);
+        for (size_t k = 0; has_left && k < valid.size() && valid.size() <= 64; ++k)
+          for (size_t q = 0; q < k; ++q)
+            if (valid[k]->delta[last] != 0 && valid[q]->delta[last] == 0 &&
+                valid[q]->linear == valid[k]->linear - valid[k]->delta[last])
+              partner[k] = int(q);
       };
       // i's root is kept at hand while its taps join it (one find per matching neighbour) and i points
       // straight at it afterwards, so that chains stay short
-      auto join_line = [&](int64_t s0, const std::vector<const Tap*>& valid, bool init) {
+      auto join_line = [&](int64_t s0, const std::vector<const Tap*>& valid, const std::vector<int>& partner,
+                           bool init) {
         for (int64_t x = 0; x < width; ++x) {
           const int64_t i = s0 + x;
           if (init) par[i] = I(i);
           if (!m[i]) continue;
           I ri = root(I(i));
-          for (const Tap* t : valid) {
+          uint64_t joined = 0;
+          for (size_t k = 0; k < valid.size(); ++k) {
+            const Tap* t = valid[k];
+            if (partner[k] >= 0 && (joined >> partner[k] & 1)) continue;
             const int64_t xx = x + t->delta[last], j = i + t->linear;
             if (xx < 0 || xx >= width || !m[j] || !(v[j] == v[i])) continue;
+            joined |= uint64_t(1) << (k & 63);
             const I rj = root(I(j));
             if (rj < ri) {
               par[ri] = rj;
@@ -295,20 +313,22 @@ int64_t value_components_cpu(const View& image, const View& fg, std::span<const 
       };
       parallel_for(slabs, 1, [&](int64_t s0, int64_t s1) {
         std::vector<const Tap*> valid;
+        std::vector<int> partner;
         for (int64_t s = s0; s < s1; ++s) {
           const int64_t r0 = rows * s / slabs, r1 = rows * (s + 1) / slabs;
           for (int64_t start = r0 * row; start < r1 * row; start += width) {
-            line_taps(start, r0, false, valid);
-            join_line(start, valid, true);
+            line_taps(start, r0, false, valid, partner);
+            join_line(start, valid, partner, true);
           }
         }
       });
       std::vector<const Tap*> valid;
+      std::vector<int> partner;
       for (int64_t s = 1; s < slabs; ++s) {
         const int64_t r0 = rows * s / slabs;
         for (int64_t start = r0 * row; start < (r0 + 1) * row; start += width) {
-          line_taps(start, r0, true, valid);
-          join_line(start, valid, false);
+          line_taps(start, r0, true, valid, partner);
+          join_line(start, valid, partner, false);
         }
       }
     });
