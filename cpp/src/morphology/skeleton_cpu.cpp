@@ -16,8 +16,8 @@
 namespace ndimg::morphology {
 
 // Only pixels whose neighbourhood changed since their last test in a subiteration can change their answer
-// there, so each subiteration tests a queue: at first the foreground pixels touching the background, then the
-// foreground neighbours of the pixels deleted (queued for both subiterations). Tests read the state before
+// there: once an iteration deletes few pixels, each subiteration tests a queue, the foreground neighbours of
+// the pixels deleted (queued for both subiterations), instead of the whole image. Tests read the state before
 // the subiteration and deletions are applied after it: the parallel rule exactly.
 void thin2d_cpu(const View& in, const View& out, Thinning m, int64_t max_iter) {
   const int64_t h = in.shape[0], w = in.shape[1], w2 = w + 2;
@@ -31,72 +31,88 @@ void thin2d_cpu(const View& in, const View& out, Thinning m, int64_t max_iter) {
   });
   uint8_t* v = img.data();
   const int64_t around[8] = {-w2 - 1, -w2, -w2 + 1, -1, 1, w2 - 1, w2, w2 + 1};
-  std::vector<uint8_t> queued(img.size(), 0);  // bit s: waiting in subiteration s's queue
-  std::vector<int64_t> queue[2];
-  {
-    const int chunks = int(std::max<int64_t>(1, std::min<int64_t>(num_threads() * 4, h)));
-    std::vector<std::vector<int64_t>> parts(static_cast<size_t>(chunks));
-    parallel_for(chunks, 1, [&](int64_t c0, int64_t c1) {
-      for (int64_t c = c0; c < c1; ++c)
-        for (int64_t r = 1 + c * h / chunks; r < 1 + (c + 1) * h / chunks; ++r)
-          for (int64_t i = r * w2 + 1; i < r * w2 + 1 + w; ++i)
-            if (v[i] && neighbour_code(v + i, w2) != 255) parts[size_t(c)].push_back(i);
-    });
-    for (auto& p : parts) queue[0].insert(queue[0].end(), p.begin(), p.end());
-    queue[1] = queue[0];
-    for (int64_t i : queue[0]) queued[i] = 3;
-  }
   std::array<std::array<uint8_t, 256>, 2> deletes{};  // the rule as two tables, tested per pixel below
   for (int sub = 0; sub < 2; ++sub)
     for (unsigned code = 0; code < 256; ++code) deletes[sub][code] = thinning_deletes(m, code, sub);
   const int nt = num_threads();
-  std::vector<std::vector<int64_t>> deleted(static_cast<size_t>(nt)), grown[2];
-  grown[0].resize(size_t(nt));
-  grown[1].resize(size_t(nt));
-  for (int64_t it = 0; max_iter < 0 || it < max_iter; ++it) {
-    bool changed = false;
-    for (int sub = 0; sub < 2; ++sub) {
-      std::vector<int64_t> tests;
-      tests.swap(queue[sub]);
-      const int64_t n = int64_t(tests.size());
-      const int64_t step = (n + nt - 1) / nt;
-      parallel_for(nt, 1, [&](int64_t t0, int64_t t1) {
-        for (int64_t t = t0; t < t1; ++t) {
-          auto& del = deleted[size_t(t)];
-          del.clear();
-          for (int64_t j = t * step; j < std::min(n, (t + 1) * step); ++j) {
-            const int64_t i = tests[j];
-            queued[i] &= uint8_t(~(1u << sub));  // (no other thread touches queued[i] in this phase)
-            if (v[i] && deletes[sub][neighbour_code(v + i, w2)]) del.push_back(i);
+  using Lists = std::vector<std::vector<int64_t>>;  // one list per thread
+  Lists deleted[2] = {Lists(static_cast<size_t>(nt)), Lists(static_cast<size_t>(nt))};
+  Lists grown[2] = {Lists(static_cast<size_t>(nt)), Lists(static_cast<size_t>(nt))};
+  std::vector<uint8_t> queued;  // bit s: waiting in subiteration s's queue
+  std::vector<int64_t> queue[2];
+  // the foreground neighbours of deleted pixels join both queues (once)
+  auto enqueue_neighbours = [&](const Lists& dels) {
+    parallel_for(nt, 1, [&](int64_t t0, int64_t t1) {
+      for (int64_t t = t0; t < t1; ++t) {
+        grown[0][size_t(t)].clear();
+        grown[1][size_t(t)].clear();
+        for (int64_t i : dels[size_t(t)])
+          for (int64_t d : around) {
+            const int64_t q = i + d;
+            if (!v[q]) continue;
+            std::atomic_ref<uint8_t> flag(queued[q]);
+            if (flag.load(std::memory_order_relaxed) == 3) continue;
+            const uint8_t before = flag.fetch_or(uint8_t(3), std::memory_order_relaxed);
+            for (int s = 0; s < 2; ++s)
+              if (!(before >> s & 1)) grown[s][size_t(t)].push_back(q);
           }
-        }
-      });
-      parallel_for(nt, 1, [&](int64_t t0, int64_t t1) {
-        for (int64_t t = t0; t < t1; ++t)
-          for (int64_t i : deleted[size_t(t)]) v[i] = 0;
-      });
-      parallel_for(nt, 1, [&](int64_t t0, int64_t t1) {
-        for (int64_t t = t0; t < t1; ++t) {
-          grown[0][size_t(t)].clear();
-          grown[1][size_t(t)].clear();
-          for (int64_t i : deleted[size_t(t)])
-            for (int64_t d : around) {
-              const int64_t q = i + d;
-              if (!v[q]) continue;
-              std::atomic_ref<uint8_t> flag(queued[q]);
-              if (flag.load(std::memory_order_relaxed) == 3) continue;
-              const uint8_t before = flag.fetch_or(uint8_t(3), std::memory_order_relaxed);
-              for (int s = 0; s < 2; ++s)
-                if (!(before >> s & 1)) grown[s][size_t(t)].push_back(q);
-            }
-        }
-      });
-      for (int t = 0; t < nt; ++t) {
-        changed |= !deleted[size_t(t)].empty();
-        for (int s = 0; s < 2; ++s) queue[s].insert(queue[s].end(), grown[s][size_t(t)].begin(), grown[s][size_t(t)].end());
       }
+    });
+    for (int t = 0; t < nt; ++t)
+      for (int s = 0; s < 2; ++s) queue[s].insert(queue[s].end(), grown[s][size_t(t)].begin(), grown[s][size_t(t)].end());
+  };
+  auto count = [](const Lists& l) {
+    int64_t c = 0;
+    for (const auto& x : l) c += int64_t(x.size());
+    return c;
+  };
+  // While many pixels go per iteration, subiterations scan the whole image; once few do, only the queues
+  // (pixels whose neighbourhood changed since their last test in that subiteration) are tested.
+  bool scanning = true;
+  for (int64_t it = 0; max_iter < 0 || it < max_iter; ++it) {
+    for (int sub = 0; sub < 2; ++sub) {
+      auto& del = deleted[sub];
+      if (scanning) {
+        parallel_for(nt, 1, [&](int64_t t0, int64_t t1) {
+          for (int64_t t = t0; t < t1; ++t) {
+            auto& d = del[size_t(t)];
+            d.clear();
+            for (int64_t r = 1 + t * h / nt; r < 1 + (t + 1) * h / nt; ++r)
+              for (int64_t i = r * w2 + 1; i < r * w2 + 1 + w; ++i)
+                if (v[i] && deletes[sub][neighbour_code(v + i, w2)]) d.push_back(i);
+          }
+        });
+      } else {
+        std::vector<int64_t> tests;
+        tests.swap(queue[sub]);
+        const int64_t n = int64_t(tests.size());
+        const int64_t step = (n + nt - 1) / nt;
+        parallel_for(nt, 1, [&](int64_t t0, int64_t t1) {
+          for (int64_t t = t0; t < t1; ++t) {
+            auto& d = del[size_t(t)];
+            d.clear();
+            for (int64_t j = t * step; j < std::min(n, (t + 1) * step); ++j) {
+              const int64_t i = tests[j];
+              queued[i] &= uint8_t(~(1u << sub));  // (no other thread touches queued[i] in this phase)
+              if (v[i] && deletes[sub][neighbour_code(v + i, w2)]) d.push_back(i);
+            }
+          }
+        });
+      }
+      parallel_for(nt, 1, [&](int64_t t0, int64_t t1) {  // deletions after all tests: the parallel rule
+        for (int64_t t = t0; t < t1; ++t)
+          for (int64_t i : del[size_t(t)]) v[i] = 0;
+      });
+      if (!scanning) enqueue_neighbours(del);
     }
-    if (!changed) break;
+    const int64_t gone = count(deleted[0]) + count(deleted[1]);
+    if (gone == 0) break;
+    if (scanning && gone * 64 < h * w) {  // the changes since each subiteration's last scan seed the queues
+      scanning = false;
+      queued.assign(img.size(), 0);
+      enqueue_neighbours(deleted[0]);
+      enqueue_neighbours(deleted[1]);
+    }
   }
   bool* dst = out.ptr<bool>();
   parallel_for(h, 64, [&](int64_t r0, int64_t r1) {
