@@ -82,7 +82,7 @@ def label(label_image, background=None, return_num=False, connectivity=None):
     elif xp is np:
         image = np.ascontiguousarray(image)
         labels = np.empty(image.shape, np.int64)
-        count = int(_core.value_components(image, np.ascontiguousarray(fg, dtype=np.uint8),
+        count = int(_core.value_components(image, np.ascontiguousarray(fg).view(np.uint8),
                                            structure.ravel().astype(np.uint8).tolist(), labels))
     else:
         labels, count = _equal_components_xp(image, fg, structure)
