@@ -15,7 +15,7 @@ from pathlib import Path
 
 import cupy as cp
 import numpy as np
-from cupy.cuda import memory_hooks
+from cupy.cuda import memory_hook
 
 sys.path.append(str(Path(__file__).resolve().parents[1] / "python"))  # after site-packages: an installed ndimg wins
 import ndimg  # noqa: E402
@@ -24,7 +24,7 @@ from ndimg import _cases, _registry  # noqa: E402
 _USED_MEM_HIGH = 8  # cudaMemPoolAttrUsedMemHigh
 
 
-class _Peak(memory_hooks.MemoryHook):
+class _Peak(memory_hook.MemoryHook):
     """Live and peak bytes of CuPy's pool (pool-level malloc/free, not the driver's allocations)."""
     name = "ndimg-peak"
 
