@@ -295,6 +295,10 @@ def progress(row):
 
 
 def git_commit():
+    """The commit measured: NDIMG_COMMIT where set (a `git archive` snapshot inside another checkout would
+    report that checkout's HEAD), else the repository's HEAD."""
+    if os.environ.get("NDIMG_COMMIT"):
+        return os.environ["NDIMG_COMMIT"]
     try:
         return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=HERE, capture_output=True, text=True,
                               timeout=10).stdout.strip() or "?"
