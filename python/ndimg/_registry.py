@@ -1483,22 +1483,41 @@ _CHAIN = np.cumsum(_rng.standard_normal((40, 2)) * 3, axis=0) + 10
 _RING = np.vstack([_CHAIN[:25], _CHAIN[:1]])
 _PTS = np.vstack([_RING[:4], _rng.uniform(-5, 35, (60, 2))])   # some exactly on vertices (pnpoly's code 2)
 _POLY = dict(inputs=("none",), ndim=(), engines=("cpu", "cuda"))
+
+
+def _positional(*names):
+    """A case's _prep: the named keyword arrays passed positionally (the tests move positional arrays to the
+    engine under test: GPU runs get GPU coordinates)."""
+    def prep(args, kw):
+        kw = dict(kw)
+        return [*args, *(kw.pop(n) for n in names)], kw
+    return prep
+
+
+def _cc(**kw):   # a case of coordinates
+    return case(_prep=_positional("coords"), **kw)
+
+
+def _pc(**kw):   # a case of points and a polygon
+    return case(_prep=_positional("points", "verts"), **kw)
+
+
 register("measure", "approximate_polygon", f"{_MU}._polygon:approximate_polygon", rtol=0, atol=0,
-         cases=(case(coords=_CHAIN, tolerance=1.0), case(coords=_CHAIN, tolerance=0), case(coords=_CHAIN, tolerance=0.2),
-                case(coords=_CHAIN.astype(np.float32), tolerance=5.0), case(coords=np.round(_CHAIN).astype(np.int32), tolerance=1.5),
-                case(coords=_RING, tolerance=2.0)),
+         cases=(_cc(coords=_CHAIN, tolerance=1.0), _cc(coords=_CHAIN, tolerance=0), _cc(coords=_CHAIN, tolerance=0.2),
+                _cc(coords=_CHAIN.astype(np.float32), tolerance=5.0), _cc(coords=np.round(_CHAIN).astype(np.int32), tolerance=1.5),
+                _cc(coords=_RING, tolerance=2.0)),
          bench=(("none", dict(coords=np.cumsum(_rng.standard_normal((100000, 2)), axis=0), tolerance=2.0)),), **_POLY)
 register("measure", "subdivide_polygon", f"{_MU}._polygon:subdivide_polygon", rtol=1e-12, atol=1e-12,
-         cases=(case(coords=_CHAIN), *(case(coords=_CHAIN, degree=d) for d in range(1, 8)),
-                case(coords=_CHAIN, degree=3, preserve_ends=True), case(coords=_RING),
-                case(coords=_RING.astype(np.float32), degree=5, preserve_ends=True),
-                case(coords=np.round(_CHAIN).astype(np.int64), degree=4)),
+         cases=(_cc(coords=_CHAIN), *(_cc(coords=_CHAIN, degree=d) for d in range(1, 8)),
+                _cc(coords=_CHAIN, degree=3, preserve_ends=True), _cc(coords=_RING),
+                _cc(coords=_RING.astype(np.float32), degree=5, preserve_ends=True),
+                _cc(coords=np.round(_CHAIN).astype(np.int64), degree=4)),
          bad=(bad(ValueError, coords=_CHAIN, degree=8), bad(ValueError, coords=_CHAIN, degree=0)),
          bench=(("none", dict(coords=np.cumsum(_rng.standard_normal((100000, 2)), axis=0), degree=3)),), **_POLY)
 register("measure", "points_in_poly", f"{_MU}._polygon:points_in_poly", rtol=0, atol=0,
-         cases=(case(points=_PTS, verts=_RING), case(points=_PTS, verts=_CHAIN),
-                case(points=_PTS.astype(np.float32), verts=_RING.astype(np.float32)),
-                case(points=np.round(_PTS).astype(np.int16), verts=np.round(_RING).astype(np.int16))),
+         cases=(_pc(points=_PTS, verts=_RING), _pc(points=_PTS, verts=_CHAIN),
+                _pc(points=_PTS.astype(np.float32), verts=_RING.astype(np.float32)),
+                _pc(points=np.round(_PTS).astype(np.int16), verts=np.round(_RING).astype(np.int16))),
          bench=(("none", dict(points=_rng.uniform(-5, 35, (1000000, 2)), verts=_RING)),), **_POLY)
 _SQUARE = np.array([[0.0, 0.0], [0.0, 4.0], [4.0, 4.0], [4.0, 0.0]])
 _STAR = np.array([[2.0, 10.0], [14.5, 2.5], [8.0, 20.0], [14.0, 16.0], [1.5, 3.0]])

@@ -685,8 +685,8 @@ class RegionProperties:
             return tuple(v)
         if name == "inertia_tensor_eigvals":
             return list(v)
-        if isinstance(v, np.ndarray):
-            return v.copy()
+        if isinstance(v, np.ndarray):   # the caller's array library: the row of the (device) column
+            return self._regions.column(name)[self._row].copy()
         return v
 
     def __getattr__(self, attr):
@@ -965,12 +965,12 @@ def _table(regions, properties, separator):
             col = np.empty(n, dtype=dtype)
             for i in range(n):
                 col[i] = regions[i][prop]
-            out[orig] = np.copy(col)
+            out[orig] = np.copy(col) if col.dtype == object else xp.asarray(col)   # numeric: the caller's library
         else:
             shape = np.shape(_host(value) if hasattr(value, "get") else value)
             col = np.empty((n,) + shape, dtype=dtype)
             for i in range(n):
                 v = regions[i][prop]
                 col[i] = _host(v) if hasattr(v, "get") else np.asarray(v)
-            _split(out, orig, col, separator)
+            _split(out, orig, xp.asarray(col), separator)   # numeric: the caller's array library
     return out
