@@ -51,6 +51,19 @@ def _equal_components_xp(values, fg, structure):
     return out, int(number[-1]) if n else 0
 
 
+def _intp_as_host(values):
+    """GPU float values cast to intp as NumPy casts them on the host: CUDA saturates infinities and values out
+    of int64's range, where x86 NumPy gives -2**63 for all of them (and NaN), so that scikit-image joins
+    neighbouring inf and -inf."""
+    xp = xp_of(values)
+    v = values.real if values.dtype.kind == "c" else values   # NumPy's cast drops the imaginary part
+    with np.errstate(invalid="ignore"):
+        hi, lo, nan = np.array([np.inf, -np.inf, np.nan]).astype(np.intp).tolist()
+    out = v.astype(np.intp)
+    limit = float(2**63)
+    return xp.where(v >= limit, hi, xp.where(v < -limit, lo, xp.where(xp.isnan(v), nan, out)))
+
+
 @engine_aware("label_image")
 def label(label_image, background=None, return_num=False, connectivity=None):
     """skimage.measure.label: the connected regions of equal value (bool: of True) numbered 1.. in raster order;
@@ -74,7 +87,9 @@ def label(label_image, background=None, return_num=False, connectivity=None):
     background = int(background)
     structure = _structure(connectivity, image.ndim)
     # scikit-image labels the values cast to intp (floats truncated towards zero)
-    if image.dtype.kind in "fc" or image.dtype == np.uint64 or not image.dtype.isnative:
+    if image.dtype.kind in "fc" and xp is not np:
+        image = _intp_as_host(image)
+    elif image.dtype.kind in "fc" or image.dtype == np.uint64 or not image.dtype.isnative:
         image = image.astype(np.intp)
     fg = image != background
     if image.size == 0:
