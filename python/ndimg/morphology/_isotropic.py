@@ -14,7 +14,7 @@ def _erode(image, radius, out, spacing):
 def _dilate(image, radius, out, spacing):
     xp = xp_of(image)
     # the background as NumPy's logical_not finds it (CuPy's has no complex loop)
-    dist = distance_transform_edt(image == 0, sampling=spacing)
+    dist = distance_transform_edt(xp.asarray(image) == 0, sampling=spacing)
     return xp.less_equal(dist, radius, out=out)
 
 
