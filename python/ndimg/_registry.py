@@ -84,6 +84,9 @@ class Entry:
     extra: dict = field(default_factory=dict)
     halo: object = None         # Dask: halo(ndim, **call kwargs) -> map_overlap depth (int or per axis); 0 pointwise
     dask: str = ""              # Dask: "module.path:function", a chunk-correct implementation (global operations)
+    # "class": a public class (the fit models): exported as is, substituted as is by ndimg.accelerate (no call
+    # wrapper, no placement), no generated cases (declare inputs=("none",), ndim=(), cases=())
+    kind: str = "function"
 
     @property
     def qualname(self):
@@ -1544,7 +1547,13 @@ register("measure", "mesh_surface_area", f"{_MU}._marching_cubes:mesh_surface_ar
                                         case(verts=_OCTA_V, faces=_OCTA_F[:3])),
          bench=(("none", dict(verts=np.random.default_rng(0).random((100000, 3)),
                               faces=np.random.default_rng(1).integers(0, 100000, (200000, 3)))),))
-del _MU, _MASK_F, _COLOC, _POLY, _SQUARE, _STAR, _OCTA_V, _OCTA_F, _rng, _CHAIN, _RING, _PTS
+# model fitting: host-side estimation (GPU data is copied to the host; residuals, predictions and ransac's
+# inliers come back as the caller's array type); compared with scikit-image in tests/measure/test_fit.py
+_FIT = dict(inputs=("none",), ndim=(), cases=())
+for _name in ("CircleModel", "EllipseModel", "LineModelND", "RansacModelProtocol"):
+    register("measure", _name, f"{_MU}._fit:{_name}", kind="class", **_FIT)
+register("measure", "ransac", f"{_MU}._fit:ransac", **_FIT)
+del _MU, _MASK_F, _COLOC, _POLY, _SQUARE, _STAR, _OCTA_V, _OCTA_F, _rng, _CHAIN, _RING, _PTS, _FIT, _name
 # ---- end contours, meshes and measure utilities ----
 
 # ---------------------------------------------------------------------------------------------------

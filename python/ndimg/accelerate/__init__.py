@@ -64,7 +64,7 @@ def _wrap(reference, original, spec):
 
 def _targets():
     """(reference, public module, name, spec) of every registry function mirroring scikit-image whose
-    ndimg implementation loads."""
+    ndimg implementation loads; for a class entry the spec is the class itself."""
     from .._registry import REGISTRY
     from ..backends.skimage import spec_for
 
@@ -72,7 +72,7 @@ def _targets():
         if not e.reference.startswith("skimage."):
             continue
         try:
-            spec = spec_for(e.reference)
+            spec = e.load() if e.kind == "class" else spec_for(e.reference)
         except (ImportError, AttributeError) as exc:  # declared but not built on this installation
             log.debug("%s: not accelerated (%s)", e.reference, exc)
             continue
@@ -86,7 +86,8 @@ def _enable():
         original = getattr(module, name)
         if hasattr(original, "__ndimg_original__"):
             continue
-        originals[id(original)] = (original, _wrap(reference, original, spec))
+        # a class is substituted as is: a call wrapper would hide its classmethods and break isinstance
+        originals[id(original)] = (original, spec if isinstance(spec, type) else _wrap(reference, original, spec))
     # every namespace holding one of the originals -- public modules, scikit-image's private modules,
     # user modules that did `from skimage.x import f` -- gets the wrapper
     for mod in list(sys.modules.values()):
