@@ -66,10 +66,20 @@ def _pearson(x, y, xp):
                                            "defined."), stacklevel=3)
         return np.nan, np.nan
     # scipy's steps in the input's float type (float16 and float32 results round as there)
-    xmean, ymean = xp.mean(x, keepdims=True), xp.mean(y, keepdims=True)
+    if dtype == np.float16 and xp is not np:
+        # NumPy reduces float16 in float32 and rounds the total once (mean, the sum of the rounded squares in
+        # vector_norm, vecdot's sum of exact products); CuPy's float16 reductions round otherwise
+        half = lambda v: v.astype(np.float16)  # noqa: E731
+        mean = lambda v: half(xp.sum(v, dtype=np.float32, keepdims=True) / np.float32(v.shape[0]))  # noqa: E731
+        norm = lambda v, keepdims: xp.sqrt(half(xp.sum(v * v, dtype=np.float32, keepdims=keepdims)))  # noqa: E731
+        vecdot = lambda a, b: half(xp.sum(a.astype(np.float32) * b.astype(np.float32)))  # noqa: E731
+    else:
+        mean = lambda v: xp.mean(v, keepdims=True)  # noqa: E731
+        norm = getattr(xp.linalg, "vector_norm", xp.linalg.norm)
+        vecdot = xp.vecdot if hasattr(xp, "vecdot") else lambda a, b: xp.sum(a * b)
+    xmean, ymean = mean(x), mean(y)
     xm, ym = x - xmean, y - ymean
     xmax, ymax = xp.max(xp.abs(xm), keepdims=True), xp.max(xp.abs(ym), keepdims=True)
-    norm = getattr(xp.linalg, "vector_norm", xp.linalg.norm)
     normx = xmax * norm(xm / xmax, keepdims=True)
     normy = ymax * norm(ym / ymax, keepdims=True)
     threshold = np.finfo(dtype).eps ** 0.75
@@ -77,8 +87,7 @@ def _pearson(x, y, xp):
         warnings.warn(NearConstantInputWarning("An input array is nearly constant; the computed correlation "
                                                "coefficient may be inaccurate."), stacklevel=3)
     a, b = xm / normx, ym / normy
-    dot = xp.vecdot(a, b) if hasattr(xp, "vecdot") else xp.sum(a * b)
-    r = float(xp.clip(dot, -1.0, 1.0))
+    r = float(xp.clip(vecdot(a, b), -1.0, 1.0))
     if x.shape[0] == 2:   # exactly +-1, p-value 1
         return float(np.round(r)), np.nan if np.isnan(r) else 1.0
     return r, _p_value(r, x.shape[0], dtype)

@@ -219,5 +219,10 @@ def eigvals_desc(t):
 def inertia_tensor_eigvals(image, mu=None, T=None, *, spacing=None):
     if T is None:
         T = inertia_tensor(image, mu, spacing=spacing)
-    ev = eigvals_desc(T)
-    return [ev[k] for k in range(ev.shape[0])] if xp_of(ev) is not np else sorted(ev, reverse=True)
+    xp = xp_of(T)
+    if xp is np:
+        return sorted(eigvals_desc(T), reverse=True)
+    # the ndim x ndim tensor's eigenvalues by NumPy's LAPACK, as scikit-image's: its rounding, and its
+    # LinAlgError for a non-finite tensor (cupy.linalg.eigvalsh returns NaN)
+    ev = xp.asarray(eigvals_desc(T.get()))
+    return [ev[k] for k in range(ev.shape[0])]

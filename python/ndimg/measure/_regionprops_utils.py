@@ -12,6 +12,7 @@ from numbers import Real
 import numpy as np
 
 from .._engine import engine_aware, xp_of
+from ..morphology._label import as_host_intp
 
 # Euler characteristic of one 2x2 window by its configuration (bit 1: the window's last pixel, 2: the one
 # above it, 4: the one left of it, 8: the diagonal one), 4- and 8-connectivity
@@ -187,6 +188,8 @@ def perimeter(image, neighborhood=4):
     if image.ndim != 2:
         raise NotImplementedError("`perimeter` supports 2D images only")
     xp = xp_of(image)
+    if xp is not np and image.dtype.kind in "fc":   # CUDA saturates inf (-> 255): NumPy's wrapped cast instead
+        image = as_host_intp(image)
     u8 = image.astype(np.uint8)
     h, w = u8.shape
     nz = xp.pad(u8 != 0, 1)

@@ -51,7 +51,7 @@ def _equal_components_xp(values, fg, structure):
     return out, int(number[-1]) if n else 0
 
 
-def _intp_as_host(values):
+def as_host_intp(values):
     """GPU float values cast to intp as NumPy casts them on the host: CUDA saturates infinities and values out
     of int64's range, where x86 NumPy gives -2**63 for all of them (and NaN), so that scikit-image joins
     neighbouring inf and -inf."""
@@ -88,7 +88,7 @@ def label(label_image, background=None, return_num=False, connectivity=None):
     structure = _structure(connectivity, image.ndim)
     # scikit-image labels the values cast to intp (floats truncated towards zero)
     if image.dtype.kind in "fc" and xp is not np:
-        image = _intp_as_host(image)
+        image = as_host_intp(image)
     elif image.dtype.kind in "fc" or image.dtype == np.uint64 or not image.dtype.isnative:
         image = image.astype(np.intp)
     fg = image != background
