@@ -351,7 +351,10 @@ class _Regions:
         a, b, c = t[:, 0, 0], t[:, 0, 1], t[:, 1, 1]
         # A region symmetric about an axis has mu11 = 0 up to rounding, and where c <= a the sign of that noise
         # picks +pi/2 or -pi/2: for those few regions the tensor as scikit-image sums it, over the region's crop.
-        odd = np.flatnonzero(_host((xp.abs(b) <= 1e-12 * (xp.abs(a) + xp.abs(c))) & (c <= a)))
+        # The noise is relative to the raw moments the sums cancel (coordinates across the whole image, GPU
+        # atomics in any order), not to the region's own a and c: a wide margin (a truly tiny mu11 recomputed
+        # is still right, only slower).
+        odd = np.flatnonzero(_host((xp.abs(b) <= 1e-8 * (xp.abs(a) + xp.abs(c))) & (c <= a)))
         if odd.size:
             a, b, c = (xp.array(v, copy=True) for v in (a, b, c))
             for i in odd.tolist():
