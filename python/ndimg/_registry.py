@@ -1380,7 +1380,7 @@ register("measure", "moments", f"{_MOM}:moments", dtypes=ALL, rtol=1e-9, atol=1e
          cases=_IMG_SPACING + (case(order=1), case(order=5, _ndim=(2,))),
          bench=(("2d_f32", {}), ("3d_f32", {})))
 register("measure", "moments_central", f"{_MOM}:moments_central", dtypes=ALL, rtol=1e-7, atol=1e-7,
-         family="moments",
+         family="moments", extra={"compare": "own_error"},
          cases=_IMG_SPACING + (case(order=2), case(order=4, _ndim=(2,)), case(center=(5.5, 7.25), _ndim=(2,)),
                                case(center=(3, 4, 5.5), order=2, _ndim=(3,))),
          bench=(("2d_f32", {}), ("3d_f32", {})))
@@ -1401,9 +1401,11 @@ register("measure", "moments_coords_central", f"{_MOM}:moments_coords_central", 
 register("measure", "centroid", f"{_MOM}:centroid", dtypes=ALL, rtol=1e-9, atol=1e-9, family="moments",
          cases=_IMG_SPACING, bench=(("2d_f32", {}), ("3d_f32", {})))
 register("measure", "inertia_tensor", f"{_MOM}:inertia_tensor", dtypes=ALL, rtol=1e-7, atol=1e-9,
-         family="moments", cases=_IMG_SPACING, bench=(("2d_f32", {}), ("3d_f32", {})))
+         family="moments", extra={"compare": "own_error"}, cases=_IMG_SPACING,
+         bench=(("2d_f32", {}), ("3d_f32", {})))
 register("measure", "inertia_tensor_eigvals", f"{_MOM}:inertia_tensor_eigvals", dtypes=ALL, rtol=1e-7,
-         atol=1e-9, family="moments", cases=_IMG_SPACING, bench=(("2d_f32", {}), ("3d_f32", {})))
+         atol=1e-9, family="moments", extra={"compare": "own_error"}, cases=_IMG_SPACING,
+         bench=(("2d_f32", {}), ("3d_f32", {})))
 _RU = f"{_MR}._regionprops_utils"
 register("measure", "euler_number", f"{_RU}:euler_number", dtypes=ALL, inputs=("mask",), rtol=0, atol=0,
          family="regionprops",
