@@ -351,18 +351,18 @@ class _Regions:
         a, b, c = t[:, 0, 0], t[:, 0, 1], t[:, 1, 1]
         # A region symmetric about an axis has mu11 = 0 up to rounding, and where c <= a the sign of that noise
         # picks +pi/2 or -pi/2: for those few regions the tensor as scikit-image sums it, over the region's crop.
-        # The noise is relative to the raw moments the sums cancel (coordinates across the whole image, GPU
-        # atomics in any order), not to the region's own a and c: a wide margin (a truly tiny mu11 recomputed
-        # is still right, only slower).
-        odd = np.flatnonzero(_host((xp.abs(b) <= 1e-8 * (xp.abs(a) + xp.abs(c))) & (c <= a)))
+        odd = np.flatnonzero(_host((xp.abs(b) <= 1e-12 * (xp.abs(a) + xp.abs(c))) & (c <= a)))
         if odd.size:
-            a, b, c = (xp.array(v, copy=True) for v in (a, b, c))
+            # patched on the host: the sign of a zero b picks the angle, and CuPy writes a scalar -0.0 into an
+            # element as +0.0 (fill's memset for values == 0)
+            a, b, c = (_host(v).copy() for v in (a, b, c))
             for i in odd.tolist():
                 crop = self.crop(i).astype(np.uint8)
                 m = _mom._moments_about(crop, (0, 0), _ORDER, self.spacing)
                 ctr = np.asarray([m[1, 0] / m[0, 0], m[0, 1] / m[0, 0]])
                 ti = _mom.tensor(_mom._moments_about(crop, ctr, _ORDER, self.spacing), 2)
                 a[i], b[i], c[i] = ti[0, 0], ti[0, 1], ti[1, 1]
+            a, b, c = (xp.asarray(v) for v in (a, b, c))
         diag = xp.where(b < 0, pi / 4.0, -pi / 4.0)
         return xp.where(a - c == 0, diag, 0.5 * xp.arctan2(-2 * b, c - a))
 
