@@ -684,8 +684,8 @@ class RegionProperties:
             return float(v)
         if name == "euler_number" and self._ndim == 3:
             return int(v)
-        if name in ("centroid", "centroid_weighted"):
-            return tuple(v)
+        if name in ("centroid", "centroid_weighted"):   # per channel (2-D rows): arrays of the caller's library
+            return tuple(v if v.ndim == 1 else self._regions.column(name)[self._row])
         if name == "inertia_tensor_eigvals":
             return list(v)
         if isinstance(v, np.ndarray):   # the caller's array library: the row of the (device) column
