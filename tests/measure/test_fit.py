@@ -17,7 +17,8 @@ CIRCLE = np.c_[10 + 7 * np.cos(T), -3 + 7 * np.sin(T)] + RNG.normal(0, 0.2, (60,
 _C, _S = np.cos(0.7), np.sin(0.7)
 ELLIPSE = np.c_[5 + 9 * np.cos(T) * _C - 4 * np.sin(T) * _S, 2 + 9 * np.cos(T) * _S + 4 * np.sin(T) * _C] \
     + RNG.normal(0, 0.1, (60, 2))
-LINE3 = np.array([1.0, 2, 3]) + np.linspace(-5, 5, 40)[:, None] * np.array([0.6, 0.0, 0.8]) + RNG.normal(0, 0.05, (40, 3))
+LINE3 = (np.array([1.0, 2, 3]) + np.linspace(-5, 5, 40)[:, None] * np.array([0.6, 0.0, 0.8])
+         + RNG.normal(0, 0.05, (40, 3)))
 DATA = {"CircleModel": CIRCLE, "EllipseModel": ELLIPSE, "LineModelND": LINE3}
 ATTRS = {"CircleModel": ("center", "radius"), "EllipseModel": ("center", "axis_lengths", "theta"),
          "LineModelND": ("origin", "direction")}
