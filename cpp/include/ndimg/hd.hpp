@@ -18,4 +18,39 @@ NDIMG_HD T square_rn(T x) {
 #endif
   return x * x;
 }
+// Products, sums and differences rounded one at a time, as scipy's C (and the host build, without FMA
+// contraction) computes them: nvcc would contract them into FMAs. T is float or double, or on the host a GCC
+// vector of doubles (always inlined there: the vector loops depend on it).
+#if defined(__CUDACC__)
+#define NDIMG_HD_RN __host__ __device__ __forceinline__
+#else
+#define NDIMG_HD_RN inline __attribute__((always_inline))
+#endif
+template <class T, class S>
+NDIMG_HD_RN T mul_rn(T a, S b) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(T) == 4) return __fmul_rn(a, T(b));
+  else return __dmul_rn(a, T(b));
+#else
+  return a * b;
+#endif
+}
+template <class T>
+NDIMG_HD_RN T add_rn(T a, T b) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(T) == 4) return __fadd_rn(a, b);
+  else return __dadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+template <class T>
+NDIMG_HD_RN T sub_rn(T a, T b) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof(T) == 4) return __fsub_rn(a, b);
+  else return __dsub_rn(a, b);
+#else
+  return a - b;
+#endif
+}
 }  // namespace ndimg

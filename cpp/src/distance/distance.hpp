@@ -14,29 +14,6 @@ namespace ndimg::distance {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Products, sums and differences rounded one at a time, as scipy's C computes them (nvcc would fuse them).
-NDIMG_HD double mul_rn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-NDIMG_HD double add_rn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-NDIMG_HD double sub_rn(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
-
 // The squared distance from position p of a line to site q whose partial squared distance (over the axes
 // passed before) is f: scipy's sum, in its order.
 NDIMG_HD double site_distance(double f, int64_t q, int64_t p, double spacing) {

@@ -473,21 +473,13 @@ NDIMG_HD void store(void* out, int64_t o, DType dt, double t) {
   }
 }
 
-// a * b rounded on its own (nvcc would contract it with a sum into an FMA): coordinates round as scipy's.
-NDIMG_HD double coord_mul(double a, double b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
 
 // scipy's zoom/shift coordinate of output index k along one axis.
 NDIMG_HD double zoom_shift_coordinate(int64_t k, bool has_zoom, double zoom, bool has_shift, double shift,
                                       bool grid_mode) {
   double cc = double(k);
   if (has_shift) cc += shift;
-  if (has_zoom) cc = grid_mode ? coord_mul(cc + 0.5, zoom) - 0.5 : cc * zoom;
+  if (has_zoom) cc = grid_mode ? mul_rn(cc + 0.5, zoom) - 0.5 : cc * zoom;
   return cc;
 }
 
@@ -501,7 +493,7 @@ NDIMG_HD void affine_coordinates(const double* m, const double* offset, const in
   for (int h = 0; h < ni; ++h) {
     double t = offset[h];
     NDIMG_UNROLL
-    for (int l = 0; l < no; ++l) t += coord_mul(double(o[l]), m[h * no + l]);
+    for (int l = 0; l < no; ++l) t += mul_rn(double(o[l]), m[h * no + l]);
     c[h] = t;
   }
 }

@@ -45,33 +45,6 @@ NDIMG_HD SplinePoles spline_poles(int order) {
   }
 }
 
-// Products and sums rounded on their own: nvcc would contract them into FMAs, which the host (built with
-// -ffp-contract=off, as scipy's C) never does. T is double, or a GCC vector of doubles on the CPU.
-template <class T, class S>
-NDIMG_SPLINE T mul_rn(T a, S b) {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#else
-  return a * b;
-#endif
-}
-template <class T>
-NDIMG_SPLINE T add_rn(T a, T b) {
-#if defined(__CUDA_ARCH__)
-  return __dadd_rn(a, b);
-#else
-  return a + b;
-#endif
-}
-template <class T>
-NDIMG_SPLINE T sub_rn(T a, T b) {
-#if defined(__CUDA_ARCH__)
-  return __dsub_rn(a, b);
-#else
-  return a - b;
-#endif
-}
-
 NDIMG_HD double spline_gain(const SplinePoles& p) {
   double gain = 1.0;
   for (int k = 0; k < p.count; ++k) {
