@@ -185,3 +185,16 @@ def test_box_sequences_with_nan(engine, rng, name):
     for mode in ("reflect", "constant", "max"):
         got = getattr(m, name)(to_engine(x, engine), seq, mode=mode)
         np.testing.assert_array_equal(to_host(got), getattr(sm, name)(x, seq, mode=mode))
+
+
+@pytest.mark.parametrize("name", ["erosion", "dilation", "opening", "closing", "white_tophat", "binary_erosion"])
+def test_footprint_on_the_engine(engine, rng, name):
+    """A footprint given as an array of the engine's library (cuCIM's users pass CuPy footprints), alone and in
+    a sequence, gives scikit-image's result for the NumPy footprint."""
+    x = random_image(rng, (17, 23), "float32")
+    if name.startswith("binary"):
+        x = x > 0.5
+    fp = np.array([[0, 1, 1], [1, 1, 0], [0, 1, 0]], np.uint8)
+    for ours, ref in ((to_engine(fp, engine), fp), (((to_engine(fp, engine), 2),), ((fp, 2),))):
+        expected = _quiet(getattr(sm, name), x, ref)
+        np.testing.assert_array_equal(to_host(_quiet(getattr(m, name), to_engine(x, engine), ours)), expected)

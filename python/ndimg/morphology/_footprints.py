@@ -40,14 +40,27 @@ def _deprecated(name):
               "Use `skimage.morphology.footprint_rectangle` instead.", FutureWarning)
 
 
+def _is_array(a):
+    """NumPy-like, or a device array (CuPy, torch: cuCIM users pass CuPy footprints)."""
+    return any(hasattr(a, k) for k in ("__array_interface__", "__cuda_array_interface__", "__dlpack__"))
+
+
+def _host(a):
+    """A footprint on the host: it is a small parameter, which the primitives take as NumPy."""
+    if hasattr(a, "__array_interface__") or not _is_array(a):
+        return a
+    get = getattr(a, "get", None)   # CuPy
+    return get() if callable(get) else a.detach().cpu().numpy()   # torch
+
+
 def _footprint_is_sequence(footprint):
     """True for a sequence of (array, repetitions) pairs, False for an array; ValueError otherwise."""
-    if hasattr(footprint, "__array_interface__"):
+    if _is_array(footprint):
         return False
     if not isinstance(footprint, Sequence):
         raise ValueError("footprint must be either an ndarray or Sequence")
     for t in footprint:
-        if not (isinstance(t, Sequence) and len(t) == 2 and hasattr(t[0], "__array_interface__")
+        if not (isinstance(t, Sequence) and len(t) == 2 and _is_array(t[0])
                 and isinstance(t[1], Integral)):
             raise ValueError("All elements of footprint sequence must be a 2-tuple where the first element of "
                              "the tuple is an ndarray and the second is an integer indicating the number of "
@@ -57,7 +70,7 @@ def _footprint_is_sequence(footprint):
 
 def as_sequence(footprint):
     """A footprint as a list of (array, repetitions): an array is applied once."""
-    return list(footprint) if _footprint_is_sequence(footprint) else [(footprint, 1)]
+    return [(_host(fp), n) for fp, n in footprint] if _footprint_is_sequence(footprint) else [(_host(footprint), 1)]
 
 
 def _shape_from_sequence(footprints):
@@ -387,7 +400,7 @@ def mirror_footprint(footprint):
     """The footprint (or each of a sequence's) reversed along every axis."""
     if _footprint_is_sequence(footprint):
         return tuple((mirror_footprint(fp), n) for fp, n in footprint)
-    footprint = np.asarray(footprint)
+    footprint = np.asarray(_host(footprint))
     return footprint[(slice(None, None, -1),) * footprint.ndim]
 
 
@@ -396,6 +409,6 @@ def pad_footprint(footprint, *, pad_end=True):
     (pad_end) or the front."""
     if _footprint_is_sequence(footprint):
         return tuple((pad_footprint(fp, pad_end=pad_end), n) for fp, n in footprint)
-    footprint = np.asarray(footprint)
+    footprint = np.asarray(_host(footprint))
     pads = [((0, 1) if pad_end else (1, 0)) if s % 2 == 0 else (0, 0) for s in footprint.shape]
     return np.pad(footprint, pads)
