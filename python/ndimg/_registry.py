@@ -1334,12 +1334,15 @@ _RP_INTENSITY = ("intensity_min", "intensity_max", "intensity_mean", "intensity_
                  "centroid_weighted_local")
 _RP_2D = ("eccentricity", "orientation", "perimeter", "perimeter_crofton", "moments_hu")
 _RP2 = _RP_COMMON + _RP_INTENSITY + _RP_2D + ("moments_weighted_hu",)
+# a flat region's minor axis is 4 sqrt(an eigenvalue that cancels to rounding noise, ~eps * the tensor's trace):
+# ~1e-7 on the test shapes either side, not a relative match
+_RP_ATOL = 1e-6
 _RP3 = tuple(p for p in _RP_COMMON + _RP_INTENSITY if p != "feret_diameter_max")   # flat 3-D regions: no hull
 _RP_BENCH = ("label", "area", "bbox", "centroid", "eccentricity", "orientation", "major_axis_length",
              "minor_axis_length", "intensity_mean", "solidity")
 # the dtypes under test are the labels' (the intensity image: float64; any dtype in tests/measure)
 register("measure", "regionprops_table", f"{_MR}._regionprops:regionprops_table", dtypes=INTS,
-         inputs=("labels", "intensity"), family="regionprops", rtol=1e-6, atol=1e-8,
+         inputs=("labels", "intensity"), family="regionprops", rtol=1e-6, atol=_RP_ATOL,
          cases=(case(properties=_RP2, _ndim=(2,), _id="all2d"), case(properties=_RP3, _ndim=(3,), _id="all3d"),
                 case(properties=_RP2, _inputs=("labels", "intensity3"), _ndim=(2,), _id="rgb"),
                 case(properties=_RP3, _inputs=("labels", "intensity3"), _ndim=(3,), _id="rgb3d"),
@@ -1365,7 +1368,7 @@ register("measure", "regionprops_table", f"{_MR}._regionprops:regionprops_table"
                 ("3d_f32", dict(properties=tuple(p for p in _RP_BENCH if p not in ("eccentricity", "orientation")),
                                 _inputs=("blobs:2000", "image")))))
 register("measure", "regionprops", f"{_MR}._regionprops:regionprops", dtypes=INTS,
-         inputs=("labels", "intensity"), family="regionprops", rtol=1e-6, atol=1e-8,
+         inputs=("labels", "intensity"), family="regionprops", rtol=1e-6, atol=_RP_ATOL,
          cases=(case(), case(spacing=(0.5, 0.5), _ndim=(2,)), case(spacing=(2.0, 0.5, 1.5), _ndim=(3,)),
                 case(_inputs=("labels", "intensity3")), case(offset=(3, -2), _ndim=(2,)),
                 case(_prep=lambda a, k: (a[:1], k), _id="no_intensity")),
@@ -1532,9 +1535,17 @@ register("measure", "grid_points_in_poly", f"{_MU}._polygon:grid_points_in_poly"
          bench=(("none", dict(shape=(3840, 2160), verts=_STAR * 150)),))
 # marching_cubes: meshes compared as surfaces (tests/measure/test_contours_meshes_utils.py:assert_same_surface):
 # the vertices are scikit-image's, the tiling of ambiguous cells is ndimg's own
+def _level_at(frac):
+    """A case's _prep: the surface level at `frac` of the volume's range (a fixed level can fall outside it)."""
+    def prep(args, kwargs):
+        v = np.asarray(args[0], np.float64)
+        return args, dict(kwargs, level=float(v.min() + frac * (v.max() - v.min())))
+    return prep
+
+
 register("measure", "marching_cubes", f"{_MU}._marching_cubes:marching_cubes", dtypes=NUMERIC, ndim=(3,), engines=("cpu",),
          inputs=("smooth:12",), extra={"compare": "mesh"},
-         cases=(case(), case(method="lorensen"), case(level=0.3, _dtype="float32"), case(step_size=2), case(step_size=3, method="lorensen"),
+         cases=(case(), case(method="lorensen"), case(_prep=_level_at(0.3), _dtype="float32", _id="level_30pct"), case(step_size=2), case(step_size=3, method="lorensen"),
                 case(mask=Arr("mask:0.8", "bool")), case(spacing=(1.0, 2.0, 0.5)), case(gradient_direction="ascent"),
                 case(allow_degenerate=False, _dtype="uint8"), case(allow_degenerate=False, method="lorensen"),
                 case(_shape=(2, 2, 3), _id="2x2x3")),
@@ -1551,11 +1562,11 @@ register("measure", "mesh_surface_area", f"{_MU}._marching_cubes:mesh_surface_ar
                               faces=np.random.default_rng(1).integers(0, 100000, (200000, 3)))),))
 # model fitting: host-side estimation (GPU data is copied to the host; residuals, predictions and ransac's
 # inliers come back as the caller's array type); compared with scikit-image in tests/measure/test_fit.py
-_FIT = dict(inputs=("none",), ndim=(), cases=())
+_FIT = dict(inputs=("none",), ndim=(), cases=(), extra={"tested_in": "tests/measure/test_fit.py"})
 for _name in ("CircleModel", "EllipseModel", "LineModelND", "RansacModelProtocol"):
     register("measure", _name, f"{_MU}._fit:{_name}", kind="class", **_FIT)
 register("measure", "ransac", f"{_MU}._fit:ransac", **_FIT)
-del _MU, _MASK_F, _COLOC, _POLY, _SQUARE, _STAR, _OCTA_V, _OCTA_F, _rng, _CHAIN, _RING, _PTS, _FIT, _name
+del _MU, _MASK_F, _COLOC, _POLY, _SQUARE, _STAR, _OCTA_V, _OCTA_F, _rng, _CHAIN, _RING, _PTS, _FIT, _name, _level_at
 # ---- end contours, meshes and measure utilities ----
 
 # ---------------------------------------------------------------------------------------------------
