@@ -9,6 +9,7 @@ from .._engine import engine_aware, is_gpu_array, xp_of
 from ..ndimage._binary import generate_binary_structure
 from ..ndimage._footprint import to_host
 from ._footprints import warn_user
+from ._max_tree import invert
 from ._reconstruction import reconstruction
 
 _DTYPE_RANGE = {np.dtype(t): (np.iinfo(t).min, np.iinfo(t).max)
@@ -108,22 +109,11 @@ def local_maxima(image, footprint=None, connectivity=None, indices=False, allow_
     return np.nonzero(out) if indices else out
 
 
-def _invert(image):
-    """skimage.util.invert(image, signed_float=True)."""
-    if image.dtype == bool:
-        return ~image
-    if image.dtype.kind == "u":
-        return np.subtract(np.iinfo(image.dtype).max, image, dtype=image.dtype)
-    if image.dtype.kind == "i":
-        return np.subtract(-1, image, dtype=image.dtype)
-    return -image
-
-
 @engine_aware("image", native=False)
 def local_minima(image, footprint=None, connectivity=None, indices=False, allow_borders=True):
     """The local minima of `image` (local_maxima of the inverted image)."""
     host_only("local_minima", image)
-    return local_maxima(_invert(image), footprint=footprint, connectivity=connectivity,
+    return local_maxima(invert(image, signed_float=True), footprint=footprint, connectivity=connectivity,
                         indices=indices, allow_borders=allow_borders)
 
 

@@ -96,16 +96,16 @@ def _threshold(value):
     return float(value)
 
 
-def _invert(image):
-    """skimage.util.invert (signed_float=False): logical not, the dtype's maximum minus the value, -1 minus it,
-    or 1 minus it."""
+def invert(image, signed_float=False):
+    """skimage.util.invert: logical not, the dtype's maximum minus the value, -1 minus it, or for floats 1 minus
+    it (-value with signed_float)."""
     if image.dtype == bool:
         return ~image
     if image.dtype.kind == "u":
         return np.subtract(np.iinfo(image.dtype).max, image, dtype=image.dtype)
     if image.dtype.kind == "i":
         return np.subtract(-1, image, dtype=image.dtype)
-    return np.subtract(1, image, dtype=image.dtype)
+    return -image if signed_float else np.subtract(1, image, dtype=image.dtype)
 
 
 def _filter(image, attribute, threshold, connectivity, parent, tree_traverser, name):
@@ -134,14 +134,14 @@ def diameter_opening(image, diameter_threshold=8, connectivity=1, parent=None, t
 
 @engine_aware("image", "parent", "tree_traverser", native=False)
 def area_closing(image, area_threshold=64, connectivity=1, parent=None, tree_traverser=None):
-    image = _invert(_host_array(image, "area_closing"))
-    return _invert(_filter(image, 0, area_threshold, connectivity, parent, tree_traverser, "area_closing"))
+    image = invert(_host_array(image, "area_closing"))
+    return invert(_filter(image, 0, area_threshold, connectivity, parent, tree_traverser, "area_closing"))
 
 
 @engine_aware("image", "parent", "tree_traverser", native=False)
 def diameter_closing(image, diameter_threshold=8, connectivity=1, parent=None, tree_traverser=None):
-    image = _invert(_host_array(image, "diameter_closing"))
-    return _invert(_filter(image, 1, diameter_threshold, connectivity, parent, tree_traverser,
+    image = invert(_host_array(image, "diameter_closing"))
+    return invert(_filter(image, 1, diameter_threshold, connectivity, parent, tree_traverser,
                            "diameter_closing"))
 
 
