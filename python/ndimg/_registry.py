@@ -1458,6 +1458,7 @@ register("measure", "profile_line", f"{_MU}._profile:profile_line", dtypes=ALL, 
          bench=(("2d_f32", dict(src=(0, 0), dst=(3839, 2159), linewidth=9)),))
 register("measure", "shannon_entropy", f"{_MU}._entropy:shannon_entropy", dtypes=ALL, ndim=(1, 2, 3), rtol=1e-9, atol=1e-12,
          cases=(case(), case(base=10), case(base=np.e), case(_inputs=("labels",))),
+         bad=(bad(TypeError, base="a"),),
          bench=(("2d_f32", dict(_dtype="uint8")), ("3d_f32", dict(_dtype="uint16"))))
 register("measure", "blur_effect", f"{_MU}._blur_effect:blur_effect", dtypes=NUMERIC, ndim=(2, 3), rtol=1e-4, atol=1e-6,
          cases=(case(), case(h_size=5), case(reduce_func=None), case(reduce_func=np.mean, h_size=3),
