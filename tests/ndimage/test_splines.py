@@ -1,4 +1,4 @@
-"""spline_filter1d / spline_filter / prefilter_for_interpolation against scipy.ndimage 1.17: what the
+"""spline_filter1d / spline_filter / prefilter_for_interpolation against the installed scipy.ndimage: what the
 generated registry cases do not say (long lines that the CUDA engine cuts into many segments, output
 arrays and in-place calls, complex input, integer outputs bit for bit, the interpolation helper, Dask)."""
 import numpy as np
@@ -26,12 +26,38 @@ def test_long_lines(engine, rng, mode, order, shape, axis):
 @pytest.mark.parametrize("n", [2, 3, 4, 5, 8, 17])
 @pytest.mark.parametrize("mode", NDIMAGE_MODES)
 def test_short_lines(engine, rng, n, mode):
-    """Short lines, where every initial condition's sum reaches the other end (scipy 1.17's in-place
-    reflect sum included)."""
+    """Short lines, where every initial condition's sum reaches the other end (the installed scipy's reflect
+    sum, aliased before 1.18, included)."""
     x = rng.standard_normal((4, n))
     for order in (2, 3, 4, 5):
         assert_close(nd.spline_filter(to_engine(x, engine), order, mode=mode),
                      ndi.spline_filter(x, order, mode=mode), TOL)
+
+
+def _bspline_at_integers(order):
+    """The centred B-spline of `order` at the integers -order//2..order//2 (its closed form)."""
+    from math import comb, factorial
+
+    half = (order + 1) / 2
+    return {k: sum((-1) ** j * comb(order + 1, j) * max(k + half - j, 0) ** order for j in range(order + 2))
+            / factorial(order) for k in range(-(order // 2), order // 2 + 1)}
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 6])
+@pytest.mark.parametrize("order", [2, 3, 4, 5])
+def test_reflect_coefficients_interpolate(engine, rng, n, order):
+    """Whatever scipy is installed, the exact reflect boundary (scipy 1.18's, scipy#24615) gives coefficients
+    whose spline, extended half-sample symmetrically, passes through every sample of a short line."""
+    from ndimg import _core
+    from ndimg._engine import stream_ptr
+
+    x = rng.standard_normal((3, n))
+    c = to_engine(np.empty_like(x), engine)
+    _core.spline_filter(to_engine(x, engine), c, order, [1], _core.SplineBoundary.reflect, stream_ptr(c))
+    c = to_host(c)
+    ext = np.concatenate([c[:, ::-1], c, c[:, ::-1]], axis=1)   # reflect: c[-1] = c[0], c[n] = c[n-1]
+    back = sum(w * ext[:, n + k:2 * n + k] for k, w in _bspline_at_integers(order).items())
+    np.testing.assert_allclose(back, x, rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("dtype", ["uint8", "int16", "int32", "float32"])

@@ -24,10 +24,11 @@
 
 namespace ndimg::interp {
 
-// The initial conditions scipy 1.17 has (its apply_filter): mirror serves 'mirror', 'constant',
+// The initial conditions scipy has (its apply_filter): mirror serves 'mirror', 'constant',
 // 'grid-constant' and 'wrap'; reflect serves 'reflect', 'grid-mirror' and 'nearest'; wrap serves
-// 'grid-wrap' only (python/ndimg/ndimage/_splines.py maps the modes).
-enum class SplineBoundary : uint8_t { Mirror, Reflect, Wrap };
+// 'grid-wrap' only (python/ndimg/ndimage/_splines.py maps the modes). ReflectScipy117 is reflect with the
+// aliased last term scipy had before 1.18 (scipy#24615), chosen where the installed scipy still has it.
+enum class SplineBoundary : uint8_t { Mirror, Reflect, Wrap, ReflectScipy117 };
 
 struct SplinePoles {
   int count;
@@ -76,7 +77,8 @@ NDIMG_SPLINE T causal_init(const C& c, int64_t n, double z, SplineBoundary b, in
       }
       return acc / (1 - zn1 * zn1);
     }
-    case SplineBoundary::Reflect: {  // period 2n
+    case SplineBoundary::Reflect:
+    case SplineBoundary::ReflectScipy117: {  // period 2n
       const double zn = std::pow(z, double(n));
       const T c0 = c(0);
       T acc = add_rn(c0, mul_rn(c(n - 1), zn));
@@ -85,9 +87,9 @@ NDIMG_SPLINE T causal_init(const C& c, int64_t n, double z, SplineBoundary b, in
         acc = add_rn(acc, mul_rn(add_rn(c(i), mul_rn(c(n - 1 - i), zn)), zi));
         zi = zi * z;
       }
-      // scipy 1.17 sums in place in c[0], so its last term (i = n - 1) reads the partial sum where c[0]
-      // was (fixed in later scipy, scipy#24615); kept to match 1.17. Negligible once z^(n-1) is.
-      if (all) acc = add_rn(acc, mul_rn(add_rn(c(n - 1), mul_rn(acc, zn)), zi));
+      // scipy before 1.18 summed in place in c[0], so its last term (i = n - 1) read the partial sum
+      // where c[0] was; negligible once z^(n-1) is.
+      if (all) acc = add_rn(acc, mul_rn(add_rn(c(n - 1), mul_rn(b == SplineBoundary::Reflect ? c0 : acc, zn)), zi));
       return add_rn(mul_rn(acc, z / (1 - zn * zn)), c0);
     }
     default: {  // wrap, period n
@@ -107,7 +109,8 @@ template <class T, class C>
 NDIMG_SPLINE T anticausal_init(const C& c, int64_t n, double z, SplineBoundary b, int64_t terms) {
   switch (b) {
     case SplineBoundary::Mirror: return mul_rn(add_rn(mul_rn(c(n - 2), z), c(n - 1)), z) / (z * z - 1);
-    case SplineBoundary::Reflect: return mul_rn(c(n - 1), z / (z - 1));
+    case SplineBoundary::Reflect:
+    case SplineBoundary::ReflectScipy117: return mul_rn(c(n - 1), z / (z - 1));
     default: {
       const bool all = terms >= n;
       double zi = z;

@@ -1,4 +1,4 @@
-"""B-spline prefilters: spline_filter1d and spline_filter (scipy.ndimage 1.17 semantics).
+"""B-spline prefilters: spline_filter1d and spline_filter (scipy.ndimage semantics).
 
 The exact recursive filter runs in C++ (``_core.spline_filter``, cpp/src/interp/spline_filter.hpp) in
 double, one pass per axis, each pass writing the output in its dtype and the next reading it back, as
@@ -16,10 +16,25 @@ from .._engine import engine_aware, stream_ptr, xp_of
 from ._support import as_input, get_output, may_share, native_output, normalize_axis
 
 _B = _core.SplineBoundary
-# scipy 1.17's apply_filter: which initial conditions each mode's prefilter uses ('wrap' and the constant
-# modes use mirror's; 'nearest' and 'grid-mirror' reflect's; only 'grid-wrap' is periodic)
+
+
+def _installed_scipy_aliases():
+    """Whether the installed scipy predates 1.18, whose reflect initial condition read its own partial sum
+    back (scipy#24615, visible on lines of a few values): ndimg then gives the same coefficients as it."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        major, minor = (int(p) for p in version("scipy").split(".")[:2])
+    except (PackageNotFoundError, ValueError):
+        return False
+    return (major, minor) < (1, 18)
+
+
+_REFLECT = _B.reflect_scipy117 if _installed_scipy_aliases() else _B.reflect
+# scipy's apply_filter: which initial conditions each mode's prefilter uses ('wrap' and the constant modes use
+# mirror's; 'nearest' and 'grid-mirror' reflect's; only 'grid-wrap' is periodic)
 _BOUNDARY = {"mirror": _B.mirror, "constant": _B.mirror, "grid-constant": _B.mirror, "wrap": _B.mirror,
-             "reflect": _B.reflect, "grid-mirror": _B.reflect, "nearest": _B.reflect, "grid-wrap": _B.wrap}
+             "reflect": _REFLECT, "grid-mirror": _REFLECT, "nearest": _REFLECT, "grid-wrap": _B.wrap}
 # scipy's prepadding before the prefilter of an interpolation: these modes have no exact initial condition
 _PREPAD = 12
 
