@@ -1570,6 +1570,22 @@ register("measure", "ransac", f"{_MU}._fit:ransac", **_FIT)
 del _MU, _MASK_F, _COLOC, _POLY, _SQUARE, _STAR, _OCTA_V, _OCTA_F, _rng, _CHAIN, _RING, _PTS, _FIT, _name, _level_at
 # ---- end contours, meshes and measure utilities ----
 
+# ndimg.color, exposure, util, draw and transform: scikit-image 0.26's (issue 27)
+# ---- issue 27: color ----
+# ---- end color ----
+# ---- issue 27: exposure ----
+# ---- end exposure ----
+# ---- issue 27: util ----
+# ---- end util ----
+# ---- issue 27: draw ----
+# ---- end draw ----
+# ---- issue 27: transform warps and pyramids ----
+# ---- end transform warps and pyramids ----
+# ---- issue 27: transform geometric models ----
+# ---- end transform geometric models ----
+# ---- issue 27: transform hough and radon ----
+# ---- end transform hough and radon ----
+
 # ---------------------------------------------------------------------------------------------------
 # Known differences from the reference, reviewed: {qualname: {test class: reason}}. The generated tests of
 # these classes run as xfail(strict=True), so a fix shows as an unexpected pass: then delete the line.
