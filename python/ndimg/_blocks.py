@@ -26,6 +26,11 @@ def blockwise(fn, *arrays):
         for b in range(first, last):
             fn(*(a[b * _BLOCK:(b + 1) * _BLOCK] for a in flat))
 
+    _on_threads(run, nblocks)
+
+
+def _on_threads(run, nblocks):
+    """run(first, last) over contiguous ranges of nblocks blocks, one range per engine thread."""
     workers = min(get_num_threads(), nblocks)
     if workers <= 1:
         return run(0, nblocks)
@@ -35,6 +40,22 @@ def blockwise(fn, *arrays):
         done = [pool.submit(contextvars.copy_context().run, run, bounds[k], bounds[k + 1]) for k in range(workers)]
         for d in done:
             d.result()
+
+
+def blockwise_rows(fn, *arrays, row_elements=_BLOCK):
+    """fn(*blocks) over matching blocks of whole rows (first axis) of NumPy arrays of one length, on the CPU
+    engine's threads: blockwise for arrays whose rows must stay together (points with their coordinates,
+    pixels with their channels). A block holds about `row_elements` elements of the widest array's rows."""
+    n = arrays[0].shape[0]
+    width = max(max(1, a.size // max(n, 1)) for a in arrays)
+    step = max(1, row_elements // width)
+    nblocks = -(-n // step)
+
+    def run(first, last):
+        for b in range(first, last):
+            fn(*(a[b * step:(b + 1) * step] for a in arrays))
+
+    _on_threads(run, nblocks)
 
 
 def blockable(*arrays):
