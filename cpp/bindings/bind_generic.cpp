@@ -1,5 +1,6 @@
-// generic_filter / generic_filter1d with a Python function or a scipy LowLevelCallable's C function. The GIL
-// stays held: a Python function needs it, and a C function may set Python's error state (scipy's contract).
+// generic_filter / generic_filter1d with a Python function or a scipy LowLevelCallable's C function, and
+// geometric_transform's C mapping. The GIL stays held: a Python function needs it, and a C function may set
+// Python's error state (scipy's contract).
 #include <cstring>
 #include <vector>
 
@@ -128,6 +129,27 @@ NDIMG_BINDINGS(generic) {
       },
       nb::arg("input"), nb::arg("output"), nb::arg("size"), nb::arg("axis"), nb::arg("mode"), nb::arg("cval"),
       nb::arg("origin"), nb::arg("function"), nb::arg("args"), nb::arg("kwargs"));
+  // geometric_transform with a C mapping: coords[h, o...] = the mapping's input coordinate h of output point o
+  m.def(
+      "mapped_coordinates",
+      [](nb::handle function, nb::ndarray<double, nb::c_contig, nb::device::cpu> coords) {
+        using MapFn = int (*)(intptr_t*, double*, int, int, void*);
+        MapFn fn;
+        void* data;
+        if (coords.ndim() < 2 || !c_function(function, fn, data)) throw ValueError("mapped_coordinates: bad arguments");
+        const int irank = int(coords.shape(0)), orank = int(coords.ndim()) - 1;
+        int64_t total = 1;
+        for (int d = 0; d < orank; ++d) total *= int64_t(coords.shape(size_t(d) + 1));
+        std::vector<intptr_t> o(static_cast<size_t>(orank), 0);
+        std::vector<double> c(static_cast<size_t>(irank));
+        double* out = coords.data();
+        for (int64_t i = 0; i < total; ++i) {
+          if (!fn(o.data(), c.data(), orank, irank, data)) failed("unknown error in mapping function");
+          for (int h = 0; h < irank; ++h) out[h * total + i] = c[size_t(h)];
+          for (int d = orank - 1; d >= 0 && ++o[size_t(d)] == intptr_t(coords.shape(size_t(d) + 1)); --d) o[size_t(d)] = 0;
+        }
+      },
+      nb::arg("function"), nb::arg("coords"));
 }
 
 }  // namespace ndimg::py

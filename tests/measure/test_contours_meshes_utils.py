@@ -51,7 +51,9 @@ def assert_same_surface(got, expected, kw):
     key = {tuple(v): n for v, n in zip(np.asarray(xv, np.float64).tolist(), xn.astype(np.float64))}
     dots = [np.dot(n, key[tuple(v)]) for v, n in zip(np.asarray(verts, np.float64).tolist(), normals.astype(np.float64))
             if tuple(v) in key]
-    assert np.mean(np.asarray(dots) > 0.5) > 0.95
+    # a vertex of a cell tiled otherwise has other faces around it, hence another normal: a few such vertices
+    # are allowed (one in 17 shared vertices of a small step-3 surface is already over 5%)
+    assert np.sum(np.asarray(dots) <= 0.5) <= max(2, 0.05 * len(dots)), dots
 
 
 # ------------------------------------------------------------------------------------------ find_contours

@@ -11,6 +11,7 @@ import pytest
 import scipy.ndimage as ndi
 
 from helpers import CUDA_READY, to_engine, to_host
+from ndimg import ndimage as nd
 from ndimg.ndimage import _interpolation as I
 
 MODES = ("reflect", "grid-mirror", "constant", "grid-constant", "nearest", "mirror", "wrap", "grid-wrap")
@@ -211,3 +212,30 @@ def test_geometric_transform_on_gpu_runs(rng):
     got = I.geometric_transform(cp.asarray(a), lambda c: (math.hypot(c[0], 1.0), c[1] * 0.8), order=3)
     assert isinstance(got, cp.ndarray)
     np.testing.assert_allclose(cp.asnumpy(got), expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("kind", ["capsule", "cython", "low_level"])
+def test_geometric_transform_c_mapping(engine, kind):
+    """A C mapping (scipy's test modules: a bare PyCapsule, a Cython one, a LowLevelCallable with its
+    signature) called per point from C++: the same result as scipy with the same mapping."""
+    from scipy import LowLevelCallable
+    from scipy.ndimage import _ctest, _cytest
+
+    make = {"capsule": lambda: _ctest.transform(0.5),
+            "cython": lambda: _cytest.transform(0.5, with_signature=False),
+            "low_level": lambda: LowLevelCallable(_cytest.transform(0.5, with_signature=True))}[kind]
+    x = np.arange(35, dtype=np.float64).reshape(5, 7)
+    expected = ndi.geometric_transform(x, make(), order=1, output_shape=(4, 6))
+    got = nd.geometric_transform(to_engine(x, engine), make(), order=1, output_shape=(4, 6))
+    np.testing.assert_array_equal(to_host(got), expected)
+
+
+def test_geometric_transform_c_mapping_bad_signature():
+    from scipy import LowLevelCallable
+    from scipy.ndimage import _cytest
+
+    wrong = LowLevelCallable(_cytest.filter1d(3, with_signature=True))
+    with pytest.raises(ValueError, match="Invalid scipy.LowLevelCallable signature"):
+        ndi.geometric_transform(np.ones((3, 3)), wrong)
+    with pytest.raises(ValueError, match="Invalid scipy.LowLevelCallable signature"):
+        nd.geometric_transform(np.ones((3, 3)), wrong)

@@ -29,6 +29,7 @@ import numpy as np
 
 from .. import _core
 from .._engine import engine_aware, is_gpu_array, stream_ptr, xp_of
+from ._generic import _callback, _signatures
 from ._splines import prefilter_for_interpolation, spline_filter1d
 from ._support import as_input, get_output, may_share, native_output, real_cval
 
@@ -343,6 +344,9 @@ def rotate(input, angle, axes=(1, 0), reshape=True, output=None, order=3, mode="
                                                                 stream=stream_ptr(out)))
 
 
+_MAPPING_SIGNATURES = _signatures("int ({i} *, double *, int, int, void *)")
+
+
 def _as_double(v):
     """A mapping's coordinate as scipy's PyFloat_AsDouble takes it (no strings)."""
     if isinstance(v, (str, bytes)):
@@ -388,14 +392,18 @@ def geometric_transform(input, mapping, output_shape=None, output=None, order=3,
     one Python call per output element). A mapping whose result depends on being called per point (state
     kept between calls, type checks of its arguments) may see the array call first. On GPU input the
     mapping is evaluated the same way on the host (NumPy arrays), and the coordinates are copied to the
-    device for the sampling. scipy's LowLevelCallable mappings are not supported (TypeError).
+    device for the sampling. A scipy.LowLevelCallable (or a PyCapsule) mapping, signature
+    ``int (intptr_t *, double *, int, int, void *)``, is called per point from C++.
     """
     if extra_keywords is None:
         extra_keywords = {}
     order = _check_order(order, prefilter)
     input = as_input(input)
-    if not callable(mapping):
-        raise TypeError("mapping must be a Python callable (LowLevelCallable mappings are not supported)")
+    extra_arguments = tuple(extra_arguments) if isinstance(extra_arguments, list) else extra_arguments
+    if not isinstance(extra_arguments, tuple):
+        raise TypeError("extra_arguments must be a tuple")
+    if not callable(mapping):   # a C mapping (scipy's errors for anything else)
+        mapping = _callback(mapping, _MAPPING_SIGNATURES, extra_arguments, extra_keywords)
     if output_shape is None:
         output_shape = input.shape
     output_shape = tuple(int(n) for n in output_shape)
@@ -403,9 +411,10 @@ def geometric_transform(input, mapping, output_shape=None, output=None, order=3,
         raise RuntimeError("input and output rank must be > 0")
     output = get_output(output, input, shape=output_shape, complex_output=input.dtype.kind == "c")
     _mode_code(mode)
-    extra_arguments = tuple(extra_arguments) if isinstance(extra_arguments, list) else extra_arguments
-    if not isinstance(extra_arguments, tuple):
-        raise TypeError("extra_arguments must be a tuple")
-    coords = _mapped_coordinates(mapping, output_shape, input.ndim, extra_arguments, extra_keywords)
+    if callable(mapping):
+        coords = _mapped_coordinates(mapping, output_shape, input.ndim, extra_arguments, extra_keywords)
+    else:
+        coords = np.empty((input.ndim,) + output_shape, dtype=np.float64)
+        _core.mapped_coordinates(mapping, coords)
     coords = xp_of(input).asarray(coords)
     return map_coordinates(input, coords, output=output, order=order, mode=mode, cval=cval, prefilter=prefilter)
