@@ -1,0 +1,402 @@
+"""skimage.exposure's histograms, equalization, intensity rescaling and the gamma/log/sigmoid corrections on
+the ndimg engines.
+
+Histograms are counted by the core (``ndimg._prim.histogram``) on the image's engine; the pointwise maps are
+scikit-image's expressions, evaluated in the same dtypes (so the same roundings), over blocks on the CPU
+engine's threads (``ndimg._blocks``) or whole on CuPy. Maps of integer images go through lookup tables built
+with those expressions over the values the image can hold.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .._blocks import blockable, blockwise
+from .._engine import engine_aware, xp_of
+from .._prim import histogram as _hist
+from .._prim import reduce
+from .._rules import supported_float_type
+from ..filters._thresholding import _Bins, _check_nbins, _to_host
+
+__all__ = ["histogram", "cumulative_distribution", "equalize_hist", "rescale_intensity", "adjust_gamma",
+           "adjust_log", "adjust_sigmoid", "is_low_contrast"]
+
+_INTEGER_TYPES = (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
+                  np.longlong, np.ulonglong)
+# scikit-image's dtype_range (keys: the scalar types) and exposure's additions (names, uint10/12/14)
+_DTYPE_RANGE = {bool: (False, True), np.bool_: (False, True), float: (-1, 1), np.float16: (-1, 1),
+                np.float32: (-1, 1), np.float64: (-1, 1)}
+_DTYPE_RANGE.update((t, (np.iinfo(t).min, np.iinfo(t).max)) for t in _INTEGER_TYPES)
+DTYPE_RANGE = dict(_DTYPE_RANGE)
+DTYPE_RANGE.update((d.__name__, limits) for d, limits in _DTYPE_RANGE.items())
+DTYPE_RANGE.update({"uint10": (0, 2**10 - 1), "uint12": (0, 2**12 - 1), "uint14": (0, 2**14 - 1),
+                    "bool": _DTYPE_RANGE[bool], "float": _DTYPE_RANGE[np.float64]})
+
+
+def _dtype_limits(dtype, clip_negative=False):
+    imin, imax = _DTYPE_RANGE[np.dtype(dtype).type]
+    return (0 if clip_negative else imin), imax
+
+
+# ---------------------------------------------------------------------------------------------------
+# Pointwise maps on every core
+# ---------------------------------------------------------------------------------------------------
+
+def _pointwise(fn, image, dtype):
+    """fn(image) for an elementwise fn whose result is cast to `dtype`: over blocks on the CPU engine's
+    threads for C-contiguous NumPy arrays, else whole."""
+    if blockable(image) and image.size > 1 << 16:
+        out = np.empty(image.shape, dtype)
+        blockwise(lambda s, d: np.copyto(d, fn(s), casting="unsafe"), image, out)
+        return out
+    return xp_of(image).asarray(fn(image)).astype(dtype, copy=False)
+
+
+def _gather(table, index):
+    """table[index] for an integer `index` array whose values lie in the table, on every core."""
+    xp = xp_of(index)
+    if xp is not np:
+        return xp.asarray(table)[index]
+    table = np.asarray(table)
+    return _pointwise(lambda s: np.take(table, s), index, table.dtype)
+
+
+def _raw_index(image):
+    """`image` as indices into a table over every value of its 8- or 16-bit integer (or bool) dtype: its bit
+    patterns (signed values wrap), with the dtype's values in that table's order."""
+    dt = image.dtype
+    unsigned = np.dtype(f"u{dt.itemsize}")
+    values = np.arange(2 if dt.kind == "b" else 1 << (8 * dt.itemsize), dtype=unsigned).view(dt)
+    return image.view(unsigned), values
+
+
+def _lut_map(fn, image, dtype):
+    """fn(image) for an elementwise fn, through a table for 8/16-bit integer and bool images: fn evaluated
+    (in the image's dtype: the same values) on the values between the image's minimum and maximum, the
+    only ones it can meet; else pointwise."""
+    if image.dtype.kind in "biu" and image.dtype.itemsize <= 2 and image.size > 1 << 12:
+        index, values = _raw_index(image)
+        lo, hi = _minmax(image)
+        present = values[(values >= lo) & (values <= hi)]
+        table = np.zeros(values.size, dtype)
+        table[present.view(index.dtype)] = np.asarray(fn(present)).astype(dtype)
+        return _gather(table, index)
+    return _pointwise(fn, image, dtype)
+
+
+def _minmax(image):
+    """(np.min(image), np.max(image)) as Python scalars, from one pass of the core (NaN propagates)."""
+    if image.size == 0 or image.dtype.kind not in "biuf" or image.dtype.itemsize == 8 and image.dtype.kind in "iu":
+        xp = xp_of(image)
+        return _to_host(xp.min(image))[()], _to_host(xp.max(image))[()]
+    st = reduce.image_stats(image)
+    if image.dtype.kind == "b":
+        return bool(st.imin), bool(st.imax)
+    if image.dtype.kind in "iu":
+        return st.imin, st.imax
+    if st.n_nan:
+        return np.nan, np.nan
+    lo = -np.inf if st.n_neginf else (st.min if st.n_finite else np.inf)
+    hi = np.inf if st.n_posinf else (st.max if st.n_finite else -np.inf)
+    return lo, hi
+
+
+def _has_negative(image):
+    """np.any(image < 0)."""
+    if image.size == 0 or image.dtype.kind in "bu":
+        return False
+    lo, _ = _minmax(image)
+    return bool(lo < 0)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Histograms
+# ---------------------------------------------------------------------------------------------------
+
+def _check_source_range(source_range):
+    if source_range not in ["image", "dtype"]:
+        raise ValueError(f"Incorrect value for `source_range` argument: {source_range}")
+
+
+def _bins(image, nbins, source_range):
+    """The bins skimage.exposure.histogram counts `image` in (an ndimg.filters._thresholding._Bins: counts
+    any part of the image with .count(part), .centers as NumPy)."""
+    dtype = image.dtype
+    if source_range == "image":
+        return _Bins(dtype, image.size, reduce.image_stats(image) if image.size and dtype.kind in "biuf" else None,
+                     nbins)
+    # 'dtype': the dtype's nominal range (numpy.histogram's given range for non-integers)
+    b = object.__new__(_Bins)
+    b.dtype = dtype
+    lo, hi = _dtype_limits(dtype)
+    if dtype.kind in "iu":
+        b.lo, b.n = int(lo), int(hi) - int(lo) + 1
+        b.centers = np.arange(lo, hi + 1)
+        return b
+    if dtype.kind == "b":   # numpy.histogram's range=(False, True)
+        raise TypeError("numpy boolean subtract, the `-` operator, is not supported, use the bitwise_xor, the `^` "
+                        "operator, or the logical_xor function instead.")
+    b.nbins = nbins = _check_nbins(nbins)
+    first, last = lo + 0.0, hi + 0.0
+    bin_type = np.result_type(first, last, np.empty(0, dtype))
+    b.range = (first, last)
+    b.edges = np.linspace(first, last, nbins + 1, endpoint=True, dtype=bin_type)
+    b.centers = (b.edges[:-1] + b.edges[1:]) / 2.0
+    return b
+
+
+def _counts(bins, part, normalize):
+    if bins.dtype.kind in "iu":
+        _check_allocation(bins.n)
+    counts = bins.count(part)
+    return counts / np.sum(counts) if normalize else counts
+
+
+def _check_allocation(n):
+    from .._rules import check_allocation
+
+    check_allocation((n,), np.int64)
+
+
+def _channel_last(image, channel_axis):
+    """scikit-image's channel_as_last_axis: (image with the channel axis last, the axis to restore or None)."""
+    if channel_axis is None:
+        return image, None
+    axes = (channel_axis,) if np.isscalar(channel_axis) else tuple(channel_axis)
+    if len(axes) > 1:
+        raise ValueError("only a single channel axis is currently supported")
+    if axes == (-1,):
+        return image, None
+    return xp_of(image).moveaxis(image, axes[0], -1), axes[0]
+
+
+@engine_aware("image")
+def histogram(image, nbins=256, source_range="image", normalize=False, *, channel_axis=None):
+    image, _ = _channel_last(image, channel_axis)
+    xp = xp_of(image)
+    sh = image.shape
+    if len(sh) == 3 and sh[-1] < 4 and channel_axis is None:
+        warnings.warn("This might be a color image. The histogram will be computed on the flattened image. You "
+                      "can instead apply this function to each color channel, or set channel_axis.",
+                      UserWarning, stacklevel=3)
+    _check_source_range(source_range)
+    if image.dtype.kind in "cO":
+        if source_range == "image":   # numpy's histogram (the core takes no complex values)
+            from ..filters._thresholding import _histogram
+
+            hist, centers = _histogram(image, nbins, normalize)
+            return xp.asarray(hist), xp.asarray(centers)
+        raise KeyError(image.dtype.type)
+    bins = _bins(image, nbins, source_range)
+    if channel_axis is not None:
+        hist = np.stack([_counts(bins, image[..., c], normalize) for c in range(sh[-1])], axis=0)
+    else:
+        hist = _counts(bins, image, normalize)
+    return xp.asarray(hist), xp.asarray(bins.centers)
+
+
+@engine_aware("image")
+def cumulative_distribution(image, nbins=256):
+    hist, centers = histogram(image, nbins)
+    xp = xp_of(hist)
+    cdf = hist.cumsum()
+    cdf = cdf / float(_to_host(cdf[-1]))
+    return cdf.astype(supported_float_type(image.dtype), copy=False), xp.asarray(centers)
+
+
+def _interp(x, xp_, fp, dtype):
+    """np.interp(x, xp_, fp) (increasing, near-equally spaced xp_) cast to `dtype`, on every core: the
+    interval from the spacing, corrected against the points, then NumPy's slope * (x - xp[j]) + fp[j]."""
+    xp_ = np.asarray(xp_, dtype=np.float64)
+    fp = np.asarray(fp, dtype=np.float64)
+    n = xp_.size
+    if n == 1:   # NumPy: fp[0] for every x, NaN included
+        return _pointwise(lambda s: np.full(s.shape, fp[0]), x, dtype)
+    lo, hi = xp_[0], xp_[-1]
+    inv = (n - 1) / (hi - lo)
+    slopes = np.append((fp[1:] - fp[:-1]) / (xp_[1:] - xp_[:-1]), 0.0)   # x == xp[-1]: fp[-1]
+    points = np.append(xp_, np.inf)
+
+    def f(s):
+        s = s.astype(np.float64, copy=False)
+        xc = np.clip(s, lo, hi)   # below/above the points: fp[0]/fp[-1]; NaN stays
+        j = ((np.fmin(np.fmax(s, lo), hi) - lo) * inv).astype(np.intp)
+        np.minimum(j, n - 1, out=j)
+        j -= xc < points[j]
+        j += xc >= points[j + 1]
+        return slopes[j] * (xc - xp_[j]) + fp[j]
+
+    return _pointwise(f, x, dtype)
+
+
+@engine_aware("image", "mask")
+def equalize_hist(image, nbins=256, mask=None):
+    xp = xp_of(image)
+    if mask is not None:
+        mask = xp.array(mask, dtype=bool)
+        cdf, centers = cumulative_distribution(image[mask], nbins)
+    else:
+        cdf, centers = cumulative_distribution(image, nbins)
+    out_type = supported_float_type(image.dtype)
+    cdf, centers = _to_host(cdf), _to_host(centers)
+    if xp is not np:
+        out = xp.interp(image.ravel(), xp.asarray(centers), xp.asarray(cdf))
+        return out.reshape(image.shape).astype(out_type, copy=False)
+    if image.dtype.kind in "iu" and image.dtype.itemsize <= 2:
+        # every value of the dtype through np.interp once: a table (interp at the centers is exact)
+        index, values = _raw_index(image)
+        return _gather(np.interp(values, centers, cdf).astype(out_type), index)
+    if image.dtype.kind in "iu":
+        lo, hi = int(centers[0]), int(centers[-1])
+        table = np.interp(np.arange(lo, hi + 1), centers, cdf).astype(out_type)
+        return _gather(table, (np.clip(image, lo, hi).astype(np.int64) - lo))
+    return _interp(image, centers, cdf, out_type)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Intensity rescaling
+# ---------------------------------------------------------------------------------------------------
+
+def intensity_range(image, range_values="image", clip_negative=False):
+    if range_values == "dtype":
+        range_values = image.dtype.type
+    if range_values == "image":
+        i_min, i_max = _minmax(image)
+    elif range_values in DTYPE_RANGE:
+        i_min, i_max = DTYPE_RANGE[range_values]
+        if clip_negative:
+            i_min = 0
+    else:
+        i_min, i_max = range_values
+    return i_min, i_max
+
+
+def _output_dtype(dtype_or_range, image_dtype):
+    if type(dtype_or_range) in [list, tuple, np.ndarray]:
+        return supported_float_type(image_dtype)
+    if type(dtype_or_range) == type:  # noqa: E721 - scikit-image's test
+        return dtype_or_range
+    if dtype_or_range in DTYPE_RANGE:
+        try:
+            return np.dtype(dtype_or_range).type
+        except TypeError:  # uint10, uint12, uint14
+            return np.uint16
+    raise ValueError("Incorrect value for out_range, should be a valid image data type or a pair of values, "
+                     f"got {dtype_or_range}.")
+
+
+@engine_aware("image")
+def rescale_intensity(image, in_range="image", out_range="dtype"):
+    if out_range in ["dtype", "image"]:
+        out_dtype = _output_dtype(image.dtype.type, image.dtype)
+    else:
+        out_dtype = _output_dtype(out_range, image.dtype)
+    imin, imax = map(float, intensity_range(image, in_range))
+    omin, omax = map(float, intensity_range(image, out_range, clip_negative=(imin >= 0)))
+    if np.any(np.isnan([imin, imax, omin, omax])):
+        warnings.warn("One or more intensity levels are NaN. Rescaling will broadcast NaN to the full image. "
+                      "Provide intensity levels yourself to avoid this. E.g. with np.nanmin(image), "
+                      "np.nanmax(image).", UserWarning, stacklevel=3)
+    if imin != imax:
+        def f(s):
+            s = (s.clip(imin, imax) - imin) / (imax - imin)
+            return (s * (omax - omin) + omin).astype(out_dtype)
+    else:
+        def f(s):
+            return s.clip(imin, imax).clip(omin, omax).astype(out_dtype)
+    return _lut_map(f, image, out_dtype)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Gamma, log and sigmoid corrections
+# ---------------------------------------------------------------------------------------------------
+
+def _assert_non_negative(image):
+    if _has_negative(image):
+        raise ValueError("Image Correction methods work correctly only on images with non-negative values. Use "
+                         "skimage.exposure.rescale_intensity.")
+
+
+def _scale(dtype):
+    lo, hi = _dtype_limits(dtype, clip_negative=True)
+    return float(hi - lo)
+
+
+@engine_aware("image")
+def adjust_gamma(image, gamma=1, gain=1):
+    if gamma < 0:
+        raise ValueError("Gamma should be a non-negative real number.")
+    dtype = image.dtype.type
+    if dtype is np.uint8:
+        lut = 255 * gain * (np.linspace(0, 1, 256) ** gamma)
+        lut = np.minimum(np.rint(lut), 255).astype("uint8")
+        return _gather(lut, image)
+    _assert_non_negative(image)
+    scale = _scale(image.dtype)
+    return _lut_map(lambda s: (((s / scale) ** gamma) * scale * gain).astype(dtype), image, dtype)
+
+
+@engine_aware("image")
+def adjust_log(image, gain=1, inv=False):
+    _assert_non_negative(image)
+    dtype = image.dtype.type
+    scale = _scale(image.dtype)
+    if inv:
+        return _lut_map(lambda s: ((2 ** (s / scale) - 1) * scale * gain).astype(dtype), image, dtype)
+    return _lut_map(lambda s: (np.log2(1 + s / scale) * scale * gain).astype(dtype), image, dtype)
+
+
+@engine_aware("image")
+def adjust_sigmoid(image, cutoff=0.5, gain=10, inv=False):
+    _assert_non_negative(image)
+    dtype = image.dtype.type
+    scale = _scale(image.dtype)
+    if inv:
+        return _lut_map(lambda s: ((1 - 1 / (1 + np.exp(gain * (cutoff - s / scale)))) * scale).astype(dtype),
+                        image, dtype)
+    return _lut_map(lambda s: ((1 / (1 + np.exp(gain * (cutoff - s / scale)))) * scale).astype(dtype), image, dtype)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Low contrast
+# ---------------------------------------------------------------------------------------------------
+
+def _percentiles(image, q):
+    """np.percentile(image, q) (linear method): from the counts of each value for 8/16-bit integers, the
+    two order statistics NumPy interpolates between and its interpolation; else NumPy's/CuPy's."""
+    xp = xp_of(image)
+    if xp is not np or image.dtype.kind not in "iu" or image.dtype.itemsize > 2 or image.size == 0:
+        return _to_host(xp.percentile(image, q))
+    lo, hi = _minmax(image)
+    cum = np.cumsum(_hist.integer_counts(image, lo=lo, nbins=hi - lo + 1))
+    q = np.true_divide(q, 100)
+    n = image.size
+    virtual = n * q + (1 + q * (1 - 1 - 1)) - 1   # NumPy's virtual index (alpha = beta = 1), its roundings
+    below = np.floor(virtual)
+    t = virtual - below
+    # the k-th smallest value: the first value whose cumulative count exceeds k
+    a = lo + np.searchsorted(cum, below, side="right").astype(np.float64)
+    b = lo + np.searchsorted(cum, np.minimum(below + 1, image.size - 1), side="right").astype(np.float64)
+    # NumPy's _lerp: a + (b - a) * t, from the other end where t >= 0.5
+    diff = b - a
+    return np.where(t >= 0.5, b - diff * (1 - t), a + diff * t)
+
+
+@engine_aware("image")
+def is_low_contrast(image, fraction_threshold=0.05, lower_percentile=1, upper_percentile=99, method="linear"):
+    xp = xp_of(image)
+    image = xp.asarray(image) if xp is not np else np.asanyarray(image)
+    if image.dtype == bool:
+        lo, hi = _minmax(image) if image.size else (xp.min(image), xp.max(image))
+        return not ((hi == 1) and (lo == 0))
+    if image.ndim == 3 and image.shape[2] in (3, 4):
+        from .. import color
+
+        if image.shape[2] == 4:
+            image = color.rgba2rgb(image)
+        image = color.rgb2gray(image)
+    dlimits = _dtype_limits(image.dtype, clip_negative=False)
+    limits = _percentiles(image, [lower_percentile, upper_percentile])
+    ratio = (limits[1] - limits[0]) / (dlimits[1] - dlimits[0])
+    return ratio < fraction_threshold

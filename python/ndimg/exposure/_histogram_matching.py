@@ -1,0 +1,80 @@
+"""skimage.exposure.match_histograms on the ndimg engines: the source's and the template's value counts (the
+core's integer histogram where the values are integers, sorted unique values otherwise), their quantiles
+matched by NumPy's interpolation, and the result gathered per pixel on every core."""
+from __future__ import annotations
+
+import numpy as np
+
+from .._engine import engine_aware, xp_of
+from .._prim import histogram
+from .._rules import supported_float_type
+from ..filters._thresholding import _to_host
+from ._exposure import _channel_last, _gather, _minmax
+
+
+def _value_counts(a):
+    """(values, counts) of an integer array's values that occur, increasing (np.unique's), from the core's
+    histogram over [min, max]."""
+    lo, hi = _minmax(a)
+    counts = _to_host(histogram.integer_counts(a, lo=lo, nbins=int(hi) - int(lo) + 1))
+    values = np.flatnonzero(counts)
+    return values + lo, counts[values], lo
+
+
+def _bincount(a):
+    """np.bincount(a.ravel()): TypeError/ValueError as NumPy gives them for non-integer or negative values."""
+    if a.dtype.kind not in "biu":
+        raise TypeError(f"Cannot cast array data from {a.dtype!r} to dtype('int64') according to the rule 'safe'")
+    if a.size == 0:
+        return np.zeros(0, dtype=np.int64)
+    lo, hi = _minmax(a)
+    if lo < 0:
+        raise ValueError("'list' argument must have no negative elements")
+    return _to_host(histogram.integer_counts(a, lo=0, nbins=int(hi) + 1))
+
+
+def _match_cumulative_cdf(source, template):
+    xp = xp_of(source)
+    if source.dtype.kind == "u":
+        src_counts = _bincount(source)
+        tmpl_counts = _bincount(template)
+        tmpl_values = np.nonzero(tmpl_counts)[0]
+        tmpl_counts = tmpl_counts[tmpl_values]
+        src_quantiles = np.cumsum(src_counts) / source.size
+        tmpl_quantiles = np.cumsum(tmpl_counts) / template.size
+        return _gather(np.interp(src_quantiles, tmpl_quantiles, tmpl_values), source)
+    if template.dtype.kind in "iu" and template.size:
+        tmpl_values, tmpl_counts, _ = _value_counts(template)
+    else:
+        tmpl_values, tmpl_counts = (_to_host(v) for v in xp.unique(template.reshape(-1), return_counts=True))
+    if source.dtype.kind in "iu" and source.size:
+        src_values, src_counts, lo = _value_counts(source)
+        src_quantiles = np.cumsum(src_counts) / source.size
+        table = np.zeros(int(src_values[-1] - lo) + 1)
+        table[src_values - lo] = np.interp(src_quantiles, np.cumsum(tmpl_counts) / template.size, tmpl_values)
+        return _gather(table, source.astype(np.int64) - lo)
+    src_values, src_lookup, src_counts = xp.unique(source.reshape(-1), return_inverse=True, return_counts=True)
+    src_quantiles = _to_host(xp.cumsum(src_counts)) / source.size
+    tmpl_quantiles = np.cumsum(tmpl_counts) / template.size
+    interp_a_values = np.interp(src_quantiles, tmpl_quantiles, tmpl_values)
+    return _gather(interp_a_values, src_lookup).reshape(source.shape)
+
+
+@engine_aware("image", "reference")
+def match_histograms(image, reference, *, channel_axis=None):
+    image, axis = _channel_last(image, channel_axis)
+    reference, _ = _channel_last(reference, channel_axis)
+    xp = xp_of(image)
+    if image.ndim != reference.ndim:
+        raise ValueError("Image and reference must have the same number of channels.")
+    if channel_axis is not None:
+        if image.shape[-1] != reference.shape[-1]:
+            raise ValueError("Number of channels in the input image and reference image must match!")
+        matched = xp.empty(image.shape, dtype=image.dtype)
+        for channel in range(image.shape[-1]):
+            matched[..., channel] = _match_cumulative_cdf(image[..., channel], reference[..., channel])
+    else:
+        matched = _match_cumulative_cdf(image, reference)
+    if matched.dtype.kind == "f":
+        matched = matched.astype(supported_float_type(image.dtype), copy=False)
+    return matched if axis is None else xp.moveaxis(matched, -1, axis)
