@@ -1343,6 +1343,7 @@ _RP_BENCH = ("label", "area", "bbox", "centroid", "eccentricity", "orientation",
 # the dtypes under test are the labels' (the intensity image: float64; any dtype in tests/measure)
 register("measure", "regionprops_table", f"{_MR}._regionprops:regionprops_table", dtypes=INTS,
          inputs=("labels", "intensity"), family="regionprops", rtol=1e-6, atol=_RP_ATOL,
+         dask=f"{_MR}._regionprops_dask:regionprops_table",
          cases=(case(properties=_RP2, _ndim=(2,), _id="all2d"), case(properties=_RP3, _ndim=(3,), _id="all3d"),
                 case(properties=_RP2, _inputs=("labels", "intensity3"), _ndim=(2,), _id="rgb"),
                 case(properties=_RP3, _inputs=("labels", "intensity3"), _ndim=(3,), _id="rgb3d"),
@@ -1576,12 +1577,53 @@ del _MU, _MASK_F, _COLOC, _POLY, _SQUARE, _STAR, _OCTA_V, _OCTA_F, _rng, _CHAIN,
 # ---- issue 27: exposure ----
 # ---- end exposure ----
 # ---- issue 27: util ----
+_UT = "ndimg.util"
+_POINTWISE = lambda ndim, **_: 0
+# the img_as_* family: exact values; Dask chunk by chunk (a narrowing's maximum taken over the whole array)
+_UT_FLOAT_BAD = (bad(ValueError, _inputs=("signed",), _dtype="float32"),)   # floats outside [-1, 1]
+for _name, _bad in (("img_as_float", ()), ("img_as_float32", ()), ("img_as_float64", ()),
+                    ("img_as_int", _UT_FLOAT_BAD), ("img_as_uint", _UT_FLOAT_BAD), ("img_as_ubyte", _UT_FLOAT_BAD),
+                    ("img_as_bool", ())):
+    register("util", _name, f"{_UT}._dtype:{_name}", dtypes=ALL, ndim=(1, 2, 3), rtol=0, atol=0,
+             cases=(case(), case(force_copy=True), case(_inputs=("signed",), _dtype="int16"),
+                    case(_inputs=("signed",), _dtype="int8"),
+                    case(_inputs=("signed",), _dtype="float64" if not _bad else "int32"),
+                    case(_inputs=("labels",), _dtype="uint32"), case(_inputs=("labels",), _dtype="int64")),
+             bad=_bad, dask=f"{_UT}._dtype:dask_{_name}",
+             bench=(("2d_f32", dict(_dtype="uint8")), ("3d_f32", dict(_dtype="uint16")))
+             if _name.startswith("img_as_float") else (("2d_f32", {}), ("3d_f32", {})))
+register("util", "invert", f"{_UT}._invert:invert", dtypes=ALL, ndim=(1, 2, 3), rtol=0, atol=0, halo=_POINTWISE,
+         cases=(case(), case(signed_float=True), case(_inputs=("signed",))),
+         bench=(("2d_f32", {}), ("3d_f32", {}), ("2d_f32", dict(_dtype="uint8"))))
+del _name, _bad, _UT_FLOAT_BAD
 # ---- end util ----
 # ---- issue 27: draw ----
 # ---- end draw ----
 # ---- issue 27: transform warps and pyramids ----
 # ---- end transform warps and pyramids ----
 # ---- issue 27: transform geometric models ----
+# transform classes: parameters and estimation on the host, __call__/residuals on the coordinates' engine;
+# compared with scikit-image (and across engines) in tests/transform/test_geometric.py
+_GEO = dict(inputs=("none",), ndim=(), cases=(), extra={"tested_in": "tests/transform/test_geometric.py"})
+for _name in ("EuclideanTransform", "SimilarityTransform", "AffineTransform", "ProjectiveTransform",
+              "PolynomialTransform", "PiecewiseAffineTransform", "EssentialMatrixTransform",
+              "FundamentalMatrixTransform"):
+    register("transform", _name, f"ndimg.transform._geometric:{_name}", kind="class", **_GEO)
+register("transform", "ThinPlateSplineTransform", "ndimg.transform._thin_plate_splines:ThinPlateSplineTransform",
+         kind="class", **_GEO)
+register("transform", "estimate_transform", "ndimg.transform._geometric:estimate_transform", **_GEO)
+_rng = np.random.default_rng(27)
+_PTS2, _PTS3 = _rng.random((50, 2)) * 100, _rng.random((50, 3)) * 100
+_HOMOG = np.array([[1.1, 0.2, 3.0], [-0.1, 0.9, -2.0], [1e-3, 2e-3, 1.0]])
+_AFF3 = np.array([[1.0, 0.1, 0.0, 5.0], [0.0, 2.0, 0.3, -1.0], [0.2, 0.0, 0.5, 2.0], [0, 0, 0, 1.0]])
+register("transform", "matrix_transform", "ndimg.transform._geometric:matrix_transform", inputs=("none",), ndim=(),
+         rtol=1e-12, atol=1e-9,
+         cases=(case(coords=_PTS2, matrix=_HOMOG), case(coords=_PTS2.astype(np.float32), matrix=_HOMOG[:2].tolist() + [[0, 0, 1]]),
+                case(coords=_PTS3, matrix=_AFF3), case(coords=_PTS2[0], matrix=_HOMOG, _id="one_point")),
+         bad=(bad(ValueError, coords=_PTS2, matrix=np.eye(3)[:2], _id="not_square"),
+              bad(NotImplementedError, coords=_PTS2, matrix=np.eye(2), _id="1d")),
+         bench=(("2d_f32", dict(_inputs=("points",), matrix=_HOMOG)),))
+del _GEO, _name, _rng, _PTS2, _PTS3, _HOMOG, _AFF3
 # ---- end transform geometric models ----
 # ---- issue 27: transform hough and radon ----
 # ---- end transform hough and radon ----

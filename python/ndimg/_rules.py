@@ -9,7 +9,6 @@ import sys
 
 import numpy as np
 
-from ._engine import xp_of
 
 
 def supported_float_type(dtype, allow_complex=False):
@@ -27,22 +26,11 @@ def supported_float_type(dtype, allow_complex=False):
 
 
 def img_as_float(image, force_copy=False):
-    """Floats are kept (float16 too), bool -> {0, 1}, unsigned -> x / max, signed -> max(x / max, -1), as float64."""
-    xp = xp_of(image)
-    image = xp.asarray(image) if xp is not np else np.asarray(image)
-    dt = image.dtype
-    if dt.kind == "f":
-        return image.copy() if force_copy else image
-    if dt.kind == "b":
-        return image.astype(np.float64)
-    if dt.kind in "iu":
-        info = np.iinfo(dt)
-        out = image.astype(np.float64)
-        out *= 1.0 / info.max
-        if dt.kind == "i":
-            xp.maximum(out, -1.0, out=out)
-        return out
-    raise ValueError(f"Cannot convert from {dt} to float64.")
+    """scikit-image's img_as_float of a working array (NumPy or CuPy): ndimg.util's conversion, without the
+    public function's engine routing."""
+    from .util._dtype import convert
+
+    return convert(image, np.floating, force_copy)
 
 
 def convert_to_float(image, preserve_range):

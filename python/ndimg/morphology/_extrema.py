@@ -8,8 +8,8 @@ from .. import _core
 from .._engine import engine_aware, is_gpu_array, xp_of
 from ..ndimage._binary import generate_binary_structure
 from ..ndimage._footprint import to_host
+from ..util._invert import invert
 from ._footprints import warn_user
-from ._max_tree import invert
 from ._reconstruction import reconstruction
 
 _DTYPE_RANGE = {np.dtype(t): (np.iinfo(t).min, np.iinfo(t).max)

@@ -15,6 +15,7 @@ import numpy as np
 from .. import _core
 from .._engine import engine_aware, xp_of
 from ..ndimage._binary import generate_binary_structure
+from ..util._invert import invert
 
 # dtypes scikit-image's Cython accepts (bool is read as uint8); float16 and the rest find no signature
 _SUPPORTED = frozenset("?bBhHiIlLqQfd")
@@ -94,18 +95,6 @@ def _threshold(value):
     if isinstance(value, (str, bytes)) or not isinstance(value, (numbers.Real, np.ndarray, np.generic)):
         raise TypeError(f"must be real number, not {type(value).__name__}")
     return float(value)
-
-
-def invert(image, signed_float=False):
-    """skimage.util.invert: logical not, the dtype's maximum minus the value, -1 minus it, or for floats 1 minus
-    it (-value with signed_float)."""
-    if image.dtype == bool:
-        return ~image
-    if image.dtype.kind == "u":
-        return np.subtract(np.iinfo(image.dtype).max, image, dtype=image.dtype)
-    if image.dtype.kind == "i":
-        return np.subtract(-1, image, dtype=image.dtype)
-    return -image if signed_float else np.subtract(1, image, dtype=image.dtype)
 
 
 def _filter(image, attribute, threshold, connectivity, parent, tree_traverser, name):
