@@ -1,0 +1,65 @@
+"""skimage.transform's integral image (0.26): integral_image (cumulative sums along every axis, on the CPU
+engine's threads) and integrate (sums over boxes by inclusion-exclusion of corners)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .._blocks import _on_threads
+from .._engine import engine_aware, xp_of
+
+
+def _cumsum(a, axis, dtype):
+    """a.cumsum(axis, dtype): NumPy arrays in slabs across another axis on the engine's threads (each
+    line's sum is NumPy's own, in its order)."""
+    if type(a) is not np.ndarray or a.ndim < 2 or a.size < (1 << 16):
+        return a.cumsum(axis=axis, dtype=dtype)
+    out = np.empty(a.shape, dtype=np.empty(0, a.dtype).cumsum(dtype=dtype).dtype)
+    split = 0 if axis != 0 else 1
+    n = a.shape[split]
+    nblocks = min(64, n)
+
+    def run(first, last):
+        sl = [slice(None)] * a.ndim
+        sl[split] = slice(first * n // nblocks, last * n // nblocks)
+        np.cumsum(a[tuple(sl)], axis=axis, dtype=dtype, out=out[tuple(sl)])
+
+    _on_threads(run, nblocks)
+    return out
+
+
+@engine_aware("image")
+def integral_image(image, *, dtype=None):
+    """The integral (summed-area) image (skimage.transform.integral_image): ``S[i, j, ...]`` is the sum of
+    ``image[:i + 1, :j + 1, ...]``. Float input sums in at least float64 unless `dtype` says otherwise."""
+    if dtype is None and image.real.dtype.kind == "f":
+        dtype = np.promote_types(image.dtype, np.float64)
+    S = image
+    for i in range(image.ndim):
+        S = _cumsum(S, i, dtype)
+    return S
+
+
+@engine_aware("ii")
+def integrate(ii, start, end):
+    """Sums over the boxes [start, end] (inclusive; negative coordinates count from the end) of the integral
+    image `ii` (skimage.transform.integrate): one value per box, float64."""
+    xp = xp_of(ii)
+    start = np.atleast_2d(np.array(start))
+    end = np.atleast_2d(np.array(end))
+    rows = start.shape[0]
+    total_shape = np.tile(ii.shape, [rows, 1])
+    start = np.where(start < 0, start + total_shape, start)
+    end = np.where(end < 0, end + total_shape, end)
+    if np.any(end - start < 0):
+        raise IndexError("end coordinates must be greater or equal to start")
+    S = np.zeros(rows)
+    for i in range(2 ** ii.ndim):
+        # corner i: the axes whose bit is set take start - 1, the others end
+        mask = np.array([(i >> (ii.ndim - 1 - d)) & 1 for d in range(ii.ndim)], dtype=bool)
+        sign = (-1) ** int(mask.sum())
+        corners = np.where(mask, start - 1, end)
+        ok = ~np.any((start - 1) * mask < 0, axis=1)
+        if ok.any():
+            values = xp.asarray(ii[tuple(xp.asarray(corners[ok]).T)], dtype=np.float64)
+            S[ok] += sign * (values.get() if xp is not np else values)
+    return xp.asarray(S)

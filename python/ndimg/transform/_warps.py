@@ -1,0 +1,486 @@
+"""skimage.transform's warps (0.26): warp, warp_coords, warp_polar, resize, rescale, rotate, swirl,
+resize_local_mean and downscale_local_mean, on ndimg's interpolation.
+
+scikit-image warps a 2-D image (with or without a trailing channel axis) by a homography at orders 1 and 3
+with its own Cython loop (_warp_fast: bilinear, or Catmull-Rom bicubic, which is not a B-spline), and
+everything else with scipy.ndimage.map_coordinates at computed coordinates, its numpy.pad mode names
+translated to scipy's. ndimg does the same on its engines: the homography loop is the C++ primitive
+``_core.warp_homography``; affine matrices at the other orders run ndimg.ndimage.affine_transform (no
+coordinate array), projective ones map_coordinates at coordinates computed on the engine; callables
+(``cr = f(cr, **map_args)``, scikit-image's (col, row) convention) are evaluated on the host as there
+(ndimg's own swirl and polar mappings run on the engine). resize is a Gaussian (anti-aliasing) and
+ndimg.ndimage.zoom with grid_mode, as scikit-image's.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from .. import _core
+from .._engine import engine_aware, is_gpu_array, stream_ptr, xp_of
+from .._rules import convert_to_float
+from ..filters._window import _as_int as safe_as_int
+from ..measure._block import block_reduce
+from ..ndimage import affine_transform, gaussian_filter, map_coordinates, zoom
+
+# numpy.pad's mode names (scikit-image's) -> scipy.ndimage's (scikit-image's _to_ndimage_mode, with the grid
+# variants of constant and wrap)
+_NDI_MODES = {"constant": "grid-constant", "edge": "nearest", "symmetric": "reflect", "reflect": "mirror",
+              "wrap": "grid-wrap"}
+# the classes whose params scikit-image's warp takes as a homography matrix (and their subclasses:
+# Euclidean); matched by name so that scikit-image's transforms and ndimg's serve alike
+_HOMOGRAPHIES = ("ProjectiveTransform", "AffineTransform", "SimilarityTransform")
+
+
+def _ndi_mode(mode):
+    try:
+        return _NDI_MODES[mode]
+    except (KeyError, TypeError):
+        raise ValueError(f"Unknown mode: '{mode}', or cannot translate mode. The mode should be one of 'constant', "
+                         "'edge', 'symmetric', 'reflect', or 'wrap'. See the documentation of numpy.pad for more "
+                         "info.") from None
+
+
+def _order(dtype, order):
+    """scikit-image's _validate_interpolation_order: 0 for bool and 1 otherwise by default, 0-5, bool only at 0."""
+    if order is None:
+        return 0 if dtype == bool else 1
+    if order < 0 or order > 5:
+        raise ValueError("Spline interpolation order has to be in the range 0-5.")
+    if dtype == bool and order != 0:
+        raise ValueError("Input image dtype is bool. Interpolation is not defined with bool data type. Please set "
+                         "order to 0 or explicitly cast input image to another data type.")
+    return order
+
+
+_CALLABLE_2D = "Only 2-D images (grayscale or color) are supported, when providing a callable `inverse_map`."
+
+
+def _warn_biquadratic(stacklevel):
+    warnings.warn("Bi-quadratic interpolation behavior has changed due to a bug in the implementation of "
+                  "scikit-image (it now wraps scipy's interpolation); use bi-linear or bi-cubic interpolation "
+                  "instead.", UserWarning, stacklevel=stacklevel + 1)
+
+
+def _homography(inverse_map):
+    """The 3x3 matrix scikit-image's warp reads from `inverse_map` (a (3, 3) array, or a projective, affine or
+    similarity transform), else None."""
+    if hasattr(inverse_map, "shape") and hasattr(inverse_map, "dtype"):
+        return inverse_map if tuple(inverse_map.shape) == (3, 3) else None
+    if any(c.__name__ in _HOMOGRAPHIES for c in type(inverse_map).__mro__):
+        params = np.asarray(inverse_map.params)
+        return params if params.shape == (3, 3) else None
+    return None
+
+
+def _host_matrix(m):
+    if is_gpu_array(m):
+        m = m.get() if hasattr(m, "get") else np.asarray(m.cpu())
+    return np.asarray(m, dtype=np.float64)
+
+
+def _clip_warp_output(input_image, output_image, mode, cval, clip):
+    """scikit-image's clip of a warp's output to the input's range (NaN-aware), widened to cval where the
+    constant mode put cval outside that range into the output. In place."""
+    if not clip:
+        return
+    xp = xp_of(input_image)
+    min_val = xp.min(input_image)
+    if bool(xp.isnan(min_val)):
+        min_func, max_func = xp.nanmin, xp.nanmax
+        min_val = min_func(input_image)
+    else:
+        min_func, max_func = xp.min, xp.max
+    max_val = max_func(input_image)
+    if mode == "constant" and not bool(min_val <= cval <= max_val) and \
+            bool(min_func(output_image) <= cval <= max_func(output_image)):
+        cval = input_image.dtype.type(cval)
+        min_val, max_val = xp.minimum(min_val, cval), xp.maximum(max_val, cval)
+    xp.clip(output_image, min_val, max_val, out=output_image)
+
+
+def _stack_channels(coords2, shape, dtype, xp):
+    """(len(shape),) + shape coordinates from (row, col) planes: each channel reads its own index."""
+    coords = xp.empty((len(shape),) + tuple(shape), dtype=dtype)
+    if len(shape) == 3:
+        coords[0] = coords2[0][..., None]
+        coords[1] = coords2[1][..., None]
+        coords[2] = xp.arange(shape[2], dtype=dtype)
+    else:
+        coords[0], coords[1] = coords2
+    return coords
+
+
+def warp_coords(coord_map, shape, dtype=np.float64):
+    """Source coordinates for the output of a 2-D warp (skimage.transform.warp_coords): ``coord_map`` maps
+    (P, 2) arrays of output (col, row) to input (col, row); the result is (ndim, rows, cols[, bands]) for
+    map_coordinates. Evaluated on the host (the callable is the caller's)."""
+    shape = safe_as_int(shape)
+    rows, cols = shape[0], shape[1]
+    xy = np.indices((cols, rows), dtype=dtype).reshape(2, -1).T
+    xy = coord_map(xy)
+    xy = xy.T.reshape((-1, cols, rows)).swapaxes(1, 2)
+    return _stack_channels((xy[1], xy[0]), tuple(int(s) for s in shape), dtype, np)
+
+
+def _projective_coords(matrix, shape, xp):
+    """The input (row, col[, channel]) of every output pixel under a 3x3 homography of (col, row, 1), on the
+    engine (scikit-image's ProjectiveTransform arithmetic: a zero w becomes eps)."""
+    m = matrix.tolist()
+    rows, cols = int(shape[0]), int(shape[1])
+    x = xp.arange(cols, dtype=np.float64)[None, :]
+    y = xp.arange(rows, dtype=np.float64)[:, None]
+    w = x * m[2][0] + y * m[2][1] + m[2][2]
+    w = xp.where(w == 0, np.finfo(float).eps, w)
+    c = (x * m[0][0] + y * m[0][1] + m[0][2]) / w
+    r = (x * m[1][0] + y * m[1][1] + m[1][2]) / w
+    return _stack_channels((r, c), shape, np.float64, xp)
+
+
+def _matrix_warp(image, matrix, output_shape, order, mode, cval):
+    """warp by a homography at orders other than scikit-image's fast ones (its map_coordinates path)."""
+    xp = xp_of(image)
+    ndi_mode = _ndi_mode(mode)
+    nd = image.ndim
+    if matrix[2, 0] == 0 and matrix[2, 1] == 0 and matrix[2, 2] == 1:
+        # affine: output (row, col[, ch]) -> input (row, col[, ch]) without a coordinate array
+        m = np.eye(nd)
+        m[:2, :2] = matrix[1::-1, 1::-1]
+        offset = np.zeros(nd)
+        offset[:2] = matrix[1::-1, 2]
+        return affine_transform(image, m, offset, output_shape=tuple(output_shape), order=order, mode=ndi_mode,
+                                cval=cval, prefilter=order > 1)
+    coords = _projective_coords(matrix, output_shape, xp)
+    return map_coordinates(image, coords, order=order, mode=ndi_mode, cval=cval, prefilter=order > 1)
+
+
+def _fast_warp(image, matrix, output_shape, order, mode, cval):
+    """scikit-image's _warp_fast: the C++ homography loop (bilinear or Catmull-Rom), channels in turn."""
+    _ndi_mode(mode)
+    xp = xp_of(image)
+    out = xp.empty((int(output_shape[0]), int(output_shape[1])) + image.shape[2:], dtype=image.dtype)
+    _core.warp_homography(image, matrix.ravel().tolist(), out, order, getattr(_core.PadMode, mode), float(cval),
+                          stream=stream_ptr(out))
+    return out
+
+
+@engine_aware("image", "inverse_map")
+def warp(image, inverse_map, map_args=None, output_shape=None, order=None, mode="constant", cval=0.0, clip=True,
+         preserve_range=False):
+    """Warp an image by an inverse coordinate map (skimage.transform.warp): a transform object (scikit-image's
+    or ndimg's), a (3, 3) homography, a callable ``cr = f(cr, **map_args)`` on (col, row) arrays, or an array of
+    input coordinates of every output element (n-D). Orders 0-5, scikit-image's modes, cval, clip and
+    preserve_range; the output is float (order 0: the input's dtype)."""
+    if map_args is None:
+        map_args = {}
+    if image.size == 0:
+        raise ValueError("Cannot warp empty image with dimensions", image.shape)
+    order = _order(image.dtype, order)
+    if order > 0:
+        image = convert_to_float(image, preserve_range)
+    output_shape = np.array(image.shape) if output_shape is None else safe_as_int(output_shape)
+    if order == 2:
+        _warn_biquadratic(2)
+    matrix = _homography(inverse_map)
+    warped = None
+    if matrix is not None:
+        matrix = _host_matrix(matrix)
+        if order in (1, 3) and not map_args and image.ndim in (2, 3):
+            warped = _fast_warp(image, matrix, output_shape, order, mode, cval)
+    if warped is None:
+        if matrix is None and hasattr(inverse_map, "shape") and hasattr(inverse_map, "dtype"):
+            warped = map_coordinates(image, inverse_map, order=order, mode=_ndi_mode(mode), cval=cval,
+                                     prefilter=order > 1)
+        else:
+            if image.ndim < 2 or image.ndim > 3:
+                raise ValueError(_CALLABLE_2D)
+            if image.ndim == 3 and len(output_shape) == 2:
+                output_shape = (output_shape[0], output_shape[1], image.shape[2])
+            output_shape = tuple(int(s) for s in output_shape)
+            if matrix is not None and not map_args:
+                warped = _matrix_warp(image, matrix, output_shape, order, mode, cval)
+            else:
+                coords = warp_coords(lambda xy: inverse_map(xy, **map_args), output_shape)
+                warped = map_coordinates(image, xp_of(image).asarray(coords), order=order, mode=_ndi_mode(mode),
+                                         cval=cval, prefilter=order > 1)
+    _clip_warp_output(image, warped, mode, cval, clip)
+    return warped
+
+
+def _preprocess_resize_output_shape(image, output_shape):
+    """scikit-image's: trailing singleton axes added to the image where output_shape is longer, the channel
+    count kept where it is one shorter."""
+    output_shape = tuple(output_shape)
+    if len(output_shape) > image.ndim:
+        image = image.reshape(image.shape + (1,) * (len(output_shape) - image.ndim))
+    elif len(output_shape) == image.ndim - 1:
+        output_shape = output_shape + (image.shape[-1],)
+    elif len(output_shape) < image.ndim:
+        raise ValueError("output_shape length cannot be smaller than the image number of dimensions")
+    return image, output_shape
+
+
+@engine_aware("image")
+def resize(image, output_shape, order=None, mode="reflect", cval=0, clip=True, preserve_range=False,
+           anti_aliasing=None, anti_aliasing_sigma=None):
+    """Resize an n-D image to `output_shape` (skimage.transform.resize): a Gaussian against aliasing where it
+    shrinks, then ndimg.ndimage.zoom in grid mode at order 0-5."""
+    image, output_shape = _preprocess_resize_output_shape(image, output_shape)
+    input_shape, input_type = image.shape, image.dtype
+    if input_type == np.float16:
+        image = image.astype(np.float32)
+    if anti_aliasing is None:
+        anti_aliasing = (input_type != bool and not (np.issubdtype(input_type, np.integer) and order == 0)
+                         and any(x < y for x, y in zip(output_shape, input_shape)))
+    if input_type == bool and anti_aliasing:
+        raise ValueError("anti_aliasing must be False for boolean images")
+    factors = np.divide(input_shape, output_shape)
+    order = _order(input_type, order)
+    if order > 0:
+        image = convert_to_float(image, preserve_range)
+    ndi_mode = _ndi_mode(mode)
+    filtered = image
+    if anti_aliasing:
+        if anti_aliasing_sigma is None:
+            sigma = np.maximum(0, (factors - 1) / 2)
+        else:
+            sigma = np.atleast_1d(anti_aliasing_sigma) * np.ones_like(factors)
+            if np.any(sigma < 0):
+                raise ValueError("Anti-aliasing standard deviation must be greater than or equal to zero")
+            if np.any((sigma > 0) & (factors <= 1)):
+                warnings.warn("Anti-aliasing standard deviation greater than zero but not down-sampling along all "
+                              "axes", UserWarning, stacklevel=2)
+        filtered = gaussian_filter(image, sigma, cval=cval, mode=ndi_mode)
+    out = zoom(filtered, [1 / f for f in factors], order=order, mode=ndi_mode, cval=cval, grid_mode=True)
+    _clip_warp_output(image, out, mode, cval, clip)
+    return out
+
+
+def _channel_last(fn):
+    """scikit-image's channel_as_last_axis for functions of one image: the channel axis moved last for the
+    call (channel_axis=-1) and moved back in the result."""
+    def wrapper(image, *args, channel_axis=None, **kwargs):
+        if channel_axis is None:
+            return fn(image, *args, channel_axis=None, **kwargs)
+        axes = (channel_axis,) if np.isscalar(channel_axis) else tuple(channel_axis)
+        if len(axes) > 1:
+            raise ValueError("only a single channel axis is currently supported")
+        if axes[0] == -1:
+            return fn(image, *args, channel_axis=-1, **kwargs)
+        xp = xp_of(image)
+        out = fn(xp.moveaxis(image, axes[0], -1), *args, channel_axis=-1, **kwargs)
+        return xp.moveaxis(out, -1, axes[0])
+
+    wrapper.__name__, wrapper.__doc__, wrapper.__wrapped__ = fn.__name__, fn.__doc__, fn
+    return wrapper
+
+
+@engine_aware("image")
+@_channel_last
+def rescale(image, scale, order=None, mode="reflect", cval=0, clip=True, preserve_range=False, anti_aliasing=None,
+            anti_aliasing_sigma=None, *, channel_axis=None):
+    """Scale an n-D image by `scale` (one factor, or one per spatial axis) (skimage.transform.rescale): resize
+    to ``max(round(scale * shape), 1)``."""
+    scale = np.atleast_1d(scale)
+    multichannel = channel_axis is not None
+    if len(scale) > 1:
+        if len(scale) != image.ndim - multichannel:
+            raise ValueError("Supply a single scale, or one value per spatial axis")
+        if multichannel:
+            scale = np.concatenate((scale, [1]))
+    orig_shape = np.asarray(image.shape)
+    output_shape = np.maximum(np.round(scale * orig_shape), 1)
+    if multichannel:
+        output_shape[-1] = orig_shape[-1]
+    return resize(image, output_shape, order=order, mode=mode, cval=cval, clip=clip, preserve_range=preserve_range,
+                  anti_aliasing=anti_aliasing, anti_aliasing_sigma=anti_aliasing_sigma)
+
+
+@engine_aware("image")
+def rotate(image, angle, resize=False, center=None, order=None, mode="constant", cval=0, clip=True,
+           preserve_range=False):
+    """Rotate an image by `angle` degrees counter-clockwise about `center` ((col, row); default the image's
+    centre) (skimage.transform.rotate); with `resize` the output holds the whole rotated image. A warp by the
+    rotation's homography: scikit-image's fast loop at orders 1 and 3."""
+    rows, cols = image.shape[0], image.shape[1]
+    if image.dtype == np.float16:
+        image = image.astype(np.float32)
+    center = np.array((cols, rows)) / 2.0 - 0.5 if center is None else np.asarray(center)
+    # scikit-image's composition: translate by -center, rotate, translate back (SimilarityTransform params)
+    theta = np.deg2rad(angle)
+    c, s = math.cos(theta), math.sin(theta)
+    shift_to, rot, shift_back = np.eye(3), np.array([[c, -s, 0], [s, c, 0], [0, 0, 1.0]]), np.eye(3)
+    shift_to[:2, 2] = -center
+    shift_back[:2, 2] = center
+    tform = shift_back @ rot @ shift_to
+    output_shape = None
+    if resize:
+        corners = np.array([[0, 0, 1], [0, rows - 1, 1], [cols - 1, rows - 1, 1], [cols - 1, 0, 1]], dtype=float)
+        inv = corners @ np.linalg.inv(tform).T
+        inv = inv[:, :2] / inv[:, 2:]
+        minc, minr = inv[:, 0].min(), inv[:, 1].min()
+        maxc, maxr = inv[:, 0].max(), inv[:, 1].max()
+        output_shape = np.around((maxr - minr + 1, maxc - minc + 1))
+        translate = np.eye(3)
+        translate[:2, 2] = (minc, minr)
+        tform = tform @ translate
+    tform[2] = (0, 0, 1)   # exactly affine: the fast loop
+    return warp(image, tform, output_shape=output_shape, order=order, mode=mode, cval=cval, clip=clip,
+                preserve_range=preserve_range)
+
+
+@engine_aware("image")
+def downscale_local_mean(image, factors, cval=0, clip=True):
+    """Down-sample an n-D image by the mean of each block of `factors` (skimage.transform.downscale_local_mean),
+    padded with `cval` to whole blocks; `clip` is unused, as there."""
+    return block_reduce(image, factors, np.mean, cval)
+
+
+def _swirl_coords(shape, center, rotation, strength, radius, xp):
+    """scikit-image's swirl mapping, on the engine: output (row, col) -> input (row, col)."""
+    rows, cols = int(shape[0]), int(shape[1])
+    x0, y0 = (float(v) for v in center)
+    x = xp.arange(cols, dtype=np.float64)[None, :] - x0
+    y = xp.arange(rows, dtype=np.float64)[:, None] - y0
+    rho = xp.sqrt(x ** 2 + y ** 2)
+    radius = radius / 5 * np.log(2)
+    theta = rotation + strength * xp.exp(-rho / radius) + xp.arctan2(y, x)
+    return _stack_channels((y0 + rho * xp.sin(theta), x0 + rho * xp.cos(theta)), shape, np.float64, xp)
+
+
+def _mapped_warp(image, coords_of, output_shape, order, mode, cval, clip, preserve_range):
+    """warp with a mapping of ndimg's own, its coordinates computed on the engine by coords_of(shape, xp)."""
+    if image.size == 0:
+        raise ValueError("Cannot warp empty image with dimensions", image.shape)
+    order = _order(image.dtype, order)
+    if order > 0:
+        image = convert_to_float(image, preserve_range)
+    output_shape = image.shape if output_shape is None else tuple(int(s) for s in safe_as_int(output_shape))
+    if order == 2:
+        _warn_biquadratic(3)
+    if image.ndim < 2 or image.ndim > 3:
+        raise ValueError(_CALLABLE_2D)
+    if image.ndim == 3 and len(output_shape) == 2:
+        output_shape = (output_shape[0], output_shape[1], image.shape[2])
+    ndi_mode = _ndi_mode(mode)
+    warped = map_coordinates(image, coords_of(output_shape, xp_of(image)), order=order, mode=ndi_mode, cval=cval,
+                             prefilter=order > 1)
+    _clip_warp_output(image, warped, mode, cval, clip)
+    return warped
+
+
+@engine_aware("image")
+def swirl(image, center=None, strength=1, radius=100, rotation=0, output_shape=None, order=None, mode="reflect",
+          cval=0, clip=True, preserve_range=False):
+    """A swirl about `center` ((col, row); default the image's centre) (skimage.transform.swirl), its
+    coordinates computed on the engine."""
+    if center is None:
+        center = np.array(image.shape)[:2][::-1] / 2
+    return _mapped_warp(image, lambda shape, xp: _swirl_coords(shape, center, rotation, strength, radius, xp),
+                        output_shape, order, mode, cval, clip, preserve_range)
+
+
+def _polar_coords(shape, k_angle, k_radius, center, log, xp):
+    """scikit-image's (log-)polar mapping, on the engine: output (angle row, radius col) -> input (row, col)."""
+    rows, cols = int(shape[0]), int(shape[1])
+    angle = xp.arange(rows, dtype=np.float64)[:, None] / k_angle
+    rad = xp.arange(cols, dtype=np.float64)[None, :] / k_radius
+    if log:
+        rad = xp.exp(rad)
+    return _stack_channels((rad * xp.sin(angle) + center[0], rad * xp.cos(angle) + center[1]), shape, np.float64,
+                           xp)
+
+
+@engine_aware("image")
+@_channel_last
+def warp_polar(image, center=None, *, radius=None, output_shape=None, scaling="linear", channel_axis=None,
+               **kwargs):
+    """Remap an image to polar or log-polar coordinates (skimage.transform.warp_polar): output rows are angles
+    (360 by default), columns radii; `kwargs` go to warp (order, mode, cval, clip, preserve_range)."""
+    multichannel = channel_axis is not None
+    if image.ndim != 2 and not multichannel:
+        raise ValueError(f"Input array must be 2-dimensional when `channel_axis=None`, got {image.ndim}")
+    if image.ndim != 3 and multichannel:
+        raise ValueError(f"Input array must be 3-dimensional when `channel_axis` is specified, got {image.ndim}")
+    if center is None:
+        center = (np.array(image.shape)[:2] / 2) - 0.5
+    if radius is None:
+        w, h = np.array(image.shape)[:2] / 2
+        radius = np.sqrt(w ** 2 + h ** 2)
+    if output_shape is None:
+        height, width = 360, int(np.ceil(radius))
+        output_shape = (height, width)
+    else:
+        output_shape = safe_as_int(output_shape)
+        height, width = output_shape[0], output_shape[1]
+    if scaling == "linear":
+        k_radius = width / radius
+    elif scaling == "log":
+        k_radius = width / np.log(radius)
+    else:
+        raise ValueError("Scaling value must be in {'linear', 'log'}")
+    k_angle = height / (2 * np.pi)
+    center = tuple(float(c) for c in center)
+    unknown = set(kwargs) - {"order", "mode", "cval", "clip", "preserve_range"}
+    if unknown:
+        raise TypeError(f"warp() got an unexpected keyword argument '{sorted(unknown)[0]}'")
+    return _mapped_warp(image, lambda shape, xp: _polar_coords(shape, k_angle, k_radius, center, scaling == "log", xp),
+                        output_shape, kwargs.get("order"), kwargs.get("mode", "constant"), kwargs.get("cval", 0.0),
+                        kwargs.get("clip", True), kwargs.get("preserve_range", False))
+
+
+def _local_mean_weights(old_size, new_size, grid_mode, dtype):
+    """scikit-image's (new_size, old_size) area weights (rows sum to one): the overlap of each new cell with
+    each old one, cells at pixel edges (grid_mode) or between pixel centres."""
+    if grid_mode:
+        old_breaks = np.linspace(0, old_size, num=old_size + 1, dtype=dtype)
+        new_breaks = np.linspace(0, old_size, num=new_size + 1, dtype=dtype)
+    else:
+        old, new = old_size - 1, new_size - 1
+        old_breaks = np.pad(np.linspace(0.5, old - 0.5, old, dtype=dtype), 1, "constant", constant_values=(0, old))
+        val = np.inf if new == 0 else 0.5 * old / new
+        new_breaks = np.pad(np.linspace(val, old - val, new, dtype=dtype), 1, "constant", constant_values=(0, old))
+    upper = np.minimum(new_breaks[1:, np.newaxis], old_breaks[np.newaxis, 1:])
+    lower = np.maximum(new_breaks[:-1, np.newaxis], old_breaks[np.newaxis, :-1])
+    weights = np.maximum(upper - lower, 0)
+    weights /= weights.sum(axis=1, keepdims=True)
+    return weights
+
+
+@engine_aware("image")
+def resize_local_mean(image, output_shape, grid_mode=True, preserve_range=False, *, channel_axis=None):
+    """Resize an n-D image by local means (area interpolation) (skimage.transform.resize_local_mean): along
+    each axis a product with the (new, old) overlap weights."""
+    xp = xp_of(image)
+    if channel_axis is not None:
+        if channel_axis < -image.ndim or channel_axis >= image.ndim:
+            raise ValueError("invalid channel_axis")
+        image = xp.moveaxis(image, channel_axis, -1)
+        nc = image.shape[-1]
+        output_ndim = len(output_shape)
+        if output_ndim == image.ndim - 1:
+            output_shape = tuple(output_shape) + (nc,)
+        elif output_ndim == image.ndim:
+            if output_shape[channel_axis] != nc:
+                raise ValueError("Cannot reshape along the channel_axis. Use channel_axis=None to reshape along all "
+                                 "axes.")
+            channel_axis = channel_axis % image.ndim
+            output_shape = tuple(output_shape[:channel_axis]) + tuple(output_shape[channel_axis:]) + (nc,)
+        else:
+            raise ValueError("len(output_shape) must be image.ndim or (image.ndim - 1) when a channel_axis is "
+                             "specified.")
+        resized = image
+    else:
+        resized, output_shape = _preprocess_resize_output_shape(image, output_shape)
+    resized = convert_to_float(resized, preserve_range)
+    dtype = resized.dtype
+    for axis, (old_size, new_size) in enumerate(zip(image.shape, output_shape)):
+        if old_size == new_size:
+            continue
+        weights = xp.asarray(_local_mean_weights(old_size, new_size, grid_mode, dtype))
+        resized = xp.moveaxis(xp.tensordot(resized, weights, [[axis], [-1]]), -1, axis)
+    if channel_axis is not None:
+        resized = xp.moveaxis(resized, -1, channel_axis)
+    return resized
