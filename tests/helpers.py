@@ -48,6 +48,8 @@ def to_engine(x, engine):
 def to_host(y):
     if isinstance(y, (tuple, list)):
         return type(y)(to_host(v) for v in y)
+    if isinstance(y, dict):
+        return {k: to_host(v) for k, v in y.items()}
     if hasattr(y, "get") and not isinstance(y, np.ndarray):
         return y.get()
     return y
