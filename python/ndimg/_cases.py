@@ -147,6 +147,8 @@ KINDS = {
     "sparse_kernel": lambda rng, shape, dtype, layout, prev, arg: _sparse_kernel(rng, len(shape), int(arg or 3)),
     # map_coordinates' coordinates over the input's shape: float64, or the dtype named ("coords:float32")
     "coords": lambda rng, shape, dtype, layout, prev, arg: _displaced_grid(rng, shape, arg or None),
+    # (N, D) float64 points, one per pixel of the shape, uniform over its extent (transform coordinates)
+    "points": lambda rng, shape, dtype, layout, prev, arg: rng.random((int(np.prod(shape)), len(shape))) * max(shape),
 }
 
 # kinds that are images (take the shape, dtype and layout under test); the others are parameters

@@ -119,6 +119,8 @@ class _Spec:
         self.params = frozenset(names)
         self.varkw = any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values())  # takes any keyword
         self.npositional = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in sig.parameters.values())
+        if any(p.kind == p.VAR_POSITIONAL for p in sig.parameters.values()):   # estimate_transform's *args
+            self.npositional = float("inf")
         self.arrays = tuple((names.index(n), n, sig.parameters[n].default is None,
                              frozenset(_PARAM_DTYPES.get(n, entry.dtypes)))
                             for n in getattr(self.impl, "__array_params__", ()))
