@@ -1,0 +1,85 @@
+// CLAHE's CPU schedule: the tiles' histograms and maps in parallel over tiles (each tile read row by row
+// through per-axis tables of reflected indices), then the elements in parallel over rows.
+#include <algorithm>
+#include <vector>
+
+#include "histogram/clahe.hpp"
+#include "ndimg/parallel.hpp"
+
+namespace ndimg::histogram {
+namespace {
+
+using namespace clahe_math;
+
+// The maps of every tile (ntiles x nbins, row-major over the tile grid).
+template <class T>
+std::vector<uint16_t> tile_maps(const T* src, const int32_t* bins, const Geometry& g) {
+  const int nd = g.ndim;
+  // per axis: the source index of every padded index a tile reads
+  std::vector<std::vector<int64_t>> refl(nd);
+  int64_t stride[kMaxDim];
+  int64_t s = 1;
+  for (int d = nd - 1; d >= 0; --d) {
+    stride[d] = s;
+    s *= g.shape[d];
+    refl[d].resize(g.tiles[d] * g.kernel[d]);
+    for (int64_t x = 0; x < int64_t(refl[d].size()); ++x) refl[d][x] = reflect(x, g.shape[d]) * stride[d];
+  }
+  std::vector<uint16_t> maps(g.ntiles * g.nbins);
+  const int64_t klast = g.kernel[nd - 1], rows = g.tile_size / klast;
+  parallel_for(g.ntiles, 1, [&](int64_t t0, int64_t t1) {
+    std::vector<int64_t> hist(g.nbins);
+    for (int64_t t = t0; t < t1; ++t) {
+      int64_t tile[kMaxDim];
+      int64_t r = t;
+      for (int d = nd - 1; d >= 0; r /= g.tiles[d], --d) tile[d] = r % g.tiles[d];
+      std::fill(hist.begin(), hist.end(), 0);
+      const int64_t* last = refl[nd - 1].data() + tile[nd - 1] * klast;
+      for (int64_t row = 0; row < rows; ++row) {
+        int64_t base = 0, q = row;
+        for (int d = nd - 2; d >= 0; q /= g.kernel[d], --d) base += refl[d][tile[d] * g.kernel[d] + q % g.kernel[d]];
+        const T* p = src + base;
+        for (int64_t i = 0; i < klast; ++i) ++hist[bins[p[last[i]]]];
+      }
+      clip_histogram(hist.data(), g.nbins, g.clip_limit);
+      map_histogram(hist.data(), g.nbins, g.tile_size, maps.data() + t * g.nbins);
+    }
+  });
+  return maps;
+}
+
+template <class T>
+void run(const View& in, const View& bins_view, const Geometry& g, const View& out) {
+  const T* src = in.ptr<T>();
+  const int32_t* bins = bins_view.ptr<int32_t>();
+  uint16_t* dst = out.ptr<uint16_t>();
+  const std::vector<uint16_t> maps = tile_maps(src, bins, g);
+  const int nd = g.ndim;
+  int64_t tile_stride[kMaxDim];
+  for (int64_t d = nd - 1, s = 1; d >= 0; s *= g.tiles[d], --d) tile_stride[d] = s;
+  const int64_t n = g.shape[nd - 1], rows = in.size() / n;
+  std::vector<AxisPos> last(n);
+  for (int64_t x = 0; x < n; ++x) last[x] = axis_pos(x, g.kernel[nd - 1], g.tiles[nd - 1]);
+  parallel_for(rows, std::max<int64_t>(1, (1 << 14) / n), [&](int64_t r0, int64_t r1) {
+    AxisPos pos[kMaxDim];
+    for (int64_t row = r0; row < r1; ++row) {
+      int64_t r = row;
+      for (int d = nd - 2; d >= 0; r /= g.shape[d], --d) pos[d] = axis_pos(r % g.shape[d], g.kernel[d], g.tiles[d]);
+      const T* s = src + row * n;
+      uint16_t* o = dst + row * n;
+      for (int64_t x = 0; x < n; ++x) {
+        pos[nd - 1] = last[x];
+        o[x] = static_cast<uint16_t>(interpolate(nd, pos, tile_stride, maps.data(), g.nbins, bins[s[x]]));
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void clahe_cpu(const View& in, const View& bins, const Geometry& g, const View& out) {
+  if (in.dtype == DType::U8) run<uint8_t>(in, bins, g, out);
+  else run<uint16_t>(in, bins, g, out);
+}
+
+}  // namespace ndimg::histogram

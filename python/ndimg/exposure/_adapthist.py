@@ -1,0 +1,135 @@
+"""skimage.exposure.equalize_adapthist (CLAHE, n-D) on the ndimg engines.
+
+scikit-image converts the image to uint16 (img_as_uint), stretches it to 14 bits, bins the grey levels and
+runs Zuiderveld's CLAHE on tiles. Every step before the tiles is a function of the pixel's value, so here
+it is one table from the image's values (the bit patterns of 8/16-bit images, else the uint16 values) to
+grey bins; the tiles' histograms, clipping, maps and the interpolation run in the core
+(``cpp/src/histogram/clahe*``) on the image's engine, and the final stretch to [0, 1] is a table again.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+import numpy as np
+
+from .. import _core
+from .._engine import engine_aware, stream_ptr, xp_of
+from .._prim import histogram
+from .._rules import check_allocation, supported_float_type
+from ..filters._thresholding import _to_host
+from ._exposure import _gather, _minmax, _pointwise, _raw_index, rescale_intensity
+
+__all__ = ["equalize_adapthist"]
+
+NR_OF_GRAY = 2**14  # grey levels of the CLAHE maps
+
+
+def _scale_down(image, n):
+    """scikit-image's _scale of `n`-bit non-negative integers to 16 bits (n > 16), then negatives clipped
+    (img_as_uint of 32/64-bit integers): uint16 values."""
+    xp = xp_of(image)
+    hi = _minmax(image)[1]
+    if hi < 2**16:
+        warnings.warn(f"Downcasting {image.dtype} to uint16 without scaling because max value {hi} fits in uint16",
+                      UserWarning, stacklevel=5)
+        out = image
+    else:
+        out = image // (2 ** (n - 16))
+    return (xp.maximum(out, 0) if image.dtype.kind == "i" else out).astype(np.uint16)
+
+
+def _as_uint16(image):
+    """(raw, u16): `raw` a uint8/uint16 array of the image's values or bit patterns, `u16` (None: raw is
+    it) scikit-image's img_as_uint of every raw value, in the table's order."""
+    dt = image.dtype
+    if dt == np.uint16:
+        return image, None
+    if dt.kind in "bui" and dt.itemsize <= 2:
+        raw, values = _raw_index(image)
+        if dt.kind == "b":   # raw: uint8 bit patterns
+            u16 = np.zeros(256, np.uint16)
+            u16[1] = 65535
+        elif dt == np.uint8:
+            u16 = values.astype(np.uint16) * np.uint16(257)
+        elif dt == np.int8:   # 7 bits to 16: up to 21 bits, down by 5
+            u16 = np.maximum(values.astype(np.int32) * ((2**21 - 1) // (2**7 - 1)) // 2**5, 0).astype(np.uint16)
+        else:                 # int16, 15 bits to 16: up to 30 bits, down by 14
+            u16 = np.maximum(values.astype(np.int32) * ((2**30 - 1) // (2**15 - 1)) // 2**14, 0).astype(np.uint16)
+        return raw, u16
+    if dt.kind == "f":
+        lo, hi = _minmax(image)
+        if lo < -1.0 or hi > 1.0:
+            raise ValueError("Images of type float must be between -1 and 1.")
+        def to_u16(s):   # in the image's float type, as scikit-image's _convert
+            o = np.multiply(s, 65535, dtype=dt)
+            np.rint(o, out=o)
+            return np.clip(o, 0, 65535, out=o)
+
+        return _pointwise(to_u16, image, np.uint16), None
+    if dt.kind in "iu":
+        return _scale_down(image, 8 * dt.itemsize - (dt.kind == "i")), None
+    raise ValueError(f"Cannot convert from {dt} to uint16.")
+
+
+def _bins_table(raw, u16, nbins):
+    """Per raw value its grey bin: img_as_uint's value (u16), stretched to 14 bits as scikit-image's
+    rescale_intensity(out_range=(0, NR_OF_GRAY - 1)) and np.round do, divided by the bin size."""
+    size = 1 << (8 * raw.dtype.itemsize)
+    present = np.flatnonzero(_to_host(histogram.integer_counts(raw, lo=0, nbins=size)))
+    values = np.arange(size, dtype=np.uint16) if u16 is None else u16
+    imin, imax = float(values[present].min()), float(values[present].max())
+    v = values
+    if imin != imax:
+        v = (np.clip(v, imin, imax) - imin) / (imax - imin) * float(NR_OF_GRAY - 1) + 0.0
+    else:
+        v = np.clip(np.clip(v, imin, imax), 0.0, float(NR_OF_GRAY - 1))
+    u14 = np.round(v.astype(np.float64)).astype(np.uint16)
+    bin_size = 1 + NR_OF_GRAY // nbins
+    return (u14 // bin_size).astype(np.int32)
+
+
+@engine_aware("image")
+def equalize_adapthist(image, kernel_size=None, clip_limit=0.01, nbins=256):
+    if image.ndim == 3 and image.shape[-1] in (3, 4):   # scikit-image's adapt_rgb(hsv_value)
+        from .. import color
+
+        hsv = color.rgb2hsv(image[:, :, :3])
+        value = _equalize(hsv[:, :, 2].copy(), kernel_size, clip_limit, nbins)
+        hsv[:, :, 2] = value.astype(hsv.dtype)
+        return color.hsv2rgb(hsv)
+    return _equalize(image, kernel_size, clip_limit, nbins)
+
+
+def _equalize(image, kernel_size, clip_limit, nbins):
+    xp = xp_of(image)
+    float_dtype = supported_float_type(image.dtype)
+    raw, u16 = _as_uint16(image)
+    if kernel_size is None:
+        kernel_size = tuple([max(s // 8, 1) for s in image.shape])
+    elif isinstance(kernel_size, numbers.Number):
+        kernel_size = (kernel_size,) * image.ndim
+    elif len(kernel_size) != image.ndim:
+        raise ValueError(f"Incorrect value of `kernel_size`: {kernel_size}")
+    kernel_size = [int(k) for k in kernel_size]
+    # scikit-image's padding (its errors: a zero length divides by zero, a negative pad is refused)
+    pads = [k // 2 for k in kernel_size] + [(k - s % k) % k + int(np.ceil(k / 2.0))
+                                            for k, s in zip(kernel_size, image.shape)]
+    if min(pads) < 0:
+        raise ValueError("index can't contain negative values")
+    bins = _bins_table(raw, u16, nbins)   # nbins = 0 divides by zero there, as in scikit-image
+    if nbins < 1:
+        raise ValueError(f"nbins must be positive, got {nbins}")
+    kernel_elements = math.prod(kernel_size)
+    clim = int(np.clip(clip_limit * kernel_elements, 1, None)) if clip_limit > 0.0 else kernel_elements
+    ntiles = math.prod(-(-s // k) for s, k in zip(image.shape, kernel_size))
+    check_allocation((ntiles, nbins), np.int64)
+    raw = xp.ascontiguousarray(raw)
+    out = xp.empty(image.shape, np.uint16)
+    _core.clahe(raw, xp.asarray(bins), kernel_size, int(nbins), int(clim), out, stream=stream_ptr(out))
+    # scikit-image's rescale_intensity of the result as float: a table over the uint16 values it holds
+    lo, hi = _minmax(out)
+    table = np.zeros(NR_OF_GRAY, float_dtype)
+    table[lo:hi + 1] = rescale_intensity(np.arange(lo, hi + 1).astype(float_dtype))
+    return _gather(table, out)
