@@ -1771,6 +1771,18 @@ def _correlate_sparse(ndim, kernel, mode="reflect", **_):
     return Valid([w - 1 for w in shape]) if mode == "valid" else tuple(w // 2 for w in shape)
 
 
+def _vectorized(ndim, size=None, footprint=None, origin=None, axes=None, mode="reflect", **_):
+    """vectorized_filter: generic_filter's window, or in mode 'valid' a window-shorter result."""
+    origin = 0 if origin is None else origin
+    if mode != "valid":
+        return _window(ndim, size, footprint, origin, axes)
+    if np.any(np.asarray(origin) != 0):
+        whole_image("mode='valid' with a nonzero origin")
+    n = ndim if axes is None else 1 if np.ndim(axes) == 0 else len(axes)
+    sizes = list(np.shape(footprint)) if footprint is not None else _seq(size, n)
+    return Valid(_on_axes(ndim, axes, [int(s) - 1 for s in sizes]))
+
+
 _ONE = lambda ndim, **_: 1   # 3-tap stencils (and their masks' 3**ndim erosion)
 _NDI_WINDOW = lambda ndim, size=None, footprint=None, origin=0, axes=None, **_: _window(ndim, size, footprint, origin, axes)
 _NDI_GAUSS = lambda ndim, sigma, truncate=4.0, radius=None, axes=None, **_: _gauss(ndim, sigma, truncate, radius, axes)
@@ -1792,6 +1804,7 @@ HALO = {
     "ndimage.median_filter": _NDI_WINDOW,
     "ndimage.rank_filter": _NDI_WINDOW,
     "ndimage.percentile_filter": _NDI_WINDOW,
+    "ndimage.vectorized_filter": _vectorized,
     "ndimage.correlate": lambda ndim, weights, origin=0, axes=None, **_: _window(ndim, None, weights, origin, axes),
     "ndimage.sobel": _ONE,
     "ndimage.prewitt": _ONE,
