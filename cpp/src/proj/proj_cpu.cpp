@@ -1,0 +1,187 @@
+// CPU schedules of the voting and projection transforms. Hough votes are owned, never shared: each task
+// counts into its own columns (lines) or rows (circles), so integer accumulators need no atomics and float
+// cells get their votes' sequential sum; projections are independent sums per (angle, column) or pixel.
+#include <algorithm>
+#include <vector>
+
+#include "ndimg/parallel.hpp"
+#include "proj/proj.hpp"
+
+namespace ndimg::proj {
+
+void hough_line_cpu(const View& ys, const View& xs, std::span<const double> cos, std::span<const double> sin,
+                    int64_t offset, const View& accum) {
+  const int64_t np = ys.size(), nt = int64_t(cos.size());
+  const int64_t* y = ys.ptr<int64_t>();
+  const int64_t* x = xs.ptr<int64_t>();
+  uint64_t* acc = accum.ptr<uint64_t>();
+  // a task owns a range of angles (columns); points are visited in chunks that stay in cache across them
+  constexpr int64_t kChunk = 8192;
+  parallel_for(nt, 1, [&](int64_t j0, int64_t j1) {
+    for (int64_t p0 = 0; p0 < np; p0 += kChunk) {
+      const int64_t p1 = std::min(np, p0 + kChunk);
+      for (int64_t j = j0; j < j1; ++j) {
+        const double c = cos[j], s = sin[j];
+        for (int64_t p = p0; p < p1; ++p) ++acc[line_bin(y[p], x[p], c, s, offset) * nt + j];
+      }
+    }
+  });
+}
+
+void hough_circle_cpu(const View& ys, const View& xs, std::span<const int64_t> radii, int64_t shift, bool normalize,
+                      const View& out) {
+  const int64_t np = ys.size(), nr = int64_t(radii.size());
+  const int64_t rows = out.shape[1], cols = out.shape[2];
+  const int64_t* y = ys.ptr<int64_t>();
+  const int64_t* x = xs.ptr<int64_t>();
+  // counts first, as integers in the output's own memory, then each replaced by its votes' float sum
+  uint64_t* count = static_cast<uint64_t*>(out.data);
+  double* value = out.ptr<double>();
+  // the perimeter of each radius sorted by row offset, with where each row offset starts
+  std::vector<std::vector<int64_t>> pr(nr), pc(nr), start(nr);
+  std::vector<double> incr(nr);
+  for (int64_t i = 0; i < nr; ++i) {
+    std::vector<int64_t> dr, dc;
+    circle_points(radii[i], dr, dc);
+    incr[i] = normalize ? 1.0 / double(dr.size()) : 1.0;
+    std::vector<int64_t> idx(dr.size());
+    for (size_t q = 0; q < idx.size(); ++q) idx[q] = int64_t(q);
+    std::stable_sort(idx.begin(), idx.end(), [&](int64_t a, int64_t b) { return dr[a] < dr[b]; });
+    for (int64_t q : idx) {
+      pr[i].push_back(dr[q]);
+      pc[i].push_back(dc[q]);
+    }
+    // start[d + r]: the first point of row offset >= d, for d in [-r, r + 1]
+    const int64_t r = std::max<int64_t>(radii[i], 0);
+    start[i].resize(2 * r + 2);
+    for (int64_t d = -r; d <= r + 1; ++d)
+      start[i][d + r] = std::lower_bound(pr[i].begin(), pr[i].end(), d) - pr[i].begin();
+  }
+  // tasks: (radius, band of output rows); points are sorted by row, so a band's voters are one range
+  const int64_t band = std::max<int64_t>(8, rows / std::max<int64_t>(1, 4 * num_threads() / std::max<int64_t>(nr, 1)));
+  const int64_t nbands = (rows + band - 1) / band;
+  std::vector<uint64_t> band_max(nr * nbands, 0);
+  parallel_for(nr * nbands, 1, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t i = t / nbands, b0 = (t % nbands) * band, b1 = std::min(rows, b0 + band);
+      const int64_t r = std::max<int64_t>(radii[i], 0);
+      uint64_t* plane = count + i * rows * cols;
+      // voters: rows y with y + shift + dr in [b0, b1) for some |dr| <= r
+      const int64_t* lo = std::lower_bound(y, y + np, b0 - shift - r);
+      const int64_t* hi = std::lower_bound(y, y + np, b1 - shift + r);
+      uint64_t m = 0;
+      for (const int64_t* p = lo; p < hi; ++p) {
+        const int64_t q = p - y, cy = y[q] + shift, cx = x[q] + shift;
+        const int64_t d0 = std::max(-r, b0 - cy), d1 = std::min(r, b1 - 1 - cy);
+        if (d0 > d1) continue;
+        for (int64_t k = start[i][d0 + r]; k < start[i][d1 + r + 1]; ++k) {
+          const int64_t tx = cy + pr[i][k], ty = cx + pc[i][k];
+          if (ty < 0 || ty >= cols) continue;
+          m = std::max(m, ++plane[tx * cols + ty]);
+        }
+      }
+      band_max[t] = m;
+    }
+  });
+  for (int64_t i = 0; i < nr; ++i) {
+    const uint64_t m = *std::max_element(band_max.begin() + i * nbands, band_max.begin() + (i + 1) * nbands);
+    const std::vector<double> v = vote_values(m, incr[i]);
+    const int64_t base = i * rows * cols;
+    parallel_for(rows * cols, 1 << 16, [&](int64_t a, int64_t b) {
+      for (int64_t o = base + a; o < base + b; ++o) value[o] = v[count[o]];
+    });
+  }
+}
+
+void radon_cpu(const View& image, std::span<const double> matrix, const View& out) {
+  const int64_t n = image.shape[0], na = out.shape[1];
+  dispatch_dtype(image.dtype, [&]<class T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T* img = image.ptr<T>();
+      T* o = out.ptr<T>();
+      const std::vector<T> h(matrix.begin(), matrix.end());
+      // tasks: (angle, block of columns); a block's samples advance row by row together
+      constexpr int64_t kCols = 64;
+      const int64_t nb = (n + kCols - 1) / kCols;
+      parallel_for(na * nb, 1, [&](int64_t t0, int64_t t1) {
+        T acc[kCols];
+        for (int64_t t = t0; t < t1; ++t) {
+          const int64_t a = t / nb, c0 = (t % nb) * kCols, c1 = std::min(n, c0 + kCols);
+          const T* ha = h.data() + 6 * a;
+          for (int64_t c = c0; c < c1; ++c) acc[c - c0] = T(0);
+          for (int64_t row = 0; row < n; ++row) {
+            const T yv = T(row);
+            for (int64_t c = c0; c < c1; ++c) {
+              const T xv = T(c);
+              const T cc = ha[0] * xv + ha[1] * yv + ha[2];
+              const T rr = ha[3] * xv + ha[4] * yv + ha[5];
+              acc[c - c0] += bilinear(img, n, n, rr, cc);
+            }
+          }
+          for (int64_t c = c0; c < c1; ++c) o[c * na + a] = acc[c - c0];
+        }
+      });
+    } else {
+      throw TypeError("radon: float32 or float64 image expected");
+    }
+  });
+}
+
+void backproject_cpu(const View& proj, std::span<const double> cos, std::span<const double> sin, int64_t radius,
+                     Interp interp, std::span<const double> knots, const View& out) {
+  const int64_t na = proj.shape[0], n = proj.shape[1], h = n / 2, size = out.shape[0];
+  const double* pj = proj.ptr<double>();
+  dispatch_dtype(out.dtype, [&]<class T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      T* o = out.ptr<T>();
+      // a task owns rows of the output; each pixel adds the angles in order
+      parallel_for(size, 1, [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) {
+          T* row = o + i * size;
+          const double xi = double(i - radius);
+          for (int64_t a = 0; a < na; ++a) {
+            const double c = cos[a], s = sin[a];
+            const double* col = pj + a * n;
+            for (int64_t j = 0; j < size; ++j) {
+              const double t = double(j - radius) * c - xi * s;
+              row[j] += interp_at(interp, col, n, h, knots.data(), t);
+            }
+          }
+        }
+      });
+    } else {
+      throw TypeError("iradon: float32 or float64 output expected");
+    }
+  });
+}
+
+void sart_update_cpu(const View& image, double theta, const View& projection, double shift, const View& update) {
+  const int64_t n = image.shape[0], nrays = projection.shape[0];
+  dispatch_dtype(image.dtype, [&]<class T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T* img = image.ptr<T>();
+      const T* pj = projection.ptr<T>();
+      T* u = update.ptr<T>();
+      auto ray = [&](int64_t i) { return Ray<T>(n, T(theta), T(i) + T(shift)); };
+      std::vector<T> dev(nrays);
+      parallel_for(nrays, 1, [&](int64_t a, int64_t b) {
+        for (int64_t i = a; i < b; ++i) dev[i] = ray_deviation(img, ray(i), pj[i]);
+      });
+      // rays three apart share no pixel (a ray's bilinear weights reach less than sqrt(2) from it): each
+      // residue class of rays is added in parallel, the classes one after the other
+      for (int64_t phase = 0; phase < 3; ++phase) {
+        const int64_t m = (nrays - phase + 2) / 3;
+        parallel_for(m, 1, [&](int64_t a, int64_t b) {
+          for (int64_t q = a; q < b; ++q) {
+            const int64_t i = phase + 3 * q;
+            ray_update(ray(i), dev[i], [&](int64_t o, auto v) { u[o] += v; });
+          }
+        });
+      }
+    } else {
+      throw TypeError("iradon_sart: float32 or float64 arrays expected");
+    }
+  });
+}
+
+}  // namespace ndimg::proj
