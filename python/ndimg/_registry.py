@@ -1598,8 +1598,235 @@ register("util", "invert", f"{_UT}._invert:invert", dtypes=ALL, ndim=(1, 2, 3), 
 del _name, _bad, _UT_FLOAT_BAD
 # ---- end util ----
 # ---- issue 27: draw ----
+# skimage.draw: coordinate generators (no array input; NumPy out, the host's C++ rasterisers) and the fills
+# (polygon, polygon2mask: GPU vertices fill on the GPU); results are integer coordinates and masks, exact.
+_DR = "ndimg.draw"
+_DGEN = dict(inputs=("none",), ndim=(), engines=("cpu",), rtol=0, atol=0)
+_DPOLY = np.array([[2.0, 10.0], [14.5, 2.5], [8.0, 20.0], [14.0, 16.0], [1.5, 3.0]])   # self-intersecting star
+_DRING = np.array([[0.5, 0.5], [0.5, 20.0], [11.0, 25.5], [22.0, 20.0], [17.0, 3.0]])
+_DBIG = np.array([[100.0, 200.0], [3700.0, 300.0], [3000.0, 2000.0], [1900.5, 1000.5], [300.0, 2100.0]])
+register("draw", "line", f"{_DR}._draw:line", **_DGEN,
+         cases=(case(r0=1, c0=1, r1=8, c1=3), case(r0=9, c0=2, r1=0, c1=14), case(r0=5, c0=5, r1=5, c1=5),
+                case(r0=-4, c0=3, r1=7, c1=-9), case(r0=np.int32(2), c0=np.int64(1), r1=3, c1=30)),
+         bad=(bad(TypeError, r0=1.5, c0=0, r1=3, c1=3), bad(TypeError, r0="a", c0=0, r1=3, c1=3),
+              bad(OverflowError, r0=2**70, c0=0, r1=1, c1=1)),
+         bench=(("none", dict(r0=0, c0=0, r1=3839, c1=2159)),))
+register("draw", "line_aa", f"{_DR}._draw:line_aa", **_DGEN,
+         cases=(case(r0=1, c0=1, r1=8, c1=3), case(r0=9, c0=2, r1=0, c1=14), case(r0=5, c0=5, r1=5, c1=5),
+                case(r0=-4, c0=3, r1=7, c1=-9), case(r0=0, c0=0, r1=0, c1=12)),
+         bad=(bad(TypeError, r0=1.5, c0=0, r1=3, c1=3),),
+         bench=(("none", dict(r0=0, c0=0, r1=3839, c1=2159)),))
+register("draw", "line_nd", f"{_DR}._draw_nd:line_nd", **_DGEN,
+         cases=(case(start=(1, 1), stop=(5, 2.5)), case(start=(1, 1), stop=(5, 2.5), endpoint=True),
+                case(start=[2, 1, 1], stop=[5, 5, 2.5], endpoint=True), case(start=(0.5, 0.5), stop=(8.5, 3.5)),
+                case(start=(0, 0, 0, 0), stop=(3, -7, 2, 9), integer=False)),
+         bench=(("none", dict(start=(0, 0, 0), stop=(191, 100, 50), endpoint=True)),))
+register("draw", "bezier_curve", f"{_DR}._draw:bezier_curve", **_DGEN,
+         cases=(case(r0=1, c0=5, r1=5, c1=2, r2=9, c2=8, weight=1.0), case(r0=1, c0=5, r1=5, c1=2, r2=9, c2=8, weight=3.0),
+                case(r0=0, c0=0, r1=20, c1=30, r2=5, c2=40, weight=0.3), case(r0=0, c0=0, r1=5, c1=5, r2=10, c2=10, weight=1.0),
+                case(r0=40, c0=3, r1=-10, c1=25, r2=38, c2=50, weight=2.0, shape=(30, 45))),
+         bad=(bad(TypeError, r0=1.5, c0=5, r1=5, c1=2, r2=9, c2=8, weight=1.0),),
+         bench=(("none", dict(r0=0, c0=0, r1=3000, c1=100, r2=200, c2=2100, weight=1.5)),))
+register("draw", "circle_perimeter", f"{_DR}._draw:circle_perimeter", **_DGEN,
+         cases=(case(r=4, c=4, radius=3), case(r=4, c=4, radius=3, method="andres"), case(r=0, c=0, radius=0),
+                case(r=10, c=5, radius=9, shape=(15, 12)), case(r=10, c=5, radius=25, method="andres", shape=(30, 20))),
+         bad=(bad(ValueError, r=4, c=4, radius=3, method="foo"), bad(TypeError, r=4.5, c=4, radius=3)),
+         bench=(("none", dict(r=1080, c=1920, radius=1000)),))
+register("draw", "circle_perimeter_aa", f"{_DR}._draw:circle_perimeter_aa", **_DGEN,
+         cases=(case(r=4, c=4, radius=3), case(r=0, c=0, radius=0), case(r=10, c=5, radius=9, shape=(15, 12))),
+         bad=(bad(TypeError, r=4, c=4, radius=3.5),),
+         bench=(("none", dict(r=1080, c=1920, radius=1000)),))
+register("draw", "disk", f"{_DR}._draw:disk", **_DGEN,
+         cases=(case(center=(4, 4), radius=3), case(center=(4.5, 3.2), radius=2.7), case(center=(10, 5), radius=9, shape=(15, 12)),
+                case(center=(-3, 4), radius=5), case(center=(2, 2), radius=0.5)),
+         bench=(("none", dict(center=(1080, 1920), radius=1000)), ("none", dict(center=(1080, 1920), radius=3000, shape=(2160, 3840)))))
+register("draw", "ellipse", f"{_DR}._draw:ellipse", **_DGEN,
+         cases=(case(r=5, c=5, r_radius=3, c_radius=4), case(r=5.5, c=4.2, r_radius=3.3, c_radius=6.1, rotation=0.7),
+                case(r=10, c=8, r_radius=12, c_radius=5, rotation=-2.0, shape=(15, 20)),
+                case(r=0, c=0, r_radius=4, c_radius=2, rotation=np.pi / 2), case(r=3, c=3, r_radius=2, c_radius=2, rotation=np.float32(1.0))),
+         bench=(("none", dict(r=1080, c=1920, r_radius=1000, c_radius=1800, rotation=0.3, shape=(2160, 3840))),))
+register("draw", "ellipse_perimeter", f"{_DR}._draw:ellipse_perimeter", **_DGEN,
+         cases=(case(r=5, c=5, r_radius=3, c_radius=4), case(r=10, c=10, r_radius=4, c_radius=9, orientation=0.5),
+                case(r=10, c=10, r_radius=9, c_radius=2, orientation=-1.2, shape=(15, 16)), case(r=2, c=3, r_radius=0, c_radius=0),
+                case(r=20, c=20, r_radius=1, c_radius=15, orientation=0.1)),
+         bad=(bad(TypeError, r=5, c=5, r_radius=3, c_radius=4, orientation="a"), bad(TypeError, r=5, c=5, r_radius=3.5, c_radius=4)),
+         bench=(("none", dict(r=1080, c=1920, r_radius=1000, c_radius=1800, orientation=0.3)),))
+register("draw", "ellipsoid", f"{_DR}._draw3d:ellipsoid", **_DGEN,
+         cases=(case(a=2, b=3, c=4), case(a=2.5, b=1.2, c=4, spacing=(0.5, 0.7, 1.3)), case(a=5, b=4, c=3, levelset=True),
+                case(a=1, b=1, c=1, spacing=(0.1, 0.25, 2.0), levelset=True)),
+         bad=(bad(ValueError, a=0, b=1, c=1), bad(ValueError, a=1, b=-2, c=1)),
+         bench=(("none", dict(a=90, b=80, c=70)),))
+register("draw", "ellipsoid_stats", f"{_DR}._draw3d:ellipsoid_stats", **dict(_DGEN, rtol=1e-15, atol=0),
+         cases=(case(a=1, b=2, c=3), case(a=5.5, b=5.5, c=5.5), case(a=0.1, b=10, c=3)),
+         bad=(bad(ValueError, a=0, b=1, c=1),), bench=(("none", dict(a=90, b=80, c=70)),))
+register("draw", "polygon", f"{_DR}._draw:polygon", **dict(_DGEN, engines=("cpu", "cuda")),
+         cases=(case(_prep=_positional("r", "c"), r=_DPOLY[:, 0], c=_DPOLY[:, 1]),
+                case(_prep=_positional("r", "c"), r=_DRING[:, 0], c=_DRING[:, 1], shape=(15, 22)),
+                case(_prep=_positional("r", "c"), r=_DRING[:, 0] - 6, c=_DRING[:, 1] - 4),
+                case(_prep=_positional("r", "c"), r=np.array([1, 1, 5, 5]), c=np.array([1, 6, 6, 1]))),
+         bench=(("none", dict(r=_DBIG[:, 0], c=_DBIG[:, 1])),))
+register("draw", "polygon2mask", f"{_DR}._polygon2mask:polygon2mask", **dict(_DGEN, engines=("cpu", "cuda")),
+         cases=(case(_prep=_positional("image_shape", "polygon"), image_shape=(20, 23), polygon=_DPOLY),
+                case(_prep=_positional("image_shape", "polygon"), image_shape=(10, 12), polygon=_DRING),
+                case(_prep=_positional("image_shape", "polygon"), image_shape=(25, 30, 2), polygon=_DRING - 3),
+                case(_prep=_positional("image_shape", "polygon"), image_shape=(10, 10), polygon=np.array([[1, 1], [2, 7], [8, 4]]))),
+         bench=(("none", dict(image_shape=(3840, 2160), polygon=_DBIG * (1, 0.5))),))
+register("draw", "polygon_perimeter", f"{_DR}._draw:polygon_perimeter", **_DGEN,
+         cases=(case(r=_DPOLY[:, 0], c=_DPOLY[:, 1]), case(r=_DRING[:, 0], c=_DRING[:, 1], shape=(15, 22), clip=True),
+                case(r=[-1, -1, 3, 3], c=[-1, 4, 4, -1], shape=(3, 3)), case(r=[5, 10, 5], c=[2, 8, 14], shape=(8, 9))),
+         bad=(bad(ValueError, r=[0, 1, 2], c=[0, 1, 0], clip=True),),
+         bench=(("none", dict(r=_DBIG[:, 0], c=_DBIG[:, 1])),))
+register("draw", "rectangle", f"{_DR}._draw:rectangle", **_DGEN,
+         cases=(case(start=(1, 1), end=(3, 4)), case(start=(1, 1), extent=(3, 4)), case(start=(3.6, 1.2), end=(0.4, 4.4)),
+                case(start=(3, 4), extent=(-2, -3), shape=(5, 5)), case(start=(1, 1, 1), end=(3, 2, 4)),
+                case(start=(-2, 1), end=(3, 9), shape=(4, 6))),
+         bad=(bad(ValueError, start=(1, 1)), bad(ValueError, start=(1, 1), end=(3, 3), extent=(2, 2))),
+         bench=(("none", dict(start=(0, 0), end=(2159, 3839))),))
+register("draw", "rectangle_perimeter", f"{_DR}._draw:rectangle_perimeter", **_DGEN,
+         cases=(case(start=(2, 2), end=(4, 5)), case(start=(2, 2), extent=(3, 2), shape=(5, 5), clip=True),
+                case(start=(-1, -1), end=(2, 2), shape=(4, 4)), case(start=(3.5, 1.2), end=(0.2, 3.9))),
+         bad=(bad(ValueError, start=(1, 1)), bad(ValueError, start=(1, 1), end=(3, 3), clip=True)),
+         bench=(("none", dict(start=(10, 10), end=(2100, 3800))),))
+register("draw", "random_shapes", f"{_DR}._random_shapes:random_shapes", **_DGEN,
+         cases=(case(image_shape=(64, 80), max_shapes=8, rng=0), case(image_shape=(64, 80), max_shapes=8, rng=1, allow_overlap=True),
+                case(image_shape=(50, 40), max_shapes=5, shape="circle", channel_axis=None, rng=2),
+                case(image_shape=(50, 40), max_shapes=5, min_shapes=3, shape="ellipse", num_channels=2, rng=3, channel_axis=0),
+                case(image_shape=(60, 60), max_shapes=6, shape="triangle", min_size=10, max_size=30, rng=4,
+                     intensity_range=((10, 20), (30, 40), (50, 60))),
+                case(image_shape=(60, 60), max_shapes=6, shape="rectangle", rng=5, intensity_range=(100, 110), channel_axis=None)),
+         bad=(bad(ValueError, image_shape=(10, 10), max_shapes=3, min_size=20),
+              bad(ValueError, image_shape=(30, 30), max_shapes=3, intensity_range=((0, 300),)),
+              bad(ValueError, image_shape=(30, 30), max_shapes=3, shape="circle", min_size=1, max_size=1, rng=0)),
+         bench=(("none", dict(image_shape=(2160, 3840), max_shapes=40, min_size=100, rng=0)),))
+del _DR, _DGEN, _DPOLY, _DRING, _DBIG
 # ---- end draw ----
 # ---- issue 27: transform warps and pyramids ----
+_TW = "ndimg.transform._warps"
+_SKM = ("constant", "edge", "symmetric", "reflect", "wrap")    # scikit-image's (numpy.pad's) mode names
+_W_AFFINE = np.array([[0.94, 0.3, -1.5], [-0.22, 1.08, 2.25], [0.0, 0.0, 1.0]])    # (col, row, 1) -> input
+_W_PROJECTIVE = np.array([[0.97, 0.12, 0.8], [-0.05, 1.02, -1.1], [0.004, -0.003, 1.0]])
+_W_SCALE = np.array([[0.7, 0.0, 1.25], [0.0, 1.3, -0.5], [0.0, 0.0, 1.0]])
+
+
+def _w_shift_map(xy, dx=1.5, dy=-2.25):
+    """warp's callable inverse map: (col, row) -> (col, row)."""
+    return xy * 0.93 + np.array([dx, dy])
+
+
+def _w_shape(factor):
+    """A case's _prep: output_shape = the image's spatial shape times `factor` (resize and friends)."""
+    def prep(args, kw):
+        return args, dict(kw, output_shape=tuple(max(1, round(n * factor)) for n in args[0].shape))
+
+    prep.__name__ = f"shape_x{factor}"
+    return prep
+
+
+def _w_box(args, kw):
+    """integrate's boxes: two (start, end) pairs, one with negative (from the end) coordinates."""
+    nd = args[0].ndim
+    return args, dict(kw, start=[[0] * nd, [1] * nd], end=[[2] * nd, [-1] * nd])
+
+
+_W_BAD = (bad(ValueError, order=6), bad(ValueError, mode="bogus"), bad(ValueError, _shape=(0, 5), _ndim=(2,)))
+register("transform", "warp", f"{_TW}:warp", dtypes=NUMERIC, ndim=(2, 3), family="interp",
+         cases=(case(inverse_map=_W_AFFINE, _id="affine"),)
+         + tuple(case(inverse_map=_W_AFFINE, order=o, mode=m, cval=0.5, _id=f"affine,order={o},mode={m}")
+                 for o in range(6) for m in _SKM)
+         + tuple(case(inverse_map=_W_PROJECTIVE, order=o, mode=m, cval=0.25, _id=f"projective,order={o},mode={m}")
+                 for o in range(6) for m in ("constant", "symmetric"))
+         + tuple(case(inverse_map=_W_SCALE, order=o, _id=f"scale,order={o}") for o in (1, 3))
+         + tuple(case(inverse_map=_w_shift_map, order=o, mode=m) for o in (0, 1, 3) for m in ("constant", "wrap"))
+         + (case(inverse_map=_w_shift_map, map_args={"dx": -3.0}, order=1),
+            case(inverse_map=_W_AFFINE, output_shape=(9, 30), order=3, _id="affine,output_shape"),
+            case(inverse_map=_W_AFFINE, order=3, clip=False, _id="affine,no_clip"),
+            case(inverse_map=_W_AFFINE, order=1, preserve_range=True, _id="affine,preserve_range"),
+            case(inverse_map=_W_AFFINE, order=3, cval=7.0, _id="affine,cval_outside_range"),
+            case(_inputs=("image", "coords"), order=1), case(_inputs=("image", "coords"), order=3, mode="reflect")),
+         bad=tuple(replace(b, kwargs=dict(b.kwargs, inverse_map=_W_AFFINE), id=f"affine,{b!r}") for b in _W_BAD)
+         + (bad(ValueError, inverse_map=_w_shift_map, _shape=(3, 4, 5, 6), _ndim=(3,), _id="callable_4d"),),
+         bench=tuple(("2d_f32", dict(inverse_map=_W_AFFINE, order=o)) for o in (1, 3))
+         + tuple(("2d_f32", dict(inverse_map=_W_PROJECTIVE, order=o)) for o in (1, 3)))
+register("transform", "warp_coords", f"{_TW}:warp_coords", inputs=("none",), ndim=(), engines=("cpu",),
+         cases=(case(coord_map=_w_shift_map, shape=(17, 23)), case(coord_map=_w_shift_map, shape=(17, 23, 3)),
+                case(coord_map=_w_shift_map, shape=(9.0, 5), dtype=np.float32)),
+         bad=(bad(ValueError, coord_map=_w_shift_map, shape=(9.5, 5)),),
+         bench=(("none", dict(coord_map=_w_shift_map, shape=(3840, 2160))),))
+register("transform", "warp_polar", f"{_TW}:warp_polar", dtypes=NUMERIC, ndim=(2,), family="interp",
+         cases=(case(), case(scaling="log"), case(radius=9.5, output_shape=(40, 30)), case(center=(5, 8.5), order=3),
+                case(scaling="log", order=0, mode="edge"), case(mode="wrap", cval=0.5, clip=False),
+                case(channel_axis=-1, _ndim=(2,), _shape=(17, 23, 3), _id="channel_axis=-1"),
+                case(channel_axis=0, scaling="log", _ndim=(2,), _shape=(3, 17, 23), _id="channel_axis=0")),
+         bad=(bad(ValueError, scaling="bogus"), bad(ValueError, _shape=(5, 6, 3), _id="3d_without_channel_axis"),
+              bad(ValueError, channel_axis=-1, _id="2d_with_channel_axis")),
+         bench=(("2d_f32", {}), ("2d_rgb_u8", dict(channel_axis=-1))))
+register("transform", "resize", f"{_TW}:resize", dtypes=NUMERIC, ndim=(2, 3), family="interp",
+         cases=(case(_prep=_w_shape(0.6)),)
+         + tuple(case(_prep=_w_shape(f), order=o, mode=m, cval=0.5) for f in (0.6, 1.7) for o in range(6) for m in _SKM)
+         + (case(_prep=_w_shape(0.5), anti_aliasing=False), case(_prep=_w_shape(0.4), anti_aliasing_sigma=1.2),
+            case(_prep=_w_shape(2.0), anti_aliasing=True), case(_prep=_w_shape(0.5), order=0),
+            case(_prep=_w_shape(0.7), preserve_range=True), case(_prep=_w_shape(1.5), order=3, clip=False),
+            case(output_shape=(9, 30), _ndim=(2,)), case(output_shape=(12, 5), _ndim=(3,), _id="keep_channels"),
+            case(output_shape=(9, 12, 2), _ndim=(2,), _id="added_axis")),
+         bad=(bad(ValueError, output_shape=(5,)), bad(ValueError, _prep=_w_shape(0.5), anti_aliasing_sigma=-1),
+              bad(ValueError, _prep=_w_shape(0.5), order=7), bad(ValueError, _prep=_w_shape(0.5), mode="bogus")),
+         bench=tuple(("2d_f32", dict(output_shape=s, order=o)) for s in ((1920, 1080), (7680, 4320)) for o in (1, 3)))
+register("transform", "rescale", f"{_TW}:rescale", dtypes=NUMERIC, ndim=(2, 3), family="interp",
+         cases=(case(scale=0.5), case(scale=2.0, order=3), case(scale=0.7, order=0, mode="edge"),
+                case(scale=1.3, mode="wrap", cval=0.5), case(scale=(0.5, 1.5), _ndim=(2,)),
+                case(scale=(0.5, 1.5, 1.0), _ndim=(3,)), case(scale=0.6, anti_aliasing=False),
+                case(scale=(0.5, 0.8), channel_axis=-1, _ndim=(3,), _shape=(17, 23, 3), _id="channel_axis=-1"),
+                case(scale=0.5, channel_axis=0, _ndim=(3,), _shape=(3, 17, 23), _id="channel_axis=0"),
+                case(scale=0.01, _id="to_one_pixel")),
+         bad=(bad(ValueError, scale=(0.5, 0.5, 0.5, 0.5)), bad(ValueError, scale=0.5, order=-1)),
+         bench=tuple(("2d_f32", dict(scale=s, order=o)) for s in (0.5, 2.0) for o in (1, 3)))
+register("transform", "rotate", f"{_TW}:rotate", dtypes=NUMERIC, ndim=(2, 3), family="interp",
+         cases=(case(angle=30),) + tuple(case(angle=-25, order=o, mode=m, cval=0.5) for o in range(6) for m in _SKM)
+         + (case(angle=90), case(angle=45, resize=True), case(angle=-120, resize=True, order=3),
+            case(angle=15, center=(3, 4.5)), case(angle=10, preserve_range=True), case(angle=33, order=3, clip=False)),
+         bad=(bad(ValueError, angle=10, order=6), bad(ValueError, angle=10, mode="bogus")),
+         bench=tuple(("2d_f32", dict(angle=15, order=o)) for o in (1, 3)))
+register("transform", "swirl", f"{_TW}:swirl", dtypes=NUMERIC, ndim=(2, 3), family="interp",
+         cases=(case(), case(strength=4, radius=8), case(center=(4, 6), rotation=0.4, order=3),
+                case(output_shape=(12, 30), mode="constant", cval=0.5))
+         + tuple(case(strength=2, radius=10, order=o, mode=m) for o in (0, 1, 2, 5) for m in ("edge", "wrap")),
+         bad=(bad(ValueError, order=9), bad(ValueError, mode="bogus")),
+         bench=(("2d_f32", dict(strength=5, radius=500)),))
+register("transform", "resize_local_mean", f"{_TW}:resize_local_mean", dtypes=NUMERIC, ndim=(2, 3),
+         cases=(case(_prep=_w_shape(0.6)), case(_prep=_w_shape(1.7)), case(_prep=_w_shape(0.45), grid_mode=False),
+                case(_prep=_w_shape(0.7), preserve_range=True),
+                case(output_shape=(9, 12), channel_axis=-1, _ndim=(3,), _shape=(17, 23, 3), _id="channel_axis=-1"),
+                case(output_shape=(3, 9, 12), channel_axis=0, _ndim=(3,), _shape=(3, 17, 23), _id="channel_axis=0")),
+         bad=(bad(ValueError, output_shape=(5,)), bad(ValueError, output_shape=(5, 5), channel_axis=7)),
+         bench=(("2d_f32", dict(output_shape=(1280, 720))),))
+register("transform", "downscale_local_mean", f"{_TW}:downscale_local_mean", dtypes=NUMERIC, ndim=(2, 3),
+         cases=(case(factors=(2, 3), _ndim=(2,)), case(factors=(2, 3, 4), _ndim=(3,)),
+                case(factors=(4, 1), cval=1.5, _ndim=(2,)), case(factors=(1, 2, 1), _ndim=(3,))),
+         bad=(bad(ValueError, factors=(2, 2, 2, 2)), bad(ValueError, factors=(0, 2), _ndim=(2,))),
+         bench=(("2d_f32", dict(factors=(4, 4))), ("3d_f32", dict(factors=(2, 2, 2)))))
+_TP = "ndimg.transform._pyramids"
+for _name, _kw in (("pyramid_reduce", "downscale"), ("pyramid_expand", "upscale")):
+    register("transform", _name, f"{_TP}:{_name}", dtypes=NUMERIC, ndim=(2, 3),
+             cases=(case(), case(**{_kw: 3}), case(sigma=1.5, order=3), case(order=0, mode="constant", cval=0.5),
+                    case(mode="wrap"), case(preserve_range=True),
+                    case(channel_axis=-1, _ndim=(3,), _shape=(17, 23, 3), _id="channel_axis=-1"),
+                    case(channel_axis=0, _ndim=(3,), _shape=(3, 17, 23), _id="channel_axis=0")),
+             bad=(bad(ValueError, **{_kw: 1}), bad(ValueError, order=6)),
+             bench=(("2d_f32", {}),))
+# generators (layer by layer): compared with scikit-image in tests/transform/test_pyramids.py
+for _name in ("pyramid_gaussian", "pyramid_laplacian"):
+    register("transform", _name, f"{_TP}:{_name}", inputs=("none",), ndim=(), cases=(),
+             extra={"tested_in": "tests/transform/test_pyramids.py"})
+_TI = "ndimg.transform._integral"
+register("transform", "integral_image", f"{_TI}:integral_image", dtypes=ALL, ndim=(1, 2, 3),
+         cases=(case(), case(dtype=np.float32), case(dtype=np.int64)),
+         dask=f"{_TI}:integral_image_dask",
+         bench=(("2d_f32", {}), ("3d_f32", {})))
+register("transform", "integrate", f"{_TI}:integrate", dtypes=NUMERIC, ndim=(1, 2, 3),
+         cases=(case(_prep=_w_box), case(start=0, end=-1, _ndim=(1,))),
+         bad=(bad(IndexError, start=5, end=2, _ndim=(1,)),),
+         bench=(("2d_f32", dict(start=[[i, i] for i in range(1000)], end=[[i + 100, i + 200] for i in range(1000)])),))
+del _TW, _SKM, _W_BAD, _TP, _TI, _name, _kw
 # ---- end transform warps and pyramids ----
 # ---- issue 27: transform geometric models ----
 # transform classes: parameters and estimation on the host, __call__/residuals on the coordinates' engine;
@@ -1622,7 +1849,7 @@ register("transform", "matrix_transform", "ndimg.transform._geometric:matrix_tra
                 case(coords=_PTS3, matrix=_AFF3), case(coords=_PTS2[0], matrix=_HOMOG, _id="one_point")),
          bad=(bad(ValueError, coords=_PTS2, matrix=np.eye(3)[:2], _id="not_square"),
               bad(NotImplementedError, coords=_PTS2, matrix=np.eye(2), _id="1d")),
-         bench=(("2d_f32", dict(_inputs=("points",), matrix=_HOMOG)),))
+         bench=(("2d_f32", dict(_inputs=("pixel_points",), matrix=_HOMOG)),))
 del _GEO, _name, _rng, _PTS2, _PTS3, _HOMOG, _AFF3
 # ---- end transform geometric models ----
 # ---- issue 27: transform hough and radon ----
