@@ -148,7 +148,7 @@ KINDS = {
     # map_coordinates' coordinates over the input's shape: float64, or the dtype named ("coords:float32")
     "coords": lambda rng, shape, dtype, layout, prev, arg: _displaced_grid(rng, shape, arg or None),
     # (N, D) float64 points, one per pixel of the shape, uniform over its extent (transform coordinates)
-    "points": lambda rng, shape, dtype, layout, prev, arg: rng.random((int(np.prod(shape)), len(shape))) * max(shape),
+    "pixel_points": lambda rng, shape, dtype, layout, prev, arg: rng.random((int(np.prod(shape)), len(shape))) * max(shape),
 }
 
 # kinds that are images (take the shape, dtype and layout under test); the others are parameters
@@ -318,3 +318,26 @@ KINDS["coords_points"] = lambda rng, shape, dtype, layout, prev, arg: (
     rng.uniform(-5, 35, (3 * shape[0], 2) if shape else ()).astype(dtype or np.float64))
 IMAGE_KINDS += ("intensity", "intensity3", "coords_points")
 # ---- end regionprops ----
+
+
+# ---- issue 27: color ----
+def _lab(rng, shape, dtype):
+    """CIE-LAB colours in a float dtype: L in [0, 100), a and b in [-100, 100) along the channel axis (the
+    last axis of 3, else the first); integer and bool dtypes get the "image" kind's values."""
+    dtype = np.dtype(dtype or np.float64)
+    if dtype.kind != "f" or not shape:
+        return _values(rng, shape, dtype, False)
+    axis = len(shape) - 1 if shape[-1] == 3 else (list(shape).index(3) if 3 in shape else None)
+    a = rng.random(shape)
+    if axis is None:
+        return (100 * a).astype(dtype)
+    scale = np.moveaxis(np.array([100.0, 200.0, 200.0]).reshape((3,) + (1,) * (len(shape) - 1)), 0, axis)
+    offset = np.moveaxis(np.array([0.0, -100.0, -100.0]).reshape((3,) + (1,) * (len(shape) - 1)), 0, axis)
+    return (a * scale + offset).astype(dtype)
+
+
+KINDS.update({
+    "lab": lambda rng, shape, dtype, layout, prev, arg: _layout(lambda s: _lab(rng, s, dtype), shape, layout),
+})
+IMAGE_KINDS += ("lab",)
+# ---- end color ----
