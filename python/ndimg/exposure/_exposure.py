@@ -219,13 +219,14 @@ def _interp(x, xp_, fp, dtype):
     points = np.append(xp_, np.inf)
 
     def f(s):
-        s = s.astype(np.float64, copy=False)
+        shape = s.shape
+        s = s.astype(np.float64, copy=False).reshape(-1)
         xc = np.clip(s, lo, hi)   # below/above the points: fp[0]/fp[-1]; NaN stays
         j = ((np.fmin(np.fmax(s, lo), hi) - lo) * inv).astype(np.intp)
         np.minimum(j, n - 1, out=j)
         j -= xc < points[j]
         j += xc >= points[j + 1]
-        return slopes[j] * (xc - xp_[j]) + fp[j]
+        return (slopes[j] * (xc - xp_[j]) + fp[j]).reshape(shape)
 
     return _pointwise(f, x, dtype)
 
@@ -313,6 +314,8 @@ def rescale_intensity(image, in_range="image", out_range="dtype"):
 # ---------------------------------------------------------------------------------------------------
 
 def _assert_non_negative(image):
+    if not hasattr(image, "dtype"):
+        image < 0   # noqa: B015 - scikit-image compares whatever it is given (TypeError for lists)
     if _has_negative(image):
         raise ValueError("Image Correction methods work correctly only on images with non-negative values. Use "
                          "skimage.exposure.rescale_intensity.")
