@@ -695,6 +695,83 @@ class SimilarityTransform(EuclideanTransform):
         raise NotImplementedError("Scale is only implemented for 2D and 3D.")
 
 
+def _piecewise(xp, mats, simplex, p):
+    """Points p (n, D) through the homogeneous matrix of their simplex; -1 where the simplex is -1."""
+    d = p.shape[1]
+    m = mats[simplex]                       # (n, D+1, D+1); simplex -1 picks the last, overwritten below
+    h = xp.einsum("nij,nj->ni", m[:, :, :d], p) + m[:, :, d]
+    w = h[:, d:]
+    out = h[:, :d] / xp.where(w == 0, np.finfo(float).eps, w)
+    out[simplex == -1] = -1
+    return out
+
+
+class _SimplexGrid:
+    """Point location in a Delaunay mesh without qhull's walk (for the GPU): a uniform grid over the mesh's
+    bounding box lists, per cell, the simplices whose bounding boxes reach it (built once on the host); a
+    point is tested against its cell's candidates with the simplices' barycentric transforms, as qhull's
+    find_simplex tests them (within 100 machine epsilons). On an edge shared by two simplices either may
+    be taken: the piecewise affine map is continuous there."""
+
+    _EPS = 100 * np.finfo(float).eps
+    _ROWS = 1 << 20     # points per pass (bounds the (rows, D, D) gathers)
+
+    def __init__(self, mesh):
+        self.mesh = mesh
+        tri, pts = mesh.simplices, mesh.points
+        n_simplex, d = tri.shape[0], pts.shape[1]
+        self.lo = pts.min(axis=0)
+        span = pts.max(axis=0) - self.lo
+        self.g = max(1, math.ceil((4 * n_simplex) ** (1 / d)))     # about 4 cells per simplex
+        self.size = np.where(span > 0, span / self.g, 1.0)
+        corners = pts[tri]                                           # (T, D+1, D)
+        first = self._cell(np, corners.min(axis=1))
+        extent = self._cell(np, corners.max(axis=1)) - first + 1     # cells per axis of each simplex's box
+        counts = np.prod(extent, axis=1)
+        owner = np.repeat(np.arange(n_simplex), counts)
+        local = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
+        cell = np.zeros_like(local)
+        for a in range(d):                                           # mixed radix: the cell within the box
+            cell = cell * self.g + first[owner, a] + local // np.prod(extent[owner, a + 1:], axis=1) % extent[owner, a]
+        order = np.argsort(cell, kind="stable")
+        cell, owner = cell[order], owner[order]
+        per_cell = np.bincount(cell, minlength=self.g ** d)
+        k = int(per_cell.max()) if per_cell.size else 0
+        table = np.full((self.g ** d, max(k, 1)), -1, dtype=np.int64)
+        table[cell, np.arange(cell.size) - np.repeat(np.cumsum(per_cell) - per_cell, per_cell)] = owner
+        self.table = table
+        self.transform = np.nan_to_num(mesh.transform, nan=np.inf)   # degenerate simplices never match
+
+    def _cell(self, xp, x):
+        """Grid coordinates of points x (..., D), clipped into the grid."""
+        return xp.clip(xp.floor((x - xp.asarray(self.lo)) / xp.asarray(self.size)).astype(xp.int64), 0, self.g - 1)
+
+    def locate(self, xp, p):
+        """Simplex index of each point of p (n, D), -1 outside the mesh."""
+        d = p.shape[1]
+        table, tr = xp.asarray(self.table), xp.asarray(self.transform)
+        lo, hi = xp.asarray(self.lo), xp.asarray(self.lo + self.size * self.g)
+        out = xp.full(p.shape[0], -1, dtype=xp.int64)
+        for start in range(0, p.shape[0], self._ROWS):
+            q = p[start:start + self._ROWS]
+            cells = self._cell(xp, q)
+            flat = cells[:, 0]
+            for a in range(1, d):
+                flat = flat * self.g + cells[:, a]
+            cand = table[flat]                                       # (n, K)
+            found = xp.full(q.shape[0], -1, dtype=xp.int64)
+            inbox = xp.all((q >= lo) & (q <= hi), axis=1)
+            for j in range(cand.shape[1]):
+                tid = cand[:, j]
+                t = tr[xp.maximum(tid, 0)]                           # (n, D+1, D)
+                c = xp.einsum("nij,nj->ni", t[:, :d], q - t[:, d])
+                inside = (xp.all(c >= -self._EPS, axis=1) & (1 - c.sum(axis=1) >= -self._EPS)
+                          & (tid >= 0) & (found < 0) & inbox)
+                found = xp.where(inside, tid, found)
+            out[start:start + q.shape[0]] = found
+        return out
+
+
 class PiecewiseAffineTransform(_GeometricTransform):
     """Piecewise affine transformation: a Delaunay triangulation of the control points, one affine
     transform per simplex. Coordinates outside the mesh map to -1.
@@ -736,31 +813,20 @@ class PiecewiseAffineTransform(_GeometricTransform):
         return "; ".join(fwd + inv) or None
 
     def __call__(self, coords):
-        """Transformed coordinates (N, D); -1 outside the mesh. Point location (scipy's Delaunay) and the
-        per-simplex maps run on the CPU engine's threads."""
-        lib = library_of(coords)
-        if lib not in (None, "numpy"):
-            raise TypeError("PiecewiseAffineTransform: the GPU engine of __call__ is not built yet (its point "
-                            "location runs on the host); pass NumPy coordinates")
-        pts = np.asarray(coords)
+        """Transformed coordinates (N, D); -1 outside the mesh, on the coordinates' engine: on the CPU,
+        scipy's Delaunay point location and the per-simplex maps in row blocks on the engine's threads; on
+        the GPU, point location over a grid of candidate simplices (_SimplexGrid)."""
+        xp, pts, lib = _points(coords)
         mesh = self._tesselation
         mats = np.stack([a.params for a in self.affines]).astype(np.float64)
-        d = pts.shape[1]
-        pts64 = np.ascontiguousarray(pts, dtype=np.float64)
-        out = np.empty(pts.shape, np.float64)
-
-        def piece(p, o):
-            simplex = mesh.find_simplex(p)
-            m = mats[simplex]                       # (n, D+1, D+1); row -1 is overwritten below
-            h = np.einsum("nij,nj->ni", m[:, :, :d], p) + m[:, :, d]
-            w = h[:, d:]
-            o[...] = h[:, :d] / np.where(w == 0, np.finfo(float).eps, w)
-            o[simplex == -1] = -1
-
-        if len(pts64):
-            mesh.find_simplex(pts64[:1])   # builds the mesh's lazy barycentric tables once, not racing in threads
-            blockwise_rows(piece, pts64, out, row_elements=_CHUNK)
-        return out
+        if xp is np:
+            if len(pts):
+                mesh.find_simplex(pts[:1])   # builds the mesh's lazy barycentric tables once, not racing in threads
+            return _rowwise(lambda xp, p: _piecewise(xp, mats, mesh.find_simplex(p), p), pts, pts.shape[1], xp, lib)
+        grid = self.__dict__.get("_grid")
+        if grid is None or grid.mesh is not mesh:
+            grid = self._grid = _SimplexGrid(mesh)
+        return from_working(_piecewise(xp, xp.asarray(mats), grid.locate(xp, pts), pts), lib)
 
     @property
     def inverse(self):
