@@ -1,6 +1,6 @@
 """skimage.exposure.equalize_adapthist (CLAHE, n-D) on the ndimg engines.
 
-scikit-image converts the image to uint16 (img_as_uint), stretches it to 14 bits, bins the grey levels and
+scikit-image converts the image to uint16 (img_as_uint, ndimg.util's), stretches it to 14 bits, bins the grey levels and
 runs Zuiderveld's CLAHE on tiles. Every step before the tiles is a function of the pixel's value, so here
 it is one table from the image's values (the bit patterns of 8/16-bit images, else the uint16 values) to
 grey bins; the tiles' histograms, clipping, maps and the interpolation run in the core
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 
 import numpy as np
 
@@ -19,58 +18,27 @@ from .._engine import engine_aware, stream_ptr, xp_of
 from .._prim import histogram
 from .._rules import check_allocation, supported_float_type
 from ..filters._thresholding import _to_host
-from ._exposure import _gather, _minmax, _pointwise, _raw_index, rescale_intensity
+from ..util._dtype import convert
+from ._exposure import _gather, _minmax, _raw_index, rescale_intensity
 
 __all__ = ["equalize_adapthist"]
 
 NR_OF_GRAY = 2**14  # grey levels of the CLAHE maps
 
 
-def _scale_down(image, n):
-    """scikit-image's _scale of `n`-bit non-negative integers to 16 bits (n > 16), then negatives clipped
-    (img_as_uint of 32/64-bit integers): uint16 values."""
-    xp = xp_of(image)
-    hi = _minmax(image)[1]
-    if hi < 2**16:
-        warnings.warn(f"Downcasting {image.dtype} to uint16 without scaling because max value {hi} fits in uint16",
-                      UserWarning, stacklevel=5)
-        out = image
-    else:
-        out = image // (2 ** (n - 16))
-    return (xp.maximum(out, 0) if image.dtype.kind == "i" else out).astype(np.uint16)
-
-
 def _as_uint16(image):
     """(raw, u16): `raw` a uint8/uint16 array of the image's values or bit patterns, `u16` (None: raw is
-    it) scikit-image's img_as_uint of every raw value, in the table's order."""
+    it) img_as_uint of every raw value, in the table's order (8/16-bit images: their dtype's values converted
+    once, not every pixel)."""
     dt = image.dtype
     if dt == np.uint16:
         return image, None
     if dt.kind in "bui" and dt.itemsize <= 2:
         raw, values = _raw_index(image)
-        if dt.kind == "b":   # raw: uint8 bit patterns
-            u16 = np.zeros(256, np.uint16)
-            u16[1] = 65535
-        elif dt == np.uint8:
-            u16 = values.astype(np.uint16) * np.uint16(257)
-        elif dt == np.int8:   # 7 bits to 16: up to 21 bits, down by 5
-            u16 = np.maximum(values.astype(np.int32) * ((2**21 - 1) // (2**7 - 1)) // 2**5, 0).astype(np.uint16)
-        else:                 # int16, 15 bits to 16: up to 30 bits, down by 14
-            u16 = np.maximum(values.astype(np.int32) * ((2**30 - 1) // (2**15 - 1)) // 2**14, 0).astype(np.uint16)
+        u16 = np.zeros(1 << (8 * raw.dtype.itemsize), np.uint16)   # bool: raw uint8 patterns 0 and 1
+        u16[:values.size] = convert(values, np.uint16)
         return raw, u16
-    if dt.kind == "f":
-        lo, hi = _minmax(image)
-        if lo < -1.0 or hi > 1.0:
-            raise ValueError("Images of type float must be between -1 and 1.")
-        def to_u16(s):   # in the image's float type, as scikit-image's _convert
-            o = np.multiply(s, 65535, dtype=dt)
-            np.rint(o, out=o)
-            return np.clip(o, 0, 65535, out=o)
-
-        return _pointwise(to_u16, image, np.uint16), None
-    if dt.kind in "iu":
-        return _scale_down(image, 8 * dt.itemsize - (dt.kind == "i")), None
-    raise ValueError(f"Cannot convert from {dt} to uint16.")
+    return convert(image, np.uint16), None
 
 
 def _bins_table(raw, u16, nbins):

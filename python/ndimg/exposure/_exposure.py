@@ -18,24 +18,20 @@ from .._prim import histogram as _hist
 from .._prim import reduce
 from .._rules import supported_float_type
 from ..filters._thresholding import _Bins, _check_nbins, _to_host
+from ..util._dtype import dtype_range
 
 __all__ = ["histogram", "cumulative_distribution", "equalize_hist", "rescale_intensity", "adjust_gamma",
            "adjust_log", "adjust_sigmoid", "is_low_contrast"]
 
-_INTEGER_TYPES = (np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
-                  np.longlong, np.ulonglong)
-# scikit-image's dtype_range (keys: the scalar types) and exposure's additions (names, uint10/12/14)
-_DTYPE_RANGE = {bool: (False, True), np.bool_: (False, True), float: (-1, 1), np.float16: (-1, 1),
-                np.float32: (-1, 1), np.float64: (-1, 1)}
-_DTYPE_RANGE.update((t, (np.iinfo(t).min, np.iinfo(t).max)) for t in _INTEGER_TYPES)
-DTYPE_RANGE = dict(_DTYPE_RANGE)
-DTYPE_RANGE.update((d.__name__, limits) for d, limits in _DTYPE_RANGE.items())
+# exposure's range names beside scikit-image's dtype_range (keyed by scalar types)
+DTYPE_RANGE = dict(dtype_range)
+DTYPE_RANGE.update((d.__name__, limits) for d, limits in dtype_range.items())
 DTYPE_RANGE.update({"uint10": (0, 2**10 - 1), "uint12": (0, 2**12 - 1), "uint14": (0, 2**14 - 1),
-                    "bool": _DTYPE_RANGE[bool], "float": _DTYPE_RANGE[np.float64]})
+                    "bool": dtype_range[bool], "float": dtype_range[np.float64]})
 
 
 def _dtype_limits(dtype, clip_negative=False):
-    imin, imax = _DTYPE_RANGE[np.dtype(dtype).type]
+    imin, imax = dtype_range[np.dtype(dtype).type]
     return (0 if clip_negative else imin), imax
 
 
