@@ -1785,7 +1785,128 @@ for _name, _bad in (("img_as_float", ()), ("img_as_float32", ()), ("img_as_float
 register("util", "invert", f"{_UT}._invert:invert", dtypes=ALL, ndim=(1, 2, 3), rtol=0, atol=0, halo=_POINTWISE,
          cases=(case(), case(signed_float=True), case(_inputs=("signed",))),
          bench=(("2d_f32", {}), ("3d_f32", {}), ("2d_f32", dict(_dtype="uint8"))))
-del _name, _bad, _UT_FLOAT_BAD
+register("util", "dtype_limits", f"{_UT}._dtype:dtype_limits", dtypes=ALL, ndim=(1, 2, 3), rtol=0, atol=0,
+         dask=f"{_UT}._dtype:dask_dtype_limits", cases=(case(), case(clip_negative=True)),
+         bench=(("2d_f32", {}),))   # reads the dtype only: too small to time
+# views and crops of the caller's array (Dask: not taken)
+register("util", "crop", f"{_UT}._arraycrop:crop", dtypes=ALL, ndim=(1, 2, 3), rtol=0, atol=0,
+         cases=(case(crop_width=1), case(crop_width=(1, 2)), case(crop_width=[(2, 1)]), case(crop_width=2, copy=True),
+                case(crop_width=((1, 2), (0, 3)), _ndim=(2,)), case(crop_width=1, copy=True, order="F")),
+         bad=(bad(ValueError, crop_width=(1, 2, 3, 4, 5)), bad(ValueError, crop_width=((1, 1),) * 5)),
+         bench=(("2d_f32", dict(crop_width=16, copy=True)), ("3d_f32", dict(crop_width=8, copy=True))))
+register("util", "slice_along_axes", f"{_UT}._slice_along_axes:slice_along_axes", dtypes=ALL, ndim=(2, 3), rtol=0,
+         atol=0, cases=(case(slices=[(1, 5)]), case(slices=[(1, 5), (2, -1)], axes=[1, 0]),
+                        case(slices=[(-4, -1)], axes=[0], copy=True), case(slices=[])),
+         bad=(bad(ValueError, slices=[(5, 1)]), bad(ValueError, slices=[(0, 1)], axes=[7]),
+              bad(ValueError, slices=[(0, 1), (0, 1)], axes=[0, 0]), bad(ValueError, slices=[(0, 1)], axes=[0, 1]),
+              bad(ValueError, slices=[(0, 100)])),
+         bench=(("2d_f32", dict(slices=[(100, 3000), (50, 2000)], copy=True)),))
+register("util", "view_as_blocks", f"{_UT}._shape:view_as_blocks", dtypes=ALL, ndim=(2, 3), rtol=0, atol=0,
+         cases=(case(block_shape=(2, 4), _shape=(16, 24), _ndim=(2,)), case(block_shape=(1, 3, 2), _shape=(6, 9, 4), _ndim=(3,)),
+                case(block_shape=(16, 1), _shape=(16, 24), _ndim=(2,))),
+         bad=(bad(TypeError, block_shape=[2, 2], _shape=(16, 24), _ndim=(2,)),
+              bad(ValueError, block_shape=(3, 3), _shape=(16, 24), _ndim=(2,)),
+              bad(ValueError, block_shape=(0, 2), _shape=(16, 24), _ndim=(2,)),
+              bad(ValueError, block_shape=(2,), _shape=(16, 24), _ndim=(2,))),
+         bench=(("2d_f32", dict(block_shape=(8, 8))),))
+register("util", "view_as_windows", f"{_UT}._shape:view_as_windows", dtypes=ALL, ndim=(1, 2, 3), rtol=0, atol=0,
+         cases=(case(window_shape=3), case(window_shape=3, step=2), case(window_shape=(2, 5), step=(3, 1), _ndim=(2,))),
+         bad=(bad(ValueError, window_shape=100), bad(ValueError, window_shape=3, step=0),
+              bad(ValueError, window_shape=(2, 2, 2, 2)), bad(ValueError, window_shape=0),
+              bad(TypeError, window_shape=3, _prep=lambda args, kw: ((args[0].tolist(),), kw), _id="list")),
+         bench=(("2d_f32", dict(window_shape=(7, 7))),))
+register("util", "unique_rows", f"{_UT}._unique:unique_rows", dtypes=ALL, ndim=(2,), rtol=0, atol=0,
+         cases=(case(), case(_inputs=("labels:3",), _shape=(300, 2)), case(_inputs=("labels:2",), _shape=(500, 3)),
+                case(_shape=(1, 4))),
+         bad=(bad(ValueError, _shape=(3, 4, 5)), bad(ValueError, _shape=(7,))),
+         bench=(("2d_f32", dict(_inputs=("labels:4",))),))
+
+
+def _nonneg_points(args, kw):
+    """A case's _prep: the points (first input) mirrored into non-negative coordinates."""
+    return (abs(args[0]),) + tuple(args[1:]), kw
+
+
+register("util", "label_points", f"{_UT}._label:label_points", dtypes=FLOATS + ("int32", "int64"), ndim=(2,),
+         inputs=("points",), rtol=0, atol=0,
+         cases=(case(output_shape=(40, 36), _prep=_nonneg_points), case(output_shape=(36, 41), _prep=_nonneg_points)),
+         bad=(bad(ValueError, output_shape=(40, 40)), bad(ValueError, output_shape=(40, 40, 40), _prep=_nonneg_points),
+              bad(IndexError, output_shape=(10, 10), _prep=_nonneg_points)),
+         bench=(("none", dict(coords=np.random.default_rng(0).random((100000, 2)) * 2000, output_shape=(2160, 3840))),))
+register("util", "regular_grid", f"{_UT}._regular_grid:regular_grid", ndim=(), engines=("cpu",), inputs=("none",),
+         cases=(case(ar_shape=(17, 23), n_points=10), case(ar_shape=(3, 100, 100), n_points=50),
+                case(ar_shape=(5, 5), n_points=100), case(ar_shape=(1000, 2), n_points=30)),
+         bench=(("none", dict(ar_shape=(3840, 2160), n_points=1000)),))   # slices from a shape: too small to time
+register("util", "regular_seeds", f"{_UT}._regular_grid:regular_seeds", ndim=(), engines=("cpu",), inputs=("none",),
+         rtol=0, atol=0, cases=(case(ar_shape=(17, 23), n_points=10), case(ar_shape=(3, 100, 100), n_points=50),
+                                case(ar_shape=(30, 40), n_points=20, dtype=np.uint16)),
+         bench=(("none", dict(ar_shape=(3840, 2160), n_points=1000)),))
+_UT_IN, _UT_OUT = np.array([1, 3, 5, 2, 3]), np.array([10.5, 30.0, 50.0, 20.0, 31.0])
+register("util", "map_array", f"{_UT}._map_array:map_array", dtypes=INTS + ("uint64",), ndim=(1, 2, 3),
+         inputs=("labels",), rtol=0, atol=0, halo=_POINTWISE,
+         cases=(case(input_vals=_UT_IN, output_vals=_UT_OUT), case(input_vals=_UT_IN, output_vals=_UT_OUT.astype(np.uint8)),
+                case(input_vals=np.array([4, 10 ** 6, 0]), output_vals=np.array([1, 2, 3], dtype=np.int32)),
+                case(input_vals=_UT_IN[:0], output_vals=_UT_OUT[:0])),
+         bad=(bad(TypeError, input_vals=_UT_IN, output_vals=_UT_OUT, _dtype="float32"),
+              bad(ValueError, input_vals=_UT_IN, output_vals=_UT_OUT, out=np.empty((2, 3)))),
+         bench=(("2d_f32", dict(_inputs=("int_labels:1000",), input_vals=np.arange(1000), output_vals=np.arange(1000.0) * 2)),
+                ("3d_f32", dict(_inputs=("int_labels:50",), input_vals=np.arange(0, 100, 2),
+                                output_vals=np.arange(50.0)))))
+register("util", "montage", f"{_UT}._montage:montage", dtypes=NUMERIC, ndim=(3,), rtol=0, atol=0,
+         cases=(case(), case(fill=0), case(grid_shape=(2, 4)), case(padding_width=2), case(rescale_intensity=True),
+                case(channel_axis=-1, _shape=(5, 9, 11, 3)), case(channel_axis=0, _shape=(2, 5, 9, 11))),
+         bad=(bad(ValueError, _shape=(9, 11)), bad(np.exceptions.AxisError, channel_axis=5, _shape=(5, 9, 11, 3)),
+              bad(ValueError, channel_axis=-1)),
+         bench=(("3d_f32", {}),))
+register("util", "compare_images", f"{_UT}._compare:compare_images", dtypes=ALL, ndim=(2, 3), inputs=("image", "noisy"),
+         rtol=0, atol=0,
+         halo=lambda ndim, method="diff", **_: whole_image("the checkerboard's tiles span the image")
+         if method == "checkerboard" else 0,
+         cases=(case(), case(method="blend"), case(method="checkerboard", _ndim=(2,)),
+                case(method="checkerboard", n_tiles=(3, 5), _ndim=(2,)), case(method="checkerboard", n_tiles=(40, 2), _ndim=(2,))),
+         bad=(bad(ValueError, method="unknown"), bad(ValueError, method="checkerboard", _ndim=(3,)), bad(ValueError, **_MISMATCH)),
+         bench=(("2d_f32", {}), ("2d_f32", dict(method="checkerboard"))))
+# noise: the draws of scikit-image's stream from the same seed (Dask: not taken, one stream spans the image)
+register("util", "random_noise", f"{_UT}._noise:random_noise", dtypes=FLOATS + ("uint8", "int16", "uint16"),
+         ndim=(1, 2, 3), rtol=0, atol=0,
+         cases=(case(rng=0), case(rng=1, clip=False), case(mode="localvar", rng=2), case(mode="poisson", rng=3),
+                case(mode="poisson", rng=3, _inputs=("signed",)), case(mode="salt", rng=4, amount=0.2),
+                case(mode="pepper", rng=5), case(mode="s&p", rng=6, salt_vs_pepper=0.3, amount=0.5),
+                case(mode="speckle", rng=7, mean=0.1, var=0.02), case(mode="gaussian", rng=8, _inputs=("signed",)),
+                case(mode="S&P", rng=9, amount=1), case(mode="s&p", rng=10, amount=0, clip=False)),
+         bad=(bad(KeyError, mode="perlin"), bad(ValueError, rng=0, amount=0.1),
+              bad(ValueError, mode="localvar", local_vars=np.zeros((17, 23)), _ndim=(2,))),
+         bench=(("2d_f32", dict(rng=0)), ("2d_f32", dict(mode="s&p", rng=0)), ("3d_f32", dict(rng=0))))
+
+
+def _array_argument(args, kw):
+    """A case's _prep: the image (first input) passed as apply_parallel's `array`."""
+    return (), dict(kw, array=args[0])
+
+
+def _ap_neighbours(block, scale=1.0):
+    """apply_parallel's test function: a 3-element box sum along every axis (reads one neighbour)."""
+    out = block.astype(np.float64)
+    for ax in range(block.ndim):
+        out = out + np.roll(out, 1, axis=ax) + np.roll(out, -1, axis=ax)
+    return out * scale
+
+
+register("util", "apply_parallel", f"{_UT}._apply_parallel:apply_parallel", dtypes=NUMERIC, ndim=(2, 3), rtol=1e-12,
+         atol=1e-12,
+         cases=(case(function=np.sqrt, _prep=_array_argument), case(function=_ap_neighbours, depth=1, _prep=_array_argument),
+                case(function=_ap_neighbours, depth=2, mode="wrap", extra_keywords={"scale": 0.5}, _prep=_array_argument),
+                case(function=_ap_neighbours, depth=1, chunks=(5, 6, 7), mode="edge", _ndim=(3,), _prep=_array_argument),
+                case(function=_ap_neighbours, depth=1, channel_axis=-1, _ndim=(3,), _prep=_array_argument),
+                case(function=np.add, extra_arguments=(1,), dtype=np.float64, _prep=_array_argument)),
+         bench=(("2d_f32", dict(function=np.sqrt, _prep=None)),))
+register("util", "lookfor", f"{_UT}._lookfor:lookfor", ndim=(), engines=("cpu",), inputs=("none",),
+         cases=(case(what="regionprops"), case(what="gaussian filter")), bench=(("none", dict(what="gaussian")),))
+register("util", "PendingSkimage2Change", f"{_UT}._warnings:PendingSkimage2Change", kind="class", inputs=("none",),
+         ndim=(), cases=(), extra={"tested_in": "tests/util/test_util.py"})
+register("util", "FailedEstimationAccessError", "ndimg.measure._fit:FailedEstimationAccessError", kind="class",
+         inputs=("none",), ndim=(), cases=(), extra={"tested_in": "tests/util/test_util.py"})
+del _name, _bad, _UT_FLOAT_BAD, _UT_IN, _UT_OUT
 # ---- end util ----
 # ---- issue 27: draw ----
 # skimage.draw: coordinate generators (no array input; NumPy out, the host's C++ rasterisers) and the fills

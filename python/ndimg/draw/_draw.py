@@ -24,11 +24,23 @@ def _ssize(v):
     return v
 
 
+def _c_ssize(x):
+    """C's cast of a double to Py_ssize_t as x86-64 makes it: NaN, infinities and values out of range become
+    the smallest Py_ssize_t (scikit-image's polygon box then holds no row)."""
+    return int(x) if math.isfinite(x) and -2.0**63 <= x < 2.0**63 else -_SSIZE_MAX - 1
+
+
 def _double(v):
     """A Python value as Cython's double argument (float(), but no parsing of strings)."""
     if isinstance(v, (str, bytes)):
         raise TypeError(f"must be real number, not {type(v).__name__}")
     return float(v)
+
+
+def _intp(arrays):
+    """The core's int64 arrays as NumPy's intp (the same bits; numpy.longlong scalars otherwise, where
+    scikit-image's are numpy.int64), float values as they are."""
+    return tuple(a.view(np.intp) if a.dtype.kind == "i" else a for a in arrays)
 
 
 def _coords_inside_image(rr, cc, shape, val=None):
@@ -42,7 +54,7 @@ def _coords_inside_image(rr, cc, shape, val=None):
 def _mask_coords(mask, r0, c0):
     """numpy.nonzero of a uint8 mask plus offsets: int64 rows and columns, in C order."""
     if isinstance(mask, np.ndarray):
-        return _core.draw_mask_coords(mask, r0, c0)
+        return _intp(_core.draw_mask_coords(mask, r0, c0))
     rr, cc = mask.nonzero()
     return rr + r0, cc + c0
 
@@ -55,7 +67,7 @@ def _ellipse_in_shape(shape, center, radii, rotation=0.0):
     mask = np.empty((rows, cols), np.uint8)
     _core.draw_ellipse_mask(float(center[0]), float(center[1]), float(radii[0]), float(radii[1]),
                             float(sin_alpha), float(cos_alpha), mask)
-    return _core.draw_mask_coords(mask, 0, 0)
+    return _intp(_core.draw_mask_coords(mask, 0, 0))
 
 
 def ellipse(r, c, r_radius, c_radius, shape=None, rotation=0.0):
@@ -103,7 +115,7 @@ def polygon_perimeter(r, c, shape=None, clip=False):
     clipped = poly.clip_to_bbox(transforms.Bbox([clip_box[:2], clip_box[2:]])).to_polygons()[0]
     r = np.ascontiguousarray(np.round(clipped[:, 0]).astype(int), np.int64)
     c = np.ascontiguousarray(np.round(clipped[:, 1]).astype(int), np.int64)
-    rr, cc = _core.draw_polyline(r, c)
+    rr, cc = _intp(_core.draw_polyline(r, c))
     if shape is None:
         return rr, cc
     return _coords_inside_image(rr, cc, shape)
@@ -135,12 +147,12 @@ def set_color(image, coords, color, alpha=1):
 
 def line(r0, c0, r1, c1):
     """Pixels of Bresenham's line from (r0, c0) to (r1, c1), both ends included (int64 rows, columns)."""
-    return _core.draw_line(_ssize(r0), _ssize(c0), _ssize(r1), _ssize(c1))
+    return _intp(_core.draw_line(_ssize(r0), _ssize(c0), _ssize(r1), _ssize(c1)))
 
 
 def line_aa(r0, c0, r1, c1):
     """Pixels of Xiaolin Wu's anti-aliased line and their intensities (float64)."""
-    return _core.draw_line_aa(_ssize(r0), _ssize(c0), _ssize(r1), _ssize(c1))
+    return _intp(_core.draw_line_aa(_ssize(r0), _ssize(c0), _ssize(r1), _ssize(c1)))
 
 
 @engine_aware("r", "c")
@@ -163,9 +175,9 @@ def polygon(r, c, shape=None):
 def _polygon_box(r, c, shape):
     """skimage's _polygon: the box of rows and columns tested (first row and column never below 0)."""
     minr = _ssize(int(max(0, r.min())))
-    maxr = _ssize(int(math.ceil(_double(r.max()))))
+    maxr = _c_ssize(math.ceil(_double(r.max())) if math.isfinite(_double(r.max())) else math.nan)
     minc = _ssize(int(max(0, c.min())))
-    maxc = _ssize(int(math.ceil(_double(c.max()))))
+    maxc = _c_ssize(math.ceil(_double(c.max())) if math.isfinite(_double(c.max())) else math.nan)
     if shape is not None:
         maxr = min(shape[0] - 1, maxr)
         maxc = min(shape[1] - 1, maxc)
@@ -187,7 +199,7 @@ def circle_perimeter(r, c, radius, method='bresenham', shape=None):
     r, c, radius = _ssize(r), _ssize(c), _ssize(radius)
     if method not in ('bresenham', 'andres'):
         raise ValueError('Wrong method')
-    rr, cc = _core.draw_circle_perimeter(radius, method == 'andres')
+    rr, cc = _intp(_core.draw_circle_perimeter(radius, method == 'andres'))
     rr += r
     cc += c
     return _coords_inside_image(rr, cc, shape) if shape is not None else (rr, cc)
@@ -196,7 +208,7 @@ def circle_perimeter(r, c, radius, method='bresenham', shape=None):
 def circle_perimeter_aa(r, c, radius, shape=None):
     """Pixels of Wu's anti-aliased circle outline and their intensities."""
     r, c, radius = _ssize(r), _ssize(c), _ssize(radius)
-    rr, cc, val = _core.draw_circle_perimeter_aa(radius)
+    rr, cc, val = _intp(_core.draw_circle_perimeter_aa(radius))
     rr += r
     cc += c
     return _coords_inside_image(rr, cc, shape, val=val) if shape is not None else (rr, cc, val)
@@ -208,7 +220,7 @@ def ellipse_perimeter(r, c, r_radius, c_radius, orientation=0, shape=None):
     orientation = _double(orientation)
     if r_radius == 0 and c_radius == 0:  # the centre (0-d arrays, as scikit-image)
         return np.array(r), np.array(c)
-    rr, cc = _core.draw_ellipse_perimeter(r, c, r_radius, c_radius, orientation)
+    rr, cc = _intp(_core.draw_ellipse_perimeter(r, c, r_radius, c_radius, orientation))
     return _coords_inside_image(rr, cc, shape) if shape is not None else (rr, cc)
 
 
@@ -216,7 +228,7 @@ def bezier_curve(r0, c0, r1, c1, r2, c2, weight, shape=None):
     """Pixels of the rational quadratic Bezier curve through control points 0 and 2, pulled to point 1 by
     `weight`."""
     pts = [_ssize(v) for v in (r0, c0, r1, c1, r2, c2)]
-    rr, cc = _core.draw_bezier_curve(*pts, _double(weight))
+    rr, cc = _intp(_core.draw_bezier_curve(*pts, _double(weight)))
     return _coords_inside_image(rr, cc, shape) if shape is not None else (rr, cc)
 
 
