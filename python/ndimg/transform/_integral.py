@@ -63,3 +63,14 @@ def integrate(ii, start, end):
             values = xp.asarray(ii[tuple(xp.asarray(corners[ok]).T)], dtype=np.float64)
             S[ok] += sign * (values.get() if xp is not np else values)
     return xp.asarray(S)
+
+
+def integral_image_dask(image, *, dtype=None):
+    """integral_image of a Dask array, lazily: Dask's cumulative sums along every axis (each chunk's own sums
+    plus the totals of the chunks before it; floats equal to rounding)."""
+    if dtype is None and image.real.dtype.kind == "f":
+        dtype = np.promote_types(image.dtype, np.float64)
+    S = image
+    for i in range(image.ndim):
+        S = S.cumsum(axis=i, dtype=dtype)
+    return S

@@ -13,6 +13,7 @@ ndimg.ndimage.zoom with grid_mode, as scikit-image's.
 """
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
@@ -113,30 +114,35 @@ def _stack_channels(coords2, shape, dtype, xp):
     return coords
 
 
+def _coords_of(coord_map, shape, dtype, xp):
+    """scikit-image's warp_coords in namespace xp: coord_map applied to the (P, 2) (col, row) points in its
+    order (columns outer), as (ndim, rows, cols[, bands])."""
+    shape = tuple(int(s) for s in shape)
+    rows, cols = shape[0], shape[1]
+    xy = xp.indices((cols, rows), dtype=dtype).reshape(2, -1).T
+    xy = coord_map(xy)
+    xy = xy.T.reshape((-1, cols, rows)).swapaxes(1, 2)
+    return _stack_channels((xy[1], xy[0]), shape, dtype, xp)
+
+
 def warp_coords(coord_map, shape, dtype=np.float64):
     """Source coordinates for the output of a 2-D warp (skimage.transform.warp_coords): ``coord_map`` maps
     (P, 2) arrays of output (col, row) to input (col, row); the result is (ndim, rows, cols[, bands]) for
     map_coordinates. Evaluated on the host (the callable is the caller's)."""
-    shape = safe_as_int(shape)
-    rows, cols = shape[0], shape[1]
-    xy = np.indices((cols, rows), dtype=dtype).reshape(2, -1).T
-    xy = coord_map(xy)
-    xy = xy.T.reshape((-1, cols, rows)).swapaxes(1, 2)
-    return _stack_channels((xy[1], xy[0]), tuple(int(s) for s in shape), dtype, np)
+    return _coords_of(coord_map, safe_as_int(shape), dtype, np)
 
 
-def _projective_coords(matrix, shape, xp):
-    """The input (row, col[, channel]) of every output pixel under a 3x3 homography of (col, row, 1), on the
-    engine (scikit-image's ProjectiveTransform arithmetic: a zero w becomes eps)."""
-    m = matrix.tolist()
-    rows, cols = int(shape[0]), int(shape[1])
-    x = xp.arange(cols, dtype=np.float64)[None, :]
-    y = xp.arange(rows, dtype=np.float64)[:, None]
-    w = x * m[2][0] + y * m[2][1] + m[2][2]
-    w = xp.where(w == 0, np.finfo(float).eps, w)
-    c = (x * m[0][0] + y * m[0][1] + m[0][2]) / w
-    r = (x * m[1][0] + y * m[1][1] + m[1][2]) / w
-    return _stack_channels((r, c), shape, np.float64, xp)
+def _apply_homography(matrix, xp):
+    """(P, 2) points through a 3x3 homography as scikit-image's ProjectiveTransform applies it (the same
+    operations in the same order, so that order-0 ties round alike; a zero w becomes eps)."""
+    m = xp.asarray(matrix)
+
+    def apply(xy):
+        h = xp.concatenate((xy, xp.ones((xy.shape[0], 1))), axis=1) @ m.T
+        w = h[:, -1]
+        return h[:, :-1] / xp.where(w == 0, np.finfo(float).eps, w)[:, None]
+
+    return apply
 
 
 def _matrix_warp(image, matrix, output_shape, order, mode, cval):
@@ -144,15 +150,16 @@ def _matrix_warp(image, matrix, output_shape, order, mode, cval):
     xp = xp_of(image)
     ndi_mode = _ndi_mode(mode)
     nd = image.ndim
-    if matrix[2, 0] == 0 and matrix[2, 1] == 0 and matrix[2, 2] == 1:
-        # affine: output (row, col[, ch]) -> input (row, col[, ch]) without a coordinate array
+    if order > 0 and matrix[2, 0] == 0 and matrix[2, 1] == 0 and matrix[2, 2] == 1:
+        # affine: output (row, col[, ch]) -> input (row, col[, ch]) without a coordinate array (order 0 takes
+        # the coordinates below: their rounding decides ties)
         m = np.eye(nd)
         m[:2, :2] = matrix[1::-1, 1::-1]
         offset = np.zeros(nd)
         offset[:2] = matrix[1::-1, 2]
         return affine_transform(image, m, offset, output_shape=tuple(output_shape), order=order, mode=ndi_mode,
                                 cval=cval, prefilter=order > 1)
-    coords = _projective_coords(matrix, output_shape, xp)
+    coords = _coords_of(_apply_homography(matrix, xp), output_shape, np.float64, xp)
     return map_coordinates(image, coords, order=order, mode=ndi_mode, cval=cval, prefilter=order > 1)
 
 
@@ -261,6 +268,7 @@ def resize(image, output_shape, order=None, mode="reflect", cval=0, clip=True, p
 def _channel_last(fn):
     """scikit-image's channel_as_last_axis for functions of one image: the channel axis moved last for the
     call (channel_axis=-1) and moved back in the result."""
+    @functools.wraps(fn)
     def wrapper(image, *args, channel_axis=None, **kwargs):
         if channel_axis is None:
             return fn(image, *args, channel_axis=None, **kwargs)
@@ -273,7 +281,6 @@ def _channel_last(fn):
         out = fn(xp.moveaxis(image, axes[0], -1), *args, channel_axis=-1, **kwargs)
         return xp.moveaxis(out, -1, axes[0])
 
-    wrapper.__name__, wrapper.__doc__, wrapper.__wrapped__ = fn.__name__, fn.__doc__, fn
     return wrapper
 
 
