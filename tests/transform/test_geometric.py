@@ -139,7 +139,9 @@ def test_failed_estimation(ttype, bad_src, msg):
     ref = st.estimate_transform(ttype, bad_src, bad_src if ttype != "fundamental" else DST[:10])
     assert not ours and not ref
     assert str(ours) == str(ref) == msg
-    with pytest.raises(AttributeError, match="has no attribute 'params'"):
+    from ndimg.util import FailedEstimationAccessError
+
+    with pytest.raises(FailedEstimationAccessError, match="has no attribute 'params'"):
         ours.params
     tf = TRANSFORMS[ttype].identity()
     with pytest.warns(FutureWarning, match=f"Please use `{type(tf).__name__}.from_estimate`"):

@@ -99,7 +99,27 @@ def _enable():
             if hit is not None and hit[0] is value:
                 ns[key] = hit[1]
                 _patches.append((ns, key, value, hit[1]))
+            elif type(value) in (dict, tuple) and getattr(mod, "__name__", "").startswith("skimage."):
+                # scikit-image's tables of classes (transform's TRANSFORMS, warp's HOMOGRAPHY_TRANSFORMS)
+                # hold ndimg's classes too, or isinstance checks against the public names would split
+                swapped = _swap_classes(value, originals)
+                if swapped is not value:
+                    ns[key] = swapped
+                    _patches.append((ns, key, value, swapped))
     log.debug("ndimg.accelerate: on, %d functions in %d places", len(originals), len(_patches))
+
+
+def _swap_classes(table, originals):
+    """A copy of a dict's values or a tuple's items with substituted classes swapped in (the table itself
+    where it holds none)."""
+    def swap(v):
+        hit = originals.get(id(v)) if isinstance(v, type) else None
+        return hit[1] if hit is not None and hit[0] is v else v
+
+    items = table.values() if isinstance(table, dict) else table
+    if all(swap(v) is v for v in items):
+        return table
+    return {k: swap(v) for k, v in table.items()} if isinstance(table, dict) else tuple(swap(v) for v in table)
 
 
 def _disable():

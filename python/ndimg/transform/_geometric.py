@@ -22,8 +22,7 @@ from scipy import spatial
 from .._blocks import blockwise_rows
 from .._engine import from_working, library_of, to_working
 from ..filters._window import _as_int as safe_as_int
-# PLACEHOLDER until ndimg.util's FailedEstimationAccessError lands (the util helper): measure's
-# FailedEstimation, whose attribute access raises measure's FailedEstimationAccessError
+# one FailedEstimation for models and transforms; its FailedEstimationAccessError is ndimg.util's public one
 from ..measure._fit import FailedEstimation, _warn_deprecated
 from ..morphology._footprints import warn_user
 
