@@ -53,11 +53,28 @@ def _match_cumulative_cdf(source, template):
         table = np.zeros(int(src_values[-1] - lo) + 1)
         table[src_values - lo] = np.interp(src_quantiles, np.cumsum(tmpl_counts) / template.size, tmpl_values)
         return _gather(table, source.astype(np.int64) - lo)
-    src_values, src_lookup, src_counts = xp.unique(source.reshape(-1), return_inverse=True, return_counts=True)
-    src_quantiles = _to_host(xp.cumsum(src_counts)) / source.size
     tmpl_quantiles = np.cumsum(tmpl_counts) / template.size
+    if xp is not np:
+        src_values, src_lookup, src_counts = xp.unique(source.reshape(-1), return_inverse=True, return_counts=True)
+        src_quantiles = _to_host(xp.cumsum(src_counts)) / source.size
+        interp_a_values = np.interp(src_quantiles, tmpl_quantiles, tmpl_values)
+        return _gather(interp_a_values, src_lookup).reshape(source.shape)
+    # np.unique's groups from one argsort (NaNs one group, last), each element's value scattered back
+    flat = source.reshape(-1)
+    order = np.argsort(flat)
+    s = flat[order]
+    new = np.empty(s.size, dtype=bool)
+    new[:1] = True
+    np.not_equal(s[1:], s[:-1], out=new[1:])
+    if s.dtype.kind in "fc" and s.size and np.isnan(s[-1]):
+        nan = np.isnan(s)
+        new[1:] &= ~(nan[1:] & nan[:-1])
+    starts = np.flatnonzero(new)
+    src_quantiles = np.append(starts[1:], s.size) / source.size   # cumulative counts / size
     interp_a_values = np.interp(src_quantiles, tmpl_quantiles, tmpl_values)
-    return _gather(interp_a_values, src_lookup).reshape(source.shape)
+    out = np.empty(s.size, dtype=interp_a_values.dtype)
+    out[order] = interp_a_values[np.cumsum(new) - 1]
+    return out.reshape(source.shape)
 
 
 @engine_aware("image", "reference")
