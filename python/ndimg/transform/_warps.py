@@ -173,7 +173,7 @@ def _fast_warp(image, matrix, output_shape, order, mode, cval):
     return out
 
 
-@engine_aware("image", "inverse_map")
+@engine_aware("image")
 def warp(image, inverse_map, map_args=None, output_shape=None, order=None, mode="constant", cval=0.0, clip=True,
          preserve_range=False):
     """Warp an image by an inverse coordinate map (skimage.transform.warp): a transform object (scikit-image's
@@ -198,7 +198,7 @@ def warp(image, inverse_map, map_args=None, output_shape=None, order=None, mode=
             warped = _fast_warp(image, matrix, output_shape, order, mode, cval)
     if warped is None:
         if matrix is None and hasattr(inverse_map, "shape") and hasattr(inverse_map, "dtype"):
-            warped = map_coordinates(image, inverse_map, order=order, mode=_ndi_mode(mode), cval=cval,
+            warped = map_coordinates(image, xp_of(image).asarray(inverse_map), order=order, mode=_ndi_mode(mode), cval=cval,
                                      prefilter=order > 1)
         else:
             if image.ndim < 2 or image.ndim > 3:
