@@ -341,3 +341,9 @@ KINDS.update({
 })
 IMAGE_KINDS += ("lab",)
 # ---- end color ----
+
+
+# ---- issue 27: util ----
+# a NumPy function named by the kind's argument ("callable:sqrt"): apply_parallel's `function` before its image
+KINDS["callable"] = lambda rng, shape, dtype, layout, prev, arg: getattr(np, arg or "sqrt")
+# ---- end util ----

@@ -23,10 +23,18 @@ dtype_range = {bool: (False, True), np.bool_: (False, True), float: (-1, 1), np.
 dtype_range.update({t: (int(np.iinfo(t).min), int(np.iinfo(t).max)) for t in _INTEGER_TYPES})
 
 
-def dtype_limits(image, clip_negative=False):
-    """(min, max) intensity of the image's dtype (min 0 with clip_negative); KeyError for other dtypes."""
+def _limits(image, clip_negative=False):
     imin, imax = dtype_range[image.dtype.type]
     return (0 if clip_negative else imin), imax
+
+
+@engine_aware("image", native=False)
+def dtype_limits(image, clip_negative=False):
+    """(min, max) intensity of the image's dtype (min 0 with clip_negative); KeyError for other dtypes."""
+    return _limits(image, clip_negative)
+
+
+dask_dtype_limits = _limits   # a Dask array's dtype is its chunks'
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -43,22 +51,23 @@ def _flat(image):
     return None
 
 
-def _map(image, dtype, fn):
-    """fn(x, xp) applied pointwise: over blocks on the engine's threads where `image` has a memory order (the
-    result keeps it, as NumPy's ufuncs keep it), else whole. `dtype` is the dtype fn returns."""
-    flat = _flat(image)
-    if flat is None:
+def _map(image, dtype, fn, *others):
+    """fn(x, *others' x, xp) applied pointwise (`others`: arrays of image's shape): over blocks on the engine's
+    threads where all share image's memory order (the result keeps it, as NumPy's ufuncs keep it), else whole.
+    `dtype` is the dtype fn returns."""
+    flats = [_flat(a) for a in (image,) + others]
+    if any(f is None for f in flats) or any(a.strides != image.strides for a in others):
         from .._engine import xp_of
 
-        return fn(image, xp_of(image))
+        return fn(image, *others, xp_of(image, *others))
     dtype = np.dtype(dtype).newbyteorder("=")   # native, as NumPy's ufuncs return
     out = np.empty(image.shape, dtype, order="F" if not image.flags.c_contiguous else "C")
     oflat = out.reshape(-1) if out.flags.c_contiguous else out.T.reshape(-1)
 
-    def block(o, x):
-        o[...] = fn(x, np)
+    def block(o, *x):
+        o[...] = fn(*x, np)
 
-    blockwise(block, oflat, flat)
+    blockwise(block, oflat, *flats)
     return out
 
 

@@ -1,0 +1,38 @@
+"""skimage.util.compare_images over NumPy and CuPy."""
+from __future__ import annotations
+
+import numpy as np
+
+from .._engine import engine_aware, xp_of
+from ._dtype import _map, convert
+
+
+@engine_aware("image0", "image1", native=False)
+def compare_images(image0, image1, method="diff", n_tiles=(8, 8)):
+    """The two images (as img_as_float) compared: 'diff' |image1 - image0|, 'blend' their mean,
+    'checkerboard' (2-D) tiles of image0 and image1 alternating on an n_tiles grid."""
+    if image1.shape != image0.shape:
+        raise ValueError("Images must have the same shape.")
+    a, b = convert(image0, np.floating), convert(image1, np.floating)
+    dt = np.result_type(a.dtype, b.dtype)
+    if method == "diff":
+        return _map(a, dt, lambda x, y, xp: xp.abs(y - x), b)
+    if method == "blend":
+        return _map(a, dt, lambda x, y, xp: 0.5 * (y + x), b)
+    if method == "checkerboard":
+        if a.ndim != 2:
+            raise ValueError("Images must be 2-dimensional to be compared with the checkerboard method.")
+        xp = xp_of(a)
+        rows, cols = a.shape
+        step_r, step_c = int(rows / n_tiles[0]), int(cols / n_tiles[1])
+        # tile (i, j) of the n_tiles grid comes from image0 where i + j is even; beyond the grid, image1
+        r = xp.arange(rows) // max(step_r, 1)
+        c = xp.arange(cols) // max(step_c, 1)
+        inside = (r < n_tiles[0])[:, None] & (c < n_tiles[1])[None, :] & (step_r > 0) & (step_c > 0)
+        first = inside & ((r[:, None] + c[None, :]) % 2 == 0)
+        out = xp.zeros_like(a)
+        out[first] = a[first]
+        out[~first] = b[~first]
+        return out
+    raise ValueError('Wrong value for `method`. Must be either "diff", "blend" or "checkerboard".')
+

@@ -1,0 +1,24 @@
+"""skimage.util.label_points over NumPy and CuPy."""
+from __future__ import annotations
+
+import numpy as np
+
+from .._engine import engine_aware, xp_of
+
+
+@engine_aware("coords", native=False)
+def label_points(coords, output_shape):
+    """A uint64 image of `output_shape` labelling the point coords[i] (rounded) with i + 1, 0 elsewhere."""
+    if coords.shape[1] != len(output_shape):
+        raise ValueError("Dimensionality of points should match the output shape")
+    xp = xp_of(coords)
+    if bool((coords < 0).any()):
+        raise ValueError("Coordinates should be positive and start from 0")
+    index = tuple(xp.round(coords).astype(int, copy=False).T)
+    if xp is not np and coords.shape[0]:   # NumPy's IndexError for a point outside (CuPy would wrap around)
+        for d, (m, n) in enumerate(zip(xp.stack(index).max(axis=1).tolist(), output_shape)):
+            if m >= n:
+                raise IndexError(f"index {m} is out of bounds for axis {d} with size {n}")
+    labels = xp.zeros(output_shape, dtype=np.uint64)
+    labels[index] = xp.arange(1, coords.shape[0] + 1)
+    return labels

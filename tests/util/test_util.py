@@ -1,0 +1,234 @@
+"""ndimg.util beyond the generated registry cases: the classes, the conversion rules' corners (warnings,
+identity, the project's shared img_as_float), views, the noise stream, Dask, and threads."""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import skimage.util as sku
+
+import ndimg
+import ndimg.util as nu
+from ndimg import _rules
+
+
+# --- classes ---------------------------------------------------------------------------------------------
+def test_classes_have_scikit_image_names_and_bases():
+    for name in ("PendingSkimage2Change", "FailedEstimationAccessError"):
+        ours, ref = getattr(nu, name), getattr(sku, name)
+        assert ours is not ref and ours.__name__ == ref.__name__
+        assert ours.__bases__ == ref.__bases__, (ours.__bases__, ref.__bases__)
+
+
+def test_pending_change_is_hidden_by_default_and_shown_by_a_filter():
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.resetwarnings()
+        warnings.simplefilter("default")
+        warnings.filterwarnings("ignore", category=PendingDeprecationWarning)   # Python's default
+        warnings.warn("x", nu.PendingSkimage2Change)
+        assert not seen
+        warnings.filterwarnings("default", category=nu.PendingSkimage2Change)
+        warnings.warn("x", nu.PendingSkimage2Change)
+        assert [w.category for w in seen] == [nu.PendingSkimage2Change]
+
+
+def test_failed_estimation_raises_the_util_class():
+    from ndimg.measure import CircleModel
+
+    failed = CircleModel.from_estimate(np.zeros((3, 2)))
+    assert not failed
+    with pytest.raises(nu.FailedEstimationAccessError):
+        failed.center
+    with pytest.raises(AttributeError):   # its base, as scikit-image's
+        failed.center
+
+
+# --- conversions -----------------------------------------------------------------------------------------
+DTYPES = (bool, np.uint8, np.uint16, np.uint32, np.uint64, np.int8, np.int16, np.int32, np.int64, np.float16,
+          np.float32, np.float64)
+FUNCS = ("img_as_float", "img_as_float32", "img_as_float64", "img_as_int", "img_as_uint", "img_as_ubyte",
+         "img_as_bool")
+
+
+def _image(rng, dtype, shape, small):
+    dtype = np.dtype(dtype)
+    if dtype == bool:
+        return rng.random(shape) > 0.5
+    if dtype.kind == "f":
+        return (rng.random(shape) * 2 - 1).astype(dtype)
+    info = np.iinfo(dtype)
+    if small:   # values that fit the narrower types: the Downcasting path
+        return rng.integers(0, 50, shape).astype(dtype)
+    return rng.integers(info.min, info.max, shape, endpoint=True, dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
+@pytest.mark.parametrize("small", [False, True])
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_every_conversion_equals_scikit_image(rng, dtype, small, order):
+    # over several blocks of the thread pool (blockwise), with the warnings scikit-image gives
+    image = _image(rng, dtype, (301, 700), small)
+    image = np.asfortranarray(image) if order == "F" else image
+    for name in FUNCS:
+        with warnings.catch_warnings(record=True) as w_ref:
+            warnings.simplefilter("always")
+            try:
+                expected, err = getattr(sku, name)(image), None
+            except ValueError as e:
+                expected, err = None, e
+        with warnings.catch_warnings(record=True) as w_got:
+            warnings.simplefilter("always")
+            if err is not None:
+                with pytest.raises(ValueError, match="between -1 and 1"):
+                    getattr(nu, name)(image)
+                continue
+            got = getattr(nu, name)(image)
+        assert got.dtype == expected.dtype, name
+        np.testing.assert_array_equal(got, expected, err_msg=name)
+        ref_msgs = {str(w.message) for w in w_ref if "Downcasting" in str(w.message)}
+        got_msgs = {str(w.message) for w in w_got if "Downcasting" in str(w.message)}
+        assert got_msgs == ref_msgs, name
+
+
+def test_float_out_of_range_raises():
+    with pytest.raises(ValueError, match="between -1 and 1"):
+        nu.img_as_ubyte(np.array([0.5, 1.5], np.float32))
+
+
+def test_identity_and_force_copy():
+    x = np.linspace(-1, 1, 5)
+    assert nu.img_as_float(x) is x
+    assert nu.img_as_float64(x) is x
+    y = nu.img_as_float(x, force_copy=True)
+    assert y is not x and np.array_equal(y, x)
+    f16 = x.astype(np.float16)
+    assert nu.img_as_float(f16) is f16   # np.floating keeps float16, as scikit-image
+
+
+def test_unsupported_dtypes_raise_like_scikit_image():
+    for bad in (np.complex64, np.longdouble):
+        a = np.zeros(3, bad)
+        try:
+            sku.img_as_ubyte(a)
+        except Exception as e:
+            with pytest.raises(type(e)):
+                nu.img_as_ubyte(a)
+    with pytest.raises(ValueError, match="Cannot convert from complex64 to float64"):
+        nu.img_as_float(np.zeros(3, np.complex64))
+
+
+def test_project_img_as_float_is_util_conversion(rng):
+    # ndimg._rules.img_as_float (used across the project) is util's conversion: scikit-image's values
+    for dtype in (np.uint8, np.int16, np.uint32, bool):
+        a = _image(rng, dtype, (40, 50), False)
+        np.testing.assert_array_equal(_rules.img_as_float(a), sku.img_as_float(a))
+
+
+def test_strided_input(rng):
+    a = _image(rng, np.uint16, (80, 90), False)[::3, 1::2]
+    np.testing.assert_array_equal(nu.img_as_ubyte(a), sku.img_as_ubyte(a))
+    np.testing.assert_array_equal(nu.invert(a), sku.invert(a))
+
+
+def test_morphology_uses_util_invert():
+    from ndimg.morphology import _extrema, _max_tree
+
+    assert _extrema.invert is nu.invert and _max_tree.invert is nu.invert
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_thread_counts_give_the_same_result(rng, threads):
+    a = rng.random((513, 777)).astype(np.float32)
+    before = ndimg.get_num_threads()
+    try:
+        ndimg.set_num_threads(threads)
+        got = nu.img_as_ubyte(a), nu.invert(a), nu.random_noise(a, rng=3)
+    finally:
+        ndimg.set_num_threads(before)
+    np.testing.assert_array_equal(got[0], sku.img_as_ubyte(a))
+    np.testing.assert_array_equal(got[1], sku.invert(a))
+    np.testing.assert_array_equal(got[2], sku.random_noise(a, rng=3))
+
+
+# --- views -----------------------------------------------------------------------------------------------
+def test_views_share_the_callers_memory():
+    a = np.arange(4 * 6 * 8, dtype=np.float32).reshape(4, 6, 8)
+    for v in (nu.view_as_blocks(a, (2, 3, 4)), nu.view_as_windows(a, 3), nu.crop(a, 1),
+              nu.slice_along_axes(a, [(1, 3)])):
+        assert np.shares_memory(v, a)
+    assert not np.shares_memory(nu.crop(a, 1, copy=True), a)
+    assert not np.shares_memory(nu.slice_along_axes(a, [(1, 3)], copy=True), a)
+
+
+# --- noise -----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("mode", ["gaussian", "localvar", "poisson", "salt", "pepper", "s&p", "speckle"])
+def test_noise_consumes_the_generator_as_scikit_image(rng, mode):
+    image = rng.random((64, 70)).astype(np.float32)
+    ours, ref = np.random.default_rng(11), np.random.default_rng(11)
+    np.testing.assert_array_equal(nu.random_noise(image, mode=mode, rng=ours),
+                                  sku.random_noise(image, mode=mode, rng=ref))
+    # the caller's generator is left where scikit-image leaves it
+    assert ours.bit_generator.state == ref.bit_generator.state
+
+
+def test_noise_leaves_the_input_alone(rng):
+    image = rng.random((30, 40))
+    keep = image.copy()
+    nu.random_noise(image, mode="s&p", rng=0, amount=0.5)
+    nu.random_noise(image, rng=0)
+    np.testing.assert_array_equal(image, keep)
+
+
+def test_montage_rescale_leaves_the_input_alone(rng):
+    # scikit-image rescales the caller's images in place; ndimg returns the same montage without doing so
+    stack = (rng.random((4, 9, 11)) * 100).astype(np.uint8)
+    keep = stack.copy()
+    got = nu.montage(stack, rescale_intensity=True)
+    np.testing.assert_array_equal(stack, keep)
+    np.testing.assert_array_equal(got, sku.montage(stack.copy(), rescale_intensity=True))
+
+
+# --- Dask ------------------------------------------------------------------------------------------------
+def test_dask_conversions_chunk_by_chunk(rng):
+    da = pytest.importorskip("dask.array")
+    # a narrowing scales by the whole array's maximum, which only some chunks hold
+    a = rng.integers(0, 60, (64, 80)).astype(np.uint16)
+    a[60:, 70:] = 60000
+    d = da.from_array(a, chunks=(16, 20))
+    for name in ("img_as_ubyte", "img_as_float32", "img_as_int", "img_as_bool"):
+        got = getattr(nu, name)(d)
+        assert isinstance(got, da.Array)
+        np.testing.assert_array_equal(got.compute(), getattr(sku, name)(a), err_msg=name)
+    small = da.from_array(a[:16, :20], chunks=8)
+    with pytest.warns(UserWarning, match="Downcasting"):
+        got = nu.img_as_ubyte(small).compute()
+    np.testing.assert_array_equal(got, np.asarray(a[:16, :20], np.uint8))
+    assert nu.dtype_limits(d) == sku.dtype_limits(a)
+    np.testing.assert_array_equal(nu.invert(d).compute(), sku.invert(a))
+
+
+def test_dask_refusals_are_clear():
+    da = pytest.importorskip("dask.array")
+    d = da.zeros((20, 20), chunks=10)
+    with pytest.raises(NotImplementedError):
+        nu.random_noise(d, rng=0)
+    with pytest.raises(NotImplementedError):
+        nu.compare_images(d, d, method="checkerboard")
+
+
+def test_apply_parallel_takes_and_returns_dask(rng):
+    da = pytest.importorskip("dask.array")
+    a = rng.random((40, 50))
+    d = da.from_array(a, chunks=(20, 25))
+    lazy = nu.apply_parallel(np.sqrt, d)
+    assert isinstance(lazy, da.Array)
+    np.testing.assert_array_equal(lazy.compute(), sku.apply_parallel(np.sqrt, d).compute())
+    np.testing.assert_array_equal(nu.apply_parallel(np.sqrt, a, compute=True), np.sqrt(a))
+
+
+def test_lookfor_prints_the_mirrored_functions(capsys):
+    nu.lookfor("regionprops")
+    out = capsys.readouterr().out
+    assert "ndimg.measure.regionprops (skimage.measure.regionprops)" in out
+    assert "skimage.measure.regionprops_table" in out
