@@ -1,6 +1,7 @@
 // skimage.draw's rasterisers: the fills (either engine), the mask -> coordinates pass and the host
 // coordinate generators, whose results come back as NumPy arrays (int64 rows and columns, float64 values).
 #include <nanobind/ndarray.h>
+#include <sys/mman.h>
 
 #include <utility>
 #include <vector>
@@ -21,6 +22,30 @@ nb::object owned(std::vector<T>&& v) {
   nb::capsule owner(held, [](void* p) noexcept { delete static_cast<std::vector<T>*>(p); });
   const size_t n = held->size();
   return nb::cast(nb::ndarray<nb::numpy, T>(held->data(), 1, &n, owner));
+}
+
+// A NumPy array of n elements left unwritten (its writer fills every one). Large ones are mapped with
+// transparent huge pages: the coordinates of a big fill are tens of MB, and faulting them in 4 KiB pages
+// costs more than computing them.
+nb::object uninitialized(size_t n, int64_t*& data) {
+  const size_t bytes = n * sizeof(int64_t);
+  if (bytes >= (size_t(8) << 20)) {
+    void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p != MAP_FAILED) {
+      ::madvise(p, bytes, MADV_HUGEPAGE);
+      data = static_cast<int64_t*>(p);
+      auto* mapping = new std::pair<void*, size_t>(p, bytes);
+      nb::capsule owner(mapping, [](void* m) noexcept {
+        auto* pm = static_cast<std::pair<void*, size_t>*>(m);
+        ::munmap(pm->first, pm->second);
+        delete pm;
+      });
+      return nb::cast(nb::ndarray<nb::numpy, int64_t>(data, 1, &n, owner));
+    }
+  }
+  data = new int64_t[n];
+  nb::capsule owner(data, [](void* p) noexcept { delete[] static_cast<int64_t*>(p); });
+  return nb::cast(nb::ndarray<nb::numpy, int64_t>(data, 1, &n, owner));
 }
 
 void ellipse_mask(double r_org, double c_org, double r_rad, double c_rad, double sin_a, double cos_a, const View& out,
@@ -57,12 +82,14 @@ NDIMG_BINDINGS(draw) {
           nb::gil_scoped_release nogil;
           offsets = draw::nonzero_offsets(mask.data(), rows, cols);
         }
-        std::vector<int64_t> rr(offsets.back()), cc(offsets.back());
+        int64_t *rr, *cc;
+        nb::object r = uninitialized(size_t(offsets.back()), rr), c = uninitialized(size_t(offsets.back()), cc);
         {
+          // written by the pool's threads: the pages are first touched there, not zeroed here first
           nb::gil_scoped_release nogil;
-          draw::mask_coords(mask.data(), rows, cols, r0, c0, offsets, rr.data(), cc.data());
+          draw::mask_coords(mask.data(), rows, cols, r0, c0, offsets, rr, cc);
         }
-        return nb::make_tuple(owned(std::move(rr)), owned(std::move(cc)));
+        return nb::make_tuple(r, c);
       },
       nb::arg("mask"), nb::arg("r0"), nb::arg("c0"));
   m.def("draw_line", [](int64_t r0, int64_t c0, int64_t r1, int64_t c1) {
