@@ -253,3 +253,15 @@ def test_cupy_coordinates_stay_on_the_gpu():
     out = pw(cupy.asarray(pts))
     assert isinstance(out, cupy.ndarray)
     np.testing.assert_allclose(out.get(), ref(pts), rtol=1e-9, atol=1e-9)
+
+
+def test_dask_coordinates_per_block_of_rows():
+    da = pytest.importorskip("dask.array")
+    pts = RNG.random((10_001, 2)) * 200
+    lazy_pts = da.from_array(pts, chunks=(1500, 1))       # columns split: rows are put together first
+    tps = nt.ThinPlateSplineTransform.from_estimate(SRC[:20], DST[:20])
+    for tf in [nt.estimate_transform(t, SRC, DST) for t in TYPES] + [
+            nt.PiecewiseAffineTransform.from_estimate(SRC, DST), tps]:
+        out = tf(lazy_pts)
+        assert isinstance(out, da.Array)
+        np.testing.assert_array_equal(out.compute(), tf(pts))

@@ -68,6 +68,16 @@ def _rowwise(fn, pts, width, xp, lib):
     return from_working(fn(xp, pts), lib)
 
 
+def _dask_rows(fn, coords, width):
+    """Dask coordinates (N, D): fn on each block of whole rows, lazily (a Dask array of (N, width)); None
+    for any other coordinates."""
+    if not type(coords).__module__.startswith("dask."):
+        return None
+    coords = coords.rechunk({1: -1})
+    return coords.map_blocks(fn, dtype=np.float64, chunks=(coords.chunks[0], (width,)),
+                             meta=coords._meta.astype(np.float64))
+
+
 def _homogeneous(matrix):
     """fn(xp, points) applying a (D+1, D+1) homogeneous matrix to (N, D) points. Where the last coordinate
     is exactly 0, it divides by machine epsilon instead (scikit-image's rule, gh-3926)."""
@@ -300,6 +310,9 @@ class FundamentalMatrixTransform(_HMatrixTransform):
 
     def __call__(self, coords):
         """Epipolar lines (N, 3) in the destination image of (N, 2) source coordinates."""
+        lazy = _dask_rows(self, coords, 3)
+        if lazy is not None:
+            return lazy
         xp, pts, lib = _points(coords)
         m = self.params
         return _rowwise(lambda xp, p: _with_ones(p, xp) @ xp.asarray(m, dtype=xp.float64).T, pts, 3, xp, lib)
@@ -436,8 +449,10 @@ class ProjectiveTransform(_HMatrixTransform):
         return self.params if dtype is None else self.params.astype(dtype)
 
     def __call__(self, coords):
-        """Destination coordinates (N, D) of source coordinates (N, D), on the coordinates' engine."""
-        return _apply_matrix(self.params, coords)
+        """Destination coordinates (N, D) of source coordinates (N, D), on the coordinates' engine (Dask:
+        per block of rows)."""
+        lazy = _dask_rows(self, coords, self.dimensionality)
+        return _apply_matrix(self.params, coords) if lazy is None else lazy
 
     @property
     def inverse(self):
@@ -445,10 +460,8 @@ class ProjectiveTransform(_HMatrixTransform):
         return type(self)(matrix=self._inv_matrix)
 
     def _estimate(self, src, dst, weights=None):
-        d = src.shape[1]
-        H, reason = _homography(np.asarray(src, np.float64), np.asarray(dst, np.float64), self._coeff_inds,
-                                weights)
-        self.params = H
+        self.params, reason = _homography(np.asarray(src, np.float64), np.asarray(dst, np.float64),
+                                          self._coeff_inds, weights)
         return str(reason) or None
 
     @classmethod
@@ -815,6 +828,9 @@ class PiecewiseAffineTransform(_GeometricTransform):
         """Transformed coordinates (N, D); -1 outside the mesh, on the coordinates' engine: on the CPU,
         scipy's Delaunay point location and the per-simplex maps in row blocks on the engine's threads; on
         the GPU, point location over a grid of candidate simplices (_SimplexGrid)."""
+        lazy = _dask_rows(self, coords, coords.shape[1] if hasattr(coords, "shape") else 0)
+        if lazy is not None:
+            return lazy
         xp, pts, lib = _points(coords)
         mesh = self._tesselation
         mats = np.stack([a.params for a in self.affines]).astype(np.float64)
@@ -896,6 +912,9 @@ class PolynomialTransform(_GeometricTransform):
 
     def __call__(self, coords):
         """Transformed coordinates (N, 2), on the coordinates' engine."""
+        lazy = _dask_rows(self, coords, 2)
+        if lazy is not None:
+            return lazy
         xp, pts, lib = _points(coords)
         params = self.params
         order = int((-3 + math.sqrt(9 - 4 * (2 - params.size))) / 2)

@@ -10,7 +10,7 @@ import numpy as np
 from scipy.spatial import distance_matrix
 
 from .._rules import check_nD
-from ._geometric import FailedEstimation, _host, _points, _rowwise, _warn_deprecated
+from ._geometric import FailedEstimation, _dask_rows, _host, _points, _rowwise, _warn_deprecated
 
 _KERNEL_ELEMENTS = 1 << 20   # radial kernel entries per block of coordinates
 
@@ -43,6 +43,9 @@ class ThinPlateSplineTransform:
         shape = coords.shape if hasattr(coords, "shape") else np.shape(coords)
         if len(shape) != 2 or shape[1] != 2:
             raise ValueError("Input `coords` must have shape (N, 2)")
+        lazy = _dask_rows(self, coords, 2)
+        if lazy is not None:
+            return lazy
         xp, pts, lib = _points(coords)
         src, maps = self.src.astype(np.float64), self._spline_mappings
         n = src.shape[0]
