@@ -24,6 +24,17 @@ def _ssize(v):
     return v
 
 
+def _int_call(fn, *args):
+    """fn(*args) of Py_ssize_t arguments: the core takes exactly the integers _ssize takes (lines are small,
+    the call's overhead is their cost), and _ssize names the error of an argument it refuses."""
+    try:
+        return fn(*args)
+    except TypeError:
+        for a in args:
+            _ssize(a)
+        raise
+
+
 def _c_ssize(x):
     """C's cast of a double to Py_ssize_t as x86-64 makes it: NaN, infinities and values out of range become
     the smallest Py_ssize_t (scikit-image's polygon box then holds no row)."""
@@ -147,12 +158,12 @@ def set_color(image, coords, color, alpha=1):
 
 def line(r0, c0, r1, c1):
     """Pixels of Bresenham's line from (r0, c0) to (r1, c1), both ends included (int64 rows, columns)."""
-    return _intp(_core.draw_line(_ssize(r0), _ssize(c0), _ssize(r1), _ssize(c1)))
+    return _intp(_int_call(_core.draw_line, r0, c0, r1, c1))
 
 
 def line_aa(r0, c0, r1, c1):
     """Pixels of Xiaolin Wu's anti-aliased line and their intensities (float64)."""
-    return _intp(_core.draw_line_aa(_ssize(r0), _ssize(c0), _ssize(r1), _ssize(c1)))
+    return _intp(_int_call(_core.draw_line_aa, r0, c0, r1, c1))
 
 
 @engine_aware("r", "c")
