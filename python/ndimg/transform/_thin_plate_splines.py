@@ -56,7 +56,10 @@ class ThinPlateSplineTransform:
             step = max(1, _KERNEL_ELEMENTS // n)
             for i in range(0, p.shape[0], step):    # bounded (rows x control points) kernel blocks
                 q = p[i:i + step]
-                r = xp.sqrt(xp.sum((q[:, None, :] - s[None, :, :]) ** 2, axis=-1))
+                r2 = 0
+                for a in range(q.shape[1]):     # per axis: no (rows, points, D) temporary; the same sums
+                    r2 = r2 + (q[:, a, None] - s[None, :, a]) ** 2
+                r = xp.sqrt(r2)
                 out[i:i + step] += _kernel(xp, r) @ w[:n]
             return out
 
