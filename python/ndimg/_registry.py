@@ -2202,14 +2202,15 @@ def _hough_space(args, kw):
 
 
 def _circle_spaces(args, kw):
-    """A case's _prep: hough_circle accumulators (ndimg's) of the input's nonzero pixels at kw's radii."""
+    """A case's _prep: hough_circle accumulators (ndimg's) of the nonzero pixels of the input's first plane at
+    kw's radii."""
     from ndimg.transform import hough_circle
 
-    return (hough_circle(np.asarray(args[0]), kw["radii"]),) + tuple(args[1:]), kw
+    return (hough_circle(np.asarray(args[0])[0], kw["radii"]),) + tuple(args[1:]), kw
 
 
 def _square(args, kw):   # frt2: the input's leading square
-    n = min(args[0].shape)
+    n = min(args[0].shape, default=0)
     return (np.ascontiguousarray(args[0][:n, :n]),) + tuple(args[1:]), kw
 
 
@@ -2237,20 +2238,20 @@ register("transform", "hough_ellipse", f"{_HT}:hough_ellipse", dtypes=ALL, engin
          bench=(("2d_small_f32", dict(_inputs=("mask:0.004",))),), **_HOUGH)
 register("transform", "hough_line_peaks", f"{_HT}:hough_line_peaks", dtypes=("float32",), ndim=(2,), family="proj",
          rtol=0, atol=0, inputs=("mask",),
-         cases=(case(_prep=_hough_space, _id="of_hough_line"), case(_prep=_hough_space, min_distance=2, min_angle=3, _id="close"),
+         cases=(case(_inputs=("image",), angles=np.linspace(-1.5, 1.5, 23), dists=np.arange(17.0), min_distance=1, min_angle=2),
+                case(_prep=_hough_space, _id="of_hough_line"), case(_prep=_hough_space, min_distance=2, min_angle=3, _id="close"),
                 case(_prep=_hough_space, threshold=4, num_peaks=3, _id="threshold_num"),
-                case(_inputs=("image",), angles=np.linspace(-1.5, 1.5, 23), dists=np.arange(17.0), min_distance=1, min_angle=2),
                 case(_inputs=("image",), angles=np.linspace(-1.5, 1.5, 23), dists=np.arange(17.0), threshold=2.0)),
          bench=(("2d_small_f32", dict(_inputs=("image",), angles=np.linspace(-np.pi / 2, np.pi / 2, 256, endpoint=False),
                                       dists=np.arange(256.0), min_distance=2, min_angle=2)),))
-register("transform", "hough_circle_peaks", f"{_HT}:hough_circle_peaks", dtypes=("float32",), ndim=(2,), family="proj",
+register("transform", "hough_circle_peaks", f"{_HT}:hough_circle_peaks", dtypes=("float32",), ndim=(3,), family="proj",
          rtol=0, atol=0, inputs=("mask",),
-         cases=(case(_prep=_circle_spaces, radii=[2, 3, 5], _id="of_hough_circle"),
+         cases=(case(_inputs=("image",), radii=list(range(3, 10)), min_xdistance=2, min_ydistance=3),
+                case(_prep=_circle_spaces, radii=[2, 3, 5], _id="of_hough_circle"),
                 case(_prep=_circle_spaces, radii=[2, 4], min_xdistance=3, min_ydistance=2, _id="distant"),
                 case(_prep=_circle_spaces, radii=[3, 4, 6], min_xdistance=2, min_ydistance=2, total_num_peaks=4,
                      normalize=True, _id="total_normalize"),
-                case(_prep=_circle_spaces, radii=[2, 3], num_peaks=2, threshold=0.3, _id="num_threshold"),
-                case(_inputs=("image",), _ndim=(3,), radii=list(range(3, 10)), min_xdistance=2, min_ydistance=3)),
+                case(_prep=_circle_spaces, radii=[2, 3], num_peaks=2, threshold=0.3, _id="num_threshold")),
          bench=(("3d_f32", dict(_inputs=("image",), radii=list(range(5, 197)), min_xdistance=3, min_ydistance=3)),))
 _RADON = dict(ndim=(2,), family="proj", rtol=1e-6, atol=1e-6)
 register("transform", "radon", f"{_RT}:radon", dtypes=ALL,
@@ -2278,7 +2279,7 @@ register("transform", "order_angles_golden_ratio", "ndimg.transform._radon_trans
          extra={"tested_in": "tests/transform/test_radon_transform.py"},
          bench=(("none", dict(theta=np.linspace(0, 180, 2000, endpoint=False))),))
 register("transform", "frt2", f"{_FRT}:frt2", dtypes=ALL, ndim=(2,), family="proj", rtol=0, atol=0,
-         cases=(case(_prep=_square), case(_shape=(13, 13)), case(_shape=(1, 1))),
+         cases=(case(_shape=(13, 13)), case(_prep=_square), case(_shape=(1, 1))),
          bad=(bad(ValueError), bad(ValueError, _shape=(4, 5, 6), _id="3d")),
          bench=(("2d_small_f32", {}),))
 register("transform", "ifrt2", f"{_FRT}:ifrt2", dtypes=("uint8", "uint16", "uint32", "bool"), ndim=(2,), family="proj",
@@ -2286,7 +2287,11 @@ register("transform", "ifrt2", f"{_FRT}:ifrt2", dtypes=("uint8", "uint16", "uint
          cases=(case(_shape=(14, 13)), case(_shape=(8, 7)), case(_shape=(2, 1))),
          bad=(bad(ValueError), bad(ValueError, _shape=(4, 5, 6), _id="3d")),
          bench=(("none", dict(_inputs=("none",), a=np.arange(258 * 257, dtype=np.uint32).reshape(258, 257) % 7)),))
-del _HT, _RT, _FRT, _THETA, _HOUGH, _RADON
+_BUFFER = ("scikit-image's Cython loop refuses big-endian buffers with ValueError; ndimg reads them like native ones")
+for _name in ("radon", "iradon_sart"):
+    REGISTRY[f"transform.{_name}"] = replace(REGISTRY[f"transform.{_name}"],
+                                             known_differences={"big_endian_f4:2d": _BUFFER})
+del _HT, _RT, _FRT, _THETA, _HOUGH, _RADON, _BUFFER, _name
 # ---- end transform hough and radon ----
 
 # ---------------------------------------------------------------------------------------------------

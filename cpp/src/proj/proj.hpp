@@ -1,9 +1,11 @@
 // Voting and projection transforms: the arithmetic of one vote, one sample and one ray, written once for
 // both engines in scikit-image's order of operations and types (its Cython loops are the specification:
-// the float32 instances mix float and double exactly as the C they compile to). The entries are in proj.cpp.
+// the float32 instances mix float and double exactly as the C they compile to, where Cython writes an
+// integer literal met with a float operand as a double literal: `1 - x` and `2 * x` are double). The entries are in proj.cpp.
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <climits>
 #include <span>
 #include <vector>
 
@@ -50,15 +52,16 @@ inline std::vector<double> vote_values(uint64_t max_count, double incr) {
 }
 
 // scikit-image's bilinear_interpolation of a C-contiguous (rows, cols) image at (r, c), constant 0 outside.
+// Cython writes the literal of `1 - dc` as 1.0, a C double: those factors are double, `dc * right` is T.
 template <class T>
 NDIMG_HD T bilinear(const T* img, int64_t rows, int64_t cols, T r, T c) {
   const double fr = floor(double(r)), fc = floor(double(c));
   const long minr = long(fr), minc = long(fc), maxr = long(ceil(double(r))), maxc = long(ceil(double(c)));
   const T dr = r - T(minr), dc = c - T(minc);
   auto px = [&](long i, long j) -> T { return i < 0 || i >= rows || j < 0 || j >= cols ? T(0) : img[i * cols + j]; };
-  const double top = (1 - dc) * px(minr, minc) + dc * px(minr, maxc);
-  const double bottom = (1 - dc) * px(maxr, minc) + dc * px(maxr, maxc);
-  return T((1 - dr) * top + dr * bottom);
+  const double top = (1. - dc) * px(minr, minc) + T(dc * px(minr, maxc));
+  const double bottom = (1. - dc) * px(maxr, minc) + T(dc * px(maxr, maxc));
+  return T((1. - dr) * top + dr * bottom);
 }
 
 // radon: the projection value of column `col` at the angle of the six coefficients h (in T), summed over
@@ -166,7 +169,7 @@ struct Ray {
     steps = 2 * int64_t(ceil(double(2 * s0)));
     ds = dx = dy = x0 = y0 = T(0);
     if (steps > 0) {
-      ds = 2 * s0 / T(steps);
+      ds = T(2. * s0 / double(steps));
       const double ct = cos(double(theta)), st = sin(double(theta));
       dx = T(-ds * ct);
       dy = T(-ds * st);
@@ -174,11 +177,11 @@ struct Ray {
       y0 = T(s0 * st + t * ct);
     }
   }
-  // visit(k, i, j, di, dj) for each sample k in [0, steps]
+  // visit(k, i, j, di, dj) for each sample k in [k0, k1] (default: all, [0, steps])
   template <class Visit>
-  NDIMG_HD void walk(Visit&& visit) const {
+  NDIMG_HD void walk(Visit&& visit, int64_t k0 = 0, int64_t k1 = INT64_MAX) const {
     if (steps <= 0) return;
-    for (int64_t k = 0; k <= steps; ++k) {
+    for (int64_t k = k0 < 0 ? 0 : k0; k <= steps && k <= k1; ++k) {
       const T x = x0 + T(k) * dx, y = y0 + T(k) * dy;
       const T ii = x + center, jj = y + center;
       const double fi = floor(double(ii)), fj = floor(double(jj));
@@ -206,7 +209,7 @@ NDIMG_HD T ray_deviation(const T* img, const Ray<T>& ray, T projected) {
       norm += w * w;
     }
     if (i < n - 1 && j > 0) {
-      w = di * (1 - dj) * ds;
+      w = T(di * (1. - dj) * ds);
       sum += w * img[(i + 1) * n + j];
       norm += w * w;
     }
@@ -220,19 +223,20 @@ NDIMG_HD T ray_deviation(const T* img, const Ray<T>& ray, T projected) {
 }
 
 // The ray's update: add(flat index, value) with each value in the type the reference's expression has
-// (double for the first two corners, T for the others), added as `update[...] += value` adds it.
+// (T for the last corner only), added as `update[...] += value` adds it.
+// Only the samples [k0, k1] where given.
 template <class T, class Add>
-NDIMG_HD void ray_update(const Ray<T>& ray, T deviation, Add&& add) {
+NDIMG_HD void ray_update(const Ray<T>& ray, T deviation, Add&& add, int64_t k0 = 0, int64_t k1 = INT64_MAX) {
   const int64_t n = ray.n, steps = ray.steps;
   const T ds = ray.ds;
   const T beta = T(0.46164);
   ray.walk([&](int64_t k, int64_t i, int64_t j, T di, T dj) {
-    const T window = T((1 - beta) - beta * cos(2 * M_PI * double(k) / double(steps - 1)));
+    const T window = T((1. - beta) - beta * cos(2 * M_PI * double(k) / double(steps - 1)));
     if (i > 0 && j > 0) add(i * n + j, deviation * (1. - di) * (1. - dj) * ds * window);
     if (i > 0 && j < n - 1) add(i * n + j + 1, deviation * (1. - di) * dj * ds * window);
-    if (i < n - 1 && j > 0) add((i + 1) * n + j, T(deviation * di * (1 - dj) * ds * window));
+    if (i < n - 1 && j > 0) add((i + 1) * n + j, deviation * di * (1. - dj) * ds * window);
     if (i < n - 1 && j < n - 1) add((i + 1) * n + j + 1, T(deviation * di * dj * ds * window));
-  });
+  }, k0, k1);
 }
 
 // ---- engine schedules (arguments validated by the entries) ----

@@ -167,17 +167,34 @@ void sart_update_cpu(const View& image, double theta, const View& projection, do
       parallel_for(nrays, 1, [&](int64_t a, int64_t b) {
         for (int64_t i = a; i < b; ++i) dev[i] = ray_deviation(img, ray(i), pj[i]);
       });
-      // rays three apart share no pixel (a ray's bilinear weights reach less than sqrt(2) from it): each
-      // residue class of rays is added in parallel, the classes one after the other
-      for (int64_t phase = 0; phase < 3; ++phase) {
-        const int64_t m = (nrays - phase + 2) / 3;
-        parallel_for(m, 1, [&](int64_t a, int64_t b) {
-          for (int64_t q = a; q < b; ++q) {
-            const int64_t i = phase + 3 * q;
-            ray_update(ray(i), dev[i], [&](int64_t o, auto v) { u[o] += v; });
+      // a task owns a band of the update's rows and adds, ray after ray, the samples reaching them: every
+      // pixel gets its terms in the reference's order (ray, sample, corner). A sample at row
+      // x0 + k dx + center touches that row and the next, so the band's samples are a range of k, found
+      // with a margin and then filtered exactly by row.
+      const int64_t band = std::max<int64_t>(4, n / (4 * std::max<int64_t>(1, num_threads())));
+      const int64_t nbands = (n + band - 1) / band;
+      parallel_for(nbands, 1, [&](int64_t b0, int64_t b1) {
+        for (int64_t b = b0; b < b1; ++b) {
+          const int64_t lo = b * band, hi = std::min(n, lo + band);
+          for (int64_t i = 0; i < nrays; ++i) {
+            const Ray<T> r = ray(i);
+            if (r.steps <= 0) continue;
+            const double start = double(r.x0) + double(r.center), step = double(r.dx);
+            int64_t k0 = 0, k1 = r.steps;
+            if (std::abs(step) > 1e-12) {
+              const double ka = (double(lo - 1) - start) / step, kb = (double(hi) - start) / step;
+              k0 = std::max<int64_t>(0, int64_t(std::floor(std::min(ka, kb))) - 2);
+              k1 = std::min<int64_t>(r.steps, int64_t(std::ceil(std::max(ka, kb))) + 2);
+            } else if (start < double(lo - 2) || start > double(hi + 1)) {
+              continue;
+            }
+            ray_update(r, dev[i], [&](int64_t o, auto v) {
+              const int64_t row = o / n;
+              if (row >= lo && row < hi) u[o] += v;
+            }, k0, k1);
           }
-        });
-      }
+        }
+      });
     } else {
       throw TypeError("iradon_sart: float32 or float64 arrays expected");
     }

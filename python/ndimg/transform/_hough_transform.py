@@ -24,6 +24,12 @@ def _host(a):
     return a.get() if is_gpu_array(a) else np.asarray(a)
 
 
+def _typed_image(image):
+    """scikit-image's Cython entries take only arrays: anything else is its TypeError."""
+    if not hasattr(image, "__array_namespace__") and not isinstance(image, np.ndarray):
+        raise TypeError(f"Argument 'img' has incorrect type (expected numpy.ndarray, got {type(image).__name__})")
+
+
 def _points(image):
     """The (row, column) indices of the nonzero pixels, in numpy.nonzero's order, as contiguous int64."""
     xp = xp_of(image)
@@ -82,6 +88,7 @@ def hough_circle(image, radius, normalize=True, full_output=False):
     Bresenham's circle of each radius (1 / its pixel count per vote with `normalize`); R is the largest
     radius with `full_output`, else 0."""
     radius = np.atleast_1d(_host(radius)).astype(np.intp)
+    _typed_image(image)
     if radius.ndim != 1:
         raise ValueError(f"Buffer has wrong number of dimensions (expected 1, got {radius.ndim})")
     if image.ndim != 2:
@@ -107,6 +114,7 @@ def hough_ellipse(image, threshold=4, accuracy=1, min_size=4, max_size=None):
     """Elliptical Hough transform (Xie and Ji): a structured array of (accumulator, yc, xc, a, b,
     orientation) in scikit-image's order."""
     _host_only("hough_ellipse", image)
+    _typed_image(image)
     threshold, min_size = operator.index(threshold), operator.index(min_size)
     accuracy = float(accuracy)
     if image.ndim != 2:
@@ -196,8 +204,8 @@ def hough_line_peaks(hspace, angles, dists, min_distance=9, min_angle=10, thresh
     h, a, d = _prominent_peaks(hspace, min_xdistance=min_angle, min_ydistance=min_distance, threshold=threshold,
                                num_peaks=num_peaks)
     if a.size > 0:
-        return _like(h, hspace), angles[_like(a, angles)], dists[_like(d, dists)]
-    return _like(h, hspace), _like(np.array([]), angles), _like(np.array([]), dists)
+        return _like(h, hspace), _like(_host(angles)[a], hspace), _like(_host(dists)[d], hspace)
+    return _like(h, hspace), _like(np.array([]), hspace), _like(np.array([]), hspace)
 
 
 @engine_aware("hspaces")
