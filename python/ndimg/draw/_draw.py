@@ -70,20 +70,9 @@ def _mask_coords(mask, r0, c0):
     return rr + r0, cc + c0
 
 
-def _ellipse_in_shape(shape, center, radii, rotation=0.0):
-    """Coordinates of the pixels of a grid of `shape` inside the ellipse (skimage's helper; a fill in C++)."""
-    rotation %= np.pi
-    sin_alpha, cos_alpha = np.sin(rotation), np.cos(rotation)
-    rows, cols = (max(0, int(s)) for s in shape)
-    mask = np.empty((rows, cols), np.uint8)
-    _core.draw_ellipse_mask(float(center[0]), float(center[1]), float(radii[0]), float(radii[1]),
-                            float(sin_alpha), float(cos_alpha), mask)
-    return _intp(_core.draw_mask_coords(mask, 0, 0))
-
-
-def ellipse(r, c, r_radius, c_radius, shape=None, rotation=0.0):
-    """Pixels of the filled ellipse about (r, c) with semi-axes r_radius and c_radius rotated by `rotation`
-    (radians, counter-clockwise), within `shape` when given."""
+def _ellipse_box(r, c, r_radius, c_radius, shape=None, rotation=0.0):
+    """skimage.draw.ellipse's pixels as (upper-left corner, uint8 mask of its bounding box): the box and the
+    per-pixel test are scikit-image's (its _ellipse_in_shape), the fill is ndimg's."""
     center = np.array([r, c])
     radii = np.array([r_radius, c_radius])
     rotation %= np.pi
@@ -96,12 +85,21 @@ def ellipse(r, c, r_radius, c_radius, shape=None, rotation=0.0):
         upper_left = np.maximum(upper_left, np.array([0, 0]))
         lower_right = np.minimum(lower_right, np.array(shape[:2]) - 1)
     shifted_center = center - upper_left
-    bounding_shape = lower_right - upper_left + 1
-    check_allocation(np.maximum(bounding_shape, 0), np.uint8, 16)
-    rr, cc = _ellipse_in_shape(bounding_shape, shifted_center, radii, rotation)
-    rr += upper_left[0]
-    cc += upper_left[1]
-    return rr, cc
+    rows, cols = (max(0, int(s)) for s in lower_right - upper_left + 1)
+    check_allocation((rows, cols), np.uint8, 16)
+    rotation %= np.pi   # again, as _ellipse_in_shape does
+    sin_alpha, cos_alpha = np.sin(rotation), np.cos(rotation)
+    mask = np.empty((rows, cols), np.uint8)
+    _core.draw_ellipse_mask(float(shifted_center[0]), float(shifted_center[1]), float(radii[0]), float(radii[1]),
+                            float(sin_alpha), float(cos_alpha), mask)
+    return (int(upper_left[0]), int(upper_left[1])), mask
+
+
+def ellipse(r, c, r_radius, c_radius, shape=None, rotation=0.0):
+    """Pixels of the filled ellipse about (r, c) with semi-axes r_radius and c_radius rotated by `rotation`
+    (radians, counter-clockwise), within `shape` when given."""
+    (r0, c0), mask = _ellipse_box(r, c, r_radius, c_radius, shape, rotation)
+    return _mask_coords(mask, r0, c0)
 
 
 def disk(center, radius, *, shape=None):
@@ -171,16 +169,21 @@ def polygon(r, c, shape=None):
     """Pixels inside the polygon of vertices (r, c), its outline and vertices included, row by row; within
     `shape` when given (rows and columns below 0 are never returned)."""
     xp = xp_of(r, c)
-    r = np.atleast_1d(r if xp is np else r.get())
-    c = np.atleast_1d(c if xp is np else c.get())
+    (r0, c0), mask = _polygon_mask(r if xp is np else r.get(), c if xp is np else c.get(), shape, xp)
+    return _mask_coords(mask, r0, c0)
+
+
+def _polygon_mask(r, c, shape, xp=np):
+    """skimage.draw.polygon's pixels as (upper-left corner, uint8 mask of the box it tests), the mask in
+    `xp`'s memory (filled there)."""
+    r = np.atleast_1d(r)
+    c = np.atleast_1d(c)
     minr, maxr, minc, maxc = _polygon_box(r, c, shape)
-    vr = np.ascontiguousarray(r, "float64")
-    vc = np.ascontiguousarray(c, "float64")
     rows, cols = max(0, maxr - minr + 1), max(0, maxc - minc + 1)
     check_allocation((rows, cols), np.uint8, 16)
     mask = xp.zeros((rows, cols), np.uint8)
-    _polygon_fill(vr, vc, minr, minc, mask)
-    return _mask_coords(mask, minr, minc)
+    _polygon_fill(np.ascontiguousarray(r, "float64"), np.ascontiguousarray(c, "float64"), minr, minc, mask)
+    return (minr, minc), mask
 
 
 def _polygon_box(r, c, shape):

@@ -5,7 +5,7 @@ import numpy as np
 
 from .._engine import engine_aware, xp_of
 from .._rules import check_allocation
-from ._draw import _polygon_box, _polygon_fill
+from ._draw import _polygon_mask
 
 
 @engine_aware("polygon")
@@ -15,17 +15,12 @@ def polygon2mask(image_shape, polygon):
     xp = xp_of(polygon)
     host = np.asarray(polygon if xp is np else polygon.get())
     vertex_row_coords, vertex_col_coords = host.T
-    r = np.atleast_1d(vertex_row_coords)
-    c = np.atleast_1d(vertex_col_coords)
-    minr, maxr, minc, maxc = _polygon_box(r, c, image_shape)
+    (minr, minc), inside = _polygon_mask(vertex_row_coords, vertex_col_coords, image_shape, xp)
     check_allocation(image_shape, bool)
     mask = xp.zeros(image_shape, dtype=bool)
-    rows, cols = maxr - minr + 1, maxc - minc + 1
-    if rows <= 0 or cols <= 0:
+    if inside.size == 0:
         return mask
-    inside = xp.zeros((rows, cols), np.uint8)
-    _polygon_fill(np.ascontiguousarray(r, "float64"), np.ascontiguousarray(c, "float64"), minr, minc, inside)
-    box = mask[minr:maxr + 1, minc:maxc + 1]
+    box = mask[minr:minr + inside.shape[0], minc:minc + inside.shape[1]]
     if box.ndim == 2:
         box[...] = inside.view(bool)
     else:  # extra axes: whole along them, as indexing with (rows, columns) sets

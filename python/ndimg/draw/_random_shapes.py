@@ -1,5 +1,6 @@
 """skimage.draw.random_shapes: scikit-image's sequence of draws from the same NumPy Generator (so a seed
-gives scikit-image's image and labels), with ndimg's fills drawing the shapes."""
+gives scikit-image's image and labels), with ndimg's fills drawing the shapes. A shape is its box's mask
+(upper-left corner, uint8 mask), tested and painted through slices of the image rather than coordinates."""
 from __future__ import annotations
 
 import math
@@ -7,7 +8,7 @@ import warnings
 
 import numpy as np
 
-from ._draw import disk as draw_disk, ellipse as draw_ellipse, polygon as draw_polygon
+from ._draw import _ellipse_box, _mask_coords, _polygon_mask
 
 
 def _generate_rectangle_mask(point, image, shape, random):
@@ -16,8 +17,8 @@ def _generate_rectangle_mask(point, image, shape, random):
     available_height = min(image[0] - point[0], shape[1]) - shape[0]
     r = shape[0] + random.integers(max(1, available_height)) - 1
     c = shape[0] + random.integers(max(1, available_width)) - 1
-    rectangle = draw_polygon([point[0], point[0] + r, point[0] + r, point[0]],
-                             [point[1], point[1], point[1] + c, point[1] + c])
+    rectangle = _polygon_mask([point[0], point[0] + r, point[0] + r, point[0]],
+                              [point[1], point[1], point[1] + c, point[1] + c], None)
     label = ('rectangle', ((point[0], point[0] + r + 1), (point[1], point[1] + c + 1)))
     return rectangle, label
 
@@ -36,7 +37,7 @@ def _generate_circle_mask(point, image, shape, random):
     if available_radius < 0:
         raise ArithmeticError('cannot fit shape to image')
     radius = int(min_radius + random.integers(max(1, available_radius)))
-    disk = draw_disk((point[0], point[1]), radius)
+    disk = _ellipse_box(point[0], point[1], radius, radius)
     # scikit-image labels disks 'circle'
     label = ('circle', ((point[0] - radius + 1, point[0] + radius), (point[1] - radius + 1, point[1] + radius)))
     return disk, label
@@ -49,8 +50,8 @@ def _generate_triangle_mask(point, image, shape, random):
     available_side = min(image[1] - point[1], point[0], shape[1]) - shape[0]
     side = shape[0] + random.integers(max(1, available_side)) - 1
     triangle_height = int(np.ceil(np.sqrt(3 / 4.0) * side))
-    triangle = draw_polygon([point[0], point[0] - triangle_height, point[0]],
-                            [point[1], point[1] + side // 2, point[1] + side])
+    triangle = _polygon_mask([point[0], point[0] - triangle_height, point[0]],
+                             [point[1], point[1] + side // 2, point[1] + side], None)
     label = ('triangle', ((point[0] - triangle_height, point[0] + 1), (point[1], point[1] + side + 1)))
     return triangle, label
 
@@ -71,11 +72,14 @@ def _generate_ellipse_mask(point, image, shape, random):
     r_radius = random.uniform(min_radius, available_radius + 1)
     c_radius = random.uniform(min_radius, available_radius + 1)
     rotation = random.uniform(-np.pi, np.pi)
-    ellipse = draw_ellipse(point[0], point[1], r_radius, c_radius, shape=image[:2], rotation=rotation)
-    min_x = np.min(ellipse[0])
-    max_x = np.max(ellipse[0]) + 1
-    min_y = np.min(ellipse[1])
-    max_y = np.max(ellipse[1]) + 1
+    ellipse = _ellipse_box(point[0], point[1], r_radius, c_radius, shape=image[:2], rotation=rotation)
+    (r0, c0), mask = ellipse
+    rows = np.flatnonzero(mask.any(axis=1))
+    cols = np.flatnonzero(mask.any(axis=0))
+    min_x = np.min(rows) + r0   # an empty ellipse raises here, as np.min of its coordinates does
+    max_x = np.max(rows) + r0 + 1
+    min_y = np.min(cols) + c0
+    max_y = np.max(cols) + c0 + 1
     label = ('ellipse', ((min_x, max_x), (min_y, max_y)))
     return ellipse, label
 
@@ -93,6 +97,28 @@ def _generate_random_colors(num_colors, num_channels, intensity_range, random):
         intensity_range = intensity_range * num_channels
     colors = [random.integers(r[0], r[1] + 1, size=num_colors) for r in intensity_range]
     return np.transpose(colors)
+
+
+def _paint(image, filled, box, color, allow_overlap):
+    """Paint the shape `box` (upper-left corner, uint8 mask) with `color` and mark it filled, unless it
+    overlaps a filled pixel (and overlap is not allowed); whether it was painted. A box reaching past the
+    image goes through its coordinates, as scikit-image indexes (and fails) with them."""
+    (r0, c0), mask = box
+    h, w = mask.shape
+    if r0 < 0 or c0 < 0 or r0 + h > filled.shape[0] or c0 + w > filled.shape[1]:
+        indices = _mask_coords(mask, r0, c0)
+        if not (allow_overlap or not filled[indices].any()):
+            return False
+        image[indices] = color
+        filled[indices] = True
+        return True
+    inside = mask.view(bool)
+    region = (slice(r0, r0 + h), slice(c0, c0 + w))
+    if not allow_overlap and np.logical_and(filled[region], inside).any():
+        return False
+    image[region][inside] = color
+    filled[region] |= inside
+    return True
 
 
 def random_shapes(image_shape, max_shapes, min_shapes=1, min_size=2, max_size=None, num_channels=3, shape=None,
@@ -137,9 +163,7 @@ def random_shapes(image_shape, max_shapes, min_shapes=1, min_size=2, max_size=No
                 indices, label = shape_generator(point, image_shape, shape, rng)
             except ArithmeticError:
                 continue  # the shape does not fit there
-            if allow_overlap or not filled[indices].any():
-                image[indices] = colors[shape_idx]
-                filled[indices] = True
+            if _paint(image, filled, indices, colors[shape_idx], allow_overlap):
                 labels.append(label)
                 break
         else:
