@@ -21,6 +21,7 @@ from scipy import spatial
 
 from .._blocks import blockwise_rows
 from .._engine import from_working, library_of, to_working
+from .._rules import check_allocation
 from ..filters._window import _as_int as safe_as_int
 # one FailedEstimation for models and transforms; its FailedEstimationAccessError is ndimg.util's public one
 from ..measure._fit import FailedEstimation, _warn_deprecated
@@ -886,8 +887,9 @@ class PolynomialTransform(_GeometricTransform):
     def _estimate(self, src, dst, order=2, weights=None):
         src, dst = np.asarray(src, np.float64), np.asarray(dst, np.float64)
         n = src.shape[0]
-        order = safe_as_int(order)
+        order = int(safe_as_int(order))
         u = (order + 1) * (order + 2)
+        check_allocation((2 * n, u + 1), np.float64)   # a huge order: NumPy's error before any work
         A = np.zeros((2 * n, u + 1))
         x, y = src[:, 0], src[:, 1]
         for k, (px, py) in enumerate(self._powers(order)):
