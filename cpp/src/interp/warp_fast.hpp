@@ -34,16 +34,18 @@ Homography<T> make_homography(const double* m) {
 }
 
 // The input (column, row) of output pixel (x = column, y = row), rounded as scikit-image's C rounds it.
-template <class T>
+// Kind: H.kind, fixed at compile time by the CPU schedule (-1: read at run time).
+template <class T, int Kind = -1>
 NDIMG_HD void homography_point(const Homography<T>& H, T x, T y, T& c, T& r) {
   const T* h = H.h;
-  if (H.kind == 0) {
+  const int kind = Kind >= 0 ? Kind : H.kind;
+  if (kind == 0) {
     c = add_rn(mul_rn(h[0], x), h[2]);
     r = add_rn(mul_rn(h[4], y), h[5]);
   } else {
     const T xs = add_rn(add_rn(mul_rn(h[0], x), mul_rn(h[1], y)), h[2]);
     const T ys = add_rn(add_rn(mul_rn(h[3], x), mul_rn(h[4], y)), h[5]);
-    if (H.kind == 1) {
+    if (kind == 1) {
       c = xs;
       r = ys;
     } else {
@@ -55,14 +57,15 @@ NDIMG_HD void homography_point(const Homography<T>& H, T x, T y, T& c, T& r) {
 }
 
 // C's (long)floor(v): values beyond +-2^50 (and NaN, which x86 turns into INT64_MIN) kept far outside any
-// image, so that the index arithmetic below cannot overflow.
+// image, so that the index arithmetic below cannot overflow. A truncation and a compare: x86-64's baseline
+// has no rounding instruction, and a libm call per coordinate costs as much as the interpolation.
 template <class T>
 NDIMG_HD int64_t floor_index(T v) {
-  constexpr double kFar = 1125899906842624.0;  // 2^50
-  const double d = double(v);
-  if (!(d > -kFar)) return -int64_t(kFar);
-  if (d > kFar) return int64_t(kFar);
-  return int64_t(floor(d));
+  constexpr T kFar = T(1125899906842624.0);  // 2^50
+  if (!(v > -kFar)) return -int64_t(1125899906842624LL);
+  if (v > kFar) return int64_t(1125899906842624LL);
+  const int64_t t = static_cast<int64_t>(v);
+  return T(t) > v ? t - 1 : t;
 }
 
 // scikit-image's coord_map: an index outside [0, dim) mapped inside by the mode (not constant).
@@ -113,7 +116,9 @@ NDIMG_HD T bilinear(const Plane<T>& im, T r, T c) {
   const T dr = sub_rn(r, T(r0)), dc = sub_rn(c, T(c0));
   T tl, tr, bl, br;
   if (im.inside(r0, r1, c0, c1)) {
-    tl = im.at(r0, c0), tr = im.at(r0, c1), bl = im.at(r1, c0), br = im.at(r1, c1);
+    const T* p = im.p + r0 * im.rs + c0 * im.cs;
+    const int64_t dc1 = (c1 - c0) * im.cs, dr1 = (r1 - r0) * im.rs;
+    tl = p[0], tr = p[dc1], bl = p[dr1], br = p[dr1 + dc1];
   } else {
     tl = im.pixel(r0, c0), tr = im.pixel(r0, c1), bl = im.pixel(r1, c0), br = im.pixel(r1, c1);
   }
@@ -140,11 +145,18 @@ NDIMG_HD T bicubic(const Plane<T>& im, T r, T c) {
   const int64_t rf = floor_index(r), cf = floor_index(c);
   const T xr = sub_rn(r, T(rf)), xc = sub_rn(c, T(cf));
   const int64_t r0 = rf - 1, c0 = cf - 1;
-  const bool in = im.inside(r0, r0 + 3, c0, c0 + 3);
   T fr[4], fc[4];
-  for (int pr = 0; pr < 4; ++pr) {
-    for (int pc = 0; pc < 4; ++pc) fc[pc] = in ? im.at(r0 + pr, c0 + pc) : im.pixel(r0 + pr, c0 + pc);
-    fr[pr] = catmull_rom(xc, fc);
+  if (im.inside(r0, r0 + 3, c0, c0 + 3)) {
+    const T* p = im.p + r0 * im.rs + c0 * im.cs;
+    for (int pr = 0; pr < 4; ++pr, p += im.rs) {
+      for (int pc = 0; pc < 4; ++pc) fc[pc] = p[pc * im.cs];
+      fr[pr] = catmull_rom(xc, fc);
+    }
+  } else {
+    for (int pr = 0; pr < 4; ++pr) {
+      for (int pc = 0; pc < 4; ++pc) fc[pc] = im.pixel(r0 + pr, c0 + pc);
+      fr[pr] = catmull_rom(xc, fc);
+    }
   }
   return catmull_rom(xr, fr);
 }
