@@ -1,0 +1,704 @@
+"""skimage.color's colour space conversions (skimage/color/colorconv.py) over NumPy or CuPy.
+
+Each conversion is per pixel: its math is written once over planes (one contiguous array per channel) and
+runs on blocks of pixels, the blocks spread over the CPU engine's threads (NumPy alone is one core), or on
+the whole array for CuPy. Dtypes, channel_axis handling and errors follow scikit-image: integers are scaled
+as img_as_float does, float16 computes in float32, the rest keep their float type.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy import linalg
+
+from .._blocks import blockwise_rows
+from .._engine import engine_aware, xp_of
+from .._rules import array_argument, as_image, supported_float_type
+from ..morphology._footprints import warn_user
+
+# ---------------------------------------------------------------------------------------------------
+# Conversion matrices (the published definitions; the inverses computed)
+# ---------------------------------------------------------------------------------------------------
+xyz_from_rgb = np.array([[0.412453, 0.357580, 0.180423],      # sRGB (D65)
+                         [0.212671, 0.715160, 0.072169],
+                         [0.019334, 0.119193, 0.950227]])
+rgb_from_xyz = linalg.inv(xyz_from_rgb)
+xyz_from_rgbcie = np.array([[0.49, 0.31, 0.20], [0.17697, 0.81240, 0.01063], [0.00, 0.01, 0.99]]) / 0.17697
+rgbcie_from_xyz = linalg.inv(xyz_from_rgbcie)
+rgbcie_from_rgb = rgbcie_from_xyz @ xyz_from_rgb
+rgb_from_rgbcie = rgb_from_xyz @ xyz_from_rgbcie
+yuv_from_rgb = np.array([[0.299, 0.587, 0.114],
+                         [-0.14714119, -0.28886916, 0.43601035],
+                         [0.61497538, -0.51496512, -0.10001026]])
+rgb_from_yuv = linalg.inv(yuv_from_rgb)
+yiq_from_rgb = np.array([[0.299, 0.587, 0.114],
+                         [0.59590059, -0.27455667, -0.32134392],
+                         [0.21153661, -0.52273617, 0.31119955]])
+rgb_from_yiq = linalg.inv(yiq_from_rgb)
+ypbpr_from_rgb = np.array([[0.299, 0.587, 0.114], [-0.168736, -0.331264, 0.5], [0.5, -0.418688, -0.081312]])
+rgb_from_ypbpr = linalg.inv(ypbpr_from_rgb)
+ycbcr_from_rgb = np.array([[65.481, 128.553, 24.966], [-37.797, -74.203, 112.0], [112.0, -93.786, -18.214]])
+rgb_from_ycbcr = linalg.inv(ycbcr_from_rgb)
+ydbdr_from_rgb = np.array([[0.299, 0.587, 0.114], [-0.45, -0.883, 1.333], [-1.333, 1.116, 0.217]])
+rgb_from_ydbdr = linalg.inv(ydbdr_from_rgb)
+_GRAY = (0.2125, 0.7154, 0.0721)   # rgb2gray's weights (Rec. 709 luma)
+
+
+def _stain(first, second, third=None):
+    """A stain matrix (rows: the stains' RGB optical densities) and its inverse; a missing third stain is
+    the cross product of the two given (Ruifrok & Johnston's colour deconvolution, Landini's vectors)."""
+    m = np.array([first, second, third if third is not None else (0.0, 0.0, 0.0)], dtype=np.float64)
+    if third is None:
+        m[2] = np.cross(m[0], m[1])
+    return m, linalg.inv(m)
+
+
+_H, _DAB = (0.650, 0.704, 0.286), (0.268, 0.570, 0.776)
+rgb_from_hed, hed_from_rgb = _stain((0.65, 0.70, 0.29), (0.07, 0.99, 0.11), (0.27, 0.57, 0.78))
+rgb_from_hdx, hdx_from_rgb = _stain(_H, _DAB)                                        # haematoxylin + DAB
+rgb_from_fgx, fgx_from_rgb = _stain((0.46420921, 0.83008335, 0.30827187), (0.94705542, 0.25373821, 0.19650764))
+rgb_from_bex, bex_from_rgb = _stain((0.834750233, 0.513556283, 0.196330403), (0.092789, 0.954111, 0.283111))
+rgb_from_rbd, rbd_from_rgb = _stain((0.21393921, 0.85112669, 0.47794022), (0.74890292, 0.60624161, 0.26731082), _DAB)
+rgb_from_gdx, gdx_from_rgb = _stain((0.98003, 0.144316, 0.133146), _DAB)              # methyl green + DAB
+rgb_from_hax, hax_from_rgb = _stain(_H, (0.2743, 0.6796, 0.6803))                    # haematoxylin + AEC
+rgb_from_bro, bro_from_rgb = _stain((0.853033, 0.508733, 0.112656), (0.09289875, 0.8662008, 0.49098468),
+                                    (0.10732849, 0.36765403, 0.9237484))
+rgb_from_bpx, bpx_from_rgb = _stain((0.7995107, 0.5913521, 0.10528667), (0.09997159, 0.73738605, 0.6680326))
+rgb_from_ahx, ahx_from_rgb = _stain((0.874622, 0.457711, 0.158256), (0.552556, 0.7544, 0.353744))
+rgb_from_hpx, hpx_from_rgb = _stain((0.644211, 0.716556, 0.266844), (0.175411, 0.972178, 0.154589))
+STAIN_MATRICES = {f"{a}_from_{b}": globals()[f"{a}_from_{b}"] for s in
+                  ("hed", "hdx", "fgx", "bex", "rbd", "gdx", "hax", "bro", "bpx", "ahx", "hpx")
+                  for a, b in (("rgb", s), (s, "rgb"))}
+
+# CIE XYZ of the standard illuminants (Y = 1) for the 2 and 10 degree observers and R's grDevices ('R'),
+# from their chromaticities x, y as (x, y, 1 - x - y) * (Y / y), Y = 1; D65/2 is the historical sRGB white.
+_CHROMATICITY = {
+    "A": {"2": (0.44757, 0.40745), "10": (0.45117, 0.40594)},
+    "B": {"2": (0.34842, 0.35161), "10": (0.34980, 0.35270)},
+    "C": {"2": (0.31006, 0.31616), "10": (0.31039, 0.31905)},
+    "D50": {"2": (0.34567, 0.35850), "10": (0.34773, 0.35952), "R": (0.34574, 0.35867)},
+    "D55": {"2": (0.33242, 0.34743), "10": (0.33411, 0.34877), "R": (0.3325, 0.34761)},
+    "D65": {"10": (0.31382, 0.33100), "R": (0.3137, 0.3291)},
+    "D75": {"2": (0.29902, 0.31485), "10": (0.29968, 0.31740)},
+}
+_illuminants = {name: {obs: (x * (1 / y), 1, (1 - x - y) * (1 / y)) for obs, (x, y) in chroma.items()}
+                for name, chroma in _CHROMATICITY.items()}
+_illuminants["D65"]["2"] = (0.95047, 1.0, 1.08883)
+for _obs in _illuminants.values():
+    _obs.setdefault("R", _obs["2"])
+_illuminants["E"] = {"2": (1.0, 1.0, 1.0), "10": (1.0, 1.0, 1.0), "R": (1.0, 1.0, 1.0)}
+
+
+def xyz_tristimulus_values(*, illuminant, observer, dtype=float):
+    """The CIE XYZ tristimulus values of an illuminant's white for an observer (skimage's)."""
+    illuminant = illuminant.upper()
+    observer = observer.upper()
+    try:
+        return np.asarray(_illuminants[illuminant][observer], dtype=dtype)
+    except KeyError:
+        raise ValueError(f"Unknown illuminant/observer combination (`{illuminant}`, `{observer}`)") from None
+
+
+# ---------------------------------------------------------------------------------------------------
+# Running a per-pixel kernel
+# ---------------------------------------------------------------------------------------------------
+def _planes(block, dtype, scale=True):
+    """(n, c) pixels -> (c, n) contiguous planes in float `dtype`, scaled as img_as_float scales integers
+    (scale=False: cast only)."""
+    xp = xp_of(block)
+    p = xp.empty((block.shape[1], block.shape[0]), dtype)
+    p[...] = block.T
+    if scale and block.dtype.kind in "iu":
+        p *= 1.0 / np.iinfo(block.dtype).max
+        if block.dtype.kind == "i":
+            xp.maximum(p, -1.0, out=p)
+    return p
+
+
+def _run(kernel, arr, out, *more):
+    """kernel(pixels (n, c), out (n, k), *more pixels) -> a count or None, over all pixels of channel-last
+    `arr` (and of the arrays `more` of its pixel shape) into the C-contiguous `out`; returns the sum of the
+    counts. NumPy: blocks of pixels on the engine's threads."""
+    counts = []
+
+    def block(o, *a):
+        c = kernel(a[0].reshape(-1, a[0].shape[-1]), o.reshape(-1, o.shape[-1]),
+                   *(x.reshape(-1, x.shape[-1]) for x in a[1:]))
+        if c is not None:
+            counts.append(c)
+
+    arrays = (out, arr) + more
+    # scikit-image's divisions by zero and casts of NaN are expected (their results are masked or kept)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if all(type(a) is np.ndarray for a in arrays) and arr.shape[:-1]:
+            if all(a.flags.c_contiguous for a in arrays):   # one pixel axis: blocks of any length
+                arrays = tuple(a.reshape(-1, a.shape[-1]) for a in arrays)
+            blockwise_rows(block, *arrays)
+        else:
+            block(*arrays)
+    return sum(counts)
+
+
+def _channel_last(xp, arr, channel_axis):
+    """skimage's channel_as_last_axis: the array with its channel axis last, and the axis to move results'
+    channels back to (None: no move). -1 and None leave the array as it is."""
+    if channel_axis is None:
+        return arr, None
+    axes = (channel_axis,) if np.isscalar(channel_axis) else channel_axis
+    if len(axes) > 1:
+        raise ValueError("only a single channel axis is currently supported")
+    if axes == (-1,) or axes == -1:
+        return arr, None
+    return xp.moveaxis(arr, axes[0], -1), axes[0]
+
+
+def _check_channels(arr, n=3):
+    if arr.shape[-1] != n:
+        raise ValueError(f"the input array must have size {n} along `channel_axis`, got {arr.shape}")
+
+
+def _prepare(image, channel_axis, n=3, needs_array=False):
+    """(xp, channel-last array, axis to move results back to, float dtype): skimage's channel_as_last_axis
+    and _prepare_colorarray, without converting yet (the kernels convert each block). needs_array: the
+    function reads ``.ndim`` first, where lists fail (AttributeError) unless a channel axis was moved."""
+    if needs_array and _channel_last(np, np.empty((1,) * 3), channel_axis)[1] is None:
+        array_argument(image, "ndim")
+    image = as_image(image)
+    xp = xp_of(image)
+    arr, back = _channel_last(xp, image, channel_axis)
+    _check_channels(arr, n)
+    return xp, arr, back, supported_float_type(arr.dtype)
+
+
+def _pointwise(image, channel_axis, kernel, *, channels=3, dtype=None, with_count=False, needs_array=False):
+    """Run kernel(planes (3, n) of `dtype`, out (n, channels)) over a colour image; the result has the
+    channels where the input had them (channels None: no channel axis, as rgb2gray)."""
+    xp, arr, back, dt = _prepare(image, channel_axis, needs_array=needs_array)
+    dt = dtype or dt
+    out = xp.empty(arr.shape[:-1] + (channels or 1,), dt)
+    count = _run(lambda a, o: kernel(_planes(a, dt), o), arr, out)
+    if channels is None:
+        out = out.reshape(arr.shape[:-1])
+    elif back is not None:
+        out = xp.moveaxis(out, -1, back)
+    return (out, count) if with_count else out
+
+
+def _write(out, *planes):
+    for j, p in enumerate(planes):
+        out[:, j] = p
+
+
+# ---------------------------------------------------------------------------------------------------
+# Per-pixel math on planes (each plane a 1-D array; scikit-image's operations in its order, so that the
+# results agree to the last bits where the operations are the same)
+# ---------------------------------------------------------------------------------------------------
+def _matrix(m, p):
+    """The planes of m @ pixel, m cast to the planes' dtype as scikit-image casts it."""
+    m = m.astype(p.dtype)
+    return [m[j, 0] * p[0] + m[j, 1] * p[1] + m[j, 2] * p[2] for j in range(m.shape[0])]
+
+
+def _expand_srgb(p):
+    """sRGB's gamma undone (linear light), all planes at once."""
+    xp = xp_of(p)
+    return xp.where(p > 0.04045, xp.power((xp.maximum(p, 0.04045) + 0.055) / 1.055, 2.4), p / 12.92)
+
+
+def _compress_srgb(planes):
+    """Linear light to sRGB gamma, clipped to [0, 1]."""
+    xp = xp_of(planes[0])
+    p = xp.stack(planes)
+    p = xp.where(p > 0.0031308, 1.055 * xp.power(xp.maximum(p, 0.0031308), 1 / 2.4) - 0.055, p * 12.92)
+    return xp.clip(p, 0, 1, out=p)
+
+
+def _xyz_to_lab(p, white):
+    xp = xp_of(p)
+    f = p / white.astype(p.dtype)[:, None]
+    f = xp.where(f > 0.008856, xp.cbrt(f), 7.787 * f + 16.0 / 116.0)
+    x, y, z = f
+    return 116.0 * y - 16.0, 500.0 * (x - y), 200.0 * (y - z)
+
+
+def _lab_to_xyz(p, white):
+    """XYZ planes (negative Z clipped to 0) and the number of those clipped."""
+    xp = xp_of(p)
+    L, a, b = p
+    y = (L + 16.0) / 116.0
+    x = a / 500.0 + y
+    z = y - b / 200.0
+    negative = z < 0
+    count = int(xp.count_nonzero(negative))
+    if count:
+        z = xp.where(negative, 0, z)
+    f = xp.stack([x, y, z])
+    f = xp.where(f > 0.2068966, xp.power(f, 3.0), (f - 16.0 / 116.0) / 7.787)
+    for j in range(3):   # in place: scaled in float64, rounded once to the planes' dtype
+        xp.multiply(f[j], np.float64(white[j]), out=f[j])
+    return f, count
+
+
+def _uv_white(white):
+    w = white @ np.array([1, 15, 3], dtype=white.dtype)
+    return 4 * white[0] / w, 9 * white[1] / w
+
+
+def _xyz_to_luv(p, white):
+    xp = xp_of(p)
+    x, y, z = p
+    eps = np.finfo(p.dtype).eps
+    L = y / white[1]
+    L = xp.where(L > 0.008856, 116.0 * xp.cbrt(L) - 16.0, 903.3 * L)
+    u0, v0 = _uv_white(white)
+    d = x + 15.0 * y + 3.0 * z + eps
+    return L, 13.0 * L * ((4.0 * x) / d - u0), 13.0 * L * ((9.0 * y) / d - v0)
+
+
+def _luv_to_xyz(p, white):
+    xp = xp_of(p)
+    L, u, v = p
+    eps = np.finfo(p.dtype).eps
+    y = xp.where(L > 7.999625, xp.power((L + 16.0) / 116.0, 3.0), L / 903.3)
+    y = y * white[1]
+    u0, v0 = _uv_white(white)
+    a = u0 + u / (13.0 * L + eps)
+    b = v0 + v / (13.0 * L + eps)
+    c = 3 * y * (5 * b - 3)
+    z = ((a - 4) * c - 15 * a * b * y) / (12 * b)
+    return -(c / b + 3.0 * z), y, z
+
+
+def _rgb_to_hsv(p):
+    xp = xp_of(p)
+    r, g, b = p
+    v = xp.maximum(xp.maximum(r, g), b)
+    delta = v - xp.minimum(xp.minimum(r, g), b)
+    flat = delta == 0.0
+    s = xp.where(flat, 0.0, delta / v)
+    # scikit-image assigns red's, then green's, then blue's hue where each is the maximum: the last wins
+    h = xp.where(b == v, 4.0 + (r - g) / delta,
+                 xp.where(g == v, 2.0 + (b - r) / delta, xp.where(r == v, (g - b) / delta, 0.0)))
+    h = xp.where(flat, 0.0, (h / 6.0) % 1.0)
+    return [xp.where(xp.isnan(q), 0, q) for q in (h, s, v)]
+
+
+def _hsv_to_rgb(p):
+    xp = xp_of(p)
+    h, s, v = p
+    hi = xp.floor(h * 6)
+    f = h * 6 - hi
+    lo = v * (1 - s)
+    q = v * (1 - f * s)
+    t = v * (1 - (1 - f) * s)
+    sector = hi.astype(np.uint8) % 6   # scikit-image's cast (wrapping out-of-range hues the same way)
+    return (xp.choose(sector, (v, q, lo, lo, t, v)), xp.choose(sector, (t, v, v, q, lo, lo)),
+            xp.choose(sector, (lo, lo, t, v, v, q)))
+
+
+def _polar(x, y):
+    """(hypot, angle in [0, 2 pi)) as scikit-image's _cart2polar_2pi: the 2 pi added in float64."""
+    xp = xp_of(x)
+    t = xp.arctan2(y, x)
+    return xp.hypot(x, y), xp.where(t < 0.0, t + np.float64(2 * np.pi), t).astype(t.dtype, copy=False)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Public conversions
+# ---------------------------------------------------------------------------------------------------
+def _linear(m, offset=None):
+    """A kernel of one matrix (and an offset added after it)."""
+    def kernel(p, o):
+        planes = _matrix(m, p)
+        if offset is not None:
+            for q, add in zip(planes, offset):
+                q += add
+        _write(o, *planes)
+    return kernel
+
+
+@engine_aware("rgb")
+def rgb2hsv(rgb, *, channel_axis=-1):
+    return _pointwise(rgb, channel_axis, lambda p, o: _write(o, *_rgb_to_hsv(p)), needs_array=True)
+
+
+@engine_aware("hsv")
+def hsv2rgb(hsv, *, channel_axis=-1):
+    return _pointwise(hsv, channel_axis, lambda p, o: _write(o, *_hsv_to_rgb(p)))
+
+
+@engine_aware("xyz")
+def xyz2rgb(xyz, *, channel_axis=-1):
+    return _pointwise(xyz, channel_axis, lambda p, o: _write(o, *_compress_srgb(_matrix(rgb_from_xyz, p))))
+
+
+@engine_aware("rgb")
+def rgb2xyz(rgb, *, channel_axis=-1):
+    return _pointwise(rgb, channel_axis, lambda p, o: _write(o, *_matrix(xyz_from_rgb, _expand_srgb(p))))
+
+
+@engine_aware("rgb")
+def rgb2rgbcie(rgb, *, channel_axis=-1):
+    return _pointwise(rgb, channel_axis, _linear(rgbcie_from_rgb))
+
+
+@engine_aware("rgbcie")
+def rgbcie2rgb(rgbcie, *, channel_axis=-1):
+    return _pointwise(rgbcie, channel_axis, _linear(rgb_from_rgbcie))
+
+
+@engine_aware("rgb")
+def rgb2gray(rgb, *, channel_axis=-1):
+    def kernel(p, o):
+        w = np.asarray(_GRAY, dtype=p.dtype)
+        o[:, 0] = w[0] * p[0] + w[1] * p[1] + w[2] * p[2]
+    return _pointwise(rgb, channel_axis, kernel, channels=None)
+
+
+@engine_aware("rgb")
+def rgb2yuv(rgb, *, channel_axis=-1):
+    return _pointwise(rgb, channel_axis, _linear(yuv_from_rgb))
+
+
+@engine_aware("rgb")
+def rgb2yiq(rgb, *, channel_axis=-1):
+    return _pointwise(rgb, channel_axis, _linear(yiq_from_rgb))
+
+
+@engine_aware("rgb")
+def rgb2ypbpr(rgb, *, channel_axis=-1):
+    return _pointwise(rgb, channel_axis, _linear(ypbpr_from_rgb))
+
+
+@engine_aware("rgb")
+def rgb2ycbcr(rgb, *, channel_axis=-1):
+    return _pointwise(rgb, channel_axis, _linear(ycbcr_from_rgb, (16, 128, 128)))
+
+
+@engine_aware("rgb")
+def rgb2ydbdr(rgb, *, channel_axis=-1):
+    return _pointwise(rgb, channel_axis, _linear(ydbdr_from_rgb))
+
+
+@engine_aware("yuv")
+def yuv2rgb(yuv, *, channel_axis=-1):
+    return _pointwise(yuv, channel_axis, _linear(rgb_from_yuv))
+
+
+@engine_aware("yiq")
+def yiq2rgb(yiq, *, channel_axis=-1):
+    return _pointwise(yiq, channel_axis, _linear(rgb_from_yiq))
+
+
+@engine_aware("ypbpr")
+def ypbpr2rgb(ypbpr, *, channel_axis=-1):
+    return _pointwise(ypbpr, channel_axis, _linear(rgb_from_ypbpr))
+
+
+@engine_aware("ydbdr")
+def ydbdr2rgb(ydbdr, *, channel_axis=-1):
+    return _pointwise(ydbdr, channel_axis, _linear(rgb_from_ydbdr))
+
+
+@engine_aware("ycbcr")
+def ycbcr2rgb(ycbcr, *, channel_axis=-1):
+    if isinstance(ycbcr, list) and _channel_last(np, np.empty((1,) * 3), channel_axis)[1] is None:
+        raise TypeError("list indices must be integers or slices, not tuple")   # scikit-image's ycbcr[..., 0]
+    ycbcr = as_image(ycbcr)
+    xp = xp_of(ycbcr)
+    arr, _ = _channel_last(xp, ycbcr, channel_axis)
+    if arr.ndim and arr.shape[-1] == 3 and arr.size:
+        # scikit-image subtracts the offsets in the input's own dtype, before converting it (integers wrap,
+        # an int8 input refuses 128, bool refuses subtraction): the same on one pixel raises the same
+        probe = arr[(0,) * (arr.ndim - 1)].copy()
+        probe[..., 0] -= 16
+        probe[..., 1] -= 128
+        probe[..., 2] -= 128
+
+    def kernel(a, o):
+        a = a.copy()
+        a[:, 0] -= 16
+        a[:, 1] -= 128
+        a[:, 2] -= 128
+        _write(o, *_matrix(rgb_from_ycbcr, _planes(a, o.dtype)))
+
+    xp, arr, back, dt = _prepare(ycbcr, channel_axis)
+    out = xp.empty(arr.shape, dt)
+    _run(kernel, arr, out)
+    return out if back is None else xp.moveaxis(out, -1, back)
+
+
+def _white(illuminant, observer, dtype=float):
+    return xyz_tristimulus_values(illuminant=illuminant, observer=observer, dtype=dtype)
+
+
+@engine_aware("xyz")
+def xyz2lab(xyz, illuminant="D65", observer="2", *, channel_axis=-1):
+    white = _white(illuminant, observer)   # after the shape check below, as scikit-image checks them
+    return _pointwise(xyz, channel_axis, lambda p, o: _write(o, *_xyz_to_lab(p, white)))
+
+
+def _warn_negative_z(count, via=""):
+    if count:
+        warn_user(f"Conversion from CIE-LAB{via} to XYZ color space resulted in {count} negative Z values that "
+                  "have been clipped to zero" if not via else
+                  f"Conversion from CIE-LAB, via XYZ to sRGB color space resulted in {count} negative Z values "
+                  "that have been clipped to zero")
+
+
+@engine_aware("lab")
+def lab2xyz(lab, illuminant="D65", observer="2", *, channel_axis=-1):
+    _prepare(lab, channel_axis)
+    white = _white(illuminant, observer)
+
+    def kernel(p, o):
+        f, count = _lab_to_xyz(p, white)
+        _write(o, *f)
+        return count
+
+    out, count = _pointwise(lab, channel_axis, kernel, with_count=True)
+    _warn_negative_z(count)
+    return out
+
+
+@engine_aware("rgb")
+def rgb2lab(rgb, illuminant="D65", observer="2", *, channel_axis=-1):
+    _prepare(rgb, channel_axis)
+    white = _white(illuminant, observer)
+    return _pointwise(rgb, channel_axis,
+                      lambda p, o: _write(o, *_xyz_to_lab(xp_of(p).stack(_matrix(xyz_from_rgb, _expand_srgb(p))),
+                                                          white)))
+
+
+@engine_aware("lab")
+def lab2rgb(lab, illuminant="D65", observer="2", *, channel_axis=-1):
+    _prepare(lab, channel_axis)
+    white = _white(illuminant, observer)
+
+    def kernel(p, o):
+        f, count = _lab_to_xyz(p, white)
+        _write(o, *_compress_srgb(_matrix(rgb_from_xyz, f)))
+        return count
+
+    out, count = _pointwise(lab, channel_axis, kernel, with_count=True)
+    _warn_negative_z(count, via=True)
+    return out
+
+
+@engine_aware("xyz")
+def xyz2luv(xyz, illuminant="D65", observer="2", *, channel_axis=-1):
+    _, _, _, dt = _prepare(xyz, channel_axis, needs_array=True)
+    white = _white(illuminant, observer, dt)
+    return _pointwise(xyz, channel_axis, lambda p, o: _write(o, *_xyz_to_luv(p, white)))
+
+
+@engine_aware("luv")
+def luv2xyz(luv, illuminant="D65", observer="2", *, channel_axis=-1):
+    _, _, _, dt = _prepare(luv, channel_axis)
+    white = _white(illuminant, observer, dt)
+    return _pointwise(luv, channel_axis, lambda p, o: _write(o, *_luv_to_xyz(p, white)))
+
+
+@engine_aware("rgb")
+def rgb2luv(rgb, *, channel_axis=-1):
+    _, _, _, dt = _prepare(rgb, channel_axis)
+    white = _white("D65", "2", dt)
+    return _pointwise(rgb, channel_axis,
+                      lambda p, o: _write(o, *_xyz_to_luv(xp_of(p).stack(_matrix(xyz_from_rgb, _expand_srgb(p))),
+                                                          white)))
+
+
+@engine_aware("luv")
+def luv2rgb(luv, *, channel_axis=-1):
+    _, _, _, dt = _prepare(luv, channel_axis)
+    white = _white("D65", "2", dt)
+    return _pointwise(luv, channel_axis,
+                      lambda p, o: _write(o, *_compress_srgb(
+                          _matrix(rgb_from_xyz, xp_of(p).stack(_luv_to_xyz(p, white))))))
+
+
+_LOG_ADJUST = np.log(1e-6)   # separate_stains' floor of 1e-6 as an optical density of 1
+
+
+def _stain_matrix(conv_matrix):
+    m = np.asarray(conv_matrix)
+    if m.ndim != 2 or m.shape[0] != 3:
+        raise ValueError(f"matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
+                         f"(n?,k),(k,m?)->(n?,m?) (size {m.shape[0] if m.ndim else 0} is different from 3)")
+    return m
+
+
+def _mix(p, m, dtype):
+    """The planes of pixel @ m (m's columns: the output channels), in `dtype`."""
+    return [(p[0] * m[0, j]).astype(dtype, copy=False) + p[1] * m[1, j] + p[2] * m[2, j] for j in range(m.shape[1])]
+
+
+@engine_aware("rgb")
+def separate_stains(rgb, conv_matrix, *, channel_axis=-1):
+    m = _stain_matrix(conv_matrix)
+    dt = np.result_type(np.float64, m.dtype)   # the log divided by a NumPy float64: float64 whatever the input
+
+    def kernel(p, o):
+        xp = xp_of(p)
+        xp.maximum(p, 1e-6, out=p)
+        d = xp.log(p) / _LOG_ADJUST
+        mixed = _mix(d, m, dt)
+        _write(o, *(xp.maximum(q, 0) for q in mixed))
+
+    return _stains(rgb, channel_axis, kernel, m, dt)
+
+
+def _stains(image, channel_axis, kernel, m, dt):
+    """_pointwise with planes in the input's float type but an output of `dt` and m.shape[1] channels."""
+    xp, arr, back, ft = _prepare(image, channel_axis)
+    out = xp.empty(arr.shape[:-1] + (m.shape[1],), dt)
+    _run(lambda a, o: kernel(_planes(a, ft), o), arr, out)
+    return out if back is None else xp.moveaxis(out, -1, back)
+
+
+@engine_aware("stains")
+def combine_stains(stains, conv_matrix, *, channel_axis=-1):
+    m = _stain_matrix(conv_matrix)
+    dt = np.result_type(np.float64, m.dtype)
+
+    def kernel(p, o):
+        xp = xp_of(p)
+        log_rgb = _mix(p * -_LOG_ADJUST, -m, dt)
+        _write(o, *(xp.clip(xp.exp(q), 0, 1) for q in log_rgb))
+
+    return _stains(stains, channel_axis, kernel, m, dt)
+
+
+@engine_aware("rgb")
+def rgb2hed(rgb, *, channel_axis=-1):
+    return separate_stains(rgb, hed_from_rgb, channel_axis=channel_axis)
+
+
+@engine_aware("hed")
+def hed2rgb(hed, *, channel_axis=-1):
+    return combine_stains(hed, rgb_from_hed, channel_axis=channel_axis)
+
+
+def _lab_like(image, channel_axis, kernel):
+    """lab2lch and lch2lab: channels 1 and 2 replaced, any further channels kept (skimage's
+    _prepare_lab_array: at least 3 channels)."""
+    image = as_image(image)
+    xp = xp_of(image)
+    arr, back = _channel_last(xp, image, channel_axis)
+    if arr.shape[-1] < 3:
+        raise ValueError("Input image has less than 3 channels.")
+    dt = supported_float_type(arr.dtype)
+    out = xp.empty(arr.shape, dt)
+
+    def run(a, o):
+        p = _planes(a, dt)
+        p[1], p[2] = kernel(p[1], p[2])
+        o[...] = p.T
+
+    _run(run, arr, out)
+    return out if back is None else xp.moveaxis(out, -1, back)
+
+
+@engine_aware("lab")
+def lab2lch(lab, *, channel_axis=-1):
+    return _lab_like(lab, channel_axis, _polar)
+
+
+@engine_aware("lch")
+def lch2lab(lch, *, channel_axis=-1):
+    return _lab_like(lch, channel_axis, lambda c, h: (c * xp_of(c).cos(h), c * xp_of(c).sin(h)))
+
+
+@engine_aware("image")
+def gray2rgb(image, *, channel_axis=-1):
+    return _stack_channels(as_image(image), (), channel_axis)
+
+
+def _stack_channels(arr, extra, channel_axis):
+    """np.stack((arr,) * 3 + extra, axis=channel_axis): channel-last NumPy output filled in blocks of
+    pixels on the engine's threads."""
+    xp = xp_of(arr)
+    planes = (arr,) * 3 + tuple(extra)
+    if type(arr) is not np.ndarray or arr.ndim == 0 or channel_axis not in (-1, arr.ndim):
+        return xp.stack(planes, axis=channel_axis)
+    out = np.empty(arr.shape + (len(planes),), arr.dtype)
+
+    def fill(o, *srcs):
+        for j, s in enumerate(srcs):
+            o[..., j] = s
+
+    blockwise_rows(fill, out, *planes)
+    return out
+
+
+@engine_aware("image")
+def gray2rgba(image, alpha=None, *, channel_axis=-1):
+    arr = as_image(image)
+    xp = xp_of(arr)
+    if alpha is None:
+        from ..util._dtype import dtype_limits
+        alpha = dtype_limits(arr, clip_negative=False)[1]
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        alpha_arr = xp.asarray(alpha).astype(arr.dtype)
+    if not bool(xp.array_equal(alpha_arr, xp.asarray(alpha))):
+        warn_user(f"alpha cannot be safely cast to image dtype {arr.dtype.name}")
+    try:
+        alpha_arr = xp.broadcast_to(alpha_arr, arr.shape)
+    except ValueError as e:
+        raise ValueError("alpha.shape must match image.shape") from e
+    return _stack_channels(arr, (alpha_arr,), channel_axis)
+
+
+def _validate_channel_axis(channel_axis, ndim):
+    if not isinstance(channel_axis, int):
+        raise TypeError("channel_axis must be an integer")
+    if channel_axis < -ndim or channel_axis >= ndim:
+        raise np.exceptions.AxisError("channel_axis exceeds array dimensions")
+
+
+@engine_aware("rgba")
+def rgba2rgb(rgba, background=(1, 1, 1), *, channel_axis=-1):
+    arr = as_image(rgba)
+    xp = xp_of(arr)
+    _validate_channel_axis(channel_axis, arr.ndim)
+    channel_axis = channel_axis % arr.ndim
+    if arr.shape[channel_axis] != 4:
+        raise ValueError(f"the input array must have size 4 along `channel_axis`, got {arr.shape}")
+    dt = supported_float_type(arr.dtype)
+    bg = np.ravel(np.asarray(background)).astype(dt)
+    if len(bg) != 3:
+        raise ValueError(f"background must be an array-like containing 3 RGB values. Got {len(bg)} items")
+    if np.any(bg < 0) or np.any(bg > 1):
+        raise ValueError("background RGB values must be floats between 0 and 1.")
+    arr = xp.moveaxis(arr, channel_axis, -1)
+
+    def kernel(a, o):
+        p = _planes(a, dt)
+        alpha = p[3]
+        _write(o, *(xp_of(p).clip((1 - alpha) * bg[j] + alpha * p[j], 0, 1) for j in range(3)))
+
+    out = xp.empty(arr.shape[:-1] + (3,), dt)
+    _run(kernel, arr, out)
+    return xp.moveaxis(out, -1, channel_axis)
+
+
+_SPACES = ("rgb", "hsv", "rgb cie", "xyz", "yuv", "yiq", "ypbpr", "ycbcr", "ydbdr")
+
+
+def _identity(arr, *, channel_axis=-1):
+    return arr
+
+
+@engine_aware("arr")
+def convert_colorspace(arr, fromspace, tospace, *, channel_axis=-1):
+    """Convert between the colour spaces named by `fromspace` and `tospace` (via RGB)."""
+    fromdict = dict(zip(_SPACES, (_identity, hsv2rgb, rgbcie2rgb, xyz2rgb, yuv2rgb, yiq2rgb, ypbpr2rgb,
+                                  ycbcr2rgb, ydbdr2rgb)))
+    todict = dict(zip(_SPACES, (_identity, rgb2hsv, rgb2rgbcie, rgb2xyz, rgb2yuv, rgb2yiq, rgb2ypbpr,
+                                rgb2ycbcr, rgb2ydbdr)))
+    fromspace = fromspace.lower()
+    tospace = tospace.lower()
+    if fromspace not in fromdict:
+        raise ValueError(f"`fromspace` has to be one of {fromdict.keys()}")
+    if tospace not in todict:
+        raise ValueError(f"`tospace` has to be one of {todict.keys()}")
+    return todict[tospace](fromdict[fromspace](arr, channel_axis=channel_axis), channel_axis=channel_axis)
