@@ -339,7 +339,14 @@ def _lab(rng, shape, dtype):
 KINDS.update({
     "lab": lambda rng, shape, dtype, layout, prev, arg: _layout(lambda s: _lab(rng, s, dtype), shape, layout),
 })
-IMAGE_KINDS += ("lab",)
+KINDS["rgba"] = lambda rng, shape, dtype, layout, prev, arg: _layout(   # the shape plus 4 channels
+    lambda s: _values(rng, s + (4,), dtype, False), shape, layout)
+IMAGE_KINDS += ("lab", "rgba")
+
+
+def second_one_colour(args, kwargs):
+    """A case's _prep: the second input one colour (its first pixel): a difference against one colour."""
+    return (args[0], np.ascontiguousarray(args[1].reshape(-1, args[1].shape[-1])[0])) + tuple(args[2:]), kwargs
 # ---- end color ----
 
 

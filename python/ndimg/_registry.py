@@ -1700,11 +1700,13 @@ register("color", "label2rgb", f"{_CO}._colorlabel:label2rgb", dtypes=INTS + ("b
                                                _id="shapes")),
          bench=(("2d_f32", dict(_inputs=("int_labels:50", "intensity3"))),
                 ("2d_f32", dict(_inputs=("int_labels:50", "intensity3"), kind="avg"))))
-# rgb2hsv of a pixel with a NaN channel: scikit-image leaves its hue unset (np.empty_like's memory, then /6 % 1)
-_HSV_NAN = ("NaN channel: scikit-image's hue there is uninitialised memory (no channel equals the NaN maximum), "
-            "ndimg's is 0 (as its saturation and value)")
+# rgb2hsv of a pixel with a NaN channel: scikit-image leaves its hue unset (np.empty_like's memory, then /6 % 1),
+# sometimes 0 as ndimg's, so neither a comparison nor a strict xfail holds: the odd NaN input is not compared
+# (tests/color/test_colorconv.py checks ndimg's hue 0 and the other channels against scikit-image)
+_HSV_NAN = ("not comparable: scikit-image's hue of a pixel with a NaN channel is uninitialised memory "
+            "(np.empty_like), ndimg's is 0")
 for _q in ("color.rgb2hsv", "color.convert_colorspace"):   # the latter's first case converts to HSV
-    REGISTRY[_q] = replace(REGISTRY[_q], known_differences={"nan": _HSV_NAN})
+    REGISTRY[_q] = replace(REGISTRY[_q], extra={"reference_crashes": {"nan": _HSV_NAN}})
 del _name, _file, _kind, _tol, _cases_, _m, _extra, _q, _HSV_NAN
 # ---- end color ----
 # ---- issue 27: exposure ----
