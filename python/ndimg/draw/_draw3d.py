@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import elliprg
 
 from .._rules import check_allocation
 
@@ -25,17 +26,21 @@ def ellipsoid(a, b, c, spacing=(1.0, 1.0, 1.0), levelset=False):
     axes = [np.mgrid[(slice(low[d], high[d], spacing[d]),)][0] for d in range(3)]
     check_allocation(tuple(len(x) for x in axes), np.float64 if levelset else bool, 8)
     x, y, z = ((v / float(s)) ** 2 for v, s in zip(axes, (a, b, c)))
-    total = (x[:, None, None] + y[None, :, None]) + z[None, None, :]
-    if not levelset:
-        return total <= 1
-    total -= 1
-    return total
+    xy = x[:, None] + y[None, :]
+    if levelset:
+        total = xy[:, :, None] + z
+        total -= 1
+        return total
+    # the bool volume by slabs of the first axis: their float sums stay in cache
+    arr = np.empty(xy.shape + z.shape, bool)
+    step = max(1, (1 << 16) // max(1, xy.shape[1] * z.size))
+    for i in range(0, len(x), step):
+        np.less_equal(xy[i:i + step, :, None] + z, 1, out=arr[i:i + step])
+    return arr
 
 
 def ellipsoid_stats(a, b, c):
     """(volume, surface area) of the ellipsoid of semi-axes a, b, c (Carlson's symmetric integral R_G)."""
-    from scipy.special import elliprg
-
     if (a <= 0) or (b <= 0) or (c <= 0):
         raise ValueError('Parameters a, b, and c must all be > 0')
     vol = 4 / 3.0 * np.pi * a * b * c
