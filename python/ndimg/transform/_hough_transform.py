@@ -60,7 +60,8 @@ def hough_line(image, theta=None):
     offset = math.ceil(math.sqrt(float(image.shape[0] * image.shape[0] + image.shape[1] * image.shape[1])))
     accum = xp.zeros((2 * offset + 1, len(c)), dtype=np.uint64)
     ys, xs = _points(image)
-    _core.proj_hough_line(ys, xs, c.tolist(), s.tolist(), offset, accum, stream=stream_ptr(accum))
+    if ys.size:
+        _core.proj_hough_line(ys, xs, c.tolist(), s.tolist(), offset, accum, stream=stream_ptr(accum))
     bins = xp.linspace(-offset, offset, 2 * offset + 1)
     return accum, (xp.asarray(theta) if xp is not np else theta), bins
 
@@ -104,8 +105,9 @@ def hough_circle(image, radius, normalize=True, full_output=False):
     xp = xp_of(image)
     out = xp.zeros(shape, dtype=np.float64)
     ys, xs = _points(image)
-    _core.proj_hough_circle(ys, xs, radius.astype(np.int64).tolist(), shift, bool(normalize), out,
-                            stream=stream_ptr(out))
+    if ys.size:
+        _core.proj_hough_circle(ys, xs, radius.astype(np.int64).tolist(), shift, bool(normalize), out,
+                                stream=stream_ptr(out))
     return out
 
 
