@@ -86,10 +86,16 @@ def _minmax(image):
     if image.size == 0 or image.dtype.kind not in "biuf" or image.dtype.itemsize == 8 and image.dtype.kind in "iu":
         xp = xp_of(image)
         return _to_host(xp.min(image))[()], _to_host(xp.max(image))[()]
-    st = reduce.image_stats(image)
-    if image.dtype.kind == "b":
+    return stats_minmax(reduce.image_stats(image), image.dtype)
+
+
+def stats_minmax(st, dtype):
+    """(np.min, np.max) of an image of `dtype` from its statistics (reduce.image_stats' fields)."""
+    if dtype.kind == "b":
         return bool(st.imin), bool(st.imax)
-    if image.dtype.kind in "iu":
+    if dtype.kind in "iu":
+        if dtype == np.uint64:   # int64 bit patterns
+            return st.imin % (1 << 64), st.imax % (1 << 64)
         return st.imin, st.imax
     if st.n_nan:
         return np.nan, np.nan
@@ -110,7 +116,12 @@ def _has_negative(image):
 # Histograms
 # ---------------------------------------------------------------------------------------------------
 
-def _check_source_range(source_range):
+def check_histogram_call(shape, source_range, channel_axis):
+    """scikit-image's warning for a flattened colour image and its check of source_range."""
+    if len(shape) == 3 and shape[-1] < 4 and channel_axis is None:
+        warnings.warn("This might be a color image. The histogram will be computed on the flattened image. You "
+                      "can instead apply this function to each color channel, or set channel_axis.",
+                      UserWarning, stacklevel=4)
     if source_range not in ["image", "dtype"]:
         raise ValueError(f"Incorrect value for `source_range` argument: {source_range}")
 
@@ -118,10 +129,15 @@ def _check_source_range(source_range):
 def _bins(image, nbins, source_range):
     """The bins skimage.exposure.histogram counts `image` in (an ndimg.filters._thresholding._Bins: counts
     any part of the image with .count(part), .centers as NumPy)."""
-    dtype = image.dtype
+    st = reduce.image_stats(image) if source_range == "image" and image.size and image.dtype.kind in "biuf" else None
+    return bins_for(image.dtype, image.size, st, nbins, source_range)
+
+
+def bins_for(dtype, size, st, nbins, source_range):
+    """_bins from the image's dtype, size and statistics ``st`` (reduce.image_stats; None for an empty
+    image or source_range 'dtype')."""
     if source_range == "image":
-        return _Bins(dtype, image.size, reduce.image_stats(image) if image.size and dtype.kind in "biuf" else None,
-                     nbins)
+        return _Bins(dtype, size, st, nbins)
     # 'dtype': the dtype's nominal range (numpy.histogram's given range for non-integers)
     b = object.__new__(_Bins)
     b.dtype = dtype
@@ -164,7 +180,16 @@ def _channel_last(image, channel_axis):
         raise ValueError("only a single channel axis is currently supported")
     if axes == (-1,):
         return image, None
-    return xp_of(image).moveaxis(image, axes[0], -1), axes[0]
+    return _moveaxis(image, axes[0], -1), axes[0]
+
+
+def _moveaxis(a, source, destination):
+    """np.moveaxis for NumPy, CuPy and Dask arrays."""
+    if type(a).__module__.startswith("dask"):
+        import dask.array as da
+
+        return da.moveaxis(a, source, destination)
+    return xp_of(a).moveaxis(a, source, destination)
 
 
 @engine_aware("image")
@@ -172,11 +197,7 @@ def histogram(image, nbins=256, source_range="image", normalize=False, *, channe
     image, _ = _channel_last(image, channel_axis)
     xp = xp_of(image)
     sh = image.shape
-    if len(sh) == 3 and sh[-1] < 4 and channel_axis is None:
-        warnings.warn("This might be a color image. The histogram will be computed on the flattened image. You "
-                      "can instead apply this function to each color channel, or set channel_axis.",
-                      UserWarning, stacklevel=3)
-    _check_source_range(source_range)
+    check_histogram_call(sh, source_range, channel_axis)
     if image.dtype.kind in "cO":
         if source_range == "image":   # numpy's histogram (the core takes no complex values)
             from ..filters._thresholding import _histogram
@@ -235,8 +256,12 @@ def equalize_hist(image, nbins=256, mask=None):
         cdf, centers = cumulative_distribution(image[mask], nbins)
     else:
         cdf, centers = cumulative_distribution(image, nbins)
-    out_type = supported_float_type(image.dtype)
-    cdf, centers = _to_host(cdf), _to_host(centers)
+    return equalize_with(image, _to_host(cdf), _to_host(centers), supported_float_type(image.dtype))
+
+
+def equalize_with(image, cdf, centers, out_type):
+    """np.interp(image, centers, cdf) as `out_type` (host `cdf` and `centers`), on the image's engine."""
+    xp = xp_of(image)
     if xp is not np:
         out = xp.interp(image.ravel(), xp.asarray(centers), xp.asarray(cdf))
         return out.reshape(image.shape).astype(out_type, copy=False)
@@ -255,11 +280,11 @@ def equalize_hist(image, nbins=256, mask=None):
 # Intensity rescaling
 # ---------------------------------------------------------------------------------------------------
 
-def intensity_range(image, range_values="image", clip_negative=False):
+def intensity_range(image, range_values="image", clip_negative=False, minmax=_minmax):
     if range_values == "dtype":
         range_values = image.dtype.type
     if range_values == "image":
-        i_min, i_max = _minmax(image)
+        i_min, i_max = minmax(image)
     elif range_values in DTYPE_RANGE:
         i_min, i_max = DTYPE_RANGE[range_values]
         if clip_negative:
@@ -285,16 +310,23 @@ def _output_dtype(dtype_or_range, image_dtype):
 
 @engine_aware("image")
 def rescale_intensity(image, in_range="image", out_range="dtype"):
+    f, out_dtype = rescale_map(image, in_range, out_range)
+    return _lut_map(f, image, out_dtype)
+
+
+def rescale_map(image, in_range, out_range, minmax=_minmax):
+    """(f, dtype): rescale_intensity as an elementwise map f (its result of dtype `dtype`), the ranges taken
+    from the image (its extremes by ``minmax(image)``) as scikit-image takes them."""
     if out_range in ["dtype", "image"]:
         out_dtype = _output_dtype(image.dtype.type, image.dtype)
     else:
         out_dtype = _output_dtype(out_range, image.dtype)
-    imin, imax = map(float, intensity_range(image, in_range))
-    omin, omax = map(float, intensity_range(image, out_range, clip_negative=(imin >= 0)))
+    imin, imax = map(float, intensity_range(image, in_range, minmax=minmax))
+    omin, omax = map(float, intensity_range(image, out_range, clip_negative=(imin >= 0), minmax=minmax))
     if np.any(np.isnan([imin, imax, omin, omax])):
         warnings.warn("One or more intensity levels are NaN. Rescaling will broadcast NaN to the full image. "
                       "Provide intensity levels yourself to avoid this. E.g. with np.nanmin(image), "
-                      "np.nanmax(image).", UserWarning, stacklevel=3)
+                      "np.nanmax(image).", UserWarning, stacklevel=4)
     if imin != imax:
         def f(s):
             s = (s.clip(imin, imax) - imin) / (imax - imin)
@@ -302,7 +334,7 @@ def rescale_intensity(image, in_range="image", out_range="dtype"):
     else:
         def f(s):
             return s.clip(imin, imax).clip(omin, omax).astype(out_dtype)
-    return _lut_map(f, image, out_dtype)
+    return f, out_dtype
 
 
 # ---------------------------------------------------------------------------------------------------
