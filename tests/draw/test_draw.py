@@ -100,6 +100,9 @@ def test_polygon_degenerate(rng):
     same_call("polygon", [np.nan, 1, 2], [0, 1, 2])
     same_call("polygon", [np.inf, 1, 2], [0, 1, 2])
     same_call("polygon", [], [])
+    # coordinates beyond the scanline's rounding margin: every pixel tested
+    same_call("polygon", [0.0, 5.0, 10.0], [0.0, 1e13, 0.0], shape=(12, 12))
+    same_call("polygon", [0.0, 5.0, 10.0], [-1e13, 3.0, 1e13], shape=(12, 12))
 
 
 def test_polygon2mask_large(rng):
@@ -146,6 +149,22 @@ def test_ellipse_and_disk(rng):
         same_call("ellipse", r, c, a, b, shape=(50, 70), rotation=rotation)
         same_call("disk", (int(r), c), a, shape=(60, 50))
     same_call("ellipse", 500, 600, 420, 580, rotation=0.25)
+
+
+def test_ellipse_rows_margin(rng):
+    """The fill by rows tests only each row's ends: eccentric, tiny, huge (the per-pixel fallback) and
+    degenerate radii give scikit-image's pixels."""
+    for _ in range(300):
+        r, c = rng.uniform(-30, 90, 2)
+        a, b = np.exp(rng.uniform(np.log(0.02), np.log(300), 2))
+        rotation = float([0.0, np.pi / 2, np.pi / 4, rng.uniform(-7, 7)][int(rng.integers(4))])
+        same_call("ellipse", r, c, a, b, shape=(60, 80), rotation=rotation)
+    same_call("ellipse", 30, 40, 3e6, 7, shape=(60, 80), rotation=0.3)     # margin too small: every pixel
+    same_call("ellipse", 30, 40, 5e6, 5e6, shape=(60, 80))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # 0 / 0 in scikit-image's test
+        same_call("ellipse", 5, 5, 0, 3)
+        same_call("ellipse", 5, 5, 0.0, 3.0, rotation=0.5)
 
 
 def test_scalar_arguments():
