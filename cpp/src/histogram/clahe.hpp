@@ -106,9 +106,12 @@ NDIMG_HD AxisPos axis_pos(int64_t x, int64_t k, int64_t ntiles) {
 
 // One element: the 2^ndim corners in C order (the last axis fastest), each weight the product of the axes'
 // fractions from the last axis to the first, each term map * weight rounded to float32, summed in float32.
-// tile_stride[d]: tiles per step of axis d in the maps (row-major over the tile grid).
-NDIMG_HD float interpolate(int ndim, const AxisPos* pos, const int64_t* tile_stride, const uint16_t* maps,
+// tile_stride[d]: tiles per step of axis d in the maps (row-major over the tile grid). ND > 0: ndim known at
+// compile time (the loops unrolled), 0: ndim at run time.
+template <int ND>
+NDIMG_HD float interpolate(int ndim_rt, const AxisPos* pos, const int64_t* tile_stride, const uint16_t* maps,
                            int64_t nbins, int64_t bin) {
+  const int ndim = ND > 0 ? ND : ndim_rt;
   float acc = 0.0f;
   const int64_t corners = int64_t(1) << ndim;
   for (int64_t c = 0; c < corners; ++c) {

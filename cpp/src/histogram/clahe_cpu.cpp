@@ -27,20 +27,31 @@ std::vector<uint16_t> tile_maps(const T* src, const int32_t* bins, const Geometr
   }
   std::vector<uint16_t> maps(g.ntiles * g.nbins);
   const int64_t klast = g.kernel[nd - 1], rows = g.tile_size / klast;
-  parallel_for(g.ntiles, 1, [&](int64_t t0, int64_t t1) {
-    std::vector<int64_t> hist(g.nbins);
+  parallel_for(g.ntiles, 1, [&, klast, rows](int64_t t0, int64_t t1) {
+    const int64_t nbins = g.nbins;
+    // four interleaved histograms: runs of equal values do not wait on one counter's increments
+    std::vector<int64_t> hist(4 * nbins);
     for (int64_t t = t0; t < t1; ++t) {
       int64_t tile[kMaxDim];
       int64_t r = t;
       for (int d = nd - 1; d >= 0; r /= g.tiles[d], --d) tile[d] = r % g.tiles[d];
       std::fill(hist.begin(), hist.end(), 0);
+      int64_t *h0 = hist.data(), *h1 = h0 + nbins, *h2 = h1 + nbins, *h3 = h2 + nbins;
       const int64_t* last = refl[nd - 1].data() + tile[nd - 1] * klast;
       for (int64_t row = 0; row < rows; ++row) {
         int64_t base = 0, q = row;
         for (int d = nd - 2; d >= 0; q /= g.kernel[d], --d) base += refl[d][tile[d] * g.kernel[d] + q % g.kernel[d]];
         const T* p = src + base;
-        for (int64_t i = 0; i < klast; ++i) ++hist[bins[p[last[i]]]];
+        int64_t i = 0;
+        for (; i + 4 <= klast; i += 4) {
+          ++h0[bins[p[last[i]]]];
+          ++h1[bins[p[last[i + 1]]]];
+          ++h2[bins[p[last[i + 2]]]];
+          ++h3[bins[p[last[i + 3]]]];
+        }
+        for (; i < klast; ++i) ++h0[bins[p[last[i]]]];
       }
+      for (int64_t b = 0; b < nbins; ++b) h0[b] += h1[b] + h2[b] + h3[b];
       clip_histogram(hist.data(), g.nbins, g.clip_limit);
       map_histogram(hist.data(), g.nbins, g.tile_size, maps.data() + t * g.nbins);
     }
@@ -48,7 +59,7 @@ std::vector<uint16_t> tile_maps(const T* src, const int32_t* bins, const Geometr
   return maps;
 }
 
-template <class T>
+template <class T, int ND>
 void run(const View& in, const View& bins_view, const Geometry& g, const View& out) {
   const T* src = in.ptr<T>();
   const int32_t* bins = bins_view.ptr<int32_t>();
@@ -69,17 +80,27 @@ void run(const View& in, const View& bins_view, const Geometry& g, const View& o
       uint16_t* o = dst + row * n;
       for (int64_t x = 0; x < n; ++x) {
         pos[nd - 1] = last[x];
-        o[x] = static_cast<uint16_t>(interpolate(nd, pos, tile_stride, maps.data(), g.nbins, bins[s[x]]));
+        o[x] = static_cast<uint16_t>(interpolate<ND>(nd, pos, tile_stride, maps.data(), g.nbins, bins[s[x]]));
       }
     }
   });
 }
 
+template <class T>
+void run_nd(const View& in, const View& bins, const Geometry& g, const View& out) {
+  switch (g.ndim) {
+    case 1: return run<T, 1>(in, bins, g, out);
+    case 2: return run<T, 2>(in, bins, g, out);
+    case 3: return run<T, 3>(in, bins, g, out);
+    default: return run<T, 0>(in, bins, g, out);
+  }
+}
+
 }  // namespace
 
 void clahe_cpu(const View& in, const View& bins, const Geometry& g, const View& out) {
-  if (in.dtype == DType::U8) run<uint8_t>(in, bins, g, out);
-  else run<uint16_t>(in, bins, g, out);
+  if (in.dtype == DType::U8) run_nd<uint8_t>(in, bins, g, out);
+  else run_nd<uint16_t>(in, bins, g, out);
 }
 
 }  // namespace ndimg::histogram

@@ -51,7 +51,7 @@ __global__ void tile_maps(Geometry g, unsigned long long* hist, uint16_t* maps) 
   map_histogram(h, g.nbins, g.tile_size, maps + t * g.nbins);
 }
 
-template <class T>
+template <class T, int ND>
 __global__ void interpolate_elements(const T* src, const int32_t* bins, Geometry g, const uint16_t* maps,
                                      uint16_t* dst, int64_t n) {
   NDIMG_GRID_STRIDE(i, n) {
@@ -64,7 +64,7 @@ __global__ void interpolate_elements(const T* src, const int32_t* bins, Geometry
       tile_stride[d] = s;
       s *= g.tiles[d];
     }
-    dst[i] = static_cast<uint16_t>(interpolate(g.ndim, pos, tile_stride, maps, g.nbins, bins[src[i]]));
+    dst[i] = static_cast<uint16_t>(interpolate<ND>(g.ndim, pos, tile_stride, maps, g.nbins, bins[src[i]]));
   }
 }
 
@@ -81,8 +81,13 @@ void run(const View& in, const View& bins, const Geometry& g, const View& out, c
   tile_maps<<<cuda::blocks_for(g.ntiles, 64), 64, 0, s>>>(g, hist.get<unsigned long long>(), maps.get<uint16_t>());
   cuda::check_launch(op);
   const int64_t n = in.size();
-  interpolate_elements<T><<<std::min<unsigned>(cuda::blocks_for(n, kThreads), 65535u * 4), kThreads, 0, s>>>(
-      in.ptr<T>(), bins.ptr<int32_t>(), g, maps.get<uint16_t>(), out.ptr<uint16_t>(), n);
+  const unsigned blocks = std::min<unsigned>(cuda::blocks_for(n, kThreads), 65535u * 4);
+  auto launch = [&](auto kernel) {
+    kernel<<<blocks, kThreads, 0, s>>>(in.ptr<T>(), bins.ptr<int32_t>(), g, maps.get<uint16_t>(), out.ptr<uint16_t>(), n);
+  };
+  if (g.ndim == 2) launch(interpolate_elements<T, 2>);
+  else if (g.ndim == 3) launch(interpolate_elements<T, 3>);
+  else launch(interpolate_elements<T, 0>);
   cuda::check_launch(op);
 }
 
