@@ -43,7 +43,7 @@ def _points(coords):
 
 
 def _like(points, xp, lib):
-    """`points` (a host array) in the namespace and library of coordinates given as (xp, lib)."""
+    """`points` (any array or list) as float64 coordinates of the namespace and library (xp, lib)."""
     if lib is None:
         return np.array(points, dtype=np.float64, ndmin=2)
     arr = library_of(points)
@@ -61,12 +61,15 @@ def _host(x):
 def _rowwise(fn, pts, width, xp, lib):
     """out[rows] = fn(xp, pts[rows]) -> (N, width) float64: NumPy in blocks of rows on the CPU engine's
     threads, the GPU in one pass; returned as the caller's array type."""
-    if xp is np:
-        out = np.empty((pts.shape[0], width))
-        blockwise_rows(lambda p, o: o.__setitem__(Ellipsis, fn(np, p)), np.ascontiguousarray(pts), out,
-                       row_elements=_CHUNK)
-        return out
-    return from_working(fn(xp, pts), lib)
+    if xp is not np:
+        return from_working(fn(xp, pts), lib)
+    out = np.empty((pts.shape[0], width))
+
+    def block(p, o):
+        o[...] = fn(np, p)
+
+    blockwise_rows(block, np.ascontiguousarray(pts), out, row_elements=_CHUNK)
+    return out
 
 
 def _dask_rows(fn, coords, width):
@@ -137,8 +140,8 @@ def _homography(src, dst, coeffs, weights=None):
     """Total-least-squares homographies mapping src to dst (..., N, D), batched over leading axes: the
     right singular vector of the smallest singular value of the linear system in the matrix entries listed
     in `coeffs` (flat indices; the last entry is fixed to 1), in coordinates centred and scaled for
-    conditioning. Returns (matrices, message): NaN matrices and a reason where estimation fails (message
-    None where all succeed; a batch gets the first reason per failed item through the NaN rows)."""
+    conditioning. Returns (matrices, reasons): per item its matrix, NaN where estimation failed, and why
+    ('' where it succeeded)."""
     *batch, n, d = src.shape
     s_norm, d_norm = _normalizer(src), _normalizer(dst)
     bad_scaling = ~np.all(np.isfinite(s_norm + d_norm), axis=(-2, -1))
