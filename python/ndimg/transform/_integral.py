@@ -5,23 +5,33 @@ from __future__ import annotations
 import numpy as np
 
 from .._blocks import _on_threads
-from .._engine import engine_aware, xp_of
+from .._engine import engine_aware, get_num_threads, xp_of
 
 
 def _cumsum(a, axis, dtype):
-    """a.cumsum(axis, dtype): NumPy arrays in slabs across another axis on the engine's threads (each
-    line's sum is NumPy's own, in its order)."""
+    """a.cumsum(axis, dtype) with the same sums in the same order: NumPy arrays on the engine's threads,
+    each thread a slab across the last axis (or, summing along it, across the first). Along an outer axis the
+    sums run as a recurrence of whole contiguous slices (out[i] = out[i - 1] + a[i]), which is what cumsum
+    computes element by element, without its strided walk down each line."""
     if type(a) is not np.ndarray or a.ndim < 2 or a.size < (1 << 16):
         return a.cumsum(axis=axis, dtype=dtype)
     out = np.empty(a.shape, dtype=np.empty(0, a.dtype).cumsum(dtype=dtype).dtype)
-    split = 0 if axis != 0 else 1
+    last = a.ndim - 1
+    split = 0 if axis == last else last
     n = a.shape[split]
-    nblocks = min(64, n)
+    nblocks = min(get_num_threads(), n)
 
-    def run(first, last):
+    def run(first, last_block):
         sl = [slice(None)] * a.ndim
-        sl[split] = slice(first * n // nblocks, last * n // nblocks)
-        np.cumsum(a[tuple(sl)], axis=axis, dtype=dtype, out=out[tuple(sl)])
+        sl[split] = slice(first * n // nblocks, last_block * n // nblocks)
+        src, dst = a[tuple(sl)], out[tuple(sl)]
+        if axis == last:
+            np.cumsum(src, axis=axis, dtype=dtype, out=dst)
+            return
+        src, dst = np.moveaxis(src, axis, 0), np.moveaxis(dst, axis, 0)
+        dst[0] = src[0]
+        for i in range(1, src.shape[0]):
+            np.add(dst[i - 1], src[i], out=dst[i])
 
     _on_threads(run, nblocks)
     return out

@@ -20,6 +20,7 @@ import warnings
 import numpy as np
 
 from .. import _core
+from .._blocks import _on_threads
 from .._engine import engine_aware, is_gpu_array, stream_ptr, xp_of
 from .._rules import convert_to_float
 from ..filters._window import _as_int as safe_as_int
@@ -341,24 +342,71 @@ def rotate(image, angle, resize=False, center=None, order=None, mode="constant",
 @engine_aware("image")
 def downscale_local_mean(image, factors, cval=0, clip=True):
     """Down-sample an n-D image by the mean of each block of `factors` (skimage.transform.downscale_local_mean),
-    padded with `cval` to whole blocks; `clip` is unused, as there."""
-    return block_reduce(image, factors, np.mean, cval)
+    padded with `cval` to whole blocks; `clip` is unused, as there. The blocks are summed axis by axis as
+    strided slices (one pass over the image) in NumPy's accumulator for np.mean, then divided."""
+    ok = not np.isscalar(factors) and len(factors) == image.ndim and image.ndim > 0 and \
+        all(isinstance(f, (int, np.integer)) and f >= 1 for f in factors)
+    if not ok or image.dtype.kind not in "biuf":   # block_reduce's errors (and its object/complex means)
+        return block_reduce(image, factors, np.mean, cval)
+    xp = xp_of(image)
+    pad = [(0, -n % f) for n, f in zip(image.shape, factors)]
+    if any(p for _, p in pad):
+        image = xp.pad(image, pad, mode="constant", constant_values=cval)
+    acc_type = np.float32 if image.dtype in (np.float16, np.float32) else np.float64
+    out_type = image.dtype if image.dtype.kind == "f" else np.dtype(np.float64)
+    acc = image
+    for axis, f in enumerate(factors):
+        if f == 1:
+            continue
+        index = [slice(None)] * image.ndim
+        total = None
+        for i in range(f):
+            index[axis] = slice(i, None, f)
+            part = acc[tuple(index)]
+            total = part.astype(acc_type) if total is None else xp.add(total, part, out=total)
+        acc = total
+    acc = acc.astype(acc_type, copy=acc is image)
+    acc /= acc_type(math.prod(int(f) for f in factors))
+    return acc.astype(out_type, copy=False)
 
 
-def _swirl_coords(shape, center, rotation, strength, radius, xp):
-    """scikit-image's swirl mapping, on the engine: output (row, col) -> input (row, col)."""
+def _engine_coords(plane, shape, xp):
+    """The (ndim,) + shape input coordinates of a mapping of ndimg's own: plane(r0, r1, xp) gives the (row,
+    col) input coordinates of output rows r0..r1; NumPy computes them in blocks of rows on the engine's
+    threads (its ufuncs release the GIL)."""
     rows, cols = int(shape[0]), int(shape[1])
+    if xp is not np:
+        return _stack_channels(plane(0, rows, xp), shape, np.float64, xp)
+    coords = np.empty((2, rows, cols))
+    nblocks = max(1, min(rows, 64))
+
+    def run(first, last):
+        for b in range(first, last):
+            r0, r1 = b * rows // nblocks, (b + 1) * rows // nblocks
+            coords[0, r0:r1], coords[1, r0:r1] = plane(r0, r1, np)
+
+    _on_threads(run, nblocks)
+    return coords if len(shape) == 2 else _stack_channels(coords, shape, np.float64, np)
+
+
+def _swirl_plane(cols, center, rotation, strength, radius):
+    """scikit-image's swirl mapping of output rows r0..r1: output (row, col) -> input (row, col)."""
     x0, y0 = (float(v) for v in center)
-    x = xp.arange(cols, dtype=np.float64)[None, :] - x0
-    y = xp.arange(rows, dtype=np.float64)[:, None] - y0
-    rho = xp.sqrt(x ** 2 + y ** 2)
     radius = radius / 5 * np.log(2)
-    theta = rotation + strength * xp.exp(-rho / radius) + xp.arctan2(y, x)
-    return _stack_channels((y0 + rho * xp.sin(theta), x0 + rho * xp.cos(theta)), shape, np.float64, xp)
+
+    def plane(r0, r1, xp):
+        x = xp.arange(cols, dtype=np.float64)[None, :] - x0
+        y = xp.arange(r0, r1, dtype=np.float64)[:, None] - y0
+        rho = xp.sqrt(x ** 2 + y ** 2)
+        theta = rotation + strength * xp.exp(-rho / radius) + xp.arctan2(y, x)
+        return y0 + rho * xp.sin(theta), x0 + rho * xp.cos(theta)
+
+    return plane
 
 
-def _mapped_warp(image, coords_of, output_shape, order, mode, cval, clip, preserve_range):
-    """warp with a mapping of ndimg's own, its coordinates computed on the engine by coords_of(shape, xp)."""
+def _mapped_warp(image, plane_of, output_shape, order, mode, cval, clip, preserve_range):
+    """warp with a mapping of ndimg's own, its coordinates computed on the engine by plane_of(output shape)
+    (see _engine_coords)."""
     if image.size == 0:
         raise ValueError("Cannot warp empty image with dimensions", image.shape)
     order = _order(image.dtype, order)
@@ -372,8 +420,8 @@ def _mapped_warp(image, coords_of, output_shape, order, mode, cval, clip, preser
     if image.ndim == 3 and len(output_shape) == 2:
         output_shape = (output_shape[0], output_shape[1], image.shape[2])
     ndi_mode = _ndi_mode(mode)
-    warped = map_coordinates(image, coords_of(output_shape, xp_of(image)), order=order, mode=ndi_mode, cval=cval,
-                             prefilter=order > 1)
+    warped = map_coordinates(image, _engine_coords(plane_of(output_shape), output_shape, xp_of(image)), order=order,
+                             mode=ndi_mode, cval=cval, prefilter=order > 1)
     _clip_warp_output(image, warped, mode, cval, clip)
     return warped
 
@@ -385,19 +433,20 @@ def swirl(image, center=None, strength=1, radius=100, rotation=0, output_shape=N
     coordinates computed on the engine."""
     if center is None:
         center = np.array(image.shape)[:2][::-1] / 2
-    return _mapped_warp(image, lambda shape, xp: _swirl_coords(shape, center, rotation, strength, radius, xp),
+    return _mapped_warp(image, lambda shape: _swirl_plane(int(shape[1]), center, rotation, strength, radius),
                         output_shape, order, mode, cval, clip, preserve_range)
 
 
-def _polar_coords(shape, k_angle, k_radius, center, log, xp):
-    """scikit-image's (log-)polar mapping, on the engine: output (angle row, radius col) -> input (row, col)."""
-    rows, cols = int(shape[0]), int(shape[1])
-    angle = xp.arange(rows, dtype=np.float64)[:, None] / k_angle
-    rad = xp.arange(cols, dtype=np.float64)[None, :] / k_radius
-    if log:
-        rad = xp.exp(rad)
-    return _stack_channels((rad * xp.sin(angle) + center[0], rad * xp.cos(angle) + center[1]), shape, np.float64,
-                           xp)
+def _polar_plane(cols, k_angle, k_radius, center, log):
+    """scikit-image's (log-)polar mapping of output rows r0..r1: (angle row, radius col) -> input (row, col)."""
+    def plane(r0, r1, xp):
+        angle = xp.arange(r0, r1, dtype=np.float64)[:, None] / k_angle
+        rad = xp.arange(cols, dtype=np.float64)[None, :] / k_radius
+        if log:
+            rad = xp.exp(rad)
+        return rad * xp.sin(angle) + center[0], rad * xp.cos(angle) + center[1]
+
+    return plane
 
 
 @engine_aware("image")
@@ -433,7 +482,7 @@ def warp_polar(image, center=None, *, radius=None, output_shape=None, scaling="l
     unknown = set(kwargs) - {"order", "mode", "cval", "clip", "preserve_range"}
     if unknown:
         raise TypeError(f"warp() got an unexpected keyword argument '{sorted(unknown)[0]}'")
-    return _mapped_warp(image, lambda shape, xp: _polar_coords(shape, k_angle, k_radius, center, scaling == "log", xp),
+    return _mapped_warp(image, lambda shape: _polar_plane(int(shape[1]), k_angle, k_radius, center, scaling == "log"),
                         output_shape, kwargs.get("order"), kwargs.get("mode", "constant"), kwargs.get("cval", 0.0),
                         kwargs.get("clip", True), kwargs.get("preserve_range", False))
 
@@ -454,6 +503,38 @@ def _local_mean_weights(old_size, new_size, grid_mode, dtype):
     weights = np.maximum(upper - lower, 0)
     weights /= weights.sum(axis=1, keepdims=True)
     return weights
+
+
+def _apply_weights(a, weights, axis, xp):
+    """The (new, old) weights applied along `axis` of `a` (scikit-image's tensordot): each new cell overlaps a
+    short run of old ones, so the product is a few weighted gathers instead of a dense one. A non-finite
+    value makes its whole line NaN, as the dense product's zero weights times it do."""
+    new, old = weights.shape
+    nz = weights > 0
+    lo = nz.argmax(axis=1)
+    hi = old - 1 - nz[:, ::-1].argmax(axis=1)
+    if not (np.isfinite(weights).all() and nz.any(axis=1).all()):
+        return xp.moveaxis(xp.tensordot(a, xp.asarray(weights), [[axis], [-1]]), -1, axis)
+    taps = lo[:, None] + np.arange(int((hi - lo).max()) + 1)
+    w = np.where(taps <= hi[:, None], np.take_along_axis(weights, np.minimum(taps, old - 1), 1), 0)
+    taps = np.minimum(taps, old - 1)
+    shape = [1] * a.ndim
+    shape[axis] = new
+    out = None
+    for k in range(taps.shape[1]):
+        term = xp.take(a, xp.asarray(taps[:, k]), axis=axis)
+        term *= xp.asarray(w[:, k].reshape(shape))
+        out = term if out is None else xp.add(out, term, out=out)
+    if not bool(xp.isfinite(a).all()):
+        # the dense product's zero weights: NaN anywhere on the line, or an infinity outside the cell's run
+        inf = xp.isinf(a)
+        inside = None
+        for k in range(taps.shape[1]):
+            hit = xp.take(inf, xp.asarray(taps[:, k]), axis=axis) & xp.asarray((w[:, k] > 0).reshape(shape))
+            inside = hit.astype(np.intp) if inside is None else inside + hit
+        bad = xp.isnan(a).any(axis=axis, keepdims=True) | (inf.sum(axis=axis, keepdims=True) > inside)
+        out[bad] = np.nan
+    return out
 
 
 @engine_aware("image")
@@ -486,8 +567,7 @@ def resize_local_mean(image, output_shape, grid_mode=True, preserve_range=False,
     for axis, (old_size, new_size) in enumerate(zip(image.shape, output_shape)):
         if old_size == new_size:
             continue
-        weights = xp.asarray(_local_mean_weights(old_size, new_size, grid_mode, dtype))
-        resized = xp.moveaxis(xp.tensordot(resized, weights, [[axis], [-1]]), -1, axis)
+        resized = _apply_weights(resized, _local_mean_weights(old_size, new_size, grid_mode, dtype), axis, xp)
     if channel_axis is not None:
         resized = xp.moveaxis(resized, -1, channel_axis)
     return resized
