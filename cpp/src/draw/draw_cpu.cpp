@@ -17,55 +17,75 @@ constexpr double kScanlineLimit = 1e12;
 
 }  // namespace
 
-// Along one row, pnpoly's code changes only near the columns where an edge crosses the row (each edge's
-// crossing test is monotone in the column) and on a vertex; between those, one test decides a whole run.
-// The pixels within 2 columns of a crossing or a vertex are tested one by one, so the mask is pnpoly's.
+// pnpoly by rows. On one row the edges that straddle it are fixed, and each one's crossing test
+// (measure::edge_crossing, evaluated as pnpoly evaluates it) is monotone in the column: its count of
+// crossings right of the pixel drops, and its count left of it rises, at one column, found by evaluating
+// the test about the edge's crossing. The pixels between those columns share pnpoly's parities, so a row is
+// a few runs; pixels on a vertex (pnpoly's 1e-12 tolerance) are set. Beyond kScanlineLimit, where rounding
+// could break the monotonicity, every pixel is tested with measure::point_in_polygon.
 void polygon_mask_cpu(std::span<const double> vr, std::span<const double> vc, int64_t r0, int64_t c0,
                       const View& out) {
-  const int64_t n = int64_t(vr.size()), rows = out.shape[0], cols = out.shape[1];
+  constexpr double eps = 1e-12;   // pnpoly's vertex tolerance
+  const int64_t n = int64_t(vr.size()), rows = out.shape[0], cols = out.shape[1], c1 = c0 + cols;
   uint8_t* mask = out.ptr<uint8_t>();
   double extent = std::abs(double(r0)) + std::abs(double(c0)) + double(rows) + double(cols);
   for (int64_t i = 0; i < n; ++i) extent = std::max({extent, std::abs(vr[i]), std::abs(vc[i])});
-  const bool scanline = extent < kScanlineLimit;
   const double* xp = vc.data();
   const double* yp = vr.data();
-  auto code = [&](int64_t r, int64_t c) -> uint8_t {
-    return measure::point_in_polygon(xp, yp, n, double(c), double(r)) != 0;
-  };
   const int64_t grain = std::max<int64_t>(1, (1 << 14) / (cols + n + 1));
+  if (!(extent < kScanlineLimit)) {
+    parallel_for(rows, std::max<int64_t>(1, grain / 4), [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i)
+        for (int64_t j = 0; j < cols; ++j)
+          mask[i * cols + j] = measure::point_in_polygon(xp, yp, n, double(c0 + j), double(r0 + i)) != 0;
+    });
+    return;
+  }
   parallel_for(rows, grain, [&](int64_t i0, int64_t i1) {
-    std::vector<std::pair<int64_t, int64_t>> marks;  // column intervals [a, b) to test pixel by pixel
+    std::vector<std::pair<int64_t, uint8_t>> events;  // (column, parity bits toggled there)
+    std::vector<int64_t> vertices;
     for (int64_t i = i0; i < i1; ++i) {
       uint8_t* row = mask + i * cols;
-      const int64_t r = r0 + i;
-      if (!scanline) {
-        for (int64_t j = 0; j < cols; ++j) row[j] = code(r, c0 + j);
-        continue;
-      }
-      const double y = double(r);
-      marks.clear();
-      auto mark = [&](double x) {
-        const double f = std::floor(x) - double(c0);
-        const int64_t a = int64_t(std::max(-2.0, std::min(f, double(cols)))) - 2;
-        marks.emplace_back(std::clamp<int64_t>(a, 0, cols), std::clamp<int64_t>(a + 6, 0, cols));
-      };
+      const double y = double(r0 + i);
+      events.clear();
+      vertices.clear();
+      uint8_t state = 0;  // bit 0: parity of crossings right of the pixel, bit 1: left of it
       for (int64_t k = 0, prev = n - 1; k < n; prev = k++) {
         const double y0 = yp[k] - y, y1 = yp[prev] - y;
-        if (((y0 > 0) != (y1 > 0)) || ((y0 < 0) != (y1 < 0))) mark(xp[prev] + (xp[k] - xp[prev]) * (y1 / (y1 - y0)));
-        if (std::abs(y0) < 1e-9) mark(xp[k]);
+        if (-eps < y0 && y0 < eps)
+          for (double x : {std::floor(xp[k]), std::ceil(xp[k])})
+            if (x >= double(c0) && x < double(c1) && -eps < xp[k] - x && xp[k] - x < eps) vertices.push_back(int64_t(x));
+        const bool right = (y0 > 0) != (y1 > 0), left = (y0 < 0) != (y1 < 0);
+        if (!right && !left) continue;
+        auto test = [&](int64_t c) { const double x = double(c); return measure::edge_crossing(xp[k] - x, y0, xp[prev] - x, y1); };
+        const double across = xp[prev] + (xp[k] - xp[prev]) * (y1 / (y1 - y0));
+        const int64_t guess = int64_t(std::clamp(std::floor(across), double(c0), double(c1)));
+        // the first column of [c0, c1] where pred(test(c)) holds; pred turns true once as c grows
+        auto first = [&](auto pred) {
+          int64_t c = guess;
+          while (c > c0 && pred(test(c - 1))) --c;
+          while (c < c1 && !pred(test(c))) ++c;
+          return c;
+        };
+        if (right) {  // counts right of the pixel while the crossing is > 0: up to the first column <= 0
+          state ^= 1;
+          const int64_t t = first([](double v) { return v <= 0; });
+          if (t < c1) events.emplace_back(t, uint8_t(1));
+        }
+        if (left) {  // counts left of the pixel from the first column where the crossing is < 0
+          const int64_t t = first([](double v) { return v < 0; });
+          if (t < c1) events.emplace_back(t, uint8_t(2));
+        }
       }
-      std::sort(marks.begin(), marks.end());
-      int64_t at = 0;
-      auto run = [&](int64_t end) {  // an untested run [at, end): one code for all of it
-        if (at < end) std::fill(row + at, row + end, code(r, c0 + at));
-      };
-      for (auto [a, b] : marks) {
-        if (b <= at) continue;
-        run(a);
-        for (int64_t j = std::max(a, at); j < b; ++j) row[j] = code(r, c0 + j);
-        at = b;
+      std::sort(events.begin(), events.end());
+      int64_t at = c0;
+      for (auto [c, bits] : events) {
+        std::fill(row + (at - c0), row + (c - c0), uint8_t(state != 0));
+        state ^= bits;
+        at = c;
       }
-      run(cols);
+      std::fill(row + (at - c0), row + cols, uint8_t(state != 0));
+      for (int64_t c : vertices) row[c - c0] = 1;
     }
   });
 }

@@ -7,6 +7,10 @@
 
 namespace ndimg::measure {
 
+// Where the edge from (x1, y1) to (x0, y0), both relative to the point, crosses the point's row: its
+// abscissa relative to the point (pnpoly's test, defined where the edge straddles the row).
+NDIMG_HD double edge_crossing(double x0, double y0, double x1, double y1) { return (x0 * y1 - x1 * y0) / (y1 - y0); }
+
 NDIMG_HD uint8_t point_in_polygon(const double* xp, const double* yp, int64_t n, double x, double y) {
   constexpr double eps = 1e-12;
   if (n == 0) return 0;
@@ -15,8 +19,8 @@ NDIMG_HD uint8_t point_in_polygon(const double* xp, const double* yp, int64_t n,
   for (int64_t i = 0; i < n; ++i) {
     const double x0 = xp[i] - x, y0 = yp[i] - y;
     if (-eps < x0 && x0 < eps && -eps < y0 && y0 < eps) return 2;
-    if ((y0 > 0) != (y1 > 0) && (x0 * y1 - x1 * y0) / (y1 - y0) > 0) ++right;
-    if ((y0 < 0) != (y1 < 0) && (x0 * y1 - x1 * y0) / (y1 - y0) < 0) ++left;
+    if ((y0 > 0) != (y1 > 0) && edge_crossing(x0, y0, x1, y1) > 0) ++right;
+    if ((y0 < 0) != (y1 < 0) && edge_crossing(x0, y0, x1, y1) < 0) ++left;
     x1 = x0;
     y1 = y0;
   }
