@@ -11,8 +11,8 @@
 namespace ndimg::draw {
 namespace {
 
-// Beyond this magnitude a crossing's rounding error could reach the 2-pixel margin below: every pixel is
-// tested.
+// Below this magnitude of coordinates the rows' scanline holds (columns exact, the crossing test's
+// products finite, each edge's crossing estimated within a few columns); beyond it every pixel is tested.
 constexpr double kScanlineLimit = 1e12;
 
 }  // namespace
