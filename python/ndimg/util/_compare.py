@@ -16,9 +16,9 @@ def compare_images(image0, image1, method="diff", n_tiles=(8, 8)):
     a, b = convert(image0, np.floating), convert(image1, np.floating)
     dt = np.result_type(a.dtype, b.dtype)
     if method == "diff":
-        return _map(a, dt, lambda x, y, xp: xp.abs(y - x), b)
+        return _map(a, dt, lambda x, y, xp, out=None: xp.abs(xp.subtract(y, x, out=out), out=out), b)
     if method == "blend":
-        return _map(a, dt, lambda x, y, xp: 0.5 * (y + x), b)
+        return _map(a, dt, lambda x, y, xp, out=None: xp.multiply(xp.add(y, x, out=out), 0.5, out=out), b)
     if method == "checkerboard":
         if a.ndim != 2:
             raise ValueError("Images must be 2-dimensional to be compared with the checkerboard method.")

@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 
-from .._blocks import blockwise
+from .._blocks import _on_threads
 from .._engine import engine_aware
 
 _INTEGER_TYPES = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.longlong,
@@ -37,6 +37,8 @@ def dtype_limits(image, clip_negative=False):
 dask_dtype_limits = _limits   # a Dask array's dtype is its chunks'
 
 
+_CHUNK = 1 << 18   # elements per block
+
 # ---------------------------------------------------------------------------------------------------
 # the CPU engine's threads: blocks of C- (or F-) contiguous arrays, else the whole array at once
 # ---------------------------------------------------------------------------------------------------
@@ -51,12 +53,21 @@ def _flat(image):
     return None
 
 
+def _put(y, out):
+    """y written into `out` (a block of the result), or y itself where there is none (a whole-array call)."""
+    if out is None:
+        return y
+    out[...] = y
+    return out
+
+
 def _map(image, dtype, fn, *others):
-    """fn(x, *others' x, xp) applied pointwise (`others`: arrays of image's shape): over blocks on the engine's
-    threads where all share image's memory order (the result keeps it, as NumPy's ufuncs keep it), else whole.
-    `dtype` is the dtype fn returns."""
+    """fn(x, *others' x, xp, out) applied pointwise (`others`: arrays of image's shape): over blocks on the
+    engine's threads where all share image's memory order (fn writes each block's values into `out`, a block
+    of the result, which keeps that order as NumPy's ufuncs keep it), else whole (out=None: fn returns its
+    result). `dtype` is the result's dtype."""
     flats = [_flat(a) for a in (image,) + others]
-    if any(f is None for f in flats) or any(a.strides != image.strides for a in others):
+    if any(f is None for f in flats) or any(a.flags.c_contiguous != image.flags.c_contiguous for a in others):
         from .._engine import xp_of
 
         return fn(image, *others, xp_of(image, *others))
@@ -64,11 +75,21 @@ def _map(image, dtype, fn, *others):
     out = np.empty(image.shape, dtype, order="F" if not image.flags.c_contiguous else "C")
     oflat = out.reshape(-1) if out.flags.c_contiguous else out.T.reshape(-1)
 
-    def block(o, *x):
-        o[...] = fn(*x, np)
-
-    blockwise(block, oflat, *flats)
+    _blocks(lambda o, *x: fn(*x, np, out=o), oflat, *flats)
     return out
+
+
+def _blocks(fn, *flats):
+    """fn(*blocks) over matching blocks of 1-D arrays on the engine's threads. Blocks of _CHUNK elements:
+    each keeps its operands in a core's cache through a chain of operations, and few blocks mean few hand-overs
+    of the GIL between the threads (each costs a scheduling delay on a busy machine)."""
+    n = flats[0].size
+
+    def run(first, last):
+        for at in range(first * _CHUNK, min(last * _CHUNK, n), _CHUNK):
+            fn(*(f[at:at + _CHUNK] for f in flats))
+
+    _on_threads(run, -(-n // _CHUNK))
 
 
 def _reduce(image, op):
@@ -78,7 +99,7 @@ def _reduce(image, op):
     if flat is None:
         return op(image)
     parts = []
-    blockwise(lambda x: parts.append(op(x)), flat)
+    _blocks(lambda x: parts.append(op(x)), flat)
     return op(np.asarray(parts, dtype=image.dtype))
 
 
@@ -97,7 +118,7 @@ def _dtype_bits(kind, bits, itemsize=1):
 
 
 def _scale_fn(a, n, m, kind, itemsize, vmax=None):
-    """fn(x, xp) scaling unsigned/positive integers of `kind` from `n` to `m` bits (and its result dtype):
+    """fn(x, xp, out=None) scaling unsigned/positive integers of `kind` from `n` to `m` bits (and its result dtype):
     exact where m is a multiple of n, else through the next multiple and a division. Downscaling where
     every value already fits `m` bits (`vmax`: the maximum, of the whole image) casts without scaling."""
     if n > m:
@@ -109,22 +130,22 @@ def _scale_fn(a, n, m, kind, itemsize, vmax=None):
             warnings.warn(f"Downcasting {a.dtype} to {name} without scaling because max value {vmax} fits in "
                           f"{name}", stacklevel=5)
             dt = _dtype_bits(kind, m)
-            return (lambda x, xp: x.astype(dt)), dt
+            return (lambda x, xp, out=None: x.astype(dt) if out is None else _put(x, out)), dt
         dt = _dtype_bits(kind, m)
         k = 2 ** (n - m)
-        return (lambda x, xp: xp.floor_divide(x, k, dtype=x.dtype).astype(dt)), dt
+        return (lambda x, xp, out=None: _put(xp.floor_divide(x, k, dtype=x.dtype).astype(dt), out)), dt
     if n == m:
-        return (lambda x, xp: x), np.dtype(a.dtype)
+        return (lambda x, xp, out=None: _put(x, out)), np.dtype(a.dtype)
     if m % n == 0:
         dt = _dtype_bits(kind, m, itemsize)
         k = (2 ** m - 1) // (2 ** n - 1)
-        return (lambda x, xp: xp.multiply(x, k, dtype=dt)), dt
+        return (lambda x, xp, out=None: xp.multiply(x, k, dtype=dt, out=out)), dt
     o = (m // n + 1) * n
     dt = _dtype_bits(kind, o, itemsize)
     k, d = (2 ** o - 1) // (2 ** n - 1), 2 ** (o - m)
 
-    def up_then_down(x, xp):
-        y = xp.multiply(x, k, dtype=dt)
+    def up_then_down(x, xp, out=None):
+        y = xp.multiply(x, k, dtype=dt, out=out)
         y //= d
         return y
 
@@ -132,28 +153,28 @@ def _scale_fn(a, n, m, kind, itemsize, vmax=None):
 
 
 def _converter(image, dtype_out, vmax=None):
-    """fn(x, xp) converting values of image's dtype to `dtype_out` pointwise (both supported, different);
+    """fn(x, xp, out=None) converting values of image's dtype to `dtype_out` pointwise (both supported, different);
     `vmax`: the image's maximum where known (Dask: of all chunks)."""
     din, dout = image.dtype, np.dtype(dtype_out)
     tin, tout = din.type, dout.type
     kin, kout = din.kind, dout.kind
     if kout == "b":
         threshold = tin(dtype_range[tin][1] / 2)
-        return lambda x, xp: x > threshold
+        return lambda x, xp, out=None: xp.greater(x, threshold, out=out)
     if kin == "b":
         if kout == "f":
-            return lambda x, xp: x.astype(dout)
+            return lambda x, xp, out=None: _put(x, out) if out is not None else x.astype(dout)
         top = tout(dtype_range[tout][1])
 
-        def from_bool(x, xp):
-            y = x.astype(dout)
+        def from_bool(x, xp, out=None):
+            y = _put(x, out) if out is not None else x.astype(dout)
             y *= top
             return y
 
         return from_bool
     if kin == "f":
         if kout == "f":
-            return lambda x, xp: x.astype(dout)
+            return lambda x, xp, out=None: _put(x, out) if out is not None else x.astype(dout)
         if _reduce(image, np.min) < -1.0 or _reduce(image, np.max) > 1.0:
             raise ValueError("Images of type float must be between -1 and 1.")
         if image.ndim == 0:   # scikit-image rounds in place into the NumPy scalar a 0-d product is
@@ -162,13 +183,13 @@ def _converter(image, dtype_out, vmax=None):
         info = np.iinfo(dout)
         scale = info.max if kout == "u" else (info.max - info.min) / 2
 
-        def float_to_int(x, xp):
+        def float_to_int(x, xp, out=None):
             y = xp.multiply(x, scale, dtype=ct)
             if kout == "i":
                 y -= 1.0 / 2.0
             xp.rint(y, out=y)
             xp.clip(y, info.min, info.max, out=y)
-            return y.astype(dout)
+            return _put(y, out) if out is not None else y.astype(dout)
 
         return float_to_int
     imax_in = np.iinfo(din).max
@@ -179,24 +200,25 @@ def _converter(image, dtype_out, vmax=None):
         ct = _dtype_itemsize(din.itemsize, tout, np.float32, np.float64)
         s = 1.0 / imax_in
 
-        def int_to_float(x, xp):
-            y = xp.multiply(x, s, dtype=ct)
+        def int_to_float(x, xp, out=None):
+            y = xp.multiply(x, s, dtype=ct, out=out if ct == dout else None)
             if kin == "i":
                 xp.maximum(y, -1.0, out=y)
-            return y.astype(dout, copy=False)
+            return _put(y, out) if out is not None else y.astype(dout, copy=False)
 
         return int_to_float
     bits_in, bits_out = 8 * din.itemsize, 8 * dout.itemsize
     if kin == "u":
-        scale, _ = _scale_fn(image, bits_in, bits_out - (kout == "i"), "u", 1, vmax)
+        scale, scaled = _scale_fn(image, bits_in, bits_out - (kout == "i"), "u", 1, vmax)
         if kout == "i":
-            return lambda x, xp: scale(x, xp).view(dout)
+            return lambda x, xp, out=None: scale(x, xp, None if out is None else out.view(scaled))
         return scale
     if kout == "u":
         scale, dt = _scale_fn(image, bits_in - 1, bits_out, "i", 1, vmax)
 
-        def signed_to_unsigned(x, xp):
-            return xp.maximum(scale(x, xp), 0, dtype=dt).astype(dout)
+        def signed_to_unsigned(x, xp, out=None):
+            y = xp.maximum(scale(x, xp), 0, dtype=dt)
+            return _put(y, out) if out is not None else y.astype(dout)
 
         return signed_to_unsigned
     if din.itemsize > dout.itemsize:
@@ -206,12 +228,12 @@ def _converter(image, dtype_out, vmax=None):
     imin_in, imin_out = np.iinfo(din).min, np.iinfo(dout).min
     scale, _ = _scale_fn(np.empty(0, wide), bits_in, bits_out, "i", wide.itemsize)
 
-    def widen(x, xp):
+    def widen(x, xp, out=None):
         y = x.astype(wide)
         y -= imin_in
         y = scale(y, xp)
         y += imin_out
-        return y.astype(dout)
+        return _put(y, out) if out is not None else y.astype(dout)
 
     return widen
 

@@ -14,14 +14,14 @@ def invert(image, signed_float=False):
     own range (the subtraction wraps in the dtype, as scikit-image's does)."""
     dt = image.dtype
     if dt == bool:
-        fn = lambda x, xp: ~x
+        fn = lambda x, xp, out=None: xp.invert(x, out=out)
     elif dt.kind == "u":
         top = np.iinfo(dt).max
-        fn = lambda x, xp: xp.subtract(top, x, dtype=dt)
+        fn = lambda x, xp, out=None: xp.subtract(top, x, dtype=dt, out=out)
     elif dt.kind == "i":
-        fn = lambda x, xp: xp.subtract(-1, x, dtype=dt)
+        fn = lambda x, xp, out=None: xp.subtract(-1, x, dtype=dt, out=out)
     elif signed_float:
-        fn = lambda x, xp: -x
+        fn = lambda x, xp, out=None: xp.negative(x, out=out)
     else:
-        fn = lambda x, xp: xp.subtract(1, x, dtype=dt)
+        fn = lambda x, xp, out=None: xp.subtract(1, x, dtype=dt, out=out)
     return _map(image, dt, fn)

@@ -3,11 +3,15 @@ host, so a seed gives the very noise scikit-image gives), the arithmetic over bl
 threads (or on the GPU for CuPy input)."""
 from __future__ import annotations
 
+import contextvars
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
-from .._engine import engine_aware, xp_of
+from .._blocks import _on_threads
+from .._engine import engine_aware, get_num_threads, xp_of
 from .._rules import array_argument
-from ._dtype import _map, _reduce, convert
+from ._dtype import _map, _put, _reduce, convert
 
 _KIND = {"gaussian": "gaussian_values", "localvar": "localvar_values", "poisson": "poisson_values",
          "salt": "sp_values", "pepper": "sp_values", "s&p": "s&p_values", "speckle": "gaussian_values"}
@@ -37,37 +41,91 @@ def _clipped(fn, low):
     if low is None:
         return fn
 
-    def clipped(*args):
-        xp = args[-1]
-        return xp.clip(fn(*args), low, 1.0)
+    def clipped(*args, out=None):
+        y = fn(*args, out=out)
+        return args[-1].clip(y, low, 1.0, out=out)
 
     return clipped
 
 
-def _noisy(image, noise, fn, low):
-    """fn(x, n, xp) of image and its float64 noise (drawn C-ordered), clipped to [low, 1] unless low is None;
-    blockwise into the noise's memory (the result is float64: image is a float of at most 64 bits)."""
+_CHUNK = 1 << 18   # elements of noise drawn at a time
+
+
+def _noisy(image, rng, mean, std, fn, low):
+    """fn(x, n, xp, out=None) of image and its float64 N(mean, std) noise, clipped to [low, 1] unless low is
+    None. On the CPU engine the noise is drawn chunk by chunk (the same stream as one draw of the whole
+    shape), each chunk's arithmetic on a worker thread while the next one is drawn."""
     xp = xp_of(image)
     fn = _clipped(fn, low)
-    if xp is np and image.flags.c_contiguous:
-        from .._blocks import blockwise
+    if xp is not np or not image.flags.c_contiguous or get_num_threads() < 2 or image.size <= _CHUNK:
+        return fn(image, _device(xp, rng.normal(mean, std, image.shape)), xp)
+    out = np.empty(image.shape, np.result_type(image.dtype, np.float64))
+    x, o = image.reshape(-1), out.reshape(-1)
+    with ThreadPoolExecutor(max(1, get_num_threads() - 1)) as pool:
+        done = []
+        for at in range(0, x.size, _CHUNK):
+            part = slice(at, at + _CHUNK)
+            n = rng.normal(mean, std, o[part].size)   # NumPy draws without the GIL: workers run meanwhile
+            done.append(pool.submit(contextvars.copy_context().run, fn, x[part], n, np, out=o[part]))
+        for d in done:
+            d.result()
+    return out
 
-        def inplace(n, x):
-            n[...] = fn(x, n, np)
 
-        blockwise(inplace, noise, image)
-        return noise
-    return fn(image, _device(xp, noise), xp)
+def _gaussian(x, n, xp, out=None):
+    return xp.add(x, n, out=out)
 
 
-def _sp(image, rng, amount, salt_vs_pepper, low_clip):
-    flipped = _bernoulli(amount, image.shape, rng)
-    salted = _bernoulli(salt_vs_pepper, image.shape, rng)
+def _speckle(x, n, xp, out=None):
+    y = xp.multiply(x, n, out=out)
+    return xp.add(x, y, out=y)
+
+
+def _jumpable(rng):
+    """Whether blocks of the uniform stream can be drawn apart: a bit generator that jumps ahead by a count of
+    64-bit draws (one per float64 of Generator.random)."""
+    return type(rng.bit_generator) in (np.random.PCG64, np.random.PCG64DXSM)
+
+
+def _sp(image, rng, amount, salt_vs_pepper, low_clip, clip):
+    """Salt (1) and pepper (low_clip) at a fraction `amount` of the pixels, salt_vs_pepper of them salt:
+    scikit-image's draws (all flips, then all salt choices). With a jumpable generator, each block of pixels
+    draws its own stretch of both streams on the engine's threads, and the caller's generator is advanced
+    past them, as one draw of each would leave it."""
     xp = xp_of(image)
-    flipped, salted = _device(xp, flipped), _device(xp, salted)
     one, low = image.dtype.type(1), image.dtype.type(low_clip)
-    return _map(image, image.dtype, lambda x, f, s, xp: xp.where(f, xp.where(s, one, low), x),
-                flipped, salted)
+    if xp is np and image.flags.c_contiguous and _jumpable(rng) and image.size > _CHUNK:
+        n = image.size
+        flips = n if amount not in (0, 1) else 0
+        salts = n if salt_vs_pepper not in (0, 1) else 0
+        start = rng.bit_generator.state
+        x, out = image.reshape(-1), np.empty(n, image.dtype)
+
+        def draws(at, size, skip, count, p):
+            if not count:
+                return np.full(size, p == 1)
+            bits = type(rng.bit_generator)()
+            bits.state = start
+            bits.advance(skip + at)
+            return np.random.Generator(bits).random(size) <= p
+
+        def run(first, last):
+            for at in range(first * _CHUNK, min(last * _CHUNK, n), _CHUNK):
+                part = slice(at, at + _CHUNK)
+                size = out[part].size
+                f = draws(at, size, 0, flips, amount)
+                s = draws(at, size, flips, salts, salt_vs_pepper)
+                y = np.where(f, np.where(s, one, low), x[part])
+                out[part] = np.clip(y, low_clip, 1.0) if clip else y
+
+        _on_threads(run, -(-n // _CHUNK))
+        rng.bit_generator.advance(flips + salts)
+        return out.reshape(image.shape)
+    flipped = _device(xp, _bernoulli(amount, image.shape, rng))
+    salted = _device(xp, _bernoulli(salt_vs_pepper, image.shape, rng))
+    out = _map(image, image.dtype, lambda x, f, s, xp, out=None: _put(xp.where(f, xp.where(s, one, low), x), out),
+               flipped, salted)
+    return _map(out, out.dtype, _clipped(lambda o, xp, out=None: _put(o, out), low_clip)) if clip else out
 
 
 @engine_aware("image", native=False)
@@ -89,9 +147,8 @@ def random_noise(image, mode="gaussian", rng=None, clip=True, **kwargs):
     kw.update(kwargs)
     xp = xp_of(image)
     if mode in ("gaussian", "speckle"):
-        noise = rng.normal(kw["mean"], kw["var"] ** 0.5, image.shape)
-        add = (lambda x, n, xp: x + n) if mode == "gaussian" else (lambda x, n, xp: x + x * n)
-        return _noisy(image, noise, add, low_clip if clip else None)
+        add = _gaussian if mode == "gaussian" else _speckle
+        return _noisy(image, rng, kw["mean"], kw["var"] ** 0.5, add, low_clip if clip else None)
     elif mode == "localvar":
         local_vars = kw["local_vars"] if "local_vars" in kwargs else xp.zeros_like(image) + 0.01
         if bool((local_vars <= 0).any()):
@@ -105,12 +162,9 @@ def random_noise(image, mode="gaussian", rng=None, clip=True, **kwargs):
         out = _device(xp, rng.poisson(_host(image * vals)) / float(vals))
         if low_clip == -1.0:
             out = out * (old_max + 1.0) - 1.0
-    elif mode == "salt":
-        out = _sp(image, rng, kw["amount"], 1.0, low_clip)
-    elif mode == "pepper":
-        out = _sp(image, rng, kw["amount"], 0.0, low_clip)
     else:
-        out = _sp(image, rng, kw["amount"], kw["salt_vs_pepper"], low_clip)
+        q = {"salt": 1.0, "pepper": 0.0}.get(mode, kw["salt_vs_pepper"])
+        return _sp(image, rng, kw["amount"], q, low_clip, clip)
     if clip:
-        out = _map(out, out.dtype, _clipped(lambda o, xp: o, low_clip))
+        out = _map(out, out.dtype, _clipped(lambda o, xp, out=None: _put(o, out), low_clip))
     return out
