@@ -262,9 +262,6 @@ def equalize_hist(image, nbins=256, mask=None):
 def equalize_with(image, cdf, centers, out_type):
     """np.interp(image, centers, cdf) as `out_type` (host `cdf` and `centers`), on the image's engine."""
     xp = xp_of(image)
-    if xp is not np:
-        out = xp.interp(image.ravel(), xp.asarray(centers), xp.asarray(cdf))
-        return out.reshape(image.shape).astype(out_type, copy=False)
     if image.dtype.kind in "iu" and image.dtype.itemsize <= 2:
         # every value of the dtype through np.interp once: a table (interp at the centers is exact)
         index, values = _raw_index(image)
@@ -272,7 +269,11 @@ def equalize_with(image, cdf, centers, out_type):
     if image.dtype.kind in "iu":
         lo, hi = int(centers[0]), int(centers[-1])
         table = np.interp(np.arange(lo, hi + 1), centers, cdf).astype(out_type)
-        return _gather(table, (np.clip(image, lo, hi).astype(np.int64) - lo))
+        return _gather(table, (image.clip(lo, hi).astype(np.int64) - lo))
+    if xp is not np:   # CuPy's interpolation, in float64 as NumPy's
+        out = xp.interp(image.ravel().astype(np.float64), xp.asarray(centers, dtype=np.float64),
+                        xp.asarray(cdf, dtype=np.float64))
+        return out.reshape(image.shape).astype(out_type, copy=False)
     return _interp(image, centers, cdf, out_type)
 
 
@@ -401,8 +402,8 @@ def _percentiles(image, q):
         # NumPy's percentile of the sorted values (its selection, on sorted input, is one cheap pass; a full
         # sort is faster than the selection on unsorted input)
         return np.percentile(np.sort(image, axis=None), q)
-    if xp is not np or image.dtype.kind not in "iu" or image.dtype.itemsize > 2 or image.size == 0:
-        return _to_host(xp.percentile(image, q))
+    if image.dtype.kind not in "iu" or image.dtype.itemsize > 2 or image.size == 0:
+        return _to_host(xp.percentile(image, xp.asarray(q, dtype=np.float64)))
     lo, hi = _minmax(image)
     cum = np.cumsum(_hist.integer_counts(image, lo=lo, nbins=hi - lo + 1))
     q = np.true_divide(q, 100)
