@@ -8,6 +8,7 @@ NDIMG_BINDINGS(proj) {
       .value("linear", proj::Interp::Linear)
       .value("nearest", proj::Interp::Nearest)
       .value("cubic", proj::Interp::Cubic);
+  bind<&proj::nonzero>(m, "proj_nonzero", "image", Out{"ys"}, Out{"xs"});
   bind<&proj::hough_line>(m, "proj_hough_line", "ys", "xs", "cos", "sin", "offset", Out{"accum"},
                           nb::arg("stream") = 0);
   bind<&proj::hough_circle>(m, "proj_hough_circle", "ys", "xs", "radii", "shift", "normalize", Out{"out"},

@@ -13,6 +13,10 @@
 
 namespace ndimg::proj {
 
+// The (row, column) indices of the nonzero elements (NaN counts as nonzero) of a 2-D host image, in C
+// order, into ys and xs (contiguous int64, as many as there are such elements): numpy.nonzero, in parallel.
+void nonzero(const View& image, const View& ys, const View& xs);
+
 // accum[round(cos[j] * x + sin[j] * y) + offset, j] += 1 for every point (y, x) and angle j; accum is a
 // (2 * offset + 1, len(cos)) uint64 array (round: half away from zero).
 void hough_line(const View& ys, const View& xs, std::span<const double> cos, std::span<const double> sin,

@@ -23,6 +23,16 @@ void require_float_c(const View& v, int ndim, const char* op, const char* what) 
 
 }  // namespace
 
+void nonzero(const View& image, const View& ys, const View& xs) {
+  const char* op = "nonzero";
+  if (image.ndim != 2 || image.device != Device::CPU) throw ValueError("nonzero: a 2-D host image expected");
+  require(ys.dtype == DType::I64 && xs.dtype == DType::I64 && ys.ndim == 1 && xs.ndim == 1 &&
+              ys.shape[0] == xs.shape[0] && (ys.shape[0] == 0 || (ys.c_contiguous() && xs.c_contiguous())) &&
+              ys.device == Device::CPU && xs.device == Device::CPU,
+          op, "ys and xs must be contiguous 1-D int64 host arrays of one length");
+  nonzero_cpu(image, ys, xs);
+}
+
 void hough_line(const View& ys, const View& xs, std::span<const double> cos, std::span<const double> sin,
                 int64_t offset, const View& accum, StreamHandle stream) {
   const char* op = "hough_line";

@@ -240,6 +240,7 @@ NDIMG_HD void ray_update(const Ray<T>& ray, T deviation, Add&& add, int64_t k0 =
 }
 
 // ---- engine schedules (arguments validated by the entries) ----
+void nonzero_cpu(const View& image, const View& ys, const View& xs);
 void hough_line_cpu(const View& ys, const View& xs, std::span<const double> cos, std::span<const double> sin,
                     int64_t offset, const View& accum);
 void hough_circle_cpu(const View& ys, const View& xs, std::span<const int64_t> radii, int64_t shift, bool normalize,

@@ -9,21 +9,61 @@
 
 namespace ndimg::proj {
 
+void nonzero_cpu(const View& image, const View& ys, const View& xs) {
+  const int64_t rows = image.shape[0], cols = image.shape[1], s0 = image.strides[0], s1 = image.strides[1];
+  const int64_t total = ys.shape[0];
+  int64_t* oy = ys.ptr<int64_t>();
+  int64_t* ox = xs.ptr<int64_t>();
+  dispatch_dtype(image.dtype, [&]<class T>() {
+    const T* src = image.ptr<T>();
+    // bands of rows counted, then filled from their offsets (numpy.nonzero's C order)
+    const int64_t parts = std::max<int64_t>(1, std::min<int64_t>(rows, 4 * num_threads()));
+    std::vector<int64_t> start(parts + 1, 0);
+    auto band = [&](int64_t p, auto&& hit) {
+      for (int64_t r = rows * p / parts; r < rows * (p + 1) / parts; ++r)
+        for (int64_t c = 0; c < cols; ++c)
+          if (src[r * s0 + c * s1] != T(0)) hit(r, c);
+    };
+    parallel_for(parts, 1, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        int64_t n = 0;
+        band(p, [&](int64_t, int64_t) { ++n; });
+        start[p + 1] = n;
+      }
+    });
+    for (int64_t p = 0; p < parts; ++p) start[p + 1] += start[p];
+    if (start[parts] != total) throw ValueError("nonzero: ys and xs must hold every nonzero element");
+    parallel_for(parts, 1, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p) {
+        int64_t k = start[p];
+        band(p, [&](int64_t r, int64_t c) {
+          oy[k] = r;
+          ox[k++] = c;
+        });
+      }
+    });
+  });
+}
+
 void hough_line_cpu(const View& ys, const View& xs, std::span<const double> cos, std::span<const double> sin,
                     int64_t offset, const View& accum) {
-  const int64_t np = ys.size(), nt = int64_t(cos.size());
+  const int64_t np = ys.size(), nt = int64_t(cos.size()), nd = accum.shape[0];
   const int64_t* y = ys.ptr<int64_t>();
   const int64_t* x = xs.ptr<int64_t>();
   uint64_t* acc = accum.ptr<uint64_t>();
-  // a task owns a range of angles (columns); points are visited in chunks that stay in cache across them
-  constexpr int64_t kChunk = 8192;
-  parallel_for(nt, 1, [&](int64_t j0, int64_t j1) {
-    for (int64_t p0 = 0; p0 < np; p0 += kChunk) {
-      const int64_t p1 = std::min(np, p0 + kChunk);
-      for (int64_t j = j0; j < j1; ++j) {
-        const double c = cos[j], s = sin[j];
-        for (int64_t p = p0; p < p1; ++p) ++acc[line_bin(y[p], x[p], c, s, offset) * nt + j];
-      }
+  // a task owns a tile of angles and counts them in columns of its own (contiguous along the distance,
+  // small enough to stay in cache), streaming the points once per tile; the columns then go to accum
+  constexpr int64_t kTile = 8;
+  const int64_t tiles = (nt + kTile - 1) / kTile;
+  parallel_for(tiles, 1, [&](int64_t t0, int64_t t1) {
+    std::vector<uint32_t> col(kTile * nd);
+    for (int64_t t = t0; t < t1; ++t) {
+      const int64_t j0 = t * kTile, nj = std::min(kTile, nt - j0);
+      std::fill(col.begin(), col.end(), 0u);
+      for (int64_t p = 0; p < np; ++p)
+        for (int64_t q = 0; q < nj; ++q) ++col[q * nd + line_bin(y[p], x[p], cos[j0 + q], sin[j0 + q], offset)];
+      for (int64_t q = 0; q < nj; ++q)
+        for (int64_t d = 0; d < nd; ++d) acc[d * nt + j0 + q] += col[q * nd + d];
     }
   });
 }
@@ -131,24 +171,29 @@ void backproject_cpu(const View& proj, std::span<const double> cos, std::span<co
                      Interp interp, std::span<const double> knots, const View& out) {
   const int64_t na = proj.shape[0], n = proj.shape[1], h = n / 2, size = out.shape[0];
   const double* pj = proj.ptr<double>();
+  auto run = [&]<class T>(T* o, auto at) {
+    // a task owns rows of the output; each pixel adds the angles in order
+    parallel_for(size, 1, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) {
+        T* row = o + i * size;
+        const double xi = double(i - radius);
+        for (int64_t a = 0; a < na; ++a) {
+          const double c = cos[a], s = sin[a];
+          const double* col = pj + a * n;
+          for (int64_t j = 0; j < size; ++j) row[j] += at(col, double(j - radius) * c - xi * s);
+        }
+      }
+    });
+  };
   dispatch_dtype(out.dtype, [&]<class T>() {
     if constexpr (std::is_floating_point_v<T>) {
       T* o = out.ptr<T>();
-      // a task owns rows of the output; each pixel adds the angles in order
-      parallel_for(size, 1, [&](int64_t i0, int64_t i1) {
-        for (int64_t i = i0; i < i1; ++i) {
-          T* row = o + i * size;
-          const double xi = double(i - radius);
-          for (int64_t a = 0; a < na; ++a) {
-            const double c = cos[a], s = sin[a];
-            const double* col = pj + a * n;
-            for (int64_t j = 0; j < size; ++j) {
-              const double t = double(j - radius) * c - xi * s;
-              row[j] += interp_at(interp, col, n, h, knots.data(), t);
-            }
-          }
-        }
-      });
+      const double* kn = knots.data();
+      switch (interp) {
+        case Interp::Nearest: run(o, [&](const double* c, double t) { return interp_nearest(c, n, h, t); }); break;
+        case Interp::Cubic: run(o, [&](const double* c, double t) { return interp_cubic(c, n, h, kn, t); }); break;
+        default: run(o, [&](const double* c, double t) { return interp_linear(c, n, h, t); });
+      }
     } else {
       throw TypeError("iradon: float32 or float64 output expected");
     }
