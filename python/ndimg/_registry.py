@@ -1618,8 +1618,8 @@ for _name, _file, _kind, _tol in (
         ("rgb2ycbcr", "_colorconv", "image", None), ("ydbdr2rgb", "_colorconv", "image", None),
         ("rgb2ydbdr", "_colorconv", "image", None), ("rgb2hed", "_colorconv", "image", None),
         ("hed2rgb", "_colorconv", "image", None),
-        # float32 LAB/LUV: a = 500 (x - y) and u, v amplify the float32 rounding of x, y, z (summed in
-        # another order than NumPy's matmul) to about 1e-4 on values of up to 100
+        # float32 LAB/LUV: a = 500 (x - y) and u, v amplify float32 rounding differences (CPU: the same BLAS
+        # products as scikit-image's; CUDA: cuBLAS) to about 1e-4 on values of up to 100
         ("xyz2lab", "_colorconv", "image", 2e-4), ("lab2xyz", "_colorconv", "lab", None),
         ("rgb2lab", "_colorconv", "image", 2e-4), ("lab2rgb", "_colorconv", "lab", None),
         ("xyz2luv", "_colorconv", "image", 2e-4), ("luv2xyz", "_colorconv", "lab", 2e-4),
@@ -2034,7 +2034,7 @@ register("draw", "random_shapes", f"{_DR}._random_shapes:random_shapes", **_DGEN
 # in place, returns None: compared with scikit-image's image in the test file (coordinates and values too
 # small to time: a NumPy gather and scatter of the given pixels)
 register("draw", "set_color", f"{_DR}._draw:set_color", inputs=("none",), ndim=(), cases=(),
-         extra={"tested_in": "tests/draw/test_draw.py"})
+         extra={"tested_in": "tests/draw/test_draw.py", "inplace": "image"})
 del _DR, _DGEN, _DPOLY, _DRING, _DBIG
 # ---- end draw ----
 # ---- issue 27: transform warps and pyramids ----

@@ -247,7 +247,9 @@ def _round_trip(spec, *args, **kwargs):
         return spec.impl(*args, **kwargs)
     import cupy
 
-    out = next((v for pos, name, _, _ in spec.arrays if name == "out"
+    # the array written in place: `out`, or the registry's extra["inplace"] parameter (set_color's image)
+    written = spec.entry.extra.get("inplace", "out")
+    out = next((v for pos, name, _, _ in spec.arrays if name == written
                 for v in [args[pos] if pos < len(args) else kwargs.get(name)] if type(v) is np.ndarray), None)
     # only the array parameters go up: other NumPy arguments (a sigma per axis, ...) stay host values
     up = lambda v: cupy.asarray(v) if type(v) is np.ndarray else v
@@ -259,6 +261,10 @@ def _round_trip(spec, *args, **kwargs):
             kwargs[name] = up(kwargs[name])
     y = _to_host(spec.impl(*args, **kwargs), kwargs.get("sparse_type"))
     if out is None:
+        return y
+    if written != "out":   # modified in place on the GPU: copied back, the function's own result returned
+        out[...] = next(v for pos, name, _, _ in spec.arrays if name == written
+                        for v in [args[pos] if pos < len(args) else kwargs.get(name)]).get()
         return y
     out[...] = y  # the caller's NumPy `out` is filled and returned, as without the round trip
     return out
