@@ -48,9 +48,8 @@ nb::object uninitialized(size_t n, int64_t*& data) {
   return nb::cast(nb::ndarray<nb::numpy, int64_t>(data, 1, &n, owner));
 }
 
-void ellipse_mask(double r_org, double c_org, double r_rad, double c_rad, double sin_a, double cos_a, const View& out,
-                  StreamHandle stream) {
-  draw::ellipse_mask({r_org, c_org, r_rad, c_rad, sin_a, cos_a}, out, stream);
+void ellipse_mask(double r_org, double c_org, double r_rad, double c_rad, double sin_a, double cos_a, const View& out) {
+  draw::ellipse_mask({r_org, c_org, r_rad, c_rad, sin_a, cos_a}, out);
 }
 
 // A generator run without the GIL.
@@ -71,8 +70,7 @@ nb::object triple(draw::Coords&& c) {
 
 NDIMG_BINDINGS(draw) {
   bind<&draw::polygon_mask>(m, "draw_polygon_mask", "vr", "vc", "r0", "c0", Out{"out"}, nb::arg("stream") = 0);
-  bind<&ellipse_mask>(m, "draw_ellipse_mask", "r_org", "c_org", "r_rad", "c_rad", "sin_a", "cos_a", Out{"out"},
-                      nb::arg("stream") = 0);
+  bind<&ellipse_mask>(m, "draw_ellipse_mask", "r_org", "c_org", "r_rad", "c_rad", "sin_a", "cos_a", Out{"out"});
   m.def(
       "draw_mask_coords",
       [](Mask mask, int64_t r0, int64_t c0) {

@@ -22,11 +22,12 @@ void polygon_mask(std::span<const double> vr, std::span<const double> vc, int64_
   NDIMG_ROUTE(out, op, polygon_mask_cpu(vr, vc, r0, c0, out), polygon_mask_cuda(vr, vc, r0, c0, out, stream));
 }
 
-void ellipse_mask(const EllipseTest& test, const View& out, StreamHandle stream) {
+void ellipse_mask(const EllipseTest& test, const View& out) {
   const char* op = "ellipse_mask";
   require_mask(out, op);
+  if (out.device != Device::CPU) throw TypeError("ellipse_mask: a CPU array expected");
   if (out.size() == 0) return;
-  NDIMG_ROUTE(out, op, ellipse_mask_cpu(test, out), ellipse_mask_cuda(test, out, stream));
+  ellipse_mask_cpu(test, out);
 }
 
 }  // namespace ndimg::draw

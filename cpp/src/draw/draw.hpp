@@ -1,5 +1,5 @@
-// skimage.draw's rasterisers: the per-pixel tests once (NDIMG_HD, both engines), the fills' entries and
-// engine schedules, and the host coordinate generators (scikit-image's Cython loops, step for step, so that
+// skimage.draw's rasterisers: the fills' entries and engine schedules (the polygon's test is measure's
+// pnpoly, on both engines; the ellipse's is below), and the host coordinate generators (scikit-image's Cython loops, step for step, so that
 // the pixels and their order are scikit-image's).
 #pragma once
 #include <cstdint>
@@ -30,15 +30,14 @@ struct EllipseTest {
 // on an edge or on a vertex, as skimage.draw.polygon.
 void polygon_mask(std::span<const double> vr, std::span<const double> vc, int64_t r0, int64_t c0, const View& out,
                   StreamHandle stream = nullptr);
-// Pixels that pass `test` (out's pixel [i, j] is (i, j): the test carries its own centre).
-void ellipse_mask(const EllipseTest& test, const View& out, StreamHandle stream = nullptr);
+// Pixels that pass `test` (out's pixel [i, j] is (i, j): the test carries its own centre); CPU arrays only.
+void ellipse_mask(const EllipseTest& test, const View& out);
 
 void polygon_mask_cpu(std::span<const double> vr, std::span<const double> vc, int64_t r0, int64_t c0, const View& out);
 void ellipse_mask_cpu(const EllipseTest& test, const View& out);
 #ifdef NDIMG_WITH_CUDA
 void polygon_mask_cuda(std::span<const double> vr, std::span<const double> vc, int64_t r0, int64_t c0,
                        const View& out, StreamHandle s);
-void ellipse_mask_cuda(const EllipseTest& test, const View& out, StreamHandle s);
 #endif
 
 // The coordinates (r0 + i, c0 + j) of the nonzero pixels of a C-contiguous (rows x cols) uint8 mask, in C

@@ -1,5 +1,6 @@
-// CUDA schedules of the fills: one thread per pixel, the same tests as the CPU (pnpoly against every edge:
-// the GPU has the threads to spare that the CPU's scanline saves).
+// CUDA schedule of the polygon fill: one thread per pixel, pnpoly against every edge (the GPU has the
+// threads to spare that the CPU's scanline saves; both give pnpoly's codes). The ellipse fill takes scalars
+// only (disk, ellipse): it has no GPU caller and no CUDA schedule.
 #include "core/cuda.cuh"
 #include "draw/draw.hpp"
 #include "measure/contours_polygon.hpp"
@@ -14,13 +15,6 @@ __global__ void polygon_kernel(const double* xp, const double* yp, int64_t n, in
   NDIMG_GRID_STRIDE(k, size) {
     const int64_t i = k / cols, j = k - i * cols;
     out[k] = measure::point_in_polygon(xp, yp, n, double(c0 + j), double(r0 + i)) != 0;
-  }
-}
-
-__global__ void ellipse_kernel(EllipseTest test, int64_t cols, int64_t size, uint8_t* out) {
-  NDIMG_GRID_STRIDE(k, size) {
-    const int64_t i = k / cols;
-    out[k] = test(double(i), double(k - i * cols));
   }
 }
 
@@ -40,15 +34,6 @@ void polygon_mask_cuda(std::span<const double> vr, std::span<const double> vc, i
   const int64_t size = out.size();
   polygon_kernel<<<cuda::blocks_for(size, kThreads), kThreads, 0, s>>>(xp, xp + n, n, r0, c0, out.shape[1], size,
                                                                        out.ptr<uint8_t>());
-  cuda::check_launch(op);
-}
-
-void ellipse_mask_cuda(const EllipseTest& test, const View& out, StreamHandle stream) {
-  const char* op = "ellipse_mask";
-  cuda::DeviceGuard guard(out.device_id, op);
-  auto s = static_cast<cudaStream_t>(stream);
-  const int64_t size = out.size();
-  ellipse_kernel<<<cuda::blocks_for(size, kThreads), kThreads, 0, s>>>(test, out.shape[1], size, out.ptr<uint8_t>());
   cuda::check_launch(op);
 }
 
