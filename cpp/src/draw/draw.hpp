@@ -1,6 +1,6 @@
 // skimage.draw's rasterisers: the fills' entries and engine schedules (the polygon's test is measure's
-// pnpoly, on both engines; the ellipse's is below), and the host coordinate generators (scikit-image's Cython loops, step for step, so that
-// the pixels and their order are scikit-image's).
+// pnpoly, on both engines; the ellipse's is below), and the host coordinate generators (scikit-image's
+// Cython loops, step for step, so that the pixels and their order are scikit-image's).
 #pragma once
 #include <cstdint>
 #include <span>
