@@ -16,6 +16,19 @@
 
 namespace ndimg::proj {
 
+// floor and ceil without a libm call where the value fits an integer (x86-64's baseline has no rounding
+// instruction); exact: the truncation is corrected by one where it went the wrong way.
+NDIMG_HD double floor_fast(double x) {
+  if (!(x > -4e18 && x < 4e18)) return floor(x);
+  const double t = double(int64_t(x));
+  return t > x ? t - 1.0 : t;
+}
+NDIMG_HD double ceil_fast(double x) {
+  if (!(x > -4e18 && x < 4e18)) return ceil(x);
+  const double t = double(int64_t(x));
+  return t < x ? t + 1.0 : t;
+}
+
 // scikit-image's round(): half away from zero, truncated to an integer.
 NDIMG_HD int64_t round_away(double r) { return static_cast<int64_t>(r > 0.0 ? r + 0.5 : r - 0.5); }
 
@@ -55,8 +68,8 @@ inline std::vector<double> vote_values(uint64_t max_count, double incr) {
 // Cython writes the literal of `1 - dc` as 1.0, a C double: those factors are double, `dc * right` is T.
 template <class T>
 NDIMG_HD T bilinear(const T* img, int64_t rows, int64_t cols, T r, T c) {
-  const double fr = floor(double(r)), fc = floor(double(c));
-  const long minr = long(fr), minc = long(fc), maxr = long(ceil(double(r))), maxc = long(ceil(double(c)));
+  const double fr = floor_fast(double(r)), fc = floor_fast(double(c));
+  const long minr = long(fr), minc = long(fc), maxr = long(ceil_fast(double(r))), maxc = long(ceil_fast(double(c)));
   const T dr = r - T(minr), dc = c - T(minc);
   auto px = [&](long i, long j) -> T { return i < 0 || i >= rows || j < 0 || j >= cols ? T(0) : img[i * cols + j]; };
   const double top = (1. - dc) * px(minr, minc) + T(dc * px(minr, maxc));
@@ -85,7 +98,7 @@ NDIMG_HD double interp_linear(const double* fp, int64_t n, int64_t h, double t) 
   if (!(t >= first)) return t < first ? 0.0 : t;  // NaN propagates as NumPy's does
   if (t > last) return 0.0;
   if (t == last) return fp[n - 1];
-  const double ft = floor(t);
+  const double ft = floor_fast(t);
   const int64_t j = int64_t(ft) + h;
   if (ft == t) return fp[j];
   const double slope = (fp[j + 1] - fp[j]) / 1.0;
@@ -102,7 +115,7 @@ NDIMG_HD double interp_nearest(const double* fp, int64_t n, int64_t h, double t)
   const double first = double(-h), last = double(n - 1 - h);
   if (t < first || t > last) return 0.0;
   if (t != t) return t;
-  const double ft = floor(t);
+  const double ft = floor_fast(t);
   int64_t j = int64_t(ft) + h;
   if (j < n - 1 && t > (ft + (ft + 1.0)) / 2.0) ++j;
   return fp[j];
@@ -184,7 +197,7 @@ struct Ray {
     for (int64_t k = k0 < 0 ? 0 : k0; k <= steps && k <= k1; ++k) {
       const T x = x0 + T(k) * dx, y = y0 + T(k) * dy;
       const T ii = x + center, jj = y + center;
-      const double fi = floor(double(ii)), fj = floor(double(jj));
+      const double fi = floor_fast(double(ii)), fj = floor_fast(double(jj));
       visit(k, int64_t(fi), int64_t(fj), T(ii - fi), T(jj - fj));
     }
   }
@@ -222,7 +235,7 @@ NDIMG_HD T ray_deviation(const T* img, const Ray<T>& ray, T projected) {
   return norm > T(0) ? T(-(sum - projected) / norm) : T(0);
 }
 
-// The ray's update: add(flat index, value) with each value in the type the reference's expression has
+// The ray's update: add(row, column, value) with each value in the type the reference's expression has
 // (T for the last corner only), added as `update[...] += value` adds it.
 // Only the samples [k0, k1] where given.
 template <class T, class Add>
@@ -232,10 +245,10 @@ NDIMG_HD void ray_update(const Ray<T>& ray, T deviation, Add&& add, int64_t k0 =
   const T beta = T(0.46164);
   ray.walk([&](int64_t k, int64_t i, int64_t j, T di, T dj) {
     const T window = T((1. - beta) - beta * cos(2 * M_PI * double(k) / double(steps - 1)));
-    if (i > 0 && j > 0) add(i * n + j, deviation * (1. - di) * (1. - dj) * ds * window);
-    if (i > 0 && j < n - 1) add(i * n + j + 1, deviation * (1. - di) * dj * ds * window);
-    if (i < n - 1 && j > 0) add((i + 1) * n + j, deviation * di * (1. - dj) * ds * window);
-    if (i < n - 1 && j < n - 1) add((i + 1) * n + j + 1, T(deviation * di * dj * ds * window));
+    if (i > 0 && j > 0) add(i, j, deviation * (1. - di) * (1. - dj) * ds * window);
+    if (i > 0 && j < n - 1) add(i, j + 1, deviation * (1. - di) * dj * ds * window);
+    if (i < n - 1 && j > 0) add(i + 1, j, deviation * di * (1. - dj) * ds * window);
+    if (i < n - 1 && j < n - 1) add(i + 1, j + 1, T(deviation * di * dj * ds * window));
   }, k0, k1);
 }
 

@@ -97,11 +97,14 @@ void hough_circle_cpu(const View& ys, const View& xs, std::span<const int64_t> r
     for (int64_t d = -r; d <= r + 1; ++d)
       start[i][d + r] = std::lower_bound(pr[i].begin(), pr[i].end(), d) - pr[i].begin();
   }
-  // tasks: (radius, band of output rows); points are sorted by row, so a band's voters are one range
-  const int64_t band = std::max<int64_t>(8, rows / std::max<int64_t>(1, 4 * num_threads() / std::max<int64_t>(nr, 1)));
+  // tasks: (radius, band of output rows), a band small enough to stay in cache while its cells are counted
+  // and then turned into their float sums; points are sorted by row, so a band's voters are one range
+  const int64_t band = std::max<int64_t>(1, (int64_t(1) << 16) / std::max<int64_t>(cols, 1));
   const int64_t nbands = (rows + band - 1) / band;
-  std::vector<uint64_t> band_max(nr * nbands, 0);
+  std::vector<std::vector<double>> values(nr);
+  for (int64_t i = 0; i < nr; ++i) values[i] = vote_values(1024, incr[i]);
   parallel_for(nr * nbands, 1, [&](int64_t t0, int64_t t1) {
+    std::vector<double> more;
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t i = t / nbands, b0 = (t % nbands) * band, b1 = std::min(rows, b0 + band);
       const int64_t r = std::max<int64_t>(radii[i], 0);
@@ -116,21 +119,19 @@ void hough_circle_cpu(const View& ys, const View& xs, std::span<const int64_t> r
         if (d0 > d1) continue;
         for (int64_t k = start[i][d0 + r]; k < start[i][d1 + r + 1]; ++k) {
           const int64_t tx = cy + pr[i][k], ty = cx + pc[i][k];
-          if (ty < 0 || ty >= cols) continue;
-          m = std::max(m, ++plane[tx * cols + ty]);
+          if (ty >= 0 && ty < cols) ++plane[tx * cols + ty];
         }
       }
-      band_max[t] = m;
+      if (hi == lo) continue;   // no votes: the cells stay 0.0
+      for (int64_t o = b0 * cols; o < b1 * cols; ++o) m = std::max(m, plane[o]);
+      const double* v = values[i].data();
+      if (m >= values[i].size()) {
+        more = vote_values(m, incr[i]);
+        v = more.data();
+      }
+      for (int64_t o = b0 * cols; o < b1 * cols; ++o) value[i * rows * cols + o] = v[plane[o]];
     }
   });
-  for (int64_t i = 0; i < nr; ++i) {
-    const uint64_t m = *std::max_element(band_max.begin() + i * nbands, band_max.begin() + (i + 1) * nbands);
-    const std::vector<double> v = vote_values(m, incr[i]);
-    const int64_t base = i * rows * cols;
-    parallel_for(rows * cols, 1 << 16, [&](int64_t a, int64_t b) {
-      for (int64_t o = base + a; o < base + b; ++o) value[o] = v[count[o]];
-    });
-  }
 }
 
 void radon_cpu(const View& image, std::span<const double> matrix, const View& out) {
@@ -233,9 +234,8 @@ void sart_update_cpu(const View& image, double theta, const View& projection, do
             } else if (start < double(lo - 2) || start > double(hi + 1)) {
               continue;
             }
-            ray_update(r, dev[i], [&](int64_t o, auto v) {
-              const int64_t row = o / n;
-              if (row >= lo && row < hi) u[o] += v;
+            ray_update(r, dev[i], [&](int64_t row, int64_t col, auto v) {
+              if (row >= lo && row < hi) u[row * n + col] += v;
             }, k0, k1);
           }
         }

@@ -78,7 +78,7 @@ __global__ void sart_kernel(const T* img, int64_t n, T theta, const T* projectio
   NDIMG_GRID_STRIDE(i, nrays) {
     const Ray<T> ray(n, theta, T(i) + shift);
     const T dev = ray_deviation(img, ray, projection[i]);
-    ray_update(ray, dev, [&](int64_t o, auto v) { atomicAdd(&update[o], T(v)); });
+    ray_update(ray, dev, [&](int64_t row, int64_t col, auto v) { atomicAdd(&update[row * n + col], T(v)); });
   }
 }
 
