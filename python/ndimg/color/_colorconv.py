@@ -114,6 +114,16 @@ def _planes(block, dtype, scale=True):
     return p
 
 
+def _floats(block, dtype):
+    """(n, c) pixels -> (n, c) contiguous floats in `dtype`, scaled as img_as_float scales integers."""
+    f = block.astype(dtype)
+    if block.dtype.kind in "iu":
+        f *= 1.0 / np.iinfo(block.dtype).max
+        if block.dtype.kind == "i":
+            xp_of(f).maximum(f, -1.0, out=f)
+    return f
+
+
 def _run(kernel, arr, out, *more):
     """kernel(pixels (n, c), out (n, k), *more pixels) -> a count or None, over all pixels of channel-last
     `arr` (and of the arrays `more` of its pixel shape) into the C-contiguous `out`; returns the sum of the
@@ -192,10 +202,16 @@ def _write(out, *planes):
 # Per-pixel math on planes (each plane a 1-D array; scikit-image's operations in its order, so that the
 # results agree to the last bits where the operations are the same)
 # ---------------------------------------------------------------------------------------------------
-def _matrix(m, p):
-    """The planes of m @ pixel, m cast to the planes' dtype as scikit-image casts it."""
-    m = m.astype(p.dtype)
-    return [m[j, 0] * p[0] + m[j, 1] * p[1] + m[j, 2] * p[2] for j in range(m.shape[0])]
+def _matrix(m, f, out=None):
+    """Pixels (n, 3) times m transposed, m cast to the pixels' dtype: scikit-image's ``arr @ m.T`` (the same
+    BLAS product, on a block)."""
+    xp = xp_of(f)
+    return xp.matmul(f, xp.asarray(m.T.astype(f.dtype)), out=out)
+
+
+def _rgb_to_xyz(a, dtype):
+    """Raw RGB pixels (n, 3) to XYZ (n, 3) in `dtype`."""
+    return _matrix(xyz_from_rgb, _expand_srgb(_floats(a, dtype)))
 
 
 def _expand_srgb(p):
@@ -204,17 +220,16 @@ def _expand_srgb(p):
     return xp.where(p > 0.04045, xp.power((xp.maximum(p, 0.04045) + 0.055) / 1.055, 2.4), p / 12.92)
 
 
-def _compress_srgb(planes):
-    """Linear light to sRGB gamma, clipped to [0, 1]."""
-    xp = xp_of(planes[0])
-    p = xp.stack(planes)
-    p = xp.where(p > 0.0031308, 1.055 * xp.power(xp.maximum(p, 0.0031308), 1 / 2.4) - 0.055, p * 12.92)
-    return xp.clip(p, 0, 1, out=p)
+def _compress_srgb(f, out):
+    """Linear light to sRGB gamma, clipped to [0, 1], into `out`."""
+    xp = xp_of(f)
+    f = xp.where(f > 0.0031308, 1.055 * xp.power(xp.maximum(f, 0.0031308), 1 / 2.4) - 0.055, f * 12.92)
+    return xp.clip(f, 0, 1, out=out)
 
 
 def _xyz_to_lab(p, white):
     xp = xp_of(p)
-    f = p / white.astype(p.dtype)[:, None]
+    f = p / xp.asarray(white.astype(p.dtype)[:, None])
     f = xp.where(f > 0.008856, xp.cbrt(f), 7.787 * f + 16.0 / 116.0)
     x, y, z = f
     return 116.0 * y - 16.0, 500.0 * (x - y), 200.0 * (y - z)
@@ -306,14 +321,22 @@ def _polar(x, y):
 # Public conversions
 # ---------------------------------------------------------------------------------------------------
 def _linear(m, offset=None):
-    """A kernel of one matrix (and an offset added after it)."""
-    def kernel(p, o):
-        planes = _matrix(m, p)
+    """A kernel of one matrix (and an offset added after it), on raw pixels."""
+    def kernel(a, o):
+        _matrix(m, _floats(a, o.dtype), out=o)
         if offset is not None:
-            for q, add in zip(planes, offset):
-                q += add
-        _write(o, *planes)
+            o += xp_of(o).asarray(offset, dtype=o.dtype)
     return kernel
+
+
+def _on_pixels(image, channel_axis, kernel, *, channels=3):
+    """_pointwise for kernels of raw pixel blocks (n, c) rather than planes."""
+    xp, arr, back, dt = _prepare(image, channel_axis)
+    out = xp.empty(arr.shape[:-1] + (channels or 1,), dt)
+    _run(kernel, arr, out)
+    if channels is None:
+        return out.reshape(arr.shape[:-1])
+    return out if back is None else xp.moveaxis(out, -1, back)
 
 
 @engine_aware("rgb")
@@ -328,75 +351,75 @@ def hsv2rgb(hsv, *, channel_axis=-1):
 
 @engine_aware("xyz")
 def xyz2rgb(xyz, *, channel_axis=-1):
-    return _pointwise(xyz, channel_axis, lambda p, o: _write(o, *_compress_srgb(_matrix(rgb_from_xyz, p))))
+    return _on_pixels(xyz, channel_axis, lambda a, o: _compress_srgb(_matrix(rgb_from_xyz, _floats(a, o.dtype)), o))
 
 
 @engine_aware("rgb")
 def rgb2xyz(rgb, *, channel_axis=-1):
-    return _pointwise(rgb, channel_axis, lambda p, o: _write(o, *_matrix(xyz_from_rgb, _expand_srgb(p))))
+    return _on_pixels(rgb, channel_axis, lambda a, o: _matrix(xyz_from_rgb, _expand_srgb(_floats(a, o.dtype)), o))
 
 
 @engine_aware("rgb")
 def rgb2rgbcie(rgb, *, channel_axis=-1):
-    return _pointwise(rgb, channel_axis, _linear(rgbcie_from_rgb))
+    return _on_pixels(rgb, channel_axis, _linear(rgbcie_from_rgb))
 
 
 @engine_aware("rgbcie")
 def rgbcie2rgb(rgbcie, *, channel_axis=-1):
-    return _pointwise(rgbcie, channel_axis, _linear(rgb_from_rgbcie))
+    return _on_pixels(rgbcie, channel_axis, _linear(rgb_from_rgbcie))
 
 
 @engine_aware("rgb")
 def rgb2gray(rgb, *, channel_axis=-1):
-    def kernel(p, o):
-        w = np.asarray(_GRAY, dtype=p.dtype)
-        o[:, 0] = w[0] * p[0] + w[1] * p[1] + w[2] * p[2]
-    return _pointwise(rgb, channel_axis, kernel, channels=None)
+    def kernel(a, o):
+        f = _floats(a, o.dtype)
+        xp_of(f).matmul(f, xp_of(f).asarray(_GRAY, dtype=f.dtype), out=o[:, 0])
+    return _on_pixels(rgb, channel_axis, kernel, channels=None)
 
 
 @engine_aware("rgb")
 def rgb2yuv(rgb, *, channel_axis=-1):
-    return _pointwise(rgb, channel_axis, _linear(yuv_from_rgb))
+    return _on_pixels(rgb, channel_axis, _linear(yuv_from_rgb))
 
 
 @engine_aware("rgb")
 def rgb2yiq(rgb, *, channel_axis=-1):
-    return _pointwise(rgb, channel_axis, _linear(yiq_from_rgb))
+    return _on_pixels(rgb, channel_axis, _linear(yiq_from_rgb))
 
 
 @engine_aware("rgb")
 def rgb2ypbpr(rgb, *, channel_axis=-1):
-    return _pointwise(rgb, channel_axis, _linear(ypbpr_from_rgb))
+    return _on_pixels(rgb, channel_axis, _linear(ypbpr_from_rgb))
 
 
 @engine_aware("rgb")
 def rgb2ycbcr(rgb, *, channel_axis=-1):
-    return _pointwise(rgb, channel_axis, _linear(ycbcr_from_rgb, (16, 128, 128)))
+    return _on_pixels(rgb, channel_axis, _linear(ycbcr_from_rgb, (16, 128, 128)))
 
 
 @engine_aware("rgb")
 def rgb2ydbdr(rgb, *, channel_axis=-1):
-    return _pointwise(rgb, channel_axis, _linear(ydbdr_from_rgb))
+    return _on_pixels(rgb, channel_axis, _linear(ydbdr_from_rgb))
 
 
 @engine_aware("yuv")
 def yuv2rgb(yuv, *, channel_axis=-1):
-    return _pointwise(yuv, channel_axis, _linear(rgb_from_yuv))
+    return _on_pixels(yuv, channel_axis, _linear(rgb_from_yuv))
 
 
 @engine_aware("yiq")
 def yiq2rgb(yiq, *, channel_axis=-1):
-    return _pointwise(yiq, channel_axis, _linear(rgb_from_yiq))
+    return _on_pixels(yiq, channel_axis, _linear(rgb_from_yiq))
 
 
 @engine_aware("ypbpr")
 def ypbpr2rgb(ypbpr, *, channel_axis=-1):
-    return _pointwise(ypbpr, channel_axis, _linear(rgb_from_ypbpr))
+    return _on_pixels(ypbpr, channel_axis, _linear(rgb_from_ypbpr))
 
 
 @engine_aware("ydbdr")
 def ydbdr2rgb(ydbdr, *, channel_axis=-1):
-    return _pointwise(ydbdr, channel_axis, _linear(rgb_from_ydbdr))
+    return _on_pixels(ydbdr, channel_axis, _linear(rgb_from_ydbdr))
 
 
 @engine_aware("ycbcr")
@@ -419,7 +442,7 @@ def ycbcr2rgb(ycbcr, *, channel_axis=-1):
         a[:, 0] -= 16
         a[:, 1] -= 128
         a[:, 2] -= 128
-        _write(o, *_matrix(rgb_from_ycbcr, _planes(a, o.dtype)))
+        _matrix(rgb_from_ycbcr, _floats(a, o.dtype), out=o)
 
     xp, arr, back, dt = _prepare(ycbcr, channel_axis)
     out = xp.empty(arr.shape, dt)
@@ -435,6 +458,17 @@ def _white(illuminant, observer, dtype=float):
 def xyz2lab(xyz, illuminant="D65", observer="2", *, channel_axis=-1):
     white = _white(illuminant, observer)   # after the shape check below, as scikit-image checks them
     return _pointwise(xyz, channel_axis, lambda p, o: _write(o, *_xyz_to_lab(p, white)))
+
+
+def _lab_dtype(lab, channel_axis):
+    """float64 for one float32 pixel whose Z is clipped (scikit-image stacks it with the int 0 there), else
+    None (the input's float type)."""
+    xp, arr, _, dt = _prepare(lab, channel_axis)
+    if arr.ndim == 1 and dt == np.float32:
+        L, _, b = _planes(arr[None], dt)
+        if bool(((L + 16.0) / 116.0 - b / 200.0)[0] < 0):
+            return np.float64
+    return None
 
 
 def _warn_negative_z(count, via=""):
@@ -455,7 +489,7 @@ def lab2xyz(lab, illuminant="D65", observer="2", *, channel_axis=-1):
         _write(o, *f)
         return count
 
-    out, count = _pointwise(lab, channel_axis, kernel, with_count=True)
+    out, count = _pointwise(lab, channel_axis, kernel, with_count=True, dtype=_lab_dtype(lab, channel_axis))
     _warn_negative_z(count)
     return out
 
@@ -464,9 +498,7 @@ def lab2xyz(lab, illuminant="D65", observer="2", *, channel_axis=-1):
 def rgb2lab(rgb, illuminant="D65", observer="2", *, channel_axis=-1):
     _prepare(rgb, channel_axis)
     white = _white(illuminant, observer)
-    return _pointwise(rgb, channel_axis,
-                      lambda p, o: _write(o, *_xyz_to_lab(xp_of(p).stack(_matrix(xyz_from_rgb, _expand_srgb(p))),
-                                                          white)))
+    return _on_pixels(rgb, channel_axis, lambda a, o: _write(o, *_xyz_to_lab(_rgb_to_xyz(a, o.dtype).T, white)))
 
 
 @engine_aware("lab")
@@ -476,10 +508,10 @@ def lab2rgb(lab, illuminant="D65", observer="2", *, channel_axis=-1):
 
     def kernel(p, o):
         f, count = _lab_to_xyz(p, white)
-        _write(o, *_compress_srgb(_matrix(rgb_from_xyz, f)))
+        _compress_srgb(_matrix(rgb_from_xyz, f.T), o)
         return count
 
-    out, count = _pointwise(lab, channel_axis, kernel, with_count=True)
+    out, count = _pointwise(lab, channel_axis, kernel, with_count=True, dtype=_lab_dtype(lab, channel_axis))
     _warn_negative_z(count, via=True)
     return out
 
@@ -502,9 +534,7 @@ def luv2xyz(luv, illuminant="D65", observer="2", *, channel_axis=-1):
 def rgb2luv(rgb, *, channel_axis=-1):
     _, _, _, dt = _prepare(rgb, channel_axis)
     white = _white("D65", "2", dt)
-    return _pointwise(rgb, channel_axis,
-                      lambda p, o: _write(o, *_xyz_to_luv(xp_of(p).stack(_matrix(xyz_from_rgb, _expand_srgb(p))),
-                                                          white)))
+    return _on_pixels(rgb, channel_axis, lambda a, o: _write(o, *_xyz_to_luv(_rgb_to_xyz(a, o.dtype).T, white)))
 
 
 @engine_aware("luv")
@@ -512,8 +542,7 @@ def luv2rgb(luv, *, channel_axis=-1):
     _, _, _, dt = _prepare(luv, channel_axis)
     white = _white("D65", "2", dt)
     return _pointwise(luv, channel_axis,
-                      lambda p, o: _write(o, *_compress_srgb(
-                          _matrix(rgb_from_xyz, xp_of(p).stack(_luv_to_xyz(p, white))))))
+                      lambda p, o: _compress_srgb(_matrix(rgb_from_xyz, xp_of(p).stack(_luv_to_xyz(p, white)).T), o))
 
 
 _LOG_ADJUST = np.log(1e-6)   # separate_stains' floor of 1e-6 as an optical density of 1

@@ -149,8 +149,7 @@ def _overlay(xp, label, image, colors, alpha, bg_label, bg_color, image_alpha, s
     # scikit-image compares its mapped colour indices (not the labels) with bg_label here: the pixels whose
     # colour index equals bg_label show the image
     show_image = xp.asarray(index == bg_label) if len(at) and bg_color is None else None
-    zeros = np.zeros((1, 3))
-    dtype = (table[:1] * alpha + (zeros if image is None else image.reshape(-1, 3)[:1]) * (1 - alpha)).dtype
+    dtype = (table[:1] * alpha + np.zeros((1, 3), np.float64 if image is None else image.dtype) * (1 - alpha)).dtype
     out = xp.empty(label.shape + (3,), dtype)
 
     def blend(r, o, *img):
@@ -181,6 +180,6 @@ def _avg(xp, label, image, bg_label, bg_color):
     colours[...] = means   # a gray image's mean fills the 3 channels; integer images truncate as assigned
     bg = xp.nonzero(values == bg_label)[0]
     if bg.size:
-        colours[bg] = bg_color
+        colours[bg] = xp.asarray(bg_color)
     out[...] = colours[ranks]
     return out
