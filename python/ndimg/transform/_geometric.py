@@ -711,13 +711,22 @@ class SimilarityTransform(EuclideanTransform):
         raise NotImplementedError("Scale is only implemented for 2D and 3D.")
 
 
-def _piecewise(xp, mats, simplex, p):
-    """Points p (n, D) through the homogeneous matrix of their simplex; -1 where the simplex is -1."""
+def _piecewise(xp, entries, simplex, p):
+    """Points p (n, D) through the homogeneous matrix of their simplex; -1 where the simplex is -1.
+    entries: (D+1, D+1, simplices), the matrices by entry (each entry's values contiguous, cheap to gather;
+    simplex -1 gathers the last simplex's, overwritten below)."""
     d = p.shape[1]
-    m = mats[simplex]                       # (n, D+1, D+1); simplex -1 picks the last, overwritten below
-    h = xp.einsum("nij,nj->ni", m[:, :, :d], p) + m[:, :, d]
-    w = h[:, d:]
-    out = h[:, :d] / xp.where(w == 0, np.finfo(float).eps, w)
+
+    def row(i):
+        e = entries[i]
+        h = e[0][simplex] * p[:, 0]
+        for j in range(1, d):
+            h = h + e[j][simplex] * p[:, j]
+        return h + e[d][simplex]
+
+    w = row(d)
+    w = xp.where(w == 0, np.finfo(float).eps, w)
+    out = xp.stack([row(i) / w for i in range(d)], axis=1)
     out[simplex == -1] = -1
     return out
 
@@ -764,28 +773,46 @@ class _SimplexGrid:
 
     def locate(self, xp, p):
         """Simplex index of each point of p (n, D), -1 outside the mesh."""
-        d = p.shape[1]
-        table, tr = xp.asarray(self.table), xp.asarray(self.transform)
+        table = xp.asarray(self.table)
+        # the barycentric transforms by entry (i, j): one contiguous array of simplices each, cheap to gather
+        tr = [[xp.asarray(np.ascontiguousarray(self.transform[:, i, j])) for j in range(self.transform.shape[2])]
+              for i in range(self.transform.shape[1])]
         lo, hi = xp.asarray(self.lo), xp.asarray(self.lo + self.size * self.g)
         out = xp.full(p.shape[0], -1, dtype=xp.int64)
         for start in range(0, p.shape[0], self._ROWS):
             q = p[start:start + self._ROWS]
-            cells = self._cell(xp, q)
-            flat = cells[:, 0]
-            for a in range(1, d):
-                flat = flat * self.g + cells[:, a]
-            cand = table[flat]                                       # (n, K)
-            found = xp.full(q.shape[0], -1, dtype=xp.int64)
-            inbox = xp.all((q >= lo) & (q <= hi), axis=1)
-            for j in range(cand.shape[1]):
-                tid = cand[:, j]
-                t = tr[xp.maximum(tid, 0)]                           # (n, D+1, D)
-                c = xp.einsum("nij,nj->ni", t[:, :d], q - t[:, d])
-                inside = (xp.all(c >= -self._EPS, axis=1) & (1 - c.sum(axis=1) >= -self._EPS)
-                          & (tid >= 0) & (found < 0) & inbox)
-                found = xp.where(inside, tid, found)
-            out[start:start + q.shape[0]] = found
+            inbox = (q[:, 0] >= lo[0]) & (q[:, 0] <= hi[0])
+            for a in range(1, q.shape[1]):   # per column: NumPy's reductions over short rows are slow
+                inbox &= (q[:, a] >= lo[a]) & (q[:, a] <= hi[a])
+            self._locate_rows(xp, q, table, tr, inbox, out[start:start + q.shape[0]])
         return out
+
+    def _locate_rows(self, xp, q, table, tr, inbox, out):
+        d = q.shape[1]
+        cells = self._cell(xp, q)
+        flat = cells[:, 0]
+        for a in range(1, d):
+            flat = flat * self.g + cells[:, a]
+        todo = xp.nonzero(inbox)[0]                 # points not located yet: only they test the next candidate
+        for j in range(table.shape[1]):
+            tid = table[flat[todo], j]
+            listed = tid >= 0
+            todo, tid = todo[listed], tid[listed]
+            if todo.shape[0] == 0:
+                break
+            qt = q[todo]
+            x = [qt[:, j] - tr[d][j][tid] for j in range(d)]            # from each simplex's last vertex
+            inside = xp.ones(todo.shape[0], dtype=bool)
+            rest = 1.0
+            for i in range(d):                                           # barycentric coordinate i
+                c = tr[i][0][tid] * x[0]
+                for j in range(1, d):
+                    c = c + tr[i][j][tid] * x[j]
+                inside &= (c >= -self._EPS) & (c <= 1 + self._EPS)
+                rest = rest - c
+            inside &= (rest >= -self._EPS) & (rest <= 1 + self._EPS)
+            out[todo[inside]] = tid[inside]
+            todo = todo[~inside]
 
 
 class PiecewiseAffineTransform(_GeometricTransform):
@@ -829,23 +856,20 @@ class PiecewiseAffineTransform(_GeometricTransform):
         return "; ".join(fwd + inv) or None
 
     def __call__(self, coords):
-        """Transformed coordinates (N, D); -1 outside the mesh, on the coordinates' engine: on the CPU,
-        scipy's Delaunay point location and the per-simplex maps in row blocks on the engine's threads; on
-        the GPU, point location over a grid of candidate simplices (_SimplexGrid)."""
+        """Transformed coordinates (N, D); -1 outside the mesh, on the coordinates' engine (NumPy in row
+        blocks on the CPU engine's threads): point location over a grid of candidate simplices
+        (_SimplexGrid, built once per mesh), then each point's simplex map."""
         lazy = _dask_rows(self, coords, coords.shape[1] if hasattr(coords, "shape") else 0)
         if lazy is not None:
             return lazy
         xp, pts, lib = _points(coords)
         mesh = self._tesselation
-        mats = np.stack([a.params for a in self.affines]).astype(np.float64)
-        if xp is np:
-            if len(pts):
-                mesh.find_simplex(pts[:1])   # builds the mesh's lazy barycentric tables once, not racing in threads
-            return _rowwise(lambda xp, p: _piecewise(xp, mats, mesh.find_simplex(p), p), pts, pts.shape[1], xp, lib)
+        entries = np.stack([a.params for a in self.affines], axis=-1).astype(np.float64)
         grid = self.__dict__.get("_grid")
         if grid is None or grid.mesh is not mesh:
             grid = self._grid = _SimplexGrid(mesh)
-        return from_working(_piecewise(xp, xp.asarray(mats), grid.locate(xp, pts), pts), lib)
+        return _rowwise(lambda xp, p: _piecewise(xp, xp.asarray(entries), grid.locate(xp, p), p), pts,
+                        pts.shape[1], xp, lib)
 
     @property
     def inverse(self):
