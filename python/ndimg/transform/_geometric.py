@@ -747,12 +747,16 @@ class _SimplexGrid:
         n_simplex, d = tri.shape[0], pts.shape[1]
         self.lo = pts.min(axis=0)
         span = pts.max(axis=0) - self.lo
-        self.g = max(1, math.ceil((4 * n_simplex) ** (1 / d)))     # about 4 cells per simplex
-        self.size = np.where(span > 0, span / self.g, 1.0)
         corners = pts[tri]                                           # (T, D+1, D)
-        first = self._cell(np, corners.min(axis=1))
-        extent = self._cell(np, corners.max(axis=1)) - first + 1     # cells per axis of each simplex's box
-        counts = np.prod(extent, axis=1)
+        g = max(1, math.ceil((4 * n_simplex) ** (1 / d)))           # about 4 cells per simplex
+        while True:   # coarser where long slivers would list too many (cell, simplex) pairs
+            self.g, self.size = g, np.where(span > 0, span / g, 1.0)
+            first = self._cell(np, corners.min(axis=1))
+            extent = self._cell(np, corners.max(axis=1)) - first + 1     # cells per axis of each simplex's box
+            counts = np.prod(extent, axis=1)
+            if g == 1 or counts.sum() <= 32 * n_simplex + 1024:
+                break
+            g = max(1, g // 2)
         owner = np.repeat(np.arange(n_simplex), counts)
         local = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts)
         cell = np.zeros_like(local)
