@@ -125,7 +125,7 @@ def _floats(block, dtype):
 
 
 def _run(kernel, arr, out, *more):
-    """kernel(pixels (n, c), out (n, k), *more pixels) -> a count or None, over all pixels of channel-last
+    """kernel(pixels (n, c), out (n, k), *more pixels) -> a count (int) or other, over all pixels of channel-last
     `arr` (and of the arrays `more` of its pixel shape) into the C-contiguous `out`; returns the sum of the
     counts. NumPy: blocks of pixels on the engine's threads."""
     counts = []
@@ -133,7 +133,7 @@ def _run(kernel, arr, out, *more):
     def block(o, *a):
         c = kernel(a[0].reshape(-1, a[0].shape[-1]), o.reshape(-1, o.shape[-1]),
                    *(x.reshape(-1, x.shape[-1]) for x in a[1:]))
-        if c is not None:
+        if isinstance(c, int):   # a count (kernels writing `out` may return it: not counted)
             counts.append(c)
 
     arrays = (out, arr) + more
