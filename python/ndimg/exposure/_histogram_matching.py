@@ -1,12 +1,13 @@
 """skimage.exposure.match_histograms on the ndimg engines: the source's and the template's value counts (the
-core's integer histogram where the values are integers, sorted unique values otherwise), their quantiles
-matched by NumPy's interpolation, and the result gathered per pixel on every core."""
+core's integer histogram where the values are integers; otherwise the core's radix-sorted groups, or a sort of
+the template), their quantiles matched by NumPy's interpolation, and the result gathered per pixel on every
+core."""
 from __future__ import annotations
 
 import numpy as np
 
 from .._engine import engine_aware, xp_of
-from .._prim import histogram
+from .._prim import histogram, unique
 from .._rules import supported_float_type
 from ..filters._thresholding import _to_host
 from ._exposure import _channel_last, _gather, _minmax
@@ -33,6 +34,18 @@ def _bincount(a):
     return _to_host(histogram.integer_counts(a, lo=0, nbins=int(hi) + 1))
 
 
+def _group_starts(s):
+    """Where each group of equal values of sorted `s` starts, as np.unique groups them (NaNs, sorted last,
+    one group)."""
+    new = np.empty(s.size, dtype=bool)
+    new[:1] = True
+    np.not_equal(s[1:], s[:-1], out=new[1:])
+    if s.dtype.kind in "fc" and s.size and np.isnan(s[-1]):
+        nan = np.isnan(s)
+        new[1:] &= ~(nan[1:] & nan[:-1])
+    return new
+
+
 def _match_cumulative_cdf(source, template):
     xp = xp_of(source)
     if source.dtype.kind == "u":
@@ -45,6 +58,10 @@ def _match_cumulative_cdf(source, template):
         return _gather(np.interp(src_quantiles, tmpl_quantiles, tmpl_values), source)
     if template.dtype.kind in "iu" and template.size:
         tmpl_values, tmpl_counts, _ = _value_counts(template)
+    elif xp is np and template.dtype.kind == "f":
+        t = np.sort(template, axis=None)
+        starts = np.flatnonzero(_group_starts(t))
+        tmpl_values, tmpl_counts = t[starts], np.diff(np.append(starts, t.size))
     else:
         tmpl_values, tmpl_counts = (_to_host(v) for v in xp.unique(template.reshape(-1), return_counts=True))
     if source.dtype.kind in "iu" and source.size:
@@ -54,27 +71,13 @@ def _match_cumulative_cdf(source, template):
         table[src_values - lo] = np.interp(src_quantiles, np.cumsum(tmpl_counts) / template.size, tmpl_values)
         return _gather(table, source.astype(np.int64) - lo)
     tmpl_quantiles = np.cumsum(tmpl_counts) / template.size
-    if xp is not np:
-        src_values, src_lookup, src_counts = xp.unique(source.reshape(-1), return_inverse=True, return_counts=True)
-        src_quantiles = _to_host(xp.cumsum(src_counts)) / source.size
-        interp_a_values = np.interp(src_quantiles, tmpl_quantiles, tmpl_values)
-        return _gather(interp_a_values, src_lookup).reshape(source.shape)
-    # np.unique's groups from one argsort (NaNs one group, last), each element's value scattered back
-    flat = source.reshape(-1)
-    order = np.argsort(flat)
-    s = flat[order]
-    new = np.empty(s.size, dtype=bool)
-    new[:1] = True
-    np.not_equal(s[1:], s[:-1], out=new[1:])
-    if s.dtype.kind in "fc" and s.size and np.isnan(s[-1]):
-        nan = np.isnan(s)
-        new[1:] &= ~(nan[1:] & nan[:-1])
-    starts = np.flatnonzero(new)
-    src_quantiles = np.append(starts[1:], s.size) / source.size   # cumulative counts / size
-    interp_a_values = np.interp(src_quantiles, tmpl_quantiles, tmpl_values)
-    out = np.empty(s.size, dtype=interp_a_values.dtype)
-    out[order] = interp_a_values[np.cumsum(new) - 1]
-    return out.reshape(source.shape)
+    if xp is np and source.dtype.kind in "bf":
+        src_lookup, src_counts = unique.inverse_counts(source)
+    else:
+        _, src_lookup, src_counts = xp.unique(source.reshape(-1), return_inverse=True, return_counts=True)
+        src_counts = _to_host(src_counts)
+    interp_a_values = np.interp(np.cumsum(src_counts) / source.size, tmpl_quantiles, tmpl_values)
+    return _gather(interp_a_values, src_lookup.reshape(-1)).reshape(source.shape)
 
 
 @engine_aware("image", "reference")

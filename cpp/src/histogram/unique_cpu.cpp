@@ -1,0 +1,59 @@
+// unique_inverse on the CPU engine: the morphology module's stable radix argsort of NumPy-ordered keys, group
+// starts where consecutive sorted keys differ, and the group numbers scattered back to the elements.
+#include <string>
+#include <vector>
+
+#include "core/engine.hpp"
+#include "morphology/maxtree_sort.hpp"
+#include "ndimg/dispatch.hpp"
+#include "ndimg/parallel.hpp"
+#include "ndimg/unique.hpp"
+
+namespace ndimg::histogram {
+namespace {
+
+template <class T>
+int64_t run(const T* v, int64_t n, int64_t* inverse, int64_t* counts) {
+  std::vector<int64_t> order(n);
+  morphology::argsort_stable(v, n, order.data());
+  std::vector<uint8_t> starts(n);
+  parallel_for(n, 1 << 16, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i)
+      starts[i] = i == 0 || morphology::sort_key(v[order[i]]) != morphology::sort_key(v[order[i - 1]]);
+  });
+  std::vector<int64_t> group(n);
+  int64_t g = -1, last = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (starts[i]) {
+      if (g >= 0) counts[g] = i - last;
+      ++g;
+      last = i;
+    }
+    group[i] = g;
+  }
+  counts[g] = n - last;
+  parallel_for(n, 1 << 16, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) inverse[order[i]] = group[i];
+  });
+  return g + 1;
+}
+
+}  // namespace
+
+int64_t unique_inverse(const View& in, const View& inverse, const View& counts) {
+  const char* op = "unique_inverse";
+  if (in.device != Device::CPU) throw TypeError(std::string(op) + ": the CPU engine's arrays only");
+  if (!in.c_contiguous()) throw ValueError(std::string(op) + ": a C-contiguous array expected");
+  const int64_t n = in.size();
+  for (const View* a : {&inverse, &counts})
+    if (a->dtype != DType::I64 || a->device != Device::CPU || !a->c_contiguous())
+      throw ValueError(std::string(op) + ": inverse and counts must be contiguous int64 host arrays");
+  if (inverse.size() != n || counts.size() < n)
+    throw ValueError(std::string(op) + ": inverse needs one element per input element, counts at least as many");
+  if (n == 0) return 0;
+  return dispatch_dtype(in.dtype, [&]<class T>() {
+    return run<T>(in.ptr<T>(), n, inverse.ptr<int64_t>(), counts.ptr<int64_t>());
+  });
+}
+
+}  // namespace ndimg::histogram
