@@ -43,14 +43,14 @@ int64_t run(const T* v, int64_t n, int64_t* inverse, int64_t* counts) {
 int64_t unique_inverse(const View& in, const View& inverse, const View& counts) {
   const char* op = "unique_inverse";
   if (in.device != Device::CPU) throw TypeError(std::string(op) + ": the CPU engine's arrays only");
-  if (!in.c_contiguous()) throw ValueError(std::string(op) + ": a C-contiguous array expected");
   const int64_t n = in.size();
+  if (n == 0) return 0;
+  if (!in.c_contiguous()) throw ValueError(std::string(op) + ": a C-contiguous array expected");
   for (const View* a : {&inverse, &counts})
     if (a->dtype != DType::I64 || a->device != Device::CPU || !a->c_contiguous())
       throw ValueError(std::string(op) + ": inverse and counts must be contiguous int64 host arrays");
   if (inverse.size() != n || counts.size() < n)
     throw ValueError(std::string(op) + ": inverse needs one element per input element, counts at least as many");
-  if (n == 0) return 0;
   return dispatch_dtype(in.dtype, [&]<class T>() {
     return run<T>(in.ptr<T>(), n, inverse.ptr<int64_t>(), counts.ptr<int64_t>());
   });
