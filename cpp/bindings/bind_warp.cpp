@@ -11,7 +11,7 @@ NDIMG_BINDINGS(warp) {
       .value("reflect", interp::PadMode::reflect)
       .value("wrap", interp::PadMode::wrap);
   bind<&interp::warp_homography>(m, "warp_homography", "input", "matrix", Out{"output"}, "order", "mode", "cval",
-                                 nb::arg("stream") = 0);
+                                 "window", nb::arg("stream") = 0);
 }
 
 }  // namespace ndimg::py

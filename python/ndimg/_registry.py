@@ -2037,6 +2037,7 @@ register("draw", "set_color", f"{_DR}._draw:set_color", inputs=("none",), ndim=(
          extra={"tested_in": "tests/draw/test_draw.py", "inplace": "image"})
 del _DR, _DGEN, _DPOLY, _DRING, _DBIG
 # ---- end draw ----
+_TWD = "ndimg.transform._warps_dask"   # Dask: the bodies themselves (see that module)
 # ---- issue 27: transform warps and pyramids ----
 _TW = "ndimg.transform._warps"
 _W_DTYPES = NUMERIC + ("float16",)   # float16 computes in float32, as scikit-image
@@ -2067,7 +2068,7 @@ def _w_box(args, kw):
 
 
 _W_BAD = (bad(ValueError, order=6), bad(ValueError, mode="bogus"), bad(ValueError, _shape=(0, 5), _ndim=(2,)))
-register("transform", "warp", f"{_TW}:warp", dtypes=_W_DTYPES, ndim=(2, 3), family="interp",
+register("transform", "warp", f"{_TW}:warp", dask=f"{_TWD}:warp", dtypes=_W_DTYPES, ndim=(2, 3), family="interp",
          cases=(case(inverse_map=_W_AFFINE, _id="affine"),)
          + tuple(case(inverse_map=_W_AFFINE, order=o, mode=m, cval=0.5, _id=f"affine,order={o},mode={m}")
                  for o in range(6) for m in _SKM)
@@ -2090,7 +2091,7 @@ register("transform", "warp_coords", f"{_TW}:warp_coords", inputs=("none",), ndi
                 case(coord_map=_w_shift_map, shape=(9.0, 5), dtype=np.float32)),
          bad=(bad(ValueError, coord_map=_w_shift_map, shape=(9.5, 5)),),
          bench=(("none", dict(coord_map=_w_shift_map, shape=(3840, 2160))),))
-register("transform", "warp_polar", f"{_TW}:warp_polar", dtypes=_W_DTYPES, ndim=(2,), family="interp",
+register("transform", "warp_polar", f"{_TW}:warp_polar", dask=f"{_TWD}:warp_polar", dtypes=_W_DTYPES, ndim=(2,), family="interp",
          cases=(case(), case(scaling="log"), case(radius=9.5, output_shape=(40, 30)), case(center=(5, 8.5), order=3),
                 case(scaling="log", order=0, mode="edge"), case(mode="wrap", cval=0.5, clip=False),
                 case(channel_axis=-1, _ndim=(2,), _shape=(17, 23, 3), _id="channel_axis=-1"),
@@ -2098,7 +2099,7 @@ register("transform", "warp_polar", f"{_TW}:warp_polar", dtypes=_W_DTYPES, ndim=
          bad=(bad(ValueError, scaling="bogus"), bad(ValueError, _shape=(5, 6, 3), _id="3d_without_channel_axis"),
               bad(ValueError, channel_axis=-1, _id="2d_with_channel_axis")),
          bench=(("2d_f32", {}), ("2d_rgb_u8", dict(channel_axis=-1))))
-register("transform", "resize", f"{_TW}:resize", dtypes=_W_DTYPES, ndim=(2, 3), family="interp",
+register("transform", "resize", f"{_TW}:resize", dask=f"{_TWD}:resize", dtypes=_W_DTYPES, ndim=(2, 3), family="interp",
          cases=(case(_prep=_w_shape(0.6)),)
          + tuple(case(_prep=_w_shape(f), order=o, mode=m, cval=0.5) for f in (0.6, 1.7) for o in range(6) for m in _SKM)
          + (case(_prep=_w_shape(0.5), anti_aliasing=False), case(_prep=_w_shape(0.4), anti_aliasing_sigma=1.2),
@@ -2109,7 +2110,7 @@ register("transform", "resize", f"{_TW}:resize", dtypes=_W_DTYPES, ndim=(2, 3), 
          bad=(bad(ValueError, output_shape=(5,), _ndim=(3,)), bad(ValueError, _prep=_w_shape(0.5), anti_aliasing_sigma=-1),
               bad(ValueError, _prep=_w_shape(0.5), order=7), bad(ValueError, _prep=_w_shape(0.5), mode="bogus")),
          bench=tuple(("2d_f32", dict(output_shape=s, order=o)) for s in ((1920, 1080), (7680, 4320)) for o in (1, 3)))
-register("transform", "rescale", f"{_TW}:rescale", dtypes=_W_DTYPES, ndim=(2, 3), family="interp",
+register("transform", "rescale", f"{_TW}:rescale", dask=f"{_TWD}:rescale", dtypes=_W_DTYPES, ndim=(2, 3), family="interp",
          cases=(case(scale=0.5), case(scale=2.0, order=3), case(scale=0.7, order=0, mode="edge"),
                 case(scale=1.3, mode="wrap", cval=0.5), case(scale=(0.5, 1.5), _ndim=(2,)),
                 case(scale=(0.5, 1.5, 1.0), _ndim=(3,)), case(scale=0.6, anti_aliasing=False),
@@ -2118,13 +2119,13 @@ register("transform", "rescale", f"{_TW}:rescale", dtypes=_W_DTYPES, ndim=(2, 3)
                 case(scale=0.01, _id="to_one_pixel")),
          bad=(bad(ValueError, scale=(0.5, 0.5, 0.5, 0.5)), bad(ValueError, scale=0.5, order=-1)),
          bench=tuple(("2d_f32", dict(scale=s, order=o)) for s in (0.5, 2.0) for o in (1, 3)))
-register("transform", "rotate", f"{_TW}:rotate", dtypes=_W_DTYPES, ndim=(2, 3), family="interp",
+register("transform", "rotate", f"{_TW}:rotate", dask=f"{_TWD}:rotate", dtypes=_W_DTYPES, ndim=(2, 3), family="interp",
          cases=(case(angle=30),) + tuple(case(angle=-25, order=o, mode=m, cval=0.5) for o in range(6) for m in _SKM)
          + (case(angle=90), case(angle=45, resize=True), case(angle=-120, resize=True, order=3),
             case(angle=15, center=(3, 4.5)), case(angle=10, preserve_range=True), case(angle=33, order=3, clip=False)),
          bad=(bad(ValueError, angle=10, order=6), bad(ValueError, angle=10, mode="bogus")),
          bench=tuple(("2d_f32", dict(angle=15, order=o)) for o in (1, 3)))
-register("transform", "swirl", f"{_TW}:swirl", dtypes=_W_DTYPES, ndim=(2, 3), family="interp",
+register("transform", "swirl", f"{_TW}:swirl", dask=f"{_TWD}:swirl", dtypes=_W_DTYPES, ndim=(2, 3), family="interp",
          cases=(case(), case(strength=4, radius=8), case(center=(4, 6), rotation=0.4, order=3),
                 case(output_shape=(12, 30), mode="constant", cval=0.5))
          + tuple(case(strength=2, radius=10, order=o, mode=m) for o in (0, 1, 2, 5) for m in ("edge", "wrap")),
@@ -2137,14 +2138,14 @@ register("transform", "resize_local_mean", f"{_TW}:resize_local_mean", dtypes=_W
                 case(output_shape=(3, 9, 12), channel_axis=0, _ndim=(3,), _shape=(3, 17, 23), _id="channel_axis=0")),
          bad=(bad(ValueError, output_shape=(5,), _ndim=(3,)), bad(ValueError, output_shape=(5, 5), channel_axis=7)),
          bench=(("2d_f32", dict(output_shape=(1280, 720))),))
-register("transform", "downscale_local_mean", f"{_TW}:downscale_local_mean", dtypes=_W_DTYPES, ndim=(2, 3),
+register("transform", "downscale_local_mean", f"{_TW}:downscale_local_mean", dask=f"{_TWD}:downscale_local_mean", dtypes=_W_DTYPES, ndim=(2, 3),
          cases=(case(factors=(2, 3), _ndim=(2,)), case(factors=(2, 3, 4), _ndim=(3,)),
                 case(factors=(4, 1), cval=1.5, _ndim=(2,)), case(factors=(1, 2, 1), _ndim=(3,))),
          bad=(bad(ValueError, factors=(2, 2, 2, 2)), bad(ValueError, factors=(0, 2), _ndim=(2,))),
          bench=(("2d_f32", dict(factors=(4, 4))), ("3d_f32", dict(factors=(2, 2, 2)))))
 _TP = "ndimg.transform._pyramids"
 for _name, _kw in (("pyramid_reduce", "downscale"), ("pyramid_expand", "upscale")):
-    register("transform", _name, f"{_TP}:{_name}", dtypes=_W_DTYPES, ndim=(2, 3),
+    register("transform", _name, f"{_TP}:{_name}", dtypes=_W_DTYPES, ndim=(2, 3), dask=f"{_TWD}:{_name}",
              cases=(case(), case(**{_kw: 3}), case(sigma=1.5, order=3), case(order=0, mode="constant", cval=0.5),
                     case(mode="wrap"), case(preserve_range=True),
                     case(channel_axis=-1, _ndim=(3,), _shape=(17, 23, 3), _id="channel_axis=-1"),
@@ -2163,13 +2164,14 @@ register("transform", "integral_image", f"{_TI}:integral_image", dtypes=ALL + ("
 register("transform", "integrate", f"{_TI}:integrate", dtypes=_W_DTYPES + ("uint64",), ndim=(1, 2, 3),
          cases=(case(_prep=_w_box), case(start=0, end=-1, _ndim=(1,))),
          bad=(bad(IndexError, start=5, end=2, _ndim=(1,)),),
-         bench=(("2d_f32", dict(start=[[i, i] for i in range(1000)], end=[[i + 100, i + 200] for i in range(1000)])),))
+         bench=(("2d_f32", dict(start=np.arange(1000)[:, None].repeat(2, 1),
+                               end=np.arange(1000)[:, None] + [100, 200])),))
 _W_BIG_ENDIAN = ("scikit-image's Cython warp loop (orders 1 and 3 by a homography) refuses big-endian buffers with "
                  "ValueError; ndimg warps them like native ones")
 for _name in ("warp", "rotate"):
     REGISTRY[f"transform.{_name}"] = replace(REGISTRY[f"transform.{_name}"], known_differences={
         f"big_endian_f4:{nd}d": _W_BIG_ENDIAN for nd in (2, 3)})
-del _TW, _W_DTYPES, _SKM, _W_BAD, _TP, _TI, _name, _kw, _W_BIG_ENDIAN
+del _TW, _TWD, _W_DTYPES, _SKM, _W_BAD, _TP, _TI, _name, _kw, _W_BIG_ENDIAN
 # ---- end transform warps and pyramids ----
 # ---- issue 27: transform geometric models ----
 # transform classes: parameters and estimation on the host, __call__/residuals on the coordinates' engine;

@@ -115,5 +115,44 @@ def test_integral_image_dask(rng):
 
 def test_dask_refused_clearly():
     da = pytest.importorskip("dask.array")
-    with pytest.raises(NotImplementedError):
-        nt.swirl(da.zeros((20, 20), chunks=10))
+    with pytest.raises(NotImplementedError, match="resize_local_mean"):
+        nt.resize_local_mean(da.zeros((20, 20), chunks=10), (7, 7))
+
+
+@pytest.mark.parametrize("order", [1, 3])
+@pytest.mark.parametrize("mode", MODES)
+def test_fast_loop_dask_by_output_chunk(rng, order, mode):
+    """The homography loop over Dask, each output chunk from its window of the input: bit for bit the
+    in-memory result (and scikit-image's), folding modes across the border included."""
+    da = pytest.importorskip("dask.array")
+    image = rng.random((61, 47, 2)).astype(np.float32)
+    for tform in _transforms(st):
+        for shape in (None, (80, 30)):
+            lazy = nt.warp(da.from_array(image, chunks=(16, 13, 1)), tform, order=order, mode=mode, cval=0.2,
+                           output_shape=shape)
+            assert isinstance(lazy, da.Array)
+            expected = st.warp(image, tform, order=order, mode=mode, cval=0.2, output_shape=shape)
+            np.testing.assert_array_equal(lazy.compute(scheduler="sync"), expected)
+
+
+def test_resize_local_mean_nonfinite_lines(rng):
+    """A NaN anywhere on a line, or an infinity outside a cell's run, makes the cell NaN, as scikit-image's
+    dense product gives it."""
+    image = rng.random((30, 41))
+    image[3, 5], image[7, 2], image[8, 4] = np.nan, np.inf, -np.inf
+    for shape in ((12, 17), (30, 1), (1, 41), (45, 60)):
+        for grid_mode in (True, False):
+            got = nt.resize_local_mean(image, shape, grid_mode=grid_mode)
+            expected = st.resize_local_mean(image, shape, grid_mode=grid_mode)
+            np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+            np.testing.assert_allclose(got, expected, rtol=1e-12, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "uint8", "int16", "bool"])
+def test_downscale_local_mean_dtypes(rng, dtype):
+    image = (rng.random((23, 30)) * 100).astype(dtype)
+    for factors, cval in (((2, 3), 0), ((4, 7), 1.5), ((1, 1), 0), ((30, 1), 2)):
+        got = nt.downscale_local_mean(image, factors, cval=cval)
+        expected = st.downscale_local_mean(image, factors, cval=cval)
+        assert got.dtype == expected.dtype
+        np.testing.assert_allclose(got, expected, rtol=2e-3 if dtype == "float16" else 1e-6)

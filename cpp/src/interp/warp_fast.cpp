@@ -7,7 +7,7 @@
 namespace ndimg::interp {
 
 void warp_homography(const View& in, std::span<const double> matrix, const View& out, int order, PadMode mode,
-                     double cval, StreamHandle stream) {
+                     double cval, std::span<const int64_t> window, StreamHandle stream) {
   const char* op = "warp";
   if (order != 1 && order != 3) throw ValueError(std::string(op) + ": the homography path takes orders 1 and 3");
   if (int(mode) < 0 || int(mode) > int(PadMode::wrap)) throw ValueError(std::string(op) + ": invalid mode");
@@ -19,8 +19,16 @@ void warp_homography(const View& in, std::span<const double> matrix, const View&
     throw TypeError(std::string(op) + ": float32 or float64 input and an output of its dtype");
   if (in.size() == 0) throw ValueError(std::string(op) + ": cannot warp an empty image");
   require_same_device(in, out, op);
-  NDIMG_ROUTE(in, op, warp_homography_cpu(in, matrix.data(), out, order, mode, cval),
-              warp_homography_cuda(in, matrix.data(), out, order, mode, cval, stream));
+  WarpWindow w{0, 0, 0, 0, in.shape[0], in.shape[1]};
+  if (!window.empty()) {
+    if (window.size() != 6) throw ValueError(std::string(op) + ": the window is (oy, ox, r_lo, c_lo, rows, cols)");
+    w = WarpWindow{window[0], window[1], window[2], window[3], window[4], window[5]};
+    if (w.oy < 0 || w.ox < 0 || w.r_lo < 0 || w.c_lo < 0 || w.r_lo + in.shape[0] > w.rows ||
+        w.c_lo + in.shape[1] > w.cols)
+      throw ValueError(std::string(op) + ": the window lies outside the image");
+  }
+  NDIMG_ROUTE(in, op, warp_homography_cpu(in, matrix.data(), out, order, mode, cval, w),
+              warp_homography_cuda(in, matrix.data(), out, order, mode, cval, w, stream));
 }
 
 }  // namespace ndimg::interp

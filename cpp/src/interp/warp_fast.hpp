@@ -89,22 +89,27 @@ NDIMG_HD int64_t pad_index(int64_t dim, int64_t i, PadMode mode) {
   }
 }
 
-// The image's plane (one channel): element (r, c) at r * rs + c * cs.
+// The image's plane (one channel), or a window of it (Dask: the part an output chunk reads): the mode works on
+// the whole image's rows x cols; the window's elements [r_lo, r_hi) x [c_lo, c_hi) are held, element (r, c)
+// at p[(r - r_lo) * rs + (c - c_lo) * cs]. A window holds every tap its points read inside the image (and
+// the whole image for the folding modes across the border), so a tap outside it is outside the image.
 template <class T>
 struct Plane {
   const T* p;
   int64_t rows, cols, rs, cs;
   PadMode mode;
   T cval;
-  NDIMG_HD T at(int64_t r, int64_t c) const { return p[r * rs + c * cs]; }
+  int64_t r_lo, r_hi, c_lo, c_hi;
+  NDIMG_HD T at(int64_t r, int64_t c) const { return p[(r - r_lo) * rs + (c - c_lo) * cs]; }
   // scikit-image's get_pixel2d
   NDIMG_HD T pixel(int64_t r, int64_t c) const {
     if (mode == PadMode::constant)
       return (r < 0 || r >= rows || c < 0 || c >= cols) ? cval : at(r, c);
     return at(pad_index(rows, r, mode), pad_index(cols, c, mode));
   }
+  // whether taps [r0, r1] x [c0, c1] lie in the window (and so in the image): read without the mode
   NDIMG_HD bool inside(int64_t r0, int64_t r1, int64_t c0, int64_t c1) const {
-    return r0 >= 0 && r1 < rows && c0 >= 0 && c1 < cols;
+    return r0 >= r_lo && r1 < r_hi && c0 >= c_lo && c1 < c_hi;
   }
 };
 
@@ -116,7 +121,7 @@ NDIMG_HD T bilinear(const Plane<T>& im, T r, T c) {
   const T dr = sub_rn(r, T(r0)), dc = sub_rn(c, T(c0));
   T tl, tr, bl, br;
   if (im.inside(r0, r1, c0, c1)) {
-    const T* p = im.p + r0 * im.rs + c0 * im.cs;
+    const T* p = im.p + (r0 - im.r_lo) * im.rs + (c0 - im.c_lo) * im.cs;
     const int64_t dc1 = (c1 - c0) * im.cs, dr1 = (r1 - r0) * im.rs;
     tl = p[0], tr = p[dc1], bl = p[dr1], br = p[dr1 + dc1];
   } else {
@@ -147,7 +152,7 @@ NDIMG_HD T bicubic(const Plane<T>& im, T r, T c) {
   const int64_t r0 = rf - 1, c0 = cf - 1;
   T fr[4], fc[4];
   if (im.inside(r0, r0 + 3, c0, c0 + 3)) {
-    const T* p = im.p + r0 * im.rs + c0 * im.cs;
+    const T* p = im.p + (r0 - im.r_lo) * im.rs + (c0 - im.c_lo) * im.cs;
     for (int pr = 0; pr < 4; ++pr, p += im.rs) {
       for (int pc = 0; pc < 4; ++pc) fc[pc] = p[pc * im.cs];
       fr[pr] = catmull_rom(xc, fc);
@@ -161,13 +166,22 @@ NDIMG_HD T bicubic(const Plane<T>& im, T r, T c) {
   return catmull_rom(xr, fr);
 }
 
+// Where a call's output and input lie in the whole warp: output pixel (y, x) of `out` is pixel (y + oy, x + ox)
+// of the whole output, `in` holds rows [r_lo, r_lo + in.rows) and columns [c_lo, ...) of an image of
+// rows x cols (Dask chunks; the whole image otherwise).
+struct WarpWindow {
+  int64_t oy = 0, ox = 0, r_lo = 0, c_lo = 0, rows = 0, cols = 0;
+};
+
 // The schedules (warp_fast_cpu.cpp, warp_fast_cuda.cu) and the entry (warp_fast.cpp).
 // in: (rows, cols[, channels]) float32/float64; out: (out_rows, out_cols[, channels]) of in's dtype;
-// matrix: 3x3 row-major (output (col, row, 1) -> input (col, row, w)); order 1 or 3.
+// matrix: 3x3 row-major (output (col, row, 1) -> input (col, row, w)); order 1 or 3; window: empty (the whole
+// image and output) or (oy, ox, r_lo, c_lo, rows, cols) as WarpWindow.
 void warp_homography(const View& in, std::span<const double> matrix, const View& out, int order, PadMode mode,
-                     double cval, StreamHandle stream = nullptr);
-void warp_homography_cpu(const View& in, const double* matrix, const View& out, int order, PadMode mode, double cval);
+                     double cval, std::span<const int64_t> window = {}, StreamHandle stream = nullptr);
+void warp_homography_cpu(const View& in, const double* matrix, const View& out, int order, PadMode mode, double cval,
+                         const WarpWindow& w);
 void warp_homography_cuda(const View& in, const double* matrix, const View& out, int order, PadMode mode,
-                          double cval, StreamHandle stream);
+                          double cval, const WarpWindow& w, StreamHandle stream);
 
 }  // namespace ndimg::interp

@@ -8,7 +8,7 @@
 namespace ndimg::interp {
 
 void warp_homography_cpu(const View& in, const double* matrix, const View& out, int order, PadMode mode,
-                         double cval) {
+                         double cval, const WarpWindow& w) {
   const int64_t nch = in.ndim == 3 ? in.shape[2] : 1;
   const int64_t in_ch = in.ndim == 3 ? in.strides[2] : 0, out_ch = out.ndim == 3 ? out.strides[2] : 0;
   const int64_t rows = out.shape[0], cols = out.shape[1];
@@ -16,11 +16,12 @@ void warp_homography_cpu(const View& in, const double* matrix, const View& out, 
   // the matrix kind and the order fixed per instantiation: the per-pixel loop has no dispatch left
   auto rows_of = [&]<class T, int Kind, int Order>(const Homography<T>& H, int64_t y0, int64_t y1) {
     T* o = out.ptr<T>();
-    const Plane<T> plane{in.ptr<T>(), in.shape[0], in.shape[1], in.strides[0], in.strides[1], mode, T(cval)};
+    const Plane<T> plane{in.ptr<T>(), w.rows, w.cols, in.strides[0], in.strides[1], mode, T(cval),
+                         w.r_lo, w.r_lo + in.shape[0], w.c_lo, w.c_lo + in.shape[1]};
     for (int64_t y = y0; y < y1; ++y) {
       for (int64_t x = 0; x < cols; ++x) {
         T c, r;
-        homography_point<T, Kind>(H, T(x), T(y), c, r);
+        homography_point<T, Kind>(H, T(x + w.ox), T(y + w.oy), c, r);
         T* dst = o + y * out.strides[0] + x * out.strides[1];
         Plane<T> im = plane;
         for (int64_t k = 0; k < nch; ++k, im.p += in_ch)

@@ -5,20 +5,19 @@ from __future__ import annotations
 
 import math
 
-from .._engine import engine_aware, xp_of
-from .._rules import convert_to_float
+from .._engine import engine_aware
+from ._warps import _convert
 from ..filters import gaussian
 from ._warps import resize
 
 
 def _smooth(image, sigma, mode, cval, channel_axis):
-    """The Gaussian of a pyramid level (not across channels), in the image's float type."""
-    out = xp_of(image).empty_like(image)
+    """The Gaussian of a pyramid level (not across channels), in the image's float type (scikit-image writes
+    it into an array like the image: the same dtype ndimg's gaussian gives a float image)."""
     if channel_axis is not None:
         channel_axis = channel_axis % image.ndim
         sigma = (sigma,) * (image.ndim - 1)
-    gaussian(image, sigma=sigma, out=out, mode=mode, cval=cval, channel_axis=channel_axis)
-    return out
+    return gaussian(image, sigma=sigma, mode=mode, cval=cval, channel_axis=channel_axis)
 
 
 def _check_factor(factor):
@@ -38,7 +37,7 @@ def pyramid_reduce(image, downscale=2, sigma=None, order=1, mode="reflect", cval
                    channel_axis=None):
     """Smooth, then shrink by `downscale` (skimage.transform.pyramid_reduce): ceil(shape / downscale)."""
     _check_factor(downscale)
-    image = convert_to_float(image, preserve_range)
+    image = _convert(image, preserve_range)
     out_shape = _level_shape(image.shape, lambda d: math.ceil(d / float(downscale)), channel_axis)
     if sigma is None:
         sigma = 2 * downscale / 6.0
@@ -51,7 +50,7 @@ def pyramid_expand(image, upscale=2, sigma=None, order=1, mode="reflect", cval=0
                    channel_axis=None):
     """Grow by `upscale`, then smooth (skimage.transform.pyramid_expand): ceil(shape * upscale)."""
     _check_factor(upscale)
-    image = convert_to_float(image, preserve_range)
+    image = _convert(image, preserve_range)
     out_shape = _level_shape(image.shape, lambda d: math.ceil(upscale * d), channel_axis)
     if sigma is None:
         sigma = 2 * upscale / 6.0
@@ -65,7 +64,7 @@ def pyramid_gaussian(image, max_layer=-1, downscale=2, sigma=None, order=1, mode
     previous layer, up to `max_layer` layers or until the shape stops changing. Layers are arrays of the
     input's library."""
     _check_factor(downscale)
-    image = convert_to_float(image, preserve_range)
+    image = _convert(image, preserve_range)
     yield image
     layer, current_shape, prev = 0, image.shape, image
     while layer != max_layer:
@@ -82,7 +81,7 @@ def pyramid_laplacian(image, max_layer=-1, downscale=2, sigma=None, order=1, mod
     """Yield the Laplacian pyramid (skimage.transform.pyramid_laplacian): each layer the difference of a
     level and its Gaussian, levels shrunk by `downscale` from the smoothed previous one."""
     _check_factor(downscale)
-    image = convert_to_float(image, preserve_range)
+    image = _convert(image, preserve_range)
     if sigma is None:
         sigma = 2 * downscale / 6.0
     current_shape = image.shape

@@ -23,6 +23,7 @@ from .. import _core
 from .._blocks import _on_threads
 from .._engine import engine_aware, is_gpu_array, stream_ptr, xp_of
 from .._rules import convert_to_float
+from . import _warps_dask as _wd
 from ..filters._window import _as_int as safe_as_int
 from ..measure._block import block_reduce
 from ..ndimage import affine_transform, gaussian_filter, map_coordinates, zoom
@@ -83,11 +84,20 @@ def _host_matrix(m):
     return np.asarray(m, dtype=np.float64)
 
 
+def _convert(image, preserve_range):
+    """convert_to_float (Dask arrays chunk by chunk)."""
+    if _wd.is_dask(image):
+        return _wd.convert(image, preserve_range)
+    return convert_to_float(image, preserve_range)
+
+
 def _clip_warp_output(input_image, output_image, mode, cval, clip):
     """scikit-image's clip of a warp's output to the input's range (NaN-aware), widened to cval where the
-    constant mode put cval outside that range into the output. In place."""
+    constant mode put cval outside that range into the output: in place, returned (Dask: a lazy clip)."""
+    if _wd.is_dask(output_image):
+        return _wd.clip_warp_output(input_image, output_image, mode, cval, clip)
     if not clip:
-        return
+        return output_image
     xp = xp_of(input_image)
     min_val = xp.min(input_image)
     if bool(xp.isnan(min_val)):
@@ -101,6 +111,7 @@ def _clip_warp_output(input_image, output_image, mode, cval, clip):
         cval = input_image.dtype.type(cval)
         min_val, max_val = xp.minimum(min_val, cval), xp.maximum(max_val, cval)
     xp.clip(output_image, min_val, max_val, out=output_image)
+    return output_image
 
 
 def _stack_channels(coords2, shape, dtype, xp):
@@ -167,9 +178,11 @@ def _matrix_warp(image, matrix, output_shape, order, mode, cval):
 def _fast_warp(image, matrix, output_shape, order, mode, cval):
     """scikit-image's _warp_fast: the C++ homography loop (bilinear or Catmull-Rom), channels in turn."""
     _ndi_mode(mode)
+    if _wd.is_dask(image):
+        return _wd.fast_warp(image, matrix, output_shape, order, mode, cval)
     xp = xp_of(image)
     out = xp.empty((int(output_shape[0]), int(output_shape[1])) + image.shape[2:], dtype=image.dtype)
-    _core.warp_homography(image, matrix.ravel().tolist(), out, order, getattr(_core.PadMode, mode), float(cval),
+    _core.warp_homography(image, matrix.ravel().tolist(), out, order, getattr(_core.PadMode, mode), float(cval), [],
                           stream=stream_ptr(out))
     return out
 
@@ -187,7 +200,7 @@ def warp(image, inverse_map, map_args=None, output_shape=None, order=None, mode=
         raise ValueError("Cannot warp empty image with dimensions", image.shape)
     order = _order(image.dtype, order)
     if order > 0:
-        image = convert_to_float(image, preserve_range)
+        image = _convert(image, preserve_range)
     output_shape = np.array(image.shape) if output_shape is None else safe_as_int(output_shape)
     if order == 2:
         _warn_biquadratic(2)
@@ -213,8 +226,7 @@ def warp(image, inverse_map, map_args=None, output_shape=None, order=None, mode=
                 coords = warp_coords(lambda xy: inverse_map(xy, **map_args), output_shape)
                 warped = map_coordinates(image, xp_of(image).asarray(coords), order=order, mode=_ndi_mode(mode),
                                          cval=cval, prefilter=order > 1)
-    _clip_warp_output(image, warped, mode, cval, clip)
-    return warped
+    return _clip_warp_output(image, warped, mode, cval, clip)
 
 
 def _preprocess_resize_output_shape(image, output_shape):
@@ -247,7 +259,7 @@ def resize(image, output_shape, order=None, mode="reflect", cval=0, clip=True, p
     factors = np.divide(input_shape, output_shape)
     order = _order(input_type, order)
     if order > 0:
-        image = convert_to_float(image, preserve_range)
+        image = _convert(image, preserve_range)
     ndi_mode = _ndi_mode(mode)
     filtered = image
     if anti_aliasing:
@@ -262,8 +274,7 @@ def resize(image, output_shape, order=None, mode="reflect", cval=0, clip=True, p
                               "axes", UserWarning, stacklevel=2)
         filtered = gaussian_filter(image, sigma, cval=cval, mode=ndi_mode)
     out = zoom(filtered, [1 / f for f in factors], order=order, mode=ndi_mode, cval=cval, grid_mode=True)
-    _clip_warp_output(image, out, mode, cval, clip)
-    return out
+    return _clip_warp_output(image, out, mode, cval, clip)
 
 
 def _channel_last(fn):
@@ -363,7 +374,10 @@ def downscale_local_mean(image, factors, cval=0, clip=True):
         for i in range(f):
             index[axis] = slice(i, None, f)
             part = acc[tuple(index)]
-            total = part.astype(acc_type) if total is None else xp.add(total, part, out=total)
+            if total is None:
+                total = part.astype(acc_type)
+            else:
+                total += part
         acc = total
     acc = acc.astype(acc_type, copy=acc is image)
     acc /= acc_type(math.prod(int(f) for f in factors))
@@ -411,7 +425,7 @@ def _mapped_warp(image, plane_of, output_shape, order, mode, cval, clip, preserv
         raise ValueError("Cannot warp empty image with dimensions", image.shape)
     order = _order(image.dtype, order)
     if order > 0:
-        image = convert_to_float(image, preserve_range)
+        image = _convert(image, preserve_range)
     output_shape = image.shape if output_shape is None else tuple(int(s) for s in safe_as_int(output_shape))
     if order == 2:
         _warn_biquadratic(3)
@@ -422,8 +436,7 @@ def _mapped_warp(image, plane_of, output_shape, order, mode, cval, clip, preserv
     ndi_mode = _ndi_mode(mode)
     warped = map_coordinates(image, _engine_coords(plane_of(output_shape), output_shape, xp_of(image)), order=order,
                              mode=ndi_mode, cval=cval, prefilter=order > 1)
-    _clip_warp_output(image, warped, mode, cval, clip)
-    return warped
+    return _clip_warp_output(image, warped, mode, cval, clip)
 
 
 @engine_aware("image")
@@ -562,7 +575,7 @@ def resize_local_mean(image, output_shape, grid_mode=True, preserve_range=False,
         resized = image
     else:
         resized, output_shape = _preprocess_resize_output_shape(image, output_shape)
-    resized = convert_to_float(resized, preserve_range)
+    resized = _convert(resized, preserve_range)
     dtype = resized.dtype
     for axis, (old_size, new_size) in enumerate(zip(image.shape, output_shape)):
         if old_size == new_size:
