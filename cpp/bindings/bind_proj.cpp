@@ -16,8 +16,8 @@ NDIMG_BINDINGS(proj) {
   bind<&proj::radon>(m, "proj_radon", "image", "matrix", Out{"out"}, nb::arg("stream") = 0);
   bind<&proj::backproject>(m, "proj_backproject", "proj", "cos", "sin", "radius", "interp", "knots", Out{"out"},
                            nb::arg("stream") = 0);
-  bind<&proj::sart_update>(m, "proj_sart_update", "image", "theta", "projection", "shift", Out{"update"},
-                           nb::arg("stream") = 0);
+  bind<&proj::sart>(m, "proj_sart", Out{"image"}, "projections", "theta", "shift", "relaxation", "clip",
+                    nb::arg("stream") = 0);
   bind<&proj::hough_ellipse>(m, "proj_hough_ellipse", "ys", "xs", "threshold", "accuracy", "min_size",
                              "max_b_squared");
   bind<&proj::probabilistic_hough_line>(m, "proj_probabilistic_hough_line", "ys", "xs", "order", "height", "width",

@@ -45,12 +45,14 @@ enum class Interp : int { Linear = 0, Nearest = 1, Cubic = 2 };
 void backproject(const View& proj, std::span<const double> cos, std::span<const double> sin, int64_t radius,
                  Interp interp, std::span<const double> knots, const View& out, StreamHandle stream = nullptr);
 
-// One SART projection update (skimage's sart_projection_update): `update` (N, N) receives, ray by ray,
-// the Hamming-weighted bilinear back projection of each ray's deviation of the projection (P,) from the
-// ray sums of `image` (N, N) at angle theta (degrees), the rays at i + shift. image, projection and
-// update share one float type; update is zeroed by the caller.
-void sart_update(const View& image, double theta, const View& projection, double shift, const View& update,
-                 StreamHandle stream = nullptr);
+// One SART iteration in place on `image` (N, N): for each projection a in order (row a of `projections`,
+// (angles, P), at theta[a] degrees, its rays at i + shift[a]), the update of skimage's
+// sart_projection_update (each ray's deviation of the projection from the ray sums of the image, spread
+// back bilinearly with a Hamming window), then image += relaxation * update (relaxation in the image's
+// type, as NumPy takes a Python float) and, with two clip values, the image clipped to them. image and
+// projections share one float type.
+void sart(const View& image, const View& projections, std::span<const double> theta, std::span<const double> shift,
+          double relaxation, std::span<const double> clip, StreamHandle stream = nullptr);
 
 // The ellipses of scikit-image's hough_ellipse (host only): 6 values per ellipse (accumulator, yc, xc, a,
 // b, orientation) in its order, for the points (ys, xs).

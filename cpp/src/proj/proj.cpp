@@ -87,21 +87,19 @@ void backproject(const View& proj, std::span<const double> cos, std::span<const 
               backproject_cuda(proj, cos, sin, radius, interp, knots, out, stream));
 }
 
-void sart_update(const View& image, double theta, const View& projection, double shift, const View& update,
-                 StreamHandle stream) {
+void sart(const View& image, const View& projections, std::span<const double> theta, std::span<const double> shift,
+          double relaxation, std::span<const double> clip, StreamHandle stream) {
   const char* op = "iradon_sart";
   require_float_c(image, 2, op, "a C-contiguous 2-D float image expected");
   require(image.shape[0] == image.shape[1], op, "the image must be square");
-  require(projection.dtype == image.dtype && projection.ndim == 1 && projection.c_contiguous(), op,
-          "the projection must be a contiguous 1-D array of the image's type");
-  require(update.dtype == image.dtype && update.ndim == 2 && update.c_contiguous() &&
-              update.shape[0] == image.shape[0] && update.shape[1] == image.shape[1],
-          op, "update must be a C-contiguous array of the image's shape and type");
-  require_same_device(image, projection, op);
-  require_same_device(image, update, op);
-  if (image.size() == 0 || projection.size() == 0) return;
-  NDIMG_ROUTE(image, op, sart_update_cpu(image, theta, projection, shift, update),
-              sart_update_cuda(image, theta, projection, shift, update, stream));
+  require(projections.dtype == image.dtype && projections.ndim == 2 && projections.c_contiguous() &&
+              projections.shape[0] == int64_t(theta.size()) && theta.size() == shift.size(),
+          op, "projections must be a C-contiguous (angles, P) array of the image's type, one angle and shift each");
+  require(clip.empty() || clip.size() == 2, op, "clip takes two values");
+  require_same_device(image, projections, op);
+  if (image.size() == 0 || projections.size() == 0) return;
+  NDIMG_ROUTE(image, op, sart_cpu(image, projections, theta, shift, relaxation, clip),
+              sart_cuda(image, projections, theta, shift, relaxation, clip, stream));
 }
 
 }  // namespace ndimg::proj

@@ -236,20 +236,33 @@ NDIMG_HD T ray_deviation(const T* img, const Ray<T>& ray, T projected) {
 }
 
 // The ray's update: add(row, column, value) with each value in the type the reference's expression has
-// (T for the last corner only), added as `update[...] += value` adds it.
-// Only the samples [k0, k1] where given.
-template <class T, class Add>
-NDIMG_HD void ray_update(const Ray<T>& ray, T deviation, Add&& add, int64_t k0 = 0, int64_t k1 = INT64_MAX) {
-  const int64_t n = ray.n, steps = ray.steps;
-  const T ds = ray.ds;
+// (T for the last corner only), added as `update[...] += value` adds it; window(k) is hamming_window(k,
+// ray.steps) (or a table of it). Only the samples [k0, k1] where given.
+template <class T>
+NDIMG_HD T hamming_window(int64_t k, int64_t steps) {
   const T beta = T(0.46164);
+  return T((1. - beta) - beta * cos(2 * M_PI * double(k) / double(steps - 1)));
+}
+template <class T, class Window, class Add>
+NDIMG_HD void ray_update(const Ray<T>& ray, T deviation, Window&& window_at, Add&& add, int64_t k0 = 0,
+                         int64_t k1 = INT64_MAX) {
+  const int64_t n = ray.n;
+  const T ds = ray.ds;
   ray.walk([&](int64_t k, int64_t i, int64_t j, T di, T dj) {
-    const T window = T((1. - beta) - beta * cos(2 * M_PI * double(k) / double(steps - 1)));
+    const T window = window_at(k);
     if (i > 0 && j > 0) add(i, j, deviation * (1. - di) * (1. - dj) * ds * window);
     if (i > 0 && j < n - 1) add(i, j + 1, deviation * (1. - di) * dj * ds * window);
     if (i < n - 1 && j > 0) add(i + 1, j, deviation * di * (1. - dj) * ds * window);
     if (i < n - 1 && j < n - 1) add(i + 1, j + 1, T(deviation * di * dj * ds * window));
   }, k0, k1);
+}
+
+// numpy.clip(v, lo, hi): minimum(maximum(v, lo), hi), NaN kept.
+template <class T>
+NDIMG_HD T sart_clip(T v, T lo, T hi) {
+  if (v != v) return v;
+  v = v < lo ? lo : v;
+  return v > hi ? hi : v;
 }
 
 // ---- engine schedules (arguments validated by the entries) ----
@@ -261,7 +274,8 @@ void hough_circle_cpu(const View& ys, const View& xs, std::span<const int64_t> r
 void radon_cpu(const View& image, std::span<const double> matrix, const View& out);
 void backproject_cpu(const View& proj, std::span<const double> cos, std::span<const double> sin, int64_t radius,
                      Interp interp, std::span<const double> knots, const View& out);
-void sart_update_cpu(const View& image, double theta, const View& projection, double shift, const View& update);
+void sart_cpu(const View& image, const View& projections, std::span<const double> theta, std::span<const double> shift,
+              double relaxation, std::span<const double> clip);
 #ifdef NDIMG_WITH_CUDA
 void hough_line_cuda(const View& ys, const View& xs, std::span<const double> cos, std::span<const double> sin,
                      int64_t offset, const View& accum, StreamHandle s);
@@ -270,8 +284,8 @@ void hough_circle_cuda(const View& ys, const View& xs, std::span<const int64_t> 
 void radon_cuda(const View& image, std::span<const double> matrix, const View& out, StreamHandle s);
 void backproject_cuda(const View& proj, std::span<const double> cos, std::span<const double> sin, int64_t radius,
                       Interp interp, std::span<const double> knots, const View& out, StreamHandle s);
-void sart_update_cuda(const View& image, double theta, const View& projection, double shift, const View& update,
-                      StreamHandle s);
+void sart_cuda(const View& image, const View& projections, std::span<const double> theta, std::span<const double> shift,
+               double relaxation, std::span<const double> clip, StreamHandle s);
 #endif
 
 }  // namespace ndimg::proj

@@ -2,6 +2,7 @@
 // counts into its own columns (lines) or rows (circles), so integer accumulators need no atomics and float
 // cells get their votes' sequential sum; projections are independent sums per (angle, column) or pixel.
 #include <algorithm>
+#include <unordered_map>
 #include <vector>
 
 #include "ndimg/parallel.hpp"
@@ -201,45 +202,72 @@ void backproject_cpu(const View& proj, std::span<const double> cos, std::span<co
   });
 }
 
-void sart_update_cpu(const View& image, double theta, const View& projection, double shift, const View& update) {
-  const int64_t n = image.shape[0], nrays = projection.shape[0];
+void sart_cpu(const View& image, const View& projections, std::span<const double> theta, std::span<const double> shift,
+              double relaxation, std::span<const double> clip) {
+  const int64_t n = image.shape[0], na = projections.shape[0], nrays = projections.shape[1];
   dispatch_dtype(image.dtype, [&]<class T>() {
     if constexpr (std::is_floating_point_v<T>) {
-      const T* img = image.ptr<T>();
-      const T* pj = projection.ptr<T>();
-      T* u = update.ptr<T>();
-      auto ray = [&](int64_t i) { return Ray<T>(n, T(theta), T(i) + T(shift)); };
-      std::vector<T> dev(nrays);
-      parallel_for(nrays, 1, [&](int64_t a, int64_t b) {
-        for (int64_t i = a; i < b; ++i) dev[i] = ray_deviation(img, ray(i), pj[i]);
-      });
-      // a task owns a band of the update's rows and adds, ray after ray, the samples reaching them: every
-      // pixel gets its terms in the reference's order (ray, sample, corner). A sample at row
-      // x0 + k dx + center touches that row and the next, so the band's samples are a range of k, found
-      // with a margin and then filtered exactly by row.
+      T* img = image.ptr<T>();
+      std::vector<T> u(n * n), dev(nrays);
+      // the Hamming windows of each ray length, computed once for every projection (a ray's length
+      // depends on its position only, not on the angle)
+      std::unordered_map<int64_t, std::vector<T>> windows;
       const int64_t band = std::max<int64_t>(4, n / (4 * std::max<int64_t>(1, num_threads())));
       const int64_t nbands = (n + band - 1) / band;
-      parallel_for(nbands, 1, [&](int64_t b0, int64_t b1) {
-        for (int64_t b = b0; b < b1; ++b) {
-          const int64_t lo = b * band, hi = std::min(n, lo + band);
-          for (int64_t i = 0; i < nrays; ++i) {
-            const Ray<T> r = ray(i);
-            if (r.steps <= 0) continue;
-            const double start = double(r.x0) + double(r.center), step = double(r.dx);
-            int64_t k0 = 0, k1 = r.steps;
-            if (std::abs(step) > 1e-12) {
-              const double ka = (double(lo - 1) - start) / step, kb = (double(hi) - start) / step;
-              k0 = std::max<int64_t>(0, int64_t(std::floor(std::min(ka, kb))) - 2);
-              k1 = std::min<int64_t>(r.steps, int64_t(std::ceil(std::max(ka, kb))) + 2);
-            } else if (start < double(lo - 2) || start > double(hi + 1)) {
-              continue;
-            }
-            ray_update(r, dev[i], [&](int64_t row, int64_t col, auto v) {
-              if (row >= lo && row < hi) u[row * n + col] += v;
-            }, k0, k1);
+      const T rel = T(relaxation);
+      for (int64_t a = 0; a < na; ++a) {
+        const T* pj = projections.ptr<T>() + a * nrays;
+        auto ray = [&](int64_t i) { return Ray<T>(n, T(theta[a]), T(i) + T(shift[a])); };
+        parallel_for(nrays, 1, [&](int64_t r0, int64_t r1) {
+          for (int64_t i = r0; i < r1; ++i) dev[i] = ray_deviation(img, ray(i), pj[i]);
+        });
+        std::vector<const T*> win(nrays, nullptr);
+        for (int64_t i = 0; i < nrays; ++i) {
+          const int64_t steps = ray(i).steps;
+          if (steps <= 0) continue;
+          auto [it, fresh] = windows.try_emplace(steps);
+          if (fresh) {
+            it->second.resize(steps + 1);
+            for (int64_t k = 0; k <= steps; ++k) it->second[k] = hamming_window<T>(k, steps);
           }
+          win[i] = it->second.data();
         }
-      });
+        // a task owns a band of the update's rows and adds, ray after ray, the samples reaching them: every
+        // pixel gets its terms in the reference's order (ray, sample, corner). A sample at row
+        // x0 + k dx + center touches that row and the next, so the band's samples are a range of k, found
+        // with a margin and then filtered exactly by row.
+        parallel_for(nbands, 1, [&](int64_t b0, int64_t b1) {
+          for (int64_t b = b0; b < b1; ++b) {
+            const int64_t lo = b * band, hi = std::min(n, lo + band);
+            std::fill(u.begin() + lo * n, u.begin() + hi * n, T(0));
+            for (int64_t i = 0; i < nrays; ++i) {
+              const Ray<T> r = ray(i);
+              if (r.steps <= 0) continue;
+              const double start = double(r.x0) + double(r.center), step = double(r.dx);
+              int64_t k0 = 0, k1 = r.steps;
+              if (std::abs(step) > 1e-12) {
+                const double ka = (double(lo - 1) - start) / step, kb = (double(hi) - start) / step;
+                k0 = std::max<int64_t>(0, int64_t(std::floor(std::min(ka, kb))) - 2);
+                k1 = std::min<int64_t>(r.steps, int64_t(std::ceil(std::max(ka, kb))) + 2);
+              } else if (start < double(lo - 2) || start > double(hi + 1)) {
+                continue;
+              }
+              const T* w = win[i];
+              ray_update(r, dev[i], [w](int64_t k) { return w[k]; },
+                         [&](int64_t row, int64_t col, auto v) {
+                           if (row >= lo && row < hi) u[row * n + col] += v;
+                         },
+                         k0, k1);
+            }
+            // the band's rows are final: image += relaxation * update there, then the clip
+            for (int64_t o = lo * n; o < hi * n; ++o) {
+              T v = img[o] + rel * u[o];
+              if (!clip.empty()) v = sart_clip(v, T(clip[0]), T(clip[1]));
+              img[o] = v;
+            }
+          }
+        });
+      }
     } else {
       throw TypeError("iradon_sart: float32 or float64 arrays expected");
     }

@@ -78,7 +78,19 @@ __global__ void sart_kernel(const T* img, int64_t n, T theta, const T* projectio
   NDIMG_GRID_STRIDE(i, nrays) {
     const Ray<T> ray(n, theta, T(i) + shift);
     const T dev = ray_deviation(img, ray, projection[i]);
-    ray_update(ray, dev, [&](int64_t row, int64_t col, auto v) { atomicAdd(&update[row * n + col], T(v)); });
+    const int64_t steps = ray.steps;
+    ray_update(ray, dev, [steps](int64_t k) { return hamming_window<T>(k, steps); },
+               [&](int64_t row, int64_t col, auto v) { atomicAdd(&update[row * n + col], T(v)); });
+  }
+}
+
+// image += relaxation * update, then clipped where clip is set.
+template <class T>
+__global__ void sart_apply_kernel(T* img, const T* update, int64_t size, T rel, bool clip, T lo, T hi) {
+  NDIMG_GRID_STRIDE(o, size) {
+    T v = img[o] + rel * update[o];
+    if (clip) v = sart_clip(v, lo, hi);
+    img[o] = v;
   }
 }
 
@@ -183,17 +195,28 @@ void backproject_cuda(const View& proj, std::span<const double> cos, std::span<c
   });
 }
 
-void sart_update_cuda(const View& image, double theta, const View& projection, double shift, const View& update,
-                      StreamHandle stream) {
+void sart_cuda(const View& image, const View& projections, std::span<const double> theta, std::span<const double> shift,
+               double relaxation, std::span<const double> clip, StreamHandle stream) {
   const char* op = "iradon_sart";
   cuda::DeviceGuard guard(image.device_id, op);
   auto s = static_cast<cudaStream_t>(stream);
-  const int64_t n = image.shape[0], nrays = projection.shape[0];
+  const int64_t n = image.shape[0], na = projections.shape[0], nrays = projections.shape[1];
   dispatch_dtype(image.dtype, [&]<class T>() {
     if constexpr (std::is_floating_point_v<T>) {
-      sart_kernel<T><<<cuda::blocks_for(nrays, 64), 64, 0, s>>>(image.ptr<T>(), n, T(theta), projection.ptr<T>(),
-                                                                nrays, T(shift), update.ptr<T>());
-      cuda::check_launch(op);
+      cuda::Scratch us(n * n * sizeof(T), s, op);
+      T* u = us.get<T>();
+      const bool has_clip = !clip.empty();
+      const T lo = has_clip ? T(clip[0]) : T(0), hi = has_clip ? T(clip[1]) : T(0);
+      for (int64_t a = 0; a < na; ++a) {
+        cuda::check(cudaMemsetAsync(u, 0, n * n * sizeof(T), s), op);
+        sart_kernel<T><<<cuda::blocks_for(nrays, 64), 64, 0, s>>>(image.ptr<T>(), n, T(theta[a]),
+                                                                  projections.ptr<T>() + a * nrays, nrays,
+                                                                  T(shift[a]), u);
+        cuda::check_launch(op);
+        sart_apply_kernel<T><<<cuda::blocks_for(n * n, kThreads), kThreads, 0, s>>>(image.ptr<T>(), u, n * n,
+                                                                                   T(relaxation), has_clip, lo, hi);
+        cuda::check_launch(op);
+      }
     } else {
       throw TypeError("iradon_sart: float32 or float64 arrays expected");
     }

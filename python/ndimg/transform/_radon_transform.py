@@ -231,13 +231,9 @@ def iradon_sart(radon_image, theta=None, image=None, projection_shifts=None, cli
         if len(clip) != 2:
             raise ValueError("clip must be a length-2 sequence")
         clip = np.asarray(_host(clip), dtype=dtype)
-    columns = xp.ascontiguousarray(radon_image.T)
-    update = xp.empty_like(image)
-    for a in order_angles_golden_ratio(theta):
-        update.fill(0)
-        _core.proj_sart_update(image, float(theta[a]), columns[a], float(shifts[a]), update,
-                               stream=stream_ptr(image))
-        image += relaxation * update
-        if clip is not None:
-            image = xp.clip(image, clip[0], clip[1])
+    order = np.fromiter(order_angles_golden_ratio(theta), dtype=np.int64, count=len(theta))
+    projections = xp.ascontiguousarray(radon_image.T[xp.asarray(order)])
+    _core.proj_sart(image, projections, theta[order].astype(np.float64).tolist(),
+                    shifts[order].astype(np.float64).tolist(), float(relaxation),
+                    [] if clip is None else clip.astype(np.float64).tolist(), stream=stream_ptr(image))
     return image
