@@ -187,3 +187,16 @@ def test_dask_not_taken(name):
     args = (image, image) if name == "match_histograms" else (image,)
     with pytest.raises(NotImplementedError, match=f"ndimg.exposure.{name}"):
         getattr(ne, name)(*args)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.histogram(np.zeros((3, 3), np.uint32), source_range="dtype"),   # 2**32 bins
+    lambda m: m.histogram(np.array([0, 2**62], np.int64)),
+    lambda m: m.match_histograms(np.array([0, 2**62], np.uint64), np.array([1, 2], np.uint64)),
+    lambda m: m.equalize_adapthist(np.zeros((10, 10)), kernel_size=10**6),   # padded to 10**12 elements
+])
+def test_huge_allocations_refused(call):
+    """Where scikit-image would allocate more than memory, a MemoryError or ValueError at once (never a hang
+    or the OOM killer); scikit-image is not called (a host that overcommits would grant it)."""
+    with pytest.raises((MemoryError, ValueError)):
+        call(ne)

@@ -86,6 +86,9 @@ def _equalize(image, kernel_size, clip_limit, nbins):
                                             for k, s in zip(kernel_size, image.shape)]
     if min(pads) < 0:
         raise ValueError("index can't contain negative values")
+    # scikit-image pads the image to whole tiles and keeps a few copies of it (NumPy's errors beyond memory);
+    # the core reads every padded element once
+    check_allocation([s + k for s, k in zip(image.shape, kernel_size)], np.uint16, extra_bytes_per_element=10)
     bins = _bins_table(raw, u16, nbins)   # nbins = 0 divides by zero there, as in scikit-image
     if nbins < 1:
         raise ValueError(f"nbins must be positive, got {nbins}")

@@ -16,7 +16,7 @@ from .._blocks import blockable, blockwise
 from .._engine import engine_aware, xp_of
 from .._prim import histogram as _hist
 from .._prim import reduce
-from .._rules import supported_float_type
+from .._rules import check_allocation, supported_float_type
 from ..filters._thresholding import _Bins, _check_nbins, _to_host
 from ..util._dtype import dtype_range
 
@@ -137,6 +137,8 @@ def bins_for(dtype, size, st, nbins, source_range):
     """_bins from the image's dtype, size and statistics ``st`` (reduce.image_stats; None for an empty
     image or source_range 'dtype')."""
     if source_range == "image":
+        if dtype.kind in "iu" and st is not None:
+            _check_allocation(int(stats_minmax(st, dtype)[1]) - int(stats_minmax(st, dtype)[0]) + 1)
         return _Bins(dtype, size, st, nbins)
     # 'dtype': the dtype's nominal range (numpy.histogram's given range for non-integers)
     b = object.__new__(_Bins)
@@ -144,6 +146,7 @@ def bins_for(dtype, size, st, nbins, source_range):
     lo, hi = _dtype_limits(dtype)
     if dtype.kind in "iu":
         b.lo, b.n = int(lo), int(hi) - int(lo) + 1
+        _check_allocation(b.n)
         b.centers = np.arange(lo, hi + 1)
         return b
     if dtype.kind == "b":   # numpy.histogram's range=(False, True)
@@ -159,16 +162,13 @@ def bins_for(dtype, size, st, nbins, source_range):
 
 
 def _counts(bins, part, normalize):
-    if bins.dtype.kind in "iu":
-        _check_allocation(bins.n)
     counts = bins.count(part)
     return counts / np.sum(counts) if normalize else counts
 
 
 def _check_allocation(n):
-    from .._rules import check_allocation
-
-    check_allocation((n,), np.int64)
+    """NumPy's errors where the reference would allocate `n` counts (and centers) it cannot hold."""
+    check_allocation((n,), np.int64, extra_bytes_per_element=8)
 
 
 def _channel_last(image, channel_axis):

@@ -10,13 +10,14 @@ from .._engine import engine_aware, xp_of
 from .._prim import histogram, unique
 from .._rules import supported_float_type
 from ..filters._thresholding import _to_host
-from ._exposure import _channel_last, _gather, _minmax
+from ._exposure import _channel_last, _check_allocation, _gather, _minmax
 
 
 def _value_counts(a):
     """(values, counts) of an integer array's values that occur, increasing (np.unique's), from the core's
     histogram over [min, max]."""
     lo, hi = _minmax(a)
+    _check_allocation(int(hi) - int(lo) + 1)
     counts = _to_host(histogram.integer_counts(a, lo=lo, nbins=int(hi) - int(lo) + 1))
     values = np.flatnonzero(counts)
     return values + lo, counts[values], lo
@@ -31,6 +32,7 @@ def _bincount(a):
     lo, hi = _minmax(a)
     if lo < 0:
         raise ValueError("'list' argument must have no negative elements")
+    _check_allocation(int(hi) + 1)
     return _to_host(histogram.integer_counts(a, lo=0, nbins=int(hi) + 1))
 
 
