@@ -69,11 +69,27 @@ inline std::vector<double> vote_values(uint64_t max_count, double incr) {
 template <class T>
 NDIMG_HD T bilinear(const T* img, int64_t rows, int64_t cols, T r, T c) {
   const double fr = floor_fast(double(r)), fc = floor_fast(double(c));
-  const long minr = long(fr), minc = long(fc), maxr = long(ceil_fast(double(r))), maxc = long(ceil_fast(double(c)));
+  const long minr = long(fr), minc = long(fc);
+  // ceil is floor, or floor + 1 where the coordinate is not whole (NaN: the checked path below)
+  const long maxr = minr + long(fr != double(r)), maxc = minc + long(fc != double(c));
   const T dr = r - T(minr), dc = c - T(minc);
-  auto px = [&](long i, long j) -> T { return i < 0 || i >= rows || j < 0 || j >= cols ? T(0) : img[i * cols + j]; };
-  const double top = (1. - dc) * px(minr, minc) + T(dc * px(minr, maxc));
-  const double bottom = (1. - dc) * px(maxr, minc) + T(dc * px(maxr, maxc));
+  T tl, tr, bl, br;
+  if (minr >= 0 && minc >= 0 && maxr < rows && maxc < cols) {   // all four inside: no per-pixel checks
+    const T* p = img + minr * cols + minc;
+    tl = p[0];
+    tr = p[maxc - minc];
+    bl = p[(maxr - minr) * cols];
+    br = p[(maxr - minr) * cols + (maxc - minc)];
+  } else {
+    if ((maxr < 0 || minr >= rows || maxc < 0 || minc >= cols) && r == r && c == c) return T(0);  // all outside
+    auto px = [&](long i, long j) -> T { return i < 0 || i >= rows || j < 0 || j >= cols ? T(0) : img[i * cols + j]; };
+    tl = px(minr, minc);
+    tr = px(minr, maxc);
+    bl = px(maxr, minc);
+    br = px(maxr, maxc);
+  }
+  const double top = (1. - dc) * tl + T(dc * tr);
+  const double bottom = (1. - dc) * bl + T(dc * br);
   return T((1. - dr) * top + dr * bottom);
 }
 
