@@ -86,7 +86,8 @@ def probabilistic_hough_line(image, threshold=10, line_length=50, line_gap=10, t
     np.random.default_rng(rng).shuffle(order)
     flat = _core.proj_probabilistic_hough_line(ys, xs, order.astype(np.int64), image.shape[0], image.shape[1],
                                                threshold, line_length, line_gap, c.tolist(), s.tolist())
-    return [((flat[i], flat[i + 1]), (flat[i + 2], flat[i + 3])) for i in range(0, len(flat), 4)]
+    ends = iter(flat)
+    return [((x0, y0), (x1, y1)) for x0, y0, x1, y1 in zip(ends, ends, ends, ends)]
 
 
 @engine_aware("image")
