@@ -1848,7 +1848,7 @@ def _nonneg_points(args, kw):
     return (abs(args[0]),) + tuple(args[1:]), kw
 
 
-register("util", "label_points", f"{_UT}._label:label_points", dtypes=FLOATS + ("int32", "int64"), ndim=(2,),
+register("util", "label_points", f"{_UT}._label:label_points", dtypes=FLOATS + ("int32", "int64"), ndim=(),
          inputs=("points",), rtol=0, atol=0,
          cases=(case(output_shape=(40, 36), _prep=_nonneg_points), case(output_shape=(36, 41), _prep=_nonneg_points)),
          bad=(bad(ValueError, output_shape=(40, 40)), bad(ValueError, output_shape=(40, 40, 40), _prep=_nonneg_points),
@@ -1864,7 +1864,7 @@ register("util", "regular_seeds", f"{_UT}._regular_grid:regular_seeds", ndim=(),
          bench=(("none", dict(ar_shape=(3840, 2160), n_points=1000)),))
 _UT_IN, _UT_OUT = np.array([1, 3, 5, 2, 3]), np.array([10.5, 30.0, 50.0, 20.0, 31.0])
 register("util", "map_array", f"{_UT}._map_array:map_array", dtypes=INTS + ("uint64",), ndim=(1, 2, 3),
-         inputs=("labels",), rtol=0, atol=0, halo=_POINTWISE,
+         inputs=("labels",), rtol=0, atol=0, dask=f"{_UT}._map_array:dask_map_array",
          cases=(case(input_vals=_UT_IN, output_vals=_UT_OUT), case(input_vals=_UT_IN, output_vals=_UT_OUT.astype(np.uint8)),
                 case(input_vals=np.array([4, 10 ** 6, 0]), output_vals=np.array([1, 2, 3], dtype=np.int32)),
                 case(input_vals=_UT_IN[:0], output_vals=_UT_OUT[:0])),
@@ -1880,9 +1880,7 @@ register("util", "montage", f"{_UT}._montage:montage", dtypes=NUMERIC, ndim=(3,)
               bad(ValueError, channel_axis=-1)),
          bench=(("3d_f32", {}),))
 register("util", "compare_images", f"{_UT}._compare:compare_images", dtypes=ALL, ndim=(2, 3), inputs=("image", "noisy"),
-         rtol=0, atol=0,
-         halo=lambda ndim, method="diff", **_: whole_image("the checkerboard's tiles span the image")
-         if method == "checkerboard" else 0,
+         rtol=0, atol=0, dask=f"{_UT}._compare:dask_compare_images",
          cases=(case(), case(method="blend"), case(method="checkerboard", _ndim=(2,)),
                 case(method="checkerboard", n_tiles=(3, 5), _ndim=(2,)), case(method="checkerboard", n_tiles=(40, 2), _ndim=(2,))),
          bad=(bad(ValueError, method="unknown"), bad(ValueError, method="checkerboard", _ndim=(3,)), bad(ValueError, **_MISMATCH)),
@@ -1915,7 +1913,10 @@ def _ap_neighbours(block, scale=1.0):
 
 
 register("util", "apply_parallel", f"{_UT}._apply_parallel:apply_parallel", dtypes=NUMERIC, ndim=(2, 3), rtol=1e-12,
-         atol=1e-12, inputs=("callable:sqrt", "image"),
+         atol=1e-12, dask=f"{_UT}._apply_parallel:apply_parallel",   # Dask is its own engine
+         # "none": out of the generated Dask and odd-input tests, which take the first input for the image
+         # (tests/util/test_util.py gives it Dask arrays)
+         inputs=("callable:sqrt", "image", "none"),
          cases=(case(), case(function=_ap_neighbours, depth=1, _prep=_given_function),
                 case(function=_ap_neighbours, depth=2, mode="wrap", extra_keywords={"scale": 0.5}, _prep=_given_function),
                 case(function=_ap_neighbours, depth=1, chunks=(5, 6, 7), mode="edge", _ndim=(3,), _prep=_given_function),

@@ -214,7 +214,20 @@ def test_dask_refusals_are_clear():
     with pytest.raises(NotImplementedError):
         nu.random_noise(d, rng=0)
     with pytest.raises(NotImplementedError):
-        nu.compare_images(d, d, method="checkerboard")
+        nu.view_as_windows(d, 3)
+
+
+def test_dask_compare_and_map(rng):
+    da = pytest.importorskip("dask.array")
+    a, b = rng.random((30, 40)), rng.integers(0, 255, (30, 40)).astype(np.uint8)
+    for method in ("diff", "blend", "checkerboard"):
+        got = nu.compare_images(da.from_array(a, chunks=(7, 9)), da.from_array(b, chunks=(11, 13)), method=method)
+        assert isinstance(got, da.Array)
+        np.testing.assert_array_equal(got.compute(), sku.compare_images(a, b, method=method))
+    labels = rng.integers(0, 9, (30, 40))
+    keys, values = np.array([1, 4, 7, 4]), np.array([0.5, 1.5, 2.5, 3.5])
+    got = nu.map_array(da.from_array(labels, chunks=7), keys, values)
+    np.testing.assert_array_equal(got.compute(), sku.map_array(labels, keys, values))
 
 
 def test_apply_parallel_takes_and_returns_dask(rng):

@@ -1,19 +1,46 @@
 """skimage.util.compare_images over NumPy and CuPy."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .._engine import engine_aware, xp_of
 from ._dtype import _map, convert
 
 
+def _positional(fn):
+    """scikit-image's compare_images also takes method and n_tiles by position (not both ways)."""
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        for value, name in zip(args, ("image0", "image1", "method", "n_tiles")):
+            if name in kwargs:
+                raise ValueError(f"{name} passed both as positional and keyword argument.")
+            kwargs[name] = value
+        return fn(**kwargs)
+
+    return wrapper
+
+
+@_positional
 @engine_aware("image0", "image1", native=False)
-def compare_images(image0, image1, method="diff", n_tiles=(8, 8)):
+def compare_images(image0, image1, *, method="diff", n_tiles=(8, 8)):
     """The two images (as img_as_float) compared: 'diff' |image1 - image0|, 'blend' their mean,
     'checkerboard' (2-D) tiles of image0 and image1 alternating on an n_tiles grid."""
+    return _compare(image0, image1, method, n_tiles, convert)
+
+
+def dask_compare_images(image0, image1, *, method="diff", n_tiles=(8, 8)):
+    """Dask arrays: the same comparison, lazily (the checkerboard's mask is a small host array)."""
+    from ._dtype import _dask_convert
+
+    return _compare(image0, image1, method, n_tiles, _dask_convert)
+
+
+def _compare(image0, image1, method, n_tiles, as_float):
     if image1.shape != image0.shape:
         raise ValueError("Images must have the same shape.")
-    a, b = convert(image0, np.floating), convert(image1, np.floating)
+    a, b = as_float(image0, np.floating, False), as_float(image1, np.floating, False)
     dt = np.result_type(a.dtype, b.dtype)
     if method == "diff":
         return _map(a, dt, lambda x, y, xp, out=None: xp.abs(xp.subtract(y, x, out=out), out=out), b)
@@ -30,9 +57,5 @@ def compare_images(image0, image1, method="diff", n_tiles=(8, 8)):
         c = xp.arange(cols) // max(step_c, 1)
         inside = (r < n_tiles[0])[:, None] & (c < n_tiles[1])[None, :] & (step_r > 0) & (step_c > 0)
         first = inside & ((r[:, None] + c[None, :]) % 2 == 0)
-        out = xp.zeros_like(a)
-        out[first] = a[first]
-        out[~first] = b[~first]
-        return out
+        return xp.where(first, a, b.astype(a.dtype, copy=False))
     raise ValueError('Wrong value for `method`. Must be either "diff", "blend" or "checkerboard".')
-

@@ -34,7 +34,11 @@ def dtype_limits(image, clip_negative=False):
     return _limits(image, clip_negative)
 
 
-dask_dtype_limits = _limits   # a Dask array's dtype is its chunks'
+def dask_dtype_limits(image, clip_negative=False):
+    """A Dask array's limits (its dtype is its chunks'), as 0-d Dask arrays: Dask in, Dask out."""
+    import dask.array as da
+
+    return tuple(da.from_array(np.asarray(v)) for v in _limits(image, clip_negative))
 
 
 _CHUNK = 1 << 18   # elements per block
@@ -274,14 +278,18 @@ def _needs_max(din, dout):
 
 def _dask_convert(image, dtype, force_copy):
     """Dask arrays: each chunk converted as the whole image would be (a narrowing's maximum is the whole
-    array's, computed first; the float range is checked per chunk, raising when that chunk computes)."""
+    array's, a lazy reduction handed to every chunk; the float range is checked per chunk, raising when that
+    chunk computes)."""
+    import dask.array as da
+
     if _passes(image, dtype):
         return image.copy() if force_copy else image
     _check(image, dtype)
     dout = _target(dtype)
-    vmax = image.max().compute() if _needs_max(image.dtype, dout) else None
     rdt = np.dtype(bool) if dout.kind == "b" else dout
-    return image.map_blocks(lambda b: _map(b, rdt, _converter(b, dout, vmax)), dtype=rdt)
+    if not _needs_max(image.dtype, dout):
+        return image.map_blocks(lambda b: _map(b, rdt, _converter(b, dout)), dtype=rdt)
+    return da.map_blocks(lambda b, vmax: _map(b, rdt, _converter(b, dout, vmax[()])), image, image.max(), dtype=rdt)
 
 
 def _public(dtype, name, doc):

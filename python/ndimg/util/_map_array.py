@@ -10,7 +10,7 @@ from .._engine import engine_aware, xp_of
 
 def _table(xp, keys, values):
     """keys sorted with each key's value, the last of repeated keys winning (as scikit-image's hash map)."""
-    order = xp.argsort(keys, kind="stable")
+    order = xp.argsort(keys, kind="stable") if xp is np else xp.argsort(keys)   # CuPy sorts stably
     keys, values = keys[order], values[order]
     last = xp.ones(keys.size, dtype=bool)
     last[:-1] = keys[1:] != keys[:-1]
@@ -68,3 +68,16 @@ def map_array(input_arr, input_vals, output_vals, out=None):
     else:
         fn(oflat, flat, xp)
     return out
+
+
+def dask_map_array(input_arr, input_vals, output_vals, out=None):
+    """Dask arrays: each chunk mapped on its own (the table is small and whole in every task)."""
+    if out is not None:
+        if out.shape != input_arr.shape:
+            raise ValueError(f"If out array is provided, it should have the same shape as the input array. Input "
+                             f"array has shape {input_arr.shape}, provided output array has shape {out.shape}.")
+        raise NotImplementedError("ndimg.util.map_array: out= arrays cannot take a lazy Dask result; drop the out= "
+                                  "argument")
+    if not np.issubdtype(input_arr.dtype, np.integer):
+        raise TypeError("The dtype of an array to be remapped should be integer.")
+    return input_arr.map_blocks(map_array, input_vals, output_vals, dtype=output_vals.dtype)
