@@ -11,10 +11,12 @@ namespace ndimg::histogram::clahe_math {
 
 constexpr int64_t kGrey = 16384;   // grey levels of the maps (scikit-image's NR_OF_GRAY)
 
-// Geometry shared by the schedules: per axis the image length, the tile length and the number of tiles.
+// Geometry shared by the schedules: per axis the length of the array at hand, its first element's index in
+// the whole image (0 but for clahe_apply's blocks), the tile length and the whole image's number of tiles.
 struct Geometry {
   int ndim = 0;
   int64_t shape[kMaxDim];
+  int64_t origin[kMaxDim];
   int64_t kernel[kMaxDim];
   int64_t tiles[kMaxDim];
   int64_t ntiles = 1;        // all tiles
@@ -86,6 +88,13 @@ NDIMG_HD void map_histogram(const int64_t* hist, int64_t nbins, int64_t n_pixels
   }
 }
 
+// The grey bin of value v: the table's, kept in [0, nbins) (a table with other values cannot write outside
+// the histograms).
+NDIMG_HD int64_t bin_of(const int32_t* bins, int64_t v, int64_t nbins) {
+  const int64_t b = bins[v];
+  return b < 0 ? 0 : (b >= nbins ? nbins - 1 : b);
+}
+
 // Where element x of an axis sits between tile centres: the tiles before and after it (clamped at the
 // ends, as the maps' edge padding) and the fraction (x + k/2) % k / k of the way, in double as np.arange(k)/k.
 struct AxisPos {
@@ -131,8 +140,11 @@ NDIMG_HD float interpolate(int ndim_rt, const AxisPos* pos, const int64_t* tile_
 }  // namespace ndimg::histogram::clahe_math
 
 namespace ndimg::histogram {
-void clahe_cpu(const View& in, const View& bins, const clahe_math::Geometry& g, const View& out);
+void clahe_maps_cpu(const View& in, const View& bins, const clahe_math::Geometry& g, const View& maps);
+void clahe_apply_cpu(const View& in, const View& bins, const clahe_math::Geometry& g, const View& maps, const View& out);
 #ifdef NDIMG_WITH_CUDA
-void clahe_cuda(const View& in, const View& bins, const clahe_math::Geometry& g, const View& out, StreamHandle s);
+void clahe_maps_cuda(const View& in, const View& bins, const clahe_math::Geometry& g, const View& maps, StreamHandle s);
+void clahe_apply_cuda(const View& in, const View& bins, const clahe_math::Geometry& g, const View& maps,
+                      const View& out, StreamHandle s);
 #endif
 }  // namespace ndimg::histogram

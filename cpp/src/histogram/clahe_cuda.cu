@@ -1,5 +1,5 @@
-// CLAHE's CUDA schedule: one block per tile counts its histogram in shared memory (global atomics for more
-// bins than fit), one thread per tile clips it and writes its map, then one thread per element interpolates.
+// CLAHE's CUDA schedules: one block per tile counts its histogram in shared memory (global atomics for more
+// bins than fit), one thread per tile clips it and writes its map; one thread per element interpolates.
 #include <algorithm>
 
 #include "core/cuda.cuh"
@@ -33,7 +33,7 @@ __global__ void tile_histograms(const T* src, const int32_t* bins, Geometry g, u
       q /= g.kernel[d];
       stride *= g.shape[d];
     }
-    const int32_t b = bins[src[offset]];
+    const int64_t b = bin_of(bins, src[offset], g.nbins);
     if (shared) atomicAdd(&local[b], 1u);
     else atomicAdd(&h[b], 1ull);
   }
@@ -59,31 +59,35 @@ __global__ void interpolate_elements(const T* src, const int32_t* bins, Geometry
     int64_t tile_stride[kMaxDim];
     int64_t q = i, s = 1;
     for (int d = g.ndim - 1; d >= 0; --d) {
-      pos[d] = axis_pos(q % g.shape[d], g.kernel[d], g.tiles[d]);
+      pos[d] = axis_pos(g.origin[d] + q % g.shape[d], g.kernel[d], g.tiles[d]);
       q /= g.shape[d];
       tile_stride[d] = s;
       s *= g.tiles[d];
     }
-    dst[i] = static_cast<uint16_t>(interpolate<ND>(g.ndim, pos, tile_stride, maps, g.nbins, bins[src[i]]));
+    dst[i] = static_cast<uint16_t>(interpolate<ND>(g.ndim, pos, tile_stride, maps, g.nbins, bin_of(bins, src[i], g.nbins)));
   }
 }
 
 template <class T>
-void run(const View& in, const View& bins, const Geometry& g, const View& out, cudaStream_t s, const char* op) {
+void maps_run(const View& in, const View& bins, const Geometry& g, const View& maps, cudaStream_t s, const char* op) {
   cuda::Scratch hist(size_t(g.ntiles * g.nbins) * sizeof(unsigned long long), s, op);
-  cuda::Scratch maps(size_t(g.ntiles * g.nbins) * sizeof(uint16_t), s, op);
   if (g.nbins > kSharedBins)
     cuda::check(cudaMemsetAsync(hist.get<void>(), 0, size_t(g.ntiles * g.nbins) * sizeof(unsigned long long), s), op);
   const size_t shmem = g.nbins <= kSharedBins ? size_t(g.nbins) * sizeof(unsigned int) : 0;
   tile_histograms<T><<<unsigned(g.ntiles), kThreads, shmem, s>>>(in.ptr<T>(), bins.ptr<int32_t>(), g,
                                                                   hist.get<unsigned long long>());
   cuda::check_launch(op);
-  tile_maps<<<cuda::blocks_for(g.ntiles, 64), 64, 0, s>>>(g, hist.get<unsigned long long>(), maps.get<uint16_t>());
+  tile_maps<<<cuda::blocks_for(g.ntiles, 64), 64, 0, s>>>(g, hist.get<unsigned long long>(), maps.ptr<uint16_t>());
   cuda::check_launch(op);
+}
+
+template <class T>
+void apply_run(const View& in, const View& bins, const Geometry& g, const View& maps, const View& out, cudaStream_t s,
+               const char* op) {
   const int64_t n = in.size();
   const unsigned blocks = std::min<unsigned>(cuda::blocks_for(n, kThreads), 65535u * 4);
   auto launch = [&](auto kernel) {
-    kernel<<<blocks, kThreads, 0, s>>>(in.ptr<T>(), bins.ptr<int32_t>(), g, maps.get<uint16_t>(), out.ptr<uint16_t>(), n);
+    kernel<<<blocks, kThreads, 0, s>>>(in.ptr<T>(), bins.ptr<int32_t>(), g, maps.ptr<uint16_t>(), out.ptr<uint16_t>(), n);
   };
   if (g.ndim == 2) launch(interpolate_elements<T, 2>);
   else if (g.ndim == 3) launch(interpolate_elements<T, 3>);
@@ -93,13 +97,22 @@ void run(const View& in, const View& bins, const Geometry& g, const View& out, c
 
 }  // namespace
 
-void clahe_cuda(const View& in, const View& bins, const Geometry& g, const View& out, StreamHandle stream) {
-  const char* op = "clahe";
-  if (g.ntiles > int64_t(INT32_MAX)) throw ValueError("clahe: too many tiles for the CUDA engine");
+void clahe_maps_cuda(const View& in, const View& bins, const Geometry& g, const View& maps, StreamHandle stream) {
+  const char* op = "clahe_maps";
+  if (g.ntiles > int64_t(INT32_MAX)) throw ValueError("clahe_maps: too many tiles for the CUDA engine");
   cuda::DeviceGuard guard(in.device_id, op);
   auto s = static_cast<cudaStream_t>(stream);
-  if (in.dtype == DType::U8) run<uint8_t>(in, bins, g, out, s, op);
-  else run<uint16_t>(in, bins, g, out, s, op);
+  if (in.dtype == DType::U8) maps_run<uint8_t>(in, bins, g, maps, s, op);
+  else maps_run<uint16_t>(in, bins, g, maps, s, op);
+}
+
+void clahe_apply_cuda(const View& in, const View& bins, const Geometry& g, const View& maps, const View& out,
+                      StreamHandle stream) {
+  const char* op = "clahe_apply";
+  cuda::DeviceGuard guard(in.device_id, op);
+  auto s = static_cast<cudaStream_t>(stream);
+  if (in.dtype == DType::U8) apply_run<uint8_t>(in, bins, g, maps, out, s, op);
+  else apply_run<uint16_t>(in, bins, g, maps, out, s, op);
 }
 
 }  // namespace ndimg::histogram

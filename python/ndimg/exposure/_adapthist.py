@@ -41,12 +41,12 @@ def _as_uint16(image):
     return convert(image, np.uint16), None
 
 
-def _bins_table(raw, u16, nbins):
-    """Per raw value its grey bin: img_as_uint's value (u16), stretched to 14 bits as scikit-image's
-    rescale_intensity(out_range=(0, NR_OF_GRAY - 1)) and np.round do, divided by the bin size."""
-    size = 1 << (8 * raw.dtype.itemsize)
-    present = np.flatnonzero(_to_host(histogram.integer_counts(raw, lo=0, nbins=size)))
-    values = np.arange(size, dtype=np.uint16) if u16 is None else u16
+def _bins_table(counts, u16, nbins):
+    """Per raw value its grey bin: img_as_uint's value (u16; None: the raw value), stretched to 14 bits as
+    scikit-image's rescale_intensity(out_range=(0, NR_OF_GRAY - 1)) and np.round do, divided by the bin
+    size. `counts`: how many pixels hold each raw value (the stretch spans the present ones)."""
+    present = np.flatnonzero(counts)
+    values = np.arange(counts.size, dtype=np.uint16) if u16 is None else u16
     imin, imax = float(values[present].min()), float(values[present].max())
     v = values
     if imin != imax:
@@ -54,8 +54,61 @@ def _bins_table(raw, u16, nbins):
     else:
         v = np.clip(np.clip(v, imin, imax), 0.0, float(NR_OF_GRAY - 1))
     u14 = np.round(v.astype(np.float64)).astype(np.uint16)
-    bin_size = 1 + NR_OF_GRAY // nbins
-    return (u14 // bin_size).astype(np.int32)
+    return (u14 // (1 + NR_OF_GRAY // nbins)).astype(np.int32)
+
+
+def raw_counts(raw):
+    """How many elements of a uint8/uint16 array hold each of its dtype's values (host int64)."""
+    return _to_host(histogram.integer_counts(raw, lo=0, nbins=1 << (8 * raw.dtype.itemsize)))
+
+
+def parameters(shape, kernel_size, clip_limit, nbins):
+    """(kernel lengths, clip limit in counts) as scikit-image derives them, with its errors."""
+    if kernel_size is None:
+        kernel_size = tuple([max(s // 8, 1) for s in shape])
+    elif isinstance(kernel_size, numbers.Number):
+        kernel_size = (kernel_size,) * len(shape)
+    elif len(kernel_size) != len(shape):
+        raise ValueError(f"Incorrect value of `kernel_size`: {kernel_size}")
+    kernel_size = [int(k) for k in kernel_size]
+    # scikit-image's padding (its errors: a zero length divides by zero, a negative pad is refused)
+    pads = [k // 2 for k in kernel_size] + [(k - s % k) % k + int(np.ceil(k / 2.0)) for k, s in zip(kernel_size, shape)]
+    if min(pads) < 0:
+        raise ValueError("index can't contain negative values")
+    # scikit-image pads the image to whole tiles and keeps a few copies of it (NumPy's errors beyond memory);
+    # the core reads every padded element once
+    check_allocation([s + k for s, k in zip(shape, kernel_size)], np.uint16, extra_bytes_per_element=10)
+    _ = NR_OF_GRAY // nbins   # scikit-image's bin size: nbins = 0 divides by zero
+    if nbins < 1:
+        raise ValueError(f"nbins must be positive, got {nbins}")
+    kernel_elements = math.prod(kernel_size)
+    clim = int(np.clip(clip_limit * kernel_elements, 1, None)) if clip_limit > 0.0 else kernel_elements
+    check_allocation((math.prod(-(-s // k) for s, k in zip(shape, kernel_size)), nbins), np.int64)
+    return kernel_size, clim
+
+
+def final_table(lo, hi, float_dtype):
+    """scikit-image's rescale_intensity of the CLAHE result as float, over the uint16 values [lo, hi] it holds."""
+    table = np.zeros(NR_OF_GRAY, float_dtype)
+    table[lo:hi + 1] = rescale_intensity(np.arange(lo, hi + 1).astype(float_dtype))
+    return table
+
+
+def tile_maps(raw, bins, kernel, clim, nbins):
+    """The core's tile maps of a whole uint8/uint16 image (or a Dask chunk holding whole tiles)."""
+    xp = xp_of(raw)
+    maps = xp.empty(tuple(-(-s // k) for s, k in zip(raw.shape, kernel)) + (int(nbins),), np.uint16)
+    _core.clahe_maps(xp.ascontiguousarray(raw), xp.asarray(bins), kernel, int(clim), maps, stream=stream_ptr(maps))
+    return maps
+
+
+def interpolate(raw, bins, kernel, origin, full_shape, maps):
+    """The core's CLAHE values (uint16) of the block of an image of `full_shape` at `origin`."""
+    xp = xp_of(raw)
+    out = xp.empty(raw.shape, np.uint16)
+    _core.clahe_apply(xp.ascontiguousarray(raw), xp.asarray(bins), kernel, [int(o) for o in origin],
+                      [int(s) for s in full_shape], xp.asarray(maps), out, stream=stream_ptr(out))
+    return out
 
 
 @engine_aware("image")
@@ -71,36 +124,11 @@ def equalize_adapthist(image, kernel_size=None, clip_limit=0.01, nbins=256):
 
 
 def _equalize(image, kernel_size, clip_limit, nbins):
-    xp = xp_of(image)
     float_dtype = supported_float_type(image.dtype)
     raw, u16 = _as_uint16(image)
-    if kernel_size is None:
-        kernel_size = tuple([max(s // 8, 1) for s in image.shape])
-    elif isinstance(kernel_size, numbers.Number):
-        kernel_size = (kernel_size,) * image.ndim
-    elif len(kernel_size) != image.ndim:
-        raise ValueError(f"Incorrect value of `kernel_size`: {kernel_size}")
-    kernel_size = [int(k) for k in kernel_size]
-    # scikit-image's padding (its errors: a zero length divides by zero, a negative pad is refused)
-    pads = [k // 2 for k in kernel_size] + [(k - s % k) % k + int(np.ceil(k / 2.0))
-                                            for k, s in zip(kernel_size, image.shape)]
-    if min(pads) < 0:
-        raise ValueError("index can't contain negative values")
-    # scikit-image pads the image to whole tiles and keeps a few copies of it (NumPy's errors beyond memory);
-    # the core reads every padded element once
-    check_allocation([s + k for s, k in zip(image.shape, kernel_size)], np.uint16, extra_bytes_per_element=10)
-    bins = _bins_table(raw, u16, nbins)   # nbins = 0 divides by zero there, as in scikit-image
-    if nbins < 1:
-        raise ValueError(f"nbins must be positive, got {nbins}")
-    kernel_elements = math.prod(kernel_size)
-    clim = int(np.clip(clip_limit * kernel_elements, 1, None)) if clip_limit > 0.0 else kernel_elements
-    ntiles = math.prod(-(-s // k) for s, k in zip(image.shape, kernel_size))
-    check_allocation((ntiles, nbins), np.int64)
-    raw = xp.ascontiguousarray(raw)
-    out = xp.empty(image.shape, np.uint16)
-    _core.clahe(raw, xp.asarray(bins), kernel_size, int(nbins), int(clim), out, stream=stream_ptr(out))
-    # scikit-image's rescale_intensity of the result as float: a table over the uint16 values it holds
+    kernel, clim = parameters(image.shape, kernel_size, clip_limit, nbins)
+    bins = _bins_table(raw_counts(raw), u16, nbins)
+    maps = tile_maps(raw, bins, kernel, clim, nbins)
+    out = interpolate(raw, bins, kernel, (0,) * raw.ndim, raw.shape, maps)
     lo, hi = _minmax(out)
-    table = np.zeros(NR_OF_GRAY, float_dtype)
-    table[lo:hi + 1] = rescale_intensity(np.arange(lo, hi + 1).astype(float_dtype))
-    return _gather(table, out)
+    return _gather(final_table(lo, hi, float_dtype), out)
