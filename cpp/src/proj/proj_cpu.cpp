@@ -54,7 +54,8 @@ void hough_line_cpu(const View& ys, const View& xs, std::span<const double> cos,
   uint64_t* acc = accum.ptr<uint64_t>();
   // a task owns a tile of angles and counts them in columns of its own (contiguous along the distance,
   // small enough to stay in cache), streaming the points once per tile; the columns then go to accum
-  constexpr int64_t kTile = 8;
+  // (up to 8 angles a tile; fewer where that leaves under 4 tiles per thread)
+  const int64_t kTile = std::clamp<int64_t>(nt / (4 * std::max<int64_t>(1, num_threads())), 1, 8);
   const int64_t tiles = (nt + kTile - 1) / kTile;
   parallel_for(tiles, 1, [&](int64_t t0, int64_t t1) {
     std::vector<uint32_t> col(kTile * nd);
