@@ -136,6 +136,12 @@ def _apply_host(m, points):
     return h[..., :-1] / np.where(w == 0, np.finfo(float).eps, w)
 
 
+def _right_singular(A):
+    """The right singular vectors (rows, by decreasing singular value) of A (..., m, n): all n of them; the
+    left ones only as many as needed (an overdetermined system's m x m would dominate the time)."""
+    return np.linalg.svd(A, full_matrices=A.shape[-2] < A.shape[-1])[2]
+
+
 def _homography(src, dst, coeffs, weights=None):
     """Total-least-squares homographies mapping src to dst (..., N, D), batched over leading axes: the
     right singular vector of the smallest singular value of the linear system in the matrix entries listed
@@ -161,7 +167,7 @@ def _homography(src, dst, coeffs, weights=None):
         weights = np.asarray(weights)
         A = A * np.tile(np.sqrt(weights / np.max(weights)), d)[..., :, None]
     with np.errstate(invalid="ignore"):
-        _, _, V = np.linalg.svd(np.where(bad_scaling[..., None, None], 0.0, A))
+        V = _right_singular(np.where(bad_scaling[..., None, None], 0.0, A))
     last = V[..., -1, :]
     degenerate = np.isclose(last[..., -1], 0) & ~bad_scaling
     H = np.zeros((*batch, k, k))
@@ -339,8 +345,7 @@ class FundamentalMatrixTransform(_HMatrixTransform):
             return None
         s_h, d_h = _with_ones(_apply_host(s_norm, src)), _with_ones(_apply_host(d_norm, dst))
         A = (d_h[:, :, None] * s_h[:, None, :]).reshape(len(src), 9)   # column 3i+j: dst_i * src_j
-        _, _, V = np.linalg.svd(A)
-        return V[-1].reshape(3, 3), s_norm, d_norm
+        return _right_singular(A)[-1].reshape(3, 3), s_norm, d_norm
 
     def _constrain(self, S):
         """Rank 2: the smallest singular value is zero."""
@@ -929,7 +934,7 @@ class PolynomialTransform(_GeometricTransform):
         if weights is not None:
             weights = np.asarray(weights)
             A = A * np.tile(np.sqrt(weights / np.max(weights)), 2)[:, None]
-        _, _, V = np.linalg.svd(A)
+        V = _right_singular(A)
         self.params = (-V[-1, :-1] / V[-1, -1]).reshape(2, u // 2)
         return None
 
