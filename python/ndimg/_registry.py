@@ -1745,6 +1745,7 @@ for _name, _file, _kw in [
         cases=(case(), case(nbins=32), case(mask=Arr("mask", "bool")), case(_inputs=("signed",))),
         bad=(bad(ValueError, nbins=0, _dtype="float32"),), bench=_EX_BENCH)),
     ("equalize_adapthist", "_adapthist", dict(
+        dask=f"{_EX}._dask:equalize_adapthist",
         dtypes=_EX_DTYPES, ndim=(1, 2, 3), family="clahe",
         cases=(case(), case(kernel_size=5), case(clip_limit=0.05, nbins=64), case(clip_limit=0),
                case(kernel_size=(4, 30), nbins=1000, _ndim=(2,)), case(kernel_size=(3, 4, 20), _ndim=(3,)),
@@ -2038,9 +2039,9 @@ register("draw", "set_color", f"{_DR}._draw:set_color", inputs=("none",), ndim=(
          extra={"tested_in": "tests/draw/test_draw.py", "inplace": "image"})
 del _DR, _DGEN, _DPOLY, _DRING, _DBIG
 # ---- end draw ----
-_TWD = "ndimg.transform._warps_dask"   # Dask: the bodies themselves (see that module)
 # ---- issue 27: transform warps and pyramids ----
 _TW = "ndimg.transform._warps"
+_TWD = "ndimg.transform._warps_dask"   # Dask: the bodies themselves (see that module)
 _W_DTYPES = NUMERIC + ("float16",)   # float16 computes in float32, as scikit-image
 _SKM = ("constant", "edge", "symmetric", "reflect", "wrap")    # scikit-image's (numpy.pad's) mode names
 _W_AFFINE = np.array([[0.94, 0.3, -1.5], [-0.22, 1.08, 2.25], [0.0, 0.0, 1.0]])    # (col, row, 1) -> input

@@ -181,11 +181,27 @@ def test_dask_global_functions(engine, rng):
             _same(g, x)
 
 
-@pytest.mark.parametrize("name", ["equalize_adapthist", "match_histograms", "is_low_contrast"])
+@pytest.mark.parametrize("shape, dtype, kw, chunks", [
+    ((97, 131), "float32", {}, (20, 30)),
+    ((97, 131), "uint8", dict(kernel_size=(10, 7), clip_limit=0.03), (13, 50)),
+    ((40, 41, 30), "float64", dict(kernel_size=(7, 9, 11)), (9, 10, 11)),
+    ((50, 60), "int32", dict(kernel_size=7), (10, 10)),
+    ((50, 60), "int16", dict(kernel_size=70, nbins=64), (10, 25)),    # one tile longer than the image
+    ((300,), "uint16", dict(kernel_size=17), (33,)),
+])
+def test_dask_clahe(engine, rng, shape, dtype, kw, chunks):
+    """CLAHE on chunks that cut through tiles: scikit-image's values, lazily."""
+    image = (rng.random(shape) * (1 if dtype[0] == "f" else 1000)).astype(dtype)
+    lazy = _quiet(ne.equalize_adapthist, da.from_array(to_engine(image, engine), chunks=chunks), **kw)
+    assert isinstance(lazy, da.Array)
+    _same(_quiet(lazy.compute), _quiet(ske.equalize_adapthist, image, **kw))
+
+
+@pytest.mark.parametrize("name", ["match_histograms", "is_low_contrast", "equalize_adapthist"])
 def test_dask_not_taken(name):
-    image = da.from_array(np.linspace(0, 1, 100).reshape(10, 10), chunks=5)
+    image = da.from_array(np.linspace(0, 1, 300).reshape(10, 10, 3), chunks=5)
     args = (image, image) if name == "match_histograms" else (image,)
-    with pytest.raises(NotImplementedError, match=f"ndimg.exposure.{name}"):
+    with pytest.raises(NotImplementedError, match=f"ndimg.exposure.{name}"):   # CLAHE: an RGB image
         getattr(ne, name)(*args)
 
 

@@ -141,3 +141,106 @@ def rescale_intensity(image, in_range="image", out_range="dtype"):
     _, out_dtype = _e.rescale_map(np.empty(0, image.dtype), in_range, out_range, minmax=lambda _: (0, 1))
     st = stats(image) if "image" in (in_range, out_range) else None
     return image.map_blocks(_rescale_chunk, st, image.dtype, in_range, out_range, dtype=out_dtype)
+
+
+# ---------------------------------------------------------------------------------------------------
+# CLAHE: the tiles' maps from chunks holding whole tiles, then each chunk interpolated at its origin
+# ---------------------------------------------------------------------------------------------------
+
+def _tile_chunks(chunks, s, k):
+    """Chunks of an axis of `s` elements near `chunks` whose starts are multiples of the tile length `k`
+    and whose last chunk is longer than a tile (or the whole axis): each chunk holds whole tiles, and the
+    reflection past the image's end stays inside the last chunk, as on the whole image."""
+    step = max(k, int(round(max(chunks) / k)) * k)
+    sizes, at = [], 0
+    while s - at > step:
+        sizes.append(step)
+        at += step
+    rest = s - at
+    if rest <= k and sizes:
+        sizes[-1] += rest
+    else:
+        sizes.append(rest)
+    return tuple(sizes)
+
+
+def _u16_chunk(chunk, st, dtype):
+    """img_as_uint of a chunk of 32/64-bit integers, narrowed as the whole image would be (its maximum)."""
+    from ..util._dtype import _converter, _map
+
+    vmax = _e.stats_minmax(st, dtype)[1]
+    return _map(chunk, np.dtype(np.uint16), _converter(chunk, np.dtype(np.uint16), vmax))
+
+
+def _raw_chunk(chunk):
+    return _e._raw_index(chunk)[0]
+
+
+def _counts_sum(parts):
+    return add(parts)
+
+
+def _bins(counts, u16, nbins):
+    from ._adapthist import _bins_table
+
+    return _bins_table(counts, u16, nbins)
+
+
+def _maps_chunk(chunk, bins, kernel, clim, nbins):
+    from ._adapthist import tile_maps
+
+    return tile_maps(chunk, bins, kernel, clim, nbins)
+
+
+def _apply_chunk(chunk, bins, maps, kernel, full_shape, block_info=None):
+    from ._adapthist import interpolate
+
+    origin = [lo for lo, _ in block_info[0]["array-location"]]
+    return interpolate(chunk, bins, kernel, origin, full_shape, maps)
+
+
+def _final_chunk(chunk, st, float_dtype):
+    from ._adapthist import final_table
+
+    lo, hi = _e.stats_minmax(st, np.dtype(np.uint16))
+    return _e._gather(final_table(lo, hi, float_dtype), chunk)
+
+
+def equalize_adapthist(image, kernel_size=None, clip_limit=0.01, nbins=256):
+    import dask.array as da
+
+    from ._adapthist import _as_uint16, parameters, raw_counts
+    from ._adapthist import equalize_adapthist as in_memory
+
+    if image.ndim == 3 and image.shape[-1] in (3, 4):
+        raise NotImplementedError("ndimg.exposure.equalize_adapthist does not take Dask arrays of RGB(A) images "
+                                  "(scikit-image equalizes their HSV value): compute() the array first")
+    _not_complex(image, "equalize_adapthist")
+    if image.size == 0:
+        return known(in_memory(np.empty(image.shape, image.dtype), kernel_size, clip_limit, nbins))
+    dt = image.dtype
+    float_dtype = _e.supported_float_type(dt)
+    kernel, clim = parameters(image.shape, kernel_size, clip_limit, nbins)
+    # the raw uint8/uint16 values each chunk's pixels hold, and the uint16 value of each raw value
+    if dt.kind in "bui" and dt.itemsize <= 2:
+        raw_dtype = np.dtype(f"u{dt.itemsize}")
+        raw = image if dt == np.uint16 else image.map_blocks(_raw_chunk, dtype=raw_dtype)
+        u16 = None if dt == np.uint16 else _as_uint16(np.empty(0, dt))[1]
+    elif dt.kind in "iu":
+        raw = image.map_blocks(_u16_chunk, stats(image), dt, dtype=np.uint16)
+        u16 = None
+    else:
+        from ..util._dtype import convert
+
+        raw = image.map_blocks(convert, np.uint16, dtype=np.uint16)   # each chunk refuses values outside [-1, 1]
+        u16 = None
+    counts = tree((delayed(raw_counts)(b) for (b,) in blocks(raw)), _counts_sum)
+    bins = delayed(_bins)(counts, u16, nbins)
+    tiled = raw.rechunk(tuple(_tile_chunks(c, s, k) for c, s, k in zip(raw.chunks, raw.shape, kernel)))
+    maps = tiled.map_blocks(_maps_chunk, bins, kernel, clim, nbins, dtype=np.uint16, new_axis=raw.ndim,
+                            chunks=tuple(tuple(-(-c // k) for c in cs) for cs, k in zip(tiled.chunks, kernel))
+                            + ((int(nbins),),))
+    whole = maps.rechunk(maps.shape).to_delayed().ravel()[0]
+    out = raw.map_blocks(_apply_chunk, bins, whole, kernel, raw.shape, dtype=np.uint16)
+    return out.map_blocks(_final_chunk, stats(out), float_dtype, dtype=float_dtype)
+
