@@ -69,7 +69,8 @@ def test_clahe_rgb(engine, rng):
         np.testing.assert_allclose(got, ske.equalize_adapthist(image), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("kw, exc", [(dict(kernel_size=(3, 3, 3)), ValueError), (dict(kernel_size=0), ZeroDivisionError),
+@pytest.mark.parametrize("kw, exc", [(dict(kernel_size=(3, 3, 3)), ValueError),
+                                     (dict(kernel_size=0), ZeroDivisionError),
                                      (dict(kernel_size=-4), ValueError), (dict(nbins=0), ZeroDivisionError)])
 def test_clahe_refuses_like_scikit_image(engine, kw, exc):
     image = np.linspace(0, 1, 400).reshape(20, 20)
@@ -128,7 +129,8 @@ def test_equalize_hist_interpolation(engine, rng, values):
     """Floats: NumPy's interpolation (its interval search and slopes), at and between the bin centres."""
     image = values(rng)
     for nbins in (256, 3, 1):
-        _same(_quiet(ne.equalize_hist, to_engine(image, engine), nbins=nbins), _quiet(ske.equalize_hist, image, nbins=nbins))
+        _same(_quiet(ne.equalize_hist, to_engine(image, engine), nbins=nbins),
+              _quiet(ske.equalize_hist, image, nbins=nbins))
 
 
 def test_match_histograms_groups(engine, rng):
@@ -177,7 +179,8 @@ def test_dask_global_functions(engine, rng):
                for k, v in kw.items()}
         lazy = _quiet(getattr(ne, name), *dargs, **dkw)
         got = _quiet(lambda: tuple(x.compute() for x in lazy) if isinstance(lazy, tuple) else lazy.compute())
-        for g, x in zip(got if isinstance(got, tuple) else (got,), expected if isinstance(expected, tuple) else (expected,)):
+        got, expected = (r if isinstance(r, tuple) else (r,) for r in (got, expected))
+        for g, x in zip(got, expected):
             _same(g, x)
 
 

@@ -27,7 +27,8 @@ Geometry geometry(const View& in, const View& bins, std::span<const int64_t> ker
   g.ndim = in.ndim;
   for (int d = 0; d < in.ndim; ++d) {
     if (kernel[d] < 1) throw ValueError(name + ": kernel lengths must be positive");
-    if (origin[d] < 0 || origin[d] + in.shape[d] > full[d]) throw ValueError(name + ": the block lies outside the image");
+    if (origin[d] < 0 || origin[d] + in.shape[d] > full[d])
+      throw ValueError(name + ": the block lies outside the image");
     g.shape[d] = in.shape[d];
     g.origin[d] = origin[d];
     g.kernel[d] = kernel[d];

@@ -141,7 +141,8 @@ NDIMG_HD float interpolate(int ndim_rt, const AxisPos* pos, const int64_t* tile_
 
 namespace ndimg::histogram {
 void clahe_maps_cpu(const View& in, const View& bins, const clahe_math::Geometry& g, const View& maps);
-void clahe_apply_cpu(const View& in, const View& bins, const clahe_math::Geometry& g, const View& maps, const View& out);
+void clahe_apply_cpu(const View& in, const View& bins, const clahe_math::Geometry& g, const View& maps,
+                     const View& out);
 #ifdef NDIMG_WITH_CUDA
 void clahe_maps_cuda(const View& in, const View& bins, const clahe_math::Geometry& g, const View& maps, StreamHandle s);
 void clahe_apply_cuda(const View& in, const View& bins, const clahe_math::Geometry& g, const View& maps,

@@ -64,7 +64,8 @@ __global__ void interpolate_elements(const T* src, const int32_t* bins, Geometry
       tile_stride[d] = s;
       s *= g.tiles[d];
     }
-    dst[i] = static_cast<uint16_t>(interpolate<ND>(g.ndim, pos, tile_stride, maps, g.nbins, bin_of(bins, src[i], g.nbins)));
+    const int64_t bin = bin_of(bins, src[i], g.nbins);
+    dst[i] = static_cast<uint16_t>(interpolate<ND>(g.ndim, pos, tile_stride, maps, g.nbins, bin));
   }
 }
 
@@ -87,7 +88,8 @@ void apply_run(const View& in, const View& bins, const Geometry& g, const View& 
   const int64_t n = in.size();
   const unsigned blocks = std::min<unsigned>(cuda::blocks_for(n, kThreads), 65535u * 4);
   auto launch = [&](auto kernel) {
-    kernel<<<blocks, kThreads, 0, s>>>(in.ptr<T>(), bins.ptr<int32_t>(), g, maps.ptr<uint16_t>(), out.ptr<uint16_t>(), n);
+    kernel<<<blocks, kThreads, 0, s>>>(in.ptr<T>(), bins.ptr<int32_t>(), g, maps.ptr<uint16_t>(),
+                                       out.ptr<uint16_t>(), n);
   };
   if (g.ndim == 2) launch(interpolate_elements<T, 2>);
   else if (g.ndim == 3) launch(interpolate_elements<T, 3>);

@@ -207,8 +207,6 @@ def _final_chunk(chunk, st, float_dtype):
 
 
 def equalize_adapthist(image, kernel_size=None, clip_limit=0.01, nbins=256):
-    import dask.array as da
-
     from ._adapthist import _as_uint16, parameters, raw_counts
     from ._adapthist import equalize_adapthist as in_memory
 
