@@ -45,8 +45,8 @@ void warp_homography_cuda(const View& in, const double* matrix, const View& out,
   auto launch = [&]<class T>() {
     const Homography<T> H = make_homography<T>(matrix);
     const unsigned blocks = cuda::blocks_for(total, kThreads);
-    if (order == 1) warp_kernel<T, 1><<<blocks, kThreads, 0, s>>>(in.ptr<T>(), out.ptr<T>(), H, a, mode, T(cval), total);
-    else warp_kernel<T, 3><<<blocks, kThreads, 0, s>>>(in.ptr<T>(), out.ptr<T>(), H, a, mode, T(cval), total);
+    auto kernel = order == 1 ? warp_kernel<T, 1> : warp_kernel<T, 3>;
+    kernel<<<blocks, kThreads, 0, s>>>(in.ptr<T>(), out.ptr<T>(), H, a, mode, T(cval), total);
   };
   if (in.dtype == DType::F32) launch.template operator()<float>();
   else launch.template operator()<double>();

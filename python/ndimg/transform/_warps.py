@@ -5,8 +5,9 @@ scikit-image warps a 2-D image (with or without a trailing channel axis) by a ho
 with its own Cython loop (_warp_fast: bilinear, or Catmull-Rom bicubic, which is not a B-spline), and
 everything else with scipy.ndimage.map_coordinates at computed coordinates, its numpy.pad mode names
 translated to scipy's. ndimg does the same on its engines: the homography loop is the C++ primitive
-``_core.warp_homography``; affine matrices at the other orders run ndimg.ndimage.affine_transform (no
-coordinate array), projective ones map_coordinates at coordinates computed on the engine; callables
+``_core.warp_homography``; affine matrices at orders 2, 4 and 5 run ndimg.ndimage.affine_transform (no
+coordinate array), projective ones and order 0 map_coordinates at coordinates computed on the engine as
+scikit-image computes them (order 0: their rounding decides ties); callables
 (``cr = f(cr, **map_args)``, scikit-image's (col, row) convention) are evaluated on the host as there
 (ndimg's own swirl and polar mappings run on the engine). resize is a Gaussian (anti-aliasing) and
 ndimg.ndimage.zoom with grid_mode, as scikit-image's.
@@ -21,12 +22,13 @@ import numpy as np
 
 from .. import _core
 from .._blocks import _on_threads
-from .._engine import engine_aware, is_gpu_array, stream_ptr, xp_of
+from .._engine import engine_aware, stream_ptr, xp_of
 from .._rules import convert_to_float
 from . import _warps_dask as _wd
 from ..filters._window import _as_int as safe_as_int
 from ..measure._block import block_reduce
 from ..ndimage import affine_transform, gaussian_filter, map_coordinates, zoom
+from ..ndimage._interpolation import _host
 
 # numpy.pad's mode names (scikit-image's) -> scipy.ndimage's (scikit-image's _to_ndimage_mode, with the grid
 # variants of constant and wrap)
@@ -76,12 +78,6 @@ def _homography(inverse_map):
         params = np.asarray(inverse_map.params)
         return params if params.shape == (3, 3) else None
     return None
-
-
-def _host_matrix(m):
-    if is_gpu_array(m):
-        m = m.get() if hasattr(m, "get") else np.asarray(m.cpu())
-    return np.asarray(m, dtype=np.float64)
 
 
 def _convert(image, preserve_range):
@@ -207,13 +203,13 @@ def warp(image, inverse_map, map_args=None, output_shape=None, order=None, mode=
     matrix = _homography(inverse_map)
     warped = None
     if matrix is not None:
-        matrix = _host_matrix(matrix)
+        matrix = _host(matrix)
         if order in (1, 3) and not map_args and image.ndim in (2, 3):
             warped = _fast_warp(image, matrix, output_shape, order, mode, cval)
     if warped is None:
         if matrix is None and hasattr(inverse_map, "shape") and hasattr(inverse_map, "dtype"):
-            warped = map_coordinates(image, xp_of(image).asarray(inverse_map), order=order, mode=_ndi_mode(mode), cval=cval,
-                                     prefilter=order > 1)
+            warped = map_coordinates(image, xp_of(image).asarray(inverse_map), order=order, mode=_ndi_mode(mode),
+                                     cval=cval, prefilter=order > 1)
         else:
             if image.ndim < 2 or image.ndim > 3:
                 raise ValueError(_CALLABLE_2D)
