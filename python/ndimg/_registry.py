@@ -1651,7 +1651,8 @@ for _name, _cases_ in (("gray2rgb", (case(), case(channel_axis=0), case(channel_
     register("color", _name, f"{_CO}._colorconv:{_name}", dtypes=_COLOR_DTYPES, ndim=(2, 3), rtol=0, atol=0,
              cases=_cases_, bad=(bad(np.exceptions.AxisError, channel_axis=4),), bench=(("2d_f32", {}),))
 _HED = ((0.65, 0.70, 0.29), (0.07, 0.99, 0.11), (0.27, 0.57, 0.78))   # stain vectors (rows), as given by users
-for _name, _m in (("separate_stains", tuple(map(tuple, np.linalg.inv(_HED)))), ("combine_stains", _HED)):
+for _name, _m in (("separate_stains", tuple(tuple(round(float(v), 6) for v in r) for r in np.linalg.inv(_HED))),
+                  ("combine_stains", _HED)):
     register("color", _name, f"{_CO}._colorconv:{_name}", dtypes=_COLOR_DTYPES, ndim=(3,), halo=_COLOR_PIXELS,
              cases=tuple(case(conv_matrix=_m, **c.kwargs, _shape=c.shape, _id=c.id) for c in _color_cases()) +
              (case(conv_matrix=np.array(_m, np.float32), _shape=_RGB_SHAPE, _id="float32_matrix"),),

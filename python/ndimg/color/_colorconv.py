@@ -204,7 +204,7 @@ def _write(out, *planes):
 # ---------------------------------------------------------------------------------------------------
 def _matrix(m, f, out=None):
     """Pixels (n, 3) times m transposed, m cast to the pixels' dtype: scikit-image's ``arr @ m.T`` (the same
-    BLAS product, on a block)."""
+    BLAS product, on a block; n * 3 * 3 stays under OpenBLAS's threshold for threads of its own)."""
     xp = xp_of(f)
     return xp.matmul(f, xp.asarray(m.T.astype(f.dtype)), out=out)
 
@@ -372,8 +372,13 @@ def rgbcie2rgb(rgbcie, *, channel_axis=-1):
 @engine_aware("rgb")
 def rgb2gray(rgb, *, channel_axis=-1):
     def kernel(a, o):
+        # elementwise, not a BLAS matrix-vector product: OpenBLAS would start its own threads for a block
         f = _floats(a, o.dtype)
-        xp_of(f).matmul(f, xp_of(f).asarray(_GRAY, dtype=f.dtype), out=o[:, 0])
+        w = np.asarray(_GRAY, dtype=f.dtype)
+        g = o[:, 0]
+        xp_of(f).multiply(f[:, 0], w[0], out=g)
+        g += f[:, 1] * w[1]
+        g += f[:, 2] * w[2]
     return _on_pixels(rgb, channel_axis, kernel, channels=None)
 
 
