@@ -2231,7 +2231,8 @@ _HOUGH = dict(ndim=(2,), inputs=("mask",), family="proj")
 _WIDE = ALL + ("uint64", "float16")   # nonzero pixels of any dtype; radon converts float16 to float32
 register("transform", "hough_line", f"{_HT}:hough_line", dtypes=_WIDE, rtol=0, atol=0,
          cases=(case(), case(theta=_THETA), case(theta=np.array([0.0])), case(_inputs=("mask:0.9",))),
-         bad=(bad(ValueError, _ndim=(3,), _shape=(4, 5, 6), _id="3d"), bad(ValueError, theta=_THETA.astype(np.float32))),
+         bad=(bad(ValueError, _ndim=(3,), _shape=(4, 5, 6), _id="3d"), bad(ValueError, theta=_THETA.astype(np.float32)),
+              bad(TypeError, theta=[0.0, 1.0])),
          bench=(("2d_f32", dict(_inputs=("mask:0.02",))),), **_HOUGH)
 register("transform", "probabilistic_hough_line", f"{_HT}:probabilistic_hough_line", dtypes=_WIDE, engines=("cpu",),
          rtol=0, atol=0,

@@ -47,6 +47,8 @@ def _angles(theta):
     """theta as scikit-image's Cython loops take it (a 1-D float64 array) and its cosines and sines."""
     if theta is None:
         theta = np.linspace(-np.pi / 2, np.pi / 2, 180, endpoint=False)
+    if not isinstance(theta, np.ndarray) and not is_gpu_array(theta):
+        raise TypeError(f"Argument 'theta' has incorrect type (expected numpy.ndarray, got {type(theta).__name__})")
     t = _host(theta)
     if t.dtype != np.float64:
         raise ValueError(f"Buffer dtype mismatch, expected 'float64_t' but got '{t.dtype}'")
