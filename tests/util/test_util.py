@@ -11,6 +11,15 @@ import skimage.util as sku
 import ndimg
 import ndimg.util as nu
 from ndimg import _rules
+from ndimg.util import _dtype, _noise
+
+
+@pytest.fixture
+def small_blocks(monkeypatch):
+    """Blocks of 4096 elements on the engine's threads, whatever the array's size (the paths 4K images take)."""
+    monkeypatch.setattr(_dtype, "_CHUNK", 4096)
+    monkeypatch.setattr(_dtype, "_SERIAL_BYTES", 0)
+    monkeypatch.setattr(_noise, "_CHUNK", 4096)
 
 
 # --- classes ---------------------------------------------------------------------------------------------
@@ -66,7 +75,10 @@ def _image(rng, dtype, shape, small):
 @pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: np.dtype(d).name)
 @pytest.mark.parametrize("small", [False, True])
 @pytest.mark.parametrize("order", ["C", "F"])
-def test_every_conversion_equals_scikit_image(rng, dtype, small, order):
+@pytest.mark.parametrize("blocks", [False, True])
+def test_every_conversion_equals_scikit_image(request, rng, dtype, small, order, blocks):
+    if blocks:
+        request.getfixturevalue("small_blocks")
     # over several blocks of the thread pool (blockwise), with the warnings scikit-image gives
     image = _image(rng, dtype, (301, 700), small)
     image = np.asfortranarray(image) if order == "F" else image
@@ -138,17 +150,20 @@ def test_morphology_uses_util_invert():
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3])
-def test_thread_counts_give_the_same_result(rng, threads):
+def test_thread_counts_give_the_same_result(small_blocks, rng, threads):
     a = rng.random((513, 777)).astype(np.float32)
     before = ndimg.get_num_threads()
     try:
         ndimg.set_num_threads(threads)
-        got = nu.img_as_ubyte(a), nu.invert(a), nu.random_noise(a, rng=3)
+        got = (nu.img_as_ubyte(a), nu.invert(a), nu.random_noise(a, rng=3),
+               nu.random_noise(a, mode="s&p", rng=4, amount=0.3), nu.img_as_float(a.astype(np.int16) - 7))
     finally:
         ndimg.set_num_threads(before)
     np.testing.assert_array_equal(got[0], sku.img_as_ubyte(a))
     np.testing.assert_array_equal(got[1], sku.invert(a))
     np.testing.assert_array_equal(got[2], sku.random_noise(a, rng=3))
+    np.testing.assert_array_equal(got[3], sku.random_noise(a, mode="s&p", rng=4, amount=0.3))
+    np.testing.assert_array_equal(got[4], sku.img_as_float(a.astype(np.int16) - 7))
 
 
 # --- views -----------------------------------------------------------------------------------------------
@@ -163,11 +178,15 @@ def test_views_share_the_callers_memory():
 
 # --- noise -----------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("mode", ["gaussian", "localvar", "poisson", "salt", "pepper", "s&p", "speckle"])
-def test_noise_consumes_the_generator_as_scikit_image(rng, mode):
+@pytest.mark.parametrize("blocks", [False, True])
+def test_noise_consumes_the_generator_as_scikit_image(request, rng, mode, blocks):
+    if blocks:
+        request.getfixturevalue("small_blocks")
     image = rng.random((64, 70)).astype(np.float32)
     ours, ref = np.random.default_rng(11), np.random.default_rng(11)
-    np.testing.assert_array_equal(nu.random_noise(image, mode=mode, rng=ours),
-                                  sku.random_noise(image, mode=mode, rng=ref))
+    kw = {"amount": 0.4, "salt_vs_pepper": 0.3} if mode == "s&p" else {}
+    np.testing.assert_array_equal(nu.random_noise(image, mode=mode, rng=ours, **kw),
+                                  sku.random_noise(image, mode=mode, rng=ref, **kw))
     # the caller's generator is left where scikit-image leaves it
     assert ours.bit_generator.state == ref.bit_generator.state
 

@@ -42,6 +42,7 @@ def dask_dtype_limits(image, clip_negative=False):
 
 
 _CHUNK = 1 << 18   # elements per block
+_SERIAL_BYTES = 1 << 24   # arrays touched by a pointwise call below this: one call on the caller's thread
 
 # ---------------------------------------------------------------------------------------------------
 # the CPU engine's threads: blocks of C- (or F-) contiguous arrays, else the whole array at once
@@ -79,7 +80,10 @@ def _map(image, dtype, fn, *others):
     out = np.empty(image.shape, dtype, order="F" if not image.flags.c_contiguous else "C")
     oflat = out.reshape(-1) if out.flags.c_contiguous else out.T.reshape(-1)
 
-    _blocks(lambda o, *x: fn(*x, np, out=o), oflat, *flats)
+    if out.nbytes + sum(f.nbytes for f in flats) < _SERIAL_BYTES:   # starting threads would cost more
+        fn(*flats, np, out=oflat)
+    else:
+        _blocks(lambda o, *x: fn(*x, np, out=o), oflat, *flats)
     return out
 
 
@@ -287,9 +291,11 @@ def _dask_convert(image, dtype, force_copy):
     _check(image, dtype)
     dout = _target(dtype)
     rdt = np.dtype(bool) if dout.kind == "b" else dout
+    meta = image._meta.astype(rdt)   # given, so that no conversion runs on an empty chunk to find it
     if not _needs_max(image.dtype, dout):
-        return image.map_blocks(lambda b: _map(b, rdt, _converter(b, dout)), dtype=rdt)
-    return da.map_blocks(lambda b, vmax: _map(b, rdt, _converter(b, dout, vmax[()])), image, image.max(), dtype=rdt)
+        return image.map_blocks(lambda b: _map(b, rdt, _converter(b, dout)), dtype=rdt, meta=meta)
+    return da.map_blocks(lambda b, vmax: _map(b, rdt, _converter(b, dout, vmax[()])), image, image.max(), dtype=rdt,
+                         meta=meta)
 
 
 def _public(dtype, name, doc):

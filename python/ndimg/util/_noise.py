@@ -101,15 +101,18 @@ def _sp(image, rng, amount, salt_vs_pepper, low_clip, clip):
         start = rng.bit_generator.state
         x, out = image.reshape(-1), np.empty(n, image.dtype)
 
-        def draws(at, size, skip, count, p):
-            if not count:
-                return np.full(size, p == 1)
-            bits = type(rng.bit_generator)()
-            bits.state = start
-            bits.advance(skip + at)
-            return np.random.Generator(bits).random(size) <= p
-
         def run(first, last):
+            # one copy of the caller's bit generator per thread, set to each block's place in the stream
+            bits = type(rng.bit_generator)(0)
+            draw = np.random.Generator(bits)
+
+            def draws(at, size, skip, count, p):
+                if not count:
+                    return np.full(size, p == 1)
+                bits.state = start
+                bits.advance(skip + at)
+                return draw.random(size) <= p
+
             for at in range(first * _CHUNK, min(last * _CHUNK, n), _CHUNK):
                 part = slice(at, at + _CHUNK)
                 size = out[part].size
