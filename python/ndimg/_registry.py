@@ -1637,8 +1637,9 @@ register("color", "ycbcr2rgb", f"{_CO}._colorconv:ycbcr2rgb", dtypes=("uint8", "
          bad=_color_bad() + (bad(OverflowError, _shape=_RGB_SHAPE, _dtype="int8", _id="int8"),
                              bad(TypeError, _shape=_RGB_SHAPE, _dtype="bool", _id="bool")))
 register("color", "rgb2gray", f"{_CO}._colorconv:rgb2gray", dtypes=_COLOR_DTYPES, ndim=(3,), cases=_color_cases(),
+         dask=f"{_CO}._dask:rgb2gray",
          bad=_color_bad(), bench=(("2d_rgb_u8", {}),))
-register("color", "rgba2rgb", f"{_CO}._colorconv:rgba2rgb", dtypes=_COLOR_DTYPES, ndim=(3,),
+register("color", "rgba2rgb", f"{_CO}._colorconv:rgba2rgb", dtypes=_COLOR_DTYPES, ndim=(3,), dask=f"{_CO}._dask:rgba2rgb",
          cases=_color_cases(n=4) + (case(background=(0, 0.5, 1), _shape=(17, 23, 4), _id="background"),),
          bad=(bad(ValueError, _shape=(17, 23, 3), _id="channels"),
               bad(np.exceptions.AxisError, channel_axis=3, _shape=(17, 23, 4), _id="channel_axis_range"),
@@ -1649,7 +1650,8 @@ register("color", "rgba2rgb", f"{_CO}._colorconv:rgba2rgb", dtypes=_COLOR_DTYPES
 for _name, _cases_ in (("gray2rgb", (case(), case(channel_axis=0), case(channel_axis=1))),
                        ("gray2rgba", (case(), case(alpha=0), case(channel_axis=0), case(channel_axis=1)))):
     register("color", _name, f"{_CO}._colorconv:{_name}", dtypes=_COLOR_DTYPES, ndim=(2, 3), rtol=0, atol=0,
-             cases=_cases_, bad=(bad(np.exceptions.AxisError, channel_axis=4),), bench=(("2d_f32", {}),))
+             cases=_cases_, bad=(bad(np.exceptions.AxisError, channel_axis=4),), bench=(("2d_f32", {}),),
+             dask=f"{_CO}._dask:{_name}")
 _HED = ((0.65, 0.70, 0.29), (0.07, 0.99, 0.11), (0.27, 0.57, 0.78))   # stain vectors (rows), as given by users
 for _name, _m in (("separate_stains", tuple(tuple(round(float(v), 6) for v in r) for r in np.linalg.inv(_HED))),
                   ("combine_stains", _HED)):
@@ -1676,7 +1678,7 @@ register("color", "xyz_tristimulus_values", f"{_CO}._colorconv:xyz_tristimulus_v
 for _name, _extra in (("deltaE_cie76", ()), ("deltaE_ciede94", (case(kH=2, kC=0.5, kL=2, k1=0.1, k2=0.2),)),
                       ("deltaE_ciede2000", (case(kL=2, kC=1, kH=0.5),)), ("deltaE_cmc", (case(kL=2, kC=1),))):
     register("color", _name, f"{_CO}._delta_e:{_name}", dtypes=FLOATS + ("float16", "int16", "int32"), ndim=(3,),
-             inputs=("lab", "lab"), atol=1e-5,
+             inputs=("lab", "lab"), atol=1e-5, dask=f"{_CO}._dask:{_name}",
              cases=(case(_shape=_RGB_SHAPE), case(channel_axis=0, _shape=(3, 17, 23)),
                     case(_shape=(3,), _id="one_pixel"), case(_shape=(4, 5, 6, 3), _id="4d"),
                     case(_shape=_RGB_SHAPE, _prep=_c.second_one_colour, _id="one_colour")) + _extra
@@ -1780,6 +1782,7 @@ for _name, _file, _kw in [
                case(fraction_threshold=0.0001, _inputs=("signed",))),
         bench=_EX_BENCH)),
     ("match_histograms", "_histogram_matching", dict(
+        dask=f"{_EX}._dask:match_histograms",
         dtypes=NUMERIC + ("float16",), ndim=(1, 2, 3), family="histogram", inputs=("image", "noisy"),
         cases=(case(), case(channel_axis=-1, _ndim=(3,)), case(channel_axis=0, _ndim=(3,)),
                case(_inputs=("signed", "noisy"))),
@@ -2134,14 +2137,16 @@ register("transform", "swirl", f"{_TW}:swirl", dask=f"{_TWD}:swirl", dtypes=_W_D
          + tuple(case(strength=2, radius=10, order=o, mode=m) for o in (0, 1, 2, 5) for m in ("edge", "wrap")),
          bad=(bad(ValueError, order=9), bad(ValueError, mode="bogus")),
          bench=(("2d_f32", dict(strength=5, radius=500)),))
-register("transform", "resize_local_mean", f"{_TW}:resize_local_mean", dtypes=_W_DTYPES, ndim=(2, 3),
+register("transform", "resize_local_mean", f"{_TW}:resize_local_mean", dask=f"{_TWD}:resize_local_mean",
+         dtypes=_W_DTYPES + ("bool",), ndim=(2, 3),
          cases=(case(_prep=_w_shape(0.6)), case(_prep=_w_shape(1.7)), case(_prep=_w_shape(0.45), grid_mode=False),
                 case(_prep=_w_shape(0.7), preserve_range=True),
                 case(output_shape=(9, 12), channel_axis=-1, _ndim=(3,), _shape=(17, 23, 3), _id="channel_axis=-1"),
                 case(output_shape=(3, 9, 12), channel_axis=0, _ndim=(3,), _shape=(3, 17, 23), _id="channel_axis=0")),
          bad=(bad(ValueError, output_shape=(5,), _ndim=(3,)), bad(ValueError, output_shape=(5, 5), channel_axis=7)),
          bench=(("2d_f32", dict(output_shape=(1280, 720))),))
-register("transform", "downscale_local_mean", f"{_TW}:downscale_local_mean", dask=f"{_TWD}:downscale_local_mean", dtypes=_W_DTYPES, ndim=(2, 3),
+register("transform", "downscale_local_mean", f"{_TW}:downscale_local_mean", dask=f"{_TWD}:downscale_local_mean",
+         dtypes=_W_DTYPES + ("bool",), ndim=(2, 3),
          cases=(case(factors=(2, 3), _ndim=(2,)), case(factors=(2, 3, 4), _ndim=(3,)),
                 case(factors=(4, 1), cval=1.5, _ndim=(2,)), case(factors=(1, 2, 1), _ndim=(3,))),
          bad=(bad(ValueError, factors=(2, 2, 2, 2)), bad(ValueError, factors=(0, 2), _ndim=(2,))),

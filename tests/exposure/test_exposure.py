@@ -200,10 +200,29 @@ def test_dask_clahe(engine, rng, shape, dtype, kw, chunks):
     _same(_quiet(lazy.compute), _quiet(ske.equalize_adapthist, image, **kw))
 
 
-@pytest.mark.parametrize("name", ["match_histograms", "is_low_contrast", "equalize_adapthist"])
+@pytest.mark.parametrize("dtype", ["uint8", "int16", "float32", "float64"])
+@pytest.mark.parametrize("channel_axis", [None, 0, -1])
+def test_dask_match_histograms(engine, rng, dtype, channel_axis):
+    """Distinct values merged across chunks (repeated values, NaNs, -0.0 in float images)."""
+    if dtype[0] == "f":
+        image = (rng.integers(-20, 20, (31, 29, 3)) / 4).astype(dtype)
+        image[0, :4, :] = -0.0
+        image[1, :3, :] = np.nan
+        reference = rng.random((25, 22, 3)).astype(dtype)
+    else:
+        image = rng.integers(0, 60, (31, 29, 3)).astype(dtype)
+        reference = rng.integers(0, 90, (25, 22, 3)).astype(dtype)
+    if channel_axis == 0:
+        image, reference = np.moveaxis(image, -1, 0), np.moveaxis(reference, -1, 0)
+    lazy = ne.match_histograms(da.from_array(to_engine(image, engine), chunks=(2, 10, 7)),
+                               da.from_array(to_engine(reference, engine), chunks=(3, 5, 9)), channel_axis=channel_axis)
+    _same(lazy.compute(), ske.match_histograms(image, reference, channel_axis=channel_axis))
+
+
+@pytest.mark.parametrize("name", ["is_low_contrast", "equalize_adapthist"])
 def test_dask_not_taken(name):
     image = da.from_array(np.linspace(0, 1, 300).reshape(10, 10, 3), chunks=5)
-    args = (image, image) if name == "match_histograms" else (image,)
+    args = (image,)
     with pytest.raises(NotImplementedError, match=f"ndimg.exposure.{name}"):   # CLAHE: an RGB image
         getattr(ne, name)(*args)
 

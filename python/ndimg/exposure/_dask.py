@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._engine import xp_of
+from ..filters._thresholding import _to_host
 from ..filters._thresholding_dask import add, blocks, delayed, known, stats, tree
 from . import _exposure as _e
 
@@ -242,3 +244,75 @@ def equalize_adapthist(image, kernel_size=None, clip_limit=0.01, nbins=256):
     out = raw.map_blocks(_apply_chunk, bins, whole, kernel, raw.shape, dtype=np.uint16)
     return out.map_blocks(_final_chunk, stats(out), float_dtype, dtype=float_dtype)
 
+
+
+# ---------------------------------------------------------------------------------------------------
+# match_histograms: the whole image's and reference's distinct values and counts merged from the chunks'
+# ---------------------------------------------------------------------------------------------------
+
+def _chunk_values(chunk, channels):
+    """Per channel (or for the whole chunk) its distinct values and their counts, on the host."""
+    xp = xp_of(chunk)
+    planes = [chunk[..., c] for c in range(chunk.shape[-1])] if channels else [chunk]
+    return [tuple(_to_host(r) for r in xp.unique(p.reshape(-1), return_counts=True)) for p in planes]
+
+
+def _merge_values(parts):
+    out = []
+    for per_channel in zip(*parts):
+        values = np.concatenate([v for v, _ in per_channel])
+        counts = np.concatenate([c for _, c in per_channel])
+        u, inverse = np.unique(values, return_inverse=True)   # NaNs one value, as np.unique of the whole
+        out.append((u, np.bincount(inverse.reshape(-1), weights=counts, minlength=u.size).astype(np.int64)))
+    return out
+
+
+def _tables(src, tmpl, src_dtype, tmpl_dtype, src_size, tmpl_size):
+    """Per channel (source values, matched values): scikit-image's quantile matching of the merged counts."""
+    if src_dtype.kind == "u":   # scikit-image counts both with np.bincount: its errors
+        from ._histogram_matching import _bincount
+
+        for t, _ in tmpl:
+            _bincount(t.astype(tmpl_dtype))
+    out = []
+    for (sv, sc), (tv, tc) in zip(src, tmpl):
+        out.append((sv, np.interp(np.cumsum(sc) / src_size, np.cumsum(tc) / tmpl_size, tv)))
+    return out
+
+
+def _match_chunk(chunk, tables, channels, out_dtype):
+    xp = xp_of(chunk)
+    planes = [chunk[..., c] for c in range(chunk.shape[-1])] if channels else [chunk]
+    out = []
+    for plane, (values, matched) in zip(planes, tables):
+        # each value's place among the sorted distinct values (NaN last, -0.0 with 0.0, as np.unique)
+        at = xp.searchsorted(xp.asarray(values), plane.reshape(-1))
+        out.append(xp.asarray(matched)[at].reshape(plane.shape))
+    result = xp.stack(out, axis=-1).astype(chunk.dtype) if channels else out[0]
+    return result.astype(out_dtype) if result.dtype.kind == "f" else result
+
+
+def match_histograms(image, reference, *, channel_axis=None):
+    import dask.array as da
+
+    chunks = image.chunks
+    image, axis = _e._channel_last(image, channel_axis)
+    reference, _ = _e._channel_last(da.asarray(reference), channel_axis)
+    if image.ndim != reference.ndim:
+        raise ValueError("Image and reference must have the same number of channels.")
+    channels = channel_axis is not None
+    if channels:
+        if image.shape[-1] != reference.shape[-1]:
+            raise ValueError("Number of channels in the input image and reference image must match!")
+        image = image.rechunk({image.ndim - 1: -1})
+        reference = reference.rechunk({reference.ndim - 1: -1})
+    for a in (image, reference):
+        _not_complex(a, "match_histograms")
+    src = tree((delayed(_chunk_values)(b, channels) for (b,) in blocks(image)), _merge_values)
+    tmpl = tree((delayed(_chunk_values)(b, channels) for (b,) in blocks(reference)), _merge_values)
+    n = image.shape[-1] if channels else 1
+    tables = delayed(_tables)(src, tmpl, image.dtype, reference.dtype, image.size // n, reference.size // n)
+    out_dtype = _e.supported_float_type(image.dtype)
+    dtype = image.dtype if channels and image.dtype.kind != "f" else out_dtype
+    matched = image.map_blocks(_match_chunk, tables, channels, out_dtype, dtype=dtype)
+    return (matched if axis is None else da.moveaxis(matched, -1, axis)).rechunk(chunks)
