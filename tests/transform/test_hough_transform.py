@@ -78,3 +78,17 @@ def test_host_only_functions_refuse_gpu_arrays():
     for fn in (nd.hough_ellipse, nd.probabilistic_hough_line):
         with pytest.raises(TypeError, match="CUDA engine is not built yet"):
             fn(img)
+
+
+def test_cuda_accumulators_equal_cpu(lines_image):
+    cp = pytest.importorskip("cupy")
+    try:
+        gpu = cp.asarray(lines_image)
+    except Exception:
+        pytest.skip("no CUDA device")
+    for g, c in zip(nd.hough_line(gpu), nd.hough_line(lines_image)):
+        np.testing.assert_array_equal(g.get(), c)
+    radii = np.arange(5, 40, 7)
+    for normalize in (True, False):
+        np.testing.assert_array_equal(nd.hough_circle(gpu, radii, normalize, True).get(),
+                                      nd.hough_circle(lines_image, radii, normalize, True))
