@@ -533,8 +533,12 @@ def _apply_weights(a, weights, axis, xp):
     for k in range(taps.shape[1]):
         term = xp.take(a, xp.asarray(taps[:, k]), axis=axis)
         term *= xp.asarray(w[:, k].reshape(shape))
-        out = term if out is None else xp.add(out, term, out=out)
-    if not bool(xp.isfinite(a).all()):
+        if out is None:
+            out = term
+        else:
+            out += term
+    lazy = _wd.is_dask(a)   # Dask: the NaN lines below as a lazy mask (no value is looked at now)
+    if lazy or not bool(xp.isfinite(a).all()):
         # the dense product's zero weights: NaN anywhere on the line, or an infinity outside the cell's run
         inf = xp.isinf(a)
         inside = None
@@ -542,6 +546,8 @@ def _apply_weights(a, weights, axis, xp):
             hit = xp.take(inf, xp.asarray(taps[:, k]), axis=axis) & xp.asarray((w[:, k] > 0).reshape(shape))
             inside = hit.astype(np.intp) if inside is None else inside + hit
         bad = xp.isnan(a).any(axis=axis, keepdims=True) | (inf.sum(axis=axis, keepdims=True) > inside)
+        if lazy:
+            return xp.where(bad, out.dtype.type(np.nan), out)
         out[bad] = np.nan
     return out
 

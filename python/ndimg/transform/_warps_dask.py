@@ -133,6 +133,10 @@ def warp_polar(*args, **kwargs):
     return _bodies()[0].warp_polar.__wrapped_impl__(*args, **kwargs)
 
 
+def resize_local_mean(*args, **kwargs):
+    return _bodies()[0].resize_local_mean.__wrapped_impl__(*args, **kwargs)
+
+
 def downscale_local_mean(*args, **kwargs):
     return _bodies()[0].downscale_local_mean.__wrapped_impl__(*args, **kwargs)
 
