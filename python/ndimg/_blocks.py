@@ -62,3 +62,18 @@ def blockable(*arrays):
     """Whether blockwise can take these arrays (C-contiguous NumPy arrays; anything else, CuPy included, is
     computed whole)."""
     return all(type(a) is np.ndarray and a.flags.c_contiguous for a in arrays)
+
+
+def pipelined(produce, consume, nblocks):
+    """consume(b, produce(b)) for b in range(nblocks): produce runs in order on the caller's thread (a source
+    that must stay serial, e.g. a random stream, drawing without the GIL), each consume on the engine's other
+    threads while the next block is produced."""
+    workers = get_num_threads() - 1
+    if workers < 1:
+        for b in range(nblocks):
+            consume(b, produce(b))
+        return
+    with ThreadPoolExecutor(workers) as pool:
+        done = [pool.submit(contextvars.copy_context().run, consume, b, produce(b)) for b in range(nblocks)]
+        for d in done:
+            d.result()

@@ -3,12 +3,9 @@ host, so a seed gives the very noise scikit-image gives), the arithmetic over bl
 threads (or on the GPU for CuPy input)."""
 from __future__ import annotations
 
-import contextvars
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 
-from .._blocks import _on_threads
+from .._blocks import _on_threads, pipelined
 from .._engine import engine_aware, get_num_threads, xp_of
 from .._rules import array_argument
 from ._dtype import _map, _put, _reduce, convert
@@ -61,14 +58,9 @@ def _noisy(image, rng, mean, std, fn, low):
         return fn(image, _device(xp, rng.normal(mean, std, image.shape)), xp)
     out = np.empty(image.shape, np.result_type(image.dtype, np.float64))
     x, o = image.reshape(-1), out.reshape(-1)
-    with ThreadPoolExecutor(max(1, get_num_threads() - 1)) as pool:
-        done = []
-        for at in range(0, x.size, _CHUNK):
-            part = slice(at, at + _CHUNK)
-            n = rng.normal(mean, std, o[part].size)   # NumPy draws without the GIL: workers run meanwhile
-            done.append(pool.submit(contextvars.copy_context().run, fn, x[part], n, np, out=o[part]))
-        for d in done:
-            d.result()
+    parts = [slice(at, at + _CHUNK) for at in range(0, x.size, _CHUNK)]
+    pipelined(lambda b: rng.normal(mean, std, o[parts[b]].size),
+              lambda b, n: fn(x[parts[b]], n, np, out=o[parts[b]]), len(parts))
     return out
 
 
