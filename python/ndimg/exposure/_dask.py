@@ -28,12 +28,20 @@ def _chunk_counts(bins, chunk, channels):
     return bins.count(chunk)
 
 
-def _finish(counts, normalize):
-    return counts / counts.sum(axis=-1, keepdims=True) if normalize else counts
+def _finish(counts, normalize, xp):
+    return xp.asarray(counts / counts.sum(axis=-1, keepdims=True) if normalize else counts)
 
 
-def _centers(bins):
-    return bins.centers
+def _centers(bins, xp):
+    return xp.asarray(bins.centers)
+
+
+def _result(value, shape, dtype, like):
+    """A delayed result of the chunks' library (NumPy or CuPy, as `like`'s) as a Dask array."""
+    import dask.array as da
+
+    meta = da.utils.meta_from_array(like._meta, ndim=len(shape), dtype=dtype)
+    return da.from_delayed(value, shape=shape, dtype=dtype, meta=meta)
 
 
 def _counts_and_bins(image, nbins, source_range, channels, mask=None):
@@ -72,8 +80,6 @@ def _length(dtype, nbins, source_range):
 
 
 def histogram(image, nbins=256, source_range="image", normalize=False, *, channel_axis=None):
-    import dask.array as da
-
     image, _ = _e._channel_last(image, channel_axis)
     _e.check_histogram_call(image.shape, source_range, channel_axis)
     _not_complex(image, "histogram")
@@ -87,19 +93,17 @@ def histogram(image, nbins=256, source_range="image", normalize=False, *, channe
     counts, bins = _counts_and_bins(image, nbins, source_range, channels)
     centers_dtype = _centers_dtype(image.dtype)
     shape = ((image.shape[-1], n) if channels else (n,))
-    hist = da.from_delayed(delayed(_finish)(counts, normalize), shape=shape,
-                           dtype=np.float64 if normalize else np.int64)
-    return hist, da.from_delayed(delayed(_centers)(bins), shape=(n,), dtype=centers_dtype)
+    xp = xp_of(image._meta)
+    hist = _result(delayed(_finish)(counts, normalize, xp), shape, np.float64 if normalize else np.int64, image)
+    return hist, _result(delayed(_centers)(bins, xp), (n,), centers_dtype, image)
 
 
-def _cdf(counts, dtype):
+def _cdf(counts, dtype, xp=np):
     cdf = counts.cumsum()
-    return (cdf / float(cdf[-1])).astype(dtype, copy=False)
+    return xp.asarray((cdf / float(cdf[-1])).astype(dtype, copy=False))
 
 
 def cumulative_distribution(image, nbins=256):
-    import dask.array as da
-
     _not_complex(image, "cumulative_distribution")
     if image.size == 0:
         return tuple(known(r) for r in _e.cumulative_distribution(np.empty(image.shape, image.dtype), nbins))
@@ -107,8 +111,9 @@ def cumulative_distribution(image, nbins=256):
     counts, bins = _counts_and_bins(image, nbins, "image", False)
     n = _length(image.dtype, nbins, "image")
     dtype = _e.supported_float_type(image.dtype)
-    cdf = da.from_delayed(delayed(_cdf)(counts, dtype), shape=(n,), dtype=dtype)
-    return cdf, da.from_delayed(delayed(_centers)(bins), shape=(n,), dtype=_centers_dtype(image.dtype))
+    xp = xp_of(image._meta)
+    cdf = _result(delayed(_cdf)(counts, dtype, xp), (n,), dtype, image)
+    return cdf, _result(delayed(_centers)(bins, xp), (n,), _centers_dtype(image.dtype), image)
 
 
 def _equalize_chunk(chunk, counts, bins, out_type):
