@@ -13,10 +13,13 @@ using namespace clahe_math;
 constexpr unsigned kThreads = 256;
 constexpr int64_t kSharedBins = 12288;  // 48 KiB of 32-bit counters
 
+// blockIdx.x: the tile; blockIdx.y of gridDim.y: the part of the tile's elements this block counts (a few
+// tiles would leave most of the GPU idle), added to the tile's zeroed histogram.
 template <class T>
 __global__ void tile_histograms(const T* src, const int32_t* bins, Geometry g, unsigned long long* hist) {
   extern __shared__ unsigned int local[];
   const int64_t t = blockIdx.x;
+  const int64_t first = g.tile_size * blockIdx.y / gridDim.y, end = g.tile_size * (blockIdx.y + 1) / gridDim.y;
   const bool shared = g.nbins <= kSharedBins;
   unsigned long long* h = hist + t * g.nbins;
   if (shared) {
@@ -26,7 +29,7 @@ __global__ void tile_histograms(const T* src, const int32_t* bins, Geometry g, u
   int64_t tile[kMaxDim];
   int64_t r = t;
   for (int d = g.ndim - 1; d >= 0; r /= g.tiles[d], --d) tile[d] = r % g.tiles[d];
-  for (int64_t i = threadIdx.x; i < g.tile_size; i += blockDim.x) {
+  for (int64_t i = first + threadIdx.x; i < end; i += blockDim.x) {
     int64_t offset = 0, stride = 1, q = i;
     for (int d = g.ndim - 1; d >= 0; --d) {
       offset += reflect(tile[d] * g.kernel[d] + q % g.kernel[d], g.shape[d]) * stride;
@@ -39,7 +42,8 @@ __global__ void tile_histograms(const T* src, const int32_t* bins, Geometry g, u
   }
   if (shared) {
     __syncthreads();
-    for (int64_t b = threadIdx.x; b < g.nbins; b += blockDim.x) h[b] = local[b];
+    for (int64_t b = threadIdx.x; b < g.nbins; b += blockDim.x)
+      if (local[b]) atomicAdd(&h[b], (unsigned long long)local[b]);
   }
 }
 
@@ -72,11 +76,13 @@ __global__ void interpolate_elements(const T* src, const int32_t* bins, Geometry
 template <class T>
 void maps_run(const View& in, const View& bins, const Geometry& g, const View& maps, cudaStream_t s, const char* op) {
   cuda::Scratch hist(size_t(g.ntiles * g.nbins) * sizeof(unsigned long long), s, op);
-  if (g.nbins > kSharedBins)
-    cuda::check(cudaMemsetAsync(hist.get<void>(), 0, size_t(g.ntiles * g.nbins) * sizeof(unsigned long long), s), op);
+  cuda::check(cudaMemsetAsync(hist.get<void>(), 0, size_t(g.ntiles * g.nbins) * sizeof(unsigned long long), s), op);
   const size_t shmem = g.nbins <= kSharedBins ? size_t(g.nbins) * sizeof(unsigned int) : 0;
-  tile_histograms<T><<<unsigned(g.ntiles), kThreads, shmem, s>>>(in.ptr<T>(), bins.ptr<int32_t>(), g,
-                                                                  hist.get<unsigned long long>());
+  // about 2048 blocks in all, each counting at least 4096 elements of its tile
+  const int64_t parts = std::max<int64_t>(1, std::min<int64_t>({(2048 + g.ntiles - 1) / g.ntiles,
+                                                                 g.tile_size / 4096, 65535}));
+  tile_histograms<T><<<dim3(unsigned(g.ntiles), unsigned(parts)), kThreads, shmem, s>>>(
+      in.ptr<T>(), bins.ptr<int32_t>(), g, hist.get<unsigned long long>());
   cuda::check_launch(op);
   tile_maps<<<cuda::blocks_for(g.ntiles, 64), 64, 0, s>>>(g, hist.get<unsigned long long>(), maps.ptr<uint16_t>());
   cuda::check_launch(op);
