@@ -1858,7 +1858,8 @@ register("util", "label_points", f"{_UT}._label:label_points", dtypes=FLOATS + (
          cases=(case(output_shape=(40, 36), _prep=_nonneg_points), case(output_shape=(36, 41), _prep=_nonneg_points)),
          bad=(bad(ValueError, output_shape=(40, 40)), bad(ValueError, output_shape=(40, 40, 40), _prep=_nonneg_points),
               bad(IndexError, output_shape=(10, 10), _prep=_nonneg_points)),
-         bench=(("none", dict(coords=np.random.default_rng(0).random((100000, 2)) * 2000, output_shape=(2160, 3840))),))
+         bench=(("none", dict(_inputs=("none",), coords=np.random.default_rng(0).random((100000, 2)) * 2000,
+                              output_shape=(2160, 3840))),))
 register("util", "regular_grid", f"{_UT}._regular_grid:regular_grid", ndim=(), engines=("cpu",), inputs=("none",),
          cases=(case(ar_shape=(17, 23), n_points=10), case(ar_shape=(3, 100, 100), n_points=50),
                 case(ar_shape=(5, 5), n_points=100), case(ar_shape=(1000, 2), n_points=30)),
