@@ -126,6 +126,8 @@ def _overlay(xp, label, image, colors, alpha, bg_label, bg_color, image_alpha, s
             image = image * image_alpha + (1 - image_alpha)
 
     offset = min(label.min(), bg_label)
+    if xp is not np and hasattr(offset, "item"):
+        offset = offset.item()   # a CuPy 0-d array as the host scalar NumPy's min() gives (compared on the host)
     if offset != 0:
         label = label - offset   # scikit-image's arithmetic (and its errors) on the caller's dtype
         bg_label -= offset
