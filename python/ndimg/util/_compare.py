@@ -56,6 +56,6 @@ def _compare(image0, image1, method, n_tiles, as_float):
         r = xp.arange(rows) // max(step_r, 1)
         c = xp.arange(cols) // max(step_c, 1)
         inside = (r < n_tiles[0])[:, None] & (c < n_tiles[1])[None, :] & (step_r > 0) & (step_c > 0)
-        first = inside & ((r[:, None] + c[None, :]) % 2 == 0)
+        first = inside & ((r % 2)[:, None] == (c % 2)[None, :])   # i + j even
         return xp.where(first, a, b.astype(a.dtype, copy=False))
     raise ValueError('Wrong value for `method`. Must be either "diff", "blend" or "checkerboard".')
