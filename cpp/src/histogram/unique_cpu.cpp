@@ -1,5 +1,5 @@
-// unique_inverse on the CPU engine: the morphology module's stable radix argsort of NumPy-ordered keys, group
-// starts where consecutive sorted keys differ, and the group numbers scattered back to the elements.
+// unique_inverse on the CPU engine: the morphology module's stable radix argsort of NumPy-ordered keys, groups
+// where consecutive sorted keys differ, and the group numbers scattered back to the elements.
 #include <string>
 #include <vector>
 
@@ -14,17 +14,17 @@ namespace {
 
 template <class T>
 int64_t run(const T* v, int64_t n, int64_t* inverse, int64_t* counts) {
-  std::vector<int64_t> order(n);
-  morphology::argsort_stable(v, n, order.data());
-  std::vector<uint8_t> starts(n);
+  using K = decltype(morphology::sort_key(T()));
+  std::vector<K> keys(n);
   parallel_for(n, 1 << 16, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i)
-      starts[i] = i == 0 || morphology::sort_key(v[order[i]]) != morphology::sort_key(v[order[i - 1]]);
+    for (int64_t i = b; i < e; ++i) keys[i] = morphology::sort_key(v[i]);
   });
+  std::vector<int64_t> order(n);
+  morphology::radix_argsort(keys, order.data());   // the keys end sorted: groups are runs of equal keys
   std::vector<int64_t> group(n);
   int64_t g = -1, last = 0;
   for (int64_t i = 0; i < n; ++i) {
-    if (starts[i]) {
+    if (i == 0 || keys[i] != keys[i - 1]) {
       if (g >= 0) counts[g] = i - last;
       ++g;
       last = i;

@@ -36,7 +36,8 @@ inline auto sort_key(T v) {
 }
 
 // Stable LSD radix argsort of keys (8-bit digits; digits equal for every key are skipped): order = the
-// indices (identity: 0..n-1, else order[i] is the item of keys[i], sorted again stably by these keys). Each pass splits
+// indices (identity: 0..n-1, else order[i] is the item of keys[i], sorted again stably by these keys); the
+// keys end sorted. Each pass splits
 // the array into one contiguous chunk per thread: per-chunk histograms, then each chunk scatters in order.
 template <class K>
 void radix_argsort(std::vector<K>& keys, int64_t* order, bool identity = true) {
@@ -90,6 +91,7 @@ void radix_argsort(std::vector<K>& keys, int64_t* order, bool identity = true) {
     std::swap(src_i, dst_i);
   }
   if (src_i != order) std::memcpy(order, src_i, size_t(n) * sizeof(int64_t));
+  if (src_k != keys.data()) std::memcpy(keys.data(), src_k, size_t(n) * sizeof(K));
 }
 
 template <class T>
