@@ -30,14 +30,22 @@ def blockwise(fn, *arrays):
 
 
 def _on_threads(run, nblocks):
-    """run(first, last) over contiguous ranges of nblocks blocks, one range per engine thread."""
+    """run(b, b + 1) for every block b on the engine's threads, the caller's among them. Each thread takes the
+    next block when it is done with one: a thread the OS leaves waiting (a busy machine) holds no share of
+    the work back, where fixed ranges per thread would make everyone wait for its range."""
     workers = min(get_num_threads(), nblocks)
     if workers <= 1:
         return run(0, nblocks)
-    bounds = [nblocks * k // workers for k in range(workers + 1)]
-    with ThreadPoolExecutor(workers) as pool:
+    blocks = iter(range(nblocks))   # shared: next() is atomic under the GIL
+
+    def work():
+        for b in blocks:
+            run(b, b + 1)
+
+    with ThreadPoolExecutor(workers - 1) as pool:
         # each worker in a copy of the caller's context, so np.errstate applies there too
-        done = [pool.submit(contextvars.copy_context().run, run, bounds[k], bounds[k + 1]) for k in range(workers)]
+        done = [pool.submit(contextvars.copy_context().run, work) for _ in range(workers - 1)]
+        work()
         for d in done:
             d.result()
 

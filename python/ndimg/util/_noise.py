@@ -94,7 +94,7 @@ def _sp(image, rng, amount, salt_vs_pepper, low_clip, clip):
         x, out = image.reshape(-1), np.empty(n, image.dtype)
 
         def run(first, last):
-            # one copy of the caller's bit generator per thread, set to each block's place in the stream
+            # a copy of the caller's bit generator, set to each block's place in the stream
             bits = type(rng.bit_generator)(0)
             draw = np.random.Generator(bits)
 
