@@ -116,11 +116,11 @@ def _planes(block, dtype, scale=True):
 
 def _floats(block, dtype):
     """(n, c) pixels -> (n, c) contiguous floats in `dtype`, scaled as img_as_float scales integers."""
-    f = block.astype(dtype)
-    if block.dtype.kind in "iu":
-        f *= 1.0 / np.iinfo(block.dtype).max
-        if block.dtype.kind == "i":
-            xp_of(f).maximum(f, -1.0, out=f)
+    if block.dtype.kind not in "iu":
+        return block.astype(dtype)
+    f = xp_of(block).multiply(block, 1.0 / np.iinfo(block.dtype).max, dtype=dtype)   # cast and scale: one pass
+    if block.dtype.kind == "i":
+        xp_of(f).maximum(f, -1.0, out=f)
     return f
 
 
