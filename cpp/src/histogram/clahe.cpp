@@ -20,7 +20,7 @@ Geometry geometry(const View& in, const View& bins, std::span<const int64_t> ker
   const int64_t values = in.dtype == DType::U8 ? 256 : 65536;
   if (bins.dtype != DType::I32 || bins.ndim != 1 || bins.shape[0] != values || bins.strides[0] != 1)
     throw ValueError(name + ": bins must be a contiguous int32 table over every value of the image's dtype");
-  if (in.ndim < 1 || in.ndim > 16) throw ValueError(name + ": 1 to 16 dimensions expected");
+  if (in.ndim < 1 || in.ndim > clahe_math::kMaxClaheDim) throw ValueError(name + ": 1 to 16 dimensions expected");
   if (int64_t(kernel.size()) != in.ndim || int64_t(origin.size()) != in.ndim || int64_t(full.size()) != in.ndim)
     throw ValueError(name + ": one kernel length, origin and full length per axis expected");
   Geometry g;

@@ -10,15 +10,16 @@
 namespace ndimg::histogram::clahe_math {
 
 constexpr int64_t kGrey = 16384;   // grey levels of the maps (scikit-image's NR_OF_GRAY)
+constexpr int kMaxClaheDim = 16;   // the entries' limit (2^ndim tiles meet at every element): small kernel arguments
 
 // Geometry shared by the schedules: per axis the length of the array at hand, its first element's index in
 // the whole image (0 but for clahe_apply's blocks), the tile length and the whole image's number of tiles.
 struct Geometry {
   int ndim = 0;
-  int64_t shape[kMaxDim];
-  int64_t origin[kMaxDim];
-  int64_t kernel[kMaxDim];
-  int64_t tiles[kMaxDim];
+  int64_t shape[kMaxClaheDim];
+  int64_t origin[kMaxClaheDim];
+  int64_t kernel[kMaxClaheDim];
+  int64_t tiles[kMaxClaheDim];
   int64_t ntiles = 1;        // all tiles
   int64_t tile_size = 1;     // elements of one tile
   int64_t nbins = 0;

@@ -18,7 +18,7 @@ void tile_maps(const T* src, const int32_t* bins, const Geometry& g, uint16_t* m
   const int nd = g.ndim;
   // per axis: the source index of every padded index a tile reads
   std::vector<std::vector<int64_t>> refl(nd);
-  int64_t stride[kMaxDim];
+  int64_t stride[kMaxClaheDim];
   int64_t s = 1;
   for (int d = nd - 1; d >= 0; --d) {
     stride[d] = s;
@@ -32,7 +32,7 @@ void tile_maps(const T* src, const int32_t* bins, const Geometry& g, uint16_t* m
     // four interleaved histograms: runs of equal values do not wait on one counter's increments
     std::vector<int64_t> hist(4 * nbins);
     for (int64_t t = t0; t < t1; ++t) {
-      int64_t tile[kMaxDim];
+      int64_t tile[kMaxClaheDim];
       int64_t r = t;
       for (int d = nd - 1; d >= 0; r /= g.tiles[d], --d) tile[d] = r % g.tiles[d];
       std::fill(hist.begin(), hist.end(), 0);
@@ -62,13 +62,13 @@ template <class T, int ND>
 void interpolate_all(const T* src, const int32_t* bins, const Geometry& g, const uint16_t* maps, uint16_t* dst,
                      int64_t size) {
   const int nd = g.ndim;
-  int64_t tile_stride[kMaxDim];
+  int64_t tile_stride[kMaxClaheDim];
   for (int64_t d = nd - 1, s = 1; d >= 0; s *= g.tiles[d], --d) tile_stride[d] = s;
   const int64_t n = g.shape[nd - 1], rows = size / n;
   std::vector<AxisPos> last(n);
   for (int64_t x = 0; x < n; ++x) last[x] = axis_pos(g.origin[nd - 1] + x, g.kernel[nd - 1], g.tiles[nd - 1]);
   parallel_for(rows, std::max<int64_t>(1, (1 << 14) / n), [&](int64_t r0, int64_t r1) {
-    AxisPos pos[kMaxDim];
+    AxisPos pos[kMaxClaheDim];
     for (int64_t row = r0; row < r1; ++row) {
       int64_t r = row;
       for (int d = nd - 2; d >= 0; r /= g.shape[d], --d)

@@ -26,7 +26,7 @@ __global__ void tile_histograms(const T* src, const int32_t* bins, Geometry g, u
     for (int64_t b = threadIdx.x; b < g.nbins; b += blockDim.x) local[b] = 0;
     __syncthreads();
   }
-  int64_t tile[kMaxDim];
+  int64_t tile[kMaxClaheDim];
   int64_t r = t;
   for (int d = g.ndim - 1; d >= 0; r /= g.tiles[d], --d) tile[d] = r % g.tiles[d];
   for (int64_t i = first + threadIdx.x; i < end; i += blockDim.x) {
@@ -59,8 +59,8 @@ template <class T, int ND>
 __global__ void interpolate_elements(const T* src, const int32_t* bins, Geometry g, const uint16_t* maps,
                                      uint16_t* dst, int64_t n) {
   NDIMG_GRID_STRIDE(i, n) {
-    AxisPos pos[kMaxDim];
-    int64_t tile_stride[kMaxDim];
+    AxisPos pos[kMaxClaheDim];
+    int64_t tile_stride[kMaxClaheDim];
     int64_t q = i, s = 1;
     for (int d = g.ndim - 1; d >= 0; --d) {
       pos[d] = axis_pos(g.origin[d] + q % g.shape[d], g.kernel[d], g.tiles[d]);
