@@ -238,3 +238,22 @@ def test_huge_allocations_refused(call):
     or the OOM killer); scikit-image is not called (a host that overcommits would grant it)."""
     with pytest.raises((MemoryError, ValueError)):
         call(ne)
+
+
+def test_same_at_every_thread_count(rng):
+    """The CPU schedules (tiles, rows, radix passes, blocks) give one result whatever the thread count."""
+    from ndimg._engine import get_num_threads, set_num_threads
+
+    image = rng.random((300, 410)).astype(np.float32)
+    reference = rng.random((200, 100)).astype(np.float32)
+    calls = (lambda: ne.equalize_adapthist(image, kernel_size=(37, 23)), lambda: ne.match_histograms(image, reference),
+             lambda: ne.equalize_hist(image), lambda: ne.adjust_sigmoid(image))
+    before = get_num_threads()
+    try:
+        set_num_threads(1)
+        one = [c() for c in calls]
+        set_num_threads(3)
+        for c, expected in zip(calls, one):
+            np.testing.assert_array_equal(c(), expected)
+    finally:
+        set_num_threads(before)
