@@ -60,7 +60,7 @@ def _flat(image):
 
 def _put(y, out):
     """y written into `out` (a block of the result), or y itself where there is none (a whole-array call)."""
-    if out is None:
+    if out is None or y is out:   # nothing to write, or written there already
         return y
     out[...] = y
     return out
