@@ -405,7 +405,7 @@ def _percentiles(image, q):
     if image.dtype.kind not in "iu" or image.dtype.itemsize > 2 or image.size == 0:
         return _to_host(xp.percentile(image, xp.asarray(q, dtype=np.float64)))
     lo, hi = _minmax(image)
-    cum = np.cumsum(_hist.integer_counts(image, lo=lo, nbins=hi - lo + 1))
+    cum = np.cumsum(_to_host(_hist.integer_counts(image, lo=lo, nbins=hi - lo + 1)))
     q = np.true_divide(q, 100)
     n = image.size
     virtual = n * q + (1 + q * (1 - 1 - 1)) - 1   # NumPy's virtual index (alpha = beta = 1), its roundings
