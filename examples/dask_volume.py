@@ -12,7 +12,7 @@ timed on its own; the threshold is one global answer reduced from per-chunk hist
 
 CPU layout: --threads Dask threads per worker, each calling ndimg with --ndimg-threads threads (ndimg's CPU engine
 has its own thread pool: Dask threads x ndimg threads should not exceed the cores). Default: one worker, one Dask
-thread per core, ndimg single-threaded (bench/dask.py compares the layouts).
+thread per core, ndimg single-threaded (bench/dask_pipeline.py compares the layouts).
 """
 from __future__ import annotations
 

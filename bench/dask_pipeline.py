@@ -1,9 +1,9 @@
 """ndimg on Dask (issue 23): the CPU pipeline on a LocalCluster against the in-memory CPU engine, many GPUs against
 one, and a volume larger than the machine's memory read from zarr.
 
-    python bench/dask.py cpu [--shape 128,1024,1024] [--chunks 64,512,512] [--runs 3] [--layouts ...]
-    python bench/dask.py gpu [--shape 2048,2048,1024] [--chunks 512,512,512] [--runs 3] [--gpus 1,2]
-    python bench/dask.py ooc [--shape 2560,2048,2048] [--chunks 128,512,512] [--dir /tmp/ndimg-ooc] [--keep]
+    python bench/dask_pipeline.py cpu [--shape 128,1024,1024] [--chunks 64,512,512] [--runs 3] [--layouts ...]
+    python bench/dask_pipeline.py gpu [--shape 2048,2048,1024] [--chunks 512,512,512] [--runs 3] [--gpus 1,2]
+    python bench/dask_pipeline.py ooc [--shape 2560,2048,2048] [--chunks 128,512,512] [--dir /tmp/ndimg-ooc] [--keep]
 
 The pipeline: edges = sobel(gaussian(volume, sigma=2)); t = threshold_otsu(edges); the count of edges > t (the
 reduction that ends it). The volume is examples/dask_volume.py's synthetic float32 one.
@@ -45,7 +45,7 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-# this file is named dask.py: its folder must not shadow Dask; the workers inherit this path. The source tree's
+# the workers inherit this path, without this folder (its scripts' names are not modules'). The source tree's
 # python/ comes last, so an installed ndimg (a pip install puts the built extension there, not in python/) wins
 sys.path[:] = [os.path.join(ROOT, "examples")] + [p for p in sys.path if os.path.abspath(p or ".") != HERE] + \
     [os.path.join(ROOT, "python")]
@@ -149,7 +149,7 @@ def write_section(machine_name, title, lines):
                 sections[current].append(line)
     sections[title] = [""] + lines + [""]
     with open(path, "w") as f:
-        f.write(f"# ndimg on Dask: {machine_name}\n\nWritten by bench/dask.py (see its docstring for what each "
+        f.write(f"# ndimg on Dask: {machine_name}\n\nWritten by bench/dask_pipeline.py (see its docstring for what each "
                 f"section measures).\n\n")
         for name, body in sorted(sections.items(), key=lambda kv: kv[0] == "Notes"):   # hand-written notes last
             f.write(f"## {name}\n" + "\n".join(body).strip("\n").join(["\n", "\n\n"]))
@@ -207,7 +207,7 @@ def cpu(args):
         ratio = statistics.median(m / t for m, t in zip(mem, ts))
         lines.append(f"| {'x'.join(map(str, lay))} | {statistics.median(ts):.2f} | {min(ts):.2f} | {ratio:.2f} | "
                      f"0.8 |")
-    lines += ["", f"Command: `python bench/dask.py cpu --shape {args.shape} --chunks {args.chunks} --runs "
+    lines += ["", f"Command: `python bench/dask_pipeline.py cpu --shape {args.shape} --chunks {args.chunks} --runs "
                   f"{args.runs}`"]
     print("\n".join(lines))
     write_section(args.machine or machine(), f"CPU: LocalCluster against the in-memory engine, chunks {args.chunks}",
@@ -227,7 +227,7 @@ def gpu(args):
 
         available = cupy.cuda.runtime.getDeviceCount()
     except Exception as e:   # no CuPy, no driver or no device: nothing to measure here
-        sys.exit(f"bench/dask.py gpu: no GPU ({type(e).__name__}: {e})")
+        sys.exit(f"bench/dask_pipeline.py gpu: no GPU ({type(e).__name__}: {e})")
     counts = [int(g) for g in args.gpus.split(",")] if args.gpus else sorted({1, available})
     counts = [g for g in counts if g <= available]
     shape, chunks = shape_of(args.shape), shape_of(args.chunks)
@@ -254,7 +254,7 @@ def gpu(args):
         lines.append(f"| {g} | {statistics.median(ts):.2f} | {min(ts):.2f} | {speedup:.2f} | "
                      f"{'yes' if results[g] == results[counts[0]] else results[g]} |")
     lines += ["", "Target: 2 GPUs at least 1.8x one.", "",
-              f"Command: `python bench/dask.py gpu --shape {args.shape} --chunks {args.chunks} --runs {args.runs}`"]
+              f"Command: `python bench/dask_pipeline.py gpu --shape {args.shape} --chunks {args.chunks} --runs {args.runs}`"]
     print("\n".join(lines))
     write_section(args.machine or machine(), f"GPU: N GPUs against one, chunks {args.chunks}", lines)
 
@@ -330,7 +330,7 @@ def ooc(args):
              "", f"In all {total:.0f} s; peak RSS {rss.peak / 1e9:.2f} GB (target < 8); peak spilled to disk "
                  f"{rss.spilled / 1e9:.1f} GB; disk at the end {stored / 1e9:.1f} GB under {args.dir}"
                  + ("" if args.keep else ", deleted") + ".", "",
-             f"Command: `python bench/dask.py ooc --shape {args.shape} --chunks {args.chunks} --memory-limit "
+             f"Command: `python bench/dask_pipeline.py ooc --shape {args.shape} --chunks {args.chunks} --memory-limit "
              f"{args.memory_limit}`"]
     print("\n".join(lines))
     write_section(args.machine or machine(), f"Out of core: a zarr volume larger than memory, chunks {args.chunks}, "
