@@ -1752,10 +1752,13 @@ for _name, _file, _kw in [
         dtypes=_EX_DTYPES, ndim=(1, 2, 3), family="clahe",
         cases=(case(), case(kernel_size=5), case(clip_limit=0.05, nbins=64), case(clip_limit=0),
                case(kernel_size=(4, 30), nbins=1000, _ndim=(2,)), case(kernel_size=(3, 4, 20), _ndim=(3,)),
-               case(kernel_size=100, clip_limit=0.001), case(_shape=(4, 5, 3, 6), _ndim=(3,), _id="4d")),
+               case(kernel_size=100, clip_limit=0.001), case(_shape=(4, 5, 3, 6), _ndim=(3,), _id="4d"),
+               # RGB(A): scikit-image equalizes the HSV value (ndimg.color's conversions)
+               case(_shape=(17, 23, 3), _ndim=(3,), _id="rgb"),
+               case(_shape=(17, 23, 4), _ndim=(3,), kernel_size=4, _id="rgba")),
         bad=(bad(ValueError, kernel_size=(3, 3, 3, 3)), bad(ValueError, _inputs=("signed",), _dtype="float32"),
              bad(ZeroDivisionError, kernel_size=0), bad(ZeroDivisionError, nbins=0)),
-        bench=_EX_BENCH)),
+        bench=_EX_BENCH + (("2d_rgb_u8", {}),))),
     ("rescale_intensity", "_exposure", dict(
         dask=f"{_EX}._dask:rescale_intensity",
         dtypes=_EX_DTYPES, ndim=(1, 2, 3), family="pointwise",
@@ -1779,7 +1782,9 @@ for _name, _file, _kw in [
     ("is_low_contrast", "_exposure", dict(
         dtypes=_EX_DTYPES, ndim=(1, 2, 3), family="histogram",
         cases=(case(), case(fraction_threshold=0.9), case(lower_percentile=10, upper_percentile=90),
-               case(fraction_threshold=0.0001, _inputs=("signed",))),
+               case(fraction_threshold=0.0001, _inputs=("signed",)),
+               case(_shape=(17, 23, 3), _ndim=(3,), fraction_threshold=0.5, _id="rgb"),
+               case(_shape=(17, 23, 4), _ndim=(3,), fraction_threshold=0.5, _id="rgba")),
         bench=_EX_BENCH)),
     ("match_histograms", "_histogram_matching", dict(
         dask=f"{_EX}._dask:match_histograms",
@@ -1787,7 +1792,8 @@ for _name, _file, _kw in [
         cases=(case(), case(channel_axis=-1, _ndim=(3,)), case(channel_axis=0, _ndim=(3,)),
                case(_inputs=("signed", "noisy"))),
         bad=(bad(ValueError, _prep=_extra_axis, _id="ndim_mismatch"),),
-        bench=(("2d_f32", {}), ("3d_f32", {}), ("2d_f32", dict(_dtype="uint8"))))),
+        bench=(("2d_f32", {}), ("3d_f32", {}), ("2d_f32", dict(_dtype="uint8")),
+               ("2d_rgb_u8", dict(channel_axis=-1))))),
 ]:
     register("exposure", _name, f"{_EX}.{_file}:{_name}", **_kw)
 del _name, _file, _kw

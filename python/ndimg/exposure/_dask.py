@@ -3,8 +3,11 @@
 The histogram and the cumulative distribution are counted per chunk on the chunk's engine into the whole
 image's bins (from the merged statistics of the chunks) and summed: lazy Dask arrays out. equalize_hist maps
 each chunk through the whole image's distribution; rescale_intensity takes the whole image's extremes (one
-reduction, computed first) and maps each chunk. match_histograms, is_low_contrast and equalize_adapthist
-take no Dask arrays (NotImplementedError, from the registry).
+reduction) and maps each chunk. CLAHE computes the tiles' maps on chunks holding whole tiles, then
+interpolates each chunk at its place in the image (RGB(A): the HSV value, through ndimg.color on Dask).
+match_histograms merges the chunks' distinct values and counts (of the image and the reference), matches their
+quantiles, and looks each chunk's values up. is_low_contrast takes no Dask arrays (NotImplementedError, from
+the registry): its percentiles need a selection across chunks.
 """
 from __future__ import annotations
 
@@ -217,9 +220,15 @@ def equalize_adapthist(image, kernel_size=None, clip_limit=0.01, nbins=256):
     from ._adapthist import _as_uint16, parameters, raw_counts
     from ._adapthist import equalize_adapthist as in_memory
 
-    if image.ndim == 3 and image.shape[-1] in (3, 4):
-        raise NotImplementedError("ndimg.exposure.equalize_adapthist does not take Dask arrays of RGB(A) images "
-                                  "(scikit-image equalizes their HSV value): compute() the array first")
+    if image.ndim == 3 and image.shape[-1] in (3, 4):   # scikit-image's adapt_rgb(hsv_value)
+        import dask.array as da
+
+        from .. import color
+
+        hsv = color.rgb2hsv(image[:, :, :3])
+        value = equalize_adapthist(hsv[..., 2], kernel_size, clip_limit, nbins).astype(hsv.dtype)
+        rgb = color.hsv2rgb(da.stack([hsv[..., 0], hsv[..., 1], value], axis=-1))
+        return rgb.rechunk(image.chunks) if rgb.shape == image.shape else rgb
     _not_complex(image, "equalize_adapthist")
     if image.size == 0:
         return known(in_memory(np.empty(image.shape, image.dtype), kernel_size, clip_limit, nbins))
