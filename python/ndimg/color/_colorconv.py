@@ -148,17 +148,21 @@ def _run(kernel, arr, out, *more):
     return sum(counts)
 
 
-def _channel_last(xp, arr, channel_axis):
-    """skimage's channel_as_last_axis: the array with its channel axis last, and the axis to move results'
-    channels back to (None: no move). -1 and None leave the array as it is."""
+def _moved_axis(channel_axis):
+    """The axis skimage's channel_as_last_axis moves last, or None where it leaves the array (None, -1)."""
     if channel_axis is None:
-        return arr, None
+        return None
     axes = (channel_axis,) if np.isscalar(channel_axis) else channel_axis
     if len(axes) > 1:
         raise ValueError("only a single channel axis is currently supported")
-    if axes == (-1,) or axes == -1:
-        return arr, None
-    return xp.moveaxis(arr, axes[0], -1), axes[0]
+    return None if axes == (-1,) or axes == -1 else axes[0]
+
+
+def _channel_last(xp, arr, channel_axis):
+    """skimage's channel_as_last_axis: the array with its channel axis last, and the axis to move results'
+    channels back to (None: no move)."""
+    axis = _moved_axis(channel_axis)
+    return (arr, None) if axis is None else (xp.moveaxis(arr, axis, -1), axis)
 
 
 def _check_channels(arr, n=3):
@@ -170,7 +174,7 @@ def _prepare(image, channel_axis, n=3, needs_array=False):
     """(xp, channel-last array, axis to move results back to, float dtype): skimage's channel_as_last_axis
     and _prepare_colorarray, without converting yet (the kernels convert each block). needs_array: the
     function reads ``.ndim`` first, where lists fail (AttributeError) unless a channel axis was moved."""
-    if needs_array and _channel_last(np, np.empty((1,) * 3), channel_axis)[1] is None:
+    if needs_array and _moved_axis(channel_axis) is None:
         array_argument(image, "ndim")
     image = as_image(image)
     xp = xp_of(image)
@@ -429,15 +433,16 @@ def ydbdr2rgb(ydbdr, *, channel_axis=-1):
 
 @engine_aware("ycbcr")
 def ycbcr2rgb(ycbcr, *, channel_axis=-1):
-    if isinstance(ycbcr, list) and _channel_last(np, np.empty((1,) * 3), channel_axis)[1] is None:
+    if isinstance(ycbcr, list) and _moved_axis(channel_axis) is None:
         raise TypeError("list indices must be integers or slices, not tuple")   # scikit-image's ycbcr[..., 0]
     ycbcr = as_image(ycbcr)
     xp = xp_of(ycbcr)
     arr, _ = _channel_last(xp, ycbcr, channel_axis)
-    if arr.ndim and arr.shape[-1] == 3 and arr.size:
+    if arr.ndim:
         # scikit-image subtracts the offsets in the input's own dtype, before converting it (integers wrap,
-        # an int8 input refuses 128, bool refuses subtraction): the same on one pixel raises the same
-        probe = arr[(0,) * (arr.ndim - 1)].copy()
+        # an int8 input refuses 128, bool refuses subtraction, fewer than 3 channels fail to index): the same
+        # on one pixel raises the same
+        probe = arr[(slice(0, 1),) * (arr.ndim - 1)].copy()
         probe[..., 0] -= 16
         probe[..., 1] -= 128
         probe[..., 2] -= 128
