@@ -1,6 +1,7 @@
 """transform.warp and friends against scikit-image 0.26 where the generated registry cases cannot reach:
 transform objects (scikit-image's and ndimg's, duck-typed, and their inverses), the homography loop's
 scikit-image arithmetic (float32 exactly), channel images, order-0 ties, the bi-quadratic warning, Dask."""
+import itertools
 import warnings
 
 import numpy as np
@@ -125,11 +126,10 @@ def test_fast_loop_dask_by_output_chunk(rng, order, mode):
     """The homography loop over Dask, each output chunk from its window of the input: bit for bit the
     in-memory result (and scikit-image's), folding modes across the border included."""
     da = pytest.importorskip("dask.array")
-    image = rng.random((61, 47, 2)).astype(np.float32)
-    for tform in _transforms(st):
-        for shape in (None, (80, 30)):
-            lazy = nt.warp(da.from_array(image, chunks=(16, 13, 1)), tform, order=order, mode=mode, cval=0.2,
-                           output_shape=shape)
+    for image in (rng.random((61, 47, 2)).astype(np.float32), rng.random((61, 47)).astype(np.float32)):
+        for tform, shape in itertools.product(_transforms(st), (None, (80, 30))):
+            lazy = nt.warp(da.from_array(image, chunks=(16, 13, 1)[:image.ndim]), tform, order=order, mode=mode,
+                           cval=0.2, output_shape=shape)
             assert isinstance(lazy, da.Array)
             expected = st.warp(image, tform, order=order, mode=mode, cval=0.2, output_shape=shape)
             np.testing.assert_array_equal(lazy.compute(scheduler="sync"), expected)

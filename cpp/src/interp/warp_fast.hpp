@@ -134,14 +134,15 @@ NDIMG_HD T bilinear(const Plane<T>& im, T r, T c) {
   return T(add_rn(mul_rn(odr, top), mul_rn(double(dr), bottom)));
 }
 
-// scikit-image's cubic_interpolation (Catmull-Rom) of f at x in [0, 1], f given at -1, 0, 1, 2.
-template <class T>
-NDIMG_HD T catmull_rom(T x, const T* f) {
-  const T inner = sub_rn(add_rn(mul_rn(T(3), sub_rn(f[1], f[2])), f[3]), f[0]);
-  const T poly = sub_rn(add_rn(sub_rn(mul_rn(T(2), f[0]), mul_rn(T(5), f[1])), mul_rn(T(4), f[2])), f[3]);
-  const T mid = add_rn(poly, mul_rn(x, inner));
-  const T outer = add_rn(sub_rn(f[2], f[0]), mul_rn(x, mid));
-  return add_rn(f[1], mul_rn(mul_rn(T(0.5), x), outer));
+// scikit-image's cubic_interpolation (Catmull-Rom) of f at x in [0, 1], f given at -1, 0, 1, 2. V is T, or on
+// the host a GCC vector of T (several points at once, each lane rounded as the scalar).
+template <class T, class V = T>
+NDIMG_HD V catmull_rom(V x, const V* f) {
+  const V inner = sub_rn(add_rn(mul_rn(sub_rn(f[1], f[2]), T(3)), f[3]), f[0]);
+  const V poly = sub_rn(add_rn(sub_rn(mul_rn(f[0], T(2)), mul_rn(f[1], T(5))), mul_rn(f[2], T(4))), f[3]);
+  const V mid = add_rn(poly, mul_rn(x, inner));
+  const V outer = add_rn(sub_rn(f[2], f[0]), mul_rn(x, mid));
+  return add_rn(f[1], mul_rn(mul_rn(x, T(0.5)), outer));
 }
 
 // scikit-image's bicubic_interpolation: 4x4 taps from floor - 1, rows first.
@@ -155,15 +156,15 @@ NDIMG_HD T bicubic(const Plane<T>& im, T r, T c) {
     const T* p = im.p + (r0 - im.r_lo) * im.rs + (c0 - im.c_lo) * im.cs;
     for (int pr = 0; pr < 4; ++pr, p += im.rs) {
       for (int pc = 0; pc < 4; ++pc) fc[pc] = p[pc * im.cs];
-      fr[pr] = catmull_rom(xc, fc);
+      fr[pr] = catmull_rom<T>(xc, fc);
     }
   } else {
     for (int pr = 0; pr < 4; ++pr) {
       for (int pc = 0; pc < 4; ++pc) fc[pc] = im.pixel(r0 + pr, c0 + pc);
-      fr[pr] = catmull_rom(xc, fc);
+      fr[pr] = catmull_rom<T>(xc, fc);
     }
   }
-  return catmull_rom(xr, fr);
+  return catmull_rom<T>(xr, fr);
 }
 
 // Where a call's output and input lie in the whole warp: output pixel (y, x) of `out` is pixel (y + oy, x + ox)
