@@ -10,7 +10,13 @@ namespace ndimg::interp {
 namespace {
 
 typedef float f4 __attribute__((vector_size(16)));
+// lanes (a0, b0, a1, b1) and the like from two vectors, in GCC's and Clang's spellings
+#if defined(__clang__)
+#define NDIMG_SHUFFLE(a, b, i, j, k, l) __builtin_shufflevector(a, b, i, j, k, l)
+#else
 typedef int i4 __attribute__((vector_size(16)));
+#define NDIMG_SHUFFLE(a, b, i, j, k, l) __builtin_shuffle(a, b, i4{i, j, k, l})
+#endif
 
 // Row y's bicubic points of a float image with contiguous rows, four at a time while all four points' 4x4
 // taps lie inside the window: each tap row one 16-byte load, four points' rows transposed into the columns
@@ -39,12 +45,10 @@ int64_t bicubic_quads(const Homography<float>& H, const Plane<float>& plane, con
       for (int pr = 0; pr < 4; ++pr) {
         f4 row[4];
         for (int l = 0; l < 4; ++l) __builtin_memcpy(&row[l], p + base[l] + pr * plane.rs, sizeof(f4));
-        const f4 t0 = __builtin_shuffle(row[0], row[1], i4{0, 4, 1, 5});
-        const f4 t1 = __builtin_shuffle(row[2], row[3], i4{0, 4, 1, 5});
-        const f4 t2 = __builtin_shuffle(row[0], row[1], i4{2, 6, 3, 7});
-        const f4 t3 = __builtin_shuffle(row[2], row[3], i4{2, 6, 3, 7});
-        const f4 fc[4] = {__builtin_shuffle(t0, t1, i4{0, 1, 4, 5}), __builtin_shuffle(t0, t1, i4{2, 3, 6, 7}),
-                          __builtin_shuffle(t2, t3, i4{0, 1, 4, 5}), __builtin_shuffle(t2, t3, i4{2, 3, 6, 7})};
+        const f4 t0 = NDIMG_SHUFFLE(row[0], row[1], 0, 4, 1, 5), t1 = NDIMG_SHUFFLE(row[2], row[3], 0, 4, 1, 5);
+        const f4 t2 = NDIMG_SHUFFLE(row[0], row[1], 2, 6, 3, 7), t3 = NDIMG_SHUFFLE(row[2], row[3], 2, 6, 3, 7);
+        const f4 fc[4] = {NDIMG_SHUFFLE(t0, t1, 0, 1, 4, 5), NDIMG_SHUFFLE(t0, t1, 2, 3, 6, 7),
+                          NDIMG_SHUFFLE(t2, t3, 0, 1, 4, 5), NDIMG_SHUFFLE(t2, t3, 2, 3, 6, 7)};
         fr[pr] = catmull_rom<float>(xc, fc);
       }
       const f4 v = catmull_rom<float>(xr, fr);
