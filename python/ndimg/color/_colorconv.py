@@ -180,7 +180,14 @@ def _prepare(image, channel_axis, n=3, needs_array=False):
     xp = xp_of(image)
     arr, back = _channel_last(xp, image, channel_axis)
     _check_channels(arr, n)
-    return xp, arr, back, supported_float_type(arr.dtype)
+    return xp, arr, back, _float_type(arr.dtype)
+
+
+def _float_type(dtype):
+    """supported_float_type, refusing what img_as_float refuses (object arrays) as scikit-image does."""
+    if dtype.kind == "O":
+        raise ValueError(f"Cannot convert from {dtype} to float64.")
+    return supported_float_type(dtype)
 
 
 def _pointwise(image, channel_axis, kernel, *, channels=3, dtype=None, with_count=False, needs_array=False):
@@ -433,8 +440,11 @@ def ydbdr2rgb(ydbdr, *, channel_axis=-1):
 
 @engine_aware("ycbcr")
 def ycbcr2rgb(ycbcr, *, channel_axis=-1):
-    if isinstance(ycbcr, list) and _moved_axis(channel_axis) is None:
-        raise TypeError("list indices must be integers or slices, not tuple")   # scikit-image's ycbcr[..., 0]
+    if _moved_axis(channel_axis) is None:   # scikit-image's ycbcr.copy()[..., 0] on what it was given
+        if isinstance(ycbcr, list):
+            raise TypeError("list indices must be integers or slices, not tuple")
+        if not hasattr(ycbcr, "copy"):
+            raise AttributeError(f"{type(ycbcr).__name__!r} object has no attribute 'copy'")
     ycbcr = as_image(ycbcr)
     xp = xp_of(ycbcr)
     arr, _ = _channel_last(xp, ycbcr, channel_axis)
@@ -559,11 +569,14 @@ _LOG_ADJUST = np.log(1e-6)   # separate_stains' floor of 1e-6 as an optical dens
 
 
 def _stain_matrix(conv_matrix):
+    """The matrix as 2-D (a vector as one column: the product then has no channel axis, as NumPy's)."""
     m = np.asarray(conv_matrix)
+    if m.ndim == 1 and len(m) == 3:
+        return m[:, None], True
     if m.ndim != 2 or m.shape[0] != 3:
         raise ValueError(f"matmul: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
                          f"(n?,k),(k,m?)->(n?,m?) (size {m.shape[0] if m.ndim else 0} is different from 3)")
-    return m
+    return m, False
 
 
 def _mix(p, m, dtype):
@@ -573,7 +586,7 @@ def _mix(p, m, dtype):
 
 @engine_aware("rgb")
 def separate_stains(rgb, conv_matrix, *, channel_axis=-1):
-    m = _stain_matrix(conv_matrix)
+    m, vector = _stain_matrix(conv_matrix)
     dt = np.result_type(np.float64, m.dtype)   # the log divided by a NumPy float64: float64 whatever the input
 
     def kernel(p, o):
@@ -583,20 +596,23 @@ def separate_stains(rgb, conv_matrix, *, channel_axis=-1):
         mixed = _mix(d, m, dt)
         _write(o, *(xp.maximum(q, 0) for q in mixed))
 
-    return _stains(rgb, channel_axis, kernel, m, dt)
+    return _stains(rgb, channel_axis, kernel, m, dt, vector)
 
 
-def _stains(image, channel_axis, kernel, m, dt):
-    """_pointwise with planes in the input's float type but an output of `dt` and m.shape[1] channels."""
+def _stains(image, channel_axis, kernel, m, dt, vector):
+    """_pointwise with planes in the input's float type but an output of `dt` and m.shape[1] channels (none
+    for a vector m)."""
     xp, arr, back, ft = _prepare(image, channel_axis)
     out = xp.empty(arr.shape[:-1] + (m.shape[1],), dt)
     _run(lambda a, o: kernel(_planes(a, ft), o), arr, out)
+    if vector:
+        out = out.reshape(arr.shape[:-1])
     return out if back is None else xp.moveaxis(out, -1, back)
 
 
 @engine_aware("stains")
 def combine_stains(stains, conv_matrix, *, channel_axis=-1):
-    m = _stain_matrix(conv_matrix)
+    m, vector = _stain_matrix(conv_matrix)
     dt = np.result_type(np.float64, m.dtype)
 
     def kernel(p, o):
@@ -604,7 +620,7 @@ def combine_stains(stains, conv_matrix, *, channel_axis=-1):
         log_rgb = _mix(p * -_LOG_ADJUST, -m, dt)
         _write(o, *(xp.clip(xp.exp(q), 0, 1) for q in log_rgb))
 
-    return _stains(stains, channel_axis, kernel, m, dt)
+    return _stains(stains, channel_axis, kernel, m, dt, vector)
 
 
 @engine_aware("rgb")
@@ -625,7 +641,7 @@ def _lab_like(image, channel_axis, kernel):
     arr, back = _channel_last(xp, image, channel_axis)
     if arr.shape[-1] < 3:
         raise ValueError("Input image has less than 3 channels.")
-    dt = supported_float_type(arr.dtype)
+    dt = _float_type(arr.dtype)
     out = xp.empty(arr.shape, dt)
 
     def run(a, o):
@@ -702,7 +718,7 @@ def rgba2rgb(rgba, background=(1, 1, 1), *, channel_axis=-1):
     channel_axis = channel_axis % arr.ndim
     if arr.shape[channel_axis] != 4:
         raise ValueError(f"the input array must have size 4 along `channel_axis`, got {arr.shape}")
-    dt = supported_float_type(arr.dtype)
+    dt = _float_type(arr.dtype)
     bg = np.ravel(np.asarray(background)).astype(dt)
     if len(bg) != 3:
         raise ValueError(f"background must be an array-like containing 3 RGB values. Got {len(bg)} items")

@@ -137,6 +137,8 @@ def _overlay(xp, label, image, colors, alpha, bg_label, bg_color, image_alpha, s
     elif new_type == object:   # labels beyond int64 (huge floats): scikit-image then indexes with objects
         raise IndexError("arrays used as indices must be of integer (or boolean) type")
     label = label.astype(new_type)
+    if label.ndim == 0:   # scikit-image writes the mapped labels through .flat, which a 0-d label lacks
+        raise AttributeError("attribute 'flat' of 'numpy.generic' objects is not writable")
     values, ranks = _ranks(xp, label)
     values = np.asarray(values.get() if hasattr(values, "get") else values)
     # colour 0 is the background's (bg_color); the other labels take the colours in turn, in label order
@@ -172,6 +174,10 @@ def _overlay(xp, label, image, colors, alpha, bg_label, bg_color, image_alpha, s
 
 def _avg(xp, label, image, bg_label, bg_color):
     out = xp.zeros(label.shape + (3,), dtype=image.dtype)
+    if label.ndim == 0:   # scikit-image finds each label's pixels with nonzero()
+        raise ValueError("Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() instead.")
+    if not label.size:
+        return out
     values, ranks = _ranks(xp, label)
     flat = ranks.ravel()
     counts = xp.bincount(flat, minlength=len(values))
