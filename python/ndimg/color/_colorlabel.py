@@ -137,7 +137,7 @@ def _overlay(xp, label, image, colors, alpha, bg_label, bg_color, image_alpha, s
     elif new_type == object:   # labels beyond int64 (huge floats): scikit-image then indexes with objects
         raise IndexError("arrays used as indices must be of integer (or boolean) type")
     label = label.astype(new_type)
-    if label.ndim == 0:   # scikit-image writes the mapped labels through .flat, which a 0-d label lacks
+    if isinstance(label, np.generic):   # a 0-d label shifted by an offset is a NumPy scalar: no writable .flat
         raise AttributeError("attribute 'flat' of 'numpy.generic' objects is not writable")
     values, ranks = _ranks(xp, label)
     values = np.asarray(values.get() if hasattr(values, "get") else values)
