@@ -124,6 +124,8 @@ NDIMG_HD T bilinear(const Plane<T>& im, T r, T c) {
     const T* p = im.p + (r0 - im.r_lo) * im.rs + (c0 - im.c_lo) * im.cs;
     const int64_t dc1 = (c1 - c0) * im.cs, dr1 = (r1 - r0) * im.rs;
     tl = p[0], tr = p[dc1], bl = p[dr1], br = p[dr1 + dc1];
+  } else if (im.mode == PadMode::constant && (r1 < 0 || r0 >= im.rows || c1 < 0 || c0 >= im.cols)) {
+    tl = tr = bl = br = im.cval;   // every tap outside the image
   } else {
     tl = im.pixel(r0, c0), tr = im.pixel(r0, c1), bl = im.pixel(r1, c0), br = im.pixel(r1, c1);
   }
@@ -158,6 +160,11 @@ NDIMG_HD T bicubic(const Plane<T>& im, T r, T c) {
       for (int pc = 0; pc < 4; ++pc) fc[pc] = p[pc * im.cs];
       fr[pr] = catmull_rom<T>(xc, fc);
     }
+  } else if (im.mode == PadMode::constant && (r0 + 3 < 0 || r0 >= im.rows || c0 + 3 < 0 || c0 >= im.cols)) {
+    // every tap outside the image reads cval: the rows' arithmetic below, done once
+    for (int pc = 0; pc < 4; ++pc) fc[pc] = im.cval;
+    fr[0] = catmull_rom<T>(xc, fc);
+    fr[1] = fr[2] = fr[3] = fr[0];
   } else {
     for (int pr = 0; pr < 4; ++pr) {
       for (int pc = 0; pc < 4; ++pc) fc[pc] = im.pixel(r0 + pr, c0 + pc);

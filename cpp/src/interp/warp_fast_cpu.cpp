@@ -18,22 +18,21 @@ typedef int i4 __attribute__((vector_size(16)));
 #define NDIMG_SHUFFLE(a, b, i, j, k, l) __builtin_shuffle(a, b, i4{i, j, k, l})
 #endif
 
-// Row y's bicubic points of a float image with contiguous rows, four at a time while all four points' 4x4
-// taps lie inside the window: each tap row one 16-byte load, four points' rows transposed into the columns
-// of the Catmull-Rom arithmetic, done in vector lanes (each lane rounded as the scalar bicubic rounds it).
-// Returns the first column left to the scalar loop.
+// Points x .. x + 3 of row y of a float image with contiguous rows, bicubic, where all four points' 4x4 taps
+// lie inside the window (else false, nothing written): each tap row one 16-byte load, the four points' rows
+// transposed into the columns of the Catmull-Rom arithmetic, done in vector lanes (each lane rounded as the
+// scalar bicubic rounds it).
 template <int Kind>
-int64_t bicubic_quads(const Homography<float>& H, const Plane<float>& plane, const WarpWindow& w, int64_t y,
-                      int64_t cols, float* o, const View& out, int64_t nch, int64_t in_ch, int64_t out_ch) {
-  int64_t x = 0;
-  for (; x + 4 <= cols; x += 4) {
+bool bicubic_quad(const Homography<float>& H, const Plane<float>& plane, const WarpWindow& w, int64_t y, int64_t x,
+                  float* o, const View& out, int64_t nch, int64_t in_ch, int64_t out_ch) {
+  {
     int64_t base[4];
     f4 xr, xc;
     for (int l = 0; l < 4; ++l) {
       float c, r;
       homography_point<float, Kind>(H, float(x + l + w.ox), float(y + w.oy), c, r);
       const int64_t rf = floor_index(r), cf = floor_index(c);
-      if (!plane.inside(rf - 1, rf + 2, cf - 1, cf + 2)) return x;
+      if (!plane.inside(rf - 1, rf + 2, cf - 1, cf + 2)) return false;
       xr[l] = r - float(rf);
       xc[l] = c - float(cf);
       base[l] = (rf - 1 - plane.r_lo) * plane.rs + (cf - 1 - plane.c_lo);
@@ -55,7 +54,7 @@ int64_t bicubic_quads(const Homography<float>& H, const Plane<float>& plane, con
       for (int l = 0; l < 4; ++l) dst[l * out.strides[1] + k * out_ch] = v[l];
     }
   }
-  return x;
+  return true;
 }
 
 }  // namespace
@@ -72,17 +71,22 @@ void warp_homography_cpu(const View& in, const double* matrix, const View& out, 
     const Plane<T> plane{in.ptr<T>(), w.rows, w.cols, in.strides[0], in.strides[1], mode, T(cval),
                          w.r_lo, w.r_lo + in.shape[0], w.c_lo, w.c_lo + in.shape[1]};
     for (int64_t y = y0; y < y1; ++y) {
-      int64_t x = 0;
-      if constexpr (Order == 3 && std::is_same_v<T, float>)
-        if (plane.cs == 1) x = bicubic_quads<Kind>(H, plane, w, y, cols, o, out, nch, in_ch, out_ch);
-      for (; x < cols; ++x) {
+      auto point = [&](int64_t x) {
         T c, r;
         homography_point<T, Kind>(H, T(x + w.ox), T(y + w.oy), c, r);
         T* dst = o + y * out.strides[0] + x * out.strides[1];
         Plane<T> im = plane;
         for (int64_t k = 0; k < nch; ++k, im.p += in_ch)
           dst[k * out_ch] = Order == 1 ? bilinear(im, r, c) : bicubic(im, r, c);
+      };
+      int64_t x = 0;
+      if constexpr (Order == 3 && std::is_same_v<T, float>) {
+        if (plane.cs == 1)
+          for (; x + 4 <= cols; x += 4)
+            if (!bicubic_quad<Kind>(H, plane, w, y, x, o, out, nch, in_ch, out_ch))
+              for (int l = 0; l < 4; ++l) point(x + l);
       }
+      for (; x < cols; ++x) point(x);
     }
   };
   auto run = [&]<class T>() {
