@@ -81,7 +81,7 @@ def _ranks(xp, label):
     return values, inverse.reshape(label.shape)
 
 
-@engine_aware("label", "image")
+@engine_aware("label", "image", native=False)   # a NumPy scalar label stays one (it fails as there)
 def label2rgb(label, image=None, colors=None, alpha=0.3, bg_label=0, bg_color=(0, 0, 0), image_alpha=1,
               kind="overlay", *, saturation=0, channel_axis=-1):
     xp = xp_of(label, image)
