@@ -1780,6 +1780,7 @@ for _name, _file, _kw in [
         dtypes=_NON_NEGATIVE, ndim=(1, 2, 3), family="pointwise", halo=_EX_POINTWISE,
         cases=(case(), case(cutoff=0.3, gain=5, inv=True), case(gain=2)), bench=_EX_BENCH)),
     ("is_low_contrast", "_exposure", dict(
+        dask=f"{_EX}._dask:is_low_contrast",
         dtypes=_EX_DTYPES, ndim=(1, 2, 3), family="histogram",
         cases=(case(), case(fraction_threshold=0.9), case(lower_percentile=10, upper_percentile=90),
                case(fraction_threshold=0.0001, _inputs=("signed",)),

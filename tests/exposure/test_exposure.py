@@ -225,11 +225,27 @@ def test_dask_match_histograms(engine, rng, dtype, channel_axis):
     _same(lazy.compute(), ske.match_histograms(image, reference, channel_axis=channel_axis))
 
 
-def test_dask_not_taken():
-    image = da.from_array(np.linspace(0, 1, 300).reshape(10, 10, 3), chunks=5)
-    name, args = "is_low_contrast", (image,)
-    with pytest.raises(NotImplementedError, match=f"ndimg.exposure.{name}"):
-        getattr(ne, name)(*args)
+@pytest.mark.parametrize("dtype", ["uint8", "int16", "int64", "uint64", "float16", "float32", "float64", "bool"])
+def test_dask_is_low_contrast(engine, rng, dtype):
+    """The percentiles' order statistics selected across chunks (16 key bits a pass) and NumPy's
+    interpolation between them: scikit-image's answer at thresholds around the image's own ratio."""
+    if dtype == "bool":
+        images = [rng.random((23, 17)) > 0.5, np.ones((23, 17), bool)]
+    elif dtype[0] == "f":
+        images = [(rng.standard_normal((23, 17)) * 0.01).astype(dtype)]
+        images[0].flat[:2] = [-0.0, 0.0]
+    else:
+        images = [rng.integers(np.iinfo(dtype).min, np.iinfo(dtype).max, (23, 17), dtype=dtype, endpoint=True)]
+    for image in images:
+        for q in ((1, 99), (0, 100), (37.3, 62.9)):
+            p = np.percentile(image, q) if dtype != "bool" else (0, 1)
+            limits = (0, 1) if dtype == "bool" else (
+                (-1, 1) if dtype[0] == "f" else (np.iinfo(dtype).min, np.iinfo(dtype).max))
+            ratio = float((p[1] - p[0]) / (limits[1] - limits[0]))
+            for t in (ratio * (1 - 1e-12), ratio, ratio * (1 + 1e-12), 0.5):
+                lazy = ne.is_low_contrast(da.from_array(to_engine(image, engine), chunks=(5, 7)), t, *q)
+                assert isinstance(lazy, da.Array)
+                assert bool(lazy.compute()) == bool(ske.is_low_contrast(image, t, *q))
 
 
 @pytest.mark.parametrize("call", [

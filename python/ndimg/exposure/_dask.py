@@ -330,3 +330,99 @@ def match_histograms(image, reference, *, channel_axis=None):
     dtype = image.dtype if channels and image.dtype.kind != "f" else out_dtype
     matched = image.map_blocks(_match_chunk, tables, channels, out_dtype, dtype=dtype)
     return (matched if axis is None else da.moveaxis(matched, -1, axis)).rechunk(chunks)
+
+
+# ---------------------------------------------------------------------------------------------------
+# is_low_contrast: NumPy's percentiles from order statistics selected across chunks, 16 key bits a pass
+# ---------------------------------------------------------------------------------------------------
+
+def _sort_keys(chunk):
+    """Unsigned keys of a real chunk's values whose order is theirs (floats by their bits: negatives
+    reversed below the positives), flat."""
+    xp = xp_of(chunk)
+    dt = chunk.dtype
+    u = np.dtype(f"u{dt.itemsize}")
+    keys = xp.ascontiguousarray(chunk).reshape(-1).view(u)
+    sign = u.type(1 << (8 * dt.itemsize - 1))
+    if dt.kind == "f":
+        return xp.where((keys & sign) != 0, ~keys, keys | sign)
+    return keys ^ sign if dt.kind == "i" else keys
+
+
+def _key_value(key, dt):
+    u = np.dtype(f"u{dt.itemsize}")
+    sign = u.type(1 << (8 * dt.itemsize - 1))
+    key = u.type(key)
+    if dt.kind == "f":
+        key = (key ^ sign) if key & sign else ~key
+    elif dt.kind == "i":
+        key = key ^ sign
+    return np.array(key, dtype=u).view(dt)[()]
+
+
+def _digit_counts(chunk, ranks, shift, width):
+    """Per prefix of `ranks` (the key bits above `shift` + `width` found so far; None: none yet) the counts
+    of the next `width` key bits of the chunk's elements under that prefix."""
+    xp = xp_of(chunk)
+    keys = _sort_keys(chunk)
+    out = {}
+    for _, prefix in ranks:
+        if prefix in out:
+            continue
+        sel = keys if prefix is None else keys[(keys >> (shift + width)) == prefix]
+        digits = ((sel >> shift) & ((1 << width) - 1)).astype(np.int64)
+        out[prefix] = _to_host(xp.bincount(digits, minlength=1 << width))
+    return out
+
+
+def _add_counts(parts):
+    return {p: sum(part[p] for part in parts) for p in parts[0]}
+
+
+def _advance(ranks, counts, width):
+    """Each (rank, prefix) one digit further: the digit whose cumulative count passes the rank."""
+    out = []
+    for k, prefix in ranks:
+        cum = np.cumsum(counts[prefix])
+        digit = int(np.searchsorted(cum, k, side="right"))
+        out.append((k - (int(cum[digit - 1]) if digit else 0), (0 if prefix is None else prefix) << width | digit))
+    return out
+
+
+def _low_contrast(ranks, t, st, dtype, limits, fraction_threshold):
+    if st.n_nan:   # NumPy's percentile of values with NaN
+        return np.False_
+    values = np.array([_key_value(key, dtype) for _, key in ranks], dtype=dtype)
+    lo, hi = _e.lerp(values[0::2], values[1::2], t)
+    return (hi - lo) / (limits[1] - limits[0]) < fraction_threshold
+
+
+def _bool_low_contrast(st):
+    return not ((st.imax == 1) and (st.imin == 0))
+
+
+def is_low_contrast(image, fraction_threshold=0.05, lower_percentile=1, upper_percentile=99, method="linear"):
+    from ..filters._thresholding_dask import scalar
+
+    if image.size == 0:
+        return known(np.asarray(_e.is_low_contrast(np.empty(image.shape, image.dtype), fraction_threshold,
+                                                   lower_percentile, upper_percentile, method)))
+    if image.dtype == bool:
+        return scalar(delayed(_bool_low_contrast)(stats(image)), np.dtype(bool))
+    if image.ndim == 3 and image.shape[2] in (3, 4):
+        from .. import color
+
+        if image.shape[2] == 4:
+            image = color.rgba2rgb(image)
+        image = color.rgb2gray(image)
+    _not_complex(image, "is_low_contrast")
+    dt = image.dtype
+    limits = _e._dtype_limits(dt, clip_negative=False)
+    below, above, t = _e.percentile_ranks(image.size, [lower_percentile, upper_percentile])
+    ranks = [(int(k), None) for pair in zip(below, above) for k in pair]   # (rank left to find, key prefix)
+    bits = 8 * dt.itemsize
+    width = min(16, bits)
+    for shift in range(bits - width, -1, -width):
+        counts = tree((delayed(_digit_counts)(b, ranks, shift, width) for (b,) in blocks(image)), _add_counts)
+        ranks = delayed(_advance)(ranks, counts, width)
+    return scalar(delayed(_low_contrast)(ranks, t, stats(image), dt, limits, fraction_threshold), np.dtype(bool))

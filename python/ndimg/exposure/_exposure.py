@@ -406,15 +406,27 @@ def _percentiles(image, q):
         return _to_host(xp.percentile(image, xp.asarray(q, dtype=np.float64)))
     lo, hi = _minmax(image)
     cum = np.cumsum(_to_host(_hist.integer_counts(image, lo=lo, nbins=hi - lo + 1)))
-    q = np.true_divide(q, 100)
-    n = image.size
-    virtual = n * q + (1 + q * (1 - 1 - 1)) - 1   # NumPy's virtual index (alpha = beta = 1), its roundings
-    below = np.floor(virtual)
-    t = virtual - below
+    below, above, t = percentile_ranks(image.size, q)
     # the k-th smallest value: the first value whose cumulative count exceeds k
-    a = lo + np.searchsorted(cum, below, side="right").astype(np.float64)
-    b = lo + np.searchsorted(cum, np.minimum(below + 1, image.size - 1), side="right").astype(np.float64)
-    # NumPy's _lerp: a + (b - a) * t, from the other end where t >= 0.5
+    a = (lo + np.searchsorted(cum, below, side="right")).astype(image.dtype)
+    b = (lo + np.searchsorted(cum, above, side="right")).astype(image.dtype)
+    return lerp(a, b, t)
+
+
+def percentile_ranks(n, q):
+    """For np.percentile's linear method over n values: the ranks of the two order statistics each
+    percentile in `q` lies between, and the fraction t of the way (NumPy's arithmetic)."""
+    q = np.true_divide(q, 100)
+    if not np.all((q >= 0) & (q <= 1)):
+        raise ValueError("Percentiles must be in the range [0, 100]")
+    virtual = (n - 1) * q   # NumPy's virtual index of the linear method
+    below = np.clip(np.floor(virtual), 0, n - 1)
+    return below.astype(np.int64), np.minimum(below + 1, n - 1).astype(np.int64), virtual - np.floor(virtual)
+
+
+def lerp(a, b, t):
+    """NumPy's _lerp of order statistics `a`, `b` (arrays of the image's dtype): a + (b - a) * t, from the
+    other end where t >= 0.5."""
     diff = b - a
     return np.where(t >= 0.5, b - diff * (1 - t), a + diff * t)
 
