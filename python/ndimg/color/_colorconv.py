@@ -317,8 +317,9 @@ def _hsv_to_rgb(p):
     q = v * (1 - f * s)
     t = v * (1 - (1 - f) * s)
     sector = hi.astype(np.uint8) % 6   # scikit-image's cast (wrapping out-of-range hues the same way)
-    return (xp.choose(sector, (v, q, lo, lo, t, v)), xp.choose(sector, (t, v, v, q, lo, lo)),
-            xp.choose(sector, (lo, lo, t, v, v, q)))
+    # choices stacked: CuPy's choose takes an array (NumPy's makes one of a tuple anyway)
+    return (xp.choose(sector, xp.stack((v, q, lo, lo, t, v))), xp.choose(sector, xp.stack((t, v, v, q, lo, lo))),
+            xp.choose(sector, xp.stack((lo, lo, t, v, v, q))))
 
 
 def _polar(x, y):
