@@ -45,7 +45,7 @@ def _sdist(tmp_path):
     files = {"pyproject.toml": '[tool.pytest.ini_options]\nxfail_strict = true\nfilterwarnings = ["error"]\n',
              "tests/skimage/filters/test_stand_in.py": TESTS,
              "tests/skimage/metrics/test_skipped.py": "import pytest\npytest.skip('no data', allow_module_level=True)\n",
-             "tests/skimage/color/test_not_ours.py": "def test_x():\n    assert False\n"}
+             "tests/skimage/_not_ndimg/test_not_ours.py": "def test_x():\n    assert False\n"}
     with tarfile.open(path, "w:gz") as tar:
         for name, text in files.items():
             data = text.encode()
@@ -81,7 +81,7 @@ def test_counts_report_and_exit_code(tmp_path):
     assert "test_stand_in.py::test_sobel_fails` (skimage.filters:sobel): AssertionError: deliberate failure" in report
     assert "test_skipped.py` skipped at collection: Skipped: no data" in report
     assert "'image' has dtype float16" in report
-    assert "test_not_ours" not in report  # color is not a module ndimg implements
+    assert "test_not_ours" not in report  # _not_ndimg is not a module ndimg implements
     # the pass rate below --min-pass fails the run
     assert _run(tmp_path).returncode == 1
 
