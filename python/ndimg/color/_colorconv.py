@@ -88,14 +88,18 @@ for _obs in _illuminants.values():
 _illuminants["E"] = {"2": (1.0, 1.0, 1.0), "10": (1.0, 1.0, 1.0), "R": (1.0, 1.0, 1.0)}
 
 
+_WHITES = {(name, obs): np.array(xyz) for name, table in _illuminants.items() for obs, xyz in table.items()}
+
+
 def xyz_tristimulus_values(*, illuminant, observer, dtype=float):
-    """The CIE XYZ tristimulus values of an illuminant's white for an observer (skimage's)."""
+    """The CIE XYZ tristimulus values of an illuminant's white for an observer (skimage's), a new array."""
     illuminant = illuminant.upper()
     observer = observer.upper()
     try:
-        return np.asarray(_illuminants[illuminant][observer], dtype=dtype)
+        white = _WHITES[illuminant, observer]
     except KeyError:
         raise ValueError(f"Unknown illuminant/observer combination (`{illuminant}`, `{observer}`)") from None
+    return white.astype(dtype)
 
 
 # ---------------------------------------------------------------------------------------------------
