@@ -2322,6 +2322,22 @@ for _name in ("radon", "iradon_sart"):
 del _HT, _RT, _FRT, _THETA, _HOUGH, _WIDE, _RADON, _BUFFER, _name
 # ---- end transform hough and radon ----
 
+# ndimg.segmentation, restoration and registration: scikit-image 0.26's (issue 28)
+# ---- issue 28: segmentation watershed ----
+# ---- end segmentation watershed ----
+# ---- issue 28: segmentation utilities ----
+# ---- end segmentation utilities ----
+# ---- issue 28: segmentation superpixels ----
+# ---- end segmentation superpixels ----
+# ---- issue 28: segmentation active contours and random walker ----
+# ---- end segmentation active contours and random walker ----
+# ---- issue 28: restoration deconvolution and variational ----
+# ---- end restoration deconvolution and variational ----
+# ---- issue 28: restoration denoisers ----
+# ---- end restoration denoisers ----
+# ---- issue 28: registration ----
+# ---- end registration ----
+
 # ---------------------------------------------------------------------------------------------------
 # Known differences from the reference, reviewed: {qualname: {test class: reason}}. The generated tests of
 # these classes run as xfail(strict=True), so a fix shows as an unexpected pass: then delete the line.
