@@ -205,6 +205,14 @@ def histogram(image, nbins=256, source_range="image", normalize=False, *, channe
             hist, centers = _histogram(image, nbins, normalize)
             return xp.asarray(hist), xp.asarray(centers)
         raise KeyError(image.dtype.type)
+    if channel_axis is None and source_range == "image" and image.dtype.kind in "iu" and image.dtype.itemsize <= 2 \
+            and image.size:
+        # one pass: every value of the dtype counted, then the span from the smallest to the largest present
+        lo = int(np.iinfo(image.dtype).min)
+        counts = _to_host(_hist.integer_counts(image, lo=lo, nbins=1 << (8 * image.dtype.itemsize)))
+        first, last = np.flatnonzero(counts)[[0, -1]]
+        hist = counts[first:last + 1]
+        return xp.asarray(hist / np.sum(hist) if normalize else hist), xp.asarray(np.arange(lo + first, lo + last + 1))
     bins = _bins(image, nbins, source_range)
     if channel_axis is not None:
         hist = np.stack([_counts(bins, image[..., c], normalize) for c in range(sh[-1])], axis=0)
