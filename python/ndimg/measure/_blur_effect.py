@@ -5,20 +5,11 @@ import numpy as np
 
 from .._engine import engine_aware, xp_of
 from .._rules import img_as_float
+from ..color._colorconv import rgb2gray
 from ..filters import sobel
 from ..ndimage import uniform_filter1d
 
 _EPSILON = np.spacing(np.float64(1))
-_GRAY = (0.2125, 0.7154, 0.0721)   # scikit-image's rgb2gray weights
-
-
-def _rgb2gray(image, xp):
-    """scikit-image's rgb2gray of the last axis: float16/float32 as float32, the rest as img_as_float."""
-    if image.shape[-1] != 3:
-        raise ValueError(f"the input array must have size 3 along `channel_axis`, got {image.shape}")
-    image = image.astype(np.float32) if image.dtype in (np.float16, np.float32) else img_as_float(image).astype(
-        np.float64, copy=False)
-    return image @ xp.asarray(_GRAY, dtype=image.dtype)
 
 
 @engine_aware("image")
@@ -35,7 +26,7 @@ def blur_effect(image, h_size=11, channel_axis=None, reduce_func=np.max):
         except TypeError:
             print("channel_axis must be an integer")
             raise
-        image = _rgb2gray(image, xp)
+        image = rgb2gray(image)   # scikit-image's own call: the same grey as color.rgb2gray's
     n_axes = image.ndim   # before the conversion, as in scikit-image (a list has none)
     image = img_as_float(image)
     slices = tuple(slice(2, s - 1) for s in image.shape)
