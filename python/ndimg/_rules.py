@@ -111,3 +111,15 @@ def array_argument(image, attribute="dtype"):
     if hasattr(image, "dtype") and hasattr(image, "shape"):
         return image
     raise AttributeError(f"{type(image).__name__!r} object has no attribute {attribute!r}")
+
+
+def interpolation_order(dtype, order):
+    """scikit-image's _validate_interpolation_order: None -> 0 for bool, else 1; 0..5; bool only with 0."""
+    if order is None:
+        return 0 if dtype == bool else 1
+    if order < 0 or order > 5:
+        raise ValueError("Spline interpolation order has to be in the range 0-5.")
+    if dtype == bool and order != 0:
+        raise ValueError("Input image dtype is bool. Interpolation is not defined with bool data type. Please set "
+                         "order to 0 or explicitly cast input image to another data type.")
+    return order

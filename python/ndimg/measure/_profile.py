@@ -5,21 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine import engine_aware, xp_of
+from .._rules import interpolation_order
 from ..ndimage import map_coordinates
 
 _GRID_MODES = {"constant": "grid-constant", "wrap": "grid-wrap"}   # scikit-image's _fix_ndimage_mode
-
-
-def _interpolation_order(dtype, order):
-    """scikit-image's _validate_interpolation_order: None -> 0 for bool, else 1; 0..5; bool only with 0."""
-    if order is None:
-        return 0 if dtype == bool else 1
-    if order < 0 or order > 5:
-        raise ValueError("Spline interpolation order has to be in the range 0-5.")
-    if dtype == bool and order != 0:
-        raise ValueError("Input image dtype is bool. Interpolation is not defined with bool data type. Please set "
-                         "order to 0 or explicitly cast input image to another data type.")
-    return order
 
 
 def _line_coordinates(src, dst, linewidth=1):
@@ -45,7 +34,7 @@ def profile_line(image, src, dst, linewidth=1, order=None, mode="reflect", cval=
     """Intensities of `image` (2-D, or 3-D with channels last) along the line src -> dst, `linewidth` wide,
     interpolated with splines of `order`; the samples across the line reduced by `reduce_func` (None: kept)."""
     xp = xp_of(image)
-    order = _interpolation_order(image.dtype, order)
+    order = interpolation_order(image.dtype, order)
     mode = _GRID_MODES.get(mode, mode)
     coords = _line_coordinates(src, dst, linewidth=linewidth)
     if xp is not np:

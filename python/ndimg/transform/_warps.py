@@ -23,7 +23,7 @@ import numpy as np
 from .. import _core
 from .._blocks import _on_threads
 from .._engine import engine_aware, stream_ptr, xp_of
-from .._rules import convert_to_float
+from .._rules import convert_to_float, interpolation_order
 from . import _warps_dask as _wd
 from ..filters._window import _as_int as safe_as_int
 from ..measure._block import block_reduce
@@ -46,18 +46,6 @@ def _ndi_mode(mode):
         raise ValueError(f"Unknown mode: '{mode}', or cannot translate mode. The mode should be one of 'constant', "
                          "'edge', 'symmetric', 'reflect', or 'wrap'. See the documentation of numpy.pad for more "
                          "info.") from None
-
-
-def _order(dtype, order):
-    """scikit-image's _validate_interpolation_order: 0 for bool and 1 otherwise by default, 0-5, bool only at 0."""
-    if order is None:
-        return 0 if dtype == bool else 1
-    if order < 0 or order > 5:
-        raise ValueError("Spline interpolation order has to be in the range 0-5.")
-    if dtype == bool and order != 0:
-        raise ValueError("Input image dtype is bool. Interpolation is not defined with bool data type. Please set "
-                         "order to 0 or explicitly cast input image to another data type.")
-    return order
 
 
 _CALLABLE_2D = "Only 2-D images (grayscale or color) are supported, when providing a callable `inverse_map`."
@@ -194,7 +182,7 @@ def warp(image, inverse_map, map_args=None, output_shape=None, order=None, mode=
         map_args = {}
     if image.size == 0:
         raise ValueError("Cannot warp empty image with dimensions", image.shape)
-    order = _order(image.dtype, order)
+    order = interpolation_order(image.dtype, order)
     if order > 0:
         image = _convert(image, preserve_range)
     output_shape = np.array(image.shape) if output_shape is None else safe_as_int(output_shape)
@@ -253,7 +241,7 @@ def resize(image, output_shape, order=None, mode="reflect", cval=0, clip=True, p
     if input_type == bool and anti_aliasing:
         raise ValueError("anti_aliasing must be False for boolean images")
     factors = np.divide(input_shape, output_shape)
-    order = _order(input_type, order)
+    order = interpolation_order(input_type, order)
     if order > 0:
         image = _convert(image, preserve_range)
     ndi_mode = _ndi_mode(mode)
@@ -419,7 +407,7 @@ def _mapped_warp(image, plane_of, output_shape, order, mode, cval, clip, preserv
     (see _engine_coords)."""
     if image.size == 0:
         raise ValueError("Cannot warp empty image with dimensions", image.shape)
-    order = _order(image.dtype, order)
+    order = interpolation_order(image.dtype, order)
     if order > 0:
         image = _convert(image, preserve_range)
     output_shape = image.shape if output_shape is None else tuple(int(s) for s in safe_as_int(output_shape))
