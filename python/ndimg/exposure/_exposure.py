@@ -18,7 +18,7 @@ from .._prim import histogram as _hist
 from .._prim import reduce
 from .._rules import check_allocation, supported_float_type
 from ..filters._thresholding import _Bins, _check_nbins, _to_host
-from ..util._dtype import dtype_range
+from ..util._dtype import dtype_range, limits_of
 
 __all__ = ["histogram", "cumulative_distribution", "equalize_hist", "rescale_intensity", "adjust_gamma",
            "adjust_log", "adjust_sigmoid", "is_low_contrast"]
@@ -30,9 +30,7 @@ DTYPE_RANGE.update({"uint10": (0, 2**10 - 1), "uint12": (0, 2**12 - 1), "uint14"
                     "bool": dtype_range[bool], "float": dtype_range[np.float64]})
 
 
-def _dtype_limits(dtype, clip_negative=False):
-    imin, imax = dtype_range[np.dtype(dtype).type]
-    return (0 if clip_negative else imin), imax
+_dtype_limits = limits_of
 
 
 # ---------------------------------------------------------------------------------------------------

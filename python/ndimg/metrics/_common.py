@@ -7,6 +7,7 @@ import numpy as np
 from .._engine import xp_of
 from .._prim.histogram import joint_integer_counts
 from .._rules import supported_float_type
+from ..util._dtype import limits_of
 
 
 def check_shape_equality(image0, image1):
@@ -144,11 +145,4 @@ def scalar(x):
 
 def dtype_range(dtype):
     """scikit-image's nominal intensity range of a dtype: [-1, 1] for floats, the full range for integers."""
-    if dtype.kind == "b":
-        return False, True
-    if dtype.kind in "iu":
-        info = np.iinfo(dtype)
-        return info.min, info.max
-    if dtype.kind == "f":
-        return -1, 1
-    raise KeyError(dtype.type)
+    return limits_of(dtype)

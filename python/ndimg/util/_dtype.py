@@ -23,9 +23,14 @@ dtype_range = {bool: (False, True), np.bool_: (False, True), float: (-1, 1), np.
 dtype_range.update({t: (int(np.iinfo(t).min), int(np.iinfo(t).max)) for t in _INTEGER_TYPES})
 
 
-def _limits(image, clip_negative=False):
-    imin, imax = dtype_range[image.dtype.type]
+def limits_of(dtype, clip_negative=False):
+    """dtype_limits of a dtype: scikit-image's range (min 0 with clip_negative); KeyError for other dtypes."""
+    imin, imax = dtype_range[np.dtype(dtype).type]
     return (0 if clip_negative else imin), imax
+
+
+def _limits(image, clip_negative=False):
+    return limits_of(image.dtype, clip_negative)
 
 
 @engine_aware("image", native=False)
