@@ -354,3 +354,13 @@ def second_one_colour(args, kwargs):
 # a NumPy function named by the kind's argument ("callable:sqrt"): apply_parallel's `function` before its image
 KINDS["callable"] = lambda rng, shape, dtype, layout, prev, arg: getattr(np, arg or "sqrt")
 # ---- end util ----
+
+
+# ---- issue 28: registration ----
+# the previous input translated (periodically) by 2 rows and -3 columns: phase_cross_correlation's pair
+KINDS["shifted"] = lambda rng, shape, dtype, layout, prev, arg: _layout(
+    lambda s: np.roll(np.ascontiguousarray(prev[-1]), (2, -3)[:len(s)], axis=tuple(range(min(2, len(s)))))
+    if s == prev[-1].shape else _values(rng, s, dtype, False), shape, layout)
+IMAGE_KINDS += ("shifted",)
+SHAPES["2d_1k_f32"] = ((1024, 1024), "float32")   # iterative optical flow: a 4K frame takes minutes
+# ---- end registration ----
