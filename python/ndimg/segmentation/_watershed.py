@@ -1,0 +1,78 @@
+"""skimage.segmentation.watershed (skimage/segmentation/_watershed.py): basins flooded from markers by
+priority (the value, then the age of the queue entry). The arguments are prepared as scikit-image prepares
+them (the markers from an array, a count of regular seeds, or the labelled local minima; everything padded
+by the footprint's offset); the flooding is the C++ family in cpp/src/segmentation, whose queue is
+scikit-image's heap so that ties (plateaus, markers of equal value) resolve as scikit-image resolves them."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _core
+from .._engine import engine_aware
+from ..morphology._extrema import host_only, local_minima, neighbour_steps
+from ..ndimage._binary import generate_binary_structure
+from ..ndimage._label import label
+from ..util._regular_grid import regular_seeds
+
+
+def _validate_inputs(image, markers, mask, connectivity):
+    """scikit-image's markers and mask: the markers zeroed outside the mask, the mask a bool array."""
+    n_pixels = image.size
+    if mask is None:
+        mask = np.ones(image.shape, bool)
+    else:
+        mask = np.asanyarray(mask, dtype=bool)
+        n_pixels = np.sum(mask)
+        if mask.shape != image.shape:
+            raise ValueError(f"`mask` (shape {mask.shape}) must have same shape as `image` (shape {image.shape})")
+    if markers is None:
+        minima = local_minima(image, connectivity=connectivity) * mask
+        markers = label(minima, structure=generate_binary_structure(minima.ndim, connectivity))[0]
+    elif not isinstance(markers, (np.ndarray, list, tuple)):
+        # a count of markers within the mask, spread regularly over the whole image
+        markers = regular_seeds(image.shape, int(markers / (n_pixels / image.size)))
+        markers *= mask
+    else:
+        markers = np.asanyarray(markers) * mask
+        if markers.shape != image.shape:
+            raise ValueError(f"`markers` (shape {markers.shape}) must have same shape as `image` "
+                             f"(shape {image.shape})")
+    return markers, mask
+
+
+def _validate_connectivity(ndim, connectivity, offset):
+    if connectivity is None:
+        connectivity = 1
+    if np.isscalar(connectivity):
+        footprint = generate_binary_structure(ndim, connectivity)
+    else:
+        footprint = np.array(connectivity, bool)
+        if footprint.ndim != ndim:
+            raise ValueError("Connectivity dimension must be same as image")
+    if offset is None:
+        if any(s % 2 == 0 for s in footprint.shape):
+            raise ValueError("Connectivity array must have an unambiguous center")
+        offset = np.array(footprint.shape) // 2
+    return footprint, offset
+
+
+@engine_aware("image", "markers", "mask", native=False)
+def watershed(image, markers=None, connectivity=1, offset=None, mask=None, compactness=0, watershed_line=False):
+    """Labels of the basins of `image` flooded from `markers` (an array, a count of regular seeds, or None:
+    the labelled local minima), through `connectivity` (hops or a footprint centred at `offset`), within
+    `mask`; `compactness` > 0 adds that multiple of the distance to the marker to the priority, and
+    `watershed_line` leaves a line of zeros between basins. The labels have the markers' dtype."""
+    host_only("watershed", image, markers, mask)
+    image = np.asanyarray(image)
+    markers, mask = _validate_inputs(image, markers, mask, connectivity)
+    footprint, offset = _validate_connectivity(image.ndim, connectivity, offset)
+    if markers.dtype.kind not in "iub":
+        raise TypeError(f"watershed: markers must be integers, not {markers.dtype}")
+    pad = [(int(p), int(p)) for p in offset]
+    work = np.pad(image.astype(np.float64), pad, mode="constant")
+    flags = np.pad(mask.astype(np.uint8), pad, mode="constant")
+    labels = np.pad(markers.astype(np.int64), pad, mode="constant")
+    _, steps = neighbour_steps(work.shape, footprint, offset)
+    _core.watershed(work, flags, labels, steps.astype(np.int64).tolist(), float(compactness), bool(watershed_line))
+    inner = tuple(slice(a, a + s) for (a, _), s in zip(pad, image.shape))
+    return labels[inner].astype(markers.dtype)
