@@ -1,0 +1,14 @@
+#include "binders.hpp"
+#include "ndimg/patch.hpp"
+
+namespace ndimg::py {
+
+NDIMG_BINDINGS(patch) {
+  bind<&restoration::bilateral>(m, "bilateral", "image", "win_size", "mode", "cval", "dist_scale", "color_lut",
+                                "range_lut", Out{"out"});
+  bind<&restoration::rolling_ball>(m, "rolling_ball", "padded", "kernel", Out{"out"}, "nansafe");
+  bind<&restoration::nl_means_fast>(m, "nl_means_fast", "padded", "patch_size", "distance", "h", "var", Out{"out"});
+  bind<&restoration::nl_means>(m, "nl_means", "padded", "w", "distance", "var", Out{"out"});
+}
+
+}  // namespace ndimg::py
