@@ -1,0 +1,234 @@
+// SLIC on the CPU: the assignment step in bands of (z, y) rows over the thread pool, each band taking the
+// centres in skimage's order (so every voxel meets them in the same order and keeps the same winner); the
+// centre update and the connectivity pass (a breadth-first search) are sequential, as skimage's, since its
+// float sums depend on the order.
+#include <algorithm>
+#include <atomic>
+#include <cfloat>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "ndimg/parallel.hpp"
+#include "segmentation/slic.hpp"
+
+namespace ndimg::segmentation {
+namespace {
+
+void require(bool ok, const char* op, const char* what) {
+  if (!ok) throw ValueError(std::string(op) + ": " + what);
+}
+
+// The window [lo, hi) of a centre along one axis as skimage's Cython computes it in the image's type
+// (max/min of the float bounds, truncated); a NaN centre (an empty segment) has none.
+template <class T>
+bool window(T c, int64_t s, int64_t n, int64_t& lo, int64_t& hi) {
+  T a = c - T(2 * s);
+  a = T(0) > a ? T(0) : a;
+  T b = c + T(2 * s) + T(1);
+  b = T(n) < b ? T(n) : b;
+  if (std::isnan(a) || std::isnan(b)) return false;
+  lo = int64_t(a);
+  hi = int64_t(b);
+  return true;
+}
+
+struct Win {
+  int64_t z0, z1, y0, y1, x0, x1;
+  bool ok;
+};
+
+// NC: the number of colour channels when known at compile time (0: C at run time).
+template <class T, int NC>
+void iterate(const T* img, int64_t D, int64_t H, int64_t W, int64_t C_, const uint8_t* mask, T* seg, int64_t n_seg,
+             double step, std::span<const int64_t> gs, int64_t max_iter, std::span<const double> spacing, bool slic_zero,
+             int64_t start_label, bool ignore_color, int64_t* labels) {
+  const int64_t C = NC > 0 ? NC : C_;
+  const int64_t F = 3 + C;
+  const T sz = T(spacing[0]), sy = T(spacing[1]), sx = T(spacing[2]);
+  const float stepf = float(step);
+  const T spatial_weight = T(1.0 / double(stepf * stepf));
+  const int64_t mask_label = start_label - 1;
+  std::vector<T> max_dist_color(size_t(n_seg), T(1));
+  std::vector<T> distance(size_t(D * H * W));
+  std::vector<int64_t> count(static_cast<size_t>(n_seg));
+  std::vector<Win> wins(static_cast<size_t>(n_seg));
+  const int64_t rows = D * H;
+  const int64_t grain = std::max<int64_t>(1, rows / (8 * std::max(1, num_threads())));
+  for (int64_t it = 0; it < max_iter; ++it) {
+    for (int64_t k = 0; k < n_seg; ++k) {
+      const T* s = seg + k * F;
+      Win& w = wins[size_t(k)];
+      w.ok = window(s[0], gs[0], D, w.z0, w.z1) & window(s[1], gs[1], H, w.y0, w.y1) &
+             window(s[2], gs[2], W, w.x0, w.x1);
+    }
+    std::atomic<bool> change{false};
+    parallel_for(rows, grain, [&](int64_t r0, int64_t r1) {
+      std::fill(distance.begin() + r0 * W, distance.begin() + r1 * W, T(DBL_MAX));
+      bool changed = false;
+      for (int64_t k = 0; k < n_seg; ++k) {
+        const Win& w = wins[size_t(k)];
+        if (!w.ok) continue;
+        const T* s = seg + k * F;
+        const T cz = s[0], cy = s[1], cx = s[2];
+        const T mdc = max_dist_color[size_t(k)];
+        for (int64_t z = w.z0; z < w.z1; ++z) {
+          const int64_t ylo = std::max(w.y0, r0 - z * H), yhi = std::min(w.y1, r1 - z * H);
+          if (ylo >= yhi) continue;
+          T dz = sz * (cz - T(z));
+          dz *= dz;
+          for (int64_t y = ylo; y < yhi; ++y) {
+            T dy = sy * (cy - T(y));
+            dy *= dy;
+            const int64_t row = (z * H + y) * W;
+            const T* px = img + row * C;
+            T* dist = distance.data() + row;
+            int64_t* lab = labels + row;
+            const uint8_t* m = mask ? mask + row : nullptr;
+            for (int64_t x = w.x0; x < w.x1; ++x) {
+              if (m && !m[x]) continue;
+              T dx = sx * (cx - T(x));
+              dx *= dx;
+              T d = (dz + dy + dx) * spatial_weight;
+              if (!ignore_color) {
+                T dc = 0;
+                for (int64_t c = 0; c < C; ++c) {
+                  const T t = px[x * C + c] - s[3 + c];
+                  dc += t * t;
+                }
+                if (slic_zero) dc /= mdc;
+                d += dc;
+              }
+              if (dist[x] > d) {
+                lab[x] = k + start_label;
+                dist[x] = d;
+                changed = true;
+              }
+            }
+          }
+        }
+      }
+      if (changed) change.store(true, std::memory_order_relaxed);
+    });
+    if (!change.load()) break;
+    // the centres, summed in raster order as skimage's loop sums them (float sums are order-sensitive)
+    std::fill(count.begin(), count.end(), 0);
+    std::fill(seg, seg + n_seg * F, T(0));
+    for (int64_t z = 0, i = 0; z < D; ++z)
+      for (int64_t y = 0; y < H; ++y)
+        for (int64_t x = 0; x < W; ++x, ++i) {
+          if (mask && (!mask[i] || labels[i] == mask_label)) continue;
+          const int64_t k = labels[i] - start_label;
+          if (k < 0) continue;   // never labelled (skimage would write before its array)
+          T* s = seg + k * F;
+          ++count[size_t(k)];
+          s[0] += T(z);
+          s[1] += T(y);
+          s[2] += T(x);
+          for (int64_t c = 0; c < C; ++c) s[3 + c] += img[i * C + c];
+        }
+    for (int64_t k = 0; k < n_seg; ++k)
+      for (int64_t f = 0; f < F; ++f) seg[k * F + f] /= T(count[size_t(k)]);
+    if (slic_zero) {
+      for (int64_t i = 0, n = D * H * W; i < n; ++i) {
+        if (mask && (!mask[i] || labels[i] == mask_label)) continue;
+        const int64_t k = labels[i] - start_label;
+        if (k < 0) continue;
+        T dc = 0;
+        for (int64_t c = 0; c < C; ++c) {
+          const T t = img[i * C + c] - seg[k * F + 3 + c];
+          dc += t * t;
+        }
+        if (max_dist_color[size_t(k)] < dc) max_dist_color[size_t(k)] = dc;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void slic_iterate(const View& image, const View& mask, bool use_mask, const View& segments, double step,
+                  std::span<const int64_t> grid_steps, int64_t max_num_iter, std::span<const double> spacing,
+                  bool slic_zero, int64_t start_label, bool ignore_color, const View& labels) {
+  const char* op = "slic";
+  require(is_float(image.dtype) && image.ndim == 4 && image.c_contiguous() && image.device == Device::CPU, op,
+          "image must be a C-contiguous (Z, Y, X, C) float host array");
+  const int64_t D = image.shape[0], H = image.shape[1], W = image.shape[2], C = image.shape[3];
+  require(segments.dtype == image.dtype && segments.ndim == 2 && segments.shape[1] == 3 + C &&
+              segments.c_contiguous() && segments.device == Device::CPU,
+          op, "segments must be a C-contiguous (N, 3 + C) host array of the image's type");
+  require(labels.dtype == DType::I64 && labels.ndim == 3 && labels.shape[0] == D && labels.shape[1] == H &&
+              labels.shape[2] == W && labels.c_contiguous() && labels.device == Device::CPU,
+          op, "labels must be a C-contiguous (Z, Y, X) int64 host array");
+  require(!use_mask || ((mask.dtype == DType::U8 || mask.dtype == DType::Bool) && mask.ndim == 3 &&
+                        mask.shape[0] == D && mask.shape[1] == H && mask.shape[2] == W && mask.c_contiguous() &&
+                        mask.device == Device::CPU),
+          op, "mask must be a C-contiguous (Z, Y, X) uint8 host array");
+  require(grid_steps.size() == 3 && spacing.size() == 3, op, "three grid steps and spacings expected");
+  const uint8_t* m = use_mask ? mask.ptr<uint8_t>() : nullptr;
+  const int64_t n = segments.shape[0];
+  if (image.size() == 0 || n == 0) return;
+  auto run = [&]<class T>() {
+    auto go = [&]<int NC>() {
+      iterate<T, NC>(image.ptr<T>(), D, H, W, C, m, segments.ptr<T>(), n, step, grid_steps, max_num_iter, spacing,
+                     slic_zero, start_label, ignore_color, labels.ptr<int64_t>());
+    };
+    if (C == 1) go.template operator()<1>();
+    else if (C == 3) go.template operator()<3>();
+    else go.template operator()<0>();
+  };
+  if (image.dtype == DType::F32) run.template operator()<float>();
+  else run.template operator()<double>();
+}
+
+void slic_enforce_connectivity(const View& labels, int64_t min_size, int64_t max_size, int64_t start_label,
+                               const View& out) {
+  const char* op = "slic";
+  require(labels.dtype == DType::I64 && labels.ndim == 3 && labels.c_contiguous() && labels.device == Device::CPU &&
+              out.dtype == DType::I64 && out.ndim == 3 && out.c_contiguous() && out.device == Device::CPU,
+          op, "labels and out must be C-contiguous 3-D int64 host arrays");
+  require_same_shape(labels, out, op);
+  const int64_t D = labels.shape[0], H = labels.shape[1], W = labels.shape[2];
+  const int64_t* seg = labels.ptr<int64_t>();
+  int64_t* con = out.ptr<int64_t>();
+  const int64_t mask_label = start_label - 1;
+  std::fill(con, con + D * H * W, mask_label);
+  static constexpr int64_t dz[6] = {0, 0, 0, 0, 1, -1}, dy[6] = {0, 0, 1, -1, 0, 0}, dx[6] = {1, -1, 0, 0, 0, 0};
+  // skimage's list holds max_size voxels; its first entry is written even when max_size is 0
+  std::vector<int64_t> list(size_t(std::max<int64_t>(max_size, 1)));
+  int64_t next = start_label;
+  for (int64_t z = 0, i = 0; z < D; ++z)
+    for (int64_t y = 0; y < H; ++y)
+      for (int64_t x = 0; x < W; ++x, ++i) {
+        if (seg[i] == mask_label || con[i] > mask_label) continue;
+        int64_t adjacent = next;
+        const int64_t label = seg[i];
+        con[i] = next;
+        int64_t size = 1, visited = 0;
+        list[0] = i;
+        while (visited < size && size < max_size) {
+          const int64_t j = list[size_t(visited)];
+          const int64_t jz = j / (H * W), jy = j / W % H, jx = j % W;
+          for (int d = 0; d < 6; ++d) {
+            const int64_t zz = jz + dz[d], yy = jy + dy[d], xx = jx + dx[d];
+            if (xx < 0 || xx >= W || yy < 0 || yy >= H || zz < 0 || zz >= D) continue;
+            const int64_t q = (zz * H + yy) * W + xx;
+            if (seg[q] == label && con[q] == mask_label) {
+              con[q] = next;
+              list[size_t(size++)] = q;
+              if (size >= max_size) break;
+            } else if (con[q] > mask_label && con[q] != next) {
+              adjacent = con[q];
+            }
+          }
+          ++visited;
+        }
+        if (size < min_size) {
+          for (int64_t s = 0; s < size; ++s) con[list[size_t(s)]] = adjacent;
+        } else {
+          ++next;
+        }
+      }
+}
+
+}  // namespace ndimg::segmentation
