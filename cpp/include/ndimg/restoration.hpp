@@ -1,0 +1,22 @@
+// ndimg::restoration — the iterations of skimage.restoration's total-variation denoisers.
+#pragma once
+#include <cstdint>
+
+#include "ndimg/array.hpp"
+
+namespace ndimg::restoration {
+
+// Chambolle's projection algorithm on an n-D float image (C-contiguous), result in `out` (same shape and
+// dtype): at most `max_num_iter` iterations, stopping once the energy changes by less than eps times the
+// first iteration's. Returns the number of iterations run. CPU arrays.
+int64_t tv_chambolle(const View& image, const View& out, double weight, double eps, int64_t max_num_iter);
+
+// Split Bregman TV of `image` (rows, cols, channels), C-contiguous float, written into `out`
+// (rows + 2, cols + 2, channels), whose values on entry also start the split variables (scikit-image's
+// zeros, or the previous channel's result when it reuses one output per channel): Gauss-Seidel sweeps until the root mean square
+// update is at most eps or `max_num_iter` sweeps. Isotropic or anisotropic shrinkage. CPU arrays (the sweep
+// is sequential by definition: each pixel reads its neighbours' new values). Returns the sweeps run.
+int64_t tv_bregman(const View& image, const View& out, double weight, int64_t max_num_iter, double eps,
+                   bool isotropic);
+
+}  // namespace ndimg::restoration

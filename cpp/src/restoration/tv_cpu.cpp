@@ -1,0 +1,208 @@
+// The total-variation denoisers on the CPU: Chambolle's iterations as two sweeps over lines of the last axis
+// on the thread pool (the estimate from the dual field, then the dual field from the estimate's gradient),
+// split Bregman as scikit-image's sequential Gauss-Seidel sweep.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <type_traits>
+#include <vector>
+
+#include "ndimg/dispatch.hpp"
+#include "ndimg/error.hpp"
+#include "ndimg/parallel.hpp"
+#include "ndimg/restoration.hpp"
+#include "tv.hpp"
+
+namespace ndimg::restoration {
+
+namespace {
+
+void require_float_pair(const View& image, const View& out, const char* op) {
+  if (image.device != Device::CPU || out.device != Device::CPU)
+    throw ValueError(std::string(op) + ": CPU arrays only");
+  if (!is_float(image.dtype) || image.dtype != out.dtype)
+    throw TypeError(std::string(op) + ": image and output must be of one floating-point dtype");
+  if (!image.c_contiguous() || !out.c_contiguous())
+    throw ValueError(std::string(op) + ": C-contiguous arrays only");
+}
+
+template <class T>
+int64_t chambolle(const View& image, const View& out, double weight, double eps, int64_t max_num_iter) {
+  const int nd = image.ndim;
+  const int64_t size = image.size(), n = image.shape[nd - 1], nlines = size / n;
+  const T* f = image.ptr<T>();
+  T* u = out.ptr<T>();
+  std::vector<T> p(size_t(size) * size_t(nd), T(0));
+  std::vector<double> line_d2(static_cast<size_t>(nlines)), line_norm(static_cast<size_t>(nlines));
+  const double tau = 1.0 / (2.0 * nd);
+  const T tt = T(tau), tw = T(tau / weight);
+  const int64_t grain = std::max<int64_t>(1, 8192 / n);
+  // per line: for each axis but the last, whether the line has a neighbour before / after along it
+  auto neighbours = [&](int64_t l, bool* before, bool* after) {
+    for (int ax = nd - 2; ax >= 0; --ax) {
+      const int64_t c = l % image.shape[ax];
+      l /= image.shape[ax];
+      before[ax] = c >= 1;
+      after[ax] = c + 1 < image.shape[ax];
+    }
+  };
+  double e_init = 0, e_prev = 0;
+  int64_t i = 0;
+  for (; i < max_num_iter; ++i) {
+    // the estimate u = f + d, d = -sum_ax p_ax + p_ax shifted forward along ax
+    parallel_for(nlines, grain, [&](int64_t l0, int64_t l1) {
+      std::vector<T> d(static_cast<size_t>(n));
+      bool before[kMaxDim], after[kMaxDim];
+      for (int64_t l = l0; l < l1; ++l) {
+        neighbours(l, before, after);
+        const int64_t base = l * n;
+        for (int64_t k = 0; k < n; ++k) {
+          T s = p[size_t(base + k)];
+          for (int ax = 1; ax < nd; ++ax) s += p[size_t(ax * size + base + k)];
+          d[size_t(k)] = -s;
+        }
+        for (int ax = 0; ax < nd - 1; ++ax) {
+          if (!before[ax]) continue;
+          const T* q = p.data() + ax * size + base - image.strides[ax];
+          for (int64_t k = 0; k < n; ++k) d[size_t(k)] += q[k];
+        }
+        const T* q = p.data() + (nd - 1) * size + base;
+        for (int64_t k = 1; k < n; ++k) d[size_t(k)] += q[k - 1];
+        double d2 = 0;
+        for (int64_t k = 0; k < n; ++k) {
+          u[base + k] = f[base + k] + d[size_t(k)];
+          d2 += double(d[size_t(k)]) * double(d[size_t(k)]);
+        }
+        line_d2[size_t(l)] = d2;
+      }
+    });
+    // the gradient g of u (0 on each axis's last slice), the dual step p = (p - tau g) / (1 + tau/weight |g|)
+    parallel_for(nlines, grain, [&](int64_t l0, int64_t l1) {
+      std::vector<T> g(static_cast<size_t>(n * nd)), norm(static_cast<size_t>(n));
+      bool before[kMaxDim], after[kMaxDim];
+      for (int64_t l = l0; l < l1; ++l) {
+        neighbours(l, before, after);
+        const int64_t base = l * n;
+        const T* ul = u + base;
+        for (int ax = 0; ax < nd - 1; ++ax) {
+          T* ga = g.data() + ax * n;
+          if (after[ax])
+            for (int64_t k = 0; k < n; ++k) ga[k] = ul[k + image.strides[ax]] - ul[k];
+          else
+            std::fill(ga, ga + n, T(0));
+        }
+        T* gl = g.data() + (nd - 1) * n;
+        for (int64_t k = 0; k + 1 < n; ++k) gl[k] = ul[k + 1] - ul[k];
+        gl[n - 1] = T(0);
+        double sum_norm = 0;
+        for (int64_t k = 0; k < n; ++k) {
+          T s = g[size_t(k)] * g[size_t(k)];
+          for (int ax = 1; ax < nd; ++ax) s += g[size_t(ax * n + k)] * g[size_t(ax * n + k)];
+          const T r = std::sqrt(s);
+          sum_norm += double(r);
+          norm[size_t(k)] = chambolle_scale(r, tw);
+        }
+        line_norm[size_t(l)] = sum_norm;
+        for (int ax = 0; ax < nd; ++ax) {
+          T* pa = p.data() + ax * size + base;
+          const T* ga = g.data() + ax * n;
+          for (int64_t k = 0; k < n; ++k) pa[k] = (pa[k] - tt * ga[k]) / norm[size_t(k)];
+        }
+      }
+    });
+    const double e = (std::accumulate(line_d2.begin(), line_d2.end(), 0.0) +
+                      weight * std::accumulate(line_norm.begin(), line_norm.end(), 0.0)) / double(size);
+    if (i == 0) {
+      e_init = e_prev = e;
+    } else if (std::abs(e_prev - e) < eps * e_init) {
+      return i + 1;
+    } else {
+      e_prev = e;
+    }
+  }
+  return i;
+}
+
+template <class T>
+int64_t bregman(const View& image, const View& out, T weight, int64_t max_num_iter, double eps, bool isotropic) {
+  const int64_t rows = image.shape[0], cols = image.shape[1], dims = image.shape[2];
+  const int64_t total = rows * cols * dims, orow = (cols + 2) * dims;
+  const T* f = image.ptr<T>();
+  T* u = out.ptr<T>();
+  const size_t ext = size_t((rows + 2) * orow);
+  // the split variables start as copies of `out` as given (scikit-image reuses one output across channels,
+  // so a channel's sweep starts from the previous channel's result)
+  std::vector<T> dx(u, u + ext), dy(dx), bx(dx), by(dx);
+  const T lam = 2 * weight, norm = weight + 4 * lam;
+  auto at = [&](int64_t r, int64_t c) { return r * orow + c * dims; };
+  for (int64_t r = 0; r < rows; ++r)
+    std::copy(f + r * cols * dims, f + (r + 1) * cols * dims, u + at(r + 1, 1));
+  // the border: reflected rows / columns as scikit-image sets them once (corners stay 0)
+  std::copy(f + 1 * cols * dims, f + 2 * cols * dims, u + at(0, 1));
+  std::copy(f + (rows - 1) * cols * dims, f + rows * cols * dims, u + at(rows + 1, 1));
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t k = 0; k < dims; ++k) {
+      u[at(r + 1, 0) + k] = f[(r * cols + 1) * dims + k];
+      u[at(r + 1, cols + 1) + k] = f[(r * cols + cols - 1) * dims + k];
+    }
+  double rmse = std::numeric_limits<double>::max();
+  int64_t i = 0;
+  for (; i < max_num_iter && rmse > eps; ++i) {
+    rmse = 0;
+    for (int64_t r = 1; r <= rows; ++r)
+      for (int64_t c = 1; c <= cols; ++c)
+        for (int64_t k = 0; k < dims; ++k) {
+          const int64_t x = at(r, c) + k, up = x - orow, dn = x + orow, lf = x - dims, rt = x + dims;
+          const T uprev = u[x];
+          const T ux = u[rt] - uprev, uy = u[dn] - uprev;
+          const T unew = (lam * (+u[dn] + u[up] + u[rt] + u[lf] + dx[size_t(lf)] - dx[size_t(x)] + dy[size_t(up)] -
+                                 dy[size_t(x)] - bx[size_t(lf)] + bx[size_t(x)] - by[size_t(up)] + by[size_t(x)]) +
+                          weight * f[((r - 1) * cols + (c - 1)) * dims + k]) / norm;
+          u[x] = unew;
+          const T t = unew - uprev;
+          rmse += double(t * t);
+          T dxx, dyy;
+          bregman_shrink(ux + bx[size_t(x)], uy + by[size_t(x)], lam, isotropic, dxx, dyy);
+          dx[size_t(x)] = dxx;
+          dy[size_t(x)] = dyy;
+          bx[size_t(x)] += ux - dxx;
+          by[size_t(x)] += uy - dyy;
+        }
+    rmse = std::sqrt(rmse / double(total));
+  }
+  return i;
+}
+
+}  // namespace
+
+int64_t tv_chambolle(const View& image, const View& out, double weight, double eps, int64_t max_num_iter) {
+  const char* op = "tv_chambolle";
+  require_float_pair(image, out, op);
+  require_same_shape(image, out, op);
+  if (image.ndim == 0 || image.size() == 0) throw ValueError("tv_chambolle: an empty or 0-d image");
+  int64_t iters = 0;
+  dispatch_dtype(image.dtype, [&]<class T>() {
+    if constexpr (std::is_floating_point_v<T>) iters = chambolle<T>(image, out, weight, eps, max_num_iter);
+  });
+  return iters;
+}
+
+int64_t tv_bregman(const View& image, const View& out, double weight, int64_t max_num_iter, double eps,
+                   bool isotropic) {
+  const char* op = "tv_bregman";
+  require_float_pair(image, out, op);
+  if (image.ndim != 3 || out.ndim != 3 || out.shape[0] != image.shape[0] + 2 || out.shape[1] != image.shape[1] + 2 ||
+      out.shape[2] != image.shape[2])
+    throw ValueError("tv_bregman: image (rows, cols, channels) and output (rows + 2, cols + 2, channels) expected");
+  if (image.size() == 0) return 0;
+  // scikit-image reflects the second row and column into the border
+  if (image.shape[0] < 2 || image.shape[1] < 2) throw ValueError("tv_bregman: fewer than 2 rows or columns");
+  int64_t iters = 0;
+  dispatch_dtype(image.dtype, [&]<class T>() {
+    if constexpr (std::is_floating_point_v<T>) iters = bregman<T>(image, out, T(weight), max_num_iter, eps, isotropic);
+  });
+  return iters;
+}
+
+}  // namespace ndimg::restoration

@@ -1,0 +1,103 @@
+"""skimage.restoration's total-variation denoisers: Chambolle's projection (n-D; the CPU engine's iterations in
+C++ on the thread pool, CuPy's over `xp`) and split Bregman (2-D plus channels; the CPU engine's sequential
+Gauss-Seidel sweep in C++)."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _core
+from .._engine import engine_aware, xp_of
+from .._rules import img_as_float, supported_float_type
+
+
+def _chambolle_xp(xp, image, weight, eps, max_num_iter):
+    """Chambolle's iterations over array operations (the CUDA engine's schedule; the CPU engine's is
+    restoration::tv_chambolle): the estimate from the dual field p, the energy, the dual step."""
+    ndim = image.ndim
+    p = xp.zeros((ndim,) + image.shape, dtype=image.dtype)
+    g = xp.zeros_like(p)
+    d = xp.zeros_like(image)
+    tau = 1.0 / (2.0 * ndim)
+    out = image
+    for i in range(max_num_iter):
+        if i > 0:
+            d = -p.sum(0)
+            for ax in range(ndim):
+                head = (slice(None),) * ax
+                d[head + (slice(1, None),)] += p[(ax,) + head + (slice(0, -1),)]
+            out = image + d
+        energy = (d ** 2).sum()
+        for ax in range(ndim):
+            g[(ax,) + (slice(None),) * ax + (slice(0, -1),)] = xp.diff(out, axis=ax)
+        norm = xp.sqrt((g ** 2).sum(axis=0))[xp.newaxis, ...]
+        energy += weight * norm.sum()
+        norm *= tau / weight
+        norm += 1.0
+        p -= tau * g
+        p /= norm
+        energy = float(energy) / float(image.size)
+        if i == 0:
+            e_init = e_prev = energy
+        elif abs(e_prev - energy) < eps * e_init:
+            break
+        else:
+            e_prev = energy
+    return out
+
+
+def _chambolle(xp, image, weight, eps, max_num_iter):
+    if max_num_iter <= 0:   # scikit-image's loop never assigns its result
+        raise UnboundLocalError("cannot access local variable 'out' where it is not associated with a value")
+    if image.size == 0 or image.ndim == 0:   # nothing to smooth: the image itself
+        return image.copy()
+    if xp is not np:
+        return _chambolle_xp(xp, image, weight, eps, max_num_iter)
+    image = np.ascontiguousarray(image)
+    out = np.empty_like(image)
+    _core.tv_chambolle(image, out, float(weight), float(eps), int(max_num_iter))
+    return out
+
+
+@engine_aware("image")
+def denoise_tv_chambolle(image, weight=0.1, eps=2.0e-4, max_num_iter=200, *, channel_axis=None):
+    """Total-variation denoising by Chambolle's projection algorithm, n-D (skimage 0.26)."""
+    xp = xp_of(image)
+    if image.dtype.kind != "f":
+        image = img_as_float(image)
+    image = image.astype(supported_float_type(image.dtype), copy=False)
+    if channel_axis is None:
+        return _chambolle(xp, image, weight, eps, max_num_iter)
+    axis = channel_axis % image.ndim
+    out = xp.zeros_like(image)
+    for c in range(image.shape[axis]):
+        at = (slice(None),) * axis + (c,)
+        out[at] = _chambolle(xp, image[at], weight, eps, max_num_iter)
+    return out
+
+
+@engine_aware("image")
+def denoise_tv_bregman(image, weight=5.0, max_num_iter=100, eps=1e-3, isotropic=True, *, channel_axis=None):
+    """Total-variation denoising by split Bregman of 2-D images (a third axis: channels, denoised together, or
+    one at a time with `channel_axis`), skimage 0.26."""
+    if xp_of(image) is not np:
+        raise TypeError("denoise_tv_bregman: the GPU engine is not built yet (its Gauss-Seidel sweep is "
+                        "sequential); pass a NumPy array")
+    image = np.atleast_3d(img_as_float(image))
+    if image.dtype not in (np.float32, np.float64):
+        raise ValueError(f"Buffer dtype mismatch, expected 'float' or 'double' but got {image.dtype}")
+    if image.ndim != 3:
+        raise ValueError(f"Buffer has wrong number of dimensions (expected 3, got {image.ndim})")
+    rows, cols, dims = image.shape
+    if image.size and (rows < 2 or cols < 2):   # scikit-image reflects the second row and column
+        raise IndexError(f"Out of bounds on buffer access (axis {0 if rows < 2 else 1})")
+    out = np.zeros((rows + 2, cols + 2, dims), image.dtype)
+    weight = float(image.dtype.type(weight))
+    if channel_axis is not None:
+        channel_out = np.zeros((rows + 2, cols + 2, 1), image.dtype)
+        for c in range(dims):
+            _core.tv_bregman(np.ascontiguousarray(image[..., c:c + 1]), channel_out, weight, int(max_num_iter),
+                             float(eps), bool(isotropic))
+            out[..., c] = channel_out[..., 0]
+    else:
+        _core.tv_bregman(np.ascontiguousarray(image), out, weight, int(max_num_iter), float(eps), bool(isotropic))
+    return np.squeeze(out[1:-1, 1:-1])
