@@ -22,6 +22,18 @@ def _host_only(name, *arrays):
         raise TypeError(f"{name}: the CUDA engine is not built yet; pass a NumPy array (e.g. cupy.asnumpy(x))")
 
 
+def _channel_last(image, channel_axis):
+    """scikit-image's channel_as_last_axis: (image with its channel axis last, channel_axis after the move)."""
+    if channel_axis is None:
+        return image, None
+    axes = (channel_axis,) if np.isscalar(channel_axis) else tuple(channel_axis)
+    if len(axes) > 1:
+        raise ValueError("only a single channel axis is currently supported")
+    if axes == (-1,):
+        return image, channel_axis
+    return np.moveaxis(image, axes[0], -1), -1
+
+
 def _mask_centroids(mask, n_centroids, multichannel):
     """scikit-image's seeds on a mask: k-means (5 iterations) from points drawn by RandomState(123), and the
     mean distance of each seed to its nearest one."""
@@ -74,14 +86,7 @@ def slic(image, n_segments=100, compactness=10.0, max_num_iter=10, sigma=0, spac
          mask=None, *, channel_axis=-1):
     """Segments image using k-means clustering in Color-(x,y,z) space (skimage.segmentation.slic)."""
     _host_only("slic", image, mask)
-    image = np.asarray(image)
-    if channel_axis is not None:
-        axes = (channel_axis,) if np.isscalar(channel_axis) else tuple(channel_axis)
-        if len(axes) > 1:
-            raise ValueError("only a single channel axis is currently supported")
-        if axes[0] != -1:
-            image = np.moveaxis(image, axes[0], -1)
-            channel_axis = -1
+    image, channel_axis = _channel_last(np.asarray(image), channel_axis)
     if image.ndim == 2 and channel_axis is not None:
         raise ValueError(f"channel_axis={channel_axis} indicates multichannel, which is not supported for a "
                          "two-dimensional image; use channel_axis=None if the image is grayscale")

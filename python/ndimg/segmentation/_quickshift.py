@@ -1,0 +1,73 @@
+"""Quick shift (skimage.segmentation.quickshift): scikit-image's preparation (Lab, smoothing, ratio) and
+tie-breaking noise here; the densities and parents in C++ (cpp/src/segmentation/quickshift*) with its
+arithmetic, so the labels equal its labels. Host only (no CUDA engine yet)."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .. import _core
+from .._engine import engine_aware
+from .._rules import img_as_float, supported_float_type
+from ._slic import _host_only
+
+
+def _seed(rng):
+    """scikit-image's Cython entry takes the seed as a C int: no Generator, no None."""
+    if isinstance(rng, (numbers.Integral, float, np.floating)) and not isinstance(rng, np.timedelta64):
+        value = int(rng)
+        if not -2**31 <= value < 2**31:
+            raise OverflowError("value too large to convert to int")
+        return value
+    raise TypeError("an integer is required")
+
+
+@engine_aware("image")
+def quickshift(image, ratio=1.0, kernel_size=5, max_dist=10, return_tree=False, sigma=0, convert2lab=True, rng=42,
+               *, channel_axis=-1):
+    """Segment image using quickshift clustering in Color-(x,y) space (skimage.segmentation.quickshift)."""
+    _host_only("quickshift", image)
+    image = img_as_float(np.atleast_3d(np.asarray(image)))
+    dtype = supported_float_type(image.dtype)
+    image = image.astype(dtype, copy=False)
+    if image.ndim > 3:
+        raise ValueError("Only 2D color images are supported")
+    image = np.moveaxis(image, source=channel_axis, destination=-1)
+    if convert2lab:
+        if image.shape[-1] != 3:
+            raise ValueError("Only RGB images can be converted to Lab space.")
+        from ..color import rgb2lab
+
+        image = rgb2lab(image)
+    if kernel_size < 1:
+        raise ValueError("`kernel_size` should be >= 1.")
+    from ..filters import gaussian
+
+    image = gaussian(image, sigma=[sigma, sigma, 0], mode="reflect", channel_axis=-1)
+    image = np.ascontiguousarray(image * ratio)
+    dtype = image.dtype   # the Cython entry's float type (float64 unless everything was float32)
+    if dtype not in (np.float32, np.float64):
+        image, dtype = image.astype(np.float64), np.dtype(np.float64)
+    kernel_size = dtype.type(kernel_size)
+    max_dist = dtype.type(max_dist)
+    seed = _seed(rng)
+    height, width = image.shape[:2]
+    if not np.isfinite(kernel_size) or kernel_size >= 1e6:
+        raise ValueError("`kernel_size` must be finite and below 1e6")
+    densities = np.zeros((height, width), dtype=dtype)
+    densities += np.random.default_rng(seed).normal(scale=0.00001, size=(height, width)).astype(dtype, copy=False)
+    parent = np.empty((height, width), dtype=np.int64)
+    dist_parent = np.empty((height, width), dtype=dtype)
+    _core.quickshift(image, float(kernel_size), densities, parent, dist_parent)
+    flat = parent.ravel().copy()
+    too_far = dist_parent.ravel() > max_dist
+    flat[too_far] = np.arange(width * height)[too_far]
+    old = np.zeros_like(flat)
+    while (old != flat).any():   # every pixel to the root of its tree
+        old = flat
+        flat = flat[flat]
+    labels = np.unique(flat, return_inverse=True)[1].reshape(height, width).astype(np.intp, copy=False)
+    if return_tree:
+        return labels, parent.astype(np.intp, copy=False), dist_parent
+    return labels
