@@ -2337,10 +2337,11 @@ del _HT, _RT, _FRT, _THETA, _HOUGH, _WIDE, _RADON, _BUFFER, _name
 # ---- end restoration denoisers ----
 # ---- issue 28: registration ----
 _RG = "ndimg.registration"
-_PAIR_REG = dict(inputs=("image", "shifted"), dtypes=NUMERIC, ndim=(2, 3))
+_PAIR_REG = dict(inputs=("image", "shifted"), ndim=(2, 3))
 register("registration", "phase_cross_correlation", f"{_RG}._phase_cross_correlation:phase_cross_correlation",
-         family="fft", rtol=1e-5, atol=1e-6, **_PAIR_REG,
-         cases=(case(), case(upsample_factor=20), case(normalization=None, upsample_factor=7), case(disambiguate=True),
+         family="fft", rtol=1e-5, atol=1e-6, dtypes=ALL + ("float16", "complex64", "complex128"), **_PAIR_REG,
+         cases=(case(), case(upsample_factor=20), case(space="fourier", upsample_factor=3, _dtype="complex128"),
+                case(normalization=None, upsample_factor=7), case(disambiguate=True),
                 case(reference_mask=Arr("mask", "bool")),
                 case(reference_mask=Arr("mask", "bool"), moving_mask=Arr("mask2", "bool"), overlap_ratio=0.1)),
          bad=(bad(ValueError, space="frank"), bad(ValueError, normalization="none"), bad(ValueError, **_MISMATCH),
@@ -2348,11 +2349,11 @@ register("registration", "phase_cross_correlation", f"{_RG}._phase_cross_correla
          bench=(("2d_f32", dict(upsample_factor=20)),))
 _FLOW_BAD = (bad(ValueError, dtype=np.int64), bad(ValueError, dtype=np.float16), bad(ValueError, **_MISMATCH))
 register("registration", "optical_flow_tvl1", f"{_RG}._optical_flow:optical_flow_tvl1", family="flow",
-         rtol=1e-4, atol=1e-4, **_PAIR_REG,
+         rtol=1e-4, atol=1e-4, dtypes=ALL + ("float16",), **_PAIR_REG,
          cases=(case(), case(prefilter=True, num_warp=2, _ndim=(2,)), case(dtype=np.float64, attachment=5, _ndim=(2,))),
          bad=_FLOW_BAD, bench=(("2d_1k_f32", {}),))
 register("registration", "optical_flow_ilk", f"{_RG}._optical_flow:optical_flow_ilk", family="flow",
-         rtol=1e-4, atol=1e-4, **_PAIR_REG,
+         rtol=1e-4, atol=1e-4, dtypes=ALL + ("float16",), **_PAIR_REG,
          cases=(case(), case(gaussian=True, prefilter=True, radius=3, _ndim=(2,)), case(dtype=np.float64, _ndim=(2,))),
          bad=_FLOW_BAD, bench=(("2d_1k_f32", {}),))
 del _RG, _PAIR_REG, _FLOW_BAD
