@@ -131,7 +131,7 @@ class _Spec:
 
 
 # array parameters whose dtype is not the function's (masks: any dtype, read as nonzero)
-_PARAM_DTYPES = {"mask": ALL, "intensity_image": ALL}   # regionprops: the labels' dtypes are the entry's
+_PARAM_DTYPES = {"mask": ALL, "intensity_image": ALL, "reference_mask": ALL, "moving_mask": ALL}   # regionprops: the labels' dtypes are the entry's
 
 
 @functools.cache
