@@ -44,8 +44,8 @@ void felzenszwalb_merge(const View& costs, const View& order, double scale, int6
   const int64_t H = labels.shape[0], W = labels.shape[1];
   const int64_t nR = H * (W - 1), nD = (H - 1) * W, nX = (H - 1) * (W - 1);
   const int64_t E = H == 0 || W == 0 ? 0 : nR + nD + 2 * nX;
-  require(costs.dtype == DType::F64 && costs.ndim == 1 && costs.shape[0] == E && costs.c_contiguous() &&
-              order.dtype == DType::I64 && order.ndim == 1 && order.shape[0] == E && order.c_contiguous() &&
+  require(costs.dtype == DType::F64 && costs.ndim == 1 && costs.shape[0] == E && (E == 0 || costs.c_contiguous()) &&
+              order.dtype == DType::I64 && order.ndim == 1 && order.shape[0] == E && (E == 0 || order.c_contiguous()) &&
               costs.device == Device::CPU && order.device == Device::CPU,
           "costs and order must be contiguous 1-D float64 and int64 host arrays, one per edge of the grid");
   const double* cost = costs.ptr<double>();

@@ -19,10 +19,10 @@ from ._slic import _channel_last, _host_only
 def felzenszwalb(image, scale=1, sigma=0.8, min_size=20, *, channel_axis=-1):
     """Computes Felsenszwalb's efficient graph based image segmentation (skimage.segmentation.felzenszwalb)."""
     _host_only("felzenszwalb", image)
-    image, channel_axis = _channel_last(np.asarray(image), channel_axis)
-    if channel_axis is None and image.ndim > 2:
+    image, channel_axis = _channel_last(image, channel_axis)
+    if channel_axis is None and image.ndim > 2:   # read before any conversion: a list fails here, as there
         raise ValueError("This algorithm works only on single or multi-channel 2d images. ")
-    image = np.atleast_3d(image)
+    image = np.atleast_3d(np.asarray(image))
     # scikit-image's Cython signature converts these (a float min_size is its TypeError)
     scale = float(scale)
     min_size = operator.index(min_size)

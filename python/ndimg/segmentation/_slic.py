@@ -86,11 +86,11 @@ def slic(image, n_segments=100, compactness=10.0, max_num_iter=10, sigma=0, spac
          mask=None, *, channel_axis=-1):
     """Segments image using k-means clustering in Color-(x,y,z) space (skimage.segmentation.slic)."""
     _host_only("slic", image, mask)
-    image, channel_axis = _channel_last(np.asarray(image), channel_axis)
-    if image.ndim == 2 and channel_axis is not None:
+    image, channel_axis = _channel_last(image, channel_axis)
+    if image.ndim == 2 and channel_axis is not None:   # a list fails here (no move made it an array), as there
         raise ValueError(f"channel_axis={channel_axis} indicates multichannel, which is not supported for a "
                          "two-dimensional image; use channel_axis=None if the image is grayscale")
-    image = img_as_float(image)
+    image = img_as_float(np.asarray(image))
     dtype = supported_float_type(image.dtype)
     image = image.astype(dtype, copy=True)
     if mask is not None:
