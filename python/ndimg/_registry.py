@@ -2328,6 +2328,44 @@ del _HT, _RT, _FRT, _THETA, _HOUGH, _WIDE, _RADON, _BUFFER, _name
 # ---- issue 28: segmentation utilities ----
 # ---- end segmentation utilities ----
 # ---- issue 28: segmentation superpixels ----
+# Labels equal scikit-image's (its Cython loops' order and arithmetic in cpp/src/segmentation); host only.
+_SP = "ndimg.segmentation"
+_SP_RGB = (17, 23, 3)
+_SP_DTYPES = ALL + ("float16",)   # every dtype img_as_float takes
+register("segmentation", "slic", f"{_SP}._slic:slic", dtypes=_SP_DTYPES, ndim=(2, 3),
+         engines=("cpu",), rtol=0, atol=0, family="superpixels",
+         cases=(case(channel_axis=None, n_segments=12),
+                case(_shape=_SP_RGB, _id="rgb_lab"),
+                case(_shape=_SP_RGB, convert2lab=False, compactness=1, n_segments=10, slic_zero=True, _id="slic_zero"),
+                case(channel_axis=None, n_segments=8, sigma=1, start_label=0, enforce_connectivity=False),
+                case(channel_axis=None, n_segments=6, mask=Arr("mask:0.7", "bool"), _id="mask"),
+                case(channel_axis=None, n_segments=10, spacing=(1, 2), min_size_factor=0.2, max_size_factor=2,
+                     _ndim=(2,)),
+                case(channel_axis=0, n_segments=10, compactness=0.1, _shape=(2, 17, 23), _id="channel_axis0")),
+         bad=(bad(ValueError, _ndim=(2,), _id="2d_channel_axis"),
+              bad(ValueError, channel_axis=None, start_label=2),
+              bad(ValueError, convert2lab=True, _shape=(17, 23, 2), _id="lab_of_2_channels"),
+              bad(ValueError, channel_axis=None, spacing=(1, 2, 3, 4), _ndim=(2,)),
+              bad(TypeError, channel_axis=None, spacing=2.0)),
+         bench=(("2d_rgb_u8", dict(n_segments=2000)),))
+register("segmentation", "felzenszwalb", f"{_SP}._felzenszwalb:felzenszwalb", dtypes=_SP_DTYPES,
+         ndim=(2,), engines=("cpu",), rtol=0, atol=0, family="superpixels",
+         cases=(case(channel_axis=None), case(_shape=_SP_RGB, scale=50, _id="rgb"),
+                case(_shape=_SP_RGB, scale=300, sigma=0, min_size=5, _id="rgb_min_size"),
+                case(channel_axis=0, sigma=1.5, _shape=(3, 17, 23), _id="channel_axis0")),
+         bad=(bad(ValueError, channel_axis=None, _shape=_SP_RGB, _id="3d_gray"),
+              bad(TypeError, channel_axis=None, min_size=2.5)),
+         bench=(("2d_rgb_u8", dict(scale=100)),))
+register("segmentation", "quickshift", f"{_SP}._quickshift:quickshift", dtypes=_SP_DTYPES,
+         ndim=(2,), engines=("cpu",), rtol=0, atol=0, family="superpixels",
+         cases=(case(_shape=_SP_RGB, kernel_size=2, _id="rgb"),
+                case(_shape=_SP_RGB, ratio=0.5, kernel_size=1.5, max_dist=4, sigma=1, rng=3, _id="rgb_args"),
+                case(convert2lab=False, kernel_size=2, max_dist=20, _id="gray"),
+                case(_shape=(3, 17, 23), channel_axis=0, kernel_size=1, _id="channel_axis0")),
+         bad=(bad(ValueError, _shape=_SP_RGB, kernel_size=0.5, _id="kernel_size"),
+              bad(ValueError, _shape=(17, 23, 2), _id="lab_of_2_channels"),
+              bad(TypeError, _shape=_SP_RGB, rng=None, _id="rng_none")),
+         bench=(("2d_small_f32", dict(_inputs=("intensity3",), kernel_size=3)),))
 # ---- end segmentation superpixels ----
 # ---- issue 28: segmentation active contours and random walker ----
 # ---- end segmentation active contours and random walker ----
