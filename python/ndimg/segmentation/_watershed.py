@@ -56,22 +56,21 @@ def _validate_connectivity(ndim, connectivity, offset):
     return footprint, offset
 
 
-@engine_aware("image", "markers", "mask", native=False)
+@engine_aware("image", "mask", native=False)
 def watershed(image, markers=None, connectivity=1, offset=None, mask=None, compactness=0, watershed_line=False):
     """Labels of the basins of `image` flooded from `markers` (an array, a count of regular seeds, or None:
     the labelled local minima), through `connectivity` (hops or a footprint centred at `offset`), within
     `mask`; `compactness` > 0 adds that multiple of the distance to the marker to the priority, and
     `watershed_line` leaves a line of zeros between basins. The labels have the markers' dtype."""
     host_only("watershed", image, markers, mask)
-    image = np.asanyarray(image)
     markers, mask = _validate_inputs(image, markers, mask, connectivity)
     footprint, offset = _validate_connectivity(image.ndim, connectivity, offset)
     if markers.dtype.kind not in "iub":
         raise TypeError(f"watershed: markers must be integers, not {markers.dtype}")
     pad = [(int(p), int(p)) for p in offset]
-    work = np.pad(image.astype(np.float64), pad, mode="constant")
-    flags = np.pad(mask.astype(np.uint8), pad, mode="constant")
-    labels = np.pad(markers.astype(np.int64), pad, mode="constant")
+    work = np.ascontiguousarray(np.pad(image.astype(np.float64), pad, mode="constant"))
+    flags = np.ascontiguousarray(np.pad(mask.astype(np.uint8), pad, mode="constant"))
+    labels = np.ascontiguousarray(np.pad(markers.astype(np.int64), pad, mode="constant"))
     _, steps = neighbour_steps(work.shape, footprint, offset)
     _core.watershed(work, flags, labels, steps.astype(np.int64).tolist(), float(compactness), bool(watershed_line))
     inner = tuple(slice(a, a + s) for (a, _), s in zip(pad, image.shape))
