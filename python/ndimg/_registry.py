@@ -2324,6 +2324,18 @@ del _HT, _RT, _FRT, _THETA, _HOUGH, _WIDE, _RADON, _BUFFER, _name
 
 # ndimg.segmentation, restoration and registration: scikit-image 0.26's (issue 28)
 # ---- issue 28: segmentation watershed ----
+_WS_FOOT = np.array([[0, 1, 0], [1, 1, 1], [1, 1, 0]], dtype=bool)   # not symmetric: a mirrored step shows
+register("segmentation", "watershed", "ndimg.segmentation._watershed:watershed", dtypes=NUMERIC, ndim=(1, 2, 3),
+         engines=("cpu",), inputs=("image", "markers"), family="watershed",
+         cases=(case(), case(connectivity=2), case(compactness=0.5), case(watershed_line=True),
+                case(connectivity=2, watershed_line=True, compactness=0.01), case(mask=Arr("mask:0.7", "bool")),
+                case(_inputs=("image",)), case(markers=7, _inputs=("image",)),
+                case(markers=4, mask=Arr("mask:0.6", "bool"), _inputs=("image",)),
+                case(connectivity=_WS_FOOT, _ndim=(2,)), case(connectivity=np.ones((3, 3), bool), offset=(1, 1), _ndim=(2,))),
+         bad=(bad(ValueError, **_MISMATCH), bad(ValueError, mask=np.ones(3, bool), _ndim=(2,)),
+              bad(ValueError, connectivity=np.ones((2, 2), bool), _ndim=(2,)),
+              bad(ValueError, connectivity=np.ones((3, 3, 3), bool), _ndim=(2,))),
+         bench=(("2d_f32", dict(_inputs=("image", "markers:0.001"))), ("3d_f32", dict(_inputs=("image", "markers:0.001")))))
 # ---- end segmentation watershed ----
 # ---- issue 28: segmentation utilities ----
 # ---- end segmentation utilities ----
