@@ -1,0 +1,151 @@
+"""skimage.segmentation's morphological snakes on the ndimg engines: morphological Chan-Vese and geodesic
+active contours (their level-set helpers are in _level_set_utils). scikit-image's iterations step for step (same data terms, same
+update order); the curvature operator's erosions and dilations by line footprints run on ndimg's binary
+morphology (threaded on the CPU engine, CUDA on the GPU)."""
+from __future__ import annotations
+
+from itertools import cycle
+
+import numpy as np
+
+from .._engine import engine_aware, xp_of
+from .._rules import check_nD
+from ..ndimage._binary import binary_dilation, binary_erosion
+from ._level_set_utils import init_level_set as init_level_set_by_name
+
+
+def _line_footprints(ndim):
+    """The lines of 3 pixels through the centre of a 3**ndim cube along the axes and the diagonals of its
+    axis planes, in scikit-image's order (its _P2 and _P3)."""
+    if ndim == 2:
+        return [np.eye(3, dtype=bool), np.array([[0, 1, 0]] * 3, dtype=bool), np.flipud(np.eye(3, dtype=bool)),
+                np.rot90([[0, 1, 0]] * 3).astype(bool)]
+    feet = [np.zeros((3, 3, 3), dtype=bool) for _ in range(9)]
+    feet[0][:, :, 1] = 1
+    feet[1][:, 1, :] = 1
+    feet[2][1, :, :] = 1
+    feet[3][:, [0, 1, 2], [0, 1, 2]] = 1
+    feet[4][:, [0, 1, 2], [2, 1, 0]] = 1
+    feet[5][[0, 1, 2], :, [0, 1, 2]] = 1
+    feet[6][[0, 1, 2], :, [2, 1, 0]] = 1
+    feet[7][[0, 1, 2], [0, 1, 2], :] = 1
+    feet[8][[0, 1, 2], [2, 1, 0], :] = 1
+    return feet
+
+
+_FEET = {2: _line_footprints(2), 3: _line_footprints(3)}
+
+
+def _feet(u):
+    feet = _FEET.get(u.ndim)
+    if feet is None:
+        raise ValueError("u has an invalid number of dimensions (should be 2 or 3)")
+    return feet
+
+
+def _sup_inf(u):
+    """The supremum of the erosions by the line footprints (scipy's border 0), as a bool array."""
+    out = None
+    for foot in _feet(u):
+        e = binary_erosion(u, foot)
+        out = e if out is None else xp_of(e).logical_or(out, e, out=out)
+    return out
+
+
+def _inf_sup(u):
+    """The infimum of the dilations by the line footprints, as a bool array."""
+    out = None
+    for foot in _feet(u):
+        d = binary_dilation(u, foot)
+        out = d if out is None else xp_of(d).logical_and(out, d, out=out)
+    return out
+
+
+def _as_int8(b):
+    """A 0/1 bool array as the int8 array scikit-image's operators return (the same bytes)."""
+    return b.view(np.int8)
+
+
+class _Curvature:
+    """scikit-image's curvature operator: SI o IS and IS o SI in turn, the turn kept across calls (its
+    module-level cycle does so too, so a run continues where the previous one stopped)."""
+
+    def __init__(self):
+        self.turns = cycle((lambda u: _sup_inf(_inf_sup(u)), lambda u: _inf_sup(_sup_inf(u))))
+
+    def __call__(self, u):
+        return _as_int8(next(self.turns)(u))
+
+
+_curvop = _Curvature()
+
+
+def _check_input(image, init_level_set):
+    check_nD(image, [2, 3])
+    if len(image.shape) != len(init_level_set.shape):
+        raise ValueError("The dimensions of the initial level set do not match the dimensions of the image.")
+
+
+def _level_set(init_level_set, image_shape, xp):
+    """A named initial level set made on the image's engine; an array as given."""
+    res = init_level_set_by_name(init_level_set, image_shape)
+    return xp.asarray(res) if isinstance(init_level_set, str) else res
+
+
+def _no_callback(u):
+    return None
+
+
+@engine_aware("image", "init_level_set")
+def morphological_chan_vese(image, num_iter, init_level_set="checkerboard", smoothing=1, lambda1=1, lambda2=1,
+                            iter_callback=_no_callback):
+    """Morphological active contours without edges (skimage.segmentation.morphological_chan_vese)."""
+    xp = xp_of(image)
+    init_level_set = _level_set(init_level_set, image.shape, xp)
+    _check_input(image, init_level_set)
+    u = (init_level_set > 0).astype(np.int8)
+    iter_callback(u)
+    for _ in range(num_iter):
+        outside = 1 - u
+        c0 = (image * outside).sum() / float(outside.sum() + 1e-8)
+        c1 = (image * u).sum() / float(u.sum() + 1e-8)
+        abs_du = xp.abs(xp.stack(xp.gradient(u))).sum(0)
+        aux = abs_du * (lambda1 * (image - c1) ** 2 - lambda2 * (image - c0) ** 2)
+        u[aux < 0] = 1
+        u[aux > 0] = 0
+        for _ in range(smoothing):
+            u = _curvop(u)
+        iter_callback(u)
+    return u
+
+
+@engine_aware("gimage", "init_level_set")
+def morphological_geodesic_active_contour(gimage, num_iter, init_level_set="disk", smoothing=1, threshold="auto",
+                                          balloon=0, iter_callback=_no_callback):
+    """Morphological geodesic active contours (skimage.segmentation.morphological_geodesic_active_contour)."""
+    image = gimage
+    xp = xp_of(image)
+    init_level_set = _level_set(init_level_set, image.shape, xp)
+    _check_input(image, init_level_set)
+    if isinstance(threshold, str) and threshold == "auto":
+        threshold = xp.percentile(image, 40)
+    structure = np.ones((3,) * len(image.shape), dtype=bool)
+    dimage = xp.gradient(image)
+    if balloon != 0:
+        grow = image > threshold / np.abs(balloon)
+    u = (init_level_set > 0).astype(np.int8)
+    iter_callback(u)
+    for _ in range(num_iter):
+        if balloon != 0:
+            aux = (binary_dilation if balloon > 0 else binary_erosion)(u, structure)
+            u[grow] = aux[grow]
+        aux = xp.zeros_like(image)
+        du = xp.gradient(u)
+        for el1, el2 in zip(dimage, du):
+            aux += el1 * el2
+        u[aux > 0] = 1
+        u[aux < 0] = 0
+        for _ in range(smoothing):
+            u = _curvop(u)
+        iter_callback(u)
+    return u

@@ -1,0 +1,260 @@
+"""skimage.segmentation.random_walker on the CPU engine.
+
+The graph Laplacian of the image's pixel grid is built directly in its reduced form (rows and columns of
+the unlabeled pixels only, each row's columns in increasing order, the diagonal summed over the neighbours
+in increasing index order), which is the matrix scikit-image gets from its full Laplacian by slicing: the
+same values in the same order, so scipy.sparse's solvers (a kept library) run the same iterations and give
+the same probabilities. Seeds cut off from the unlabeled pixels are found with ndimg's binary propagation.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from scipy import sparse
+from scipy.sparse.linalg import cg, spsolve
+
+from .._engine import engine_aware, is_gpu_array
+from .._rules import img_as_float
+from ..ndimage._binary import binary_propagation
+
+try:
+    from pyamg import ruge_stuben_solver
+except ImportError:   # scikit-image falls back to 'cg_j' with a warning
+    ruge_stuben_solver = None
+
+try:   # scikit-image warns that plain 'cg' may be slow where scipy has no UMFPACK
+    from scipy.sparse.linalg.dsolve.linsolve import umfpack as _umfpack  # noqa: F401
+    _HAS_UMFPACK = True
+except ImportError:
+    _HAS_UMFPACK = False
+
+_MODES = ("cg_mg", "cg", "bf", "cg_j", None)
+_EPS = 1.0e-10
+
+
+def _edge_weights(data, spacing, beta, multichannel):
+    """The (negative) weight of every grid edge, in the order of _grid_edges: edges along the last spatial
+    axis, then the middle one, then the first; exp(-beta * |gradient|^2 / (10 std)) + eps as scikit-image."""
+    spatial = [ax for ax in (2, 1, 0) if data.shape[ax] > 1]
+    def squared(channel):
+        return np.concatenate([np.diff(data[..., channel], axis=ax).ravel() / spacing[ax] for ax in spatial]) ** 2
+
+    gradients = squared(0)
+    for channel in range(1, data.shape[-1]):
+        gradients += squared(channel)
+    scale = -beta / (10 * data.std())
+    if multichannel:
+        scale /= np.sqrt(data.shape[-1])
+    weights = np.exp(scale * gradients)
+    weights += _EPS
+    return -weights
+
+
+def _grid_edges(shape):
+    """The (2, n_edges) vertex pairs of the 3-D grid's edges: along axis 2, then 1, then 0."""
+    vertices = np.arange(int(np.prod(shape))).reshape(shape)
+    pairs = [(vertices[..., :-1], vertices[..., 1:]), (vertices[:, :-1], vertices[:, 1:]),
+             (vertices[:-1], vertices[1:])]
+    return np.hstack([np.vstack((a.ravel(), b.ravel())) for a, b in pairs])
+
+
+def _graph(data, spacing, mask, beta, multichannel):
+    """(edges, weights, vertex count) of the pixel graph; with `mask`, only the edges between pixels in it,
+    the vertices renumbered in order among those that keep an edge (scikit-image's np.unique numbering)."""
+    edges = _grid_edges(data.shape[:3])
+    weights = _edge_weights(data, spacing, beta, multichannel)
+    if mask is None:
+        return edges, weights, int(np.prod(data.shape[:3]))
+    flat = mask.ravel()
+    keep = flat[edges[0]] & flat[edges[1]]
+    edges, weights = edges[:, keep], weights[keep]
+    present = np.zeros(flat.size, bool)
+    present[edges.ravel()] = True
+    number = np.cumsum(present) - 1
+    nvert = int(present.sum())
+    return number[edges], weights, nvert
+
+
+def _neighbour_sums(rows, cols, vals, n):
+    """For each vertex, the sum of the values of its entries, added in increasing order of the other end,
+    one after another from 0 (the order of scipy's column sums of the Laplacian)."""
+    order = np.lexsort((rows, cols))
+    c, v = cols[order], vals[order]
+    starts = np.searchsorted(c, np.arange(n))
+    counts = np.bincount(c, minlength=n)
+    total = np.zeros(n, vals.dtype)
+    for k in range(int(counts.max(initial=0))):
+        has = counts > k
+        total[has] += v[starts[has] + k]
+    return total
+
+
+def _linear_system(data, spacing, labels, nlabels, mask, beta, multichannel):
+    """The reduced Laplacian (CSR, sorted rows) over the unlabeled vertices and the seeds' right-hand sides,
+    one column per label (dense)."""
+    labels = labels.ravel() if mask is None else labels[mask]
+    edges, weights, nvert = _graph(data, spacing, mask, beta, multichannel)
+    rows = np.concatenate((edges[0], edges[1]))
+    cols = np.concatenate((edges[1], edges[0]))
+    vals = np.concatenate((weights, weights))
+    diag = -_neighbour_sums(rows, cols, vals, max(nvert, labels.size))
+    seeded = labels > 0
+    unlabeled = ~seeded
+    number = np.cumsum(unlabeled) - 1
+    nfree = int(unlabeled.sum())
+    # the unlabeled rows: off-diagonal entries to unlabeled columns, the diagonal, seeds into the rhs
+    to_free = unlabeled[rows] & unlabeled[cols]
+    r = np.concatenate((number[rows[to_free]], np.arange(nfree)))
+    c = np.concatenate((number[cols[to_free]], np.arange(nfree)))
+    v = np.concatenate((vals[to_free], diag[unlabeled]))
+    order = np.lexsort((c, r))
+    lap = sparse.csr_array((v[order], c[order], np.searchsorted(r[order], np.arange(nfree + 1))),
+                           shape=(nfree, nfree))
+    to_seed = unlabeled[rows] & seeded[cols]
+    sr, sc, sv = number[rows[to_seed]], cols[to_seed], -vals[to_seed]
+    rhs = np.zeros((nfree, nlabels))
+    order = np.lexsort((sc, sr))   # each row's seeds added in increasing index order, as a sparse product does
+    sr, sv, sl = sr[order], sv[order], labels[sc[order]] - 1
+    rank = np.arange(sr.size) - np.searchsorted(sr, sr)
+    for k in range(int(rank.max(initial=-1)) + 1):
+        at = rank == k
+        np.add.at(rhs, (sr[at], sl[at]), sv[at])
+    return lap, rhs
+
+
+def _solve(lap, rhs, tol, mode):
+    if mode is None:
+        mode = "cg_j"
+    if mode == "cg_mg" and ruge_stuben_solver is None:
+        warnings.warn('"cg_mg" not available, it requires pyamg to be installed. The "cg_j" mode will be used '
+                      'instead.', stacklevel=4)
+        mode = "cg_j"
+    if mode == "bf":
+        return spsolve(lap, rhs).T
+    maxiter = None
+    if mode == "cg":
+        if not _HAS_UMFPACK:
+            warnings.warn('"cg" mode may be slow because UMFPACK is not available. Consider building Scipy with '
+                          'UMFPACK or use a preconditioned version of CG ("cg_j" or "cg_mg" modes).', stacklevel=4)
+        M = None
+    elif mode == "cg_j":
+        n = lap.shape[-1]
+        M = sparse.dia_array((1.0 / lap.diagonal(), 0), shape=(n, n))
+    else:
+        if lap.indptr[-1] > np.iinfo(np.int32).max:
+            raise ValueError("index values too large for int32 mode 'cg_mg'")
+        lap.indices, lap.indptr = lap.indices.astype(np.int32), lap.indptr.astype(np.int32)
+        M = ruge_stuben_solver(lap, coarse_solver="pinv").aspreconditioner(cycle="V")
+        maxiter = 30
+    solved = [cg(lap, rhs[:, [i]], rtol=tol, atol=0, M=M, maxiter=maxiter) for i in range(rhs.shape[1])]
+    if any(info > 0 for _, info in solved):
+        warnings.warn("Conjugate gradient convergence to tolerance not achieved. Consider decreasing beta to "
+                      "improve system conditionning.", stacklevel=4)
+    return np.asarray([x for x, _ in solved])
+
+
+def _preprocess(labels):
+    """scikit-image's seed bookkeeping: labels renumbered 1..nlabels (0 unlabeled, negatives -1), unlabeled
+    pixels no seed reaches marked -1 and masked out, seeds no unlabeled pixel reaches set aside."""
+    values, inverse = np.unique(labels, return_inverse=True)
+    if max(values) <= 0:
+        raise ValueError("No seeds provided in label image: please ensure it contains at least one positive value")
+    if not (values == 0).any():
+        warnings.warn("Random walker only segments unlabeled areas, where labels == 0. No zero valued areas in "
+                      "labels were found. Returning provided labels.", stacklevel=4)
+        return labels, None, None, None, None
+    null = labels == 0
+    positive = labels > 0
+    mask = labels >= 0
+    isolated = positive & ~binary_propagation(null, mask=mask)
+    positive[isolated] = False
+    if values[0] < 0 or isolated.any():
+        isolated = ~binary_propagation(positive, mask=mask) & null
+        labels[isolated] = -1
+        if np.all(isolated[null]):
+            warnings.warn("All unlabeled pixels are isolated, they could not be determined by the random walker "
+                          "algorithm.", stacklevel=4)
+            return labels, None, None, None, None
+        mask[isolated] = False
+        mask = np.atleast_3d(mask)
+    else:
+        mask = None
+    zero = np.searchsorted(values, 0)
+    labels = np.atleast_3d(inverse.reshape(labels.shape) - zero)
+    nlabels = values[zero + 1:].shape[0]
+    at = np.nonzero(isolated)
+    return labels, nlabels, mask, at, labels[at]
+
+
+def _spacing(spacing, ndim):
+    if spacing is None:
+        return np.ones(3)
+    if len(spacing) != ndim:
+        raise ValueError("Input argument `spacing` incorrect, should be an iterable with one number per spatial "
+                         "dimension.")
+    return np.asarray(np.r_[spacing, 1.0] if len(spacing) == 2 else spacing)
+
+
+@engine_aware("data", "labels")
+def random_walker(data, labels, beta=130, mode="cg_j", tol=1.0e-3, copy=True, return_full_prob=False,
+                  spacing=None, *, prob_tol=1e-3, channel_axis=None):
+    """Random walker segmentation from seed labels (skimage.segmentation.random_walker)."""
+    if is_gpu_array(data) or is_gpu_array(labels):
+        raise TypeError("random_walker: the CUDA engine is not built yet; pass NumPy arrays (e.g. cupy.asnumpy(x))")
+    if channel_axis is not None:
+        axes = (channel_axis,) if np.isscalar(channel_axis) else tuple(channel_axis)
+        if len(axes) > 1:
+            raise ValueError("only a single channel axis is currently supported")
+        if axes != (-1,):
+            data = np.moveaxis(data, axes[0], -1)
+        channel_axis = -1
+    if mode not in _MODES:
+        raise ValueError(f"{mode} is not a valid mode. Valid modes are 'cg_mg', 'cg', 'cg_j', 'bf', and None")
+    if data.dtype == np.float16:
+        data = data.astype(np.float32, casting="safe")
+    spacing = _spacing(spacing, labels.ndim)
+    multichannel = channel_axis is not None
+    if not multichannel:
+        if data.ndim not in (2, 3):
+            raise ValueError("For non-multichannel input, data must be of dimension 2 or 3.")
+        if data.shape != labels.shape:
+            raise ValueError("Incompatible data and labels shapes.")
+        data = np.atleast_3d(img_as_float(data))[..., np.newaxis]
+    else:
+        if data.ndim not in (3, 4):
+            raise ValueError("For multichannel input, data must have 3 or 4 dimensions.")
+        if data.shape[:-1] != labels.shape:
+            raise ValueError("Incompatible data and labels shapes.")
+        data = img_as_float(data)
+        if data.ndim == 3:   # 2-D multichannel: a singleton third spatial axis
+            data = data[:, :, np.newaxis, :]
+
+    labels_shape, labels_dtype = labels.shape, labels.dtype
+    if copy:
+        labels = np.copy(labels)
+    labels, nlabels, mask, at_isolated, isolated_values = _preprocess(labels)
+    if isolated_values is None:
+        if return_full_prob:
+            return np.concatenate([np.atleast_3d(labels == lab) for lab in np.unique(labels) if lab > 0], axis=-1)
+        return labels
+
+    lap, rhs = _linear_system(data, spacing, labels, nlabels, mask, beta, multichannel)
+    X = _solve(lap, rhs, tol, mode)
+    if X.min() < -prob_tol or X.max() > 1 + prob_tol:
+        warnings.warn("The probability range is outside [0, 1] given the tolerance `prob_tol`. Consider "
+                      "decreasing `beta` and/or decreasing `tol`.", stacklevel=3)
+
+    labels[at_isolated] = isolated_values
+    labels = labels.reshape(labels_shape)
+    unlabeled = labels == 0
+    unlabeled[at_isolated] = False
+    if return_full_prob:
+        out = np.zeros((nlabels,) + labels_shape)
+        for lab, (label_prob, prob) in enumerate(zip(out, X), start=1):
+            label_prob[unlabeled] = prob
+            label_prob[labels == lab] = 1
+        return out
+    out = labels.astype(labels_dtype)
+    out[unlabeled] = np.argmax(X, axis=0) + 1
+    return out
