@@ -364,3 +364,15 @@ KINDS["shifted"] = lambda rng, shape, dtype, layout, prev, arg: _layout(
 IMAGE_KINDS += ("shifted",)
 SHAPES["2d_1k_f32"] = ((1024, 1024), "float32")   # iterative optical flow: a 4K frame takes minutes
 # ---- end registration ----
+
+
+# ---- issue 28: restoration deconvolution and variational ----
+# a point-spread function: positive taps summing to 1, of the image's dimensionality ("psf:4": 4 per axis)
+KINDS["psf"] = lambda rng, shape, dtype, layout, prev, arg: (
+    lambda k: k / k.sum())(rng.random((int(arg or 3),) * len(shape)) + 0.1)
+
+
+def psf_of_fewer_dims(args, kwargs):
+    """A case's _prep: the psf (second input) one dimension short."""
+    return (args[0], np.ascontiguousarray(args[1][0])) + tuple(args[2:]), kwargs
+# ---- end restoration deconvolution and variational ----
