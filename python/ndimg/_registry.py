@@ -2382,6 +2382,44 @@ register("segmentation", "quickshift", f"{_SP}._quickshift:quickshift", dtypes=_
 # ---- issue 28: segmentation active contours and random walker ----
 # ---- end segmentation active contours and random walker ----
 # ---- issue 28: restoration deconvolution and variational ----
+_DC, _TV = "ndimg.restoration.deconvolution", "ndimg.restoration._denoise_tv"
+_F16 = NUMERIC + ("float16",)   # computed in float32, as scikit-image does
+register("restoration", "richardson_lucy", f"{_DC}:richardson_lucy", dtypes=_F16, ndim=(1, 2, 3), family="fft", inputs=("image", "psf"),
+         rtol=1e-4, atol=1e-6,
+         cases=(case(num_iter=5), case(num_iter=3, clip=False), case(num_iter=4, filter_epsilon=0.05),
+                case(num_iter=3, _inputs=("image", "psf:4"))),
+         bad=(bad(ValueError, _prep=_c.psf_of_fewer_dims, _ndim=(2,), _id="psf_of_fewer_dims"),),
+         bench=(("2d_f32", dict(num_iter=10, _inputs=("image", "psf:5"))), ("3d_f32", dict(num_iter=5))))
+register("restoration", "wiener", f"{_DC}:wiener", dtypes=_F16, ndim=(1, 2, 3), family="fft", inputs=("image", "psf"), rtol=1e-4,
+         cases=(case(balance=0.1), case(balance=0.05, is_real=False), case(balance=1.0, clip=False),
+                case(balance=0.02, _inputs=("image", "psf:4"))),
+         bad=(bad(ValueError, balance=0.1, _prep=_c.psf_of_fewer_dims, _ndim=(2,), _id="psf_of_fewer_dims"),),
+         bench=(("2d_f32", dict(balance=0.1)), ("3d_f32", dict(balance=0.1))))
+# the Gibbs sampler's draws come from NumPy's generator on the host in scikit-image's order: a seed gives its chain
+register("restoration", "unsupervised_wiener", f"{_DC}:unsupervised_wiener", dtypes=_F16, ndim=(2,), family="fft",
+         inputs=("image", "psf"), rtol=1e-4, atol=1e-6,
+         cases=(case(rng=0), case(rng=1, is_real=False), case(rng=2, clip=False, user_params=dict(max_num_iter=40, burnin=5))),
+         bad=(bad(ValueError, rng=0, _prep=_c.psf_of_fewer_dims, _ndim=(2,), _id="psf_of_fewer_dims"),),
+         bench=(("2d_small_f32", dict(rng=0)),))
+register("restoration", "denoise_tv_chambolle", f"{_TV}:denoise_tv_chambolle", dtypes=ALL + ("float16",), ndim=(1, 2, 3),
+         rtol=1e-4, atol=1e-6,
+         cases=(case(), case(weight=0.3, eps=1e-5, max_num_iter=30), case(channel_axis=-1, _ndim=(3,)),
+                case(channel_axis=0, weight=0.05, _ndim=(3,))),
+         bad=(bad(UnboundLocalError, max_num_iter=0),),
+         bench=(("2d_f32", dict(max_num_iter=20)), ("3d_f32", dict(max_num_iter=20))))
+# split Bregman's Gauss-Seidel sweep reads each neighbour's new value: sequential, no GPU schedule yet
+register("restoration", "denoise_tv_bregman", f"{_TV}:denoise_tv_bregman", ndim=(2, 3), engines=("cpu",),
+         rtol=1e-4, atol=1e-6,
+         cases=(case(), case(weight=1.0, isotropic=False), case(channel_axis=-1, _ndim=(3,)),
+                case(max_num_iter=5, eps=0.0)),
+         bad=(bad(TypeError, _dtype="float16"),),
+         bench=(("2d_small_f32", {}),))
+REGISTRY["restoration.denoise_tv_bregman"] = replace(REGISTRY["restoration.denoise_tv_bregman"], known_differences={
+    "big_endian_f4:2d": "scikit-image's Cython loop refuses big-endian buffers with ValueError; ndimg reads them",
+    "big_endian_f4:3d": "scikit-image's Cython loop refuses big-endian buffers with ValueError; ndimg reads them",
+    "0d": "scikit-image reflects the image's second row and column into the border without bounds checks, reading "
+          "past an image of fewer than 2 rows or columns (undefined values); ndimg raises IndexError"})
+del _DC, _TV, _F16
 # ---- end restoration deconvolution and variational ----
 # ---- issue 28: restoration denoisers ----
 # ---- end restoration denoisers ----
