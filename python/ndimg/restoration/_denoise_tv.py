@@ -8,6 +8,7 @@ import numpy as np
 from .. import _core
 from .._engine import engine_aware, xp_of
 from .._rules import img_as_float, supported_float_type
+from ..transform._warps import _channel_last
 
 
 def _chambolle_xp(xp, image, weight, eps, max_num_iter):
@@ -48,7 +49,9 @@ def _chambolle_xp(xp, image, weight, eps, max_num_iter):
 def _chambolle(xp, image, weight, eps, max_num_iter):
     if max_num_iter <= 0:   # scikit-image's loop never assigns its result
         raise UnboundLocalError("cannot access local variable 'out' where it is not associated with a value")
-    if image.size == 0 or image.ndim == 0:   # nothing to smooth: the image itself
+    if image.ndim == 0:   # scikit-image's step 1 / (2 ndim)
+        raise ZeroDivisionError("float division by zero")
+    if image.size == 0:   # nothing to smooth: the image itself
         return image.copy()
     if xp is not np:
         return _chambolle_xp(xp, image, weight, eps, max_num_iter)
@@ -76,6 +79,7 @@ def denoise_tv_chambolle(image, weight=0.1, eps=2.0e-4, max_num_iter=200, *, cha
 
 
 @engine_aware("image")
+@_channel_last
 def denoise_tv_bregman(image, weight=5.0, max_num_iter=100, eps=1e-3, isotropic=True, *, channel_axis=None):
     """Total-variation denoising by split Bregman of 2-D images (a third axis: channels, denoised together, or
     one at a time with `channel_axis`), skimage 0.26."""
@@ -84,7 +88,7 @@ def denoise_tv_bregman(image, weight=5.0, max_num_iter=100, eps=1e-3, isotropic=
                         "sequential); pass a NumPy array")
     image = np.atleast_3d(img_as_float(image))
     if image.dtype not in (np.float32, np.float64):
-        raise ValueError(f"Buffer dtype mismatch, expected 'float' or 'double' but got {image.dtype}")
+        raise TypeError("No matching signature found")   # scikit-image's compiled loop: float32 and float64
     if image.ndim != 3:
         raise ValueError(f"Buffer has wrong number of dimensions (expected 3, got {image.ndim})")
     rows, cols, dims = image.shape

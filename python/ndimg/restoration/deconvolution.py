@@ -135,10 +135,12 @@ def richardson_lucy(image, psf, num_iter=50, clip=True, filter_epsilon=None):
     image = image.astype(float_type, copy=False)
     psf = psf.astype(float_type, copy=False)
     if image.ndim != psf.ndim:
-        raise ValueError("in1 and in2 should have the same dimensionality")
-    if image.size == 0 or psf.size == 0:
-        raise ValueError("image and psf must not be empty")
+        raise ValueError("volume and kernel should have the same dimensionality")
     im_deconv = xp.full(image.shape, 0.5, dtype=float_type)
+    if image.size == 0:
+        return im_deconv
+    if psf.size == 0:   # scipy's convolve gives an empty 1-d array, which the update cannot broadcast
+        raise ValueError(f"operands could not be broadcast together with shapes {image.shape} (0,)")
     if image.ndim == 0:   # scipy's convolve of 0-d arrays: their product
         for _ in range(num_iter):
             conv = im_deconv * psf + 1e-12
