@@ -1,0 +1,60 @@
+"""skimage.segmentation.clear_border (skimage/segmentation/_clear_border.py): the objects touching the image
+border (or the outside of a mask) cleared, from ndimg.measure.label's components on the input's engine."""
+from __future__ import annotations
+
+import numpy as np
+
+from .._blocks import blockwise
+from .._engine import engine_aware, xp_of
+from ..morphology._label import label
+
+
+def _border_slabs(shape, buffer_size):
+    """The index tuples of the first and last `buffer_size + 1` elements along each axis (scikit-image's
+    slices, negative sizes included), whose union is the border."""
+    ext = buffer_size + 1
+    slabs = []
+    for d in range(len(shape)):
+        for sl in (slice(ext), slice(-ext, None)):
+            slabs.append((slice(None),) * d + (sl,))
+    return slabs
+
+
+@engine_aware("labels", "mask", "out", native=False)
+def clear_border(labels, buffer_size=0, bgval=0, mask=None, *, out=None):
+    """`out` (default: a copy of `labels`) with every object (connected component of equal values, full
+    connectivity) that reaches within `buffer_size` of the border, or a False element of `mask`, set to
+    `bgval`. As scikit-image, a given `out` is read as the labels."""
+    if any(buffer_size >= s for s in labels.shape) and mask is None:
+        raise ValueError("buffer size may not be greater than labels size")
+    if out is None:
+        out = labels.copy()
+    xp = xp_of(out)
+    if mask is not None:
+        if out.shape != mask.shape:
+            # scikit-image raises the tuple (ValueError, message): Python refuses it with this TypeError
+            raise TypeError("exceptions must derive from BaseException")
+        if mask.dtype != bool:
+            raise TypeError("mask should be of type bool.")
+    components, number = label(out, background=0, return_num=True)
+    if mask is not None:
+        touching = components[~mask]
+    else:
+        touching = xp.concatenate([components[s].reshape(-1) for s in _border_slabs(out.shape, buffer_size)])
+    cleared = xp.zeros(number + 1, bool)
+    cleared[touching] = True
+    if np.ndim(bgval) != 0 or out.ndim == 0:
+        out[cleared[components]] = bgval
+        return out
+    cell = np.empty(1, out.dtype)
+    cell[np.ones(1, bool)] = bgval   # the value as NumPy's assignment converts (and refuses) it
+    value = cell[0]
+    if xp is not np or not (out.flags.c_contiguous and components.flags.c_contiguous):
+        xp.copyto(out, value, where=cleared[components])
+        return out
+
+    def clear(o, c):
+        np.copyto(o, value, where=cleared[c])
+
+    blockwise(clear, out, components)
+    return out
