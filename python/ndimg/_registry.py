@@ -2338,6 +2338,82 @@ register("segmentation", "watershed", "ndimg.segmentation._watershed:watershed",
          bench=(("2d_f32", dict(_inputs=("image", "markers:0.001"))), ("3d_f32", dict(_inputs=("image", "markers:0.001")))))
 # ---- end segmentation watershed ----
 # ---- issue 28: segmentation utilities ----
+_SG = "ndimg.segmentation"
+
+
+def _boundaries_halo(ndim, mode="thick", outline_color=None, **_):
+    """find_boundaries: one 3**ndim dilation and erosion (outer: two of them side by side); mark_boundaries'
+    outline dilates the boundaries once more. The subpixel grid is not the input's."""
+    if mode == "subpixel":
+        whole_image("mode='subpixel' gives a grid of 2 * s - 1 elements per axis")
+    return 1 if outline_color is None else 2
+
+
+_LABELS_BENCH = tuple((s, dict(_inputs=("labels:50",), _dtype="int32")) for s in ("2d_f32", "3d_f32"))
+register("segmentation", "clear_border", f"{_SG}._clear_border:clear_border", dtypes=ALL + ("uint64",), ndim=(1, 2, 3),
+         inputs=("labels",), family="label_values", rtol=0, atol=0,
+         cases=(case(), case(buffer_size=1), case(buffer_size=2, bgval=7), case(bgval=2.7),
+                case(mask=Arr("mask:0.9", "bool")), case(_inputs=("mask:0.4",)), case(buffer_size=-1)),
+         bad=(bad(ValueError, buffer_size=100), bad(TypeError, mask=Arr("mask:0.9", "uint8")),
+              bad(TypeError, mask=np.ones((2, 2), bool), _ndim=(3,))),
+         bench=_LABELS_BENCH)
+register("segmentation", "expand_labels", f"{_SG}._expand_labels:expand_labels", dtypes=ALL + ("uint64",),
+         ndim=(1, 2, 3), inputs=("labels",), family="distance", rtol=0, atol=0,
+         cases=(case(), case(distance=3), case(distance=1.5), case(distance=0), case(_inputs=("mask:0.05",), distance=4),
+                case(spacing=(1.0, 2.5), distance=2, _ndim=(2,)), case(spacing=(2, 1, 0.5), distance=1.5, _ndim=(3,)),
+                case(_inputs=("mask:0.0",)), case(_inputs=("mask:1.1",))),
+         bad=(bad(RuntimeError, spacing=(1, 2, 3, 4)),),
+         bench=tuple((s, dict(_inputs=("labels:6",), _dtype="int32", distance=3)) for s in ("2d_f32", "3d_f32")))
+# float labels: scikit-image's outer and subpixel modes take the dtype's np.iinfo (ValueError)
+register("segmentation", "find_boundaries", f"{_SG}.boundaries:find_boundaries", dtypes=("bool",) + INTS + ("uint64",),
+         ndim=(1, 2, 3),
+         inputs=("labels",), family="rank", rtol=0, atol=0, halo=_boundaries_halo,
+         cases=tuple(case(mode=m) for m in ("thick", "inner", "outer", "subpixel")) + (
+             case(connectivity=2), case(mode="outer", connectivity=3, background=2), case(mode="inner", background=1),
+             case(mode="bogus"), case(_inputs=("mask:0.4",), mode="outer")),
+         bad=(bad(ValueError, mode="outer", _dtype="float32"),),
+         bench=_LABELS_BENCH)
+register("segmentation", "mark_boundaries", f"{_SG}.boundaries:mark_boundaries", dtypes=NUMERIC + ("bool",), ndim=(2,),
+         inputs=("image", "int_labels"), family="rank", halo=_boundaries_halo,
+         dask=f"{_SG}.boundaries:mark_boundaries_dask",
+         cases=tuple(case(mode=m) for m in ("thick", "inner", "outer", "subpixel")) + (
+             case(color=(1, 0, 0), outline_color=(0, 0, 1)), case(outline_color=0.5, mode="thick"),
+             case(background_label=2, mode="inner"), case(mode="subpixel", outline_color=(0, 1, 0))),
+         bad=(bad(ValueError, color=(1, 2)), bad(ValueError, mode="outer", _inputs=("image", "image"), _dtype="float32")),
+         bench=(("2d_f32", dict(_inputs=("image", "int_labels:50"))),))
+register("segmentation", "join_segmentations", f"{_SG}._join:join_segmentations", dtypes=INTS + ("uint64",),
+         ndim=(1, 2, 3), inputs=("labels", "labels2"), family="label_count", rtol=0, atol=0,
+         cases=(case(), case(return_mapping=True), case(_inputs=("labels:40", "labels2:30"), return_mapping=True)),
+         bad=(bad(ValueError, **_MISMATCH),),
+         bench=tuple((s, dict(_inputs=("labels:50", "labels2:40"), _dtype="int32")) for s in ("2d_f32", "3d_f32")))
+register("segmentation", "relabel_sequential", f"{_SG}._join:relabel_sequential", dtypes=INTS + ("uint64",),
+         ndim=(1, 2, 3), inputs=("labels",), family="label_count", rtol=0, atol=0,
+         cases=(case(), case(offset=5), case(offset=300), case(offset=250), case(_inputs=("labels:200",), offset=60)),
+         bad=(bad(ValueError, offset=0), bad(ValueError, offset=-3), bad(TypeError, _dtype="float32"),
+              bad(ValueError, _inputs=("signed",), _dtype="int16")),
+         bench=tuple((s, dict(_inputs=("labels:500",), _dtype="int32", offset=5)) for s in ("2d_f32", "3d_f32")))
+# the segmentation names of morphology's flood fill: the same implementation, reference and cases
+for _name in ("flood", "flood_fill"):
+    register("segmentation", _name, **{k: v for k, v in REGISTRY[f"morphology.{_name}"].__dict__.items()
+                                       if k not in ("module", "name", "reference")})
+_LEVEL = dict(ndim=(), engines=("cpu",), inputs=("none",), rtol=0, atol=0)
+register("segmentation", "disk_level_set", f"{_SG}._level_set_utils:disk_level_set", **_LEVEL,
+         cases=(case(image_shape=(10, 12)), case(image_shape=(5, 6, 7)), case(image_shape=(9,)),
+                case(image_shape=(11, 11), center=(3, 4), radius=2.5), case(image_shape=(6, 8), radius=10)),
+         bad=(bad(ValueError, image_shape=(5, 5), center=(1, 2, 3)),),
+         bench=(("none", dict(image_shape=(2160, 3840))),))
+register("segmentation", "checkerboard_level_set", f"{_SG}._level_set_utils:checkerboard_level_set", **_LEVEL,
+         cases=(case(image_shape=(10, 12)), case(image_shape=(5, 6, 7), square_size=2), case(image_shape=(9,), square_size=1),
+                case(image_shape=(20, 13), square_size=7)),
+         bad=(bad(TypeError, image_shape=(5, 5), square_size="a"),),
+         bench=(("none", dict(image_shape=(2160, 3840))),))
+register("segmentation", "inverse_gaussian_gradient", f"{_SG}._level_set_utils:inverse_gaussian_gradient",
+         dtypes=NUMERIC, family="separable", rtol=1e-5, atol=1e-6,
+         halo=lambda ndim, sigma=5.0, **_: _gauss(ndim, sigma, 4.0),
+         cases=(case(), case(alpha=10.0, sigma=1.0), case(sigma=(1.0, 2.0), _ndim=(2,)), case(alpha=np.float64(3.0))),
+         bad=(bad(RuntimeError, sigma=(1, 2, 3, 4)),),
+         bench=(("2d_f32", {}), ("3d_f32", dict(sigma=2.0))))
+del _name
 # ---- end segmentation utilities ----
 # ---- issue 28: segmentation superpixels ----
 # Labels equal scikit-image's (its Cython loops' order and arithmetic in cpp/src/segmentation); host only.
