@@ -1,7 +1,7 @@
 // SLIC on the CPU: the assignment step in bands of (z, y) rows over the thread pool, each band taking the
 // centres in skimage's order (so every voxel meets them in the same order and keeps the same winner); the
-// centre update and the connectivity pass (a breadth-first search) are sequential, as skimage's, since its
-// float sums depend on the order.
+// centre update by ranges of centres, each centre's sums in raster order as skimage's (float sums depend on
+// the order); the connectivity pass is skimage's sequential breadth-first search.
 #include <algorithm>
 #include <atomic>
 #include <cfloat>
@@ -38,6 +38,117 @@ struct Win {
   bool ok;
 };
 
+// One assignment pass over the (z, y) rows [r0, r1): the image as C planes so that every window row is
+// contiguous loops (vectorized; each lane's arithmetic is the scalar's, in skimage's order).
+template <class T>
+struct Band {
+  const T* planes;
+  int64_t C, D, H, W, F, n_seg;
+  const uint8_t* mask;
+  const T* seg;
+  const Win* wins;
+  const T* max_dist_color;
+  T sz, sy, sx, sw;
+  bool slic_zero, ignore_color;
+  int64_t start_label;
+  T* distance;
+  int64_t* labels;
+};
+
+template <class T, int NC>
+[[gnu::always_inline]] inline bool assign_band(const Band<T>& b, int64_t r0, int64_t r1) {
+  const int64_t C = NC > 0 ? NC : b.C, H = b.H, W = b.W, N = b.D * H * W;
+  std::fill(b.distance + r0 * W, b.distance + r1 * W, T(DBL_MAX));
+  std::vector<T> dx2(static_cast<size_t>(W)), dcb(static_cast<size_t>(W));
+  T* __restrict dxs = dx2.data();
+  T* __restrict dc = dcb.data();
+  int any = 0;
+  for (int64_t k = 0; k < b.n_seg; ++k) {
+    const Win& w = b.wins[k];
+    if (!w.ok) continue;
+    const T* s = b.seg + k * b.F;
+    const T cz = s[0], cy = s[1], cx = s[2];
+    const T mdc = b.max_dist_color[k];
+    const int64_t x0 = w.x0, n = w.x1 - w.x0, lk = k + b.start_label;
+    if (n <= 0) continue;
+    for (int64_t i = 0; i < n; ++i) {
+      T dx = b.sx * (cx - T(x0 + i));
+      dxs[i] = dx * dx;
+    }
+    for (int64_t z = w.z0; z < w.z1; ++z) {
+      const int64_t ylo = std::max(w.y0, r0 - z * H), yhi = std::min(w.y1, r1 - z * H);
+      if (ylo >= yhi) continue;
+      T dz = b.sz * (cz - T(z));
+      dz *= dz;
+      for (int64_t y = ylo; y < yhi; ++y) {
+        T dy = b.sy * (cy - T(y));
+        dy *= dy;
+        const T base = dz + dy;
+        const int64_t row = (z * H + y) * W + x0;
+        if (!b.ignore_color) {
+          // skimage's colour sum starts from 0: 0 + t * t is t * t
+          const T* __restrict p = b.planes + row;
+          const T s0 = s[3];
+          for (int64_t i = 0; i < n; ++i) {
+            const T t = p[i] - s0;
+            dc[i] = t * t;
+          }
+          for (int64_t c = 1; c < C; ++c) {
+            const T* __restrict pc = p + c * N;
+            const T sc = s[3 + c];
+            for (int64_t i = 0; i < n; ++i) {
+              const T t = pc[i] - sc;
+              dc[i] += t * t;
+            }
+          }
+          if (b.slic_zero)
+            for (int64_t i = 0; i < n; ++i) dc[i] /= mdc;
+        }
+        T* __restrict dist = b.distance + row;
+        int64_t* __restrict lab = b.labels + row;
+        const T sw = b.sw;
+        if (b.mask) {
+          const uint8_t* __restrict m = b.mask + row;
+          for (int64_t i = 0; i < n; ++i) {
+            T d = (base + dxs[i]) * sw;
+            if (!b.ignore_color) d += dc[i];
+            const bool better = (m[i] != 0) & (dist[i] > d);
+            dist[i] = better ? d : dist[i];
+            lab[i] = better ? lk : lab[i];
+            any |= better;
+          }
+        } else if (b.ignore_color) {
+          for (int64_t i = 0; i < n; ++i) {
+            const T d = (base + dxs[i]) * sw;
+            const bool better = dist[i] > d;
+            dist[i] = better ? d : dist[i];
+            lab[i] = better ? lk : lab[i];
+            any |= better;
+          }
+        } else {
+          for (int64_t i = 0; i < n; ++i) {
+            const T d = (base + dxs[i]) * sw + dc[i];
+            const bool better = dist[i] > d;
+            dist[i] = better ? d : dist[i];
+            lab[i] = better ? lk : lab[i];
+            any |= better;
+          }
+        }
+      }
+    }
+  }
+  return any != 0;
+}
+
+template <class T, int NC>
+__attribute__((target("avx2"))) bool assign_band_avx2(const Band<T>& b, int64_t r0, int64_t r1) {
+  return assign_band<T, NC>(b, r0, r1);
+}
+template <class T, int NC>
+bool assign_band_base(const Band<T>& b, int64_t r0, int64_t r1) {
+  return assign_band<T, NC>(b, r0, r1);
+}
+
 // NC: the number of colour channels when known at compile time (0: C at run time).
 template <class T, int NC>
 void iterate(const T* img, int64_t D, int64_t H, int64_t W, int64_t C_, const uint8_t* mask, T* seg, int64_t n_seg,
@@ -45,16 +156,24 @@ void iterate(const T* img, int64_t D, int64_t H, int64_t W, int64_t C_, const ui
              int64_t start_label, bool ignore_color, int64_t* labels) {
   const int64_t C = NC > 0 ? NC : C_;
   const int64_t F = 3 + C;
-  const T sz = T(spacing[0]), sy = T(spacing[1]), sx = T(spacing[2]);
   const float stepf = float(step);
-  const T spatial_weight = T(1.0 / double(stepf * stepf));
-  const int64_t mask_label = start_label - 1;
-  std::vector<T> max_dist_color(size_t(n_seg), T(1));
-  std::vector<T> distance(size_t(D * H * W));
+  const int64_t N = D * H * W;
+  std::vector<T> max_dist_color(static_cast<size_t>(n_seg), T(1));
+  std::vector<T> distance(static_cast<size_t>(N));
   std::vector<int64_t> count(static_cast<size_t>(n_seg));
   std::vector<Win> wins(static_cast<size_t>(n_seg));
   const int64_t rows = D * H;
   const int64_t grain = std::max<int64_t>(1, rows / (8 * std::max(1, num_threads())));
+  std::vector<T> planes(ignore_color ? 0 : size_t(N * C));
+  parallel_for(planes.empty() ? 0 : N, 1 << 16, [&](int64_t i0, int64_t i1) {
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t i = i0; i < i1; ++i) planes[size_t(c * N + i)] = img[i * C + c];
+  });
+  const Band<T> band{planes.data(), C, D, H, W, F, n_seg, mask, seg, wins.data(), max_dist_color.data(),
+                     T(spacing[0]), T(spacing[1]), T(spacing[2]), T(1.0 / double(stepf * stepf)), slic_zero,
+                     ignore_color, start_label, distance.data(), labels};
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  const auto assign = avx2 ? &assign_band_avx2<T, NC> : &assign_band_base<T, NC>;
   for (int64_t it = 0; it < max_iter; ++it) {
     for (int64_t k = 0; k < n_seg; ++k) {
       const T* s = seg + k * F;
@@ -64,76 +183,33 @@ void iterate(const T* img, int64_t D, int64_t H, int64_t W, int64_t C_, const ui
     }
     std::atomic<bool> change{false};
     parallel_for(rows, grain, [&](int64_t r0, int64_t r1) {
-      std::fill(distance.begin() + r0 * W, distance.begin() + r1 * W, T(DBL_MAX));
-      bool changed = false;
-      for (int64_t k = 0; k < n_seg; ++k) {
-        const Win& w = wins[size_t(k)];
-        if (!w.ok) continue;
-        const T* s = seg + k * F;
-        const T cz = s[0], cy = s[1], cx = s[2];
-        const T mdc = max_dist_color[size_t(k)];
-        for (int64_t z = w.z0; z < w.z1; ++z) {
-          const int64_t ylo = std::max(w.y0, r0 - z * H), yhi = std::min(w.y1, r1 - z * H);
-          if (ylo >= yhi) continue;
-          T dz = sz * (cz - T(z));
-          dz *= dz;
-          for (int64_t y = ylo; y < yhi; ++y) {
-            T dy = sy * (cy - T(y));
-            dy *= dy;
-            const int64_t row = (z * H + y) * W;
-            const T* px = img + row * C;
-            T* dist = distance.data() + row;
-            int64_t* lab = labels + row;
-            const uint8_t* m = mask ? mask + row : nullptr;
-            for (int64_t x = w.x0; x < w.x1; ++x) {
-              if (m && !m[x]) continue;
-              T dx = sx * (cx - T(x));
-              dx *= dx;
-              T d = (dz + dy + dx) * spatial_weight;
-              if (!ignore_color) {
-                T dc = 0;
-                for (int64_t c = 0; c < C; ++c) {
-                  const T t = px[x * C + c] - s[3 + c];
-                  dc += t * t;
-                }
-                if (slic_zero) dc /= mdc;
-                d += dc;
-              }
-              if (dist[x] > d) {
-                lab[x] = k + start_label;
-                dist[x] = d;
-                changed = true;
-              }
-            }
-          }
-        }
-      }
-      if (changed) change.store(true, std::memory_order_relaxed);
+      if (assign(band, r0, r1)) change.store(true, std::memory_order_relaxed);
     });
     if (!change.load()) break;
-    // the centres, summed in raster order as skimage's loop sums them (float sums are order-sensitive)
-    std::fill(count.begin(), count.end(), 0);
-    std::fill(seg, seg + n_seg * F, T(0));
-    for (int64_t z = 0, i = 0; z < D; ++z)
-      for (int64_t y = 0; y < H; ++y)
-        for (int64_t x = 0; x < W; ++x, ++i) {
-          if (mask && (!mask[i] || labels[i] == mask_label)) continue;
-          const int64_t k = labels[i] - start_label;
-          if (k < 0) continue;   // never labelled (skimage would write before its array)
-          T* s = seg + k * F;
-          ++count[size_t(k)];
-          s[0] += T(z);
-          s[1] += T(y);
-          s[2] += T(x);
-          for (int64_t c = 0; c < C; ++c) s[3 + c] += img[i * C + c];
-        }
-    for (int64_t k = 0; k < n_seg; ++k)
-      for (int64_t f = 0; f < F; ++f) seg[k * F + f] /= T(count[size_t(k)]);
-    if (slic_zero) {
-      for (int64_t i = 0, n = D * H * W; i < n; ++i) {
-        if (mask && (!mask[i] || labels[i] == mask_label)) continue;
+    // the centres, each summed in raster order as skimage's loop sums it (float sums are order-sensitive):
+    // a task owns a range of centres and scans every voxel for them
+    parallel_for(n_seg, std::max<int64_t>(1, n_seg / (4 * std::max(1, num_threads()))), [&](int64_t k0, int64_t k1) {
+      std::fill(count.begin() + k0, count.begin() + k1, 0);
+      std::fill(seg + k0 * F, seg + k1 * F, T(0));
+      for (int64_t z = 0, i = 0; z < D; ++z)
+        for (int64_t y = 0; y < H; ++y)
+          for (int64_t x = 0; x < W; ++x, ++i) {
+            const int64_t k = labels[i] - start_label;
+            // a voxel never labelled (k < 0, where skimage would write before its array) is left out
+            if (k < k0 || k >= k1 || (mask && !mask[i])) continue;
+            T* s = seg + k * F;
+            ++count[size_t(k)];
+            s[0] += T(z);
+            s[1] += T(y);
+            s[2] += T(x);
+            for (int64_t c = 0; c < C; ++c) s[3 + c] += img[i * C + c];
+          }
+      for (int64_t k = k0; k < k1; ++k)
+        for (int64_t f = 0; f < F; ++f) seg[k * F + f] /= T(count[size_t(k)]);
+      if (!slic_zero) return;
+      for (int64_t i = 0; i < N; ++i) {
         const int64_t k = labels[i] - start_label;
-        if (k < 0) continue;
+        if (k < k0 || k >= k1 || (mask && !mask[i])) continue;
         T dc = 0;
         for (int64_t c = 0; c < C; ++c) {
           const T t = img[i * C + c] - seg[k * F + 3 + c];
@@ -141,7 +217,7 @@ void iterate(const T* img, int64_t D, int64_t H, int64_t W, int64_t C_, const ui
         }
         if (max_dist_color[size_t(k)] < dc) max_dist_color[size_t(k)] = dc;
       }
-    }
+    });
   }
 }
 

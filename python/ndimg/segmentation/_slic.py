@@ -90,9 +90,11 @@ def slic(image, n_segments=100, compactness=10.0, max_num_iter=10, sigma=0, spac
     if image.ndim == 2 and channel_axis is not None:   # a list fails here (no move made it an array), as there
         raise ValueError(f"channel_axis={channel_axis} indicates multichannel, which is not supported for a "
                          "two-dimensional image; use channel_axis=None if the image is grayscale")
-    image = img_as_float(np.asarray(image))
+    given = np.asarray(image)
+    image = img_as_float(given)
     dtype = supported_float_type(image.dtype)
-    image = image.astype(dtype, copy=True)
+    # a copy to scale in place (the caller's array untouched): one only where the conversion made none
+    image = image.astype(dtype, copy=np.shares_memory(image, given))
     if mask is not None:
         mask = np.ascontiguousarray(mask, dtype=bool)
         mask_ = np.broadcast_to(np.expand_dims(mask, axis=channel_axis), image.shape) if channel_axis is not None \
