@@ -9,6 +9,7 @@ from .._blocks import blockwise
 from .._engine import engine_aware, xp_of
 from .._fft import fft_of
 from .._rules import supported_float_type
+from ..ndimage import convolve
 from . import uft
 
 
@@ -109,9 +110,19 @@ def unsupervised_wiener(image, psf, reg=None, user_params=None, is_real=True, cl
     return x_postmean, {"noise": gn_chain, "prior": gx_chain}
 
 
+# psf taps up to which a direct convolution beats the FFT's (measured on 2 cores: 5x5 on 4K 10x faster,
+# 5x5x5 on 192^3 even), as scipy's convolve also picks a direct sum for small kernels
+_DIRECT_TAPS = 100
+
+
 def _same_convolver(xp, psf, shape):
-    """conv(x) = scipy.signal.convolve(x, psf, mode='same') for x of `shape`, by FFT: both zero-padded to a
-    fast length of the full convolution, the psf's spectrum computed once, the centre kept."""
+    """conv(x) = scipy.signal.convolve(x, psf, mode='same') for x of `shape`: a small psf summed directly
+    (ndimg.ndimage.convolve with zeros outside; scipy's 'same' centre is one tap earlier along even axes),
+    else by FFT: both zero-padded to a fast length of the full convolution, the psf's spectrum computed
+    once, the centre kept."""
+    if psf.size <= _DIRECT_TAPS:
+        origin = [-1 if k % 2 == 0 else 0 for k in psf.shape]
+        return lambda x: convolve(x, psf, mode="constant", cval=0.0, origin=origin)
     fft = fft_of(xp)
     full = [s + k - 1 for s, k in zip(shape, psf.shape)]
     fshape = [scipy.fft.next_fast_len(n, True) for n in full]
