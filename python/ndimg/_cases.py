@@ -376,3 +376,16 @@ def psf_of_fewer_dims(args, kwargs):
     """A case's _prep: the psf (second input) one dimension short."""
     return (args[0], np.ascontiguousarray(args[1][0])) + tuple(args[2:]), kwargs
 # ---- end restoration deconvolution and variational ----
+
+
+# ---- issue 28: segmentation active contours and random walker ----
+# random walker seeds: int32, mostly 0 (unlabeled), a few seeds of labels 1..n ("seeds:3"), every label present
+KINDS["seeds"] = lambda rng, shape, dtype, layout, prev, arg: _layout(
+    lambda s: np.where(rng.random(s) < 0.08, 1 + np.arange(int(np.prod(s))).reshape(s) % int(arg or 2), 0).astype(np.int32),
+    shape, layout)
+IMAGE_KINDS += ("seeds",)
+# an active contour: (n, 2) float64 row, column points of a circle inside the image's first two axes ("snake:40")
+KINDS["snake"] = lambda rng, shape, dtype, layout, prev, arg: (
+    lambda t, r, c: np.stack([r / 2 + r / 3 * np.sin(t), c / 2 + c / 3 * np.cos(t)], axis=1))(
+    np.linspace(0, 2 * np.pi, int(arg or 24)), *(tuple(shape) + (1, 1))[:2])
+# ---- end segmentation active contours and random walker ----
