@@ -67,6 +67,10 @@ def _collocation_solve(values, axis, xp):
 def _spline(field, xp):
     """The coefficients (rows by columns) of the interpolating quadratic spline of a 2-D field, with each
     axis' knots."""
+    if field.ndim < 2:
+        raise IndexError("tuple index out of range")   # scikit-image reads img.shape[1]
+    if field.ndim > 2:
+        raise ValueError("x dimension of z must have same number of elements as x")
     rows, cols = field.shape
     if rows <= 2 or cols <= 2:
         raise ValueError("the image must have more than 2 rows and columns (a quadratic spline interpolates it)")
