@@ -32,6 +32,8 @@ def test_signature_matches_reference(entry):
         assert q.kind == p.kind, name
         if isinstance(p.default, np.ndarray):
             np.testing.assert_array_equal(q.default, p.default)
+        elif inspect.isfunction(p.default):   # a do-nothing callback's lambda equals no other function
+            assert callable(q.default), name
         else:
             assert q.default == p.default or (q.default is p.default), name
 
