@@ -2456,6 +2456,61 @@ register("segmentation", "quickshift", f"{_SP}._quickshift:quickshift", dtypes=_
          bench=(("2d_small_f32", dict(_inputs=("intensity3",), kernel_size=3)),))
 # ---- end segmentation superpixels ----
 # ---- issue 28: segmentation active contours and random walker ----
+_AC = "ndimg.segmentation"
+# random_walker: the same reduced Laplacian as scikit-image's (bitwise) and scipy's solvers; the probabilities
+# equal scikit-image's to the BLAS dot products' rounding (OpenBLAS splits them by thread count)
+register("segmentation", "random_walker", f"{_AC}.random_walker_segmentation:random_walker",
+         dtypes=("uint8", "uint16", "int16", "float32", "float64"), engines=("cpu",), inputs=("image", "seeds"),
+         family="sparse_solve", rtol=1e-6, atol=1e-8,
+         cases=(case(), case(_inputs=("image", "seeds:3"), return_full_prob=True), case(mode="bf", beta=50),
+                case(mode="cg", tol=1e-5), case(mode="cg_mg"), case(mode=None, copy=False),
+                case(_inputs=("image", "markers:0.1")), case(spacing=(1.0, 2.0), _ndim=(2,)),
+                case(spacing=(2.0, 1.0, 0.5), return_full_prob=True, _ndim=(3,)),
+                case(_inputs=("intensity3", "seeds"), channel_axis=-1, _ndim=(2,))),
+         bad=(bad(ValueError, mode="bogus"), bad(ValueError, spacing=(1.0,)), bad(ValueError, **_MISMATCH),
+              bad(ValueError, _inputs=("image", "mask:0.0")), bad(ValueError, channel_axis=-1, _ndim=(2,))),
+         bench=(("2d_small_f32", dict(_inputs=("image", "seeds:3"))),))
+# chan_vese: scikit-image's expressions in its order over xp: equal on NumPy
+register("segmentation", "chan_vese", f"{_AC}._chan_vese:chan_vese", dtypes=NUMERIC, ndim=(2,), family="level_set",
+         rtol=1e-6, atol=1e-7,
+         cases=(case(max_num_iter=20), case(max_num_iter=15, init_level_set="disk", extended_output=True),
+                case(max_num_iter=10, init_level_set="small disk", mu=0.5, lambda1=2.0, dt=0.3, tol=1e-6),
+                case(init_level_set=Arr("signed", "float64"), max_num_iter=5, extended_output=True),
+                case(tol=0.1, extended_output=True)),
+         bad=(bad(ValueError, _ndim=(3,), _shape=(5, 6, 7)), bad(ValueError, init_level_set="bogus"),
+              bad(ValueError, init_level_set=np.zeros((3, 3)))),
+         bench=(("2d_small_f32", dict(max_num_iter=200, tol=0)),))
+# morphological snakes: integer-equal to scikit-image; the curvature operator alternates across calls there
+# and here, so every case runs an even number of curvature steps (num_iter * smoothing) to stay in step
+register("segmentation", "morphological_chan_vese", f"{_AC}.morphsnakes:morphological_chan_vese", dtypes=NUMERIC,
+         family="level_set", rtol=0, atol=0,
+         cases=(case(num_iter=4), case(num_iter=2, init_level_set="disk", lambda2=2.0),
+                case(num_iter=3, smoothing=2, lambda1=0.5), case(num_iter=3, smoothing=0),
+                case(num_iter=2, init_level_set=Arr("mask:0.5", "uint8"))),
+         bad=(bad(ValueError, num_iter=2, init_level_set="bogus"), bad(ValueError, num_iter=2, _ndim=(2,),
+                                                                        init_level_set=np.ones((3, 3, 3))),
+              bad(ValueError, num_iter=1, _shape=(29,))),
+         bench=(("2d_1k_f32", dict(num_iter=20, smoothing=1)), ("3d_f32", dict(num_iter=2, smoothing=1))))
+register("segmentation", "morphological_geodesic_active_contour",
+         f"{_AC}.morphsnakes:morphological_geodesic_active_contour", dtypes=FLOATS, family="level_set", rtol=0, atol=0,
+         cases=(case(num_iter=4), case(num_iter=2, balloon=1, threshold=0.5), case(num_iter=2, balloon=-1, smoothing=2),
+                case(num_iter=3, init_level_set="checkerboard", smoothing=0, balloon=0.5),
+                case(num_iter=2, init_level_set=Arr("mask:0.5", "uint8"), threshold=0.3, balloon=-2)),
+         bad=(bad(ValueError, num_iter=2, init_level_set="bogus"), bad(ValueError, num_iter=1, _shape=(29,))),
+         bench=(("2d_1k_f32", dict(num_iter=20, balloon=1)), ("3d_f32", dict(num_iter=2, balloon=1))))
+# active_contour: FITPACK's spline rebuilt, equal to its values to ~1e-15; the snake's iterations amplify that
+# by up to 1 / gamma a step, so the cases run few iterations (float32: an ulp of a force moves a point 1e-5)
+register("segmentation", "active_contour", f"{_AC}.active_contour_model:active_contour", dtypes=NUMERIC, ndim=(2,),
+         inputs=("image", "snake"), family="snake", rtol=1e-5, atol=1e-4,
+         cases=(case(max_num_iter=20), case(max_num_iter=15, w_line=0.5, w_edge=0.2, gamma=0.1),
+                case(max_num_iter=10, alpha=0.1, beta=1.0, max_px_move=0.5, boundary_condition="fixed"),
+                case(max_num_iter=10, boundary_condition="free-fixed", convergence=1.0),
+                case(max_num_iter=10, boundary_condition="fixed-free", w_line=-1.0),
+                case(max_num_iter=10, boundary_condition="free"), case(max_num_iter=25, convergence=10.0),
+                case(max_num_iter=10, _shape=(17, 23, 3), w_line=0.3)),
+         bad=(bad(ValueError, max_num_iter=0), bad(ValueError, boundary_condition="bogus")),
+         bench=(("2d_small_f32", dict(_inputs=("image", "snake:400"))),))
+del _AC
 # ---- end segmentation active contours and random walker ----
 # ---- issue 28: restoration deconvolution and variational ----
 _DC, _TV = "ndimg.restoration.deconvolution", "ndimg.restoration._denoise_tv"
