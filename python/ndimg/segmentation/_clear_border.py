@@ -6,6 +6,8 @@ import numpy as np
 
 from .._blocks import blockwise
 from .._engine import engine_aware, xp_of
+from .._prim.histogram import integer_counts
+from .._prim.reduce import image_stats
 from ..morphology._label import label
 
 
@@ -18,6 +20,22 @@ def _border_slabs(shape, buffer_size):
         for sl in (slice(ext), slice(-ext, None)):
             slabs.append((slice(None),) * d + (sl,))
     return slabs
+
+
+def _binary_if_one_value(out):
+    """`out != 0` where `out` holds one nonzero value at most (a mask in an integer dtype): its components
+    are the same, and labelling a bool array is much cheaper than joining equal values; else `out`."""
+    dt = out.dtype
+    if not (dt.kind in "iu" and dt != np.uint64 and dt.isnative and out.size and out.ndim):
+        return out
+    stats = image_stats(out)
+    lo, hi = int(stats.imin), int(stats.imax)
+    if hi - lo > 1 << 16:
+        return out
+    counts = integer_counts(out, lo=lo, nbins=hi - lo + 1)
+    if lo <= 0 <= hi:
+        counts[-lo] = 0
+    return out != 0 if int(xp_of(counts).count_nonzero(counts)) <= 1 else out
 
 
 @engine_aware("labels", "mask", "out", native=False)
@@ -36,7 +54,7 @@ def clear_border(labels, buffer_size=0, bgval=0, mask=None, *, out=None):
             raise TypeError("exceptions must derive from BaseException")
         if mask.dtype != bool:
             raise TypeError("mask should be of type bool.")
-    components, number = label(out, background=0, return_num=True)
+    components, number = label(_binary_if_one_value(out), background=0, return_num=True)
     if mask is not None:
         touching = components[~mask]
     else:

@@ -106,6 +106,10 @@ def mark_boundaries(image, label_img, color=(1, 1, 0), outline_color=None, mode=
     return marked
 
 
+def _mark_block(image, labels, ndim, **kw):
+    return mark_boundaries(image, labels.reshape(labels.shape[:ndim]), **kw)
+
+
 def mark_boundaries_dask(image, label_img, color=(1, 1, 0), outline_color=None, mode="outer", background_label=0):
     """Dask arrays: each block with a halo of the boundaries' reach (1, 2 with an outline) marked in memory,
     the labels chunked like the image's spatial axes; a 2-D image gains its channel axis in every block."""
@@ -131,13 +135,15 @@ def mark_boundaries_dask(image, label_img, color=(1, 1, 0), outline_color=None, 
     chunks = tuple(c if len(c) == 1 else da.overlap.ensure_minimum_chunksize(depth, c) for c in chunks)
     image = image.rechunk(chunks + tuple((s,) for s in image.shape[ndim:]))
     labels = (label_img if isinstance(label_img, da.Array) else da.from_array(label_img)).rechunk(chunks)
-    halo = {a: (depth if len(chunks[a]) > 1 else 0) for a in range(image.ndim)}
+    halo = {a: (depth if len(chunks[a]) > 1 else 0) for a in range(ndim)}
     halo.update({a: 0 for a in range(ndim, image.ndim)})
-    blocks = overlap(image, depth=halo, boundary="none"), overlap(labels, depth={a: halo[a] for a in range(ndim)},
-                                                                   boundary="none")
+    labels = overlap(labels, depth={a: halo[a] for a in range(ndim)}, boundary="none")
+    # the labels given the image's channel axes (of one element), so that blocks pair up axis by axis
+    labels = labels.reshape(labels.shape + (1,) * (image.ndim - ndim), merge_chunks=False)
+    blocks = overlap(image, depth=halo, boundary="none"), labels
     dtype = supported_float_type(image.dtype)
     out_chunks = blocks[0].chunks if image.ndim > 2 else blocks[0].chunks + ((3,),)
-    marked = da.map_blocks(mark_boundaries, *blocks, color=color, outline_color=outline_color, mode=mode,
+    marked = da.map_blocks(_mark_block, *blocks, ndim=ndim, color=color, outline_color=outline_color, mode=mode,
                            background_label=background_label, dtype=dtype, chunks=out_chunks,
                            new_axis=[2] if image.ndim == 2 else None,
                            meta=np.empty((0,) * len(out_chunks), dtype))
