@@ -2356,7 +2356,10 @@ register("segmentation", "clear_border", f"{_SG}._clear_border:clear_border", dt
                 case(mask=Arr("mask:0.9", "bool")), case(_inputs=("mask:0.4",)), case(buffer_size=-1)),
          bad=(bad(ValueError, buffer_size=100), bad(TypeError, mask=Arr("mask:0.9", "uint8")),
               bad(TypeError, mask=np.ones((2, 2), bool), _ndim=(3,))),
-         bench=_LABELS_BENCH)
+         # integer labels are joined by equal values (measure.label's value components); a mask in an integer
+         # dtype is labelled as bool
+         bench=_LABELS_BENCH + (("2d_f32", dict(_inputs=("mask:0.4",), _dtype="int32")),
+                                ("2d_f32", dict(_inputs=("mask:0.4",), _dtype="bool"))))
 register("segmentation", "expand_labels", f"{_SG}._expand_labels:expand_labels", dtypes=ALL + ("uint64",),
          ndim=(1, 2, 3), inputs=("labels",), family="distance", rtol=0, atol=0,
          cases=(case(), case(distance=3), case(distance=1.5), case(distance=0), case(_inputs=("mask:0.05",), distance=4),
