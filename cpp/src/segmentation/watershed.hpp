@@ -13,8 +13,8 @@ namespace ndimg::segmentation {
 // Floods `labels` (int64; nonzero: the markers) over the elements where `mask` (uint8) is nonzero, by
 // scikit-image's priority (the image value, plus `compactness` times the Euclidean distance to the source
 // marker where compactness > 0, never below the popped element's; then the age of the entry). With
-// `watershed_line` the elements touching another label stay 0 and are cleared in `mask`. `image` is float64;
-// all three share one shape.
+// `watershed_line` the elements touching another label stay 0 and are cleared in `mask` (a marker keeps its
+// label). `image` is float64; all three share one shape.
 void watershed(const View& image, const View& mask, const View& labels, std::span<const int64_t> offsets,
                double compactness, bool watershed_line);
 

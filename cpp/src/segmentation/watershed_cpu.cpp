@@ -1,10 +1,17 @@
 // CPU schedule of the watershed: scikit-image's priority flooding, step for step. Its queue is a binary heap
-// ordered by (value, age); the markers all enter with age 0, so among markers of one value the heap's own
-// arrangement decides who floods first. The heap below is that heap (same pushes, same sift order), with the
-// items held in place rather than behind pointers, so the labels agree exactly, ties included.
+// ordered by (value, age), and an entry never goes below the one just taken out (its value is raised to it, its
+// age is larger), so the elements leave in increasing order of that key. The key is unique but for the markers,
+// which all enter with age 0: among markers of one value the heap's own arrangement decides who floods first.
+// So the flooding starts on a replay of that heap (same pushes, same sift order; items held in place, not
+// behind pointers) and, once no two markers left share a value, hands the queue over to a bucket queue over
+// value ranges (a small heap per range): the same order, far fewer cache misses on the large queues of real
+// images.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
+#include "core/parts.hpp"
 #include "segmentation/watershed.hpp"
 
 namespace ndimg::segmentation {
@@ -69,6 +76,108 @@ class Heap {
   std::vector<Item<I>> a_;
 };
 
+// A monotone priority queue (nothing pushed below the last key popped) for unique (value, age) keys: the
+// values cut into `count` equal ranges over [lo, hi] (below lo: the first, above hi: the last), each range a
+// linked list of entries until the flooding reaches it, then a small binary heap. Exact for any spread of
+// values; fast where the ranges are small.
+template <class I>
+class BucketQueue {
+ public:
+  BucketQueue(double lo, double hi, int64_t count)
+      : lo_(lo), hi_(hi), scale_(hi > lo ? double(count) / (hi - lo) : 0), head_(size_t(count), I(-1)) {}
+  bool empty() const { return size_ == 0; }
+  void start_at(double v) { cur_ = range(v); }
+  void push(const Item<I>& x) {
+    ++size_;
+    const int64_t b = range(x.value);
+    if (b == cur_) {
+      near_.push_back(x);
+      std::push_heap(near_.begin(), near_.end(), later);
+      return;
+    }
+    I slot;
+    if (free_ >= 0) {
+      slot = free_;
+      free_ = pool_[size_t(slot)].next;
+    } else {
+      slot = I(pool_.size());
+      pool_.emplace_back();
+    }
+    pool_[size_t(slot)] = {x, head_[size_t(b)]};
+    head_[size_t(b)] = slot;
+  }
+  Item<I> pop() {
+    while (near_.empty()) {  // the next range with entries becomes the heap
+      ++cur_;
+      for (I e = head_[size_t(cur_)]; e >= 0;) {
+        const I next = pool_[size_t(e)].next;
+        near_.push_back(pool_[size_t(e)].item);
+        pool_[size_t(e)].next = free_;
+        free_ = e;
+        e = next;
+      }
+      head_[size_t(cur_)] = I(-1);
+      std::make_heap(near_.begin(), near_.end(), later);
+    }
+    std::pop_heap(near_.begin(), near_.end(), later);
+    const Item<I> x = near_.back();
+    near_.pop_back();
+    --size_;
+    return x;
+  }
+
+ private:
+  struct Entry {
+    Item<I> item;
+    I next;
+  };
+  static bool later(const Item<I>& a, const Item<I>& b) { return smaller(b, a); }
+  // monotone in v: equal values share a range, a larger value never gets a lower one
+  int64_t range(double v) const {
+    if (!(v > lo_)) return 0;
+    const int64_t last = int64_t(head_.size()) - 1;
+    if (v >= hi_) return last;
+    return std::min(last, int64_t((v - lo_) * scale_));
+  }
+  double lo_, hi_, scale_;
+  std::vector<I> head_;
+  std::vector<Entry> pool_;
+  std::vector<Item<I>> near_;
+  I free_ = I(-1);
+  int64_t cur_ = 0, size_ = 0;
+};
+
+// scikit-image's queue: its heap replayed while markers of one value remain (after the last value `ties`
+// shared by two markers has been passed), the bucket queue after. `exact_only`: the heap throughout (NaN
+// values, which order nothing, or more entries than the 32-bit age counts).
+template <class I>
+class Queue {
+ public:
+  Queue(bool exact_only, bool any_ties, double ties, double lo, double hi, int64_t ranges)
+      : queue_(lo, hi, ranges), replay_(exact_only || any_ties), fixed_(exact_only), ties_(ties) {}
+  bool empty() const { return replay_ ? heap_.empty() : queue_.empty(); }
+  void push(const Item<I>& x) {
+    if (replay_) heap_.push(x);
+    else queue_.push(x);
+  }
+  Item<I> pop() {
+    if (!replay_) return queue_.pop();
+    const Item<I> e = heap_.pop();
+    if (!fixed_ && e.value > ties_) {  // no two markers left share a value: every key left is unique
+      queue_.start_at(e.value);
+      while (!heap_.empty()) queue_.push(heap_.pop());
+      replay_ = false;
+    }
+    return e;
+  }
+
+ private:
+  Heap<I> heap_;
+  BucketQueue<I> queue_;
+  bool replay_, fixed_;
+  double ties_;
+};
+
 // scikit-image's distance between two linear indices: coordinate by coordinate from the C strides
 double euclid(int64_t p, int64_t q, const std::vector<int64_t>& strides) {
   double r = 0;
@@ -81,47 +190,82 @@ double euclid(int64_t p, int64_t q, const std::vector<int64_t>& strides) {
   return std::sqrt(r);
 }
 
+// One element's value, label and mask together (a neighbour's test reads one cache line). The label is 0
+// while unlabelled, else the marker's value (or its rank among the markers' values where some value does not
+// fit in 32 bits); `in` is the mask, cleared on watershed lines (a marker keeps its label there).
+struct Px {
+  double v;
+  int32_t lab;
+  uint8_t in;
+};
+
 template <class I>
-void flood(const double* img, uint8_t* mask, int64_t* out, int64_t n, std::span<const int64_t> offsets,
-           const std::vector<int64_t>& strides, double compactness, bool wsl) {
+void flood(std::vector<Px>& px, std::span<const int64_t> offsets, const std::vector<int64_t>& strides,
+           double compactness, bool wsl) {
+  const int64_t n = int64_t(px.size());
   const bool compact = compactness > 0;
-  Heap<I> heap;
+  // the markers' values: the last one two markers share ends the replay of scikit-image's heap
+  std::vector<double> marks;
+  bool nan = false;
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (const Px& p : px) {
+    nan = nan || std::isnan(p.v);
+    if (std::isfinite(p.v)) {
+      lo = std::min(lo, p.v);
+      hi = std::max(hi, p.v);
+    }
+    if (p.lab) marks.push_back(p.v);
+  }
+  std::sort(marks.begin(), marks.end());
+  bool any_ties = false;
+  double ties = -std::numeric_limits<double>::infinity();
+  for (size_t k = 1; k < marks.size(); ++k)
+    if (marks[k] == marks[k - 1]) {
+      any_ties = true;
+      ties = marks[k];
+    }
+  // entries: one per element labelled on entry, else one per (element, neighbour) at most
+  const int64_t k = int64_t(offsets.size());
+  const bool many = compact || wsl ? n > (INT32_MAX - 1) / std::max<int64_t>(k, 1) : n >= INT32_MAX - 1;
+  // about 8 elements a range, where the values spread evenly
+  Queue<I> heap(nan || many, any_ties, ties, lo, hi, std::clamp<int64_t>(n / 8, 1, int64_t(1) << 22));
   for (int64_t i = 0; i < n; ++i)
-    if (out[i]) heap.push({img[i], 0, I(i), I(i)});
+    if (px[i].lab) heap.push({px[i].v, 0, I(i), I(i)});
   int64_t age = 1;
   while (!heap.empty()) {
     const Item<I> e = heap.pop();
     const int64_t idx = e.index;
     if (compact || wsl) {
       // the same element can enter more than once: the first to leave labels it
-      if (out[idx] && e.index != e.source) continue;
-      const int64_t lab = out[e.source];
-      bool touches = false;  // (a line element is cleared in the mask, its neighbours still flooded)
+      if (px[idx].lab && e.index != e.source) continue;
+      const int32_t lab = px[e.source].lab;
+      bool touches = false;  // (a line element leaves the mask, its neighbours are still flooded)
       if (!compact) {
-        if (!mask[idx]) {
+        if (!px[idx].in) {
           touches = true;
         } else {
           for (int64_t o : offsets) {
-            const int64_t nb = idx + o;
-            if (mask[nb] && out[nb] && out[nb] != lab) {
-              mask[idx] = 0;
+            const Px& q = px[idx + o];
+            if (q.in && q.lab && q.lab != lab) {
+              px[idx].in = 0;
               touches = true;
               break;
             }
           }
         }
       }
-      if (!touches) out[idx] = lab;
+      if (!touches) px[idx].lab = lab;
     }
     for (int64_t o : offsets) {
       const int64_t nb = idx + o;
-      if (!mask[nb] || out[nb]) continue;
+      Px& q = px[nb];
+      if (!q.in || q.lab) continue;  // outside the mask (or on a line), or labelled
       ++age;
-      double v = img[nb];
+      double v = q.v;
       if (compact) {
         v += compactness * euclid(nb, e.source, strides);
       } else if (!wsl) {
-        out[nb] = out[idx];  // no cheaper path can reach it later: labelled on entry
+        q.lab = px[idx].lab;  // no cheaper path can reach it later: labelled on entry
       }
       if (v < e.value) v = e.value;
       heap.push({v, int32_t(uint32_t(age)), I(nb), e.source});
@@ -143,8 +287,35 @@ void watershed_cpu(const View& image, const View& mask, const View& labels, std:
   const double* img = image.ptr<double>();
   uint8_t* m = mask.ptr<uint8_t>();
   int64_t* out = labels.ptr<int64_t>();
-  if (n < INT32_MAX) flood<int32_t>(img, m, out, n, offsets, strides, compactness, watershed_line);
-  else flood<int64_t>(img, m, out, n, offsets, strides, compactness, watershed_line);
+  // the labels as they are where they all fit in 32 bits, else their ranks
+  bool fit = true;
+  for (int64_t i = 0; i < n && fit; ++i) fit = out[i] >= INT32_MIN && out[i] <= INT32_MAX;
+  std::vector<int64_t> values;
+  if (!fit) {
+    for (int64_t i = 0; i < n; ++i)
+      if (out[i]) values.push_back(out[i]);
+    std::sort(values.begin(), values.end());
+    values.erase(std::unique(values.begin(), values.end()), values.end());
+    if (int64_t(values.size()) >= INT32_MAX) throw ValueError("watershed: too many distinct markers");
+  }
+  std::vector<Px> px(static_cast<size_t>(n));
+  parallel_for(n, 1 << 16, [&](int64_t a, int64_t b) {
+    for (int64_t i = a; i < b; ++i) {
+      const int32_t lab = !out[i] ? 0
+                          : fit   ? int32_t(out[i])
+                                  : int32_t(std::lower_bound(values.begin(), values.end(), out[i]) - values.begin() + 1);
+      px[size_t(i)] = {img[i], lab, uint8_t(m[i] != 0)};
+    }
+  });
+  if (n < INT32_MAX) flood<int32_t>(px, offsets, strides, compactness, watershed_line);
+  else flood<int64_t>(px, offsets, strides, compactness, watershed_line);
+  parallel_for(n, 1 << 16, [&](int64_t a, int64_t b) {
+    for (int64_t i = a; i < b; ++i) {
+      const Px& p = px[size_t(i)];
+      out[i] = fit || !p.lab ? p.lab : values[size_t(p.lab - 1)];
+      m[i] = p.in;
+    }
+  });
 }
 
 }  // namespace ndimg::segmentation
