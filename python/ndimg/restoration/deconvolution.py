@@ -43,11 +43,16 @@ def wiener(image, psf, balance, reg=None, is_real=True, clip=True):
     """Wiener-Hunt deconvolution with a fixed regularisation weight `balance` (skimage 0.26)."""
     xp = xp_of(image, psf)
     image, trans, reg, _ = _regulariser_and_transfer(xp, image, psf, reg, is_real)
-    wiener_filter = xp.conj(trans) / (xp.abs(trans) ** 2 + balance * xp.abs(reg) ** 2)
-    if is_real:
-        deconv = uft.uirfftn(wiener_filter * uft.urfftn(image), shape=image.shape)
+    spectrum = uft.urfftn(image) if is_real else uft.ufftn(image)
+
+    def apply(t, r, s):   # the filter conj(H) / (|H|^2 + balance |reg|^2) times the image's spectrum
+        s *= xp.conj(t) / (xp.abs(t) ** 2 + balance * xp.abs(r) ** 2)
+
+    if xp is np and trans.shape == reg.shape == spectrum.shape and spectrum.dtype == np.result_type(trans, spectrum):
+        blockwise(apply, np.ascontiguousarray(trans), np.ascontiguousarray(reg), spectrum)
     else:
-        deconv = uft.uifftn(wiener_filter * uft.ufftn(image))
+        spectrum = xp.conj(trans) / (xp.abs(trans) ** 2 + balance * xp.abs(reg) ** 2) * spectrum
+    deconv = uft.uirfftn(spectrum, shape=image.shape) if is_real else uft.uifftn(spectrum)
     return _clip_unit(xp, deconv) if clip else deconv
 
 

@@ -50,6 +50,8 @@ def ir2tf(imp_resp, shape, dim=None, is_real=True):
     if not dim:
         dim = imp_resp.ndim
     dtype = supported_float_type(imp_resp.dtype)
+    if imp_resp.ndim == len(shape) and all(m <= min(_DFT_TAPS, n) for m, n in zip(imp_resp.shape, shape)):
+        return _small_transfer(xp, imp_resp, shape, dim, is_real, dtype)
     padded = xp.zeros(shape, dtype=dtype)
     padded[tuple(slice(0, s) for s in imp_resp.shape)] = imp_resp
     first = imp_resp.ndim - dim
@@ -58,6 +60,32 @@ def ir2tf(imp_resp, shape, dim=None, is_real=True):
     fft = fft_of(xp)
     out = (fft.rfftn if is_real else fft.fftn)(padded, axes=tuple(range(-dim, 0)))
     return out.astype(np.promote_types(dtype, np.complex64), copy=False)
+
+
+# taps per axis up to which a transfer function is summed directly, one axis at a time (a matrix product
+# per axis: about taps multiply-adds per output value), instead of an FFT of the whole zero-padded image
+_DFT_TAPS = 16
+
+
+def _small_transfer(xp, imp_resp, shape, dim, is_real, dtype):
+    """ir2tf of a small response by its DFT axis by axis: along each transformed axis, tap j (rolled to
+    j - m // 2) contributes h_j exp(-2 pi i k (j - m // 2) / n) to frequency k; the other axes are
+    zero-padded. Sums in the FFT's complex type (ir2tf's result: complex64 for float32, as its FFT)."""
+    ctype = np.promote_types(dtype, np.complex64)
+    out = imp_resp.astype(ctype)
+    last = imp_resp.ndim - 1
+    for ax in range(imp_resp.ndim):
+        m, n = imp_resp.shape[ax], shape[ax]
+        if ax < imp_resp.ndim - dim:
+            pad = [(0, 0)] * imp_resp.ndim
+            pad[ax] = (0, n - m)
+            out = xp.pad(out, pad)
+            continue
+        k = xp.arange(n // 2 + 1 if is_real and ax == last else n, dtype=np.float64)
+        j = xp.arange(m, dtype=np.float64) - m // 2
+        basis = xp.exp((-2j * np.pi / n) * xp.multiply.outer(k, j)).astype(ctype)    # (frequencies, taps)
+        out = xp.moveaxis(xp.tensordot(out, basis, axes=([ax], [1])), -1, ax)
+    return out
 
 
 def laplacian(ndim, shape, is_real=True, xp=np):
