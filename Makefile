@@ -10,7 +10,8 @@ export NDIMG_CUDA ?= AUTO
 # writer the tests use. apt-get them when missing and we are root.
 DEBS = libturbojpeg0-dev libjpeg62-turbo-dev libdeflate-dev libzstd-dev libopenjp2-7-dev libwebp-dev libvips-tools
 PY_DEPS = "scikit-build-core>=0.10" "nanobind>=2.4" "numpy>=1.24" "scipy>=1.10" "scikit-image==0.26.*" \
-          pytest tifffile imagecodecs pillow openslide-python openslide-bin matplotlib tqdm dask distributed zarr
+          pytest tifffile imagecodecs pillow openslide-python openslide-bin matplotlib tqdm dask distributed zarr \
+          PyWavelets
 install:
 	@missing=$$(for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \

@@ -33,6 +33,16 @@ NDIMG_HD int64_t coord_map(int64_t n, int64_t c, char mode) {
   return c;
 }
 
+// The colour table's bin of a scaled colour distance x as scikit-image's Cython takes it: truncated, the last
+// bin past the table; a NaN or a distance past int64 (1e308 colours overflow to inf) converts to int64's
+// minimum on x86, an index whose byte offset wraps around to the table's first element: bin 0. (A negative
+// distance, from scikit-image's integer overflow of the image's range, reads before its table: bin 0 here.)
+template <class T>
+NDIMG_HD int64_t color_bin(T x, int64_t max_bin) {
+  if (!(x >= T(0) && x < T(9.2e18))) return 0;
+  return x < T(max_bin) ? int64_t(x) : max_bin;
+}
+
 // exp(y) from the bits of a double: the high word (int32)(2^20 / ln 2 * y) + 1023 * 2^20 - 60801, the low
 // word 0 (valid for the y <= 0 the weights need).
 NDIMG_HD double fast_exp(double y) {

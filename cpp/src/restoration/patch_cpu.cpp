@@ -14,6 +14,7 @@
 namespace ndimg::restoration {
 namespace {
 
+using patch_math::color_bin;
 using patch_math::coord_map;
 using patch_math::fast_exp;
 using patch_math::kDistanceCutoff;
@@ -54,8 +55,7 @@ void bilateral_t(const View& image, int64_t win, char mode, double cval_d, doubl
             }
             dist = T(std::sqrt(double(dist)));
             const T scaled = dist * dist_scale;
-            // scikit-image truncates to an index and takes the last bin past the table (NaN too, here)
-            const int64_t bin = scaled < T(max_bin) ? int64_t(scaled) : max_bin;
+            const int64_t bin = color_bin(scaled, max_bin);
             const T weight = range_lut[kr * win + kc] * color_lut[bin];
             for (int64_t d = 0; d < dims; ++d) totals[d] += values[d] * weight;
             total_weight += weight;
