@@ -2556,6 +2556,111 @@ REGISTRY["restoration.denoise_tv_bregman"] = replace(REGISTRY["restoration.denoi
 del _DC, _TV, _F16
 # ---- end restoration deconvolution and variational ----
 # ---- issue 28: restoration denoisers ----
+# The patch loops (bilateral, non-local means, rolling ball) run scikit-image's arithmetic in C++ on the CPU
+# engine (bit for bit but for fast NL-means' float64 sums, summed per worker: ~1e-15); no GPU schedule yet.
+# The wavelet functions use PyWavelets on the host. The callables the meta-denoisers take are plain xp code.
+# Dask: NL-means and rolling_ball blockwise (exact halos); the others depend on the whole image (bilateral's
+# colour table spans its maximum, wavelet thresholds and noise estimates its details, cycle spinning wraps it
+# around): no rule, Dask input refused.
+_RS = "ndimg.restoration"
+
+
+def _half_flip(x):
+    """A stand-in denoiser for cycle_spin / denoise_invariant cases: the mean of x and x flipped."""
+    return (x + x[::-1]) / 2
+
+
+def _no_channels(ndim, depths, channel_axis=None):
+    """`depths` on every axis but the channel axis."""
+    out = [int(depths)] * ndim
+    if channel_axis is not None:
+        out[channel_axis % ndim] = 0
+    return tuple(out)
+
+
+def _nl_means_halo(ndim, patch_size=7, patch_distance=11, channel_axis=None, **_):
+    """A pixel's patch (odd patch_size // 2) about every pixel within patch_distance."""
+    return _no_channels(ndim, (int(patch_size) | 1) // 2 + int(patch_distance), channel_axis)
+
+
+def _rolling_ball_halo(ndim, radius=100, kernel=None, **_):
+    """The kernel's half extent (the ball's: ceil(radius))."""
+    return tuple(int(s) // 2 for s in np.shape(kernel)) if kernel is not None else int(np.ceil(radius))
+
+
+_RGB = (17, 23, 3)
+# scikit-image's Cython loops take native-order floats only (a ValueError for big-endian buffers)
+_NATIVE_ONLY = {"big_endian_f4": "scikit-image's Cython buffers refuse big-endian input; ndimg computes it in native order"}
+# signed integers: scikit-image shifts a negative image by its minimum in the dtype's own arithmetic, which
+# overflows (int8 127 - -128) and then reads before its colour table; those dtypes are left out of the cases
+register("restoration", "denoise_bilateral", f"{_RS}._denoise:denoise_bilateral", ndim=(2,), engines=("cpu",),
+         dtypes=("uint8", "uint16", "uint32") + FLOATS,
+         family="patch", rtol=1e-6, atol=1e-7,
+         cases=tuple(case(mode=m, cval=0.25, sigma_color=0.2) for m in ("constant", "edge", "symmetric", "reflect", "wrap"))
+         + (case(), case(win_size=4, sigma_spatial=2, bins=100), case(_inputs=("signed",), sigma_color=0.3),
+            case(channel_axis=-1, _shape=_RGB, _id="rgb"), case(channel_axis=0, sigma_color=0.1, _shape=(3, 17, 23), _id="rgb_axis0")),
+         bad=(bad(ValueError, _shape=_RGB, _id="3d_gray"), bad(ValueError, channel_axis=-1, _id="2d_channel_axis"),
+              bad(ValueError, mode="bogus"), bad(ValueError, channel_axis=-1, _shape=(3, 4, 5, 3), _id="4d")),
+         known_differences=_NATIVE_ONLY,
+         bench=(("2d_1k_f32", dict(sigma_color=0.1, sigma_spatial=2)),))
+register("restoration", "denoise_nl_means", f"{_RS}.non_local_means:denoise_nl_means", ndim=(2, 3), engines=("cpu",),
+         family="patch", rtol=1e-6, atol=1e-7, halo=_nl_means_halo,
+         known_differences=dict(_NATIVE_ONLY, **{f"1e308:{n}d": "squares of 1e308 overflow: scikit-image's integral image "
+                                                 "turns the inf into NaN distances elsewhere than ndimg's box sums"
+                                                 for n in (2, 3)}),
+         cases=(case(patch_size=3, patch_distance=2, h=0.2), case(patch_size=4, patch_distance=2, h=0.3, sigma=0.05),
+                case(patch_size=3, patch_distance=2, h=0.2, fast_mode=False),
+                case(patch_size=3, patch_distance=1, h=0.1, preserve_range=True),
+                case(patch_size=3, patch_distance=2, h=0.2, channel_axis=-1, _shape=_RGB, _id="rgb"),
+                case(patch_size=3, patch_distance=2, h=0.2, channel_axis=-1, fast_mode=False, _shape=_RGB, _id="rgb_exact"),
+                case(patch_size=3, patch_distance=1, h=0.2, _shape=(3, 5, 4, 6), _ndim=(3,), _id="4d")),
+         bad=(bad(NotImplementedError, _shape=(29,), _id="1d"),
+              bad(NotImplementedError, fast_mode=False, _shape=(3, 5, 4, 6), _id="4d_exact"),
+              bad(NotImplementedError, fast_mode=False, channel_axis=-1, _shape=(5, 6, 7, 2), _id="3d_rgb_exact")),
+         bench=(("2d_1k_f32", dict(patch_size=5, patch_distance=6, h=0.1)),))
+register("restoration", "denoise_wavelet", f"{_RS}._denoise:denoise_wavelet", ndim=(2, 3), engines=("cpu",),
+         family="wavelet", rtol=1e-5, atol=1e-6,
+         cases=(case(), case(method="VisuShrink", sigma=0.1), case(wavelet="db2", mode="hard", wavelet_levels=1),
+                case(rescale_sigma=False, sigma=0.05), case(channel_axis=-1, _shape=_RGB, _id="rgb"),
+                case(channel_axis=-1, convert2ycbcr=True, _shape=_RGB, _id="ycbcr"),
+                case(channel_axis=-1, convert2ycbcr=True, sigma=0.1, _shape=_RGB, _id="ycbcr_sigma")),
+         bad=(bad(ValueError, method="bogus"), bad(ValueError, convert2ycbcr=True),
+              bad(ValueError, channel_axis=-1, sigma=(0.1, 0.2), _shape=_RGB, _id="sigmas")),
+         bench=(("2d_f32", {}),))
+register("restoration", "estimate_sigma", f"{_RS}._denoise:estimate_sigma", ndim=(2, 3), engines=("cpu",),
+         family="wavelet", rtol=1e-6, atol=1e-8,
+         cases=(case(), case(channel_axis=-1, _shape=_RGB, _id="rgb"),
+                case(channel_axis=0, average_sigmas=True, _shape=(3, 17, 23), _id="rgb_average")),
+         bench=(("2d_f32", {}),))
+register("restoration", "rolling_ball", f"{_RS}._rolling_ball:rolling_ball", ndim=(2, 3), engines=("cpu",),
+         family="patch", rtol=0, atol=0, halo=_rolling_ball_halo,
+         cases=(case(radius=3), case(radius=2.5, nansafe=True), case(radius=4, workers=1),
+                case(kernel=np.array([[np.inf, 1, np.inf], [2, 3, 0.5], [1, np.inf, 4]]), _ndim=(2,), _id="kernel2d"),
+                case(kernel=np.ones((3, 1, 5)), _ndim=(3,), _id="kernel3d")),
+         bad=(bad(ValueError, radius=2, workers=1, num_threads=1, _id="both_workers"),),
+         bench=(("2d_1k_f32", dict(radius=15)), ("3d_f32", dict(radius=3))))
+_GEN = dict(ndim=(), engines=("cpu",), inputs=("none",), rtol=1e-12, atol=0, family="patch")
+register("restoration", "ball_kernel", f"{_RS}._rolling_ball:ball_kernel", **_GEN,
+         cases=(case(radius=3, ndim=2), case(radius=2.5, ndim=3), case(radius=0.5, ndim=1)),
+         bench=(("none", dict(radius=50, ndim=3)),))
+register("restoration", "ellipsoid_kernel", f"{_RS}._rolling_ball:ellipsoid_kernel", **_GEN,
+         cases=(case(shape=(5, 7), intensity=3), case(shape=(2, 4, 6), intensity=0.5), case(shape=(1, 8), intensity=2)),
+         bench=(("none", dict(shape=(101, 101, 101), intensity=10)),))
+register("restoration", "cycle_spin", f"{_RS}._cycle_spin:cycle_spin", dtypes=FLOATS, ndim=(2, 3),
+         family="meta",
+         cases=(case(func=_half_flip, max_shifts=1), case(func=_half_flip, max_shifts=2, shift_steps=2, workers=1),
+                case(func=_half_flip, max_shifts=(1, 0), _ndim=(2,)),
+                case(func=_half_flip, max_shifts=1, channel_axis=-1, _shape=_RGB, _id="rgb")),
+         bad=(bad(ValueError, func=_half_flip, max_shifts=(1, 2, 3, 4)), bad(ValueError, func=_half_flip, max_shifts=1, shift_steps=0),
+              bad(ValueError, func=_half_flip, max_shifts=(1, 1, 1), channel_axis=-1, _shape=_RGB, _id="channel_shift")),
+         bench=(("2d_small_f32", dict(func=_half_flip, max_shifts=3)),))
+register("restoration", "denoise_invariant", f"{_RS}.j_invariant:denoise_invariant", dtypes=FLOATS + ("uint8",),
+         ndim=(2, 3), family="meta", rtol=1e-5, atol=1e-6,
+         cases=(case(denoise_function=_half_flip), case(denoise_function=_half_flip, stride=3)),
+         bench=(("2d_small_f32", dict(denoise_function=_half_flip)),))
+register("restoration", "calibrate_denoiser", f"{_RS}.j_invariant:calibrate_denoiser", inputs=("none",), ndim=(), cases=(),
+         family="meta", extra={"tested_in": "tests/restoration/test_denoisers.py"})
+del _RS, _RGB, _GEN, _NATIVE_ONLY
 # ---- end restoration denoisers ----
 # ---- issue 28: registration ----
 _RG = "ndimg.registration"
