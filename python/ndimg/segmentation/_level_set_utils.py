@@ -18,17 +18,34 @@ def disk_level_set(image_shape, *, center=None, radius=None):
         center = tuple(i // 2 for i in image_shape)
     if radius is None:
         radius = min(image_shape) * 3.0 / 8.0
-    grid = np.mgrid[[slice(i) for i in image_shape]]
-    grid = (grid.T - center).T
-    phi = radius - np.sqrt(np.sum(grid**2, 0))
+    ndim = len(image_shape)
+    if np.shape(center) not in ((), (1,), (ndim,)) or ndim == 0:
+        # other centres broadcast against scikit-image's transposed grid: its own steps
+        grid = np.mgrid[[slice(i) for i in image_shape]]
+        phi = radius - np.sqrt(np.sum(((grid.T - center).T) ** 2, 0))
+        return np.int8(phi > 0)
+    # scikit-image's coordinates minus the centre, one open axis each (the same values, summed in the same
+    # axis order, without the grid's ndim full-size arrays)
+    center = np.broadcast_to(np.asarray(center), (ndim,))
+    axes = np.ogrid[[slice(i) for i in image_shape]]
+    total = (axes[0] - center[0]) ** 2
+    for a, c in zip(axes[1:], center[1:]):
+        total = total + (a - c) ** 2
+    phi = radius - np.sqrt(np.broadcast_to(total, tuple(image_shape)))
     return np.int8(phi > 0)
 
 
 def checkerboard_level_set(image_shape, square_size=5):
     """int8 array of `image_shape`: squares of `square_size` alternately 0 and 1, 0 at the origin."""
-    grid = np.mgrid[[slice(i) for i in image_shape]]
-    grid = (grid // square_size) & 1
-    return np.int8(np.bitwise_xor.reduce(grid, axis=0))
+    if len(image_shape) == 0:   # no axis: scikit-image's empty grid reduced
+        grid = np.mgrid[[slice(i) for i in image_shape]]
+        return np.int8(np.bitwise_xor.reduce((grid // square_size) & 1, axis=0))
+    # each axis's parity once, combined by broadcasting (the grid's values, without its full-size arrays)
+    parity = [(a // square_size) & 1 for a in np.ogrid[[slice(i) for i in image_shape]]]
+    board = parity[0]
+    for p in parity[1:]:
+        board = board ^ p
+    return np.int8(np.broadcast_to(board, tuple(image_shape)))
 
 
 def init_level_set(init_level_set, image_shape):

@@ -82,7 +82,8 @@ def _paint(marked, where, value):
 
         blockwise_rows(fill, rows, np.ascontiguousarray(where).reshape(-1))
         return
-    marked[where] = value
+    xp = xp_of(marked)
+    marked[where] = value if xp is np else xp.asarray(value, dtype=marked.dtype)   # CuPy takes arrays
 
 
 @engine_aware("image", "label_img")
