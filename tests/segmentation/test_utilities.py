@@ -78,3 +78,14 @@ def test_mark_boundaries_dask_rgb_image(outline_color):
     assert isinstance(lazy, da.Array)
     np.testing.assert_array_equal(lazy.compute(scheduler="sync"),
                                   sks.mark_boundaries(image, labels, outline_color=outline_color))
+
+
+@pytest.mark.parametrize("spacing", [1, (1.0, 0.5), (2.0, 1.3)])
+def test_expand_labels_dask_ties_as_in_memory(spacing):
+    # sparse labels on a grid: many background elements equally near two labels, some near chunk faces
+    da = pytest.importorskip("dask.array")
+    rng = np.random.default_rng(4)
+    labels = np.where(rng.random((41, 37)) < 0.05, rng.integers(1, 6, (41, 37)), 0)
+    lazy = seg.expand_labels(da.from_array(labels, chunks=(9, 11)), 3, spacing)
+    assert isinstance(lazy, da.Array)
+    np.testing.assert_array_equal(lazy.compute(scheduler="sync"), sks.expand_labels(labels, 3, spacing))
