@@ -2349,6 +2349,18 @@ def _boundaries_halo(ndim, mode="thick", outline_color=None, **_):
     return 1 if outline_color is None else 2
 
 
+def _expand_halo(ndim, distance=1, spacing=1, **_):
+    """expand_labels: an element takes the nearest label within `distance`, which lies within
+    ceil(distance / spacing) elements along each axis (one more for the rounding of the distances)."""
+    import math
+
+    d = float(distance)
+    steps = [float(v) for v in _seq(spacing, ndim)]
+    if not math.isfinite(d) or min(steps, default=1.0) <= 0:
+        whole_image("an unbounded distance (or a spacing <= 0) reaches the whole image")
+    return tuple(max(0, math.ceil(d / v)) + 1 for v in steps)
+
+
 _LABELS_BENCH = tuple((s, dict(_inputs=("labels:50",), _dtype="int32")) for s in ("2d_f32", "3d_f32"))
 register("segmentation", "clear_border", f"{_SG}._clear_border:clear_border", dtypes=ALL + ("uint64",), ndim=(1, 2, 3),
          inputs=("labels",), family="label_values", rtol=0, atol=0,
@@ -2361,7 +2373,7 @@ register("segmentation", "clear_border", f"{_SG}._clear_border:clear_border", dt
          bench=_LABELS_BENCH + (("2d_f32", dict(_inputs=("mask:0.4",), _dtype="int32")),
                                 ("2d_f32", dict(_inputs=("mask:0.4",), _dtype="bool"))))
 register("segmentation", "expand_labels", f"{_SG}._expand_labels:expand_labels", dtypes=ALL + ("uint64",),
-         ndim=(1, 2, 3), inputs=("labels",), family="distance", rtol=0, atol=0,
+         ndim=(1, 2, 3), inputs=("labels",), family="distance", rtol=0, atol=0, halo=_expand_halo,
          cases=(case(), case(distance=3), case(distance=1.5), case(distance=0), case(_inputs=("mask:0.05",), distance=4),
                 case(spacing=(1.0, 2.5), distance=2, _ndim=(2,)), case(spacing=(2, 1, 0.5), distance=1.5, _ndim=(3,)),
                 case(_inputs=("mask:0.0",)), case(_inputs=("mask:1.1",))),
