@@ -78,8 +78,8 @@ class Heap {
 
 // A monotone priority queue (nothing pushed below the last key popped) for unique (value, age) keys: the
 // values cut into `count` equal ranges over [lo, hi] (below lo: the first, above hi: the last), each range a
-// linked list of entries until the flooding reaches it, then a small binary heap. Exact for any spread of
-// values; fast where the ranges are small.
+// linked list of chunks of entries until the flooding reaches it, then a small binary heap. Exact for any
+// spread of values; fast where the ranges are small.
 template <class I>
 class BucketQueue {
  public:
@@ -95,26 +95,33 @@ class BucketQueue {
       std::push_heap(near_.begin(), near_.end(), later);
       return;
     }
-    I slot;
-    if (free_ >= 0) {
-      slot = free_;
-      free_ = pool_[size_t(slot)].next;
-    } else {
-      slot = I(pool_.size());
-      pool_.emplace_back();
+    I c = head_[size_t(b)];
+    if (c < 0 || pool_[size_t(c)].count == kChunk) {
+      I fresh;
+      if (free_ >= 0) {
+        fresh = free_;
+        free_ = pool_[size_t(fresh)].next;
+      } else {
+        fresh = I(pool_.size());
+        pool_.emplace_back();
+      }
+      pool_[size_t(fresh)].next = c;
+      pool_[size_t(fresh)].count = 0;
+      head_[size_t(b)] = c = fresh;
     }
-    pool_[size_t(slot)] = {x, head_[size_t(b)]};
-    head_[size_t(b)] = slot;
+    Chunk& ch = pool_[size_t(c)];
+    ch.items[ch.count++] = x;
   }
   Item<I> pop() {
     while (near_.empty()) {  // the next range with entries becomes the heap
       ++cur_;
-      for (I e = head_[size_t(cur_)]; e >= 0;) {
-        const I next = pool_[size_t(e)].next;
-        near_.push_back(pool_[size_t(e)].item);
-        pool_[size_t(e)].next = free_;
-        free_ = e;
-        e = next;
+      for (I c = head_[size_t(cur_)]; c >= 0;) {
+        Chunk& ch = pool_[size_t(c)];
+        const I next = ch.next;
+        near_.insert(near_.end(), ch.items, ch.items + ch.count);
+        ch.next = free_;
+        free_ = c;
+        c = next;
       }
       head_[size_t(cur_)] = I(-1);
       std::make_heap(near_.begin(), near_.end(), later);
@@ -127,9 +134,11 @@ class BucketQueue {
   }
 
  private:
-  struct Entry {
-    Item<I> item;
+  static constexpr int kChunk = 8;
+  struct Chunk {
+    Item<I> items[kChunk];
     I next;
+    int32_t count;
   };
   static bool later(const Item<I>& a, const Item<I>& b) { return smaller(b, a); }
   // monotone in v: equal values share a range, a larger value never gets a lower one
@@ -141,7 +150,7 @@ class BucketQueue {
   }
   double lo_, hi_, scale_;
   std::vector<I> head_;
-  std::vector<Entry> pool_;
+  std::vector<Chunk> pool_;
   std::vector<Item<I>> near_;
   I free_ = I(-1);
   int64_t cur_ = 0, size_ = 0;
@@ -227,8 +236,8 @@ void flood(std::vector<Px>& px, std::span<const int64_t> offsets, const std::vec
   // entries: one per element labelled on entry, else one per (element, neighbour) at most
   const int64_t k = int64_t(offsets.size());
   const bool many = compact || wsl ? n > (INT32_MAX - 1) / std::max<int64_t>(k, 1) : n >= INT32_MAX - 1;
-  // about 8 elements a range, where the values spread evenly
-  Queue<I> heap(nan || many, any_ties, ties, lo, hi, std::clamp<int64_t>(n / 8, 1, int64_t(1) << 22));
+  // about 64 elements a range where the values spread evenly (a few chunks each, a heap of a few levels)
+  Queue<I> heap(nan || many, any_ties, ties, lo, hi, std::clamp<int64_t>(n / 64, 1, int64_t(1) << 20));
   for (int64_t i = 0; i < n; ++i)
     if (px[i].lab) heap.push({px[i].v, 0, I(i), I(i)});
   int64_t age = 1;
