@@ -2388,7 +2388,8 @@ register("segmentation", "find_boundaries", f"{_SG}.boundaries:find_boundaries",
              case(mode="bogus"), case(_inputs=("mask:0.4",), mode="outer")),
          bad=(bad(ValueError, mode="outer", _dtype="float32"),),
          bench=_LABELS_BENCH)
-register("segmentation", "mark_boundaries", f"{_SG}.boundaries:mark_boundaries", dtypes=NUMERIC + ("bool",), ndim=(2,),
+register("segmentation", "mark_boundaries", f"{_SG}.boundaries:mark_boundaries", dtypes=NUMERIC + ("bool", "float16"),
+         ndim=(2,),
          inputs=("image", "int_labels"), family="rank", halo=_boundaries_halo,
          dask=f"{_SG}.boundaries:mark_boundaries_dask",
          cases=tuple(case(mode=m) for m in ("thick", "inner", "outer", "subpixel")) + (
