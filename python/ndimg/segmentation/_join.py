@@ -27,7 +27,7 @@ class ArrayMap:
         self._array = None
 
     def __len__(self):
-        return xp_of(self.in_values).max(self.in_values) + 1
+        return int(xp_of(self.in_values).max(self.in_values)) + 1
 
     def __array__(self, dtype=None, copy=None):
         in_values, out_values = _host(self.in_values), _host(self.out_values)
