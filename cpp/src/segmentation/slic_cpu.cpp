@@ -53,91 +53,77 @@ struct Band {
   int64_t start_label;
   T* distance;
   int64_t* labels;
+  const T* xs;   // T(x) for every column
 };
 
-template <class T, int NC>
-[[gnu::always_inline]] inline bool assign_band(const Band<T>& b, int64_t r0, int64_t r1) {
-  const int64_t C = NC > 0 ? NC : b.C, H = b.H, W = b.W, N = b.D * H * W;
-  std::fill(b.distance + r0 * W, b.distance + r1 * W, T(DBL_MAX));
-  std::vector<T> dx2(static_cast<size_t>(W)), dcb(static_cast<size_t>(W));
-  T* __restrict dxs = dx2.data();
-  T* __restrict dc = dcb.data();
+// One centre over columns [x0, x1) of one row; the flags fixed at compile time so the loop vectorizes.
+template <class T, int NC, bool COLOR, bool MASK, bool ZERO>
+[[gnu::always_inline]] inline int row_pass(const T* __restrict p, int64_t N, int64_t C_, const T* __restrict xs,
+                                           const uint8_t* __restrict m, T* __restrict dist, int64_t* __restrict lab,
+                                           int64_t x0, int64_t x1, const T* s, T base, T sx, T sw, T mdc, int64_t lk) {
+  const int64_t C = NC > 0 ? NC : C_;
+  const T cx = s[2], s0 = s[3];
   int any = 0;
-  for (int64_t k = 0; k < b.n_seg; ++k) {
-    const Win& w = b.wins[k];
-    if (!w.ok) continue;
-    const T* s = b.seg + k * b.F;
-    const T cz = s[0], cy = s[1], cx = s[2];
-    const T mdc = b.max_dist_color[k];
-    const int64_t x0 = w.x0, n = w.x1 - w.x0, lk = k + b.start_label;
-    if (n <= 0) continue;
-    for (int64_t i = 0; i < n; ++i) {
-      T dx = b.sx * (cx - T(x0 + i));
-      dxs[i] = dx * dx;
-    }
-    for (int64_t z = w.z0; z < w.z1; ++z) {
-      const int64_t ylo = std::max(w.y0, r0 - z * H), yhi = std::min(w.y1, r1 - z * H);
-      if (ylo >= yhi) continue;
-      T dz = b.sz * (cz - T(z));
-      dz *= dz;
-      for (int64_t y = ylo; y < yhi; ++y) {
-        T dy = b.sy * (cy - T(y));
-        dy *= dy;
-        const T base = dz + dy;
-        const int64_t row = (z * H + y) * W + x0;
-        if (!b.ignore_color) {
-          // skimage's colour sum starts from 0: 0 + t * t is t * t
-          const T* __restrict p = b.planes + row;
-          const T s0 = s[3];
-          for (int64_t i = 0; i < n; ++i) {
-            const T t = p[i] - s0;
-            dc[i] = t * t;
-          }
-          for (int64_t c = 1; c < C; ++c) {
-            const T* __restrict pc = p + c * N;
-            const T sc = s[3 + c];
-            for (int64_t i = 0; i < n; ++i) {
-              const T t = pc[i] - sc;
-              dc[i] += t * t;
-            }
-          }
-          if (b.slic_zero)
-            for (int64_t i = 0; i < n; ++i) dc[i] /= mdc;
-        }
-        T* __restrict dist = b.distance + row;
-        int64_t* __restrict lab = b.labels + row;
-        const T sw = b.sw;
-        if (b.mask) {
-          const uint8_t* __restrict m = b.mask + row;
-          for (int64_t i = 0; i < n; ++i) {
-            T d = (base + dxs[i]) * sw;
-            if (!b.ignore_color) d += dc[i];
-            const bool better = (m[i] != 0) & (dist[i] > d);
-            dist[i] = better ? d : dist[i];
-            lab[i] = better ? lk : lab[i];
-            any |= better;
-          }
-        } else if (b.ignore_color) {
-          for (int64_t i = 0; i < n; ++i) {
-            const T d = (base + dxs[i]) * sw;
-            const bool better = dist[i] > d;
-            dist[i] = better ? d : dist[i];
-            lab[i] = better ? lk : lab[i];
-            any |= better;
-          }
-        } else {
-          for (int64_t i = 0; i < n; ++i) {
-            const T d = (base + dxs[i]) * sw + dc[i];
-            const bool better = dist[i] > d;
-            dist[i] = better ? d : dist[i];
-            lab[i] = better ? lk : lab[i];
-            any |= better;
-          }
-        }
+  for (int64_t x = x0; x < x1; ++x) {
+    T dx = sx * (cx - xs[x]);
+    dx *= dx;
+    T d = (base + dx) * sw;
+    if constexpr (COLOR) {
+      // skimage's colour sum starts from 0: 0 + t * t is t * t
+      T t = p[x] - s0;
+      T dc = t * t;
+      for (int64_t c = 1; c < C; ++c) {
+        t = p[c * N + x] - s[3 + c];
+        dc += t * t;
       }
+      if constexpr (ZERO) dc /= mdc;
+      d += dc;
+    }
+    bool better = dist[x] > d;
+    if constexpr (MASK) better = better & (m[x] != 0);
+    dist[x] = better ? d : dist[x];
+    lab[x] = better ? lk : lab[x];
+    any |= better;
+  }
+  return any;
+}
+
+// Row by row (a row's planes, distances and labels stay in cache while every centre whose window holds it
+// passes over it, in centre order: each voxel still meets the centres in skimage's order).
+template <class T, int NC, bool COLOR, bool MASK, bool ZERO>
+[[gnu::always_inline]] inline bool assign_rows(const Band<T>& b, int64_t r0, int64_t r1) {
+  const int64_t H = b.H, W = b.W, N = b.D * H * W;
+  int any = 0;
+  for (int64_t row = r0; row < r1; ++row) {
+    const int64_t z = row / H, y = row % H;
+    T* dist = b.distance + row * W;
+    int64_t* lab = b.labels + row * W;
+    const uint8_t* m = MASK ? b.mask + row * W : nullptr;
+    const T* p = b.planes + row * W;
+    for (int64_t k = 0; k < b.n_seg; ++k) {
+      const Win w = b.wins[k];
+      if (!w.ok || z < w.z0 || z >= w.z1 || y < w.y0 || y >= w.y1) continue;
+      const T* s = b.seg + k * b.F;
+      T dz = b.sz * (s[0] - T(z));
+      dz *= dz;
+      T dy = b.sy * (s[1] - T(y));
+      dy *= dy;
+      any |= row_pass<T, NC, COLOR, MASK, ZERO>(p, N, b.C, b.xs, m, dist, lab, w.x0, w.x1, s, dz + dy, b.sx, b.sw,
+                                                b.max_dist_color[k], k + b.start_label);
     }
   }
   return any != 0;
+}
+
+template <class T, int NC>
+[[gnu::always_inline]] inline bool assign_band(const Band<T>& b, int64_t r0, int64_t r1) {
+  std::fill(b.distance + r0 * b.W, b.distance + r1 * b.W, T(DBL_MAX));
+  const bool mask = b.mask != nullptr;
+  if (b.ignore_color)
+    return mask ? assign_rows<T, NC, false, true, false>(b, r0, r1) : assign_rows<T, NC, false, false, false>(b, r0, r1);
+  if (b.slic_zero)
+    return mask ? assign_rows<T, NC, true, true, true>(b, r0, r1) : assign_rows<T, NC, true, false, true>(b, r0, r1);
+  return mask ? assign_rows<T, NC, true, true, false>(b, r0, r1) : assign_rows<T, NC, true, false, false>(b, r0, r1);
 }
 
 template <class T, int NC>
@@ -164,14 +150,15 @@ void iterate(const T* img, int64_t D, int64_t H, int64_t W, int64_t C_, const ui
   std::vector<Win> wins(static_cast<size_t>(n_seg));
   const int64_t rows = D * H;
   const int64_t grain = std::max<int64_t>(1, rows / (8 * std::max(1, num_threads())));
-  std::vector<T> planes(ignore_color ? 0 : size_t(N * C));
+  std::vector<T> planes(ignore_color ? 0 : size_t(N * C)), xs(static_cast<size_t>(W));
+  for (int64_t x = 0; x < W; ++x) xs[size_t(x)] = T(x);
   parallel_for(planes.empty() ? 0 : N, 1 << 16, [&](int64_t i0, int64_t i1) {
     for (int64_t c = 0; c < C; ++c)
       for (int64_t i = i0; i < i1; ++i) planes[size_t(c * N + i)] = img[i * C + c];
   });
   const Band<T> band{planes.data(), C, D, H, W, F, n_seg, mask, seg, wins.data(), max_dist_color.data(),
                      T(spacing[0]), T(spacing[1]), T(spacing[2]), T(1.0 / double(stepf * stepf)), slic_zero,
-                     ignore_color, start_label, distance.data(), labels};
+                     ignore_color, start_label, distance.data(), labels, xs.data()};
   static const bool avx2 = __builtin_cpu_supports("avx2");
   const auto assign = avx2 ? &assign_band_avx2<T, NC> : &assign_band_base<T, NC>;
   for (int64_t it = 0; it < max_iter; ++it) {
