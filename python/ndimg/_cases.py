@@ -357,10 +357,18 @@ KINDS["callable"] = lambda rng, shape, dtype, layout, prev, arg: getattr(np, arg
 
 
 # ---- issue 28: registration ----
-# the previous input translated (periodically) by 2 rows and -3 columns: phase_cross_correlation's pair
-KINDS["shifted"] = lambda rng, shape, dtype, layout, prev, arg: _layout(
-    lambda s: np.roll(np.ascontiguousarray(prev[-1]), (2, -3)[:len(s)], axis=tuple(range(min(2, len(s)))))
-    if s == prev[-1].shape else _values(rng, s, dtype, False), shape, layout)
+# the previous input translated (periodically) by 2 rows and -3 columns: phase_cross_correlation's pair (in a
+# strided layout, the view is the translated previous view, as _around lays it out)
+def _rolled(prev, shape):
+    moved = np.roll(np.ascontiguousarray(prev), (2, -3)[:prev.ndim], axis=tuple(range(min(2, prev.ndim))))
+    if shape == prev.shape:
+        return moved
+    out = np.zeros(shape, prev.dtype)
+    out[tuple(slice(1, None, 2) for _ in shape)] = moved
+    return out
+
+
+KINDS["shifted"] = lambda rng, shape, dtype, layout, prev, arg: _layout(lambda s: _rolled(prev[-1], s), shape, layout)
 IMAGE_KINDS += ("shifted",)
 SHAPES["2d_1k_f32"] = ((1024, 1024), "float32")   # iterative optical flow: a 4K frame takes minutes
 # ---- end registration ----
@@ -375,6 +383,11 @@ KINDS["psf"] = lambda rng, shape, dtype, layout, prev, arg: (
 def psf_of_fewer_dims(args, kwargs):
     """A case's _prep: the psf (second input) one dimension short."""
     return (args[0], np.ascontiguousarray(args[1][0])) + tuple(args[2:]), kwargs
+
+
+def mask_without_channels(args, kwargs):
+    """A case's _prep: the mask (second input) without the image's last axis (its channels)."""
+    return (args[0], np.ascontiguousarray(args[1][..., 0])) + tuple(args[2:]), kwargs
 # ---- end restoration deconvolution and variational ----
 
 
