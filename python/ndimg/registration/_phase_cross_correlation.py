@@ -5,6 +5,7 @@ normalized cross-correlation (_masked_phase_cross_correlation)."""
 from __future__ import annotations
 
 import itertools
+import math
 import warnings
 
 import numpy as np
@@ -25,11 +26,14 @@ def _spectrum_input(image, xp):
     return image.astype(np.float32 if image.dtype == np.float16 else np.float64)
 
 
-def _upsampled_dft(data, upsampled_region_size, upsample_factor=1, axis_offsets=None):
-    """The DFT of `data` zero-padded `upsample_factor` times, only on a region of `upsampled_region_size`
-    samples from `axis_offsets`, by one matrix product per axis (scikit-image's kernels, made on the host in
-    its arithmetic: they are small)."""
-    xp = xp_of(data)
+def _dft_kernel(n_items, ups_size, ax_offset, upsample_factor, dtype):
+    """The (ups_size, n_items) matrix of the upsampled DFT along one axis, in scikit-image's arithmetic (made
+    on the host: it is small)."""
+    kernel = (np.arange(ups_size) - ax_offset)[:, None] * np.fft.fftfreq(n_items, upsample_factor)
+    return np.exp(-1j * 2 * np.pi * kernel).astype(dtype, copy=False)
+
+
+def _check_region(data, upsampled_region_size, axis_offsets):
     if not hasattr(upsampled_region_size, "__iter__"):
         upsampled_region_size = [upsampled_region_size] * data.ndim
     elif len(upsampled_region_size) != data.ndim:
@@ -38,12 +42,39 @@ def _upsampled_dft(data, upsampled_region_size, upsample_factor=1, axis_offsets=
         axis_offsets = [0] * data.ndim
     elif len(axis_offsets) != data.ndim:
         raise ValueError("number of axis offsets must be equal to input data's number of dimensions.")
-    im2pi = 1j * 2 * np.pi
-    for n_items, ups_size, ax_offset in list(zip(data.shape, upsampled_region_size, axis_offsets))[::-1]:
-        kernel = (np.arange(ups_size) - ax_offset)[:, None] * np.fft.fftfreq(n_items, upsample_factor)
-        kernel = np.exp(-im2pi * kernel).astype(data.dtype, copy=False)
-        data = xp.tensordot(xp.asarray(kernel), data, axes=(1, -1))
+    return list(zip(data.shape, upsampled_region_size, axis_offsets))
+
+
+def _upsampled_dft(data, upsampled_region_size, upsample_factor=1, axis_offsets=None):
+    """The DFT of `data` zero-padded `upsample_factor` times, only on a region of `upsampled_region_size`
+    samples from `axis_offsets`, by one matrix product per axis (the last axis first)."""
+    xp = xp_of(data)
+    for n_items, ups_size, ax_offset in _check_region(data, upsampled_region_size, axis_offsets)[::-1]:
+        data = xp.tensordot(xp.asarray(_dft_kernel(n_items, ups_size, ax_offset, upsample_factor, data.dtype)),
+                            data, axes=(1, -1))
     return data
+
+
+def _upsampled_correlation(half, n_last, upsampled_region_size, upsample_factor, axis_offsets):
+    """conj(_upsampled_dft(conj(P))) of the full Hermitian spectrum P whose rfftn half (last axis) is `half`,
+    without forming P: along the last axis, column k >= h of conj(P) is P's half at the mirrored index
+    (-j, n - k), so the product over all n columns is one product over the half's columns as they are and
+    one over them as mirrors, whose rows are then mirrored (j -> -j) on the small result."""
+    xp = xp_of(half)
+    h = half.shape[-1]
+    dims = _check_region(np.empty(half.shape[:-1] + (n_last,), dtype=bool), upsampled_region_size, axis_offsets)
+    kernel = _dft_kernel(n_last, dims[-1][1], dims[-1][2], upsample_factor, half.dtype)
+    mirrored = np.zeros((kernel.shape[0], h), kernel.dtype)
+    mirrored[:, 1:n_last - h + 1] = kernel[:, :h - 1:-1]   # column m stands for column n - m
+    direct = xp.tensordot(xp.asarray(np.conj(kernel[:, :h])), half, axes=(1, -1)).conj()
+    mirror = xp.tensordot(xp.asarray(mirrored), half, axes=(1, -1))
+    for ax in range(1, mirror.ndim):
+        mirror = xp.roll(xp.flip(mirror, axis=ax), 1, axis=ax)
+    data = direct + mirror
+    for n_items, ups_size, ax_offset in dims[:-1][::-1]:
+        data = xp.tensordot(xp.asarray(_dft_kernel(n_items, ups_size, ax_offset, upsample_factor, data.dtype)),
+                            data, axes=(1, -1))
+    return data.conj()
 
 
 def _compute_phasediff(cross_correlation_max):
@@ -122,6 +153,15 @@ def _energy(freq, xp):
     return xp.sum(xp.real(freq * freq.conj()))
 
 
+def _half_energy(half, n_last, xp):
+    """_energy of the full spectrum of a real signal from its rfftn half: every column but 0 (and n/2 for
+    even n) stands for its mirror too."""
+    e = 2 * _energy(half, xp) - _energy(half[..., 0], xp)
+    if n_last % 2 == 0 and n_last > 1:
+        e -= _energy(half[..., -1], xp)
+    return e
+
+
 def _peak(cross_correlation, xp):
     """The index tuple of the largest magnitude (the first of equals, as np.argmax)."""
     flat = int(xp.argmax(xp.abs(cross_correlation)))
@@ -141,27 +181,38 @@ def phase_cross_correlation(reference_image, moving_image, *, upsample_factor=1,
         return (shift if xp is np else xp.asarray(shift)), np.nan, np.nan
     if reference_image.shape != moving_image.shape:
         raise ValueError("images must be same shape")
-    if space.lower() == "fourier":
+    space = space.lower()
+    if space not in ("real", "fourier"):
+        raise ValueError('space argument must be "real" of "fourier"')
+    shape = reference_image.shape
+    midpoint = np.array([np.trunc(axis_size / 2) for axis_size in shape])
+    fft = fft_of(xp)
+    # real images: their spectra are Hermitian, so half of each (rfftn) carries all of it (half the
+    # transforms and products; the cross-correlation is real)
+    half = space == "real" and reference_image.dtype.kind in "biuf" and moving_image.dtype.kind in "biuf"
+    if half:
+        src_freq = fft.rfftn(_spectrum_input(reference_image, xp))
+        target_freq = fft.rfftn(_spectrum_input(moving_image, xp))
+    elif space == "fourier":
         src_freq, target_freq = reference_image, moving_image
-    elif space.lower() == "real":
-        fft = fft_of(xp)
+    else:
         src_freq = fft.fftn(_spectrum_input(reference_image, xp))
         target_freq = fft.fftn(_spectrum_input(moving_image, xp))
-    else:
-        raise ValueError('space argument must be "real" of "fourier"')
-
-    shape = src_freq.shape
     image_product = _cross_power(src_freq, target_freq, normalization, xp)
-    cross_correlation = fft_of(xp).ifftn(image_product)
-    maxima = _peak(cross_correlation, xp)
-    midpoint = np.array([np.trunc(axis_size / 2) for axis_size in shape])
+    cross_correlation = fft.irfftn(image_product, s=shape) if half else fft.ifftn(image_product)
     float_dtype = image_product.real.dtype
+    complex_type = np.result_type(float_dtype, np.complex64).type
+    maxima = _peak(cross_correlation, xp)
     shift = np.stack(maxima).astype(float_dtype, copy=False)
     shift[shift > midpoint] -= np.array(shape)[shift > midpoint]
 
+    if half:
+        src_amp, target_amp = (_half_energy(f, shape[-1], xp) for f in (src_freq, target_freq))
+    else:
+        src_amp, target_amp = _energy(src_freq, xp), _energy(target_freq, xp)
     if upsample_factor == 1:
-        src_amp = _energy(src_freq, xp) / src_freq.size
-        target_amp = _energy(target_freq, xp) / target_freq.size
+        src_amp = src_amp / math.prod(shape)
+        target_amp = target_amp / math.prod(shape)
         cc_max = cross_correlation[maxima]
     else:
         # refine on a grid 1/upsample_factor fine, 1.5 pixels wide around the estimate
@@ -170,25 +221,28 @@ def phase_cross_correlation(reference_image, moving_image, *, upsample_factor=1,
         upsampled_region_size = np.ceil(upsample_factor * 1.5)
         dftshift = np.trunc(upsampled_region_size / 2.0)
         sample_region_offset = dftshift - shift * upsample_factor
-        cross_correlation = _upsampled_dft(image_product.conj(), upsampled_region_size, upsample_factor,
-                                           sample_region_offset).conj()
+        if half:
+            cross_correlation = _upsampled_correlation(image_product, shape[-1], upsampled_region_size,
+                                                       upsample_factor, sample_region_offset)
+        else:
+            cross_correlation = _upsampled_dft(image_product.conj(), upsampled_region_size, upsample_factor,
+                                               sample_region_offset).conj()
         maxima = _peak(cross_correlation, xp)
         cc_max = cross_correlation[maxima]
         maxima = np.stack(maxima).astype(float_dtype, copy=False)
         maxima -= dftshift
         shift += maxima / upsample_factor
-        src_amp = _energy(src_freq, xp)
-        target_amp = _energy(target_freq, xp)
     if xp is not np:   # the scalars of the result live on the host, as scikit-image's
         cc_max, src_amp, target_amp = cc_max.get()[()], src_amp.get()[()], target_amp.get()[()]
+    cc_max = complex_type(cc_max)
 
     # a shift along an axis of length one has no effect
-    for dim in range(src_freq.ndim):
+    for dim in range(len(shape)):
         if shape[dim] == 1:
             shift[dim] = 0
 
     if disambiguate:
-        if space.lower() != "real":
+        if space != "real":
             ifftn = fft_of(xp).ifftn
             reference_image, moving_image = ifftn(reference_image), ifftn(moving_image)
         shift = _disambiguate_shift(reference_image, moving_image, shift)
