@@ -2561,6 +2561,16 @@ register("restoration", "denoise_tv_bregman", f"{_TV}:denoise_tv_bregman", ndim=
                 case(max_num_iter=5, eps=0.0)),
          bad=(bad(TypeError, _dtype="float16"),),
          bench=(("2d_small_f32", {}),))
+# the sparse solve is scipy's SuperLU on the host: no GPU engine
+register("restoration", "inpaint_biharmonic", "ndimg.restoration.inpaint:inpaint_biharmonic", dtypes=_F16, ndim=(1, 2, 3),
+         engines=("cpu",), inputs=("image", "mask"), rtol=1e-4, atol=1e-6,
+         cases=(case(), case(split_into_regions=True), case(_inputs=("image", "mask:0.5")),
+                case(channel_axis=-1, _prep=_c.mask_without_channels, _ndim=(3,), _id="channel_axis=-1"),
+                case(channel_axis=-1, split_into_regions=True, _prep=_c.mask_without_channels, _ndim=(3,),
+                     _id="channel_axis=-1,split_into_regions=True")),
+         bad=(bad(ValueError, _prep=_c.shrink_second, _id="shrink_second"),
+              bad(ValueError, _inputs=("image", "mask:1.1"), _id="all_masked")),
+         bench=(("2d_small_f32", {}),))
 REGISTRY["restoration.denoise_tv_bregman"] = replace(REGISTRY["restoration.denoise_tv_bregman"], known_differences={
     "big_endian_f4:2d": "scikit-image's Cython loop refuses big-endian buffers with ValueError; ndimg reads them",
     "big_endian_f4:3d": "scikit-image's Cython loop refuses big-endian buffers with ValueError; ndimg reads them",
