@@ -19,6 +19,9 @@ using patch_math::coord_map;
 using patch_math::fast_exp;
 using patch_math::kDistanceCutoff;
 
+// One output row at a time, the window's offsets outermost: every pixel of the row takes its neighbour at
+// that offset in turn, so each pixel's sums run in scikit-image's order (bit for bit) while the work along
+// the row vectorizes. The source rows are copied with their out-of-image neighbours as the mode maps them.
 template <class T>
 void bilateral_t(const View& image, int64_t win, char mode, double cval_d, double dist_scale_d, const View& clut,
                  const View& rlut, const View& outv) {
@@ -27,42 +30,55 @@ void bilateral_t(const View& image, int64_t win, char mode, double cval_d, doubl
   const T* color_lut = clut.ptr<const T>();
   const T* range_lut = rlut.ptr<const T>();
   T* out = outv.ptr<T>();
-  const int64_t ext = (win - 1) / 2, max_bin = clut.shape[0] - 1;
+  const int64_t ext = (win - 1) / 2, max_bin = clut.shape[0] - 1, wide = cols + 2 * ext;
   const T cval = T(cval_d), dist_scale = T(dist_scale_d);
   parallel_for(rows, 1, [&](int64_t r0, int64_t r1) {
-    std::vector<T> values(dims), centres(dims), totals(dims);
-    for (int64_t r = r0; r < r1; ++r)
-      for (int64_t c = 0; c < cols; ++c) {
-        T total_weight = 0;
-        for (int64_t d = 0; d < dims; ++d) {
-          totals[d] = 0;
-          centres[d] = img[(r * cols + c) * dims + d];
+    std::vector<T> src(static_cast<size_t>(wide * dims)), totals(static_cast<size_t>(cols * dims)),
+        weights(static_cast<size_t>(cols));
+    for (int64_t r = r0; r < r1; ++r) {
+      std::fill(totals.begin(), totals.end(), T(0));
+      std::fill(weights.begin(), weights.end(), T(0));
+      const T* centre = img + r * cols * dims;
+      for (int64_t wr = -ext; wr <= ext; ++wr) {
+        const int64_t rr = wr + r, kr = wr + ext;
+        // the source row, ext neighbours either side
+        for (int64_t i = 0; i < wide; ++i) {
+          const int64_t cc = i - ext;
+          const bool outside = mode == 'C' && (rr < 0 || rr >= rows || cc < 0 || cc >= cols);
+          const T* px = outside ? nullptr : img + (coord_map(rows, rr, mode) * cols + coord_map(cols, cc, mode)) * dims;
+          for (int64_t d = 0; d < dims; ++d) src[size_t(i * dims + d)] = outside ? cval : px[d];
         }
-        for (int64_t wr = -ext; wr <= ext; ++wr) {
-          const int64_t rr = wr + r, kr = wr + ext;
-          const bool row_out = rr < 0 || rr >= rows;
-          const int64_t mr = mode == 'C' ? rr : coord_map(rows, rr, mode);
-          for (int64_t wc = -ext; wc <= ext; ++wc) {
-            const int64_t cc = wc + c, kc = wc + ext;
-            const bool outside = mode == 'C' && (row_out || cc < 0 || cc >= cols);
-            const T* px = outside ? nullptr : img + (mr * cols + (mode == 'C' ? cc : coord_map(cols, cc, mode))) * dims;
+        for (int64_t kc = 0; kc <= 2 * ext; ++kc) {
+          const T range_weight = range_lut[kr * win + kc];
+          const T* v = src.data() + kc * dims;
+          T* tot = totals.data();
+          T* tw = weights.data();
+          if (dims == 1) {
+            for (int64_t c = 0; c < cols; ++c) {
+              const T t = centre[c] - v[c];
+              const T dist = std::sqrt(t * t);   // correctly rounded, as scikit-image's double sqrt rounded back
+              const T weight = range_weight * color_lut[color_bin(dist * dist_scale, max_bin)];
+              tot[c] += v[c] * weight;
+              tw[c] += weight;
+            }
+            continue;
+          }
+          for (int64_t c = 0; c < cols; ++c) {
             T dist = 0;
             for (int64_t d = 0; d < dims; ++d) {
-              const T value = outside ? cval : px[d];
-              values[d] = value;
-              const T t = centres[d] - value;
+              const T t = centre[c * dims + d] - v[c * dims + d];
               dist += t * t;
             }
-            dist = T(std::sqrt(double(dist)));
-            const T scaled = dist * dist_scale;
-            const int64_t bin = color_bin(scaled, max_bin);
-            const T weight = range_lut[kr * win + kc] * color_lut[bin];
-            for (int64_t d = 0; d < dims; ++d) totals[d] += values[d] * weight;
-            total_weight += weight;
+            dist = std::sqrt(dist);
+            const T weight = range_weight * color_lut[color_bin(dist * dist_scale, max_bin)];
+            for (int64_t d = 0; d < dims; ++d) tot[c * dims + d] += v[c * dims + d] * weight;
+            tw[c] += weight;
           }
         }
-        for (int64_t d = 0; d < dims; ++d) out[(r * cols + c) * dims + d] = totals[d] / total_weight;
       }
+      for (int64_t c = 0; c < cols; ++c)
+        for (int64_t d = 0; d < dims; ++d) out[(r * cols + c) * dims + d] = totals[size_t(c * dims + d)] / weights[size_t(c)];
+    }
   });
 }
 
@@ -135,11 +151,40 @@ void for_rows(int nd, const int64_t* lo, const int64_t* hi, const int64_t* st, F
 }
 
 struct FastAcc {
-  std::vector<double> weights, result, box, line;
+  std::vector<double> weights, result, a, b, line, sums;
+  std::vector<int64_t> rows;
 };
 
+// The running box sum over (x - o, x + o] along axis `ax` (stride sa) of the rows `rows` (offsets without
+// axis ax, each `len` long): src holds axis positions [from, from + n + 2o - 1), the n sums go to dst at
+// axis positions [from + o - 1, ...). fn(k, sums) instead of dst where given (the last pass, fused).
+template <class F>
+void box_along(const double* src, const std::vector<int64_t>& rows, int64_t len, int64_t sa, int64_t from, int64_t n,
+               int64_t o, std::vector<double>& sums, F&& emit) {
+  const int64_t nr = int64_t(rows.size());
+  sums.assign(size_t(nr * len), 0.0);
+  double* s = sums.data();
+  for (int64_t i = 0; i < 2 * o; ++i)
+    for (int64_t r = 0; r < nr; ++r) {
+      const double* q = src + rows[size_t(r)] + (from + i) * sa;
+      double* sr = s + r * len;
+      for (int64_t x = 0; x < len; ++x) sr[x] += q[x];
+    }
+  for (int64_t k = 0; k < n; ++k) {
+    if (k > 0)
+      for (int64_t r = 0; r < nr; ++r) {
+        const double* in = src + rows[size_t(r)] + (from + k + 2 * o - 1) * sa;
+        const double* out = src + rows[size_t(r)] + (from + k - 1) * sa;
+        double* sr = s + r * len;
+        for (int64_t x = 0; x < len; ++x) sr[x] += in[x] - out[x];
+      }
+    emit(k, s);
+  }
+}
+
 // One shift t of fast non-local means: the box sums of the squared differences between the image and its
-// shift, then every pair's weight added to both pixels' accumulators.
+// shift (along the last axis as they are made, then along each other axis, the first one fused with the
+// weighting), every pair's weight added to both pixels' accumulators.
 void nl_fast_shift(const double* p, int nd, int64_t nch, const int64_t* P, const int64_t* st, const int64_t* t,
                    int64_t o, double var2, double h2s, FastAcc& acc) {
   int64_t lo[kMaxDim], hi[kMaxDim], rlo[kMaxDim], rhi[kMaxDim];
@@ -152,65 +197,89 @@ void nl_fast_shift(const double* p, int nd, int64_t nch, const int64_t* P, const
     rhi[a] = hi[a] + o;
     toff += t[a] * st[a];
   }
-  double* box = acc.box.data();
-  if (o > 0) {
-    for_rows(nd, rlo, rhi, st, [&](int64_t off, int64_t n) {
-      for (int64_t x = off; x < off + n; ++x) {
-        double dist = 0;
-        for (int64_t c = 0; c < nch; ++c) {
-          const double v = p[x * nch + c] - p[(x + toff) * nch + c];
-          dist += v * v;
-        }
-        box[x] = dist - double(nch) * var2;
-      }
-    });
-    // the sum over (x - o, x + o] along each axis in turn, in place (a running sum along each line)
-    int64_t cur_lo[kMaxDim], cur_hi[kMaxDim];
-    for (int a = 0; a < nd; ++a) cur_lo[a] = rlo[a], cur_hi[a] = rhi[a];
-    for (int a = 0; a < nd; ++a) {
-      int64_t llo[kMaxDim], lhi[kMaxDim];
-      for (int b = 0; b < nd; ++b) llo[b] = cur_lo[b], lhi[b] = cur_hi[b];
-      llo[a] = 0, lhi[a] = 1;   // one start per line along a
-      const int64_t len = rhi[a] - rlo[a], sa = st[a];
-      double* line = acc.line.data();
-      auto run = [&](int64_t start) {
-        double* q = box + start + rlo[a] * sa;
-        for (int64_t i = 0; i < len; ++i) line[i] = q[i * sa];
-        double s = 0;
-        for (int64_t i = 0; i < 2 * o; ++i) s += line[i];
-        double* dst = box + start + lo[a] * sa;
-        dst[0] = s;
-        for (int64_t i = 1; i < hi[a] - lo[a]; ++i) {
-          s += line[i + 2 * o - 1] - line[i - 1];
-          dst[i * sa] = s;
-        }
-      };
-      if (a == nd - 1) {
-        for_rows(nd, llo, lhi, st, [&](int64_t off, int64_t) { run(off); });
-      } else {
-        for_rows(nd, llo, lhi, st, [&](int64_t off, int64_t n) {
-          for (int64_t i = 0; i < n; ++i) run(off + i);
-        });
-      }
-      cur_lo[a] = lo[a], cur_hi[a] = hi[a];
-    }
-  }
   const double alpha = t[nd - 1] == 0 ? 0.5 : 1.0;
   double* weights = acc.weights.data();
   double* result = acc.result.data();
-  for_rows(nd, lo, hi, st, [&](int64_t off, int64_t n) {
-    for (int64_t x = off; x < off + n; ++x) {
-      const double distance = (o > 0 ? std::max(box[x], 0.0) : 0.0) / h2s;
-      if (distance > kDistanceCutoff) continue;
-      const double w = alpha * fast_exp(-distance);
-      const int64_t y = x + toff;
-      weights[x] += w;
-      weights[y] += w;
-      for (int64_t c = 0; c < nch; ++c) {
-        result[x * nch + c] += w * p[y * nch + c];
-        result[y * nch + c] += w * p[x * nch + c];
-      }
+  auto weigh = [&](int64_t x, double box) {
+    const double distance = std::max(box, 0.0) / h2s;
+    if (distance > kDistanceCutoff) return;
+    const double w = alpha * fast_exp(-distance);
+    const int64_t y = x + toff;
+    weights[x] += w;
+    weights[y] += w;
+    for (int64_t c = 0; c < nch; ++c) {
+      result[x * nch + c] += w * p[y * nch + c];
+      result[y * nch + c] += w * p[x * nch + c];
     }
+  };
+  if (o == 0) {   // a one-pixel patch: the box (x, x] is empty
+    for_rows(nd, lo, hi, st, [&](int64_t off, int64_t n) {
+      for (int64_t x = off; x < off + n; ++x) weigh(x, 0.0);
+    });
+    return;
+  }
+  const int l = nd - 1;
+  const int64_t len = hi[l] - lo[l];
+  // the squared differences, summed along the last axis at once (box[x] at lo[l] + k)
+  int64_t blo[kMaxDim], bhi[kMaxDim];
+  for (int a = 0; a < nd; ++a) blo[a] = rlo[a], bhi[a] = rhi[a];
+  double* line = acc.line.data();
+  double* a_buf = acc.a.data();
+  for_rows(nd, blo, bhi, st, [&](int64_t off, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t x = off + i;
+      double dist = 0;
+      for (int64_t c = 0; c < nch; ++c) {
+        const double v = p[x * nch + c] - p[(x + toff) * nch + c];
+        dist += v * v;
+      }
+      line[i] = dist - double(nch) * var2;
+    }
+    double* dst = a_buf + off + (o - 1);
+    if (o <= 4) {   // small patches: each box summed directly (independent sums vectorize; a running sum is a chain)
+      for (int64_t k = 0; k < len; ++k) dst[k] = line[k];
+      for (int64_t i = 1; i < 2 * o; ++i)
+        for (int64_t k = 0; k < len; ++k) dst[k] += line[k + i];
+      return;
+    }
+    double sum = 0;
+    for (int64_t i = 0; i < 2 * o; ++i) sum += line[i];
+    dst[0] = sum;
+    for (int64_t k = 1; k < len; ++k) {
+      sum += line[k + 2 * o - 1] - line[k - 1];
+      dst[k] = sum;
+    }
+  });
+  blo[l] = lo[l], bhi[l] = hi[l];
+  // the middle axes, from buffer a to b and back
+  double* src = a_buf;
+  double* other = acc.b.data();
+  for (int ax = nd - 2; ax >= 0; --ax) {
+    int64_t clo[kMaxDim], chi[kMaxDim];
+    for (int q = 0; q < nd; ++q) clo[q] = blo[q], chi[q] = bhi[q];
+    clo[ax] = 0, chi[ax] = 1;
+    acc.rows.clear();
+    for_rows(nd, clo, chi, st, [&](int64_t off, int64_t) { acc.rows.push_back(off); });
+    const int64_t n = hi[ax] - lo[ax];
+    if (ax == 0) {   // the last pass: the box sums weigh the pairs as they come
+      box_along(src, acc.rows, len, st[0], rlo[0], n, o, acc.sums, [&](int64_t k, const double* s) {
+        for (size_t r = 0; r < acc.rows.size(); ++r) {
+          const int64_t base = acc.rows[r] + (lo[0] + k) * st[0];
+          for (int64_t x = 0; x < len; ++x) weigh(base + x, s[int64_t(r) * len + x]);
+        }
+      });
+      return;
+    }
+    box_along(src, acc.rows, len, st[ax], rlo[ax], n, o, acc.sums, [&](int64_t k, const double* s) {
+      for (size_t r = 0; r < acc.rows.size(); ++r)
+        std::copy(s + int64_t(r) * len, s + int64_t(r + 1) * len, other + acc.rows[r] + (lo[ax] + k) * st[ax]);
+    });
+    std::swap(src, other);
+    blo[ax] = lo[ax], bhi[ax] = hi[ax];
+  }
+  // one spatial axis: the last-axis sums are the boxes
+  for_rows(nd, lo, hi, st, [&](int64_t off, int64_t n) {
+    for (int64_t x = off; x < off + n; ++x) weigh(x, src[x]);
   });
 }
 
@@ -327,7 +396,8 @@ void nl_means_fast_cpu(const View& padded, int64_t s, int64_t d, double h, doubl
       FastAcc& acc = accs[size_t(wk)];
       acc.weights.assign(size_t(np), 0.0);
       acc.result.assign(size_t(np * nch), 0.0);
-      acc.box.assign(size_t(np), 0.0);
+      acc.a.assign(size_t(np), 0.0);
+      acc.b.assign(nd > 2 ? size_t(np) : 0, 0.0);
       acc.line.assign(size_t(maxlen), 0.0);
       for (int64_t sh = wk; sh < nshift; sh += workers) {
         int64_t t[kMaxDim];
