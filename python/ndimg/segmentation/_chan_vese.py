@@ -113,7 +113,7 @@ def _host_scalar(x, xp):
     return x if xp is np else x.get()[()]
 
 
-@engine_aware("image", "init_level_set")
+@engine_aware("image")
 def chan_vese(image, mu=0.25, lambda1=1.0, lambda2=1.0, tol=1e-3, max_num_iter=500, dt=0.5,
               init_level_set="checkerboard", extended_output=False):
     """Chan-Vese segmentation (skimage.segmentation.chan_vese)."""

@@ -96,7 +96,7 @@ def _no_callback(u):
     return None
 
 
-@engine_aware("image", "init_level_set")
+@engine_aware("image")
 def morphological_chan_vese(image, num_iter, init_level_set="checkerboard", smoothing=1, lambda1=1, lambda2=1,
                             iter_callback=_no_callback):
     """Morphological active contours without edges (skimage.segmentation.morphological_chan_vese)."""
@@ -119,7 +119,7 @@ def morphological_chan_vese(image, num_iter, init_level_set="checkerboard", smoo
     return u
 
 
-@engine_aware("gimage", "init_level_set")
+@engine_aware("gimage")
 def morphological_geodesic_active_contour(gimage, num_iter, init_level_set="disk", smoothing=1, threshold="auto",
                                           balloon=0, iter_callback=_no_callback):
     """Morphological geodesic active contours (skimage.segmentation.morphological_geodesic_active_contour)."""
