@@ -2476,7 +2476,7 @@ _AC = "ndimg.segmentation"
 # random_walker: the same reduced Laplacian as scikit-image's (bitwise) and scipy's solvers; the probabilities
 # equal scikit-image's to the BLAS dot products' rounding (OpenBLAS splits them by thread count)
 register("segmentation", "random_walker", f"{_AC}.random_walker_segmentation:random_walker",
-         dtypes=("uint8", "uint16", "int16", "float32", "float64"), engines=("cpu",), inputs=("image", "seeds"),
+         dtypes=ALL + ("float16",), engines=("cpu",), inputs=("image", "seeds"),
          family="sparse_solve", rtol=1e-6, atol=1e-8,
          cases=(case(), case(_inputs=("image", "seeds:3"), return_full_prob=True), case(mode="bf", beta=50),
                 case(mode="cg", tol=1e-5), case(mode="cg_mg"), case(mode=None, copy=False),
@@ -2487,7 +2487,7 @@ register("segmentation", "random_walker", f"{_AC}.random_walker_segmentation:ran
               bad(ValueError, _inputs=("image", "mask:0.0")), bad(ValueError, channel_axis=-1, _ndim=(2,))),
          bench=(("2d_small_f32", dict(_inputs=("image", "seeds:3"))),))
 # chan_vese: scikit-image's expressions in its order over xp: equal on NumPy
-register("segmentation", "chan_vese", f"{_AC}._chan_vese:chan_vese", dtypes=NUMERIC, ndim=(2,), family="level_set",
+register("segmentation", "chan_vese", f"{_AC}._chan_vese:chan_vese", dtypes=NUMERIC + ("float16",), ndim=(2,), family="level_set",
          rtol=1e-6, atol=1e-7,
          cases=(case(max_num_iter=20), case(max_num_iter=15, init_level_set="disk", extended_output=True),
                 case(max_num_iter=10, init_level_set="small disk", mu=0.5, lambda1=2.0, dt=0.3, tol=1e-6),
@@ -2516,8 +2516,8 @@ register("segmentation", "morphological_geodesic_active_contour",
          bench=(("2d_1k_f32", dict(num_iter=20, balloon=1)), ("3d_f32", dict(num_iter=2, balloon=1))))
 # active_contour: FITPACK's spline rebuilt, equal to its values to ~1e-15; the snake's iterations amplify that
 # by up to 1 / gamma a step, so the cases run few iterations (float32: an ulp of a force moves a point 1e-5)
-register("segmentation", "active_contour", f"{_AC}.active_contour_model:active_contour", dtypes=NUMERIC, ndim=(2,),
-         inputs=("image", "snake"), family="snake", rtol=1e-5, atol=1e-4,
+register("segmentation", "active_contour", f"{_AC}.active_contour_model:active_contour", dtypes=ALL + ("float16",), ndim=(2,),
+         inputs=("smooth", "snake"), family="snake", rtol=1e-5, atol=1e-4,
          cases=(case(max_num_iter=20), case(max_num_iter=15, w_line=0.5, w_edge=0.2, gamma=0.1),
                 case(max_num_iter=10, alpha=0.1, beta=1.0, max_px_move=0.5, boundary_condition="fixed"),
                 case(max_num_iter=10, boundary_condition="free-fixed", convergence=1.0),
@@ -2525,7 +2525,7 @@ register("segmentation", "active_contour", f"{_AC}.active_contour_model:active_c
                 case(max_num_iter=10, boundary_condition="free"), case(max_num_iter=25, convergence=10.0),
                 case(max_num_iter=10, _shape=(17, 23, 3), w_line=0.3)),
          bad=(bad(ValueError, max_num_iter=0), bad(ValueError, boundary_condition="bogus")),
-         bench=(("2d_small_f32", dict(_inputs=("image", "snake:400"))),))
+         bench=(("2d_small_f32", dict(_inputs=("smooth", "snake:400"))),))
 del _AC
 # ---- end segmentation active contours and random walker ----
 # ---- issue 28: restoration deconvolution and variational ----
