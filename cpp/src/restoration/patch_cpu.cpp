@@ -186,7 +186,7 @@ void box_along(const double* src, const std::vector<int64_t>& rows, int64_t len,
 // shift (along the last axis as they are made, then along each other axis, the first one fused with the
 // weighting), every pair's weight added to both pixels' accumulators.
 void nl_fast_shift(const double* p, int nd, int64_t nch, const int64_t* P, const int64_t* st, const int64_t* t,
-                   int64_t o, double var2, double h2s, FastAcc& acc) {
+                   int64_t o, double var2, double h2s, bool finite, FastAcc& acc) {
   int64_t lo[kMaxDim], hi[kMaxDim], rlo[kMaxDim], rhi[kMaxDim];
   int64_t toff = 0;
   for (int a = 0; a < nd; ++a) {
@@ -236,7 +236,10 @@ void nl_fast_shift(const double* p, int nd, int64_t nch, const int64_t* P, const
       line[i] = dist - double(nch) * var2;
     }
     double* dst = a_buf + off + (o - 1);
-    if (o <= 4) {   // small patches: each box summed directly (independent sums vectorize; a running sum is a chain)
+    // small patches of a finite image: each box summed directly (independent sums vectorize; a running sum
+    // is a chain); a NaN or inf, though, spreads along the rest of the line as scikit-image's integral image
+    // spreads it
+    if (o <= 4 && finite) {
       for (int64_t k = 0; k < len; ++k) dst[k] = line[k];
       for (int64_t i = 1; i < 2 * o; ++i)
         for (int64_t k = 0; k < len; ++k) dst[k] += line[k + i];
@@ -391,6 +394,8 @@ void nl_means_fast_cpu(const View& padded, int64_t s, int64_t d, double h, doubl
   const int64_t workers = std::max<int64_t>(1, std::min<int64_t>(num_threads(), nshift));
   std::vector<FastAcc> accs(static_cast<size_t>(workers));
   const double* p = padded.ptr<const double>();
+  bool finite = true;
+  for (int64_t i = 0; i < np * nch && finite; ++i) finite = std::isfinite(p[i]);
   parallel_for(workers, 1, [&](int64_t w0, int64_t w1) {
     for (int64_t wk = w0; wk < w1; ++wk) {
       FastAcc& acc = accs[size_t(wk)];
@@ -408,7 +413,7 @@ void nl_means_fast_cpu(const View& padded, int64_t s, int64_t d, double h, doubl
           t[a] = r % (2 * d + 1) - d;
           r /= 2 * d + 1;
         }
-        nl_fast_shift(p, nd, nch, P, st, t, o, var2, h2s, acc);
+        nl_fast_shift(p, nd, nch, P, st, t, o, var2, h2s, finite, acc);
       }
     }
   });
