@@ -33,8 +33,8 @@ GLOBAL_CALLS = {
     "filters.hessian": lambda kw: "gamma" in kw and kw["gamma"] is None,
     # binary morphology with iterations < 1: until nothing changes
     **{f"ndimage.binary_{n}": lambda kw: kw.get("iterations", 1) < 1 for n in ("erosion", "dilation", "opening", "closing")},
-    # the subpixel boundaries' grid (2 * s - 1 per axis) is not the input's
-    **{f"segmentation.{n}": lambda kw: kw.get("mode") == "subpixel" for n in ("find_boundaries", "mark_boundaries")},
+    # mark_boundaries' subpixel image: a cubic spline zoom, its prefilter over the whole image
+    "segmentation.mark_boundaries": lambda kw: kw.get("mode") == "subpixel",
 }
 
 

@@ -89,3 +89,17 @@ def test_expand_labels_dask_ties_as_in_memory(spacing):
     lazy = seg.expand_labels(da.from_array(labels, chunks=(9, 11)), 3, spacing)
     assert isinstance(lazy, da.Array)
     np.testing.assert_array_equal(lazy.compute(scheduler="sync"), sks.expand_labels(labels, 3, spacing))
+
+
+@pytest.mark.parametrize("dtype", [bool, np.uint8, np.int64, np.uint64])
+@pytest.mark.parametrize("chunks", [1, 3, 7])
+def test_find_boundaries_subpixel_dask(dtype, chunks):
+    # each block's part of the 2 * s - 1 grid; the separators after its last element read the next block
+    da = pytest.importorskip("dask.array")
+    rng = np.random.default_rng(5)
+    labels = rng.integers(0, 3, (11, 8)).astype(dtype)
+    if dtype is not bool:
+        labels[labels == 2] = np.iinfo(dtype).max
+    lazy = seg.find_boundaries(da.from_array(labels, chunks=chunks), mode="subpixel")
+    assert isinstance(lazy, da.Array) and lazy.shape == (21, 15)
+    np.testing.assert_array_equal(lazy.compute(scheduler="sync"), sks.find_boundaries(labels, mode="subpixel"))

@@ -150,3 +150,36 @@ def mark_boundaries_dask(image, label_img, color=(1, 1, 0), outline_color=None, 
                            meta=np.empty((0,) * len(out_chunks), dtype))
     halo.setdefault(len(out_chunks) - 1, 0)
     return trim_internal(marked, halo, {a: "none" for a in halo})
+
+
+def _subpixel_block(block, block_info=None):
+    """The subpixel boundaries of an overlapped block (a halo of one element where a neighbour block is),
+    cut to the block's own part of the 2 * s - 1 grid: from its first element to before the next block's."""
+    loc, num = block_info[0]["chunk-location"], block_info[0]["num-chunks"]
+    # a left halo is 2 elements of the grid; a right halo's element is not kept, the separator before it is
+    cut = tuple(slice(2 if j else 0, 2 * block.shape[a] - 1 - (1 if j + 1 < n else 0))
+                for a, (j, n) in enumerate(zip(loc, num)))
+    return _find_boundaries_subpixel(block)[cut]
+
+
+def find_boundaries_dask(label_img, connectivity=1, mode="thick", background=0):
+    """Dask arrays: blocks with a halo of one element (the boundaries' 3**ndim reach). The subpixel grid's
+    blocks are each block's 2 * c elements (the last one's 2 * c - 1): the separators after a block's last
+    element read the next block's first, its halo."""
+    import dask.array as da
+    from dask.array.overlap import ensure_minimum_chunksize, overlap
+
+    find_boundaries(np.zeros((2,) * label_img.ndim, label_img.dtype), connectivity, mode, background)   # its errors
+    ndim = label_img.ndim
+    chunks = tuple(c if len(c) == 1 else ensure_minimum_chunksize(1, c) for c in label_img.chunks)
+    label_img = label_img.rechunk(chunks)
+    depth = {a: (1 if len(c) > 1 else 0) for a, c in enumerate(chunks)}
+    if mode != "subpixel":
+        return label_img.map_overlap(find_boundaries, depth=depth, boundary="none", dtype=bool,
+                                     connectivity=connectivity, mode=mode, background=background,
+                                     meta=np.empty((0,) * ndim, bool))
+    if label_img.dtype == bool:
+        label_img = label_img.astype(np.uint8)
+    blocks = overlap(label_img, depth=depth, boundary="none") if any(depth.values()) else label_img
+    out_chunks = tuple(tuple(2 * s - (1 if i + 1 == len(c) else 0) for i, s in enumerate(c)) for c in chunks)
+    return blocks.map_blocks(_subpixel_block, dtype=bool, chunks=out_chunks, meta=np.empty((0,) * ndim, bool))
