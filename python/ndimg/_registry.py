@@ -2342,10 +2342,10 @@ _SG = "ndimg.segmentation"
 
 
 def _boundaries_halo(ndim, mode="thick", outline_color=None, **_):
-    """find_boundaries: one 3**ndim dilation and erosion (outer: two of them side by side); mark_boundaries'
-    outline dilates the boundaries once more. The subpixel grid is not the input's."""
+    """mark_boundaries: find_boundaries' one 3**ndim dilation and erosion (outer: two of them side by side),
+    the outline's dilation once more. Its subpixel image is zoomed by a spline over the whole image."""
     if mode == "subpixel":
-        whole_image("mode='subpixel' gives a grid of 2 * s - 1 elements per axis")
+        whole_image("mode='subpixel' zooms the image by a cubic spline, whose prefilter spans the whole image")
     return 1 if outline_color is None else 2
 
 
@@ -2382,7 +2382,7 @@ register("segmentation", "expand_labels", f"{_SG}._expand_labels:expand_labels",
 # float labels: scikit-image's outer and subpixel modes take the dtype's np.iinfo (ValueError)
 register("segmentation", "find_boundaries", f"{_SG}.boundaries:find_boundaries", dtypes=("bool",) + INTS + ("uint64",),
          ndim=(1, 2, 3),
-         inputs=("labels",), family="rank", rtol=0, atol=0, halo=_boundaries_halo,
+         inputs=("labels",), family="rank", rtol=0, atol=0, dask=f"{_SG}.boundaries:find_boundaries_dask",
          cases=tuple(case(mode=m) for m in ("thick", "inner", "outer", "subpixel")) + (
              case(connectivity=2), case(mode="outer", connectivity=3, background=2), case(mode="inner", background=1),
              case(mode="bogus"), case(_inputs=("mask:0.4",), mode="outer")),
