@@ -214,5 +214,9 @@ def estimate_sigma(image, average_sigmas=False, *, channel_axis=None):
     if image.shape[-1] <= 4:
         warn_user(f"image is size {image.shape[-1]} on the last axis, but channel_axis is None. If this is a color "
                   f"image, please set channel_axis=-1 for proper noise estimation.")
-    details = pywt.dwtn(image, wavelet="db2")["d" * image.ndim]
+    # only the all-detail band of one db2 level: the high-pass branch along every axis in turn (what
+    # pywt.dwtn computes for that band, without its other 2^ndim - 1 bands)
+    details = np.asarray(image)
+    for axis in range(details.ndim):
+        details = pywt.dwt(details, "db2", axis=axis)[1]
     return _sigma_from_details(details)

@@ -58,14 +58,21 @@ def rolling_ball(image, *, radius=100, kernel=None, nansafe=False, num_threads=D
     return out.astype(image.dtype, copy=False)
 
 
-def _grid(half_widths):
-    return np.stack(np.meshgrid(*[np.arange(-x, x + 1) for x in half_widths], indexing="ij"), axis=-1)
+def _sum_of_squares(axes):
+    """sum_i axes[i]^2 over the grid the 1-D coordinate arrays span, by broadcasting (summed in axis order,
+    as a sum over a stacked last axis of the coordinates adds them)."""
+    ndim = len(axes)
+    total = 0
+    for i, a in enumerate(axes):
+        total = total + (a**2).reshape((1,) * i + (-1,) + (1,) * (ndim - i - 1))
+    return np.broadcast_to(total, tuple(len(a) for a in axes)).astype(float)
 
 
 def ball_kernel(radius, ndim):
     """The height profile of a ball of `radius` in `ndim` dimensions, +inf outside it
     (skimage.restoration.ball_kernel)."""
-    squares = np.sum(_grid([np.ceil(radius)] * ndim) ** 2, axis=-1)
+    half = np.ceil(radius)
+    squares = _sum_of_squares([np.arange(-half, half + 1)] * ndim)
     kernel = np.sqrt(np.clip(radius**2 - squares, 0, None))
     kernel[np.sqrt(squares) > radius] = np.inf
     return kernel
@@ -75,7 +82,7 @@ def ellipsoid_kernel(shape, intensity):
     """The height profile of an ellipsoid of semi-axes shape // 2 (at least 1) and height `intensity`, +inf
     outside it (skimage.restoration.ellipsoid_kernel)."""
     semi_axis = np.clip(np.asarray(shape) // 2, 1, None)
-    scaling = 1 - np.sum((_grid(semi_axis) / semi_axis) ** 2, axis=-1)
+    scaling = 1 - _sum_of_squares([np.arange(-x, x + 1) / x for x in semi_axis])
     kernel = intensity * np.sqrt(np.clip(scaling, 0, None))
     kernel[scaling < 0] = np.inf
     return kernel
