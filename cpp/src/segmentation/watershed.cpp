@@ -18,17 +18,18 @@ void watershed(const View& image, const View& mask, const View& labels, std::spa
     throw TypeError("watershed: image float64, mask uint8 and labels int64");
   const int64_t n = image.size();
   if (n == 0) return;
-  // every neighbour of a flooded element (one in the mask) must lie inside the buffers: the padding covers
-  // the footprint's reach
+  // every neighbour of a flooded element (one in the mask, or a marker) must lie inside the buffers: the
+  // padding covers the footprint's reach
   int64_t reach = 0;
   for (int64_t o : offsets) {
     if (o == 0) throw ValueError("watershed: bad neighbour offset");
     reach = std::max(reach, o < 0 ? -o : o);
   }
   const uint8_t* m = mask.ptr<uint8_t>();
+  const int64_t* lab = labels.ptr<int64_t>();
   int64_t first = 0, last = n - 1;
-  while (first < n && !m[first]) ++first;
-  while (last >= first && !m[last]) --last;
+  while (first < n && !m[first] && !lab[first]) ++first;
+  while (last >= first && !m[last] && !lab[last]) --last;
   if (first <= last && (first - reach < 0 || last + reach >= n))
     throw ValueError("watershed: the footprint's offset leaves neighbours outside the image");
   watershed_cpu(image, mask, labels, offsets, compactness, watershed_line);

@@ -213,17 +213,26 @@ void flood(std::vector<Px>& px, std::span<const int64_t> offsets, const std::vec
            double compactness, bool wsl) {
   const int64_t n = int64_t(px.size());
   const bool compact = compactness > 0;
-  // the markers' values: the last one two markers share ends the replay of scikit-image's heap
+  // the values of the markers whose turn can change anything: the last one two of them share ends the
+  // replay of scikit-image's heap. A marker with only markers (or no mask) around floods nothing and, unless
+  // watershed lines are drawn and one neighbour has another label, changes nothing either.
   std::vector<double> marks;
   bool nan = false;
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  for (const Px& p : px) {
+  for (int64_t i = 0; i < n; ++i) {
+    const Px& p = px[size_t(i)];
     nan = nan || std::isnan(p.v);
     if (std::isfinite(p.v)) {
       lo = std::min(lo, p.v);
       hi = std::max(hi, p.v);
     }
-    if (p.lab) marks.push_back(p.v);
+    if (!p.lab) continue;
+    bool active = false;
+    for (int64_t o : offsets) {
+      const Px& q = px[size_t(i + o)];
+      active = active || (q.in && (!q.lab || (wsl && q.lab != p.lab)));
+    }
+    if (active) marks.push_back(p.v);
   }
   std::sort(marks.begin(), marks.end());
   bool any_ties = false;

@@ -67,11 +67,16 @@ def watershed(image, markers=None, connectivity=1, offset=None, mask=None, compa
     footprint, offset = _validate_connectivity(image.ndim, connectivity, offset)
     if markers.dtype.kind not in "iub":
         raise TypeError(f"watershed: markers must be integers, not {markers.dtype}")
-    pad = [(int(p), int(p)) for p in offset]
-    work = np.ascontiguousarray(np.pad(image.astype(np.float64), pad, mode="constant"))
-    flags = np.ascontiguousarray(np.pad(mask.astype(np.uint8), pad, mode="constant"))
-    labels = np.ascontiguousarray(np.pad(markers.astype(np.int64), pad, mode="constant"))
-    _, steps = neighbour_steps(work.shape, footprint, offset)
-    _core.watershed(work, flags, labels, steps.astype(np.int64).tolist(), float(compactness), bool(watershed_line))
-    inner = tuple(slice(a, a + s) for (a, _), s in zip(pad, image.shape))
+    shape = tuple(s + 2 * int(p) for s, p in zip(image.shape, offset))
+    inner = tuple(slice(int(p), int(p) + s) for p, s in zip(offset, image.shape))
+
+    def padded(a, dtype):   # C-ordered working buffers, zero around (one pass each)
+        out = np.zeros(shape, dtype)
+        out[inner] = a
+        return out
+
+    labels = padded(markers, np.int64)
+    _, steps = neighbour_steps(shape, footprint, offset)
+    _core.watershed(padded(image, np.float64), padded(mask, np.uint8), labels, steps.astype(np.int64).tolist(),
+                    float(compactness), bool(watershed_line))
     return labels[inner].astype(markers.dtype)
