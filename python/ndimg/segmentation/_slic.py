@@ -13,6 +13,7 @@ from scipy.cluster.vq import kmeans2
 from scipy.spatial.distance import pdist, squareform
 
 from .. import _core
+from .._blocks import blockable, blockwise
 from .._engine import engine_aware, is_gpu_array
 from .._rules import img_as_float, supported_float_type
 
@@ -32,6 +33,36 @@ def _channel_last(image, channel_axis):
     if axes == (-1,):
         return image, channel_axis
     return np.moveaxis(image, axes[0], -1), -1
+
+
+# The pointwise passes over the image on the CPU engine's threads (ndimg._blocks), each element computed by
+# the same NumPy operation as scikit-image's whole-array one.
+def _extremes(values):
+    if not (blockable(values) and values.size > 1 << 18):
+        return values.min(), values.max()
+    parts = []
+    blockwise(lambda b: parts.append((b.min(), b.max())), values)
+    mins, maxs = zip(*parts)
+    return np.min(mins), np.max(maxs)   # NaN propagates as through the whole array's
+
+
+def _rescale(image, imin, imax):
+    """image -= imin, then image /= imax - imin where they differ, in place."""
+    def run(b):
+        b -= imin
+        if imax != imin:
+            b /= imax - imin
+
+    blockwise(run, image) if blockable(image) else run(image)
+
+
+def _scaled(image, ratio, dtype):
+    """A C-contiguous image * ratio (a Python float: NumPy multiplies in the image's type) of `dtype`."""
+    if not (blockable(image) and image.dtype == dtype):
+        return np.ascontiguousarray(image * ratio, dtype=dtype)
+    out = np.empty_like(image)
+    blockwise(lambda a, o: np.multiply(a, ratio, out=o), image, out)
+    return out
 
 
 def _mask_centroids(mask, n_centroids, multichannel):
@@ -102,14 +133,12 @@ def slic(image, n_segments=100, compactness=10.0, max_num_iter=10, sigma=0, spac
         values = image[mask_]
     else:
         values = image
-    imin, imax = values.min(), values.max()
+    imin, imax = _extremes(values)
     if np.isnan(imin):
         raise ValueError("unmasked NaN values in image are not supported")
     if np.isinf(imin) or np.isinf(imax):
         raise ValueError("unmasked infinite values in image are not supported")
-    image -= imin
-    if imax != imin:
-        image /= imax - imin
+    _rescale(image, imin, imax)
 
     multichannel = channel_axis is not None
     is_2d = image.ndim == 2 or (image.ndim == 3 and multichannel)
@@ -159,7 +188,7 @@ def slic(image, n_segments=100, compactness=10.0, max_num_iter=10, sigma=0, spac
     segments = np.ascontiguousarray(np.concatenate([centroids, np.zeros((n_centroids, image.shape[3]))], axis=-1),
                                     dtype=dtype)
     step = float(max(steps))
-    image = np.ascontiguousarray(image * (1.0 / compactness), dtype=dtype)
+    image = _scaled(image, 1.0 / compactness, dtype)
     # the windows' half-widths: the grid's steps for n_segments seeds (scikit-image's, also with a mask)
     _, _, grid_steps = _grid_centroids(image.shape[:3], n_centroids)
     spacing_ = [float(s) for s in np.asarray(spacing, dtype=np.float64).ravel()]
