@@ -28,6 +28,9 @@ def _binary_if_one_value(out):
     dt = out.dtype
     if not (dt.kind in "iu" and dt != np.uint64 and dt.isnative and out.size and out.ndim):
         return out
+    head = out.reshape(-1)[:4096] if out.flags.c_contiguous else out[(0,) * (out.ndim - 1)]
+    if int(xp_of(head).unique(head[head != 0]).size) > 1:   # two labels already: no pass over the image
+        return out
     stats = image_stats(out)
     lo, hi = int(stats.imin), int(stats.imax)
     if hi - lo > 1 << 16:
