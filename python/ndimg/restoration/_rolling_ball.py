@@ -62,6 +62,8 @@ def _sum_of_squares(axes):
     """sum_i axes[i]^2 over the grid the 1-D coordinate arrays span, by broadcasting (summed in axis order,
     as a sum over a stacked last axis of the coordinates adds them)."""
     ndim = len(axes)
+    if ndim == 0:   # scikit-image's np.stack of no coordinates
+        raise ValueError("the kernel needs at least one dimension")
     total = 0
     for i, a in enumerate(axes):
         total = total + (a**2).reshape((1,) * i + (-1,) + (1,) * (ndim - i - 1))
