@@ -166,7 +166,6 @@ def find_boundaries_dask(label_img, connectivity=1, mode="thick", background=0):
     """Dask arrays: blocks with a halo of one element (the boundaries' 3**ndim reach). The subpixel grid's
     blocks are each block's 2 * c elements (the last one's 2 * c - 1): the separators after a block's last
     element read the next block's first, its halo."""
-    import dask.array as da
     from dask.array.overlap import ensure_minimum_chunksize, overlap
 
     find_boundaries(np.zeros((2,) * label_img.ndim, label_img.dtype), connectivity, mode, background)   # its errors
