@@ -17,24 +17,39 @@
 namespace ndimg::segmentation {
 namespace {
 
-template <class I>
+// The queue's entries: the source marker rides along only where it is read (compactness, watershed lines), so
+// that the plain flooding's entries take 16 bytes.
+template <class I, bool kSource>
 struct Item {
   double value;
   int32_t age;  // scikit-image keeps the age in 32 bits (it wraps past 2**31 entries)
   I index, source;
+  I from() const { return source; }
 };
-
 template <class I>
-inline bool smaller(const Item<I>& a, const Item<I>& b) {
+struct Item<I, false> {
+  double value;
+  int32_t age;
+  I index;
+  I from() const { return index; }
+};
+template <class It, class I>
+It item(double value, int32_t age, I index, I source) {
+  if constexpr (requires(It x) { x.source; }) return {value, age, index, source};
+  else return {value, age, index};
+}
+
+template <class It>
+inline bool smaller(const It& a, const It& b) {
   if (a.value != b.value) return a.value < b.value;
   return a.age < b.age;
 }
 
-template <class I>
+template <class It>
 class Heap {
  public:
   bool empty() const { return a_.empty(); }
-  void push(const Item<I>& x) {
+  void push(const It& x) {
     size_t child = a_.size();
     a_.push_back(x);
     while (child > 0) {
@@ -45,9 +60,9 @@ class Heap {
     }
     a_[child] = x;
   }
-  Item<I> pop() {
-    const Item<I> top = a_[0];
-    const Item<I> x = a_.back();
+  It pop() {
+    const It top = a_[0];
+    const It x = a_.back();
     a_.pop_back();
     const size_t n = a_.size();
     if (n == 0) return top;
@@ -58,7 +73,7 @@ class Heap {
       const size_t l = 2 * i + 1, r = l + 1;
       if (l >= n) break;
       size_t best = i;
-      const Item<I>* cand = &x;
+      const It* cand = &x;
       if (smaller(a_[l], x)) {
         best = l;
         cand = &a_[l];
@@ -73,21 +88,21 @@ class Heap {
   }
 
  private:
-  std::vector<Item<I>> a_;
+  std::vector<It> a_;
 };
 
 // A monotone priority queue (nothing pushed below the last key popped) for unique (value, age) keys: the
 // values cut into `count` equal ranges over [lo, hi] (below lo: the first, above hi: the last), each range a
 // linked list of chunks of entries until the flooding reaches it, then a small binary heap. Exact for any
 // spread of values; fast where the ranges are small.
-template <class I>
+template <class It>
 class BucketQueue {
  public:
   BucketQueue(double lo, double hi, int64_t count)
-      : lo_(lo), hi_(hi), scale_(hi > lo ? double(count) / (hi - lo) : 0), head_(size_t(count), I(-1)) {}
+      : lo_(lo), hi_(hi), scale_(hi > lo ? double(count) / (hi - lo) : 0), head_(size_t(count), int32_t(-1)) {}
   bool empty() const { return size_ == 0; }
   void start_at(double v) { cur_ = range(v); }
-  void push(const Item<I>& x) {
+  void push(const It& x) {
     ++size_;
     const int64_t b = range(x.value);
     if (b == cur_) {
@@ -95,14 +110,14 @@ class BucketQueue {
       std::push_heap(near_.begin(), near_.end(), later);
       return;
     }
-    I c = head_[size_t(b)];
+    int32_t c = head_[size_t(b)];
     if (c < 0 || pool_[size_t(c)].count == kChunk) {
-      I fresh;
+      int32_t fresh;
       if (free_ >= 0) {
         fresh = free_;
         free_ = pool_[size_t(fresh)].next;
       } else {
-        fresh = I(pool_.size());
+        fresh = int32_t(pool_.size());
         pool_.emplace_back();
       }
       pool_[size_t(fresh)].next = c;
@@ -112,22 +127,22 @@ class BucketQueue {
     Chunk& ch = pool_[size_t(c)];
     ch.items[ch.count++] = x;
   }
-  Item<I> pop() {
+  It pop() {
     while (near_.empty()) {  // the next range with entries becomes the heap
       ++cur_;
-      for (I c = head_[size_t(cur_)]; c >= 0;) {
+      for (int32_t c = head_[size_t(cur_)]; c >= 0;) {
         Chunk& ch = pool_[size_t(c)];
-        const I next = ch.next;
+        const int32_t next = ch.next;
         near_.insert(near_.end(), ch.items, ch.items + ch.count);
         ch.next = free_;
         free_ = c;
         c = next;
       }
-      head_[size_t(cur_)] = I(-1);
+      head_[size_t(cur_)] = int32_t(-1);
       std::make_heap(near_.begin(), near_.end(), later);
     }
     std::pop_heap(near_.begin(), near_.end(), later);
-    const Item<I> x = near_.back();
+    const It x = near_.back();
     near_.pop_back();
     --size_;
     return x;
@@ -136,11 +151,11 @@ class BucketQueue {
  private:
   static constexpr int kChunk = 8;
   struct Chunk {
-    Item<I> items[kChunk];
-    I next;
+    It items[kChunk];
+    int32_t next;
     int32_t count;
   };
-  static bool later(const Item<I>& a, const Item<I>& b) { return smaller(b, a); }
+  static bool later(const It& a, const It& b) { return smaller(b, a); }
   // monotone in v: equal values share a range, a larger value never gets a lower one
   int64_t range(double v) const {
     if (!(v > lo_)) return 0;
@@ -149,29 +164,29 @@ class BucketQueue {
     return std::min(last, int64_t((v - lo_) * scale_));
   }
   double lo_, hi_, scale_;
-  std::vector<I> head_;
+  std::vector<int32_t> head_;
   std::vector<Chunk> pool_;
-  std::vector<Item<I>> near_;
-  I free_ = I(-1);
+  std::vector<It> near_;
+  int32_t free_ = int32_t(-1);
   int64_t cur_ = 0, size_ = 0;
 };
 
 // scikit-image's queue: its heap replayed while markers of one value remain (after the last value `ties`
 // shared by two markers has been passed), the bucket queue after. `exact_only`: the heap throughout (NaN
 // values, which order nothing, or more entries than the 32-bit age counts).
-template <class I>
+template <class It>
 class Queue {
  public:
   Queue(bool exact_only, bool any_ties, double ties, double lo, double hi, int64_t ranges)
       : queue_(lo, hi, ranges), replay_(exact_only || any_ties), fixed_(exact_only), ties_(ties) {}
   bool empty() const { return replay_ ? heap_.empty() : queue_.empty(); }
-  void push(const Item<I>& x) {
+  void push(const It& x) {
     if (replay_) heap_.push(x);
     else queue_.push(x);
   }
-  Item<I> pop() {
+  It pop() {
     if (!replay_) return queue_.pop();
-    const Item<I> e = heap_.pop();
+    const It e = heap_.pop();
     if (!fixed_ && e.value > ties_) {  // no two markers left share a value: every key left is unique
       queue_.start_at(e.value);
       while (!heap_.empty()) queue_.push(heap_.pop());
@@ -181,8 +196,8 @@ class Queue {
   }
 
  private:
-  Heap<I> heap_;
-  BucketQueue<I> queue_;
+  Heap<It> heap_;
+  BucketQueue<It> queue_;
   bool replay_, fixed_;
   double ties_;
 };
@@ -208,7 +223,7 @@ struct Px {
   uint8_t in;
 };
 
-template <class I>
+template <class I, bool kSource>
 void flood(std::vector<Px>& px, std::span<const int64_t> offsets, const std::vector<int64_t>& strides,
            double compactness, bool wsl) {
   const int64_t n = int64_t(px.size());
@@ -246,17 +261,18 @@ void flood(std::vector<Px>& px, std::span<const int64_t> offsets, const std::vec
   const int64_t k = int64_t(offsets.size());
   const bool many = compact || wsl ? n > (INT32_MAX - 1) / std::max<int64_t>(k, 1) : n >= INT32_MAX - 1;
   // about 64 elements a range where the values spread evenly (a few chunks each, a heap of a few levels)
-  Queue<I> heap(nan || many, any_ties, ties, lo, hi, std::clamp<int64_t>(n / 64, 1, int64_t(1) << 20));
+  using It = Item<I, kSource>;
+  Queue<It> heap(nan || many, any_ties, ties, lo, hi, std::clamp<int64_t>(n / 64, 1, int64_t(1) << 20));
   for (int64_t i = 0; i < n; ++i)
-    if (px[i].lab) heap.push({px[i].v, 0, I(i), I(i)});
+    if (px[i].lab) heap.push(item<It>(px[i].v, 0, I(i), I(i)));
   int64_t age = 1;
   while (!heap.empty()) {
-    const Item<I> e = heap.pop();
+    const It e = heap.pop();
     const int64_t idx = e.index;
     if (compact || wsl) {
       // the same element can enter more than once: the first to leave labels it
-      if (px[idx].lab && e.index != e.source) continue;
-      const int32_t lab = px[e.source].lab;
+      if (px[idx].lab && e.index != e.from()) continue;
+      const int32_t lab = px[e.from()].lab;
       bool touches = false;  // (a line element leaves the mask, its neighbours are still flooded)
       if (!compact) {
         if (!px[idx].in) {
@@ -281,12 +297,12 @@ void flood(std::vector<Px>& px, std::span<const int64_t> offsets, const std::vec
       ++age;
       double v = q.v;
       if (compact) {
-        v += compactness * euclid(nb, e.source, strides);
+        v += compactness * euclid(nb, e.from(), strides);
       } else if (!wsl) {
         q.lab = px[idx].lab;  // no cheaper path can reach it later: labelled on entry
       }
       if (v < e.value) v = e.value;
-      heap.push({v, int32_t(uint32_t(age)), I(nb), e.source});
+      heap.push(item<It>(v, int32_t(uint32_t(age)), I(nb), e.from()));
     }
   }
 }
@@ -325,8 +341,14 @@ void watershed_cpu(const View& image, const View& mask, const View& labels, std:
       px[size_t(i)] = {img[i], lab, uint8_t(m[i] != 0)};
     }
   });
-  if (n < INT32_MAX) flood<int32_t>(px, offsets, strides, compactness, watershed_line);
-  else flood<int64_t>(px, offsets, strides, compactness, watershed_line);
+  const bool source = compactness > 0 || watershed_line;
+  if (n < INT32_MAX) {
+    if (source) flood<int32_t, true>(px, offsets, strides, compactness, watershed_line);
+    else flood<int32_t, false>(px, offsets, strides, compactness, watershed_line);
+  } else {
+    if (source) flood<int64_t, true>(px, offsets, strides, compactness, watershed_line);
+    else flood<int64_t, false>(px, offsets, strides, compactness, watershed_line);
+  }
   parallel_for(n, 1 << 16, [&](int64_t a, int64_t b) {
     for (int64_t i = a; i < b; ++i) {
       const Px& p = px[size_t(i)];
