@@ -67,6 +67,8 @@ def watershed(image, markers=None, connectivity=1, offset=None, mask=None, compa
     footprint, offset = _validate_connectivity(image.ndim, connectivity, offset)
     if markers.dtype.kind not in "iub":
         raise TypeError(f"watershed: markers must be integers, not {markers.dtype}")
+    if image.ndim == 0:   # (scikit-image fails padding it: a TypeError)
+        raise TypeError("watershed: a 0-d image has no neighbours to flood")
     shape = tuple(s + 2 * int(p) for s, p in zip(image.shape, offset))
     inner = tuple(slice(int(p), int(p) + s) for p, s in zip(offset, image.shape))
 
