@@ -103,3 +103,20 @@ def test_wavelet_and_sigma_refuse_gpu_arrays_clearly():
     for fn in (nr.denoise_wavelet, nr.estimate_sigma, nr.denoise_bilateral, nr.denoise_nl_means, nr.rolling_ball):
         with pytest.raises(TypeError, match="not built yet"):
             fn(x)
+
+
+def test_refusals_where_scikit_image_reads_out_of_bounds():
+    """scikit-image corrupts memory for a negative patch_size and reads before its colour table for bins=0;
+    ndimg refuses both."""
+    image = np.random.default_rng(4).random((12, 13))
+    with pytest.raises(ValueError, match="odd patch_size"):
+        nr.denoise_nl_means(image, patch_size=-3)
+    with pytest.raises(ValueError, match="bins"):
+        nr.denoise_bilateral(image, bins=0)
+
+
+@pytest.mark.parametrize("win_size", [0, 1, -3])
+def test_bilateral_degenerate_windows(win_size):
+    image = np.random.default_rng(6).random((9, 10))
+    np.testing.assert_array_equal(nr.denoise_bilateral(image, win_size=win_size),
+                                  sk.denoise_bilateral(image, win_size=win_size))

@@ -34,8 +34,10 @@ void bilateral(const View& image, int64_t win_size, char mode, double cval, doub
   require_like(image, color_lut, op, "color_lut");
   require_float(range_lut, op, "range_lut");
   require_like(image, range_lut, op, "range_lut");
-  if (win_size < 1 || range_lut.ndim != 1 || range_lut.shape[0] < win_size * win_size)
-    throw ValueError("bilateral: range_lut must hold win_size * win_size weights");
+  // a window of (win_size - 1) / 2 (C's division) either side; none at all below that (every pixel NaN, 0 / 0)
+  const int64_t ext = (win_size - 1) / 2;
+  if (range_lut.ndim != 1 || (ext >= 0 && range_lut.shape[0] <= 2 * ext * win_size + 2 * ext))
+    throw ValueError("bilateral: range_lut must hold the window's weights, rows win_size apart");
   if (color_lut.ndim != 1 || color_lut.shape[0] < 1) throw ValueError("bilateral: color_lut must not be empty");
   if (mode != 'C' && mode != 'E' && mode != 'S' && mode != 'R' && mode != 'W')
     throw ValueError("bilateral: mode must be one of 'C', 'E', 'S', 'R', 'W'");
@@ -68,7 +70,8 @@ void nl_means_fast(const View& padded, int64_t patch_size, int64_t distance, dou
   require_same_device(padded, out, op);
   if (padded.ndim < 2 || padded.ndim > 5 || out.ndim != padded.ndim)
     throw ValueError("nl_means_fast: 1 to 4 spatial axes and a channel axis expected");
-  if (patch_size < 1 || patch_size % 2 == 0 || distance < 0) throw ValueError("nl_means_fast: odd patch_size, distance >= 0 expected");
+  // a negative distance compares no pixels: every pixel NaN (0 / 0), as in scikit-image
+  if (patch_size < 1 || patch_size % 2 == 0) throw ValueError("nl_means_fast: an odd patch_size expected");
   const int64_t pad = patch_size / 2 + distance + 1;
   for (int d = 0; d < padded.ndim - 1; ++d)
     if (padded.shape[d] != out.shape[d] + 2 * pad) throw ValueError("nl_means_fast: padded must be out padded by patch_size // 2 + distance + 1");
@@ -89,7 +92,7 @@ void nl_means(const View& padded, const View& w, int64_t distance, double var, c
   const int nd = padded.ndim - 1;
   if (nd < 1 || nd > 3 || w.ndim != nd || out.ndim != padded.ndim) throw ValueError("nl_means: 1 to 3 spatial axes and a channel axis expected");
   const int64_t s = w.shape[0];
-  if (s % 2 == 0 || distance < 0) throw ValueError("nl_means: odd patch weights and distance >= 0 expected");
+  if (s % 2 == 0) throw ValueError("nl_means: odd patch weights expected");
   for (int d = 0; d < nd; ++d)
     if (w.shape[d] != s || padded.shape[d] != out.shape[d] + 2 * (s / 2))
       throw ValueError("nl_means: padded must be out padded by patch_size // 2");

@@ -30,7 +30,7 @@ void bilateral_t(const View& image, int64_t win, char mode, double cval_d, doubl
   const T* color_lut = clut.ptr<const T>();
   const T* range_lut = rlut.ptr<const T>();
   T* out = outv.ptr<T>();
-  const int64_t ext = (win - 1) / 2, max_bin = clut.shape[0] - 1, wide = cols + 2 * ext;
+  const int64_t ext = (win - 1) / 2, max_bin = clut.shape[0] - 1, wide = std::max<int64_t>(cols + 2 * ext, 0);
   const T cval = T(cval_d), dist_scale = T(dist_scale_d);
   parallel_for(rows, 1, [&](int64_t r0, int64_t r1) {
     std::vector<T> src(static_cast<size_t>(wide * dims)), totals(static_cast<size_t>(cols * dims)),
@@ -389,8 +389,8 @@ void nl_means_fast_cpu(const View& padded, int64_t s, int64_t d, double h, doubl
   for (int a = 0; a < nd; ++a) h2s *= double(s);
   const double var2 = 2 * var;
   // every shift: [-d, d] on the leading axes, [0, d] on the last (each pair of pixels once)
-  int64_t nshift = d + 1;
-  for (int a = 0; a < nd - 1; ++a) nshift *= 2 * d + 1;
+  int64_t nshift = std::max<int64_t>(d + 1, 0);
+  for (int a = 0; a < nd - 1; ++a) nshift *= std::max<int64_t>(2 * d + 1, 0);
   const int64_t workers = std::max<int64_t>(1, std::min<int64_t>(num_threads(), nshift));
   std::vector<FastAcc> accs(static_cast<size_t>(workers));
   const double* p = padded.ptr<const double>();

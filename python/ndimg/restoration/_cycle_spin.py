@@ -52,6 +52,8 @@ def cycle_spin(x, func, max_shifts, shift_steps=1, num_workers=DEPRECATED, func_
     def one(shift):
         return xp.roll(func(xp.roll(x, shift, axis=axes), **func_kw), tuple(-s for s in shift), axis=axes)
 
+    if not shifts:   # scikit-image: the first of no shifts (one worker) or a mean of none
+        raise IndexError("list index out of range") if workers == 1 else ZeroDivisionError("division by zero")
     workers = get_num_threads() if workers is None else workers
     if workers == 1 or len(shifts) == 1:
         results = map(one, shifts)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import operator
 
 import numpy as np
 
@@ -71,9 +72,9 @@ def denoise_bilateral(image, win_size=None, sigma_color=None, sigma_spatial=1, b
         image = image - min_value
         max_value -= min_value
     out = np.empty(image.shape, dtype=dtype)
-    win_size = int(win_size)
-    if win_size < 1 or range_lut.size < win_size * win_size:
-        raise ValueError("win_size must be a positive integer")
+    win_size = operator.index(win_size)   # scikit-image's Cython takes integers only (TypeError)
+    if bins < 1:   # scikit-image reads before its empty colour table
+        raise ValueError("bins must be a positive integer")
     # bins // channels: scikit-image divides the C integers
     _core.bilateral(image, win_size, _BILATERAL_MODES[mode], float(cval), bins // image.shape[2] / float(max_value),
                     np.ascontiguousarray(color_lut), np.ascontiguousarray(range_lut), out)
