@@ -2623,7 +2623,8 @@ register("restoration", "denoise_bilateral", f"{_RS}._denoise:denoise_bilateral"
          + (case(), case(win_size=4, sigma_spatial=2, bins=100), case(_inputs=("signed",), sigma_color=0.3),
             case(channel_axis=-1, _shape=_RGB, _id="rgb"), case(channel_axis=0, sigma_color=0.1, _shape=(3, 17, 23), _id="rgb_axis0")),
          bad=(bad(ValueError, _shape=_RGB, _id="3d_gray"), bad(ValueError, channel_axis=-1, _id="2d_channel_axis"),
-              bad(ValueError, mode="bogus"), bad(ValueError, channel_axis=-1, _shape=(3, 4, 5, 3), _id="4d")),
+              bad(ValueError, mode="bogus"), bad(ValueError, channel_axis=-1, _shape=(3, 4, 5, 3), _id="4d"),
+              bad(TypeError, win_size=2.5)),
          known_differences=_NATIVE_ONLY,
          bench=(("2d_1k_f32", dict(sigma_color=0.1, sigma_spatial=2)),))
 register("restoration", "denoise_nl_means", f"{_RS}.non_local_means:denoise_nl_means", ndim=(2, 3), engines=("cpu",),
@@ -2633,7 +2634,7 @@ register("restoration", "denoise_nl_means", f"{_RS}.non_local_means:denoise_nl_m
                                                  for n in (2, 3)}),
          cases=(case(patch_size=3, patch_distance=2, h=0.2), case(patch_size=4, patch_distance=2, h=0.3, sigma=0.05),
                 case(patch_size=3, patch_distance=2, h=0.2, fast_mode=False),
-                case(patch_size=3, patch_distance=1, h=0.1, preserve_range=True),
+                case(patch_size=3, patch_distance=1, h=0.1, preserve_range=True), case(patch_size=3, patch_distance=-1),
                 case(patch_size=3, patch_distance=2, h=0.2, channel_axis=-1, _shape=_RGB, _id="rgb"),
                 case(patch_size=3, patch_distance=2, h=0.2, channel_axis=-1, fast_mode=False, _shape=_RGB, _id="rgb_exact"),
                 case(patch_size=3, patch_distance=1, h=0.2, _shape=(3, 5, 4, 6), _ndim=(3,), _id="4d")),
@@ -2675,7 +2676,8 @@ register("restoration", "cycle_spin", f"{_RS}._cycle_spin:cycle_spin", dtypes=FL
                 case(func=_half_flip, max_shifts=(1, 0), _ndim=(2,)),
                 case(func=_half_flip, max_shifts=1, channel_axis=-1, _shape=_RGB, _id="rgb")),
          bad=(bad(ValueError, func=_half_flip, max_shifts=(1, 2, 3, 4)), bad(ValueError, func=_half_flip, max_shifts=1, shift_steps=0),
-              bad(ValueError, func=_half_flip, max_shifts=(1, 1, 1), channel_axis=-1, _shape=_RGB, _id="channel_shift")),
+              bad(ValueError, func=_half_flip, max_shifts=(1, 1, 1), channel_axis=-1, _shape=_RGB, _id="channel_shift"),
+              bad(ZeroDivisionError, func=_half_flip, max_shifts=-1), bad(IndexError, func=_half_flip, max_shifts=-1, workers=1)),
          bench=(("2d_small_f32", dict(func=_half_flip, max_shifts=3)),))
 register("restoration", "denoise_invariant", f"{_RS}.j_invariant:denoise_invariant", dtypes=FLOATS + ("uint8",),
          ndim=(2, 3), family="meta", rtol=1e-5, atol=1e-6,
