@@ -106,6 +106,23 @@ def optical_flow_tvl1(reference_image, moving_image, *, attachment=15, tightness
     return _coarse_to_fine(reference_image, moving_image, solver, dtype=dtype)
 
 
+def _solve2(a00, a01, a11, b0, b1, xp):
+    """The flow of every pixel's symmetric 2 x 2 system [[a00, a01], [a01, a11]] x = b, as LAPACK's gesv
+    solves it (LU with partial pivoting) but elementwise, zero where |det| < 1e-14 (scikit-image's
+    ill-conditioned systems)."""
+    swap = abs(a01) > abs(a00)   # the pivot: the larger first column entry, the first of equals
+    p, q = xp.where(swap, a01, a00), xp.where(swap, a11, a01)   # pivot row
+    r, s = xp.where(swap, a00, a01), xp.where(swap, a01, a11)   # the other row
+    c0, c1 = xp.where(swap, b1, b0), xp.where(swap, b0, b1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lower = r / p
+        upper = s - lower * q
+        x1 = (c1 - lower * c0) / upper
+        x0 = (c0 - q * x1) / p
+    singular = abs(p * upper) < 1e-14
+    return xp.stack([xp.where(singular, 0, x0), xp.where(singular, 0, x1)]).astype(a00.dtype, copy=False)
+
+
 def _ilk(reference_image, moving_image, flow0, radius, num_warp, gaussian, prefilter):
     """One pyramid level of iterative Lucas-Kanade: `num_warp` times, warp, then solve at every pixel the
     ndim x ndim system of the gradients' products integrated over the window (uniform or Gaussian);
@@ -119,15 +136,21 @@ def _ilk(reference_image, moving_image, flow0, radius, num_warp, gaussian, prefi
     else:
         filter_func = partial(uniform_filter, size=ndim * (size,), mode="mirror")
     flow = flow0
-    A = xp.zeros(reference_image.shape + (ndim, ndim), dtype=dtype)
-    b = xp.zeros(reference_image.shape + (ndim, 1), dtype=dtype)
     grid = _sparse_grid(reference_image, xp)
+    if ndim != 2:
+        A = xp.zeros(reference_image.shape + (ndim, ndim), dtype=dtype)
+        b = xp.zeros(reference_image.shape + (ndim, 1), dtype=dtype)
     for _ in range(num_warp):
         if prefilter:
             flow = median_filter(flow, (1,) + ndim * (3,))
         moving_image_warp = warp(moving_image, _get_warp_points(grid, flow), mode="edge")
         grad = xp.stack(xp.gradient(moving_image_warp), axis=0)
         error_image = (grad * flow).sum(axis=0) + reference_image - moving_image_warp
+        if ndim == 2:   # 2 x 2 systems elementwise: a batched LAPACK call per pixel costs more than the rest
+            flow = _solve2(filter_func(grad[0] * grad[0]), filter_func(grad[0] * grad[1]),
+                           filter_func(grad[1] * grad[1]), filter_func(grad[0] * error_image),
+                           filter_func(grad[1] * error_image), xp)
+            continue
         for i, j in combinations_with_replacement(range(ndim), 2):
             A[..., i, j] = A[..., j, i] = filter_func(grad[i] * grad[j])
         for i in range(ndim):
