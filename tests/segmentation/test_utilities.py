@@ -103,3 +103,16 @@ def test_find_boundaries_subpixel_dask(dtype, chunks):
     lazy = seg.find_boundaries(da.from_array(labels, chunks=chunks), mode="subpixel")
     assert isinstance(lazy, da.Array) and lazy.shape == (21, 15)
     np.testing.assert_array_equal(lazy.compute(scheduler="sync"), sks.find_boundaries(labels, mode="subpixel"))
+
+
+@pytest.mark.parametrize("kw", [{}, {"buffer_size": 2, "bgval": 9}, {"mask": "random"}])
+def test_clear_border_dask_components_across_chunks(kw):
+    # objects spanning several chunks, some reaching the border only through another chunk
+    da = pytest.importorskip("dask.array")
+    rng = np.random.default_rng(6)
+    labels = (rng.random((40, 33)) < 0.45).astype(np.int32) * rng.integers(1, 3, (40, 33))
+    if kw.get("mask") == "random":
+        kw = {"mask": rng.random(labels.shape) < 0.95}
+    lazy = seg.clear_border(da.from_array(labels, chunks=(7, 9)), **kw)
+    assert isinstance(lazy, da.Array)
+    np.testing.assert_array_equal(lazy.compute(scheduler="sync"), sks.clear_border(labels.copy(), **kw))

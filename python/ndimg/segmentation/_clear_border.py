@@ -79,3 +79,53 @@ def clear_border(labels, buffer_size=0, bgval=0, mask=None, *, out=None):
 
     blockwise(clear, out, components)
     return out
+
+
+def _border_block(block, buffer_size, shape, block_info=None):
+    """Whether each element of a block lies in the first or last `buffer_size + 1` elements of an axis of the
+    whole image (scikit-image's slices)."""
+    start = [lo for lo, _ in block_info[0]["array-location"]]
+    flags = np.zeros(block.shape, bool)
+    for d in range(len(shape)):
+        index = np.zeros(shape[d], bool)
+        for sl in _border_slabs((shape[d],), buffer_size):
+            index[sl] = True
+        piece = index[start[d]:start[d] + block.shape[d]]
+        flags |= piece.reshape((-1,) + (1,) * (len(shape) - d - 1))
+    return xp_of(block).asarray(flags)   # on the block's device (CuPy chunks)
+
+
+def clear_border_dask(labels, buffer_size=0, bgval=0, mask=None, *, out=None):
+    """Dask arrays, lazily: the components (ndimg.measure.label on Dask: bool images joined across chunks,
+    integer ones in one task), the labels found on the border (or outside the mask), and every chunk
+    cleared where its components are among them."""
+    import dask.array as da
+
+    from ..morphology._label import label_dask
+
+    if out is not None:
+        raise NotImplementedError("ndimg.segmentation.clear_border: out= arrays cannot take a lazy Dask result; "
+                                  "drop the out= argument")
+    # the in-memory call's errors (shapes, mask, value) before any graph is made
+    if any(buffer_size >= s for s in labels.shape) and mask is None:
+        raise ValueError("buffer size may not be greater than labels size")
+    if mask is not None:
+        if labels.shape != mask.shape:
+            raise TypeError("exceptions must derive from BaseException")
+        if mask.dtype != bool:
+            raise TypeError("mask should be of type bool.")
+    clear_border(np.zeros((1,) * labels.ndim, labels.dtype), buffer_size=0 if mask is None else buffer_size,
+                 bgval=bgval, mask=None if mask is None else np.ones((1,) * labels.ndim, bool))
+    components = label_dask(labels, background=0)
+    if mask is not None:
+        border = ~(mask if isinstance(mask, da.Array) else da.from_array(mask, chunks=components.chunks))
+        border = border.rechunk(components.chunks)
+    else:
+        border = components.map_blocks(_border_block, buffer_size, labels.shape, dtype=bool)
+    touching = da.unique(components[border])
+    cleared = da.isin(components, touching)
+    if np.ndim(bgval) != 0:
+        return da.where(cleared, bgval, labels)
+    cell = np.empty(1, labels.dtype)
+    cell[np.ones(1, bool)] = bgval
+    return da.where(cleared, cell[0], labels)
