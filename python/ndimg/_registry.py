@@ -2363,7 +2363,7 @@ def _expand_halo(ndim, distance=1, spacing=1, **_):
 
 _LABELS_BENCH = tuple((s, dict(_inputs=("labels:50",), _dtype="int32")) for s in ("2d_f32", "3d_f32"))
 register("segmentation", "clear_border", f"{_SG}._clear_border:clear_border", dtypes=ALL + ("uint64",), ndim=(1, 2, 3),
-         inputs=("labels",), family="label_values", rtol=0, atol=0,
+         inputs=("labels",), family="label_values", rtol=0, atol=0, dask=f"{_SG}._clear_border:clear_border_dask",
          cases=(case(), case(buffer_size=1), case(buffer_size=2, bgval=7), case(bgval=2.7),
                 case(mask=Arr("mask:0.9", "bool")), case(_inputs=("mask:0.4",)), case(buffer_size=-1)),
          bad=(bad(ValueError, buffer_size=100), bad(TypeError, mask=Arr("mask:0.9", "uint8")),
