@@ -1,39 +1,160 @@
-// Felzenszwalb's merge on the CPU: one pass of union-find over the sorted edges (inherently sequential:
-// each merge decides the next). The forest keeps every component's smallest pixel as its root, as
+// Felzenszwalb on the CPU: the edge weights per row over the thread pool; the merge one pass of union-find
+// over the sorted edges (inherently sequential: each merge decides the next). The forest keeps every component's smallest pixel as its root, as
 // skimage's join_trees does, so sizes and internal costs live at the same indices as there.
+#include <cmath>
 #include <string>
 #include <vector>
 
+#include "ndimg/parallel.hpp"
 #include "segmentation/felzenszwalb.hpp"
 
 namespace ndimg::segmentation {
 namespace {
 
+// I: the pixel index type (int32 where the pixels fit: half the memory the random accesses sweep).
+template <class I>
 struct Forest {
-  std::vector<int64_t> parent;
-  explicit Forest(int64_t n) : parent(size_t(n)) {
-    for (int64_t i = 0; i < n; ++i) parent[size_t(i)] = i;
+  std::vector<I> parent;
+  explicit Forest(I n) : parent(static_cast<size_t>(n)) {
+    for (I i = 0; i < n; ++i) parent[size_t(i)] = i;
   }
-  int64_t find(int64_t n) {
-    int64_t r = n;
+  I find(I n) {
+    I r = n;
     while (parent[size_t(r)] != r) r = parent[size_t(r)];
     while (parent[size_t(n)] != r) {   // path compression leaves every root where it was
-      const int64_t next = parent[size_t(n)];
+      const I next = parent[size_t(n)];
       parent[size_t(n)] = r;
       n = next;
     }
     return r;
   }
   // joins the components of roots a and b under the smaller; returns it
-  int64_t join(int64_t a, int64_t b) {
-    const int64_t r = a < b ? a : b;
+  I join(I a, I b) {
+    const I r = a < b ? a : b;
     parent[size_t(a)] = r;
     parent[size_t(b)] = r;
     return r;
   }
 };
 
+template <class I>
+void merge(const double* cost, const int64_t* ord, int64_t H_, int64_t W_, double scale, int64_t min_size,
+           int64_t* out) {
+  const I H = I(H_), W = I(W_);
+  const I nR = H * (W - 1), nD = (H - 1) * W, nX = (H - 1) * (W - 1);
+  const int64_t E = int64_t(nR) + nD + 2 * int64_t(nX);
+  // the two pixels of edge e in skimage's edge order
+  auto ends = [&](I e, I& a, I& b) {
+    if (e < nR) {
+      a = e / (W - 1) * W + e % (W - 1);
+      b = a + 1;
+      return;
+    }
+    e -= nR;
+    if (e < nD) {
+      a = e;
+      b = e + W;
+      return;
+    }
+    e -= nD;
+    const bool down_right = e < nX;
+    if (!down_right) e -= nX;
+    const I p = e / (W - 1) * W + e % (W - 1);
+    if (down_right) {
+      a = p;
+      b = p + W + 1;
+    } else {
+      a = p + 1;
+      b = p + W;
+    }
+  };
+  const I n = H * W;
+  Forest<I> forest(n);
+  std::vector<I> size(static_cast<size_t>(n), I(1));
+  std::vector<double> cint(static_cast<size_t>(n), 0.0);
+  constexpr int64_t ahead = 16;   // the sorted edges hit the forest at random: fetch an edge's ends early
+  auto prefetch = [&](int64_t i) {
+    if (i >= E) return;
+    I a, b;
+    ends(I(ord[i]), a, b);
+    __builtin_prefetch(&forest.parent[size_t(a)]);
+    __builtin_prefetch(&forest.parent[size_t(b)]);
+    __builtin_prefetch(&cost[ord[i]]);
+  };
+  for (int64_t i = 0; i < E; ++i) {
+    prefetch(i + ahead);
+    I a, b;
+    ends(I(ord[i]), a, b);
+    const I s0 = forest.find(a), s1 = forest.find(b);
+    if (s0 == s1) continue;
+    const float in0 = float(cint[size_t(s0)] + scale / double(size[size_t(s0)]));
+    const float in1 = float(cint[size_t(s1)] + scale / double(size[size_t(s1)]));
+    const double c = cost[ord[i]];
+    if (c < double(in1 < in0 ? in1 : in0)) {
+      const I r = forest.join(s0, s1);
+      size[size_t(r)] = size[size_t(s0)] + size[size_t(s1)];
+      cint[size_t(r)] = c;
+    }
+  }
+  for (int64_t i = 0; i < E; ++i) {
+    prefetch(i + ahead);
+    I a, b;
+    ends(I(ord[i]), a, b);
+    const I s0 = forest.find(a), s1 = forest.find(b);
+    if (s0 == s1) continue;
+    if (size[size_t(s0)] < min_size || size[size_t(s1)] < min_size) {
+      const I r = forest.join(s0, s1);
+      size[size_t(r)] = size[size_t(s0)] + size[size_t(s1)];
+    }
+  }
+  // numpy.unique(roots, return_inverse=True): a root is its component's first pixel, so numbering the
+  // roots as they come in raster order numbers them in increasing order
+  int64_t next = 0;
+  for (I p = 0; p < n; ++p) {
+    const I r = forest.find(p);
+    out[p] = r == p ? next++ : out[r];
+  }
+}
+
 }  // namespace
+
+void felzenszwalb_costs(const View& image, const View& costs) {
+  if (!(image.dtype == DType::F64 && image.ndim == 3 && image.c_contiguous() && image.device == Device::CPU &&
+        image.shape[2] >= 1 && image.shape[2] < 8))
+    throw ValueError("felzenszwalb: image must be a C-contiguous (H, W, C) float64 host array, C < 8");
+  const int64_t H = image.shape[0], W = image.shape[1], C = image.shape[2];
+  const int64_t nR = H * (W - 1), nD = (H - 1) * W, nX = (H - 1) * (W - 1);
+  const int64_t E = H == 0 || W == 0 ? 0 : nR + nD + 2 * nX;
+  if (!(costs.dtype == DType::F64 && costs.ndim == 1 && costs.shape[0] == E && (E == 0 || costs.c_contiguous()) &&
+        costs.device == Device::CPU))
+    throw ValueError("felzenszwalb: costs must be a contiguous float64 host array, one per edge of the grid");
+  if (E == 0) return;
+  const double* im = image.ptr<double>();
+  double* out = costs.ptr<double>();
+  auto weight = [&](int64_t a, int64_t b) {
+    const double* p = im + a * C;
+    const double* q = im + b * C;
+    double d = p[0] - q[0];
+    double s = d * d;
+    for (int64_t c = 1; c < C; ++c) {
+      d = p[c] - q[c];
+      s += d * d;
+    }
+    return std::sqrt(s);
+  };
+  // four blocks of edges, each in C order over its grid: (later pixel, earlier pixel) as skimage subtracts
+  parallel_for(H, 16, [&](int64_t y0, int64_t y1) {
+    for (int64_t y = y0; y < y1; ++y) {
+      for (int64_t x = 0; x + 1 < W; ++x) out[y * (W - 1) + x] = weight(y * W + x + 1, y * W + x);
+      if (y + 1 >= H) continue;
+      for (int64_t x = 0; x < W; ++x) out[nR + y * W + x] = weight((y + 1) * W + x, y * W + x);
+      for (int64_t x = 0; x + 1 < W; ++x) {
+        out[nR + nD + y * (W - 1) + x] = weight((y + 1) * W + x + 1, y * W + x);
+        out[nR + nD + nX + y * (W - 1) + x] = weight((y + 1) * W + x, y * W + x + 1);
+      }
+    }
+  });
+}
 
 void felzenszwalb_merge(const View& costs, const View& order, double scale, int64_t min_size, const View& labels) {
   auto require = [](bool ok, const char* what) {
@@ -52,67 +173,12 @@ void felzenszwalb_merge(const View& costs, const View& order, double scale, int6
   const int64_t* ord = order.ptr<int64_t>();
   for (int64_t e = 0; e < E; ++e)
     require(ord[e] >= 0 && ord[e] < E, "order must index the edges");
-  // the two pixels of edge e in skimage's edge order
-  auto ends = [&](int64_t e, int64_t& a, int64_t& b) {
-    if (e < nR) {
-      a = e / (W - 1) * W + e % (W - 1);
-      b = a + 1;
-      return;
-    }
-    e -= nR;
-    if (e < nD) {
-      a = e;
-      b = e + W;
-      return;
-    }
-    e -= nD;
-    const bool down_right = e < nX;
-    if (!down_right) e -= nX;
-    const int64_t p = e / (W - 1) * W + e % (W - 1);
-    if (down_right) {
-      a = p;
-      b = p + W + 1;
-    } else {
-      a = p + 1;
-      b = p + W;
-    }
-  };
-  const int64_t n = H * W;
-  Forest forest(n);
-  std::vector<int64_t> size(size_t(n), 1);
-  std::vector<double> cint(size_t(n), 0.0);
-  for (int64_t i = 0; i < E; ++i) {
-    int64_t a, b;
-    ends(ord[i], a, b);
-    const int64_t s0 = forest.find(a), s1 = forest.find(b);
-    if (s0 == s1) continue;
-    const float in0 = float(cint[size_t(s0)] + scale / double(size[size_t(s0)]));
-    const float in1 = float(cint[size_t(s1)] + scale / double(size[size_t(s1)]));
-    const double c = cost[ord[i]];
-    if (c < double(in1 < in0 ? in1 : in0)) {
-      const int64_t r = forest.join(s0, s1);
-      size[size_t(r)] = size[size_t(s0)] + size[size_t(s1)];
-      cint[size_t(r)] = c;
-    }
-  }
-  for (int64_t i = 0; i < E; ++i) {
-    int64_t a, b;
-    ends(ord[i], a, b);
-    const int64_t s0 = forest.find(a), s1 = forest.find(b);
-    if (s0 == s1) continue;
-    if (size[size_t(s0)] < min_size || size[size_t(s1)] < min_size) {
-      const int64_t r = forest.join(s0, s1);
-      size[size_t(r)] = size[size_t(s0)] + size[size_t(s1)];
-    }
-  }
-  // numpy.unique(roots, return_inverse=True): a root is its component's first pixel, so numbering the
-  // roots as they come in raster order numbers them in increasing order
-  int64_t* out = labels.ptr<int64_t>();
-  int64_t next = 0;
-  for (int64_t p = 0; p < n; ++p) {
-    const int64_t r = forest.find(p);
-    out[p] = r == p ? next++ : out[r];
-  }
+  if (H == 0 || W == 0) return;
+  // int32 indices while every edge index fits (sizes reach at most the pixel count)
+  if (E < (int64_t(1) << 31))
+    merge<int32_t>(cost, ord, H, W, scale, min_size, labels.ptr<int64_t>());
+  else
+    merge<int64_t>(cost, ord, H, W, scale, min_size, labels.ptr<int64_t>());
 }
 
 }  // namespace ndimg::segmentation

@@ -30,16 +30,19 @@ template <class T>
 [[gnu::always_inline]] inline void row_distances(const Job<T>& j, int64_t r, int64_t c, int64_t r_, int64_t cmin,
                                                  int64_t n, T* __restrict d) {
   const int64_t N = j.H * j.W;
-  const T* p = j.planes + r * j.W + c;
-  const T* __restrict q = j.planes + r_ * j.W + cmin;
-  {
-    const T a = p[0];
+  if (j.C == 0) {   // no channel: the spatial terms alone, as skimage's loops give
+    for (int64_t i = 0; i < n; ++i) d[i] = T(0);
+  } else {
+    const T a = j.planes[r * j.W + c];
+    const T* __restrict q = j.planes + r_ * j.W + cmin;
     for (int64_t i = 0; i < n; ++i) {
       const T t = a - q[i];
       d[i] = t * t;   // 0 + t * t
     }
   }
   for (int64_t ch = 1; ch < j.C; ++ch) {
+    const T* p = j.planes + r * j.W + c;
+    const T* __restrict q = j.planes + r_ * j.W + cmin;
     const T a = p[ch * N];
     const T* __restrict qc = q + ch * N;
     for (int64_t i = 0; i < n; ++i) {
@@ -141,7 +144,8 @@ void quickshift(const View& image, double kernel_size, const View& densities, co
   auto require = [](bool ok, const char* what) {
     if (!ok) throw ValueError(std::string("quickshift: ") + what);
   };
-  require(is_float(image.dtype) && image.ndim == 3 && image.c_contiguous() && image.device == Device::CPU,
+  require(is_float(image.dtype) && image.ndim == 3 && (image.size() == 0 || image.c_contiguous()) &&
+              image.device == Device::CPU,
           "image must be a C-contiguous (H, W, C) float host array");
   const int64_t H = image.shape[0], W = image.shape[1], C = image.shape[2];
   auto plane = [&](const View& v, DType t) {
@@ -151,7 +155,7 @@ void quickshift(const View& image, double kernel_size, const View& densities, co
   require(plane(densities, image.dtype) && plane(dist_parent, image.dtype) && plane(parent, DType::I64),
           "densities, parent and dist_parent must be C-contiguous (H, W) host arrays");
   require(std::isfinite(kernel_size) && kernel_size >= 1 && kernel_size < 1e6, "kernel_size must be in [1, 1e6)");
-  if (H == 0 || W == 0 || C == 0) return;
+  if (H == 0 || W == 0) return;
   if (image.dtype == DType::F32)
     run(image.ptr<float>(), H, W, C, kernel_size, densities.ptr<float>(), parent.ptr<int64_t>(),
         dist_parent.ptr<float>());

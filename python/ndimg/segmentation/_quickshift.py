@@ -59,7 +59,8 @@ def quickshift(image, ratio=1.0, kernel_size=5, max_dist=10, return_tree=False, 
     densities += np.random.default_rng(seed).normal(scale=0.00001, size=(height, width)).astype(dtype, copy=False)
     parent = np.empty((height, width), dtype=np.int64)
     dist_parent = np.empty((height, width), dtype=dtype)
-    _core.quickshift(image, float(kernel_size), densities, parent, dist_parent)
+    if parent.size:
+        _core.quickshift(image, float(kernel_size), densities, parent, dist_parent)
     flat = parent.ravel().copy()
     too_far = dist_parent.ravel() > max_dist
     flat[too_far] = np.arange(width * height)[too_far]
