@@ -116,3 +116,22 @@ def test_threads_do_not_change_labels(fn, kw):
     finally:
         ndimg.set_num_threads(before)
     np.testing.assert_array_equal(one, three)
+
+
+@pytest.mark.parametrize("channels", [2, 7, 8, 10])
+def test_felzenszwalb_many_channels(channels):
+    # under 8 channels the weights come from the core (np.sum adds them in order), from 8 on from NumPy
+    img = np.random.default_rng(channels).random((30, 40, channels))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same(sk.felzenszwalb(img, scale=5), felzenszwalb(img, scale=5))
+
+
+@pytest.mark.parametrize("shape", [(0, 5, 3), (5, 0, 3), (4, 5, 0)])
+def test_empty_and_channel_less(shape):
+    img = np.random.default_rng(0).random(shape)
+    if shape[-1]:
+        same(sk.felzenszwalb(img), felzenszwalb(img))
+    for ref, got in zip(sk.quickshift(img, convert2lab=False, kernel_size=1.5, return_tree=True),
+                        quickshift(img, convert2lab=False, kernel_size=1.5, return_tree=True)):
+        same(ref, got)
