@@ -103,3 +103,27 @@ def test_errors():
     # an offset leaving neighbours past the padding: scikit-image reads outside its buffers, ndimg refuses
     with pytest.raises(ValueError, match="outside the image"):
         watershed(image, np.eye(5, 6, dtype=int), connectivity=np.ones((3, 3), bool), offset=(0, 2))
+
+
+@pytest.mark.parametrize("kw", [{}, {"watershed_line": True}, {"compactness": 0.001}])
+def test_tied_markers_then_unique_keys(kw):
+    # markers on equal values replay scikit-image's heap, the rest of the flooding runs on unique keys: a noisy
+    # image with a few marker pairs on one value, and marker regions (their interiors never flood)
+    rng = np.random.default_rng(6)
+    image = rng.random((150, 170)).astype(np.float32)
+    markers = sparse_markers(rng, image.shape, 300)
+    pairs = np.flatnonzero(markers)[:20]
+    image.flat[pairs] = image.flat[pairs[::-1]]
+    markers[10:30, 10:40] = 7
+    markers[100:130, 50:60] = -3
+    same(image, markers, **kw)
+
+
+def test_labels_beyond_32_bits():
+    rng = np.random.default_rng(7)
+    image = rng.integers(0, 3, (40, 40)).astype(np.float64)
+    for values, dtype in (([2**40, -2**35, 5], np.int64), ([2**63 + 5, 1, 2**40], np.uint64)):
+        markers = np.zeros(image.shape, dtype)
+        markers.flat[rng.choice(image.size, 30, replace=False)] = rng.choice(np.array(values, dtype), 30)
+        same(image, markers)
+        same(image, markers, watershed_line=True)
