@@ -8,12 +8,16 @@ from itertools import combinations_with_replacement
 
 import numpy as np
 
+from .._blocks import _on_threads
 from .._engine import engine_aware, xp_of
 from .._rules import supported_float_type
 from ..filters import gaussian as gaussian_filter
 from ..ndimage import median_filter, uniform_filter
 from ..transform import warp
 from ._optical_flow_utils import _coarse_to_fine, _get_warp_points
+
+
+_THREADED_SIZE = 1 << 16   # pixels from which a level's components are projected on threads
 
 
 def _sparse_grid(image, xp):
@@ -36,11 +40,40 @@ def _tvl1(reference_image, moving_image, flow0, attachment, tightness, num_warp,
     # scikit-image's aliasing kept: the first data step of a warp updates flow_previous too, which makes
     # the stopping test compare against the flow after that step
     flow_current = flow_previous = flow0
-    g = xp.zeros((ndim,) + reference_image.shape, dtype=dtype)
+    # one scratch gradient per flow component: the components' projections are independent, so on the CPU
+    # they run on the engine's threads at once (NumPy's ufuncs release the GIL)
+    g = xp.zeros((ndim, ndim) + reference_image.shape, dtype=dtype)
     proj = xp.zeros((ndim, ndim) + reference_image.shape, dtype=dtype)
-    s_g = [slice(None)] * g.ndim
-    s_p = [slice(None)] * proj.ndim
-    s_d = [slice(None)] * (proj.ndim - 2)
+    threaded = xp is np and reference_image.size >= _THREADED_SIZE
+
+    def regularize(flow_current, flow_auxiliary, idx):
+        """Chambolle's projection of component idx's dual variable, reg_num_iter times."""
+        gi, pi = g[idx], proj[idx]
+        s_g = [slice(None)] * gi.ndim
+        s_p = [slice(None)] * pi.ndim
+        s_d = [slice(None)] * ndim
+        for _ in range(reg_num_iter):
+            for ax in range(ndim):
+                s_g[0] = ax
+                s_g[ax + 1] = slice(0, -1)
+                gi[tuple(s_g)] = xp.diff(flow_current[idx], axis=ax)
+                s_g[ax + 1] = slice(None)
+            norm = xp.sqrt((gi ** 2).sum(0))[xp.newaxis, ...]
+            norm *= f1
+            norm += 1.0
+            pi -= dt * gi
+            pi /= norm
+            # d: the negative divergence of proj[idx]
+            d = -pi.sum(0)
+            for ax in range(ndim):
+                s_p[0] = ax
+                s_p[ax + 1] = slice(0, -1)
+                s_d[ax] = slice(1, None)
+                d[tuple(s_d)] += pi[tuple(s_p)]
+                s_p[ax + 1] = slice(None)
+                s_d[ax] = slice(None)
+            flow_current[idx] = flow_auxiliary[idx] + d
+
     for _ in range(num_warp):
         if prefilter:
             flow_current = median_filter(flow_current, [1] + ndim * [3])
@@ -50,39 +83,20 @@ def _tvl1(reference_image, moving_image, flow0, attachment, tightness, num_warp,
         NI[NI == 0] = 1
         rho_0 = image1_warp - reference_image - (grad * flow_current).sum(0)
         for _ in range(num_iter):
-            # data term: a step of rho / |grad|**2 where that stays within f0 * |grad|**2, else f0
+            # data term: a step of rho / |grad|**2 where that stays within f0 * |grad|**2, else f0 (the same
+            # values as scikit-image's masked updates, without gathering and scattering them)
             rho = rho_0 + (grad * flow_current).sum(0)
             idx = abs(rho) <= f0 * NI
             flow_auxiliary = flow_current
-            flow_auxiliary[:, idx] -= rho[idx] * grad[:, idx] / NI[idx]
-            idx = ~idx
-            srho = f0 * xp.sign(rho[idx])
-            flow_auxiliary[:, idx] -= srho * grad[:, idx]
-            # regularization term: Chambolle's projection of each component's dual variable
+            flow_auxiliary -= xp.where(idx, rho * grad / NI, f0 * xp.sign(rho) * grad)
+            # regularization term
             flow_current = flow_auxiliary.copy()
-            for idx in range(ndim):
-                s_p[0] = idx
-                for _ in range(reg_num_iter):
-                    for ax in range(ndim):
-                        s_g[0] = ax
-                        s_g[ax + 1] = slice(0, -1)
-                        g[tuple(s_g)] = xp.diff(flow_current[idx], axis=ax)
-                        s_g[ax + 1] = slice(None)
-                    norm = xp.sqrt((g ** 2).sum(0))[xp.newaxis, ...]
-                    norm *= f1
-                    norm += 1.0
-                    proj[idx] -= dt * g
-                    proj[idx] /= norm
-                    # d: the negative divergence of proj[idx]
-                    d = -proj[idx].sum(0)
-                    for ax in range(ndim):
-                        s_p[1] = ax
-                        s_p[ax + 2] = slice(0, -1)
-                        s_d[ax] = slice(1, None)
-                        d[tuple(s_d)] += proj[tuple(s_p)]
-                        s_p[ax + 2] = slice(None)
-                        s_d[ax] = slice(None)
-                    flow_current[idx] = flow_auxiliary[idx] + d
+            if threaded:
+                _on_threads(lambda first, last: [regularize(flow_current, flow_auxiliary, i)
+                                                 for i in range(first, last)], ndim)
+            else:
+                for idx in range(ndim):
+                    regularize(flow_current, flow_auxiliary, idx)
         flow_previous -= flow_current
         if float((flow_previous * flow_previous).sum()) < tol:
             break
