@@ -198,3 +198,16 @@ def test_active_contour_refuses_as_there():
         nds.active_contour(np.ones((9, 9)), snake, boundary_condition="open")
     with pytest.raises(IndexError):
         nds.active_contour(np.ones(9), snake)
+
+
+def test_random_walker_beyond_one_blas_thread():
+    """Past 10000 unlabeled pixels the dot products are NumPy's sums of products (scikit-image's BLAS rounds by
+    its thread count there): the probabilities agree to 1e-6 with tol=1e-8, the labels exactly."""
+    data = _blob((110, 120))
+    labels = _seeds(data.shape)
+    assert (labels == 0).sum() > 10000
+    ref = sks.random_walker(data, labels, beta=90, tol=1e-8, return_full_prob=True)
+    got = nds.random_walker(data, labels, beta=90, tol=1e-8, return_full_prob=True)
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-6)
+    np.testing.assert_array_equal(nds.random_walker(data, labels, beta=90, tol=1e-8),
+                                  sks.random_walker(data, labels, beta=90, tol=1e-8))

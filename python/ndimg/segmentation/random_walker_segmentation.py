@@ -3,8 +3,10 @@
 The graph Laplacian of the image's pixel grid is built directly in its reduced form (rows and columns of
 the unlabeled pixels only, each row's columns in increasing order, the diagonal summed over the neighbours
 in increasing index order), which is the matrix scikit-image gets from its full Laplacian by slicing: the
-same values in the same order, so scipy.sparse's solvers (a kept library) run the same iterations and give
-the same probabilities. Seeds cut off from the unlabeled pixels are found with ndimg's binary propagation.
+same values in the same order. 'bf' is scipy.sparse's direct solver (a kept library); the conjugate gradients
+are scipy's iteration step for step (BLAS's dot products where OpenBLAS runs them on one thread, NumPy's own
+beyond), so the probabilities equal scikit-image's: bit for bit up to 10000 unlabeled pixels, to the rounding
+of the dot products beyond (where scikit-image's own vary with OpenBLAS's thread count). Seeds cut off from the unlabeled pixels are found with ndimg's binary propagation.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ import warnings
 
 import numpy as np
 from scipy import sparse
-from scipy.sparse.linalg import cg, spsolve
+from scipy.sparse.linalg import spsolve
 
 from .._engine import engine_aware, is_gpu_array
 from .._rules import img_as_float
@@ -123,6 +125,54 @@ def _linear_system(data, spacing, labels, nlabels, mask, beta, multichannel):
     return lap, rhs
 
 
+_BLAS_ONE_THREAD = 10000   # OpenBLAS computes dot products up to this length on one thread
+
+
+def _sum_of_products(a, b):
+    return np.einsum("i,i->", a, b)
+
+
+def _dot_for(n):
+    """The dot product of the conjugate gradients on vectors of length n: BLAS's (scipy's, bit for bit) up to
+    the length OpenBLAS computes on one thread; beyond it BLAS splits the sum over its threads (scikit-image's
+    results then round by the thread count) and its spinning threads stall a busy machine (20x slower on 2
+    loaded cores), so NumPy's own sum of products."""
+    return np.dot if n <= _BLAS_ONE_THREAD else _sum_of_products
+
+
+def _cg(lap, b, rtol, psolve, maxiter):
+    """scipy.sparse.linalg.cg's iteration (the same updates in the same order, atol = rtol * |b|, the
+    residual tested before each step) for one right-hand side column `b`; returns (x, info)."""
+    column = b
+    b = b.ravel()
+    _dot = _dot_for(b.size)
+    bnrm2 = np.sqrt(_dot(b, b))
+    if bnrm2 == 0:
+        return column, 0
+    atol = float(rtol) * float(bnrm2)
+    if maxiter is None:
+        maxiter = b.size * 10
+    x = np.zeros(b.size)
+    r = b.copy()
+    p = rho_prev = None
+    for iteration in range(maxiter):
+        if np.sqrt(_dot(r, r)) < atol:
+            return x, 0
+        z = psolve(r)
+        rho = _dot(r, z)
+        if iteration > 0:
+            p *= rho / rho_prev
+            p += z
+        else:
+            p = z.copy()
+        q = lap @ p
+        alpha = rho / _dot(p, q)
+        x += alpha * p
+        r -= alpha * q
+        rho_prev = rho
+    return x, maxiter
+
+
 def _solve(lap, rhs, tol, mode):
     if mode is None:
         mode = "cg_j"
@@ -137,17 +187,17 @@ def _solve(lap, rhs, tol, mode):
         if not _HAS_UMFPACK:
             warnings.warn('"cg" mode may be slow because UMFPACK is not available. Consider building Scipy with '
                           'UMFPACK or use a preconditioned version of CG ("cg_j" or "cg_mg" modes).', stacklevel=4)
-        M = None
+        psolve = np.copy
     elif mode == "cg_j":
-        n = lap.shape[-1]
-        M = sparse.dia_array((1.0 / lap.diagonal(), 0), shape=(n, n))
+        inverse_diagonal = 1.0 / lap.diagonal()
+        psolve = inverse_diagonal.__mul__
     else:
         if lap.indptr[-1] > np.iinfo(np.int32).max:
             raise ValueError("index values too large for int32 mode 'cg_mg'")
         lap.indices, lap.indptr = lap.indices.astype(np.int32), lap.indptr.astype(np.int32)
-        M = ruge_stuben_solver(lap, coarse_solver="pinv").aspreconditioner(cycle="V")
+        psolve = ruge_stuben_solver(lap, coarse_solver="pinv").aspreconditioner(cycle="V").matvec
         maxiter = 30
-    solved = [cg(lap, rhs[:, [i]], rtol=tol, atol=0, M=M, maxiter=maxiter) for i in range(rhs.shape[1])]
+    solved = [_cg(lap, rhs[:, [i]], tol, psolve, maxiter) for i in range(rhs.shape[1])]
     if any(info > 0 for _, info in solved):
         warnings.warn("Conjugate gradient convergence to tolerance not achieved. Consider decreasing beta to "
                       "improve system conditionning.", stacklevel=4)
