@@ -212,10 +212,11 @@ void nl_fast_shift(const double* p, int nd, int64_t nch, const int64_t* P, const
       result[y * nch + c] += w * p[x * nch + c];
     }
   };
+  auto weigh_row = [&](int64_t base, const double* box, int64_t n) {
+    for (int64_t x = 0; x < n; ++x) weigh(base + x, box ? box[x] : 0.0);
+  };
   if (o == 0) {   // a one-pixel patch: the box (x, x] is empty
-    for_rows(nd, lo, hi, st, [&](int64_t off, int64_t n) {
-      for (int64_t x = off; x < off + n; ++x) weigh(x, 0.0);
-    });
+    for_rows(nd, lo, hi, st, [&](int64_t off, int64_t n) { weigh_row(off, nullptr, n); });
     return;
   }
   const int l = nd - 1;
@@ -225,7 +226,8 @@ void nl_fast_shift(const double* p, int nd, int64_t nch, const int64_t* P, const
   for (int a = 0; a < nd; ++a) blo[a] = rlo[a], bhi[a] = rhi[a];
   double* line = acc.line.data();
   double* a_buf = acc.a.data();
-  for_rows(nd, blo, bhi, st, [&](int64_t off, int64_t n) {
+  // one row of those sums: the n squared differences from offset off (a row of the region), boxed into dst
+  auto box_row = [&](int64_t off, int64_t n, double* dst) {
     for (int64_t i = 0; i < n; ++i) {
       const int64_t x = off + i;
       double dist = 0;
@@ -235,7 +237,6 @@ void nl_fast_shift(const double* p, int nd, int64_t nch, const int64_t* P, const
       }
       line[i] = dist - double(nch) * var2;
     }
-    double* dst = a_buf + off + (o - 1);
     // small patches of a finite image: each box summed directly (independent sums vectorize; a running sum
     // is a chain); a NaN or inf, though, spreads along the rest of the line as scikit-image's integral image
     // spreads it
@@ -252,7 +253,8 @@ void nl_fast_shift(const double* p, int nd, int64_t nch, const int64_t* P, const
       sum += line[k + 2 * o - 1] - line[k - 1];
       dst[k] = sum;
     }
-  });
+  };
+  for_rows(nd, blo, bhi, st, [&](int64_t off, int64_t n) { box_row(off, n, a_buf + off + (o - 1)); });
   blo[l] = lo[l], bhi[l] = hi[l];
   // the middle axes, from buffer a to b and back
   double* src = a_buf;
@@ -266,10 +268,7 @@ void nl_fast_shift(const double* p, int nd, int64_t nch, const int64_t* P, const
     const int64_t n = hi[ax] - lo[ax];
     if (ax == 0) {   // the last pass: the box sums weigh the pairs as they come
       box_along(src, acc.rows, len, st[0], rlo[0], n, o, acc.sums, [&](int64_t k, const double* s) {
-        for (size_t r = 0; r < acc.rows.size(); ++r) {
-          const int64_t base = acc.rows[r] + (lo[0] + k) * st[0];
-          for (int64_t x = 0; x < len; ++x) weigh(base + x, s[int64_t(r) * len + x]);
-        }
+        for (size_t r = 0; r < acc.rows.size(); ++r) weigh_row(acc.rows[r] + (lo[0] + k) * st[0], s + int64_t(r) * len, len);
       });
       return;
     }
@@ -284,6 +283,93 @@ void nl_fast_shift(const double* p, int nd, int64_t nch, const int64_t* P, const
   for_rows(nd, lo, hi, st, [&](int64_t off, int64_t n) {
     for (int64_t x = off; x < off + n; ++x) weigh(x, src[x]);
   });
+}
+
+// 2-D fast non-local means for the row shift t0 and every column shift in [0, d] together: the output rows
+// are streamed once, each column shift keeping a ring of its last 2o rows of last-axis box sums and their
+// running sum down the columns, so that each output row's accumulators are weighed by all the column shifts
+// while they are in cache. Each pair's arithmetic is nl_fast_shift's.
+void nl_fast_2d(const double* p, int64_t nch, const int64_t* P, const int64_t* st, int64_t t0, int64_t d, int64_t o,
+                double var2, double h2s, bool finite, FastAcc& acc) {
+  const int64_t lo0 = std::max(o, o - t0), hi0 = std::min(P[0] - o, P[0] - o - t0);
+  if (hi0 <= lo0 || d < 0) return;
+  const int64_t rlo0 = lo0 - o + 1, nt = d + 1, ring_rows = std::max<int64_t>(2 * o, 1);
+  struct Shift {
+    int64_t toff, lo1, len;
+    double alpha;
+    double *ring, *sums;
+  };
+  std::vector<Shift> shifts;
+  std::vector<double>& store = acc.a;   // per column shift: the ring (2o rows) and the running sums
+  const int64_t maxlen = P[1];
+  store.assign(size_t(nt * (ring_rows + 1) * maxlen + maxlen), 0.0);
+  double* fresh = store.data() + nt * (ring_rows + 1) * maxlen;
+  for (int64_t t1 = 0; t1 <= d; ++t1) {
+    const int64_t lo1 = o, hi1 = P[1] - o - t1;
+    if (hi1 <= lo1) break;
+    double* base = store.data() + t1 * (ring_rows + 1) * maxlen;
+    shifts.push_back({t0 * st[0] + t1, lo1, hi1 - lo1, t1 == 0 ? 0.5 : 1.0, base, base + ring_rows * maxlen});
+  }
+  double* weights = acc.weights.data();
+  double* result = acc.result.data();
+  double* line = acc.line.data();
+  auto box_row = [&](const Shift& sh, int64_t off, double* dst) {   // off: the row's first box element
+    const int64_t width = sh.len + 2 * o - 1;
+    for (int64_t i = 0; i < width; ++i) {
+      const int64_t x = off + i;
+      double dist = 0;
+      for (int64_t c = 0; c < nch; ++c) {
+        const double v = p[x * nch + c] - p[(x + sh.toff) * nch + c];
+        dist += v * v;
+      }
+      line[i] = dist - double(nch) * var2;
+    }
+    if (o <= 4 && finite) {   // as nl_fast_shift's box_row
+      for (int64_t k = 0; k < sh.len; ++k) dst[k] = line[k];
+      for (int64_t i = 1; i < 2 * o; ++i)
+        for (int64_t k = 0; k < sh.len; ++k) dst[k] += line[k + i];
+      return;
+    }
+    double sum = 0;
+    for (int64_t i = 0; i < 2 * o; ++i) sum += line[i];
+    dst[0] = sum;
+    for (int64_t k = 1; k < sh.len; ++k) {
+      sum += line[k + 2 * o - 1] - line[k - 1];
+      dst[k] = sum;
+    }
+  };
+  auto weigh_row = [&](const Shift& sh, int64_t base, const double* box) {
+    for (int64_t i = 0; i < sh.len; ++i) {
+      const int64_t x = base + i;
+      const double distance = (o > 0 ? std::max(box[i], 0.0) : 0.0) / h2s;
+      if (distance > kDistanceCutoff) continue;
+      const double w = sh.alpha * fast_exp(-distance);
+      const int64_t y = x + sh.toff;
+      weights[x] += w;
+      weights[y] += w;
+      for (int64_t c = 0; c < nch; ++c) {
+        result[x * nch + c] += w * p[y * nch + c];
+        result[y * nch + c] += w * p[x * nch + c];
+      }
+    }
+  };
+  if (o > 0)
+    for (const Shift& sh : shifts)
+      for (int64_t i = 0; i < 2 * o; ++i) {
+        double* row = sh.ring + i * maxlen;
+        box_row(sh, (rlo0 + i) * st[0] + sh.lo1 - o + 1, row);
+        for (int64_t x = 0; x < sh.len; ++x) sh.sums[x] += row[x];
+      }
+  for (int64_t k = 0; k < hi0 - lo0; ++k)
+    for (const Shift& sh : shifts) {
+      if (k > 0 && o > 0) {
+        double* slot = sh.ring + ((k - 1) % (2 * o)) * maxlen;
+        box_row(sh, (rlo0 + k + 2 * o - 1) * st[0] + sh.lo1 - o + 1, fresh);
+        for (int64_t x = 0; x < sh.len; ++x) sh.sums[x] += fresh[x] - slot[x];
+        std::copy(fresh, fresh + sh.len, slot);
+      }
+      weigh_row(sh, (lo0 + k) * st[0] + sh.lo1, sh.sums);
+    }
 }
 
 template <class T>
@@ -391,7 +477,8 @@ void nl_means_fast_cpu(const View& padded, int64_t s, int64_t d, double h, doubl
   // every shift: [-d, d] on the leading axes, [0, d] on the last (each pair of pixels once)
   int64_t nshift = std::max<int64_t>(d + 1, 0);
   for (int a = 0; a < nd - 1; ++a) nshift *= std::max<int64_t>(2 * d + 1, 0);
-  const int64_t workers = std::max<int64_t>(1, std::min<int64_t>(num_threads(), nshift));
+  const int64_t tasks = nd == 2 ? std::max<int64_t>(2 * d + 1, 0) : nshift;
+  const int64_t workers = std::max<int64_t>(1, std::min<int64_t>(num_threads(), tasks));
   std::vector<FastAcc> accs(static_cast<size_t>(workers));
   const double* p = padded.ptr<const double>();
   bool finite = true;
@@ -401,9 +488,13 @@ void nl_means_fast_cpu(const View& padded, int64_t s, int64_t d, double h, doubl
       FastAcc& acc = accs[size_t(wk)];
       acc.weights.assign(size_t(np), 0.0);
       acc.result.assign(size_t(np * nch), 0.0);
-      acc.a.assign(size_t(np), 0.0);
+      acc.a.assign(nd > 2 ? size_t(np) : 0, 0.0);   // 2-D streams its rows (nl_fast_2d)
       acc.b.assign(nd > 2 ? size_t(np) : 0, 0.0);
       acc.line.assign(size_t(maxlen), 0.0);
+      if (nd == 2) {   // a worker takes whole rows of shifts (every column shift of a row shift)
+        for (int64_t t0 = -d + wk; t0 <= d; t0 += workers) nl_fast_2d(p, nch, P, st, t0, d, o, var2, h2s, finite, acc);
+        continue;
+      }
       for (int64_t sh = wk; sh < nshift; sh += workers) {
         int64_t t[kMaxDim];
         int64_t r = sh;
