@@ -13,7 +13,14 @@ _ETA = 1e-16
 
 
 def _edge_padded(phi, xp):
-    return xp.pad(phi, 1, mode="edge")
+    """np.pad(phi, 1, mode='edge'), written in four strokes."""
+    P = xp.empty((phi.shape[0] + 2, phi.shape[1] + 2), phi.dtype)
+    P[1:-1, 1:-1] = phi
+    P[0, 1:-1] = phi[0]
+    P[-1, 1:-1] = phi[-1]
+    P[:, 0] = P[:, 1]
+    P[:, -1] = P[:, -2]
+    return P
 
 
 def _variation(image, phi, mu, lambda1, lambda2, dt, xp):
@@ -33,8 +40,9 @@ def _variation(image, phi, mu, lambda1, lambda2, dt, xp):
     Hphi = (phi > 0).astype(image.dtype)
     c1, c2 = _averages(image, Hphi, xp)
     difference = -lambda1 * (image - c1) ** 2 + lambda2 * (image - c2) ** 2
-    new_phi = phi + (dt * _delta(phi)) * (mu * K + difference)
-    return new_phi / (1 + mu * dt * _delta(phi) * (C1 + C2 + C3 + C4))
+    delta = _delta(phi)
+    new_phi = phi + (dt * delta) * (mu * K + difference)
+    return new_phi / (1 + mu * dt * delta * (C1 + C2 + C3 + C4))
 
 
 def _heavyside(x, xp, eps=1.0):
@@ -129,20 +137,21 @@ def chan_vese(image, mu=0.25, lambda1=1.0, lambda2=1.0, tol=1e-3, max_num_iter=5
     if xp.max(image) != 0:
         image = image / xp.max(image)
 
+    # the energies are only reported: without extended_output they are not computed (they steer nothing)
     i = 0
-    old_energy = _energy(image, phi, mu, lambda1, lambda2, xp)
+    old_energy = _energy(image, phi, mu, lambda1, lambda2, xp) if extended_output else None
     energies = []
     phivar = tol + 1
-    segmentation = phi > 0
     while phivar > tol and i < max_num_iter:
         oldphi = phi
         phi = _variation(image, phi, mu, lambda1, lambda2, dt, xp)
         phivar = xp.sqrt(((phi - oldphi) ** 2).mean())
-        segmentation = phi > 0
-        new_energy = _energy(image, phi, mu, lambda1, lambda2, xp)
-        energies.append(_host_scalar(old_energy, xp))
-        old_energy = new_energy
+        if extended_output:
+            new_energy = _energy(image, phi, mu, lambda1, lambda2, xp)
+            energies.append(_host_scalar(old_energy, xp))
+            old_energy = new_energy
         i += 1
+    segmentation = phi > 0
     if extended_output:
         return segmentation, phi, energies
     return segmentation
