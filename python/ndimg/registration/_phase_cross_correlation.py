@@ -66,8 +66,9 @@ def _upsampled_correlation(half, n_last, upsampled_region_size, upsample_factor,
     kernel = _dft_kernel(n_last, dims[-1][1], dims[-1][2], upsample_factor, half.dtype)
     mirrored = np.zeros((kernel.shape[0], h), kernel.dtype)
     mirrored[:, 1:n_last - h + 1] = kernel[:, :h - 1:-1]   # column m stands for column n - m
-    direct = xp.tensordot(xp.asarray(np.conj(kernel[:, :h])), half, axes=(1, -1)).conj()
-    mirror = xp.tensordot(xp.asarray(mirrored), half, axes=(1, -1))
+    # both in one matrix product: the half is read once
+    both = xp.tensordot(xp.asarray(np.concatenate([np.conj(kernel[:, :h]), mirrored])), half, axes=(1, -1))
+    direct, mirror = both[:kernel.shape[0]].conj(), both[kernel.shape[0]:]
     for ax in range(1, mirror.ndim):
         mirror = xp.roll(xp.flip(mirror, axis=ax), 1, axis=ax)
     data = direct + mirror
