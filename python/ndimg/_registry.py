@@ -2602,8 +2602,9 @@ def _no_channels(ndim, depths, channel_axis=None):
 
 
 def _nl_means_halo(ndim, patch_size=7, patch_distance=11, channel_axis=None, **_):
-    """A pixel's patch (odd patch_size // 2) about every pixel within patch_distance."""
-    return _no_channels(ndim, (int(patch_size) | 1) // 2 + int(patch_distance), channel_axis)
+    """A pixel's patch (odd patch_size // 2) about every pixel within patch_distance; at least 1, so that no
+    block is one pixel thick (scikit-image squeezes length-1 axes out of its result)."""
+    return _no_channels(ndim, max(1, (int(patch_size) | 1) // 2 + int(patch_distance)), channel_axis)
 
 
 def _rolling_ball_halo(ndim, radius=100, kernel=None, **_):
