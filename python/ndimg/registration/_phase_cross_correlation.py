@@ -33,23 +33,24 @@ def _dft_kernel(n_items, ups_size, ax_offset, upsample_factor, dtype):
     return np.exp(-1j * 2 * np.pi * kernel).astype(dtype, copy=False)
 
 
-def _check_region(data, upsampled_region_size, axis_offsets):
+def _check_region(shape, upsampled_region_size, axis_offsets):
+    """(length, region size, offset) of each axis of data of `shape`, scikit-image's checks."""
     if not hasattr(upsampled_region_size, "__iter__"):
-        upsampled_region_size = [upsampled_region_size] * data.ndim
-    elif len(upsampled_region_size) != data.ndim:
+        upsampled_region_size = [upsampled_region_size] * len(shape)
+    elif len(upsampled_region_size) != len(shape):
         raise ValueError("shape of upsampled region sizes must be equal to input data's number of dimensions.")
     if axis_offsets is None:
-        axis_offsets = [0] * data.ndim
-    elif len(axis_offsets) != data.ndim:
+        axis_offsets = [0] * len(shape)
+    elif len(axis_offsets) != len(shape):
         raise ValueError("number of axis offsets must be equal to input data's number of dimensions.")
-    return list(zip(data.shape, upsampled_region_size, axis_offsets))
+    return list(zip(shape, upsampled_region_size, axis_offsets))
 
 
 def _upsampled_dft(data, upsampled_region_size, upsample_factor=1, axis_offsets=None):
     """The DFT of `data` zero-padded `upsample_factor` times, only on a region of `upsampled_region_size`
     samples from `axis_offsets`, by one matrix product per axis (the last axis first)."""
     xp = xp_of(data)
-    for n_items, ups_size, ax_offset in _check_region(data, upsampled_region_size, axis_offsets)[::-1]:
+    for n_items, ups_size, ax_offset in _check_region(data.shape, upsampled_region_size, axis_offsets)[::-1]:
         data = xp.tensordot(xp.asarray(_dft_kernel(n_items, ups_size, ax_offset, upsample_factor, data.dtype)),
                             data, axes=(1, -1))
     return data
@@ -62,7 +63,7 @@ def _upsampled_correlation(half, n_last, upsampled_region_size, upsample_factor,
     one over them as mirrors, whose rows are then mirrored (j -> -j) on the small result."""
     xp = xp_of(half)
     h = half.shape[-1]
-    dims = _check_region(np.empty(half.shape[:-1] + (n_last,), dtype=bool), upsampled_region_size, axis_offsets)
+    dims = _check_region(half.shape[:-1] + (n_last,), upsampled_region_size, axis_offsets)
     kernel = _dft_kernel(n_last, dims[-1][1], dims[-1][2], upsample_factor, half.dtype)
     mirrored = np.zeros((kernel.shape[0], h), kernel.dtype)
     mirrored[:, 1:n_last - h + 1] = kernel[:, :h - 1:-1]   # column m stands for column n - m
