@@ -92,6 +92,13 @@ def _level_set(init_level_set, image_shape, xp):
     return xp.asarray(res) if isinstance(init_level_set, str) else res
 
 
+def _set_where(u, aux, below, above, xp):
+    """u = `below` where aux < 0, `above` where aux > 0, in place (scikit-image's two masked assignments;
+    NaN leaves u)."""
+    xp.copyto(u, np.int8(below), where=aux < 0)
+    xp.copyto(u, np.int8(above), where=aux > 0)
+
+
 def _no_callback(u):
     return None
 
@@ -111,8 +118,7 @@ def morphological_chan_vese(image, num_iter, init_level_set="checkerboard", smoo
         c1 = (image * u).sum() / float(u.sum() + 1e-8)
         abs_du = xp.abs(xp.stack(xp.gradient(u))).sum(0)
         aux = abs_du * (lambda1 * (image - c1) ** 2 - lambda2 * (image - c0) ** 2)
-        u[aux < 0] = 1
-        u[aux > 0] = 0
+        _set_where(u, aux, 1, 0, xp)
         for _ in range(smoothing):
             u = _curvop(u)
         iter_callback(u)
@@ -138,13 +144,12 @@ def morphological_geodesic_active_contour(gimage, num_iter, init_level_set="disk
     for _ in range(num_iter):
         if balloon != 0:
             aux = (binary_dilation if balloon > 0 else binary_erosion)(u, structure)
-            u[grow] = aux[grow]
+            xp.copyto(u, aux, where=grow)
         aux = xp.zeros_like(image)
         du = xp.gradient(u)
         for el1, el2 in zip(dimage, du):
             aux += el1 * el2
-        u[aux > 0] = 1
-        u[aux < 0] = 0
+        _set_where(u, aux, 0, 1, xp)
         for _ in range(smoothing):
             u = _curvop(u)
         iter_callback(u)
