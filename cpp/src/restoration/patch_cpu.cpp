@@ -387,15 +387,17 @@ void nl_means_t(const View& padded, const View& wv, int64_t dmax, double var, co
     sp *= padded.shape[a];
     so *= n[a];
   }
-  std::vector<int64_t> poff(size_t(wv.size()));
-  for (int64_t k = 0; k < wv.size(); ++k) {
+  // the patch as rows of s contiguous pixels along the last axis: each row's offset from the corner (C order)
+  const int64_t nrows = wv.size() / s;
+  std::vector<int64_t> row_off(static_cast<size_t>(nrows));
+  for (int64_t k = 0; k < nrows; ++k) {
     int64_t off = 0, r = k;
-    for (int a = nd - 1; a >= 0; r /= s, --a) off += (r % s) * st[a];
-    poff[size_t(k)] = off;
+    for (int a = nd - 2; a >= 0; r /= s, --a) off += (r % s) * st[a];
+    row_off[size_t(k)] = off;
   }
   int64_t centre = 0;   // the patch centre's offset from its corner
   for (int a = 0; a < nd; ++a) centre += o * st[a];
-  const int64_t per_plane = wv.size() / s;   // patch elements per index along the first axis
+  const int64_t rows_per_plane = nrows / (nd > 1 ? s : 1);   // patch rows per index along the first axis
   const T var2 = T(2 * var), cutoff = T(kDistanceCutoff);
   const int64_t npix = outv.size() / nch, lines = npix / n[nd - 1];
   parallel_for(lines, 1, [&](int64_t l0, int64_t l1) {
@@ -412,18 +414,30 @@ void nl_means_t(const View& padded, const View& wv, int64_t dmax, double var, co
       T wsum = 0;
       for_rows(nd, lo, hi, st, [&](int64_t off, int64_t len) {
         for (int64_t y = off; y < off + len; ++y) {
+          // the patch's elements in C order, channels innermost, a cut-off test before each first-axis plane
           T dist = 0;
           bool cut = false;
-          for (int64_t k = 0; k < wv.size(); ++k) {
-            if (k % per_plane == 0 && dist > cutoff) {
+          for (int64_t k = 0; k < nrows && !cut; ++k) {
+            if (k % rows_per_plane == 0 && dist > cutoff) {
               cut = true;
               break;
             }
-            const T* a = p + (xo + poff[size_t(k)]) * nch;
-            const T* b = p + (y + poff[size_t(k)]) * nch;
-            for (int64_t c = 0; c < nch; ++c) {
-              const T diff = a[c] - b[c];
-              dist += w[k] * (diff * diff - var2);
+            const T* a = p + (xo + row_off[size_t(k)]) * nch;
+            const T* b = p + (y + row_off[size_t(k)]) * nch;
+            const T* wr = w + k * s;
+            if (nch == 1) {
+              for (int64_t j = 0; j < s; ++j) {
+                const T diff = a[j] - b[j];
+                dist += wr[j] * (diff * diff - var2);
+              }
+            } else {
+              for (int64_t j = 0; j < s; ++j) {
+                const T wj = wr[j];
+                for (int64_t c = 0; c < nch; ++c) {
+                  const T diff = a[j * nch + c] - b[j * nch + c];
+                  dist += wj * (diff * diff - var2);
+                }
+              }
             }
           }
           const T weight = cut ? T(0) : T(fast_exp(-std::max(0.0, double(dist))));
