@@ -1,7 +1,11 @@
 """skimage.registration.phase_cross_correlation (0.26) over xp: the cross-power spectrum by the engine's FFT
-(scipy.fft on the CPU threads, cuFFT for CuPy), the peak refined by scikit-image's matrix-multiply DFT
-around it, the periodic shift disambiguated in real space by ndimg.ndimage.shift; masks go to the masked
-normalized cross-correlation (_masked_phase_cross_correlation)."""
+(scipy.fft on the CPU threads, cuFFT for CuPy; real images by half spectra), the peak refined by scikit-image's
+matrix-multiply DFT around it, the periodic shift disambiguated in real space by ndimg.ndimage.shift; masks go
+to the masked normalized cross-correlation (_masked_phase_cross_correlation).
+
+Tolerance against scikit-image: the same shift; error and phasediff to float rounding (rfftn/irfftn round
+differently from its complex transforms). A negative real correlation peak gives phasediff +pi here where
+scikit-image gives +-pi by the sign of its rounding noise in the imaginary part."""
 from __future__ import annotations
 
 import itertools
