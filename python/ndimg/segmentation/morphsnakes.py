@@ -8,6 +8,7 @@ from itertools import cycle
 
 import numpy as np
 
+from .._blocks import blockable, blockwise
 from .._engine import engine_aware, xp_of
 from .._rules import check_nD
 from ..ndimage._binary import binary_dilation, binary_erosion
@@ -99,6 +100,21 @@ def _set_where(u, aux, below, above, xp):
     xp.copyto(u, np.int8(above), where=aux > 0)
 
 
+def _advect(u, image, dimage, du, xp):
+    """The geodesic step: u = 1 where grad(image) . grad(u) > 0, 0 where < 0, the dot product summed into an
+    array of the image's dtype as scikit-image sums it; on the CPU engine's threads, block by block."""
+    def step(u, *grads):
+        aux = xp.zeros(u.shape, image.dtype)
+        for el1, el2 in zip(grads[:len(grads) // 2], grads[len(grads) // 2:]):
+            aux += el1 * el2
+        _set_where(u, aux, 0, 1, xp)
+
+    arrays = (u, *dimage, *du)
+    if image.dtype.kind != "f" or not blockable(*arrays):   # integers fail in the sum, as there
+        return step(*arrays)
+    blockwise(step, *arrays)
+
+
 def _no_callback(u):
     return None
 
@@ -145,11 +161,7 @@ def morphological_geodesic_active_contour(gimage, num_iter, init_level_set="disk
         if balloon != 0:
             aux = (binary_dilation if balloon > 0 else binary_erosion)(u, structure)
             xp.copyto(u, aux, where=grow)
-        aux = xp.zeros_like(image)
-        du = xp.gradient(u)
-        for el1, el2 in zip(dimage, du):
-            aux += el1 * el2
-        _set_where(u, aux, 0, 1, xp)
+        _advect(u, image, dimage, xp.gradient(u), xp)
         for _ in range(smoothing):
             u = _curvop(u)
         iter_callback(u)
