@@ -100,6 +100,23 @@ def _set_where(u, aux, below, above, xp):
     xp.copyto(u, np.int8(above), where=aux > 0)
 
 
+def _region_step(u, image, du, c0, c1, lambda1, lambda2, xp):
+    """The Chan-Vese step on the contour: u = 1 where |grad u| (lambda1 (I - c1)^2 - lambda2 (I - c0)^2) < 0,
+    0 where > 0, each term as scikit-image rounds it; on the CPU engine's threads, block by block."""
+    def step(u, image, *du):
+        abs_du = xp.abs(du[0])
+        for d in du[1:]:
+            abs_du += xp.abs(d)
+        aux = abs_du * (lambda1 * (image - c1) ** 2 - lambda2 * (image - c0) ** 2)
+        _set_where(u, aux, 1, 0, xp)
+
+    arrays = (u, image, *du)
+    if blockable(*arrays):
+        blockwise(step, *arrays)
+    else:
+        step(*arrays)
+
+
 def _advect(u, image, dimage, du, xp):
     """The geodesic step: u = 1 where grad(image) . grad(u) > 0, 0 where < 0, the dot product summed into an
     array of the image's dtype as scikit-image sums it; on the CPU engine's threads, block by block."""
@@ -132,9 +149,7 @@ def morphological_chan_vese(image, num_iter, init_level_set="checkerboard", smoo
         outside = 1 - u
         c0 = (image * outside).sum() / float(outside.sum() + 1e-8)
         c1 = (image * u).sum() / float(u.sum() + 1e-8)
-        abs_du = xp.abs(xp.stack(xp.gradient(u))).sum(0)
-        aux = abs_du * (lambda1 * (image - c1) ** 2 - lambda2 * (image - c0) ** 2)
-        _set_where(u, aux, 1, 0, xp)
+        _region_step(u, image, xp.gradient(u), c0, c1, lambda1, lambda2, xp)
         for _ in range(smoothing):
             u = _curvop(u)
         iter_callback(u)
