@@ -256,11 +256,13 @@ def test_errors_like_scikit_image(rng):
             call(ours)
 
 
-def test_dask_regionprops_table_refused(rng):
+def test_dask_regionprops_refused(rng):
+    """regionprops' region objects hold the whole image: Dask input is refused (regionprops_table takes it,
+    tests/measure/test_regionprops_dask.py)."""
     da = pytest.importorskip("dask.array")
     labels = da.from_array(_blobs(rng, (20, 20), 3), chunks=10)
     with pytest.raises(NotImplementedError, match="Dask"):
-        ours.regionprops_table(labels)
+        ours.regionprops(labels)
 
 
 def test_primitives_refuse_bad_arguments():
