@@ -2629,6 +2629,7 @@ register("restoration", "denoise_bilateral", f"{_RS}._denoise:denoise_bilateral"
          known_differences=_NATIVE_ONLY,
          bench=(("2d_1k_f32", dict(sigma_color=0.1, sigma_spatial=2)),))
 register("restoration", "denoise_nl_means", f"{_RS}.non_local_means:denoise_nl_means", ndim=(2, 3), engines=("cpu",),
+         dtypes=NUMERIC + ("float16",),
          family="patch", rtol=1e-6, atol=1e-7, halo=_nl_means_halo,
          known_differences=dict(_NATIVE_ONLY, **{f"1e308:{n}d": "squares of 1e308 overflow: scikit-image's integral image "
                                                  "turns the inf into NaN distances elsewhere than ndimg's box sums"
@@ -2644,6 +2645,7 @@ register("restoration", "denoise_nl_means", f"{_RS}.non_local_means:denoise_nl_m
               bad(NotImplementedError, fast_mode=False, channel_axis=-1, _shape=(5, 6, 7, 2), _id="3d_rgb_exact")),
          bench=(("2d_1k_f32", dict(patch_size=5, patch_distance=6, h=0.1)),))
 register("restoration", "denoise_wavelet", f"{_RS}._denoise:denoise_wavelet", ndim=(2, 3), engines=("cpu",),
+         dtypes=NUMERIC + ("float16",),
          family="wavelet", rtol=1e-5, atol=1e-6,
          cases=(case(), case(method="VisuShrink", sigma=0.1), case(wavelet="db2", mode="hard", wavelet_levels=1),
                 case(rescale_sigma=False, sigma=0.05), case(channel_axis=-1, _shape=_RGB, _id="rgb"),
@@ -2653,11 +2655,13 @@ register("restoration", "denoise_wavelet", f"{_RS}._denoise:denoise_wavelet", nd
               bad(ValueError, channel_axis=-1, sigma=(0.1, 0.2), _shape=_RGB, _id="sigmas")),
          bench=(("2d_f32", {}),))
 register("restoration", "estimate_sigma", f"{_RS}._denoise:estimate_sigma", ndim=(2, 3), engines=("cpu",),
+         dtypes=NUMERIC + ("float16",),
          family="wavelet", rtol=1e-6, atol=1e-8,
          cases=(case(), case(channel_axis=-1, _shape=_RGB, _id="rgb"),
                 case(channel_axis=0, average_sigmas=True, _shape=(3, 17, 23), _id="rgb_average")),
          bench=(("2d_f32", {}),))
 register("restoration", "rolling_ball", f"{_RS}._rolling_ball:rolling_ball", ndim=(2, 3), engines=("cpu",),
+         dtypes=NUMERIC + ("float16",),
          family="patch", rtol=0, atol=0, halo=_rolling_ball_halo,
          cases=(case(radius=3), case(radius=2.5, nansafe=True), case(radius=4, workers=1),
                 case(kernel=np.array([[np.inf, 1, np.inf], [2, 3, 0.5], [1, np.inf, 4]]), _ndim=(2,), _id="kernel2d"),
