@@ -492,7 +492,10 @@ void nl_means_fast_cpu(const View& padded, int64_t s, int64_t d, double h, doubl
   int64_t nshift = std::max<int64_t>(d + 1, 0);
   for (int a = 0; a < nd - 1; ++a) nshift *= std::max<int64_t>(2 * d + 1, 0);
   const int64_t tasks = nd == 2 ? std::max<int64_t>(2 * d + 1, 0) : nshift;
-  const int64_t workers = std::max<int64_t>(1, std::min<int64_t>(num_threads(), tasks));
+  // each worker accumulates into arrays of the padded image's size: no more workers than 2 GiB of them hold
+  const int64_t per_worker = np * (nch + (nd > 2 ? 4 : 1)) * int64_t(sizeof(double));
+  const int64_t by_memory = std::max<int64_t>(1, (int64_t(2) << 30) / std::max<int64_t>(per_worker, 1));
+  const int64_t workers = std::max<int64_t>(1, std::min({int64_t(num_threads()), tasks, by_memory}));
   std::vector<FastAcc> accs(static_cast<size_t>(workers));
   const double* p = padded.ptr<const double>();
   bool finite = true;
