@@ -20,3 +20,16 @@ int64_t tv_bregman(const View& image, const View& out, double weight, int64_t ma
                    bool isotropic);
 
 }  // namespace ndimg::restoration
+
+namespace ndimg::restoration {
+
+// Phase unwrapping of a 2-D or 3-D float64 image (C-contiguous) by reliability-sorted edges (Herraez et al.,
+// as scikit-image's unwrap_2d / unwrap_3d run it: the same reliabilities, edge order, sort and merges, so the
+// same result). `mask` (uint8, 1 = masked) removes pixels from the edges; masked pixels get the minimum of
+// the unwrapped phase. wrap_* connect the last and first slices along z (axis 0 of 3-D), y and x. Pixels
+// whose reliability is not computed (the borders without wrap) take C's rand(): `reseed` calls srand(0)
+// first (scikit-image does when no rng is given), else the process's generator continues. CPU arrays.
+void unwrap_phase(const View& image, const View& mask, const View& out, bool wrap_z, bool wrap_y, bool wrap_x,
+                  bool reseed);
+
+}  // namespace ndimg::restoration
