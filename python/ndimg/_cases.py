@@ -388,6 +388,19 @@ def psf_of_fewer_dims(args, kwargs):
 def mask_without_channels(args, kwargs):
     """A case's _prep: the mask (second input) without the image's last axis (its channels)."""
     return (args[0], np.ascontiguousarray(args[1][..., 0])) + tuple(args[2:]), kwargs
+
+
+def _wrapped_phase(rng, shape, dtype):
+    """A phase of several periods (a quadratic bowl, steeper along later axes, plus a little noise) wrapped
+    into [-pi, pi]."""
+    grids = np.meshgrid(*[np.linspace(0, 1, n) for n in shape], indexing="ij")
+    phase = sum(7 * (k + 3) * g ** 2 for k, g in enumerate(grids)) + 0.2 * rng.standard_normal(shape)
+    return np.angle(np.exp(1j * phase)).astype(dtype)
+
+
+KINDS["wrapped_phase"] = lambda rng, shape, dtype, layout, prev, arg: _layout(
+    lambda s: _wrapped_phase(rng, s, dtype), shape, layout)
+IMAGE_KINDS += ("wrapped_phase",)
 # ---- end restoration deconvolution and variational ----
 
 
