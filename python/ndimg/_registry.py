@@ -2571,6 +2571,20 @@ register("restoration", "inpaint_biharmonic", "ndimg.restoration.inpaint:inpaint
          bad=(bad(ValueError, _prep=_c.shrink_second, _id="shrink_second"),
               bad(ValueError, _inputs=("image", "mask:1.1"), _id="all_masked")),
          bench=(("2d_small_f32", {}),))
+# merging groups along the sorted edges is sequential: no GPU engine; scikit-image reads 2 pixels before the
+# image where x wraps in 2-D (its row-1 reliability), so 2-D x-wrap cases are left to tests that control it
+register("restoration", "unwrap_phase", "ndimg.restoration.unwrap:unwrap_phase", dtypes=FLOATS, ndim=(1, 2, 3),
+         engines=("cpu",), inputs=("wrapped_phase",), rtol=1e-12, atol=1e-12,
+         extra={"reference_crashes": {"nan": "scikit-image 0.26 unwrap_phase never returns on NaN phases (its "
+                                             "sort loops on NaN reliabilities); ndimg raises ValueError",
+                                      "inf": "scikit-image 0.26 unwrap_phase never returns on infinite phases "
+                                             "(inf - inf reliabilities); ndimg raises ValueError"}},
+         cases=(case(), case(wrap_around=[True, False], _ndim=(2,)), case(wrap_around=True, _ndim=(3,)),
+                case(wrap_around=[False, True, False], _ndim=(3,))),
+         bad=(bad(ValueError, wrap_around=True, _ndim=(1,), _id="1d_wrap_around"),
+              bad(ValueError, wrap_around=[True], _ndim=(2,), _id="wrap_around_length"),
+              bad(ValueError, wrap_around="yes", _ndim=(2,), _id="wrap_around_str")),
+         bench=(("2d_1k_f32", {}),))
 REGISTRY["restoration.denoise_tv_bregman"] = replace(REGISTRY["restoration.denoise_tv_bregman"], known_differences={
     "big_endian_f4:2d": "scikit-image's Cython loop refuses big-endian buffers with ValueError; ndimg reads them",
     "big_endian_f4:3d": "scikit-image's Cython loop refuses big-endian buffers with ValueError; ndimg reads them",
