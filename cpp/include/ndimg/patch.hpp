@@ -1,11 +1,12 @@
 // ndimg::restoration — the "patch" primitives: per-pixel neighbourhood loops of scikit-image's denoisers
 // (bilateral filter, non-local means in its fast and exact forms) and of rolling_ball's min-plus filter,
 // computed with scikit-image's arithmetic (its working float type, its LUTs, its fast exponential).
-// CPU engine only for now: a CUDA view raises.
+// bilateral and rolling_ball run on both engines; non-local means on the CPU engine only (a CUDA view raises).
 #pragma once
 #include <cstdint>
 
 #include "ndimg/array.hpp"
+#include "ndimg/ndimage.hpp"
 
 namespace ndimg::restoration {
 
@@ -15,13 +16,13 @@ namespace ndimg::restoration {
 // Euclidean colour distance r is color_lut[min(int(r * dist_scale), bins - 1)], its spatial weight
 // range_lut[ky * win_size + kx]; every sum in the image's float type. `out`: like `image`.
 void bilateral(const View& image, int64_t win_size, char mode, double cval, double dist_scale, const View& color_lut,
-               const View& range_lut, const View& out);
+               const View& range_lut, const View& out, StreamHandle stream = nullptr);
 
 // Rolling-ball background: out[i] = min over the kernel's elements k of padded[i + k] + diff[k], with
 // `padded` the image padded by diff.shape // 2 (with +inf) on every side, all in one float type. Elements
 // of `diff` that are +inf are never the minimum. nansafe: a NaN sum makes the element NaN (otherwise NaNs
 // are passed over, as scikit-image's two kernels do).
-void rolling_ball(const View& padded, const View& diff, const View& out, bool nansafe);
+void rolling_ball(const View& padded, const View& diff, const View& out, bool nansafe, StreamHandle stream = nullptr);
 
 // Fast non-local means (Darbon et al., scikit-image's _fast_nl_means_denoising_{2,3,4}d) of `padded`, a
 // C-contiguous float64 (spatial..., channels) image reflect-padded by patch_size // 2 + distance + 1 on

@@ -1,7 +1,9 @@
-// The patch primitives' entries: validate once, route to the engine (CPU only for now).
+// The patch primitives' entries: validate once, route to the engine (non-local means: CPU only for now).
 #include <string>
 
 #include "restoration/patch.hpp"
+
+using ndimg::restoration::patch_math::kMaxBilateralChannels;
 
 namespace ndimg::restoration {
 namespace {
@@ -23,7 +25,7 @@ void require_cpu(const View& v, const char* op) {
 }  // namespace
 
 void bilateral(const View& image, int64_t win_size, char mode, double cval, double dist_scale, const View& color_lut,
-               const View& range_lut, const View& out) {
+               const View& range_lut, const View& out, StreamHandle stream) {
   const char* op = "bilateral";
   require_float(image, op, "image");
   if (image.ndim != 3) throw ValueError("bilateral: a (rows, cols, channels) image expected");
@@ -41,12 +43,14 @@ void bilateral(const View& image, int64_t win_size, char mode, double cval, doub
   if (color_lut.ndim != 1 || color_lut.shape[0] < 1) throw ValueError("bilateral: color_lut must not be empty");
   if (mode != 'C' && mode != 'E' && mode != 'S' && mode != 'R' && mode != 'W')
     throw ValueError("bilateral: mode must be one of 'C', 'E', 'S', 'R', 'W'");
+  if (ext >= 0 && image.shape[2] > kMaxBilateralChannels && image.device == Device::CUDA)
+    throw ValueError("bilateral: the CUDA engine takes at most 16 channels");
   if (image.size() == 0) return;
-  require_cpu(image, op);
-  bilateral_cpu(image, win_size, mode, cval, dist_scale, color_lut, range_lut, out);
+  NDIMG_ROUTE(image, op, bilateral_cpu(image, win_size, mode, cval, dist_scale, color_lut, range_lut, out),
+              bilateral_cuda(image, win_size, mode, cval, dist_scale, color_lut, range_lut, out, stream));
 }
 
-void rolling_ball(const View& padded, const View& diff, const View& out, bool nansafe) {
+void rolling_ball(const View& padded, const View& diff, const View& out, bool nansafe, StreamHandle stream) {
   const char* op = "rolling_ball";
   require_float(padded, op, "padded");
   require_float(diff, op, "kernel");
@@ -59,8 +63,8 @@ void rolling_ball(const View& padded, const View& diff, const View& out, bool na
     if (padded.shape[d] != out.shape[d] + 2 * (diff.shape[d] / 2) || diff.shape[d] < 1)
       throw ValueError("rolling_ball: padded must be out padded by kernel.shape // 2 on every side");
   if (out.size() == 0) return;
-  require_cpu(padded, op);
-  rolling_ball_cpu(padded, diff, out, nansafe);
+  NDIMG_ROUTE(padded, op, rolling_ball_cpu(padded, diff, out, nansafe),
+              rolling_ball_cuda(padded, diff, out, nansafe, stream));
 }
 
 void nl_means_fast(const View& padded, int64_t patch_size, int64_t distance, double h, double var, const View& out) {

@@ -11,6 +11,7 @@
 namespace ndimg::restoration::patch_math {
 
 constexpr double kDistanceCutoff = 5.0;   // patch distances past this weigh nothing (scikit-image's cutoff)
+constexpr int64_t kMaxBilateralChannels = 16;   // the CUDA schedule's per-pixel sums live in registers
 
 // scikit-image's coord_map: the index in [0, n) that coordinate c reads in mode 'S'ymmetric (edge repeated),
 // 'W'rap, 'E'dge or 'R'eflect (edge not repeated); C's truncating division and remainder as there.
@@ -56,10 +57,13 @@ NDIMG_HD double fast_exp(double y) {
 }  // namespace ndimg::restoration::patch_math
 
 namespace ndimg::restoration {
-// The CPU schedules (arguments validated by the entries in patch.cpp).
+// The engines' schedules (arguments validated by the entries in patch.cpp).
 void bilateral_cpu(const View& image, int64_t win_size, char mode, double cval, double dist_scale,
                    const View& color_lut, const View& range_lut, const View& out);
 void rolling_ball_cpu(const View& padded, const View& diff, const View& out, bool nansafe);
+void bilateral_cuda(const View& image, int64_t win_size, char mode, double cval, double dist_scale,
+                    const View& color_lut, const View& range_lut, const View& out, StreamHandle stream);
+void rolling_ball_cuda(const View& padded, const View& diff, const View& out, bool nansafe, StreamHandle stream);
 void nl_means_fast_cpu(const View& padded, int64_t patch_size, int64_t distance, double h, double var, const View& out);
 void nl_means_cpu(const View& padded, const View& w, int64_t distance, double var, const View& out);
 }  // namespace ndimg::restoration

@@ -12,8 +12,8 @@ import operator
 import numpy as np
 
 from .. import _core
-from .._engine import engine_aware
-from .._rules import img_as_float
+from .._engine import engine_aware, stream_ptr, xp_of
+from .._rules import as_image, img_as_float
 from ..morphology._extrema import host_only
 from ..transform._warps import _channel_last
 from ..morphology._footprints import warn_user
@@ -21,6 +21,11 @@ from ..morphology._footprints import warn_user
 _BILATERAL_MODES = {"constant": "C", "edge": "E", "symmetric": "S", "reflect": "R", "wrap": "W"}
 # the standard normal's 75th percentile (scipy.stats.norm.ppf(0.75)), a float64 scalar: float32 estimates are float64
 _NORM_PPF_75 = np.float64(0.6744897501960817)
+
+
+def _host_scalar(v):
+    """A 0-d CuPy result as the NumPy scalar of its dtype (NumPy scalars pass through)."""
+    return v.get()[()] if hasattr(v, "get") else v
 
 
 def _gaussian_lut(values, sigma, dtype):
@@ -36,7 +41,6 @@ def denoise_bilateral(image, win_size=None, sigma_color=None, sigma_spatial=1, b
     (skimage.restoration.denoise_bilateral): each pixel the mean of its `win_size` window weighted by a
     spatial Gaussian (`sigma_spatial`) and a Gaussian of the colour distance (`sigma_color`, tabulated in
     `bins` steps)."""
-    host_only("denoise_bilateral", image)
     if channel_axis is not None:
         if image.ndim == 2:
             raise ValueError("Use ``channel_axis=None`` for 2D grayscale images. The last axis of the input image "
@@ -56,14 +60,16 @@ def denoise_bilateral(image, win_size=None, sigma_color=None, sigma_spatial=1, b
     if win_size is None:
         win_size = max(5, 2 * int(math.ceil(3 * sigma_spatial)) + 1)
     # the extremes of the image as given (scikit-image scales the colour table by them, not by the float image's)
-    image = np.asarray(image)
-    min_value, max_value = image.min(), image.max()
+    image = as_image(image)
+    xp = xp_of(image)
+    # as NumPy scalars of the image's dtype on either engine: scikit-image's scalar arithmetic below
+    min_value, max_value = _host_scalar(image.min()), _host_scalar(image.max())
     if min_value == max_value:
         return image
     if mode not in _BILATERAL_MODES:
         raise ValueError("Invalid mode specified.  Please use `constant`, `edge`, `wrap`, `symmetric` or `reflect`.")
-    image = np.ascontiguousarray(np.atleast_3d(img_as_float(image)))
-    sigma_color = sigma_color or image.std()
+    image = xp.ascontiguousarray(xp.atleast_3d(img_as_float(image)))
+    sigma_color = sigma_color or _host_scalar(image.std())
     dtype = image.dtype
     color_lut = _gaussian_lut(np.linspace(0, max_value, bins, endpoint=False), sigma_color, dtype)
     grid = np.arange(-win_size // 2, win_size // 2 + 1)
@@ -71,14 +77,14 @@ def denoise_bilateral(image, win_size=None, sigma_color=None, sigma_spatial=1, b
     if min_value < 0:   # the primitive wants a non-negative image; cval is not shifted, as in scikit-image
         image = image - min_value
         max_value -= min_value
-    out = np.empty(image.shape, dtype=dtype)
+    out = xp.empty(image.shape, dtype=dtype)
     win_size = operator.index(win_size)   # scikit-image's Cython takes integers only (TypeError)
     if bins < 1:   # scikit-image reads before its empty colour table
         raise ValueError("bins must be a positive integer")
     # bins // channels: scikit-image divides the C integers
     _core.bilateral(image, win_size, _BILATERAL_MODES[mode], float(cval), bins // image.shape[2] / float(max_value),
-                    np.ascontiguousarray(color_lut), np.ascontiguousarray(range_lut), out)
-    out = np.squeeze(out)
+                    xp.asarray(color_lut), xp.asarray(range_lut), out, stream=stream_ptr(out))
+    out = xp.squeeze(out)
     if min_value < 0:
         out += min_value
     return out

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._engine import engine_aware, set_num_threads, get_num_threads
-from .._rules import supported_float_type
-from ..morphology._extrema import host_only
+from .._engine import engine_aware, get_num_threads, set_num_threads, stream_ptr, xp_of
+from .._rules import as_image, supported_float_type
+from ..ndimage._footprint import to_host
 from ..morphology._footprints import warn_user
 from ..morphology._misc import DEPRECATED
 
@@ -29,29 +29,30 @@ def renamed_workers(old_name, value, workers, fn_name):
 @engine_aware("image")
 def rolling_ball(image, *, radius=100, kernel=None, nansafe=False, num_threads=DEPRECATED, workers=None):
     """Background intensity of an n-D image by rolling a ball (or `kernel`) under it
-    (skimage.restoration.rolling_ball); `workers` threads (None: all of ndimg's)."""
+    (skimage.restoration.rolling_ball); `workers` CPU threads (None: all of ndimg's; the GPU ignores it)."""
     workers = renamed_workers("num_threads", num_threads, workers, "rolling_ball")
-    host_only("rolling_ball", image, kernel)
-    image = np.asarray(image)
+    image = as_image(image)
+    xp = xp_of(image)
     float_type = supported_float_type(image.dtype)
     img = image.astype(float_type, copy=False)
     if kernel is None:
         kernel = ball_kernel(radius, image.ndim)
-    kernel = np.asarray(kernel).astype(float_type)
+    kernel = np.asarray(to_host(kernel)).astype(float_type)
     if kernel.ndim != image.ndim:
         raise ValueError("kernel must have the image's number of dimensions")
     centre = np.asarray(kernel.shape) // 2
     # how far below the kernel's centre each of its elements lies (never a minimum where the kernel is +inf)
     diff = kernel[tuple(centre)] - kernel
     diff[kernel == np.inf] = np.inf
-    padded = np.pad(img, centre[:, np.newaxis], constant_values=np.inf, mode="constant")
-    out = np.empty(image.shape, dtype=float_type)
+    padded = xp.ascontiguousarray(xp.pad(img, [(int(c), int(c)) for c in centre], constant_values=np.inf,
+                                         mode="constant"))
+    out = xp.empty(image.shape, dtype=float_type)
     previous = None
     if workers is not None and workers > 0 and workers != get_num_threads():
         previous = get_num_threads()
         set_num_threads(int(workers))
     try:
-        _core.rolling_ball(np.ascontiguousarray(padded), np.ascontiguousarray(diff), out, bool(nansafe))
+        _core.rolling_ball(padded, xp.asarray(diff), out, bool(nansafe), stream=stream_ptr(out))
     finally:
         if previous is not None:
             set_num_threads(previous)
