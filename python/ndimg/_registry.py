@@ -2593,8 +2593,9 @@ REGISTRY["restoration.denoise_tv_bregman"] = replace(REGISTRY["restoration.denoi
 del _DC, _TV, _F16
 # ---- end restoration deconvolution and variational ----
 # ---- issue 28: restoration denoisers ----
-# The patch loops (bilateral, non-local means, rolling ball) run scikit-image's arithmetic in C++ on the CPU
-# engine (bit for bit but for fast NL-means' float64 sums, summed per worker: ~1e-15); no GPU schedule yet.
+# The patch loops (bilateral, non-local means, rolling ball) run scikit-image's arithmetic in C++ (bit for bit
+# but for fast NL-means' float64 sums, summed per worker: ~1e-15); bilateral and rolling_ball on both engines,
+# NL-means on the CPU only (no GPU schedule yet).
 # The wavelet functions use PyWavelets on the host. The callables the meta-denoisers take are plain xp code.
 # Dask: NL-means and rolling_ball blockwise (exact halos); the others depend on the whole image (bilateral's
 # colour table spans its maximum, wavelet thresholds and noise estimates its details, cycle spinning wraps it
@@ -2631,7 +2632,7 @@ _RGB = (17, 23, 3)
 _NATIVE_ONLY = {"big_endian_f4": "scikit-image's Cython buffers refuse big-endian input; ndimg computes it in native order"}
 # signed integers: scikit-image shifts a negative image by its minimum in the dtype's own arithmetic, which
 # overflows (int8 127 - -128) and then reads before its colour table; those dtypes are left out of the cases
-register("restoration", "denoise_bilateral", f"{_RS}._denoise:denoise_bilateral", ndim=(2,), engines=("cpu",),
+register("restoration", "denoise_bilateral", f"{_RS}._denoise:denoise_bilateral", ndim=(2,),
          dtypes=("uint8", "uint16", "uint32") + FLOATS,
          family="patch", rtol=1e-6, atol=1e-7,
          cases=tuple(case(mode=m, cval=0.25, sigma_color=0.2) for m in ("constant", "edge", "symmetric", "reflect", "wrap"))
@@ -2674,7 +2675,7 @@ register("restoration", "estimate_sigma", f"{_RS}._denoise:estimate_sigma", ndim
          cases=(case(), case(channel_axis=-1, _shape=_RGB, _id="rgb"),
                 case(channel_axis=0, average_sigmas=True, _shape=(3, 17, 23), _id="rgb_average")),
          bench=(("2d_f32", {}),))
-register("restoration", "rolling_ball", f"{_RS}._rolling_ball:rolling_ball", ndim=(2, 3), engines=("cpu",),
+register("restoration", "rolling_ball", f"{_RS}._rolling_ball:rolling_ball", ndim=(2, 3),
          dtypes=NUMERIC + ("float16",),
          family="patch", rtol=0, atol=0, halo=_rolling_ball_halo,
          cases=(case(radius=3), case(radius=2.5, nansafe=True), case(radius=4, workers=1),
