@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ndimg/error.hpp"
+#include "ndimg/parallel.hpp"
 #include "ndimg/restoration.hpp"
 #include "unwrap.hpp"
 
@@ -91,40 +92,79 @@ struct Edge {
   int increment;
 };
 
-// scikit-image's quicksort: the pivot from the sorted first, middle and last reliabilities (or the larger
-// of the first two distinct ones), a partition into < pivot and >= pivot; ranges kept on a stack
-void sort_edges(std::vector<Edge>& e) {
-  std::vector<std::pair<int64_t, int64_t>> todo{{0, int64_t(e.size()) - 1}};
-  while (!todo.empty()) {
-    auto [left, right] = todo.back();
-    todo.pop_back();
-    if (right <= left) continue;
-    double a = e[size_t(left)].reliab, b = e[size_t(left + (right - left) / 2)].reliab, c = e[size_t(right)].reliab;
-    if (a > b) std::swap(a, b);
-    if (a > c) std::swap(a, c);
-    if (b > c) std::swap(b, c);
-    double pivot;
-    if (a < b) {
-      pivot = b;
-    } else if (b < c) {
-      pivot = c;
-    } else {
-      int64_t p = left + 1;
-      const double first = e[size_t(left)].reliab;
-      while (p <= right && e[size_t(p)].reliab == first) ++p;
-      if (p > right) continue;   // all equal (or incomparable): nothing to sort
-      pivot = e[size_t(p)].reliab < first ? first : e[size_t(p)].reliab;
-    }
-    int64_t l = left, r = right;
-    while (l <= r) {
-      while (l <= right && e[size_t(l)].reliab < pivot) ++l;   // bounds: NaN reliabilities end the scan
-      while (r >= left && e[size_t(r)].reliab >= pivot) --r;
-      if (l < r) std::swap(e[size_t(l++)], e[size_t(r--)]);
-      else if (l > right || r < left) break;
-    }
-    todo.push_back({left, l - 1});
-    todo.push_back({l, right});
+// the sort's items: an edge's reliability and its index (half an edge's size to move)
+struct Key {
+  double reliab;
+  int64_t edge;
+};
+
+// One step of scikit-image's quicksort on [left, right]: the pivot from the sorted first, middle and last
+// reliabilities (or the larger of the first two distinct ones), a partition into < pivot and >= pivot.
+// Returns the first index of the second part, or -1 where the range needs no sorting.
+template <class E>
+int64_t partition_step(std::vector<E>& e, int64_t left, int64_t right) {
+  if (right <= left) return -1;
+  double a = e[size_t(left)].reliab, b = e[size_t(left + (right - left) / 2)].reliab, c = e[size_t(right)].reliab;
+  if (a > b) std::swap(a, b);
+  if (a > c) std::swap(a, c);
+  if (b > c) std::swap(b, c);
+  double pivot;
+  if (a < b) {
+    pivot = b;
+  } else if (b < c) {
+    pivot = c;
+  } else {
+    int64_t p = left + 1;
+    const double first = e[size_t(left)].reliab;
+    while (p <= right && e[size_t(p)].reliab == first) ++p;
+    if (p > right) return -1;   // all equal
+    pivot = e[size_t(p)].reliab < first ? first : e[size_t(p)].reliab;
   }
+  int64_t l = left, r = right;
+  while (l <= r) {   // (reliabilities are never NaN here: unwrap_phase refuses them)
+    while (e[size_t(l)].reliab < pivot) ++l;
+    while (e[size_t(r)].reliab >= pivot) --r;
+    if (l < r) std::swap(e[size_t(l++)], e[size_t(r--)]);
+  }
+  return l;
+}
+
+template <class E>
+void sort_range(std::vector<E>& e, int64_t left, int64_t right) {
+  std::vector<std::pair<int64_t, int64_t>> todo{{left, right}};
+  while (!todo.empty()) {
+    auto [l, r] = todo.back();
+    todo.pop_back();
+    const int64_t p = partition_step(e, l, r);
+    if (p < 0) continue;
+    todo.push_back({l, p - 1});
+    todo.push_back({p, r});
+  }
+}
+
+// The sort's ranges are disjoint once partitioned: the first partitions split the work, the thread pool
+// sorts the parts (the same order as one thread gives).
+template <class E>
+void sort_edges(std::vector<E>& e) {
+  std::vector<std::pair<int64_t, int64_t>> parts{{0, int64_t(e.size()) - 1}};
+  const size_t want = size_t(4 * num_threads());
+  for (size_t k = 0; k < parts.size() && parts.size() < want;) {
+    auto [l, r] = parts[k];
+    if (r - l < 4096) {
+      ++k;
+      continue;
+    }
+    const int64_t p = partition_step(e, l, r);
+    if (p < 0) {
+      ++k;
+      continue;
+    }
+    parts[k] = {l, p - 1};
+    parts.push_back({p, r});
+  }
+  parallel_for(int64_t(parts.size()), 1, [&](int64_t k0, int64_t k1) {
+    for (int64_t k = k0; k < k1; ++k) sort_range(e, parts[size_t(k)].first, parts[size_t(k)].second);
+  });
 }
 
 std::mutex rand_lock;   // C's generator is the process's: one unwrap draws its sequence at a time
@@ -195,7 +235,9 @@ void unwrap_phase(const View& image, const View& mask, const View& out, bool wra
     if (std::isnan(e.reliab))
       throw ValueError("unwrap_phase: non-finite phase values give NaN reliabilities, on which the edge sort "
                        "never ends (scikit-image's does not return)");
-  sort_edges(edges);
+  std::vector<Key> order(edges.size());
+  for (size_t k = 0; k < edges.size(); ++k) order[k] = {edges[k].reliab, int64_t(k)};
+  sort_edges(order);
 
   // groups as linked lists: each pixel's head, the next pixel of its group, a head's last pixel and size
   std::vector<int64_t> head(static_cast<size_t>(V)), next(static_cast<size_t>(V), -1), last(static_cast<size_t>(V)),
@@ -203,7 +245,8 @@ void unwrap_phase(const View& image, const View& mask, const View& out, bool wra
   std::vector<int> inc(static_cast<size_t>(V), 0);
   for (int64_t p = 0; p < V; ++p) head[size_t(p)] = last[size_t(p)] = p;
   auto alone = [&](int64_t p) { return next[size_t(p)] < 0 && head[size_t(p)] == p; };
-  for (const Edge& e : edges) {
+  for (const Key& key : order) {
+    const Edge& e = edges[size_t(key.edge)];
     const int64_t p1 = e.p1, p2 = e.p2, h1 = head[size_t(p1)], h2 = head[size_t(p2)];
     if (h1 == h2) continue;
     if (alone(p2)) {
