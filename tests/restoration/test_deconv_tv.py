@@ -1,6 +1,8 @@
 """restoration's deconvolutions, total-variation denoisers and biharmonic inpainting against scikit-image 0.26:
 the corners the generated registry cases do not reach (both convolution paths, the sampler's chain, the
 transfer functions, channel handling, scikit-image's quirks kept on purpose)."""
+import warnings
+
 import numpy as np
 import pytest
 import scipy.ndimage as sndi
@@ -206,3 +208,57 @@ def test_inpaint_refusals(rng):
     masked = np.ma.array(x, mask=np.zeros(x.shape, bool))
     assert_raises_like(lambda: sr.inpaint_biharmonic(masked, np.zeros(x.shape)),
                        lambda: nr.inpaint_biharmonic(masked, np.zeros(x.shape)), TypeError)
+
+
+# -- unwrap_phase --------------------------------------------------------------------------------------------
+
+def _wrapped_in_zeros(rng, shape, noise):
+    """A wrapped bowl of several periods plus noise, as a view into zeros: scikit-image's 2-D x-wrap reads
+    two pixels before the image (and length-1 axes past it), which then read 0 as ndimg's do."""
+    grids = np.meshgrid(*[np.linspace(0, 1, n) for n in shape], indexing="ij")
+    phase = sum(7 * (k + 3) * g ** 2 for k, g in enumerate(grids)) + noise * rng.standard_normal(shape)
+    pad = 4096
+    buf = np.zeros(int(np.prod(shape)) + 2 * pad)
+    buf[pad:-pad] = np.angle(np.exp(1j * phase)).ravel()
+    return buf[pad:-pad].reshape(shape)
+
+
+@pytest.mark.parametrize("shape", [(23, 17), (30, 31), (2, 9), (1, 7), (7, 8, 9), (4, 1, 6), (3, 3, 3)])
+@pytest.mark.parametrize("noise", [0.0, 0.9, 2.5])
+@pytest.mark.parametrize("masked", [False, True])
+def test_unwrap_every_wrap_around(rng, shape, noise, masked):
+    # the same reliabilities, edge order, sort and merges as scikit-image: equal results under every wrap
+    x = _wrapped_in_zeros(rng, shape, noise)
+    if masked:
+        x = np.ma.array(x, mask=rng.random(shape) < 0.2)
+    for wrap in np.ndindex((2,) * len(shape)):
+        wrap = [bool(w) for w in wrap]
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            got = nr.unwrap_phase(x, wrap_around=wrap)
+            want = sr.unwrap_phase(x, wrap_around=wrap)
+        assert [str(w.message) for w in seen[:len(seen) // 2]] == [str(w.message) for w in seen[len(seen) // 2:]]
+        assert bool(seen) == (1 in shape)   # the length-1 axis warning, as scikit-image's
+        assert type(got) is type(want)
+        np.testing.assert_array_equal(np.ma.getdata(got), np.ma.getdata(want))
+        if masked:
+            np.testing.assert_array_equal(np.ma.getmaskarray(got), np.ma.getmaskarray(want))
+
+
+def test_unwrap_1d(rng):
+    x = np.angle(np.exp(1j * np.cumsum(rng.normal(0.5, 1.5, 200))))
+    np.testing.assert_array_equal(nr.unwrap_phase(x), sr.unwrap_phase(x))
+
+
+def test_unwrap_refusals(rng):
+    x = rng.random((5, 6))
+    for kw in [dict(wrap_around=[True]), dict(wrap_around="yes"), dict(wrap_around=3)]:
+        assert_raises_like(lambda: sr.unwrap_phase(x, **kw), lambda: nr.unwrap_phase(x, **kw), ValueError)
+    for bad_input in [np.zeros((2, 2, 2, 2)), np.ma.array(np.zeros(4))]:
+        assert_raises_like(lambda: sr.unwrap_phase(bad_input), lambda: nr.unwrap_phase(bad_input), ValueError)
+    assert_raises_like(lambda: sr.unwrap_phase(np.zeros(4), wrap_around=True),
+                       lambda: nr.unwrap_phase(np.zeros(4), wrap_around=True), ValueError)
+    # scikit-image's sort never returns on NaN reliabilities: ndimg refuses them
+    x[2, 3] = np.nan
+    with pytest.raises(ValueError, match="NaN reliabilities"):
+        nr.unwrap_phase(x)
