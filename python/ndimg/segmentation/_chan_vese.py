@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._blocks import blockwise_rows
 from .._engine import engine_aware, xp_of
 from .._rules import supported_float_type
 from ..ndimage._distance import distance_transform_edt
@@ -25,37 +24,25 @@ def _edge_padded(phi, xp):
 
 
 def _variation(image, phi, mu, lambda1, lambda2, dt, xp):
-    """One semi-implicit step of the level set (scikit-image's _cv_calculate_variation): the region means
-    over the whole image, then the pointwise update on the CPU engine's threads, row block by row block
-    (each value computed by the same operations in the same order)."""
+    """One semi-implicit step of the level set (scikit-image's _cv_calculate_variation)."""
+    P = _edge_padded(phi, xp)
+    phixp = P[1:-1, 2:] - P[1:-1, 1:-1]
+    phixn = P[1:-1, 1:-1] - P[1:-1, :-2]
+    phix0 = (P[1:-1, 2:] - P[1:-1, :-2]) / 2.0
+    phiyp = P[2:, 1:-1] - P[1:-1, 1:-1]
+    phiyn = P[1:-1, 1:-1] - P[:-2, 1:-1]
+    phiy0 = (P[2:, 1:-1] - P[:-2, 1:-1]) / 2.0
+    C1 = 1.0 / xp.sqrt(_ETA + phixp**2 + phiy0**2)
+    C2 = 1.0 / xp.sqrt(_ETA + phixn**2 + phiy0**2)
+    C3 = 1.0 / xp.sqrt(_ETA + phix0**2 + phiyp**2)
+    C4 = 1.0 / xp.sqrt(_ETA + phix0**2 + phiyn**2)
+    K = P[1:-1, 2:] * C1 + P[1:-1, :-2] * C2 + P[2:, 1:-1] * C3 + P[:-2, 1:-1] * C4
     Hphi = (phi > 0).astype(image.dtype)
     c1, c2 = _averages(image, Hphi, xp)
-
-    def step(out, centre, right, left, down, up, image, phi):
-        phixp = right - centre
-        phixn = centre - left
-        phix0 = (right - left) / 2.0
-        phiyp = down - centre
-        phiyn = centre - up
-        phiy0 = (down - up) / 2.0
-        C1 = 1.0 / xp.sqrt(_ETA + phixp**2 + phiy0**2)
-        C2 = 1.0 / xp.sqrt(_ETA + phixn**2 + phiy0**2)
-        C3 = 1.0 / xp.sqrt(_ETA + phix0**2 + phiyp**2)
-        C4 = 1.0 / xp.sqrt(_ETA + phix0**2 + phiyn**2)
-        K = right * C1 + left * C2 + down * C3 + up * C4
-        difference = -lambda1 * (image - c1) ** 2 + lambda2 * (image - c2) ** 2
-        delta = _delta(phi)
-        new_phi = phi + (dt * delta) * (mu * K + difference)
-        out[...] = new_phi / (1 + mu * dt * delta * (C1 + C2 + C3 + C4))
-
-    P = _edge_padded(phi, xp)
-    out = xp.empty(phi.shape, phi.dtype)   # image, phi, c1 and c2 share the float type
-    arrays = (out, P[1:-1, 1:-1], P[1:-1, 2:], P[1:-1, :-2], P[2:, 1:-1], P[:-2, 1:-1], image, phi)
-    if xp is np:
-        blockwise_rows(step, *arrays)
-    else:
-        step(*arrays)
-    return out
+    difference = -lambda1 * (image - c1) ** 2 + lambda2 * (image - c2) ** 2
+    delta = _delta(phi)
+    new_phi = phi + (dt * delta) * (mu * K + difference)
+    return new_phi / (1 + mu * dt * delta * (C1 + C2 + C3 + C4))
 
 
 def _heavyside(x, xp, eps=1.0):
