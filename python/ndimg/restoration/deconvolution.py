@@ -86,16 +86,17 @@ def unsupervised_wiener(image, psf, reg=None, user_params=None, is_real=True, cl
         gn, gx = gn_chain[-1], gx_chain[-1]
         if not np.isscalar(gn):
             gn, gx = xp.asarray(gn), xp.asarray(gx)
-        precision = gn * atf2 + gx * areg2
         rand1 = xp.asarray(rng.standard_normal(data_spectrum.shape).astype(float_type, copy=False))
         rand2 = xp.asarray(rng.standard_normal(data_spectrum.shape).astype(float_type, copy=False))
+        precision = gn * atf2 + gx * areg2
         excursion = xp.sqrt(0.5 / precision) * (rand1 + 1j * rand2)
         x_sample = gn * conj_trans / precision * data_spectrum + excursion
+        noise_norm = _host_scalars(uft.image_quad_norm(data_spectrum - x_sample * trans))
+        prior_norm = _host_scalars(uft.image_quad_norm(x_sample * reg))
         if params["callback"]:
             params["callback"](x_sample)
-        gn_chain.append(rng.gamma(image.size / 2,
-                                  2 / _host_scalars(uft.image_quad_norm(data_spectrum - x_sample * trans))))
-        gx_chain.append(rng.gamma((image.size - 1) / 2, 2 / _host_scalars(uft.image_quad_norm(x_sample * reg))))
+        gn_chain.append(rng.gamma(image.size / 2, 2 / noise_norm))
+        gx_chain.append(rng.gamma((image.size - 1) / 2, 2 / prior_norm))
         if iteration > burnin:
             x_postmean = prev_x_postmean + x_sample
         if iteration > burnin + 1:

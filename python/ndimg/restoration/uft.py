@@ -62,8 +62,8 @@ def ir2tf(imp_resp, shape, dim=None, is_real=True):
     return out.astype(np.promote_types(dtype, np.complex64), copy=False)
 
 
-# taps per axis up to which a transfer function is summed directly, one axis at a time (a matrix product
-# per axis: about taps multiply-adds per output value), instead of an FFT of the whole zero-padded image
+# taps per axis up to which a transfer function is summed directly, one axis at a time (about taps
+# multiply-adds per output value), instead of an FFT of the whole zero-padded image
 _DFT_TAPS = 16
 
 
@@ -83,9 +83,14 @@ def _small_transfer(xp, imp_resp, shape, dim, is_real, dtype):
             continue
         k = xp.arange(n // 2 + 1 if is_real and ax == last else n, dtype=np.float64)
         j = xp.arange(m, dtype=np.float64) - m // 2
-        basis = xp.exp((-2j * np.pi / n) * xp.multiply.outer(k, j)).astype(ctype)    # (frequencies, taps)
-        out = xp.moveaxis(xp.tensordot(out, basis, axes=([ax], [1])), -1, ax)
-    return out
+        basis = xp.exp((-2j * np.pi / n) * (k[:, None] * j[None, :])).astype(ctype)    # (frequencies, taps)
+        # tap by tap (a few multiply-adds; a BLAS product would leave its spinning threads on busy cores)
+        moved = xp.moveaxis(out, ax, -1)
+        acc = moved[..., :1] * basis[:, 0]
+        for t in range(1, m):
+            acc += moved[..., t:t + 1] * basis[:, t]
+        out = xp.moveaxis(acc, -1, ax)
+    return xp.ascontiguousarray(out)
 
 
 def laplacian(ndim, shape, is_real=True, xp=np):
