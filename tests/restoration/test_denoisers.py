@@ -120,3 +120,18 @@ def test_bilateral_degenerate_windows(win_size):
     image = np.random.default_rng(6).random((9, 10))
     np.testing.assert_array_equal(nr.denoise_bilateral(image, win_size=win_size),
                                   sk.denoise_bilateral(image, win_size=win_size))
+
+
+def test_fast_nl_means_same_bits_at_every_thread_count():
+    import ndimg
+
+    image = np.random.default_rng(7).random((40, 45))
+    results = []
+    try:
+        for n in (1, 2, 3):
+            ndimg.set_num_threads(n)
+            results.append(nr.denoise_nl_means(image, patch_size=5, patch_distance=4, h=0.2))
+    finally:
+        ndimg.set_num_threads(None)
+    for r in results[1:]:
+        np.testing.assert_array_equal(r, results[0])

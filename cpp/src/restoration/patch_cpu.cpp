@@ -492,10 +492,13 @@ void nl_means_fast_cpu(const View& padded, int64_t s, int64_t d, double h, doubl
   int64_t nshift = std::max<int64_t>(d + 1, 0);
   for (int a = 0; a < nd - 1; ++a) nshift *= std::max<int64_t>(2 * d + 1, 0);
   const int64_t tasks = nd == 2 ? std::max<int64_t>(2 * d + 1, 0) : nshift;
-  // each worker accumulates into arrays of the padded image's size: no more workers than 2 GiB of them hold
+  // The shifts are dealt to a fixed number of partitions, whatever the thread count, each accumulating into
+  // arrays of the padded image's size and summed in order at the end: the same bits on every thread count.
+  // No more partitions than 2 GiB of accumulators hold.
+  constexpr int64_t kPartitions = 4;
   const int64_t per_worker = np * (nch + (nd > 2 ? 4 : 1)) * int64_t(sizeof(double));
   const int64_t by_memory = std::max<int64_t>(1, (int64_t(2) << 30) / std::max<int64_t>(per_worker, 1));
-  const int64_t workers = std::max<int64_t>(1, std::min({int64_t(num_threads()), tasks, by_memory}));
+  const int64_t workers = std::max<int64_t>(1, std::min({kPartitions, tasks, by_memory}));
   std::vector<FastAcc> accs(static_cast<size_t>(workers));
   const double* p = padded.ptr<const double>();
   bool finite = true;
@@ -526,10 +529,12 @@ void nl_means_fast_cpu(const View& padded, int64_t s, int64_t d, double h, doubl
     }
   });
   FastAcc& total = accs[0];
-  for (size_t k = 1; k < accs.size(); ++k) {
-    for (int64_t i = 0; i < np; ++i) total.weights[size_t(i)] += accs[k].weights[size_t(i)];
-    for (int64_t i = 0; i < np * nch; ++i) total.result[size_t(i)] += accs[k].result[size_t(i)];
-  }
+  parallel_for(np, 4096, [&](int64_t i0, int64_t i1) {   // the partitions in order: the same bits on any split
+    for (size_t k = 1; k < accs.size(); ++k) {
+      for (int64_t i = i0; i < i1; ++i) total.weights[size_t(i)] += accs[k].weights[size_t(i)];
+      for (int64_t i = i0 * nch; i < i1 * nch; ++i) total.result[size_t(i)] += accs[k].result[size_t(i)];
+    }
+  });
   double* out = outv.ptr<double>();
   const int64_t npix = outv.size() / nch;
   parallel_for(npix, 1024, [&](int64_t i0, int64_t i1) {
