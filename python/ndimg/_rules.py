@@ -123,3 +123,29 @@ def interpolation_order(dtype, order):
         raise ValueError("Input image dtype is bool. Interpolation is not defined with bool data type. Please set "
                          "order to 0 or explicitly cast input image to another data type.")
     return order
+
+
+def moved_channel_axis(channel_axis):
+    """The axis scikit-image's channel_as_last_axis moves last, or None where it moves none (None, -1);
+    ValueError for several channel axes."""
+    if channel_axis is None:
+        return None
+    axes = (channel_axis,) if np.isscalar(channel_axis) else tuple(channel_axis)
+    if len(axes) > 1:
+        raise ValueError("only a single channel axis is currently supported")
+    return None if axes[0] == -1 else axes[0]
+
+
+def channel_as_last_axis(image, channel_axis):
+    """scikit-image's channel_as_last_axis: (the image with its channel axis last, the axis to move results'
+    channels back to, or None where nothing moved), for NumPy, CuPy and Dask arrays."""
+    axis = moved_channel_axis(channel_axis)
+    if axis is None:
+        return image, None
+    if type(image).__module__.startswith("dask"):
+        import dask.array as da
+
+        return da.moveaxis(image, axis, -1), axis
+    from ._engine import xp_of
+
+    return xp_of(image).moveaxis(image, axis, -1), axis

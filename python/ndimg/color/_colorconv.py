@@ -12,7 +12,7 @@ from scipy import linalg
 
 from .._blocks import blockwise_rows
 from .._engine import engine_aware, xp_of
-from .._rules import array_argument, as_image, supported_float_type
+from .._rules import array_argument, as_image, channel_as_last_axis, moved_channel_axis, supported_float_type
 from ..morphology._footprints import warn_user
 
 # ---------------------------------------------------------------------------------------------------
@@ -152,23 +152,6 @@ def _run(kernel, arr, out, *more):
     return sum(counts)
 
 
-def _moved_axis(channel_axis):
-    """The axis skimage's channel_as_last_axis moves last, or None where it leaves the array (None, -1)."""
-    if channel_axis is None:
-        return None
-    axes = (channel_axis,) if np.isscalar(channel_axis) else channel_axis
-    if len(axes) > 1:
-        raise ValueError("only a single channel axis is currently supported")
-    return None if axes == (-1,) or axes == -1 else axes[0]
-
-
-def _channel_last(xp, arr, channel_axis):
-    """skimage's channel_as_last_axis: the array with its channel axis last, and the axis to move results'
-    channels back to (None: no move)."""
-    axis = _moved_axis(channel_axis)
-    return (arr, None) if axis is None else (xp.moveaxis(arr, axis, -1), axis)
-
-
 def _check_channels(arr, n=3):
     if arr.shape[-1] != n:
         raise ValueError(f"the input array must have size {n} along `channel_axis`, got {arr.shape}")
@@ -178,11 +161,11 @@ def _prepare(image, channel_axis, n=3, needs_array=False):
     """(xp, channel-last array, axis to move results back to, float dtype): skimage's channel_as_last_axis
     and _prepare_colorarray, without converting yet (the kernels convert each block). needs_array: the
     function reads ``.ndim`` first, where lists fail (AttributeError) unless a channel axis was moved."""
-    if needs_array and _moved_axis(channel_axis) is None:
+    if needs_array and moved_channel_axis(channel_axis) is None:
         array_argument(image, "ndim")
     image = as_image(image)
     xp = xp_of(image)
-    arr, back = _channel_last(xp, image, channel_axis)
+    arr, back = channel_as_last_axis(image, channel_axis)
     _check_channels(arr, n)
     return xp, arr, back, _float_type(arr.dtype)
 
@@ -445,14 +428,14 @@ def ydbdr2rgb(ydbdr, *, channel_axis=-1):
 
 @engine_aware("ycbcr")
 def ycbcr2rgb(ycbcr, *, channel_axis=-1):
-    if _moved_axis(channel_axis) is None:   # scikit-image's ycbcr.copy()[..., 0] on what it was given
+    if moved_channel_axis(channel_axis) is None:   # scikit-image's ycbcr.copy()[..., 0] on what it was given
         if isinstance(ycbcr, list):
             raise TypeError("list indices must be integers or slices, not tuple")
         if not hasattr(ycbcr, "copy"):
             raise AttributeError(f"{type(ycbcr).__name__!r} object has no attribute 'copy'")
     ycbcr = as_image(ycbcr)
     xp = xp_of(ycbcr)
-    arr, _ = _channel_last(xp, ycbcr, channel_axis)
+    arr, _ = channel_as_last_axis(ycbcr, channel_axis)
     if arr.ndim:
         # scikit-image subtracts the offsets in the input's own dtype, before converting it (integers wrap,
         # an int8 input refuses 128, bool refuses subtraction, fewer than 3 channels fail to index): the same
@@ -643,7 +626,7 @@ def _lab_like(image, channel_axis, kernel):
     _prepare_lab_array: at least 3 channels)."""
     image = as_image(image)
     xp = xp_of(image)
-    arr, back = _channel_last(xp, image, channel_axis)
+    arr, back = channel_as_last_axis(image, channel_axis)
     if arr.shape[-1] < 3:
         raise ValueError("Input image has less than 3 channels.")
     dt = _float_type(arr.dtype)

@@ -16,7 +16,7 @@ from .._blocks import blockable, blockwise
 from .._engine import engine_aware, xp_of
 from .._prim import histogram as _hist
 from .._prim import reduce
-from .._rules import check_allocation, supported_float_type
+from .._rules import channel_as_last_axis, check_allocation, supported_float_type
 from ..filters._thresholding import _Bins, _check_nbins, _to_host
 from ..util._dtype import dtype_range, limits_of
 
@@ -169,16 +169,7 @@ def _check_allocation(n):
     check_allocation((n,), np.int64, extra_bytes_per_element=8)
 
 
-def _channel_last(image, channel_axis):
-    """scikit-image's channel_as_last_axis: (image with the channel axis last, the axis to restore or None)."""
-    if channel_axis is None:
-        return image, None
-    axes = (channel_axis,) if np.isscalar(channel_axis) else tuple(channel_axis)
-    if len(axes) > 1:
-        raise ValueError("only a single channel axis is currently supported")
-    if axes == (-1,):
-        return image, None
-    return _moveaxis(image, axes[0], -1), axes[0]
+_channel_last = channel_as_last_axis
 
 
 def _moveaxis(a, source, destination):

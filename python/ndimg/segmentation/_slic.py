@@ -15,7 +15,7 @@ from scipy.spatial.distance import pdist, squareform
 from .. import _core
 from .._blocks import blockable, blockwise
 from .._engine import engine_aware, is_gpu_array
-from .._rules import img_as_float, supported_float_type
+from .._rules import channel_as_last_axis, img_as_float, supported_float_type
 
 
 def _host_only(name, *arrays):
@@ -24,15 +24,10 @@ def _host_only(name, *arrays):
 
 
 def _channel_last(image, channel_axis):
-    """scikit-image's channel_as_last_axis: (image with its channel axis last, channel_axis after the move)."""
-    if channel_axis is None:
-        return image, None
-    axes = (channel_axis,) if np.isscalar(channel_axis) else tuple(channel_axis)
-    if len(axes) > 1:
-        raise ValueError("only a single channel axis is currently supported")
-    if axes == (-1,):
-        return image, channel_axis
-    return np.moveaxis(image, axes[0], -1), -1
+    """scikit-image's channel_as_last_axis as its decorated functions see it: (image, channel_axis), the axis
+    -1 where it was moved."""
+    image, back = channel_as_last_axis(image, channel_axis)
+    return image, channel_axis if back is None else -1
 
 
 # The pointwise passes over the image on the CPU engine's threads (ndimg._blocks), each element computed by

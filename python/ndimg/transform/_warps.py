@@ -23,7 +23,7 @@ import numpy as np
 from .. import _core
 from .._blocks import _on_threads
 from .._engine import engine_aware, stream_ptr, xp_of
-from .._rules import convert_to_float, interpolation_order
+from .._rules import channel_as_last_axis, convert_to_float, interpolation_order
 from . import _warps_dask as _wd
 from ..filters._window import _as_int as safe_as_int
 from ..measure._block import block_reduce
@@ -268,14 +268,9 @@ def _channel_last(fn):
     def wrapper(image, *args, channel_axis=None, **kwargs):
         if channel_axis is None:
             return fn(image, *args, channel_axis=None, **kwargs)
-        axes = (channel_axis,) if np.isscalar(channel_axis) else tuple(channel_axis)
-        if len(axes) > 1:
-            raise ValueError("only a single channel axis is currently supported")
-        if axes[0] == -1:
-            return fn(image, *args, channel_axis=-1, **kwargs)
-        xp = xp_of(image)
-        out = fn(xp.moveaxis(image, axes[0], -1), *args, channel_axis=-1, **kwargs)
-        return xp.moveaxis(out, -1, axes[0])
+        moved, back = channel_as_last_axis(image, channel_axis)
+        out = fn(moved, *args, channel_axis=-1, **kwargs)
+        return out if back is None else xp_of(out).moveaxis(out, -1, back)
 
     return wrapper
 
