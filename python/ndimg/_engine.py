@@ -68,6 +68,12 @@ def is_gpu_array(x):
     return library_of(x) in ("cupy", "torch", "cuda")
 
 
+def host_only(name, *arrays):
+    """Functions without a CUDA engine refuse GPU arrays by name (never a silent host copy)."""
+    if any(is_gpu_array(a) for a in arrays):
+        raise TypeError(f"{name}: the CUDA engine is not built yet; pass a NumPy array (e.g. cupy.asnumpy(x))")
+
+
 class Call:
     """The engine of one call: ``xp`` is NumPy or CuPy, ``library`` the caller's array library."""
 

@@ -4,15 +4,11 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._engine import engine_aware, is_gpu_array
+from .._engine import engine_aware, host_only
 
 _PARAM_OPTIONS = ("high", "low")
 
 
-def host_only(name, *arrays):
-    """GPU arrays are refused by name: these functions have no CUDA engine yet (never a silent host copy)."""
-    if any(is_gpu_array(a) for a in arrays):
-        raise TypeError(f"{name}: the CUDA engine is not built yet; pass a NumPy array (e.g. cupy.asnumpy(x))")
 
 
 @engine_aware("image", "mask")

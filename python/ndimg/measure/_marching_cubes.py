@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._engine import engine_aware, xp_of
-from ._find_contours import host_only
+from .._engine import engine_aware, host_only, xp_of
 
 
 def _remove_degenerate_faces(vertices, faces, *arrays):

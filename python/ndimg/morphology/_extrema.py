@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._engine import engine_aware, is_gpu_array, xp_of
+from .._engine import engine_aware, host_only, xp_of
 from ..ndimage._binary import generate_binary_structure
 from ..ndimage._footprint import to_host
 from ..util._invert import invert
@@ -16,10 +16,6 @@ _DTYPE_RANGE = {np.dtype(t): (np.iinfo(t).min, np.iinfo(t).max)
                 for t in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64)}
 
 
-def host_only(name, *arrays):
-    """Functions without a CUDA engine refuse GPU arrays by name (never a silent host copy)."""
-    if any(is_gpu_array(a) for a in arrays):
-        raise TypeError(f"{name}: the CUDA engine is not built yet; pass a NumPy array (e.g. cupy.asnumpy(x))")
 
 
 def resolve_neighborhood(footprint, connectivity, ndim, enforce_adjacency=True):

@@ -13,9 +13,8 @@ import numpy as np
 
 from .. import _core
 from .._blocks import blockable, blockwise
-from .._engine import engine_aware, stream_ptr, xp_of
+from .._engine import engine_aware, host_only, stream_ptr, xp_of
 from .._rules import as_image, img_as_float
-from ..morphology._extrema import host_only
 from ..transform._warps import _channel_last
 from ..morphology._footprints import warn_user
 

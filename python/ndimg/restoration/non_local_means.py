@@ -7,9 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._engine import engine_aware
+from .._engine import engine_aware, host_only
 from .._rules import convert_to_float
-from ..morphology._extrema import host_only
 from ..transform._warps import _channel_last
 
 

@@ -10,15 +10,15 @@ import warnings
 import numpy as np
 
 from .. import _core
-from .._engine import engine_aware
+from .._engine import engine_aware, host_only
 from .._rules import img_as_float
-from ._slic import _channel_last, _host_only
+from ._slic import _channel_last
 
 
 @engine_aware("image")
 def felzenszwalb(image, scale=1, sigma=0.8, min_size=20, *, channel_axis=-1):
     """Computes Felsenszwalb's efficient graph based image segmentation (skimage.segmentation.felzenszwalb)."""
-    _host_only("felzenszwalb", image)
+    host_only("felzenszwalb", image)
     image, channel_axis = _channel_last(image, channel_axis)
     if channel_axis is None and image.ndim > 2:   # read before any conversion: a list fails here, as there
         raise ValueError("This algorithm works only on single or multi-channel 2d images. ")

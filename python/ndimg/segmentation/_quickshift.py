@@ -8,9 +8,8 @@ import numbers
 import numpy as np
 
 from .. import _core
-from .._engine import engine_aware
+from .._engine import engine_aware, host_only
 from .._rules import img_as_float, supported_float_type
-from ._slic import _host_only
 
 
 def _seed(rng):
@@ -27,7 +26,7 @@ def _seed(rng):
 def quickshift(image, ratio=1.0, kernel_size=5, max_dist=10, return_tree=False, sigma=0, convert2lab=True, rng=42,
                *, channel_axis=-1):
     """Segment image using quickshift clustering in Color-(x,y) space (skimage.segmentation.quickshift)."""
-    _host_only("quickshift", image)
+    host_only("quickshift", image)
     image = img_as_float(np.atleast_3d(np.asarray(image)))
     dtype = supported_float_type(image.dtype)
     image = image.astype(dtype, copy=False)

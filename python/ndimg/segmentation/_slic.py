@@ -14,13 +14,10 @@ from scipy.spatial.distance import pdist, squareform
 
 from .. import _core
 from .._blocks import blockable, blockwise
-from .._engine import engine_aware, is_gpu_array
+from .._engine import engine_aware, host_only
 from .._rules import channel_as_last_axis, img_as_float, supported_float_type
 
 
-def _host_only(name, *arrays):
-    if any(is_gpu_array(a) for a in arrays):
-        raise TypeError(f"{name}: the CUDA engine is not built yet; pass a NumPy array (e.g. cupy.asnumpy(x))")
 
 
 def _channel_last(image, channel_axis):
@@ -111,7 +108,7 @@ def slic(image, n_segments=100, compactness=10.0, max_num_iter=10, sigma=0, spac
          enforce_connectivity=True, min_size_factor=0.5, max_size_factor=3, slic_zero=False, start_label=1,
          mask=None, *, channel_axis=-1):
     """Segments image using k-means clustering in Color-(x,y,z) space (skimage.segmentation.slic)."""
-    _host_only("slic", image, mask)
+    host_only("slic", image, mask)
     image, channel_axis = _channel_last(image, channel_axis)
     if image.ndim == 2 and channel_axis is not None:   # a list fails here (no move made it an array), as there
         raise ValueError(f"channel_axis={channel_axis} indicates multichannel, which is not supported for a "

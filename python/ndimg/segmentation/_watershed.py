@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._engine import engine_aware
-from ..morphology._extrema import host_only, local_minima, neighbour_steps
+from .._engine import engine_aware, host_only
+from ..morphology._extrema import local_minima, neighbour_steps
 from ..ndimage._binary import generate_binary_structure
 from ..ndimage._label import label
 from ..util._regular_grid import regular_seeds

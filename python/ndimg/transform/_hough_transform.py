@@ -10,13 +10,10 @@ import operator
 import numpy as np
 
 from .. import _core
-from .._engine import engine_aware, is_gpu_array, stream_ptr, xp_of
+from .._engine import engine_aware, host_only, is_gpu_array, stream_ptr, xp_of
 from .._rules import check_allocation
 
 
-def _host_only(name, *arrays):
-    if any(is_gpu_array(a) for a in arrays):
-        raise TypeError(f"{name}: the CUDA engine is not built yet; pass a NumPy array (e.g. cupy.asnumpy(x))")
 
 
 def _host(a):
@@ -78,7 +75,7 @@ def hough_line(image, theta=None):
 def probabilistic_hough_line(image, threshold=10, line_length=50, line_gap=10, theta=None, rng=None):
     """Line segments ((x0, y0), (x1, y1)) of scikit-image's progressive probabilistic Hough transform; the
     pixels are visited in the order numpy.random.default_rng(rng) shuffles them, as there."""
-    _host_only("probabilistic_hough_line", image)
+    host_only("probabilistic_hough_line", image)
     if image.ndim != 2:
         raise ValueError("The input image `image` must be 2D.")
     threshold, line_length, line_gap = (operator.index(v) for v in (threshold, line_length, line_gap))
@@ -124,7 +121,7 @@ def hough_circle(image, radius, normalize=True, full_output=False):
 def hough_ellipse(image, threshold=4, accuracy=1, min_size=4, max_size=None):
     """Elliptical Hough transform (Xie and Ji): a structured array of (accumulator, yc, xc, a, b,
     orientation) in scikit-image's order."""
-    _host_only("hough_ellipse", image)
+    host_only("hough_ellipse", image)
     _typed_image(image)
     threshold, min_size = operator.index(threshold), operator.index(min_size)
     accuracy = float(accuracy)
