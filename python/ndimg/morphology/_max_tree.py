@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _core
 from .._engine import engine_aware, xp_of
-from ..ndimage._binary import generate_binary_structure
+from ._util import validate_connectivity
 from ..util._invert import invert
 
 # dtypes scikit-image's Cython accepts (bool is read as uint8); float16 and the rest find no signature
@@ -48,17 +48,7 @@ def _neighbours(shape, connectivity):
     removed where the image is smaller than the footprint, the first (the centre) dropped; and each offset's
     coordinate steps as scikit-image unravels them (around the footprint's centre, as a pixel of the image)."""
     ndim = len(shape)
-    if connectivity is None:
-        connectivity = 1
-    if np.isscalar(connectivity):
-        footprint = generate_binary_structure(ndim, connectivity)
-    else:
-        footprint = np.array(connectivity, bool)
-        if footprint.ndim != ndim:
-            raise ValueError("Connectivity dimension must be same as image")
-    if any(s % 2 == 0 for s in footprint.shape):
-        raise ValueError("Connectivity array must have an unambiguous center")
-    centre = np.array(footprint.shape) // 2
+    footprint, centre = validate_connectivity(ndim, connectivity, None)
     steps = np.stack([i - c for i, c in zip(np.nonzero(footprint), centre)], axis=-1)
     factors = np.cumprod((tuple(shape[1:]) + (1,))[::-1])[::-1]
     raveled = (steps * factors).sum(axis=1)

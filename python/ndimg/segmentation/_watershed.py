@@ -10,6 +10,7 @@ import numpy as np
 from .. import _core
 from .._engine import engine_aware, host_only
 from ..morphology._extrema import local_minima, neighbour_steps
+from ..morphology._util import validate_connectivity
 from ..ndimage._binary import generate_binary_structure
 from ..ndimage._label import label
 from ..util._regular_grid import regular_seeds
@@ -40,22 +41,6 @@ def _validate_inputs(image, markers, mask, connectivity):
     return markers, mask
 
 
-def _validate_connectivity(ndim, connectivity, offset):
-    if connectivity is None:
-        connectivity = 1
-    if np.isscalar(connectivity):
-        footprint = generate_binary_structure(ndim, connectivity)
-    else:
-        footprint = np.array(connectivity, bool)
-        if footprint.ndim != ndim:
-            raise ValueError("Connectivity dimension must be same as image")
-    if offset is None:
-        if any(s % 2 == 0 for s in footprint.shape):
-            raise ValueError("Connectivity array must have an unambiguous center")
-        offset = np.array(footprint.shape) // 2
-    return footprint, offset
-
-
 @engine_aware("image", "mask", native=False)
 def watershed(image, markers=None, connectivity=1, offset=None, mask=None, compactness=0, watershed_line=False):
     """Labels of the basins of `image` flooded from `markers` (an array, a count of regular seeds, or None:
@@ -64,7 +49,7 @@ def watershed(image, markers=None, connectivity=1, offset=None, mask=None, compa
     `watershed_line` leaves a line of zeros between basins. The labels have the markers' dtype."""
     host_only("watershed", image, markers, mask)
     markers, mask = _validate_inputs(image, markers, mask, connectivity)
-    footprint, offset = _validate_connectivity(image.ndim, connectivity, offset)
+    footprint, offset = validate_connectivity(image.ndim, connectivity, offset)
     if markers.dtype.kind not in "iub":
         raise TypeError(f"watershed: markers must be integers, not {markers.dtype}")
     if image.ndim == 0:   # (scikit-image fails padding it: a TypeError)
