@@ -12,8 +12,9 @@ from ..transform._warps import _channel_last
 
 
 def _chambolle_xp(xp, image, weight, eps, max_num_iter):
-    """Chambolle's iterations over array operations (the CUDA engine's schedule; the CPU engine's is
-    restoration::tv_chambolle): the estimate from the dual field p, the energy, the dual step."""
+    """Chambolle's iterations over array operations, scikit-image's step for step (the CUDA engine's
+    schedule, and the CPU engine's below float64; float64 runs restoration::tv_chambolle): the estimate from
+    the dual field p, the energy, the dual step."""
     ndim = image.ndim
     p = xp.zeros((ndim,) + image.shape, dtype=image.dtype)
     g = xp.zeros_like(p)
@@ -36,7 +37,7 @@ def _chambolle_xp(xp, image, weight, eps, max_num_iter):
         norm += 1.0
         p -= tau * g
         p /= norm
-        energy = float(energy) / float(image.size)
+        energy /= float(image.size)   # scikit-image's scalar arithmetic (float32 stays float32)
         if i == 0:
             e_init = e_prev = energy
         elif abs(e_prev - energy) < eps * e_init:
@@ -53,7 +54,9 @@ def _chambolle(xp, image, weight, eps, max_num_iter):
         raise ZeroDivisionError("float division by zero")
     if image.size == 0:   # nothing to smooth: the image itself
         return image.copy()
-    if xp is not np:
+    # the C++ sweeps sum the energy in double: in float32 the stopping test, which compares NumPy's float32
+    # sums, could stop an iteration apart from scikit-image (1e-3 differences); those run NumPy's steps
+    if xp is not np or image.dtype != np.float64:
         return _chambolle_xp(xp, image, weight, eps, max_num_iter)
     image = np.ascontiguousarray(image)
     out = np.empty_like(image)
