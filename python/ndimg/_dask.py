@@ -38,24 +38,28 @@ def is_dask(x):
 _BY_IMPL = {}
 
 
-def _entry_of(fn):
-    """The registry entry of a public function (or of the class a public method belongs to), else None."""
+def _entries_of(fn):
+    """The registry entries of a public function (several where modules share it: morphology.flood is
+    segmentation.flood), or of the class a public method belongs to; empty for other functions."""
     if not _BY_IMPL:
-        _BY_IMPL.update({e.impl: e for e in REGISTRY.values()})
+        for e in REGISTRY.values():
+            _BY_IMPL.setdefault(e.impl, []).append(e)
     return _BY_IMPL.get(f"{fn.__module__}:{fn.__qualname__}") or \
-        _BY_IMPL.get(f"{fn.__module__}:{fn.__qualname__.split('.')[0]}")
+        _BY_IMPL.get(f"{fn.__module__}:{fn.__qualname__.split('.')[0]}") or []
 
 
-def _public_name(fn, entry):
-    if entry is not None:
-        return f"ndimg.{entry.qualname}" + (f".{fn.__name__}" if "." in fn.__qualname__ else "")
+def _public_name(fn, entries):
+    if entries:
+        method = f".{fn.__name__}" if "." in fn.__qualname__ else ""
+        return " / ".join(f"ndimg.{e.qualname}{method}" for e in entries)
     return f"{fn.__module__}.{fn.__qualname__}"
 
 
 def call(public, fn, array_params, args, kwargs):
     """`public` (the engine-aware function) called with Dask arrays among its arguments; `fn` is its body."""
-    entry = _entry_of(fn)
-    name = _public_name(fn, entry)
+    entries = _entries_of(fn)
+    entry = entries[0] if entries else None
+    name = _public_name(fn, entries)
     method = "." in fn.__qualname__   # LPIFilter2D.__call__: the entry is its class
     if entry is not None and entry.dask and not method:
         mod, attr = entry.dask.split(":")

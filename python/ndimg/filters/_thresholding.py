@@ -10,6 +10,7 @@ import inspect
 import math
 import numbers
 import operator
+import types
 import warnings
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -232,18 +233,32 @@ def threshold_li(image, *, tolerance=None, initial_guess=None, iter_callback=Non
     if image.size == 0:
         return np.nan
     xp = xp_of(image)
-    work = image.astype(np.float32) if image.dtype == np.float16 else image  # the core reads float32
+    st = reduce.image_stats(image)
+    work, moved = image, False
+    if image.dtype == np.float16:   # the core reads float32
+        work = image.astype(np.float32)
+        if st.n_finite and np.isfinite(st.min):
+            # scikit-image shifts the image to start at 0 in float16: Li iterates over those rounded values
+            with np.errstate(all="ignore"):
+                work = (image - np.float16(st.min)).astype(np.float32)
+            moved = True
+            st = types.SimpleNamespace(**{k: getattr(st, k) for k in _STATS})
+            st.sum = float(reduce.image_stats(work).sum) + st.n_finite * float(st.min)
 
     def shifted(image_min):
-        return (work[xp.isfinite(work)] if work.dtype.kind == "f" else work.ravel()) - image_min
+        values = work[xp.isfinite(work)] if work.dtype.kind == "f" else work.ravel()
+        return values if moved else values - image_min
 
     def split(shift, t):
-        s = reduce.split_sums(work, shift=shift, t=t)
+        s = reduce.split_sums(work, shift=0.0 if moved else shift, t=t)
         return s.sum_above, s.n_above, s.sum_below, s.n_below
 
-    return _li(image.dtype, image.size, reduce.image_stats(image), tolerance, initial_guess, iter_callback,
+    return _li(image.dtype, image.size, st, tolerance, initial_guess, iter_callback,
                first=lambda: _first(image), histogram=lambda: _histogram(image), shifted=shifted,
-               min_gap=lambda shift: reduce.min_gap(work, shift=shift), split=split)
+               min_gap=lambda shift: reduce.min_gap(work, shift=0.0 if moved else shift), split=split)
+
+
+_STATS = ("min", "max", "sum", "imin", "imax", "n_nan", "n_posinf", "n_neginf", "n_finite")
 
 
 def _li(dtype, size, st, tolerance, initial_guess, iter_callback, *, first, histogram, shifted, min_gap, split):
