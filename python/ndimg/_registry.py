@@ -2517,7 +2517,9 @@ register("segmentation", "morphological_geodesic_active_contour",
 # active_contour: FITPACK's spline rebuilt, equal to its values to ~1e-15; the snake's iterations amplify that
 # by up to 1 / gamma a step, so the cases run few iterations (float32: an ulp of a force moves a point 1e-5)
 register("segmentation", "active_contour", f"{_AC}.active_contour_model:active_contour", dtypes=ALL + ("float16",), ndim=(2,),
-         inputs=("smooth", "snake"), family="snake", rtol=1e-5, atol=1e-4,
+         # the snake's iterations amplify rounding (scipy's spline vs ours, 1e-15) on odd inputs such as a
+         # bool image's steps: 2.3e-4 px seen after 20 iterations
+         inputs=("smooth", "snake"), family="snake", rtol=1e-5, atol=1e-3,
          cases=(case(max_num_iter=20), case(max_num_iter=15, w_line=0.5, w_edge=0.2, gamma=0.1),
                 case(max_num_iter=10, alpha=0.1, beta=1.0, max_px_move=0.5, boundary_condition="fixed"),
                 case(max_num_iter=10, boundary_condition="free-fixed", convergence=1.0),
@@ -2531,8 +2533,10 @@ del _AC
 # ---- issue 28: restoration deconvolution and variational ----
 _DC, _TV = "ndimg.restoration.deconvolution", "ndimg.restoration._denoise_tv"
 _F16 = NUMERIC + ("float16",)   # computed in float32, as scikit-image does
+# atol: the iterations divide by the blurred estimate, which amplifies the convolution's rounding where it
+# is small (6.4e-5 on one element of 693 after 5 iterations, int8 3-D)
 register("restoration", "richardson_lucy", f"{_DC}:richardson_lucy", dtypes=_F16, ndim=(1, 2, 3), family="fft", inputs=("image", "psf"),
-         rtol=1e-4, atol=1e-6,
+         rtol=1e-4, atol=2e-4,
          cases=(case(num_iter=5), case(num_iter=3, clip=False), case(num_iter=4, filter_epsilon=0.05),
                 case(num_iter=3, _inputs=("image", "psf:4"))),
          bad=(bad(ValueError, _prep=_c.psf_of_fewer_dims, _ndim=(2,), _id="psf_of_fewer_dims"),),
