@@ -1882,7 +1882,7 @@ register("util", "map_array", f"{_UT}._map_array:map_array", dtypes=INTS + ("uin
                 case(input_vals=np.array([4, 10 ** 6, 0]), output_vals=np.array([1, 2, 3], dtype=np.int32)),
                 case(input_vals=_UT_IN[:0], output_vals=_UT_OUT[:0])),
          bad=(bad(TypeError, input_vals=_UT_IN, output_vals=_UT_OUT, _dtype="float32"),
-              bad(ValueError, input_vals=_UT_IN, output_vals=_UT_OUT, out=np.empty((2, 3)))),
+              bad(ValueError, input_vals=_UT_IN, output_vals=_UT_OUT, out=np.zeros((2, 3)))),
          bench=(("2d_f32", dict(_inputs=("int_labels:1000",), input_vals=np.arange(1000), output_vals=np.arange(1000.0) * 2)),
                 ("3d_f32", dict(_inputs=("int_labels:50",), input_vals=np.arange(0, 100, 2),
                                 output_vals=np.arange(50.0)))))
