@@ -23,7 +23,7 @@ def _host(a):
 
 def _typed_image(image):
     """scikit-image's Cython entries take only arrays: anything else is its TypeError."""
-    if not hasattr(image, "__array_namespace__") and not isinstance(image, np.ndarray):
+    if not isinstance(image, np.ndarray) and not is_gpu_array(image):
         raise TypeError(f"Argument 'img' has incorrect type (expected numpy.ndarray, got {type(image).__name__})")
 
 
@@ -205,7 +205,7 @@ def _like(a, ref):
     return xp_of(ref).asarray(a) if is_gpu_array(ref) else a
 
 
-@engine_aware("hspace", "angles", "dists")
+@engine_aware("hspace")  # angles and distances are parameters: NumPy or the accumulator's library
 def hough_line_peaks(hspace, angles, dists, min_distance=9, min_angle=10, threshold=None, num_peaks=np.inf):
     """The most prominent lines of a hough_line accumulator: (peak values, their angles, their distances)."""
     min_angle = min(min_angle, hspace.shape[1])
