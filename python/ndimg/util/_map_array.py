@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._blocks import blockwise
-from .._engine import engine_aware, xp_of
+from .._engine import engine_aware, is_gpu_array, library_of, to_working, xp_of
 
 
 def _table(xp, keys, values):
@@ -30,20 +30,26 @@ def _lookup(keys, values, dense, lo, span, udt):
     return fn
 
 
-@engine_aware("input_arr", "input_vals", "output_vals", "out", native=False)
+@engine_aware("input_arr", native=False)
 def map_array(input_arr, input_vals, output_vals, out=None):
     """Each element of the integer array `input_arr` equal to input_vals[i] becomes output_vals[i] (the last
-    i of repeated values); elements equal to none of them become 0. Written into `out` where given."""
+    i of repeated values); elements equal to none of them become 0. Written into `out` where given. The value
+    tables are parameters: NumPy arrays are taken beside a GPU `input_arr` (moved to its device)."""
     if not np.issubdtype(input_arr.dtype, np.integer):
         raise TypeError("The dtype of an array to be remapped should be integer.")
-    xp = xp_of(input_arr, input_vals, output_vals, out)
     shape = input_arr.shape
+    if out is not None:
+        if out.shape != shape:   # scikit-image's ValueError before any check of the device
+            raise ValueError(f"If out array is provided, it should have the same shape as the input array. Input "
+                             f"array has shape {shape}, provided output array has shape {out.shape}.")
+        if is_gpu_array(out):
+            out = to_working(out, library_of(out))
+    xp = xp_of(input_arr, out)   # an `out` on another device than input_arr raises
+    if xp is not np:
+        input_vals, output_vals = xp.asarray(input_vals), xp.asarray(output_vals)
     flat = input_arr.reshape(-1)
     if out is None:
         out = xp.empty(shape, dtype=output_vals.dtype)
-    elif out.shape != shape:
-        raise ValueError(f"If out array is provided, it should have the same shape as the input array. Input array "
-                         f"has shape {shape}, provided output array has shape {out.shape}.")
     if not (out.ndim <= 1 or out.flags.c_contiguous):
         raise ValueError(f"If out array is provided, it should be either contiguous or 1-dimensional. Got array with "
                          f"shape {out.shape} and strides {out.strides}.")
