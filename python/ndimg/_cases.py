@@ -370,6 +370,25 @@ def _rolled(prev, shape):
 
 KINDS["shifted"] = lambda rng, shape, dtype, layout, prev, arg: _layout(lambda s: _rolled(prev[-1], s), shape, layout)
 IMAGE_KINDS += ("shifted",)
+
+
+# the same translation, but what wraps around is shuffled: only one of the shifts equal modulo the shape (and
+# one displacement of a masked correlation) matches, so the answer does not hang on rounding among exact ties
+def _translated(rng, prev, shape):
+    moved = _rolled(prev, prev.shape)
+    bands = [(slice(0, 2),), (slice(None), slice(-3, None))][:prev.ndim]
+    for band in bands:
+        moved[band] = rng.permutation(moved[band].ravel()).reshape(moved[band].shape)
+    if shape == prev.shape:
+        return moved
+    out = np.zeros(shape, prev.dtype)
+    out[tuple(slice(1, None, 2) for _ in shape)] = moved
+    return out
+
+
+KINDS["translated"] = lambda rng, shape, dtype, layout, prev, arg: _layout(lambda s: _translated(rng, prev[-1], s),
+                                                                         shape, layout)
+IMAGE_KINDS += ("translated",)
 SHAPES["2d_1k_f32"] = ((1024, 1024), "float32")   # iterative optical flow: a 4K frame takes minutes
 # ---- end registration ----
 

@@ -119,8 +119,8 @@ def _disambiguate_shift(reference_image, moving_image, shift):
             with warnings.catch_warnings(), np.errstate(all="ignore"):
                 warnings.filterwarnings("ignore", category=RuntimeWarning)
                 corr = xp.corrcoef(reference_tile, moving_tile)[0, 1]
-            if xp is not np:
-                corr = corr.item()
+            if xp is not np:   # a NumPy scalar: complex tiles (space='fourier') compare as NumPy's do
+                corr = corr.get()[()]
         if corr > max_corr:
             max_corr = corr
             max_slice = test_slice
