@@ -195,6 +195,12 @@ def _converter(image, dtype_out, vmax=None):
         ct = _dtype_itemsize(dout.itemsize, tin, np.float32, np.float64)
         info = np.iinfo(dout)
         scale = info.max if kout == "u" else (info.max - info.min) / 2
+        # The clip leaves NaN, and its upper bound rounds past the maximum in float16 (65535 -> inf, 32767 ->
+        # 32768): their casts are C's undefined conversions, which the host's NumPy makes (x86: 0 and -32768, as
+        # scikit-image returns them) and CUDA's saturating ones do not; GPU results take the host's values.
+        with np.errstate(invalid="ignore", over="ignore"):
+            top = ct.type(info.max)
+            nan_as, top_as = np.array([np.nan, top], dtype=ct).astype(dout).tolist()
 
         def float_to_int(x, xp, out=None):
             y = xp.multiply(x, scale, dtype=ct)
@@ -202,7 +208,11 @@ def _converter(image, dtype_out, vmax=None):
                 y -= 1.0 / 2.0
             xp.rint(y, out=y)
             xp.clip(y, info.min, info.max, out=y)
-            return _put(y, out) if out is not None else y.astype(dout)
+            if out is not None:
+                return _put(y, out)
+            if xp is np:
+                return y.astype(dout)
+            return xp.where(xp.isnan(y), nan_as, xp.where(y == top, top_as, y.astype(dout))).astype(dout, copy=False)
 
         return float_to_int
     imax_in = np.iinfo(din).max
@@ -223,8 +233,8 @@ def _converter(image, dtype_out, vmax=None):
     bits_in, bits_out = 8 * din.itemsize, 8 * dout.itemsize
     if kin == "u":
         scale, scaled = _scale_fn(image, bits_in, bits_out - (kout == "i"), "u", 1, vmax)
-        if kout == "i":
-            return lambda x, xp, out=None: scale(x, xp, None if out is None else out.view(scaled))
+        if kout == "i":   # the unsigned values of the signed width, viewed as signed (as scikit-image views them)
+            return lambda x, xp, out=None: scale(x, xp).view(dout) if out is None else scale(x, xp, out.view(scaled))
         return scale
     if kout == "u":
         scale, dt = _scale_fn(image, bits_in - 1, bits_out, "i", 1, vmax)
