@@ -261,7 +261,8 @@ def _sample(blocks, plan, coords=None):
         if coords is None:   # broadcasting: along its own axis only for zoom and shift
             cs = [xp.asarray(c) for c in plan.tf.points(_grid(at, size))]
         else:
-            cs = [coords[h].astype(np.float64) for h in range(coords.shape[0])]
+            # NumPy coordinates beside CuPy chunks (a warp's, computed on the host) move to the device
+            cs = [xp.asarray(coords[h], dtype=np.float64) for h in range(coords.shape[0])]
         local = xp.stack([xp.broadcast_to(c + plan.npad - v[0] if anchored else _local(c + plan.npad, v, n, plan, xp),
                                           size)
                           for c, v, n, anchored in zip(cs, plan.V[nb:], plan.L[nb:], plan.anchored)])
