@@ -196,8 +196,9 @@ def warp(image, inverse_map, map_args=None, output_shape=None, order=None, mode=
             warped = _fast_warp(image, matrix, output_shape, order, mode, cval)
     if warped is None:
         if matrix is None and hasattr(inverse_map, "shape") and hasattr(inverse_map, "dtype"):
-            warped = map_coordinates(image, xp_of(image).asarray(inverse_map), order=order, mode=_ndi_mode(mode),
-                                     cval=cval, prefilter=order > 1)
+            # a Dask image's map_coordinates takes coordinates of any library (moved to its chunks' there)
+            coords = inverse_map if _wd.is_dask(image) else xp_of(image).asarray(inverse_map)
+            warped = map_coordinates(image, coords, order=order, mode=_ndi_mode(mode), cval=cval, prefilter=order > 1)
         else:
             if image.ndim < 2 or image.ndim > 3:
                 raise ValueError(_CALLABLE_2D)
@@ -502,11 +503,15 @@ def _apply_weights(a, weights, axis, xp):
     short run of old ones, so the product is a few weighted gathers instead of a dense one. A non-finite
     value makes its whole line NaN, as the dense product's zero weights times it do."""
     new, old = weights.shape
+    lazy = _wd.is_dask(a)
+    # the weights in the array library of the image (of a Dask image's chunks: CuPy takes no NumPy operand);
+    # take's indices stay xp's (Dask's take splits NumPy indices by chunk)
+    put = xp_of(a._meta).asarray if lazy else xp.asarray
     nz = weights > 0
     lo = nz.argmax(axis=1)
     hi = old - 1 - nz[:, ::-1].argmax(axis=1)
     if not (np.isfinite(weights).all() and nz.any(axis=1).all()):
-        return xp.moveaxis(xp.tensordot(a, xp.asarray(weights), [[axis], [-1]]), -1, axis)
+        return xp.moveaxis(xp.tensordot(a, put(weights), [[axis], [-1]]), -1, axis)
     taps = lo[:, None] + np.arange(int((hi - lo).max()) + 1)
     w = np.where(taps <= hi[:, None], np.take_along_axis(weights, np.minimum(taps, old - 1), 1), 0)
     taps = np.minimum(taps, old - 1)
@@ -515,21 +520,20 @@ def _apply_weights(a, weights, axis, xp):
     out = None
     for k in range(taps.shape[1]):
         term = xp.take(a, xp.asarray(taps[:, k]), axis=axis)
-        term *= xp.asarray(w[:, k].reshape(shape))
+        term *= put(w[:, k].reshape(shape))
         if out is None:
             out = term
         else:
             out += term
-    lazy = _wd.is_dask(a)   # Dask: the NaN lines below as a lazy mask (no value is looked at now)
     if lazy or not bool(xp.isfinite(a).all()):
         # the dense product's zero weights: NaN anywhere on the line, or an infinity outside the cell's run
         inf = xp.isinf(a)
         inside = None
         for k in range(taps.shape[1]):
-            hit = xp.take(inf, xp.asarray(taps[:, k]), axis=axis) & xp.asarray((w[:, k] > 0).reshape(shape))
+            hit = xp.take(inf, xp.asarray(taps[:, k]), axis=axis) & put((w[:, k] > 0).reshape(shape))
             inside = hit.astype(np.intp) if inside is None else inside + hit
         bad = xp.isnan(a).any(axis=axis, keepdims=True) | (inf.sum(axis=axis, keepdims=True) > inside)
-        if lazy:
+        if lazy:   # Dask: the NaN lines as a lazy mask (no value is looked at now)
             return xp.where(bad, out.dtype.type(np.nan), out)
         out[bad] = np.nan
     return out
