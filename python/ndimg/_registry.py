@@ -2206,8 +2206,9 @@ _HOMOG = np.array([[1.1, 0.2, 3.0], [-0.1, 0.9, -2.0], [1e-3, 2e-3, 1.0]])
 _AFF3 = np.array([[1.0, 0.1, 0.0, 5.0], [0.0, 2.0, 0.3, -1.0], [0.2, 0.0, 0.5, 2.0], [0, 0, 0, 1.0]])
 register("transform", "matrix_transform", "ndimg.transform._geometric:matrix_transform", inputs=("none",), ndim=(),
          rtol=1e-12, atol=1e-9,
-         cases=(case(coords=_PTS2, matrix=_HOMOG), case(coords=_PTS2.astype(np.float32), matrix=_HOMOG[:2].tolist() + [[0, 0, 1]]),
-                case(coords=_PTS3, matrix=_AFF3), case(coords=_PTS2[0], matrix=_HOMOG, _id="one_point")),
+         # coordinates passed positionally: GPU runs get GPU coordinates (the result is on the coordinates' engine)
+         cases=(_cc(coords=_PTS2, matrix=_HOMOG), _cc(coords=_PTS2.astype(np.float32), matrix=_HOMOG[:2].tolist() + [[0, 0, 1]]),
+                _cc(coords=_PTS3, matrix=_AFF3), _cc(coords=_PTS2[0], matrix=_HOMOG, _id="one_point")),
          bad=(bad(ValueError, coords=_PTS2, matrix=np.eye(3)[:2], _id="not_square"),
               bad(NotImplementedError, coords=_PTS2, matrix=np.eye(2), _id="1d")),
          bench=(("2d_f32", dict(_inputs=("pixel_points",), matrix=_HOMOG)),))
