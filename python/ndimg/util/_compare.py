@@ -27,19 +27,22 @@ def _positional(fn):
 def compare_images(image0, image1, *, method="diff", n_tiles=(8, 8)):
     """The two images (as img_as_float) compared: 'diff' |image1 - image0|, 'blend' their mean,
     'checkerboard' (2-D) tiles of image0 and image1 alternating on an n_tiles grid."""
-    return _compare(image0, image1, method, n_tiles, convert)
+    return _compare(image0, image1, method, n_tiles, lazy=False)
 
 
 def dask_compare_images(image0, image1, *, method="diff", n_tiles=(8, 8)):
-    """Dask arrays: the same comparison, lazily (the checkerboard's mask is a small host array)."""
-    from ._dtype import _dask_convert
+    """Dask arrays: the same comparison, lazily (the checkerboard's mask made in the chunks' library and
+    chunked as the images)."""
+    return _compare(image0, image1, method, n_tiles, lazy=True)
 
-    return _compare(image0, image1, method, n_tiles, _dask_convert)
 
-
-def _compare(image0, image1, method, n_tiles, as_float):
+def _compare(image0, image1, method, n_tiles, lazy):
     if image1.shape != image0.shape:
         raise ValueError("Images must have the same shape.")
+    if lazy:
+        from ._dtype import _dask_convert as as_float
+    else:
+        as_float = convert
     a, b = as_float(image0, np.floating, False), as_float(image1, np.floating, False)
     dt = np.result_type(a.dtype, b.dtype)
     if method == "diff":
@@ -49,7 +52,7 @@ def _compare(image0, image1, method, n_tiles, as_float):
     if method == "checkerboard":
         if a.ndim != 2:
             raise ValueError("Images must be 2-dimensional to be compared with the checkerboard method.")
-        xp = xp_of(a)
+        xp = xp_of(a._meta if lazy else a)
         rows, cols = a.shape
         step_r, step_c = int(rows / n_tiles[0]), int(cols / n_tiles[1])
         # tile (i, j) of the n_tiles grid comes from image0 where i + j is even; beyond the grid, image1
@@ -57,5 +60,9 @@ def _compare(image0, image1, method, n_tiles, as_float):
         c = xp.arange(cols) // max(step_c, 1)
         inside = (r < n_tiles[0])[:, None] & (c < n_tiles[1])[None, :] & (step_r > 0) & (step_c > 0)
         first = inside & ((r % 2)[:, None] == (c % 2)[None, :])   # i + j even
+        if lazy:
+            import dask.array as da
+
+            return da.where(da.from_array(first, chunks=a.chunks), a, b.astype(a.dtype, copy=False))
         return xp.where(first, a, b.astype(a.dtype, copy=False))
     raise ValueError('Wrong value for `method`. Must be either "diff", "blend" or "checkerboard".')
