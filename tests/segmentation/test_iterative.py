@@ -169,7 +169,7 @@ def test_active_contour_spline_is_fitpacks():
     field = rng.random((9, 13))
     ref = RectBivariateSpline(np.arange(13), np.arange(9), field.T, kx=2, ky=2, s=0)
     x, y = rng.uniform(-3, 16, 200), rng.uniform(-3, 12, 200)
-    fx, fy = _gradient(_spline(field, np), x, y, np)
+    fx, fy = _gradient(_spline(field), x, y)
     np.testing.assert_allclose(fx, ref(x, y, dx=1, grid=False), rtol=0, atol=1e-12)
     np.testing.assert_allclose(fy, ref(x, y, dy=1, grid=False), rtol=0, atol=1e-12)
 

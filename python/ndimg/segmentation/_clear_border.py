@@ -95,6 +95,10 @@ def _border_block(block, buffer_size, shape, block_info=None):
     return xp_of(block).asarray(flags)   # on the block's device (CuPy chunks)
 
 
+def _unique_block(block):
+    return xp_of(block).unique(block)
+
+
 def clear_border_dask(labels, buffer_size=0, bgval=0, mask=None, *, out=None):
     """Dask arrays, lazily: the components (ndimg.measure.label on Dask: bool images joined across chunks,
     integer ones in one task), the labels found on the border (or outside the mask), and every chunk
@@ -122,7 +126,9 @@ def clear_border_dask(labels, buffer_size=0, bgval=0, mask=None, *, out=None):
         border = border.rechunk(components.chunks)
     else:
         border = components.map_blocks(_border_block, buffer_size, labels.shape, dtype=bool)
-    touching = da.unique(components[border])
+    # each chunk's own unique labels (dask's da.unique builds NumPy record arrays, which CuPy chunks refuse);
+    # repeats across chunks do not matter to isin
+    touching = components[border].map_blocks(_unique_block, dtype=components.dtype)
     cleared = da.isin(components, touching)
     if np.ndim(bgval) != 0:
         return da.where(cleared, bgval, labels)
