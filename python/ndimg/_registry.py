@@ -2488,8 +2488,10 @@ register("segmentation", "random_walker", f"{_AC}.random_walker_segmentation:ran
               bad(ValueError, _inputs=("image", "mask:0.0")), bad(ValueError, channel_axis=-1, _ndim=(2,))),
          bench=(("2d_small_f32", dict(_inputs=("image", "seeds:3"))),))
 # chan_vese: scikit-image's expressions in its order over xp: equal on NumPy
+# float32 level sets on CuPy: its elementwise kernels contract multiply-adds (NVRTC's default), a few ulp
+# an iteration apart from NumPy's
 register("segmentation", "chan_vese", f"{_AC}._chan_vese:chan_vese", dtypes=NUMERIC + ("float16",), ndim=(2,), family="level_set",
-         rtol=1e-6, atol=1e-7,
+         rtol=1e-5, atol=1e-6,
          cases=(case(max_num_iter=20), case(max_num_iter=15, init_level_set="disk", extended_output=True),
                 case(max_num_iter=10, init_level_set="small disk", mu=0.5, lambda1=2.0, dt=0.3, tol=1e-6),
                 case(init_level_set=Arr("signed", "float64"), max_num_iter=5, extended_output=True),
