@@ -20,5 +20,16 @@ def label_points(coords, output_shape):
             if m >= n:
                 raise IndexError(f"index {m} is out of bounds for axis {d} with size {n}")
     labels = xp.zeros(output_shape, dtype=np.uint64)
-    labels[index] = xp.arange(1, coords.shape[0] + 1)
+    if xp is np or not coords.shape[0]:
+        labels[index] = xp.arange(1, coords.shape[0] + 1)
+        return labels
+    # CuPy's scatter of points rounded to one pixel keeps any of them, NumPy's the last: only the last is written
+    flat = index[0]
+    for i, n in zip(index[1:], output_shape[1:]):
+        flat = flat * n + i
+    order = xp.argsort(flat)   # stable (CuPy sorts stably): a pixel's points in their order
+    flat = flat[order]
+    last = xp.ones(flat.size, dtype=bool)
+    last[:-1] = flat[1:] != flat[:-1]
+    labels.reshape(-1)[flat[last]] = order[last] + 1
     return labels
