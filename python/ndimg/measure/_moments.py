@@ -206,11 +206,11 @@ def tensor(mu, ndim, lead=0):
     return out
 
 
-@engine_aware("image", "mu")
+@engine_aware("image")   # mu (or T) is a small parameter: NumPy beside a GPU image goes to the image's device
 def inertia_tensor(image, mu=None, *, spacing=None):
     if mu is None:
         mu = moments_central(image, order=2, spacing=spacing)
-    return tensor(mu, image.ndim)
+    return tensor(xp_of(image).asarray(mu), image.ndim)
 
 
 def eigvals_desc(t):
@@ -220,11 +220,10 @@ def eigvals_desc(t):
     return ev[..., ::-1]
 
 
-@engine_aware("image", "mu", "T")
+@engine_aware("image")
 def inertia_tensor_eigvals(image, mu=None, T=None, *, spacing=None):
-    if T is None:
-        T = inertia_tensor(image, mu, spacing=spacing)
-    xp = xp_of(T)
+    xp = xp_of(image)
+    T = inertia_tensor(image, mu, spacing=spacing) if T is None else xp.asarray(T)
     if xp is np:
         return sorted(eigvals_desc(T), reverse=True)
     # the ndim x ndim tensor's eigenvalues by NumPy's LAPACK, as scikit-image's: its rounding, and its

@@ -10,9 +10,15 @@ from .._fft import fft_of
 from .._rules import supported_float_type
 
 
+def _no_axes(dim):
+    if dim == 0:   # scipy.fft's refusal (cupyx's differs): a 0-d image has no axis to transform
+        raise ValueError("at least 1 axis must be transformed")
+
+
 def _unitary(name, inarray, dim, s=None):
     if dim is None:
         dim = inarray.ndim
+    _no_axes(dim)
     fn = getattr(fft_of(xp_of(inarray)), name)
     return fn(inarray, s, axes=tuple(range(-dim, 0)), norm="ortho")
 
@@ -49,6 +55,7 @@ def ir2tf(imp_resp, shape, dim=None, is_real=True):
     xp = xp_of(imp_resp)
     if not dim:
         dim = imp_resp.ndim
+    _no_axes(dim)
     dtype = supported_float_type(imp_resp.dtype)
     if imp_resp.ndim == len(shape) and all(m <= min(_DFT_TAPS, n) for m, n in zip(imp_resp.shape, shape)):
         return _small_transfer(xp, imp_resp, shape, dim, is_real, dtype)
