@@ -39,12 +39,19 @@ def _centers(bins, xp):
     return xp.asarray(bins.centers)
 
 
+def _meta(like, dtype, ndim=None):
+    """An empty array of the chunks' library of `like` (NumPy or CuPy): the meta of a Dask result, given so
+    that Dask never infers it from a call on an empty chunk (a failing call makes it NumPy)."""
+    import dask.array as da
+
+    return da.utils.meta_from_array(like._meta, ndim=like.ndim if ndim is None else ndim, dtype=dtype)
+
+
 def _result(value, shape, dtype, like):
     """A delayed result of the chunks' library (NumPy or CuPy, as `like`'s) as a Dask array."""
     import dask.array as da
 
-    meta = da.utils.meta_from_array(like._meta, ndim=len(shape), dtype=dtype)
-    return da.from_delayed(value, shape=shape, dtype=dtype, meta=meta)
+    return da.from_delayed(value, shape=shape, dtype=dtype, meta=_meta(like, dtype, len(shape)))
 
 
 def _counts_and_bins(image, nbins, source_range, channels, mask=None):
@@ -238,25 +245,27 @@ def equalize_adapthist(image, kernel_size=None, clip_limit=0.01, nbins=256):
     # the raw uint8/uint16 values each chunk's pixels hold, and the uint16 value of each raw value
     if dt.kind in "bui" and dt.itemsize <= 2:
         raw_dtype = np.dtype(f"u{dt.itemsize}")
-        raw = image if dt == np.uint16 else image.map_blocks(_raw_chunk, dtype=raw_dtype)
+        raw = image if dt == np.uint16 else image.map_blocks(_raw_chunk, dtype=raw_dtype, meta=_meta(image, raw_dtype))
         u16 = None if dt == np.uint16 else _as_uint16(np.empty(0, dt))[1]
     elif dt.kind in "iu":
-        raw = image.map_blocks(_u16_chunk, stats(image), dt, dtype=np.uint16)
+        raw = image.map_blocks(_u16_chunk, stats(image), dt, dtype=np.uint16, meta=_meta(image, np.uint16))
         u16 = None
     else:
         from ..util._dtype import convert
 
-        raw = image.map_blocks(convert, np.uint16, dtype=np.uint16)   # each chunk refuses values outside [-1, 1]
+        # each chunk refuses values outside [-1, 1]
+        raw = image.map_blocks(convert, np.uint16, dtype=np.uint16, meta=_meta(image, np.uint16))
         u16 = None
     counts = tree((delayed(raw_counts)(b) for (b,) in blocks(raw)), _counts_sum)
     bins = delayed(_bins)(counts, u16, nbins)
     tiled = raw.rechunk(tuple(_tile_chunks(c, s, k) for c, s, k in zip(raw.chunks, raw.shape, kernel)))
     maps = tiled.map_blocks(_maps_chunk, bins, kernel, clim, nbins, dtype=np.uint16, new_axis=raw.ndim,
+                            meta=_meta(raw, np.uint16, raw.ndim + 1),
                             chunks=tuple(tuple(-(-c // k) for c in cs) for cs, k in zip(tiled.chunks, kernel))
                             + ((int(nbins),),))
     whole = maps.rechunk(maps.shape).to_delayed().ravel()[0]
-    out = raw.map_blocks(_apply_chunk, bins, whole, kernel, raw.shape, dtype=np.uint16)
-    return out.map_blocks(_final_chunk, stats(out), float_dtype, dtype=float_dtype)
+    out = raw.map_blocks(_apply_chunk, bins, whole, kernel, raw.shape, dtype=np.uint16, meta=_meta(raw, np.uint16))
+    return out.map_blocks(_final_chunk, stats(out), float_dtype, dtype=float_dtype, meta=_meta(raw, float_dtype))
 
 
 
