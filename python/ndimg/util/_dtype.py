@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 
 from .._blocks import _on_threads
-from .._engine import engine_aware
+from .._engine import engine_aware, is_gpu_array, xp_of
 
 _INTEGER_TYPES = (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64, np.longlong,
                   np.ulonglong, np.intc, np.uintc, np.intp, np.uintp, int)
@@ -78,8 +78,6 @@ def _map(image, dtype, fn, *others):
     result). `dtype` is the result's dtype."""
     flats = [_flat(a) for a in (image,) + others]
     if any(f is None for f in flats) or any(a.flags.c_contiguous != image.flags.c_contiguous for a in others):
-        from .._engine import xp_of
-
         return fn(image, *others, xp_of(image, *others))
     dtype = np.dtype(dtype).newbyteorder("=")   # native, as NumPy's ufuncs return
     out = np.empty(image.shape, dtype, order="F" if not image.flags.c_contiguous else "C")
@@ -165,6 +163,28 @@ def _scale_fn(a, n, m, kind, itemsize, vmax=None):
     return up_then_down, dt
 
 
+def cast_like_host(y, dtype):
+    """Floats `y` cast to `dtype` as NumPy casts them on the host. Casts of NaN and of values whose truncation
+    lies outside an integer dtype are C's undefined conversions: x86's give the 'integer indefinite' value or
+    wrap around (as scikit-image's results hold them), CUDA's saturate; on the GPU those few elements are cast
+    on the host. (The host's own casts of NaN and values below -2**63 to uint32 depend on the element's place
+    in NumPy's SIMD loop: 0 or 2**31.)"""
+    dtype = np.dtype(dtype)
+    out = y.astype(dtype)
+    if not is_gpu_array(y) or dtype.kind not in "iu":
+        return out
+    info = np.iinfo(dtype)
+    # bounds of powers of two, exact in every float type (or past float16's range: infinite, every value is
+    # inside); the signed ones leave out (min - 1, min), which the host casts too
+    upper = float(info.max + 1)
+    outside = ~((y > -1.0) & (y < upper) if dtype.kind == "u" else (y >= float(info.min)) & (y < upper))   # NaN too
+    if bool(outside.any()):
+        o, v, m = (a if a.ndim else a.reshape(1) for a in (out, y, outside))   # 0-d: a 1-element view
+        with np.errstate(invalid="ignore", over="ignore"):
+            o[m] = xp_of(o).asarray(v[m].get().astype(dtype))
+    return out
+
+
 def _converter(image, dtype_out, vmax=None):
     """fn(x, xp, out=None) converting values of image's dtype to `dtype_out` pointwise (both supported, different);
     `vmax`: the image's maximum where known (Dask: of all chunks)."""
@@ -195,12 +215,6 @@ def _converter(image, dtype_out, vmax=None):
         ct = _dtype_itemsize(dout.itemsize, tin, np.float32, np.float64)
         info = np.iinfo(dout)
         scale = info.max if kout == "u" else (info.max - info.min) / 2
-        # The clip leaves NaN, and its upper bound rounds past the maximum in float16 (65535 -> inf, 32767 ->
-        # 32768): their casts are C's undefined conversions, which the host's NumPy makes (x86: 0 and -32768, as
-        # scikit-image returns them) and CUDA's saturating ones do not; GPU results take the host's values.
-        with np.errstate(invalid="ignore", over="ignore"):
-            top = ct.type(info.max)
-            nan_as, top_as = np.array([np.nan, top], dtype=ct).astype(dout).tolist()
 
         def float_to_int(x, xp, out=None):
             y = xp.multiply(x, scale, dtype=ct)
@@ -208,11 +222,8 @@ def _converter(image, dtype_out, vmax=None):
                 y -= 1.0 / 2.0
             xp.rint(y, out=y)
             xp.clip(y, info.min, info.max, out=y)
-            if out is not None:
-                return _put(y, out)
-            if xp is np:
-                return y.astype(dout)
-            return xp.where(xp.isnan(y), nan_as, xp.where(y == top, top_as, y.astype(dout))).astype(dout, copy=False)
+            # the clip leaves NaN, and its upper bound rounds past the maximum in float16 (65535 -> inf)
+            return _put(y, out) if out is not None else cast_like_host(y, dout)
 
         return float_to_int
     imax_in = np.iinfo(din).max
