@@ -13,12 +13,12 @@ import warnings
 import numpy as np
 
 from .._blocks import blockable, blockwise
-from .._engine import engine_aware, xp_of
+from .._engine import engine_aware, is_gpu_array, xp_of
 from .._prim import histogram as _hist
 from .._prim import reduce
 from .._rules import channel_as_last_axis, check_allocation, supported_float_type
 from ..filters._thresholding import _Bins, _check_nbins, _to_host
-from ..util._dtype import dtype_range, limits_of
+from ..util._dtype import cast_like_host, dtype_range, limits_of
 
 __all__ = ["histogram", "cumulative_distribution", "equalize_hist", "rescale_intensity", "adjust_gamma",
            "adjust_log", "adjust_sigmoid", "is_low_contrast"]
@@ -68,8 +68,10 @@ def _raw_index(image):
 def _lut_map(fn, image, dtype):
     """fn(image) for an elementwise fn, through a table for 8/16-bit integer and bool images: fn evaluated
     (in the image's dtype: the same values) on the values between the image's minimum and maximum, the
-    only ones it can meet; else pointwise."""
-    if image.dtype.kind in "biu" and image.dtype.itemsize <= 2 and image.size > 1 << 12:
+    only ones it can meet; else pointwise. GPU images always take the table, evaluated on the host: CUDA's
+    pow/log2/exp are up to 2 ulp from the host libm's, enough to move a value across an integer (the casts
+    truncate)."""
+    if image.dtype.kind in "biu" and image.dtype.itemsize <= 2 and (image.size > 1 << 12 or is_gpu_array(image)):
         index, values = _raw_index(image)
         lo, hi = _minmax(image)
         present = values[(values >= lo) & (values <= hi)]
@@ -328,10 +330,10 @@ def rescale_map(image, in_range, out_range, minmax=_minmax):
     if imin != imax:
         def f(s):
             s = (s.clip(imin, imax) - imin) / (imax - imin)
-            return (s * (omax - omin) + omin).astype(out_dtype)
+            return cast_like_host(s * (omax - omin) + omin, out_dtype)
     else:
         def f(s):
-            return s.clip(imin, imax).clip(omin, omax).astype(out_dtype)
+            return cast_like_host(s.clip(imin, imax).clip(omin, omax), out_dtype)
     return f, out_dtype
 
 
@@ -363,7 +365,9 @@ def adjust_gamma(image, gamma=1, gain=1):
         return _gather(lut, image)
     _assert_non_negative(image)
     scale = _scale(image.dtype)
-    return _lut_map(lambda s: (((s / scale) ** gamma) * scale * gain).astype(dtype), image, dtype)
+    # x ** 1 is x in IEEE arithmetic (the host's pow): not left to CUDA's pow, whose error moves integers
+    power = (lambda v: v) if gamma == 1 else (lambda v: v ** gamma)
+    return _lut_map(lambda s: cast_like_host(power(s / scale) * scale * gain, dtype), image, dtype)
 
 
 @engine_aware("image")
@@ -372,8 +376,8 @@ def adjust_log(image, gain=1, inv=False):
     dtype = image.dtype.type
     scale = _scale(image.dtype)
     if inv:
-        return _lut_map(lambda s: ((2 ** (s / scale) - 1) * scale * gain).astype(dtype), image, dtype)
-    return _lut_map(lambda s: (np.log2(1 + s / scale) * scale * gain).astype(dtype), image, dtype)
+        return _lut_map(lambda s: cast_like_host((2 ** (s / scale) - 1) * scale * gain, dtype), image, dtype)
+    return _lut_map(lambda s: cast_like_host(np.log2(1 + s / scale) * scale * gain, dtype), image, dtype)
 
 
 @engine_aware("image")
@@ -382,9 +386,10 @@ def adjust_sigmoid(image, cutoff=0.5, gain=10, inv=False):
     dtype = image.dtype.type
     scale = _scale(image.dtype)
     if inv:
-        return _lut_map(lambda s: ((1 - 1 / (1 + np.exp(gain * (cutoff - s / scale)))) * scale).astype(dtype),
+        return _lut_map(lambda s: cast_like_host((1 - 1 / (1 + np.exp(gain * (cutoff - s / scale)))) * scale, dtype),
                         image, dtype)
-    return _lut_map(lambda s: ((1 / (1 + np.exp(gain * (cutoff - s / scale)))) * scale).astype(dtype), image, dtype)
+    return _lut_map(lambda s: cast_like_host((1 / (1 + np.exp(gain * (cutoff - s / scale)))) * scale, dtype),
+                    image, dtype)
 
 
 # ---------------------------------------------------------------------------------------------------
