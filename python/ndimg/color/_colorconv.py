@@ -303,7 +303,9 @@ def _hsv_to_rgb(p):
     lo = v * (1 - s)
     q = v * (1 - f * s)
     t = v * (1 - (1 - f) * s)
-    sector = hi.astype(np.uint8) % 6   # scikit-image's cast (wrapping out-of-range hues the same way)
+    # scikit-image's hi.astype(np.uint8) % 6, written out as x86 casts: integers below 2**31 wrap modulo 256,
+    # others (NaN, inf, 1e308) become 0; CUDA's cast saturates (negative hues of signed images: 0, not 256 - k)
+    sector = xp.where(xp.abs(hi) < 2.0**31, hi % 256, 0).astype(np.uint8) % 6
     # choices stacked: CuPy's choose takes an array (NumPy's makes one of a tuple anyway)
     return (xp.choose(sector, xp.stack((v, q, lo, lo, t, v))), xp.choose(sector, xp.stack((t, v, v, q, lo, lo))),
             xp.choose(sector, xp.stack((lo, lo, t, v, v, q))))
