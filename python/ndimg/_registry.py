@@ -1668,8 +1668,9 @@ register("color", "convert_colorspace", f"{_CO}._colorconv:convert_colorspace", 
          bad=(bad(ValueError, fromspace="lab", tospace="rgb", _shape=_RGB_SHAPE),
               bad(ValueError, fromspace="rgb", tospace="lab", _shape=_RGB_SHAPE)),
          bench=(("2d_rgb_u8", dict(fromspace="rgb", tospace="hsv")),))
+# no array argument, hence no engine to follow: a NumPy array, as scikit-image's (as generate_binary_structure)
 register("color", "xyz_tristimulus_values", f"{_CO}._colorconv:xyz_tristimulus_values", inputs=("none",), ndim=(),
-         rtol=0, atol=0,
+         engines=("cpu",), rtol=0, atol=0,
          cases=tuple(case(illuminant=i, observer=o) for i in ("A", "d50", "D65", "E") for o in ("2", "10", "r")) +
          (case(illuminant="D75", observer="10", dtype=np.float32),),
          bad=(bad(ValueError, illuminant="D99", observer="2"), bad(ValueError, illuminant="A", observer="5")),
