@@ -55,20 +55,35 @@ NDIMG_HD double spline_gain(const SplinePoles& p) {
   return gain;
 }
 
+// The powers z^(n-1) and z^n of each pole for lines of n values, which the initial conditions take: from
+// the host's pow on both engines, as scipy calls the C library's (CUDA's pow rounds some of them the other
+// way, e.g. z^3 of order 3's pole, 0.025 units in the last place from half way), passed to the kernels.
+struct LinePowers {
+  double zn1[2], zn[2];
+};
+
+inline LinePowers line_powers(const SplinePoles& p, int64_t n) {
+  LinePowers w{};
+  for (int k = 0; k < p.count; ++k) {
+    w.zn1[k] = std::pow(p.z[k], double(n - 1));
+    w.zn[k] = std::pow(p.z[k], double(n));
+  }
+  return w;
+}
+
 // How many powers z^i of a pole the initial sums need before |z|^i < 2^-64, far below a double's
 // resolution of the line's largest value: the CUDA engine sums that many terms (a line's ends only); the
 // CPU engine sums all n, as scipy does.
 NDIMG_HD int64_t spline_terms(double z) { return int64_t(std::ceil(-64.0 * 0.6931471805599453 / std::log(std::fabs(z)))) + 1; }
 
 // The causal pass's first value c+[0] of a line c(0..n-1) (n >= 2, already times the gain), summing at
-// most `terms` powers of z (n or more: every one, exactly as scipy).
+// most `terms` powers of z (n or more: every one, exactly as scipy); zn1, zn: z^(n-1), z^n (line_powers).
 template <class T, class C>
-NDIMG_SPLINE T causal_init(const C& c, int64_t n, double z, SplineBoundary b, int64_t terms) {
+NDIMG_SPLINE T causal_init(const C& c, int64_t n, double z, double zn1, double zn, SplineBoundary b, int64_t terms) {
   const bool all = terms >= n;
   double zi = z;
   switch (b) {
     case SplineBoundary::Mirror: {  // period 2n - 2
-      const double zn1 = std::pow(z, double(n - 1));
       T acc = add_rn(c(0), mul_rn(c(n - 1), zn1));
       const int64_t last = all ? n - 2 : (terms < n - 2 ? terms : n - 2);
       for (int64_t i = 1; i <= last; ++i) {
@@ -79,7 +94,6 @@ NDIMG_SPLINE T causal_init(const C& c, int64_t n, double z, SplineBoundary b, in
     }
     case SplineBoundary::Reflect:
     case SplineBoundary::ReflectScipy117: {  // period 2n
-      const double zn = std::pow(z, double(n));
       const T c0 = c(0);
       T acc = add_rn(c0, mul_rn(c(n - 1), zn));
       const int64_t last = all ? n - 2 : (terms < n - 2 ? terms : n - 2);
@@ -99,14 +113,14 @@ NDIMG_SPLINE T causal_init(const C& c, int64_t n, double z, SplineBoundary b, in
         acc = add_rn(acc, mul_rn(c(n - i), zi));
         zi = zi * z;
       }
-      return acc / (1 - (all ? zi : std::pow(z, double(n))));
+      return acc / (1 - (all ? zi : zn));
     }
   }
 }
 
-// The anti-causal pass's first value c-[n-1], c(0..n-1) the causal pass's result.
+// The anti-causal pass's first value c-[n-1], c(0..n-1) the causal pass's result; zn: z^n.
 template <class T, class C>
-NDIMG_SPLINE T anticausal_init(const C& c, int64_t n, double z, SplineBoundary b, int64_t terms) {
+NDIMG_SPLINE T anticausal_init(const C& c, int64_t n, double z, double zn, SplineBoundary b, int64_t terms) {
   switch (b) {
     case SplineBoundary::Mirror: return mul_rn(add_rn(mul_rn(c(n - 2), z), c(n - 1)), z) / (z * z - 1);
     case SplineBoundary::Reflect:
@@ -120,22 +134,23 @@ NDIMG_SPLINE T anticausal_init(const C& c, int64_t n, double z, SplineBoundary b
         acc = add_rn(acc, mul_rn(c(i), zi));
         zi = zi * z;
       }
-      return mul_rn(acc, z / ((all ? zi : std::pow(z, double(n))) - 1));
+      return mul_rn(acc, z / ((all ? zi : zn) - 1));
     }
   }
 }
 
 // One line filtered in place, serially, in scipy's order of operations: c(i) is a reference to value i
-// (n >= 2).
+// (n >= 2), pw the poles' powers for n (line_powers).
 template <class T, class C>
-NDIMG_SPLINE void spline_filter_line(const C& c, int64_t n, const SplinePoles& p, SplineBoundary b) {
+NDIMG_SPLINE void spline_filter_line(const C& c, int64_t n, const SplinePoles& p, const LinePowers& pw,
+                                     SplineBoundary b) {
   const double gain = spline_gain(p);
   for (int64_t i = 0; i < n; ++i) c(i) = mul_rn(c(i), gain);
   for (int k = 0; k < p.count; ++k) {
     const double z = p.z[k];
-    c(0) = causal_init<T>(c, n, z, b, n);
+    c(0) = causal_init<T>(c, n, z, pw.zn1[k], pw.zn[k], b, n);
     for (int64_t i = 1; i < n; ++i) c(i) = add_rn(c(i), mul_rn(c(i - 1), z));
-    c(n - 1) = anticausal_init<T>(c, n, z, b, n);
+    c(n - 1) = anticausal_init<T>(c, n, z, pw.zn[k], b, n);
     for (int64_t i = n - 2; i >= 0; --i) c(i) = mul_rn(sub_rn(c(i + 1), c(i)), z);
   }
 }

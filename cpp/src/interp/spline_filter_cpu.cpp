@@ -67,6 +67,7 @@ void store(const double* src, int64_t step, int64_t count, void* dst, int64_t st
 struct Pass {
   const View &in, &out;
   SplinePoles p;
+  LinePowers pw;
   int axis;
   SplineBoundary b;
   int64_t n, nlines;
@@ -95,7 +96,7 @@ struct Pass {
     for (int64_t k = count; k < kLanes; ++k)  // lanes past the last line: zeros
       for (int64_t i = 0; i < n; ++i) buf[i * kLanes + k] = 0;
     V* c = reinterpret_cast<V*>(buf);
-    spline_filter_line<V>([c](int64_t i) -> V& { return c[i]; }, n, p, b);
+    spline_filter_line<V>([c](int64_t i) -> V& { return c[i]; }, n, p, pw, b);
     char* o = at(out, l0, 0);
     if (side_by_side)
       for (int64_t i = 0; i < n; ++i) st(buf + i * kLanes, 1, count, o + i * os * oes, 1);
@@ -127,7 +128,7 @@ void spline_pass_cpu(const View& in, const View& out, const SplinePoles& p, int 
   const LoadFn ld = dispatch_dtype(in.dtype, []<class T>() { return LoadFn(&load<T>); });
   const StoreFn st = dispatch_dtype(out.dtype, []<class T>() { return StoreFn(&store<T>); });
   if (n == 1) {  // scipy copies lines of one value (through its double buffer)
-    const Pass job{in, out, p, axis, b, n, nlines, ld, st};
+    const Pass job{in, out, p, line_powers(p, n), axis, b, n, nlines, ld, st};
     parallel_for(nlines, 4096, [&](int64_t l0, int64_t l1) {
       for (int64_t l = l0; l < l1; ++l) {
         double v;
@@ -137,7 +138,7 @@ void spline_pass_cpu(const View& in, const View& out, const SplinePoles& p, int 
     });
     return;
   }
-  const Pass job{in, out, p, axis, b, n, nlines, ld, st};
+  const Pass job{in, out, p, line_powers(p, n), axis, b, n, nlines, ld, st};
   void (*fn)(const Pass&, int64_t, int64_t) = [](const Pass& j, int64_t a, int64_t e) { j.run(a, e); };
 #if defined(__x86_64__) && defined(__GNUC__)
   if (have_avx2()) fn = &run_avx2;

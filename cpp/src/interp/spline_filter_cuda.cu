@@ -42,9 +42,10 @@ struct Lines {
   __device__ int64_t seg_len(int64_t s) const { return s + 1 < K ? S : n - s * S; }
 };
 
-// A pole and its powers z^k, k < kPowers (beyond: 0).
+// A pole and its powers z^k, k < kPowers (beyond: 0); zn1, zn: z^(n-1) and z^n of the line length n
+// (line_powers).
 struct Pole {
-  double z, pw[kPowers];
+  double z, zn1, zn, pw[kPowers];
   int64_t terms;
   __device__ double power(int64_t k) const { return k < kPowers ? pw[k] : 0.0; }
 };
@@ -121,7 +122,7 @@ __global__ void load_rows_kernel(const TI* in, Layout lay, int axis, Lines g, do
 
 __global__ void causal_init_kernel(const __grid_constant__ Current cur, const __grid_constant__ Pole p, SplineBoundary b, double* init) {
   NDIMG_GRID_STRIDE(l, cur.g.L) {
-    init[l] = causal_init<double>([&](int64_t i) { return cur(l, i); }, cur.g.n, p.z, b, p.terms);
+    init[l] = causal_init<double>([&](int64_t i) { return cur(l, i); }, cur.g.n, p.z, p.zn1, p.zn, b, p.terms);
   }
 }
 
@@ -148,7 +149,7 @@ __global__ void causal_scan_kernel(const __grid_constant__ Causal c, SplineBound
       y = add_rn(c.ends[s * g.L + l], mul_rn(y, c.p.power(g.seg_len(s))));
       c.ends[s * g.L + l] = y;
     }
-    init[l] = anticausal_init<double>([&](int64_t i) { return c(l, i); }, g.n, c.p.z, b, c.p.terms);
+    init[l] = anticausal_init<double>([&](int64_t i) { return c(l, i); }, g.n, c.p.z, c.p.zn, b, c.p.terms);
   }
 }
 
@@ -188,12 +189,12 @@ __global__ void anticausal_scan_kernel(Lines g, const __grid_constant__ Pole p, 
 // as they are. Lines with NaN come out all NaN either way.
 template <class TI>
 __global__ void serial_kernel(const TI* in, Layout lay, int axis, Lines g, const int* flags, SplinePoles p,
-                              SplineBoundary b, double* w, double* starts) {
+                              LinePowers pw, SplineBoundary b, double* w, double* starts) {
   NDIMG_GRID_STRIDE(l, g.L) {
     if (!flags[l]) continue;
     const int64_t base = line_in_offset(lay, axis, l), stride = lay.in_strides[axis];
     for (int64_t i = 0; i < g.n; ++i) w[g.at(l, i)] = double(in[base + i * stride]);
-    spline_filter_line<double>([&](int64_t i) -> double& { return w[g.at(l, i)]; }, g.n, p, b);
+    spline_filter_line<double>([&](int64_t i) -> double& { return w[g.at(l, i)]; }, g.n, p, pw, b);
     for (int64_t s = 0; s < g.K; ++s) starts[s * g.L + l] = 0;
   }
 }
@@ -227,9 +228,11 @@ __global__ void store_rows_kernel(const __grid_constant__ Current cur, TO* out, 
   }
 }
 
-Pole make_pole(double z) {
+Pole make_pole(double z, double zn1, double zn) {
   Pole p{};
   p.z = z;
+  p.zn1 = zn1;
+  p.zn = zn;
   p.pw[0] = 1;
   for (int k = 1; k < kPowers; ++k) p.pw[k] = p.pw[k - 1] * z;
   p.terms = std::min<int64_t>(spline_terms(z), kPowers);
@@ -293,9 +296,10 @@ void spline_filter_cuda(const View& in, const View& out, const SplinePoles& p, s
     cuda::check_launch(op);
     Current cur{w, g, nullptr, Pole{}};
     if (g.n > 1) {
+      const LinePowers pw = line_powers(p, g.n);
       const unsigned line_grid = cuda::blocks_for(g.L, kThreads), seg_grid = cuda::blocks_for(g.L * g.K, kThreads);
       for (int j = 0; j < p.count && !serial; ++j) {
-        const Pole pole = make_pole(p.z[j]);
+        const Pole pole = make_pole(p.z[j], pw.zn1[j], pw.zn[j]);
         causal_init_kernel<<<line_grid, kThreads, 0, st>>>(cur, pole, b, init);
         causal_kernel<<<seg_grid, kThreads, 0, st>>>(cur, pole, init, w, ends);
         causal_scan_kernel<<<line_grid, kThreads, 0, st>>>(Causal{w, g, ends, pole}, b, init);
@@ -305,8 +309,8 @@ void spline_filter_cuda(const View& in, const View& out, const SplinePoles& p, s
         cur = Current{w, g, starts, pole};
       }
       dispatch_dtype(src.dtype, [&]<class TI>() {
-        serial_kernel<TI><<<line_grid, kThreads, 0, st>>>(static_cast<const TI*>(src.data), lin, axis, g, flags, p, b, w,
-                                                          starts);
+        serial_kernel<TI><<<line_grid, kThreads, 0, st>>>(static_cast<const TI*>(src.data), lin, axis, g, flags, p, pw, b,
+                                                          w, starts);
       });
       cuda::check_launch(op);
     }
