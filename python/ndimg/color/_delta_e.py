@@ -26,6 +26,10 @@ def _difference(lab1, lab2, channel_axis, formula):
     f32 = dt == np.float32
     c1 = xp.moveaxis(lab1, channel_axis, -1)
     c2 = xp.moveaxis(lab2, channel_axis, -1)
+    if xp is not np and c1.ndim == 1 and c2.ndim == 1:
+        # one pixel each: scikit-image's NumPy scalars promote in in-place sums where 0-d GPU arrays keep their
+        # dtype (cmc's float32 -> float64): the three values computed as NumPy scalars
+        return xp.asarray(_difference(lab1.get(), lab2.get(), channel_axis, formula))
     # one pixel each: scikit-image computes on NumPy scalars, whose in-place sums promote (cmc: to float64)
     if c1.shape != c2.shape or c1.shape[-1] < 3 or type(c1) is not np.ndarray or c1.ndim == 1:
         p1 = xp.moveaxis(lab1.astype(dt, copy=False), channel_axis, 0)[:3]
