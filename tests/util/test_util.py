@@ -10,6 +10,7 @@ import skimage.util as sku
 
 import ndimg
 import ndimg.util as nu
+from helpers import array_type, to_engine, to_host
 from ndimg import _rules
 from ndimg.util import _dtype, _noise
 
@@ -247,6 +248,58 @@ def test_dask_compare_and_map(rng):
     keys, values = np.array([1, 4, 7, 4]), np.array([0.5, 1.5, 2.5, 3.5])
     got = nu.map_array(da.from_array(labels, chunks=7), keys, values)
     np.testing.assert_array_equal(got.compute(), sku.map_array(labels, keys, values))
+
+
+def test_float_casts_past_the_integer_range_are_the_hosts(engine):
+    """NaN and float16's clip bound rounded past the integer maximum (65535 -> inf, 32767 -> 32768) convert as
+    NumPy converts them on the host (scikit-image's x86 results: 0 and -32768), not as CUDA saturates."""
+    image = np.array([0.0, 0.25, 0.5, 0.9995, 1.0, np.nan, -0.5, -1.0], np.float16)
+    for name in ("img_as_uint", "img_as_int", "img_as_ubyte"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = getattr(sku, name)(image)
+            got = getattr(nu, name)(to_engine(image, engine))
+        assert type(got) is array_type(engine) and got.dtype == expected.dtype, name
+        np.testing.assert_array_equal(to_host(got), expected, err_msg=name)
+    # every integer dtype whose host conversions are the same wherever an element lies in NumPy's loops
+    values = np.array([np.nan, np.inf, -np.inf, 0, 1.5, -0.5, -1.5, 300, 7e4, -4e4, 2.0**31, 2.0**32, 2.0**63,
+                       2.0**64, -2.0**63, 1e30, 65504])
+    for ftype in (np.float16, np.float32, np.float64):
+        with np.errstate(over="ignore"):
+            f = values.astype(ftype)
+        for itype in (np.uint8, np.int8, np.int16, np.uint16, np.int32, np.int64, np.uint64):
+            with np.errstate(invalid="ignore", over="ignore"):
+                expected = f.astype(itype)
+                got = _dtype.cast_like_host(to_engine(f, engine), itype)
+            np.testing.assert_array_equal(to_host(got), expected, err_msg=f"{ftype.__name__} {itype.__name__}")
+
+
+def test_label_points_of_one_pixel_keep_the_last(engine, rng):
+    """Points rounded to one pixel: the label of the last of them, as NumPy's assignment leaves it."""
+    coords = rng.random((2000, 2)) * 6   # many points on 7 x 7 pixels
+    got = nu.label_points(to_engine(coords, engine), (8, 9))
+    assert type(got) is array_type(engine)
+    np.testing.assert_array_equal(to_host(got), sku.label_points(coords, (8, 9)))
+
+
+def test_map_array_takes_host_tables_beside_the_image(engine, rng):
+    """NumPy input_vals/output_vals beside an image on the engine (moved there); an out= on another device
+    than the image raises TypeError, a wrong-shaped one scikit-image's ValueError first."""
+    labels = rng.integers(0, 9, (30, 40)).astype(np.int32)
+    keys, values = np.array([1, 4, 7, 4]), np.array([0.5, 1.5, 2.5, 3.5])
+    expected = sku.map_array(labels, keys, values)
+    image = to_engine(labels, engine)
+    got = nu.map_array(image, keys, values)
+    assert type(got) is array_type(engine)
+    np.testing.assert_array_equal(to_host(got), expected)
+    out = to_engine(np.zeros(labels.shape), engine)
+    assert nu.map_array(image, to_engine(keys, engine), values, out=out) is out
+    np.testing.assert_array_equal(to_host(out), expected)
+    with pytest.raises(ValueError, match="same shape"):
+        nu.map_array(image, keys, values, out=np.zeros((2, 3)))
+    if engine != "cpu":
+        with pytest.raises(TypeError, match="cannot mix"):
+            nu.map_array(image, keys, values, out=np.zeros(labels.shape))
 
 
 def test_apply_parallel_takes_and_returns_dask(rng):
