@@ -71,7 +71,8 @@ def _lut_map(fn, image, dtype):
     only ones it can meet; else pointwise. GPU images always take the table, evaluated on the host: CUDA's
     pow/log2/exp are up to 2 ulp from the host libm's, enough to move a value across an integer (the casts
     truncate)."""
-    if image.dtype.kind in "biu" and image.dtype.itemsize <= 2 and (image.size > 1 << 12 or is_gpu_array(image)):
+    if image.dtype.kind in "biu" and image.dtype.itemsize <= 2 and (
+            image.size > 1 << 12 or image.size and is_gpu_array(image)):
         index, values = _raw_index(image)
         lo, hi = _minmax(image)
         present = values[(values >= lo) & (values <= hi)]
