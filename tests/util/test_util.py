@@ -280,6 +280,13 @@ def test_label_points_of_one_pixel_keep_the_last(engine, rng):
     got = nu.label_points(to_engine(coords, engine), (8, 9))
     assert type(got) is array_type(engine)
     np.testing.assert_array_equal(to_host(got), sku.label_points(coords, (8, 9)))
+    coords[5, 1] = np.nan   # cast to -2**63 on the host: NumPy's IndexError, not a label at 0 (CUDA's cast)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(IndexError) as ref:
+            sku.label_points(coords, (8, 9))
+        with pytest.raises(IndexError, match=str(ref.value)):
+            nu.label_points(to_engine(coords, engine), (8, 9))
 
 
 def test_map_array_takes_host_tables_beside_the_image(engine, rng):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine import engine_aware, xp_of
+from ._dtype import cast_like_host
 
 
 @engine_aware("coords", native=False)
@@ -14,11 +15,13 @@ def label_points(coords, output_shape):
     xp = xp_of(coords)
     if bool((coords < 0).any()):
         raise ValueError("Coordinates should be positive and start from 0")
-    index = tuple(xp.round(coords).astype(int, copy=False).T)
+    index = cast_like_host(xp.round(coords), np.intp)   # NaN and inf as the host casts them (-2**63 on x86)
     if xp is not np and coords.shape[0]:   # NumPy's IndexError for a point outside (CuPy would wrap around)
-        for d, (m, n) in enumerate(zip(xp.stack(index).max(axis=1).tolist(), output_shape)):
-            if m >= n:
-                raise IndexError(f"index {m} is out of bounds for axis {d} with size {n}")
+        for d, (col, n) in enumerate(zip(index.T, output_shape)):
+            outside = (col >= n) | (col < -n)
+            if bool(outside.any()):
+                raise IndexError(f"index {int(col[int(outside.argmax())])} is out of bounds for axis {d} with size {n}")
+    index = tuple(index.T)
     labels = xp.zeros(output_shape, dtype=np.uint64)
     if xp is np or not coords.shape[0]:
         labels[index] = xp.arange(1, coords.shape[0] + 1)
