@@ -1,6 +1,8 @@
 """The finite Radon transform (skimage.transform.finite_radon_transform, Kingston and Svalbe): sums along
-the periodic lines of a square array, written over `xp` (NumPy or CuPy): each projection one gather of
-the rows shifted by multiples of their index and one column sum."""
+the periodic lines of a square array, written over `xp` (NumPy or CuPy). frt2 stores float sums in uint32,
+whose truncation shows their last bit, so it adds as NumPy adds for scikit-image (CuPy's reductions add in
+another order, and float16 in float32): the projections row after row in the sum's dtype, the row sums
+pairwise; and it converts as NumPy's cast does."""
 from __future__ import annotations
 
 import numpy as np
@@ -17,6 +19,50 @@ def _sheared(a, m, sign):
     return xp.take_along_axis(a, (c + sign * m * r) % n, axis=1)
 
 
+def _tree(r):
+    """The values summed as halves of halves: ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))."""
+    if len(r) == 1:
+        return r[0]
+    return _tree(r[:len(r) // 2]) + _tree(r[len(r) // 2:])
+
+
+def _pairwise_rows(x, xp, per=1):
+    """Each row of x summed as NumPy's add.reduce sums a contiguous axis, from 0, in x's dtype: its
+    pairwise_sum counts scalars, `per` to an element (2: the real parts of complex values, which it
+    interleaves with the imaginary ones). Below 8 scalars in turn; up to 128 in 8 interleaved partial sums
+    joined as a tree, the rest in turn; beyond, the halves (whole blocks of 8 scalars first) apart."""
+    n = x.shape[1]
+    u = n * per
+    if u > 128:
+        half = (u // 2 - (u // 2) % 8) // per
+        return _pairwise_rows(x[:, :half], xp, per) + _pairwise_rows(x[:, half:], xp, per)
+    total = xp.zeros(x.shape[0], x.dtype)
+    lanes = 8 // per
+    whole = 0
+    if u >= 8:
+        r = x[:, :lanes].copy()
+        whole = n - n % lanes
+        for i in range(lanes, whole, lanes):
+            r += x[:, i:i + lanes]
+        total = total + _tree([r[:, j] for j in range(lanes)])
+    for i in range(whole, n):
+        total = total + x[:, i]
+    return total
+
+
+def _as_uint32(s, xp):
+    """One projection's sums cast to uint32 as NumPy casts them: integers wrap modulo 2^32, floats truncate and
+    negative ones wrap too (C's conversion through a signed integer; CuPy's cast saturates them to 0). NaN,
+    infinities and sums beyond (-2^31, 2^32) have no defined conversion in C: there each engine keeps its
+    own (NumPy's differs between its vector loop and its scalar one, so each row is cast alone, as the
+    reference casts it)."""
+    out = s.astype(np.uint32)   # complex: the real part (NumPy warns that the imaginary one is discarded)
+    if s.dtype.kind in "fc":
+        neg = (s.real < 0) & (s.real > -2.0 ** 31)
+        out = xp.where(neg, xp.trunc(xp.where(neg, s.real, 0)).astype(np.int64).astype(np.uint32), out)
+    return out
+
+
 @engine_aware("a")
 def frt2(a):
     """The (M + 1, M) uint32 finite Radon transform of a square (M, M) array: row m < M sums the lines of
@@ -25,12 +71,23 @@ def frt2(a):
         raise ValueError("Input must be a square, 2-D array")
     xp = xp_of(a)
     n = a.shape[0]
+    total = np.zeros(1, a.dtype).sum().dtype   # NumPy's sum dtype: wider integers, float16 kept
     f = xp.empty((n + 1, n), np.uint32)
-    f[0] = a.sum(axis=0)
-    for m in range(1, n):
-        f[m] = _sheared(a, m, 1).sum(axis=0)
-    # the row sums of the last shear, as the reference sums them
-    f[n] = _sheared(a, max(n - 1, 0), 1).sum(axis=1)
+    if n == 0:
+        return f
+    # every slope m at once, row after row: row r of the lines of slope m starts m * r places on
+    slopes, cols = xp.arange(n)[:, None], xp.arange(n)[None, :]
+    lines = xp.broadcast_to(a[0].astype(total), (n, n)).copy()
+    for r in range(1, n):
+        lines = lines + a[r][(cols + r * slopes) % n].astype(total, copy=False)
+    for m in range(n):
+        f[m] = _as_uint32(lines[m], xp)
+    # the row sums of the last shear, as the reference sums them: float16 in float32 (NumPy's half loop),
+    # complex values by their real parts (all that uint32 keeps; NumPy's pairwise sum counts both parts)
+    per = 2 if total.kind == "c" else 1
+    acc = np.float32 if total == np.float16 else np.zeros(0, total).real.dtype
+    last = _sheared(a, n - 1, 1).real.astype(acc)
+    f[n] = _as_uint32(_pairwise_rows(last, xp, per).astype(total), xp)
     return f
 
 
