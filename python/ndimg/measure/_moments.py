@@ -134,13 +134,16 @@ def normalized(mu, order, spacing, lead=0):
     spacing = np.ones(ndim) if spacing is None else np.asarray(spacing)
     scale = float(np.min(spacing))
     nu = xp.zeros_like(mu)
+    # the powers of the zeroth moments (one per region) by NumPy on the host: CuPy's complex64 pow is ulps
+    # off NumPy's
     mu0 = mu[pre + (0,) * ndim]
+    mu0 = mu0.get() if xp is not np else mu0
     for p in itertools.product(range(order + 1), repeat=ndim):
         s = sum(p)
         if s < 2:
             nu[pre + p] = np.nan
         else:
-            nu[pre + p] = (mu[pre + p] / scale ** s) / (mu0 ** (s / ndim + 1))
+            nu[pre + p] = (mu[pre + p] / scale ** s) / xp.asarray(mu0 ** (s / ndim + 1))
     return nu
 
 
