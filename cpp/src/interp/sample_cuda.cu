@@ -1,8 +1,10 @@
 // CUDA schedules of B-spline sampling: one thread per output element (consecutive threads along the output's
 // last axis, so stores coalesce), input read through the read-only cache. affine computes its coordinates on
 // the fly, map_coordinates reads them, zoom/shift read per-axis taps computed once on the host. Float32 data
-// are weighted and summed in float (coordinates and the fraction stay in double: a 4K row's coordinate in
-// float would be off by 2e-4); everything else in double, as scipy.
+// into a float32 output are weighted and summed in float (coordinates and the fraction stay in double: a 4K
+// row's coordinate in float would be off by 2e-4); everything else in double, as scipy and the CPU engine:
+// integer and bool outputs round and truncate the sum, where float's rounding would land on the other side
+// of a boundary.
 #include <type_traits>
 #include <vector>
 
@@ -17,8 +19,14 @@ constexpr int kInlineMatrix = 64;
 // orders compiled with their taps unrolled (the common ones; higher orders unrolled cost minutes of ptxas)
 constexpr int kCompiledOrder = 3;  // affine matrices of up to 64 entries travel in the kernel parameters
 
-template <class TI>
-using weight_t = std::conditional_t<std::is_same_v<TI, float>, float, double>;
+// Calls f.template operator()<W>() with W the arithmetic of the weights and sums (see above).
+template <class TI, class F>
+void with_weights(DType out, F&& f) {
+  if constexpr (std::is_same_v<TI, float>) {
+    if (out == DType::F32) return f.template operator()<float>();
+  }
+  f.template operator()<double>();
+}
 
 // The output multi-index and element offset of flat C-order index i (ND > 0: the output has ND axes). Outputs
 // of fewer than 2^31 elements divide in 32 bits (64-bit division is emulated on the GPU).
@@ -44,10 +52,9 @@ struct CoordArgs {
   int64_t strides[kMaxDim + 1];  // of the coordinates array, (in.ndim,) + out.shape
 };
 
-template <class TI, int O, int ND, class TC>
+template <class TI, class W, int O, int ND, class TC>
 __global__ void map_kernel(const TI* in, const TC* coords, void* out, DType odt, const __grid_constant__ Geometry g,
                            const __grid_constant__ CoordArgs ca, int64_t total) {
-  using W = weight_t<TI>;
   const Reader<TI, W> read{in};
   NDIMG_GRID_STRIDE(i, total) {
     int64_t idx[ND > 0 ? ND : kMaxDim];
@@ -68,10 +75,9 @@ struct AffineArgs {
   const double* dm;  // device copy where the matrix has more than kInlineMatrix entries
 };
 
-template <class TI, int O, int ND>
+template <class TI, class W, int O, int ND>
 __global__ void affine_kernel(const TI* in, void* out, DType odt, const __grid_constant__ Geometry g,
                               const __grid_constant__ AffineArgs a, int64_t total) {
-  using W = weight_t<TI>;
   const Reader<TI, W> read{in};
   const double* m = a.dm ? a.dm : a.m;
   NDIMG_GRID_STRIDE(i, total) {
@@ -87,11 +93,10 @@ struct TableArgs {
   int64_t base[kMaxDim];  // first entry of each axis in the tables
 };
 
-template <class TI, int O, int ND>
+template <class TI, class W, int O, int ND>
 __global__ void zoom_kernel(const TI* in, void* out, DType odt, const __grid_constant__ Geometry g,
-                            const AxisTaps<weight_t<TI>>* taps, const unsigned char* inside,
-                            const __grid_constant__ TableArgs t, int64_t total) {
-  using W = weight_t<TI>;
+                            const AxisTaps<W>* taps, const unsigned char* inside, const __grid_constant__ TableArgs t,
+                            int64_t total) {
   const Reader<TI, W> read{in};
   NDIMG_GRID_STRIDE(i, total) {
     int64_t idx[ND > 0 ? ND : kMaxDim];
@@ -114,10 +119,9 @@ int64_t out_size(const Geometry& g) {
   return n;
 }
 
-template <class TI>
+template <class TI, class W>
 void zoom_launch(const View& in, const double* zoom, const double* shift, bool grid_mode, const View& out,
                  const Geometry& g, int64_t total, cudaStream_t s, const char* op) {
-  using W = weight_t<TI>;
   // the per-axis taps, computed once on the host (a few thousand entries) and copied in one piece
   TableArgs t{};
   int64_t entries = 0;
@@ -141,8 +145,9 @@ void zoom_launch(const View& in, const double* zoom, const double* shift, bool g
   cuda::check(cudaMemcpyAsync(dtaps, taps.data(), tap_bytes, cudaMemcpyHostToDevice, s), op);
   cuda::check(cudaMemcpyAsync(dinside, inside.data(), inside.size(), cudaMemcpyHostToDevice, s), op);
   dispatch_compiled<TI, kCompiledOrder>(g, [&]<int O, int ND>() {
-    zoom_kernel<TI, O, ND><<<cuda::blocks_for(total, kThreads), kThreads, 0, s>>>(in.ptr<TI>(), out.data, out.dtype, g,
-                                                                                dtaps, dinside, t, total);
+    zoom_kernel<TI, W, O, ND><<<cuda::blocks_for(total, kThreads), kThreads, 0, s>>>(in.ptr<TI>(), out.data,
+                                                                                   out.dtype, g, dtaps, dinside, t,
+                                                                                   total);
   });
   cuda::check_launch(op);
 }
@@ -159,13 +164,15 @@ void map_coordinates_cuda(const View& in, const View& coords, const View& out, c
   CoordArgs ca{};
   for (int d = 0; d < coords.ndim; ++d) ca.strides[d] = coords.strides[d];
   dispatch_dtype(in.dtype, [&]<class TI>() {
-    dispatch_compiled<TI, kCompiledOrder>(g, [&]<int O, int ND>() {
-      auto launch = [&]<class TC>(const TC* c) {
-        map_kernel<TI, O, ND, TC><<<cuda::blocks_for(total, kThreads), kThreads, 0, s>>>(in.ptr<TI>(), c, out.data,
-                                                                                        out.dtype, g, ca, total);
-      };
-      if (coords.dtype == DType::F32) launch(coords.ptr<float>());
-      else launch(coords.ptr<double>());
+    with_weights<TI>(out.dtype, [&]<class W>() {
+      dispatch_compiled<TI, kCompiledOrder>(g, [&]<int O, int ND>() {
+        auto launch = [&]<class TC>(const TC* c) {
+          map_kernel<TI, W, O, ND, TC><<<cuda::blocks_for(total, kThreads), kThreads, 0, s>>>(
+              in.ptr<TI>(), c, out.data, out.dtype, g, ca, total);
+        };
+        if (coords.dtype == DType::F32) launch(coords.ptr<float>());
+        else launch(coords.ptr<double>());
+      });
     });
   });
   cuda::check_launch(op);
@@ -190,9 +197,11 @@ void affine_cuda(const View& in, const double* matrix, const double* offset, con
     for (size_t k = 0; k < entries; ++k) a.m[k] = matrix[k];
   }
   dispatch_dtype(in.dtype, [&]<class TI>() {
-    dispatch_compiled<TI, kCompiledOrder>(g, [&]<int O, int ND>() {
-      affine_kernel<TI, O, ND><<<cuda::blocks_for(total, kThreads), kThreads, 0, s>>>(in.ptr<TI>(), out.data,
-                                                                                     out.dtype, g, a, total);
+    with_weights<TI>(out.dtype, [&]<class W>() {
+      dispatch_compiled<TI, kCompiledOrder>(g, [&]<int O, int ND>() {
+        affine_kernel<TI, W, O, ND><<<cuda::blocks_for(total, kThreads), kThreads, 0, s>>>(in.ptr<TI>(), out.data,
+                                                                                          out.dtype, g, a, total);
+      });
     });
   });
   cuda::check_launch(op);
@@ -205,7 +214,9 @@ void zoom_shift_cuda(const View& in, const double* zoom, const double* shift, bo
   if (total == 0) return;
   cuda::DeviceGuard guard(in.device_id, op);
   auto s = static_cast<cudaStream_t>(stream);
-  dispatch_dtype(in.dtype, [&]<class TI>() { zoom_launch<TI>(in, zoom, shift, grid_mode, out, g, total, s, op); });
+  dispatch_dtype(in.dtype, [&]<class TI>() {
+    with_weights<TI>(out.dtype, [&]<class W>() { zoom_launch<TI, W>(in, zoom, shift, grid_mode, out, g, total, s, op); });
+  });
 }
 
 }  // namespace ndimg::interp
