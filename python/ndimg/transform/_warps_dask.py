@@ -26,7 +26,8 @@ def is_dask(x):
 def convert(image, preserve_range):
     """convert_to_float chunk by chunk (a pointwise conversion)."""
     dtype = convert_to_float(np.empty((0,), image.dtype), preserve_range).dtype
-    return image.map_blocks(convert_to_float, preserve_range, dtype=dtype)
+    # the chunks' library kept in the meta (CuPy chunks: the weights and coordinates follow it)
+    return image.map_blocks(convert_to_float, preserve_range, dtype=dtype, meta=image._meta.astype(dtype))
 
 
 def clip_warp_output(input_image, output_image, mode, cval, clip):
