@@ -1,5 +1,7 @@
 """radon, iradon, iradon_sart, order_angles_golden_ratio and the finite Radon transform against scikit-image
 0.26 beyond the generated cases: a phantom at realistic sizes, every filter and interpolation, float32."""
+import warnings
+
 import numpy as np
 import pytest
 from skimage import data
@@ -87,6 +89,23 @@ def test_frt2_ifrt2_round_trip(n):
     back = nd.ifrt2(f)
     np.testing.assert_array_equal(back, sk.ifrt2(f))
     np.testing.assert_array_equal(back, image)   # prime sizes invert exactly
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64])
+@pytest.mark.parametrize("n", [7, 8, 13, 131])   # below, at and beyond NumPy's pairwise blocks of 8 and 128
+def test_frt2_float_sums_truncate_as_reference(engine, rng, dtype, n):
+    """Float sums stored in uint32 show their last bit: each engine adds in NumPy's order (the projections
+    row after row in the dtype, float16 too; the row sums pairwise), negative sums wrapping as NumPy casts."""
+    from helpers import to_engine, to_host
+
+    image = (rng.random((n, n)) * 4 - 1).astype(dtype)
+    if dtype == np.complex64:
+        image = image + 1j * image[::-1]
+    with warnings.catch_warnings():   # both cast complex sums to uint32 (ComplexWarning)
+        warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        expected = sk.frt2(image)
+        got = nd.frt2(to_engine(image, engine))
+    np.testing.assert_array_equal(to_host(got), expected)
 
 
 def _cupy_or_skip():

@@ -53,13 +53,15 @@ def _pairwise_rows(x, xp, per=1):
 def _as_uint32(s, xp):
     """One projection's sums cast to uint32 as NumPy casts them: integers wrap modulo 2^32, floats truncate and
     negative ones wrap too (C's conversion through a signed integer; CuPy's cast saturates them to 0). NaN,
-    infinities and sums beyond (-2^31, 2^32) have no defined conversion in C: there each engine keeps its
+    infinities and sums outside [-2^31, 2^32) have no defined conversion in C: there each engine keeps its
     own (NumPy's differs between its vector loop and its scalar one, so each row is cast alone, as the
     reference casts it)."""
     out = s.astype(np.uint32)   # complex: the real part (NumPy warns that the imaginary one is discarded)
     if s.dtype.kind in "fc":
-        neg = (s.real < 0) & (s.real > -2.0 ** 31)
-        out = xp.where(neg, xp.trunc(xp.where(neg, s.real, 0)).astype(np.int64).astype(np.uint32), out)
+        r = s.real
+        # (a bound the sums' dtype holds: float16's every finite value)
+        neg = (r < 0) & (r >= max(-2.0 ** 31, float(np.finfo(r.dtype).min)))
+        out = xp.where(neg, xp.trunc(xp.where(neg, r, 0)).astype(np.int64).astype(np.uint32), out)
     return out
 
 
