@@ -2771,10 +2771,6 @@ KNOWN_DIFFERENCES = {
     "filters.threshold_li": {"complex64": _COMPLEX_THRESHOLD},
     "transform.iradon": {"cuda:1e308": "1e308 sinograms overflow in the ramp filter's FFT: which bins become inf - "
                                        "inf = NaN depends on the FFT's butterflies (cuFFT's, not scipy.fft's)"},
-    # frt2 stores float sums in uint32: C leaves NaN, infinities and values beyond (-2^31, 2^32) undefined there
-    "transform.frt2": {f"cuda:{k}": "NaN, infinite or overflowing sums stored in uint32: C's conversion is undefined "
-                                    "(NumPy's gives 0 or 2^31 by its loop, CuPy's saturates)"
-                       for k in ("nan", "inf", "1e308")},
     "restoration.wiener": {f"cuda:1e308:{n}d": "1e308 images overflow in the FFT: which bins become inf - inf = NaN "
                                                "depends on the FFT's butterflies (cuFFT's, not scipy.fft's; alike in 1-D)"
                            for n in (2, 3)},

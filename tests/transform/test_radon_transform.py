@@ -91,18 +91,23 @@ def test_frt2_ifrt2_round_trip(n):
     np.testing.assert_array_equal(back, image)   # prime sizes invert exactly
 
 
+@pytest.mark.parametrize("odd", [False, True])
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.complex64])
 @pytest.mark.parametrize("n", [7, 8, 13, 131])   # below, at and beyond NumPy's pairwise blocks of 8 and 128
-def test_frt2_float_sums_truncate_as_reference(engine, rng, dtype, n):
+def test_frt2_float_sums_truncate_as_reference(engine, rng, dtype, n, odd):
     """Float sums stored in uint32 show their last bit: each engine adds in NumPy's order (the projections
-    row after row in the dtype, float16 too; the row sums pairwise), negative sums wrapping as NumPy casts."""
+    row after row in the dtype, float16 too; the row sums pairwise), negative sums wrapping as NumPy casts.
+    `odd`: NaN, infinite and huge sums too, whose conversion C leaves undefined: NumPy's, row by row."""
     from helpers import to_engine, to_host
 
     image = (rng.random((n, n)) * 4 - 1).astype(dtype)
     if dtype == np.complex64:
         image = image + 1j * image[::-1]
-    with warnings.catch_warnings():   # both cast complex sums to uint32 (ComplexWarning)
+    if odd:
+        image.flat[rng.choice(n * n, 4, replace=False)] = [np.nan, np.inf, -np.inf, np.finfo(dtype).max / 4]
+    with warnings.catch_warnings():   # both cast complex sums to uint32 (ComplexWarning), NaN and inf
         warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+        warnings.simplefilter("ignore", RuntimeWarning)
         expected = sk.frt2(image)
         got = nd.frt2(to_engine(image, engine))
     np.testing.assert_array_equal(to_host(got), expected)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine import engine_aware, xp_of
+from ..filters._thresholding import _to_host
 
 
 def _sheared(a, m, sign):
@@ -50,18 +51,23 @@ def _pairwise_rows(x, xp, per=1):
     return total
 
 
-def _as_uint32(s, xp):
-    """One projection's sums cast to uint32 as NumPy casts them: integers wrap modulo 2^32, floats truncate and
-    negative ones wrap too (C's conversion through a signed integer; CuPy's cast saturates them to 0). NaN,
-    infinities and sums outside [-2^31, 2^32) have no defined conversion in C: there each engine keeps its
-    own (NumPy's differs between its vector loop and its scalar one, so each row is cast alone, as the
-    reference casts it)."""
-    out = s.astype(np.uint32)   # complex: the real part (NumPy warns that the imaginary one is discarded)
-    if s.dtype.kind in "fc":
-        r = s.real
-        # (a bound the sums' dtype holds: float16's every finite value)
-        neg = (r < 0) & (r >= max(-2.0 ** 31, float(np.finfo(r.dtype).min)))
-        out = xp.where(neg, xp.trunc(xp.where(neg, r, 0)).astype(np.int64).astype(np.uint32), out)
+def _as_uint32(sums, xp):
+    """Projections' sums (one per row) cast to uint32 as the reference's NumPy casts each row: integers wrap
+    modulo 2^32, floats truncate and negative ones wrap too (C's conversion through a signed integer; CuPy's
+    cast saturates them to 0). NaN, infinities and sums outside [-2^31, 2^32) have no defined conversion in
+    C, and NumPy's gives 0 or 2^31 by the element's place in its vector loop: rows holding one are cast
+    alone on the host, as the reference casts them."""
+    out = sums.astype(np.uint32)   # complex: the real part (NumPy warns that the imaginary one is discarded)
+    if sums.dtype.kind not in "fc":
+        return out
+    r = sums.real
+    # bounds the sums' dtype holds (float16: its every finite value)
+    lo, hi = max(-2.0 ** 31, float(np.finfo(r.dtype).min)), min(2.0 ** 32, float(np.finfo(r.dtype).max))
+    neg = (r < 0) & (r >= lo)
+    out = xp.where(neg, xp.trunc(xp.where(neg, r, 0)).astype(np.int64).astype(np.uint32), out)
+    undefined = ~((r >= lo) & (r < hi))   # NaN too
+    for i in _to_host(xp.flatnonzero(undefined.any(axis=1))).tolist():
+        out[i] = xp.asarray(_to_host(sums[i]).astype(np.uint32))
     return out
 
 
@@ -82,14 +88,13 @@ def frt2(a):
     lines = xp.broadcast_to(a[0].astype(total), (n, n)).copy()
     for r in range(1, n):
         lines = lines + a[r][(cols + r * slopes) % n].astype(total, copy=False)
-    for m in range(n):
-        f[m] = _as_uint32(lines[m], xp)
+    f[:n] = _as_uint32(lines, xp)
     # the row sums of the last shear, as the reference sums them: float16 in float32 (NumPy's half loop),
     # complex values by their real parts (all that uint32 keeps; NumPy's pairwise sum counts both parts)
     per = 2 if total.kind == "c" else 1
     acc = np.float32 if total == np.float16 else np.zeros(0, total).real.dtype
     last = _sheared(a, n - 1, 1).real.astype(acc)
-    f[n] = _as_uint32(_pairwise_rows(last, xp, per).astype(total), xp)
+    f[n:] = _as_uint32(_pairwise_rows(last, xp, per).astype(total)[None], xp)
     return f
 
 
