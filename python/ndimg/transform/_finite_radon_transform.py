@@ -87,7 +87,7 @@ def frt2(a):
     slopes, cols = xp.arange(n)[:, None], xp.arange(n)[None, :]
     lines = xp.broadcast_to(a[0].astype(total), (n, n)).copy()
     for r in range(1, n):
-        lines = lines + a[r][(cols + r * slopes) % n].astype(total, copy=False)
+        lines += a[r][(cols + r * slopes) % n].astype(total, copy=False)
     f[:n] = _as_uint32(lines, xp)
     # the row sums of the last shear, as the reference sums them: float16 in float32 (NumPy's half loop),
     # complex values by their real parts (all that uint32 keeps; NumPy's pairwise sum counts both parts)
