@@ -2737,8 +2737,10 @@ register("registration", "phase_cross_correlation", f"{_RG}._phase_cross_correla
               bad(ValueError, reference_mask=Arr("mask", "bool"), **_MISMATCH)),
          bench=(("2d_f32", dict(upsample_factor=20)),))
 _FLOW_BAD = (bad(ValueError, dtype=np.int64), bad(ValueError, dtype=np.float16), bad(ValueError, **_MISMATCH))
+# TV-L1 on CuPy: float32 warps (weights in float), elementwise kernels with contracted multiply-adds and
+# reductions in another order put each step ulps from NumPy's; 10 warps x 30 iterations carry that to ~1e-2 px
 register("registration", "optical_flow_tvl1", f"{_RG}._optical_flow:optical_flow_tvl1", family="flow",
-         rtol=1e-4, atol=1e-4, dtypes=ALL + ("float16",), **_PAIR_REG,
+         rtol=1e-4, atol=1e-4, dtypes=ALL + ("float16",), **_PAIR_REG, extra={"cuda_tol": (1e-3, 3e-2)},
          cases=(case(), case(prefilter=True, num_warp=2, _ndim=(2,)), case(dtype=np.float64, attachment=5, _ndim=(2,))),
          bad=_FLOW_BAD, bench=(("2d_1k_f32", {}),))
 # iLK's 2-D systems are solved elementwise (LU with partial pivoting, as LAPACK): in float32 their rounding differs
