@@ -126,24 +126,29 @@ def raw_to_central(m):
 
 
 def normalized(mu, order, spacing, lead=0):
-    """moments_normalized of a stack (the first `lead` axes index regions)."""
+    """moments_normalized of a stack (the first `lead` axes index regions): mu_p / scale**|p| /
+    mu_0**(|p| / ndim + 1) for 2 <= |p| and p within the order, NaN below, 0 beyond the order; each element
+    rounded as scikit-image's per-entry loop rounds it, in a few whole-array operations."""
     xp = xp_of(mu)
     shape = mu.shape[lead:]
     ndim = len(shape)
     pre = (slice(None),) * lead
     spacing = np.ones(ndim) if spacing is None else np.asarray(spacing)
     scale = float(np.min(spacing))
-    nu = xp.zeros_like(mu)
-    # the powers of the zeroth moments (one per region) by NumPy on the host: CuPy's complex64 pow is ulps
-    # off NumPy's
+    cube = pre + (slice(0, order + 1),) * ndim
+    sums = np.indices(mu[cube].shape[lead:]).sum(0)   # |p| of each entry
+    # the powers of the zeroth moments (one per region) by NumPy on the host, in mu's dtype as the loop's
+    # weak Python exponents keep it (CuPy's complex64 pow is ulps off NumPy's)
     mu0 = mu[pre + (0,) * ndim]
-    mu0 = mu0.get() if xp is not np else mu0
-    for p in itertools.product(range(order + 1), repeat=ndim):
-        s = sum(p)
-        if s < 2:
-            nu[pre + p] = np.nan
-        else:
-            nu[pre + p] = (mu[pre + p] / scale ** s) / xp.asarray(mu0 ** (s / ndim + 1))
+    mu0 = mu0.get()[()] if xp is not np else mu0   # one region: a NumPy scalar, whose pow scikit-image's is
+    den = np.ones(np.shape(mu0) + sums.shape, mu.dtype)
+    div = np.ones(sums.shape, mu.dtype)
+    for k in range(2, int(sums.max(initial=0)) + 1):
+        den[..., sums == k] = (mu0 ** (k / ndim + 1))[..., None]
+        div[sums == k] = scale ** k
+    nu = xp.zeros_like(mu)
+    nu[cube] = (mu[cube] / xp.asarray(div)) / xp.asarray(den)
+    nu[cube][..., xp.asarray(sums < 2)] = np.nan
     return nu
 
 
