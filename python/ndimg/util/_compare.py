@@ -52,17 +52,23 @@ def _compare(image0, image1, method, n_tiles, lazy):
     if method == "checkerboard":
         if a.ndim != 2:
             raise ValueError("Images must be 2-dimensional to be compared with the checkerboard method.")
-        xp = xp_of(a._meta if lazy else a)
         rows, cols = a.shape
         step_r, step_c = int(rows / n_tiles[0]), int(cols / n_tiles[1])
         # tile (i, j) of the n_tiles grid comes from image0 where i + j is even; beyond the grid, image1
+        if not lazy:   # image1, then image0's tiles copied over it (no mask to build and read)
+            out = b.astype(a.dtype, copy=True)
+            tiles_c = range(n_tiles[1])   # scikit-image's TypeError for counts that are not integers
+            for i in range(n_tiles[0]):
+                for j in tiles_c[i % 2::2]:
+                    tile = (slice(i * step_r, (i + 1) * step_r), slice(j * step_c, (j + 1) * step_c))
+                    out[tile] = a[tile]
+            return out
+        xp = xp_of(a._meta)
         r = xp.arange(rows) // max(step_r, 1)
         c = xp.arange(cols) // max(step_c, 1)
         inside = (r < n_tiles[0])[:, None] & (c < n_tiles[1])[None, :] & (step_r > 0) & (step_c > 0)
         first = inside & ((r % 2)[:, None] == (c % 2)[None, :])   # i + j even
-        if lazy:
-            import dask.array as da
+        import dask.array as da
 
-            return da.where(da.from_array(first, chunks=a.chunks), a, b.astype(a.dtype, copy=False))
-        return xp.where(first, a, b.astype(a.dtype, copy=False))
+        return da.where(da.from_array(first, chunks=a.chunks), a, b.astype(a.dtype, copy=False))
     raise ValueError('Wrong value for `method`. Must be either "diff", "blend" or "checkerboard".')
