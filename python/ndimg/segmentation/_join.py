@@ -9,11 +9,8 @@ import numpy as np
 from .._engine import engine_aware, is_gpu_array, xp_of
 from .._prim.histogram import integer_counts
 from .._prim.reduce import image_stats
+from ..ndimage._footprint import to_host
 from ..util._map_array import map_array
-
-
-def _host(a):
-    return a if isinstance(a, np.ndarray) else a.get()
 
 
 class ArrayMap:
@@ -30,7 +27,7 @@ class ArrayMap:
         return int(xp_of(self.in_values).max(self.in_values)) + 1
 
     def __array__(self, dtype=None, copy=None):
-        in_values, out_values = _host(self.in_values), _host(self.out_values)
+        in_values, out_values = to_host(self.in_values), to_host(self.out_values)
         output = np.zeros(np.max(in_values) + 1, dtype=out_values.dtype if dtype is None else dtype)
         output[in_values] = out_values
         return output

@@ -12,13 +12,7 @@ import numpy as np
 from .. import _core
 from .._engine import engine_aware, host_only, is_gpu_array, stream_ptr, xp_of
 from .._rules import check_allocation
-
-
-
-
-def _host(a):
-    """A small parameter array (angles, radii) on the host."""
-    return a.get() if is_gpu_array(a) else np.asarray(a)
+from ..ndimage._footprint import to_host
 
 
 def _typed_image(image):
@@ -46,7 +40,7 @@ def _angles(theta):
         theta = np.linspace(-np.pi / 2, np.pi / 2, 180, endpoint=False)
     if not isinstance(theta, np.ndarray) and not is_gpu_array(theta):
         raise TypeError(f"Argument 'theta' has incorrect type (expected numpy.ndarray, got {type(theta).__name__})")
-    t = _host(theta)
+    t = to_host(theta)
     if t.dtype != np.float64:
         raise ValueError(f"Buffer dtype mismatch, expected 'float64_t' but got '{t.dtype}'")
     if t.ndim != 1:
@@ -94,7 +88,7 @@ def hough_circle(image, radius, normalize=True, full_output=False):
     """Circular Hough transform: (len(radius), M + 2R, N + 2R) float64, each nonzero pixel voting along
     Bresenham's circle of each radius (1 / its pixel count per vote with `normalize`); R is the largest
     radius with `full_output`, else 0."""
-    radius = np.atleast_1d(_host(radius)).astype(np.intp)
+    radius = np.atleast_1d(to_host(radius)).astype(np.intp)
     _typed_image(image)
     if radius.ndim != 1:
         raise ValueError(f"Buffer has wrong number of dimensions (expected 1, got {radius.ndim})")
@@ -212,7 +206,7 @@ def hough_line_peaks(hspace, angles, dists, min_distance=9, min_angle=10, thresh
     h, a, d = _prominent_peaks(hspace, min_xdistance=min_angle, min_ydistance=min_distance, threshold=threshold,
                                num_peaks=num_peaks)
     if a.size > 0:
-        return _like(h, hspace), _like(_host(angles)[a], hspace), _like(_host(dists)[d], hspace)
+        return _like(h, hspace), _like(to_host(angles)[a], hspace), _like(to_host(dists)[d], hspace)
     return _like(h, hspace), _like(np.array([]), hspace), _like(np.array([]), hspace)
 
 

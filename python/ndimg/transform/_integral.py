@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._blocks import _on_threads
-from .._engine import engine_aware, get_num_threads, is_gpu_array, xp_of
+from .._engine import engine_aware, get_num_threads, xp_of
+from ..ndimage._footprint import to_host
 
 
 def _cumsum(a, axis, dtype):
@@ -55,7 +56,7 @@ def integrate(ii, start, end):
     image `ii` (skimage.transform.integrate): one value per box, float64."""
     xp = xp_of(ii)
     # the boxes are parameters: NumPy or GPU arrays (or sequences), read on the host
-    start, end = (np.atleast_2d(np.array(v.get() if is_gpu_array(v) else v)) for v in (start, end))
+    start, end = (np.atleast_2d(to_host(v)) for v in (start, end))
     rows = start.shape[0]
     total_shape = np.tile(ii.shape, [rows, 1])
     start = np.where(start < 0, start + total_shape, start)

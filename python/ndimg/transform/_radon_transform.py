@@ -8,17 +8,14 @@ import warnings
 import numpy as np
 
 from .. import _core
-from .._engine import engine_aware, is_gpu_array, stream_ptr, xp_of
+from .._engine import engine_aware, stream_ptr, xp_of
 from .._fft import fft_of
 from .._rules import check_allocation, convert_to_float
+from ..ndimage._footprint import to_host
 
 _GOLDEN_RATIO = (1 + math.sqrt(5)) / 2
 _FILTERS = ("ramp", "shepp-logan", "cosine", "hamming", "hann", None)
 _INTERPOLATIONS = ("linear", "nearest", "cubic")
-
-
-def _host(a):
-    return a.get() if is_gpu_array(a) else np.asarray(a)
 
 
 def _cos_sin(angles_deg):
@@ -58,7 +55,7 @@ def radon(image, theta=None, circle=True, *, preserve_range=False):
         raise ValueError("padded_image must be a square")
     square = xp.ascontiguousarray(square)
     center = square.shape[0] // 2
-    cos, sin = _cos_sin(_host(theta))
+    cos, sin = _cos_sin(to_host(theta))
     # warp's inverse map of each angle: input (x, y) = R (column, row, 1), in the image's type
     matrix = []
     for ca, sa in zip(cos, sin):
@@ -155,7 +152,7 @@ def iradon(radon_image, theta=None, output_size=None, filter_name="ramp", interp
     rows = xp.ascontiguousarray(filtered.T)
     reconstructed = xp.zeros((output_size, output_size), dtype=dtype)
     radius = output_size // 2
-    cos, sin = _cos_sin(_host(theta))
+    cos, sin = _cos_sin(to_host(theta))
     _core.proj_backproject(rows, cos, sin, radius, getattr(_core.ProjInterp, interpolation), knots, reconstructed,
                            stream=stream_ptr(reconstructed))
     if circle:
@@ -212,7 +209,7 @@ def iradon_sart(radon_image, theta=None, image=None, projection_shifts=None, cli
         raise ValueError(f"Shape of theta ({len(theta)}) does not match the number of projections "
                          f"({radon_image.shape[1]})")
     else:
-        theta = np.asarray(_host(theta), dtype=dtype)
+        theta = np.asarray(to_host(theta), dtype=dtype)
     if image is None:
         image = xp.zeros(shape, dtype=dtype)
     elif image.shape != shape:
@@ -226,11 +223,11 @@ def iradon_sart(radon_image, theta=None, image=None, projection_shifts=None, cli
         raise ValueError(f"Shape of projection_shifts ({len(projection_shifts)}) does not match the number of "
                          f"projections ({radon_image.shape[1]})")
     else:
-        shifts = np.asarray(_host(projection_shifts), dtype=dtype)
+        shifts = np.asarray(to_host(projection_shifts), dtype=dtype)
     if clip is not None:
         if len(clip) != 2:
             raise ValueError("clip must be a length-2 sequence")
-        clip = np.asarray(_host(clip), dtype=dtype)
+        clip = np.asarray(to_host(clip), dtype=dtype)
     order = np.fromiter(order_angles_golden_ratio(theta), dtype=np.int64, count=len(theta))
     projections = xp.ascontiguousarray(radon_image.T[xp.asarray(order)])
     _core.proj_sart(image, projections, theta[order].astype(np.float64).tolist(),

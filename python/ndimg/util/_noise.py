@@ -8,6 +8,7 @@ import numpy as np
 from .._blocks import _on_threads, pipelined
 from .._engine import engine_aware, get_num_threads, xp_of
 from .._rules import array_argument
+from ..ndimage._footprint import to_host
 from ._dtype import _map, _put, _reduce, convert
 
 _KIND = {"gaussian": "gaussian_values", "localvar": "localvar_values", "poisson": "poisson_values",
@@ -27,10 +28,6 @@ def _bernoulli(p, shape, rng):
 
 def _device(xp, a):
     return a if xp is np else xp.asarray(a)
-
-
-def _host(a):
-    return a.get() if hasattr(a, "get") and not isinstance(a, np.ndarray) else np.asarray(a)
 
 
 def _clipped(fn, low):
@@ -148,13 +145,13 @@ def random_noise(image, mode="gaussian", rng=None, clip=True, **kwargs):
         local_vars = kw["local_vars"] if "local_vars" in kwargs else xp.zeros_like(image) + 0.01
         if bool((local_vars <= 0).any()):
             raise ValueError("All values of `local_vars` must be > 0.")
-        out = image + _device(xp, rng.normal(0, _host(local_vars) ** 0.5))
+        out = image + _device(xp, rng.normal(0, to_host(local_vars) ** 0.5))
     elif mode == "poisson":
         vals = 2 ** np.ceil(np.log2(len(xp.unique(image))))
         if low_clip == -1.0:
             old_max = image.max()
             image = (image + 1.0) / (old_max + 1.0)
-        out = _device(xp, rng.poisson(_host(image * vals)) / float(vals))
+        out = _device(xp, rng.poisson(to_host(image * vals)) / float(vals))
         if low_clip == -1.0:
             out = out * (old_max + 1.0) - 1.0
     else:
