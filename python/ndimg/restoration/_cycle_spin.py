@@ -17,18 +17,17 @@ from ._rolling_ball import renamed_workers
 def _shifts(ndim, multichannel, max_shifts, shift_steps):
     """Every shift of the grid range(0, max_shift + 1, step) per axis (none along a last channel axis)."""
     mc = int(multichannel)
-    if np.isscalar(max_shifts):
-        max_shifts = (max_shifts,) * (ndim - mc) + (0,) * mc
-    elif multichannel and len(max_shifts) == ndim - 1:
-        max_shifts = tuple(max_shifts) + (0,)
-    elif len(max_shifts) != ndim:
-        raise ValueError("max_shifts should have length ndim")
-    if np.isscalar(shift_steps):
-        shift_steps = (shift_steps,) * (ndim - mc) + (1,) * mc
-    elif multichannel and len(shift_steps) == ndim - 1:
-        shift_steps = tuple(shift_steps) + (1,)
-    elif len(shift_steps) != ndim:
-        raise ValueError("max_shifts should have length ndim")
+
+    def per_axis(v, channel):   # scikit-image's message names max_shifts for either argument
+        if np.isscalar(v):
+            return (v,) * (ndim - mc) + (channel,) * mc
+        if multichannel and len(v) == ndim - 1:
+            return tuple(v) + (channel,)
+        if len(v) != ndim:
+            raise ValueError("max_shifts should have length ndim")
+        return v
+
+    max_shifts, shift_steps = per_axis(max_shifts, 0), per_axis(shift_steps, 1)
     if any(s < 1 for s in shift_steps):
         raise ValueError("shift_steps must all be >= 1")
     if multichannel and max_shifts[-1] != 0:

@@ -155,28 +155,20 @@ def active_contour(image, snake, alpha=0.01, beta=0.1, w_line=0.0, w_edge=1, gam
         fx, fy = _gradient(spline, x, y)
         fx = fx.astype(float_dtype, copy=False)
         fy = fy.astype(float_dtype, copy=False)
-        if sfixed:
-            fx[0] = 0
-            fy[0] = 0
-        if efixed:
-            fx[-1] = 0
-            fy[-1] = 0
-        if sfree:
-            fx[0] *= 2
-            fy[0] *= 2
-        if efree:
-            fx[-1] *= 2
-            fy[-1] *= 2
+        for f in (fx, fy):   # fixed ends feel no force, free ones twice theirs
+            for end, fixed, free in ((0, sfixed, sfree), (-1, efixed, efree)):
+                if fixed:
+                    f[end] = 0
+                elif free:
+                    f[end] *= 2
         xn = inv @ (gamma * x + fx)
         yn = inv @ (gamma * y + fy)
         dx = max_px_move * np.tanh(xn - x)
         dy = max_px_move * np.tanh(yn - y)
-        if sfixed:
-            dx[0] = 0
-            dy[0] = 0
-        if efixed:
-            dx[-1] = 0
-            dy[-1] = 0
+        for d in (dx, dy):   # fixed ends do not move
+            for end, fixed in ((0, sfixed), (-1, efixed)):
+                if fixed:
+                    d[end] = 0
         x += dx
         y += dy
         j = i % (_CONVERGENCE_ORDER + 1)

@@ -44,22 +44,23 @@ def _feet(u):
     return feet
 
 
-def _sup_inf(u):
-    """The supremum of the erosions by the line footprints (scipy's border 0), as a bool array."""
+def _over_lines(u, op, join):
+    """op(u, line footprint) for every line footprint (scipy's border 0), joined by the bool ufunc `join`."""
     out = None
     for foot in _feet(u):
-        e = binary_erosion(u, foot)
-        out = e if out is None else xp_of(e).logical_or(out, e, out=out)
+        r = op(u, foot)
+        out = r if out is None else getattr(xp_of(r), join)(out, r, out=out)
     return out
+
+
+def _sup_inf(u):
+    """The supremum of the erosions by the line footprints, as a bool array."""
+    return _over_lines(u, binary_erosion, "logical_or")
 
 
 def _inf_sup(u):
     """The infimum of the dilations by the line footprints, as a bool array."""
-    out = None
-    for foot in _feet(u):
-        d = binary_dilation(u, foot)
-        out = d if out is None else xp_of(d).logical_and(out, d, out=out)
-    return out
+    return _over_lines(u, binary_dilation, "logical_and")
 
 
 def _as_int8(b):
