@@ -15,7 +15,7 @@ NDIMG_BINDINGS(superpixels) {
   bind<&segmentation::felzenszwalb_merge>(m, "felzenszwalb_merge", "costs", "order", "scale", "min_size",
                                           Out{"labels"});
   bind<&segmentation::quickshift>(m, "quickshift", "image", "kernel_size", Out{"densities"}, Out{"parent"},
-                                  Out{"dist_parent"});
+                                  Out{"dist_parent"}, nb::arg("stream") = 0);
 }
 
 }  // namespace ndimg::py

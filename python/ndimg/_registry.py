@@ -2467,7 +2467,7 @@ register("segmentation", "felzenszwalb", f"{_SP}._felzenszwalb:felzenszwalb", dt
               bad(TypeError, channel_axis=None, min_size=2.5)),
          bench=(("2d_rgb_u8", dict(scale=100)),))
 register("segmentation", "quickshift", f"{_SP}._quickshift:quickshift", dtypes=_SP_DTYPES,
-         ndim=(2,), engines=("cpu",), rtol=0, atol=0, family="superpixels",
+         ndim=(2,), rtol=0, atol=0, family="superpixels",
          cases=(case(_shape=_SP_RGB, kernel_size=2, _id="rgb"),
                 case(_shape=_SP_RGB, ratio=0.5, kernel_size=1.5, max_dist=4, sigma=1, rng=3, _id="rgb_args"),
                 case(convert2lab=False, kernel_size=2, max_dist=20, _id="gray"),

@@ -1,6 +1,7 @@
 """Quick shift (skimage.segmentation.quickshift): scikit-image's preparation (Lab, smoothing, ratio) and
 tie-breaking noise here; the densities and parents in C++ (cpp/src/segmentation/quickshift*) with its
-arithmetic, so the labels equal its labels. Host only (no CUDA engine yet)."""
+arithmetic, so the labels equal its labels, on both engines (the noise is drawn by NumPy, as scikit-image
+draws it, and uploaded for the CUDA engine); the trees are flattened by pointer jumping over xp."""
 from __future__ import annotations
 
 import numbers
@@ -8,8 +9,8 @@ import numbers
 import numpy as np
 
 from .. import _core
-from .._engine import engine_aware, host_only
-from .._rules import img_as_float, supported_float_type
+from .._engine import engine_aware, stream_ptr, xp_of
+from .._rules import as_image, img_as_float, supported_float_type
 
 
 def _seed(rng):
@@ -26,13 +27,14 @@ def _seed(rng):
 def quickshift(image, ratio=1.0, kernel_size=5, max_dist=10, return_tree=False, sigma=0, convert2lab=True, rng=42,
                *, channel_axis=-1):
     """Segment image using quickshift clustering in Color-(x,y) space (skimage.segmentation.quickshift)."""
-    host_only("quickshift", image)
-    image = img_as_float(np.atleast_3d(np.asarray(image)))
+    image = as_image(image)
+    xp = xp_of(image)
+    image = img_as_float(xp.atleast_3d(image))
     dtype = supported_float_type(image.dtype)
     image = image.astype(dtype, copy=False)
     if image.ndim > 3:
         raise ValueError("Only 2D color images are supported")
-    image = np.moveaxis(image, source=channel_axis, destination=-1)
+    image = xp.moveaxis(image, source=channel_axis, destination=-1)
     if convert2lab:
         if image.shape[-1] != 3:
             raise ValueError("Only RGB images can be converted to Lab space.")
@@ -44,7 +46,7 @@ def quickshift(image, ratio=1.0, kernel_size=5, max_dist=10, return_tree=False, 
     from ..filters import gaussian
 
     image = gaussian(image, sigma=[sigma, sigma, 0], mode="reflect", channel_axis=-1)
-    image = np.ascontiguousarray(image * ratio)
+    image = xp.ascontiguousarray(image * ratio)
     dtype = image.dtype   # the Cython entry's float type (float64 unless everything was float32)
     if dtype not in (np.float32, np.float64):
         image, dtype = image.astype(np.float64), np.dtype(np.float64)
@@ -56,18 +58,19 @@ def quickshift(image, ratio=1.0, kernel_size=5, max_dist=10, return_tree=False, 
         raise ValueError("`kernel_size` must be finite and below 1e6")
     densities = np.zeros((height, width), dtype=dtype)
     densities += np.random.default_rng(seed).normal(scale=0.00001, size=(height, width)).astype(dtype, copy=False)
-    parent = np.empty((height, width), dtype=np.int64)
-    dist_parent = np.empty((height, width), dtype=dtype)
+    densities = xp.asarray(densities)
+    parent = xp.empty((height, width), dtype=np.int64)
+    dist_parent = xp.empty((height, width), dtype=dtype)
     if parent.size:
-        _core.quickshift(image, float(kernel_size), densities, parent, dist_parent)
+        _core.quickshift(image, float(kernel_size), densities, parent, dist_parent, stream=stream_ptr(parent))
     flat = parent.ravel().copy()
     too_far = dist_parent.ravel() > max_dist
-    flat[too_far] = np.arange(width * height)[too_far]
-    old = np.zeros_like(flat)
+    flat[too_far] = xp.arange(width * height)[too_far]
+    old = xp.zeros_like(flat)
     while (old != flat).any():   # every pixel to the root of its tree
         old = flat
         flat = flat[flat]
-    labels = np.unique(flat, return_inverse=True)[1].reshape(height, width).astype(np.intp, copy=False)
+    labels = xp.unique(flat, return_inverse=True)[1].reshape(height, width).astype(np.intp, copy=False)
     if return_tree:
         return labels, parent.astype(np.intp, copy=False), dist_parent
     return labels
