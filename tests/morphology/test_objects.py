@@ -350,5 +350,5 @@ def test_dask_across_chunks(rng):
                                   skm.remove_small_objects(lab, max_size=5))
     labels, n = ndm.label(dm, return_num=True)
     assert int(n.compute()) == sk_measure.label(mask, return_num=True)[1]
-    with pytest.raises(NotImplementedError, match="reconstruction"):
-        ndm.reconstruction(dm.astype(float) * 0, dm.astype(float))
+    with pytest.raises(NotImplementedError, match="h_maxima"):
+        ndm.h_maxima(dm.astype(float), 0.5)

@@ -73,34 +73,52 @@ def _dilate_xp(J, I, steps):
             return J
 
 
-@engine_aware("seed", "mask")
-def reconstruction(seed, mask, method="dilation", footprint=None, offset=None):
-    """Morphological reconstruction of `seed` under `mask` (dilation: seed <= mask) or over it (erosion:
-    seed >= mask), neighbours given by `footprint` (default: 3**ndim ones) about `offset` (default its
-    centre). Returns the mask's float type (float16 -> float32, integers -> float64)."""
+def _dilate(J, I, steps, pad):
+    """The reconstruction of J under I on the arrays' engine (J non-empty)."""
+    return _dilate_cpu(J, I, steps, pad) if xp_of(J) is np else _dilate_xp(J, I, steps)
+
+
+def _check_order(seed, mask, method):
+    """scikit-image's error for a seed above the mask (dilation) or below it (erosion)."""
     xp = xp_of(seed, mask)
-    assert tuple(seed.shape) == tuple(mask.shape)
     if method == "dilation" and bool(xp.any(seed > mask)):
         raise ValueError("Intensity of seed image must be less than that of the mask image for reconstruction "
                          "by dilation.")
     elif method == "erosion" and bool(xp.any(seed < mask)):
         raise ValueError("Intensity of seed image must be greater than that of the mask image for reconstruction "
                          "by erosion.")
-    steps, pad = _neighbourhood(footprint, offset, seed.ndim)
-    if method not in ("dilation", "erosion"):
-        raise ValueError(f"Reconstruction method can be one of 'erosion' or 'dilation'. Got '{method}'.")
+
+
+def _signed(seed, mask, sign):
+    """The seed (a new array) and mask in the mask's float type, negated for erosion (sign -1): the images
+    whose reconstruction by dilation is the result (times sign)."""
+    xp = xp_of(seed, mask)
     fdt = supported_float_type(mask.dtype)
-    sign = 1 if method == "dilation" else -1
     J = seed.astype(fdt) * sign if sign < 0 else seed.astype(fdt, copy=True)
     I = mask.astype(fdt) * sign if sign < 0 else mask.astype(fdt, copy=False)
     if I.dtype.kind == "f" and bool(xp.isnan(I).any()):
         # scikit-image ranks NaN above every value (after the erosion's negation too): an unbounded mask
         I = xp.where(xp.isnan(I), xp.asarray(np.inf, I.dtype), I)
+    return J, I
+
+
+@engine_aware("seed", "mask")
+def reconstruction(seed, mask, method="dilation", footprint=None, offset=None):
+    """Morphological reconstruction of `seed` under `mask` (dilation: seed <= mask) or over it (erosion:
+    seed >= mask), neighbours given by `footprint` (default: 3**ndim ones) about `offset` (default its
+    centre). Returns the mask's float type (float16 -> float32, integers -> float64)."""
+    assert tuple(seed.shape) == tuple(mask.shape)
+    _check_order(seed, mask, method)
+    steps, pad = _neighbourhood(footprint, offset, seed.ndim)
+    if method not in ("dilation", "erosion"):
+        raise ValueError(f"Reconstruction method can be one of 'erosion' or 'dilation'. Got '{method}'.")
+    sign = 1 if method == "dilation" else -1
+    J, I = _signed(seed, mask, sign)
     if J.ndim == 0 or J.size == 0:
         if J.size == 0:
             J.min()   # numpy's ValueError for an empty reduction, as scikit-image's pad value
         return J * sign if sign < 0 else J
-    rec = _dilate_cpu(J, I, steps, pad) if xp is np else _dilate_xp(J, I, steps)
+    rec = _dilate(J, I, steps, pad)
     if sign < 0:
         rec = -rec
     return rec
