@@ -1192,7 +1192,7 @@ register("morphology", "remove_objects_by_distance", f"{_MO}._misc:remove_object
               bad(ValueError, min_distance=2, priority=np.ones(2))),
          bench=tuple((s, dict(_inputs=("int_labels:2000",), min_distance=5)) for s in ("2d_f32", "3d_f32")))
 register("morphology", "reconstruction", f"{_MO}._reconstruction:reconstruction", dtypes=ALL + ("uint64", "float16"),
-         ndim=(1, 2, 3), dask=f"{_MO}._reconstruction_dask:reconstruction",
+         ndim=(1, 2, 3),
          inputs=("image", "above"), family="reconstruct", extra=_NAN_SEED_CRASH,
          cases=(case(), case(method="erosion", _inputs=("image", "below")), case(_inputs=("labels", "above")),
                 case(footprint=np.ones((3, 5), bool), _ndim=(2,)), case(footprint=_X, _ndim=(2,)),
@@ -2480,9 +2480,10 @@ register("segmentation", "quickshift", f"{_SP}._quickshift:quickshift", dtypes=_
 # ---- issue 28: segmentation active contours and random walker ----
 _AC = "ndimg.segmentation"
 # random_walker: the same reduced Laplacian as scikit-image's (bitwise) and scipy's solvers; the probabilities
-# equal scikit-image's to the BLAS dot products' rounding (OpenBLAS splits them by thread count)
+# equal scikit-image's to the BLAS dot products' rounding (OpenBLAS splits them by thread count); on CUDA the
+# same system built on the device, cuBLAS's dot products and cupyx's sparse direct solver ('bf')
 register("segmentation", "random_walker", f"{_AC}.random_walker_segmentation:random_walker",
-         dtypes=ALL + ("float16",), engines=("cpu",), inputs=("image", "seeds"),
+         dtypes=ALL + ("float16",), inputs=("image", "seeds"),
          family="sparse_solve", rtol=1e-6, atol=1e-8,
          cases=(case(), case(_inputs=("image", "seeds:3"), return_full_prob=True), case(mode="bf", beta=50),
                 case(mode="cg", tol=1e-5), case(mode="cg_mg"), case(mode=None, copy=False),

@@ -1,4 +1,4 @@
-"""skimage.segmentation.random_walker on the CPU engine.
+"""skimage.segmentation.random_walker on both engines.
 
 The graph Laplacian of the image's pixel grid is built directly in its reduced form (rows and columns of
 the unlabeled pixels only, each row's columns in increasing order, the diagonal summed over the neighbours
@@ -6,7 +6,13 @@ in increasing index order), which is the matrix scikit-image gets from its full 
 same values in the same order. 'bf' is scipy.sparse's direct solver (a kept library); the conjugate gradients
 are scipy's iteration step for step (BLAS's dot products where OpenBLAS runs them on one thread, NumPy's own
 beyond), so the probabilities equal scikit-image's: bit for bit up to 10000 unlabeled pixels, to the rounding
-of the dot products beyond (where scikit-image's own vary with OpenBLAS's thread count). Seeds cut off from the unlabeled pixels are found with ndimg's binary propagation.
+of the dot products beyond (where scikit-image's own vary with OpenBLAS's thread count). Seeds cut off from the unlabeled pixels
+are found with ndimg's binary propagation.
+
+On the CUDA engine the same steps run over CuPy (the reduced Laplacian built on the device in the same
+order, a cupyx.scipy.sparse CSR matrix): 'cg' and 'cg_j' are the same iteration with cuBLAS's dot products
+(their rounding, not scipy's), 'bf' is cupyx's sparse direct solver per label, and 'cg_mg' (pyamg's
+hierarchy is host-only) solves the device-built system on the host and uploads the probabilities.
 """
 from __future__ import annotations
 
@@ -16,7 +22,7 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse.linalg import spsolve
 
-from .._engine import engine_aware, is_gpu_array
+from .._engine import engine_aware, xp_of
 from .._rules import img_as_float
 from ..ndimage._binary import binary_propagation
 
@@ -38,42 +44,50 @@ _EPS = 1.0e-10
 def _edge_weights(data, spacing, beta, multichannel):
     """The (negative) weight of every grid edge, in the order of _grid_edges: edges along the last spatial
     axis, then the middle one, then the first; exp(-beta * |gradient|^2 / (10 std)) + eps as scikit-image."""
+    xp = xp_of(data)
     spatial = [ax for ax in (2, 1, 0) if data.shape[ax] > 1]
+
     def squared(channel):
-        return np.concatenate([np.diff(data[..., channel], axis=ax).ravel() / spacing[ax] for ax in spatial]) ** 2
+        # a 0-d float64 divisor: a float32 image's differences promote to float64, as by NumPy's scalar
+        return xp.concatenate([xp.diff(data[..., channel], axis=ax).ravel() / xp.asarray(spacing[ax])
+                               for ax in spatial]) ** 2
 
     gradients = squared(0)
     for channel in range(1, data.shape[-1]):
         gradients += squared(channel)
-    scale = -beta / (10 * data.std())
+    std = data.std()
+    if xp is not np:   # the scale's arithmetic on a NumPy scalar of std's type, as on the host
+        std = std.get()[()]
+    scale = -beta / (10 * std)
     if multichannel:
         scale /= np.sqrt(data.shape[-1])
-    weights = np.exp(scale * gradients)
+    weights = xp.exp(scale * gradients)
     weights += _EPS
     return -weights
 
 
-def _grid_edges(shape):
+def _grid_edges(shape, xp):
     """The (2, n_edges) vertex pairs of the 3-D grid's edges: along axis 2, then 1, then 0."""
-    vertices = np.arange(int(np.prod(shape))).reshape(shape)
+    vertices = xp.arange(int(np.prod(shape))).reshape(shape)
     pairs = [(vertices[..., :-1], vertices[..., 1:]), (vertices[:, :-1], vertices[:, 1:]),
              (vertices[:-1], vertices[1:])]
-    return np.hstack([np.vstack((a.ravel(), b.ravel())) for a, b in pairs])
+    return xp.hstack([xp.vstack((a.ravel(), b.ravel())) for a, b in pairs])
 
 
 def _graph(data, spacing, mask, beta, multichannel):
     """(edges, weights, vertex count) of the pixel graph; with `mask`, only the edges between pixels in it,
     the vertices renumbered in order among those that keep an edge (scikit-image's np.unique numbering)."""
-    edges = _grid_edges(data.shape[:3])
+    xp = xp_of(data)
+    edges = _grid_edges(data.shape[:3], xp)
     weights = _edge_weights(data, spacing, beta, multichannel)
     if mask is None:
         return edges, weights, int(np.prod(data.shape[:3]))
     flat = mask.ravel()
     keep = flat[edges[0]] & flat[edges[1]]
     edges, weights = edges[:, keep], weights[keep]
-    present = np.zeros(flat.size, bool)
+    present = xp.zeros(flat.size, bool)
     present[edges.ravel()] = True
-    number = np.cumsum(present) - 1
+    number = xp.cumsum(present) - 1
     nvert = int(present.sum())
     return number[edges], weights, nvert
 
@@ -81,12 +95,13 @@ def _graph(data, spacing, mask, beta, multichannel):
 def _neighbour_sums(rows, cols, vals, n):
     """For each vertex, the sum of the values of its entries, added in increasing order of the other end,
     one after another from 0 (the order of scipy's column sums of the Laplacian)."""
-    order = np.lexsort((rows, cols))
+    xp = xp_of(vals)
+    order = xp.lexsort(xp.stack((rows, cols)))
     c, v = cols[order], vals[order]
-    starts = np.searchsorted(c, np.arange(n))
-    counts = np.bincount(c, minlength=n)
-    total = np.zeros(n, vals.dtype)
-    for k in range(int(counts.max(initial=0))):
+    starts = xp.searchsorted(c, xp.arange(n))
+    counts = xp.bincount(c, minlength=n)
+    total = xp.zeros(n, vals.dtype)
+    for k in range(int(counts.max()) if counts.size else 0):
         has = counts > k
         total[has] += v[starts[has] + k]
     return total
@@ -95,33 +110,42 @@ def _neighbour_sums(rows, cols, vals, n):
 def _linear_system(data, spacing, labels, nlabels, mask, beta, multichannel):
     """The reduced Laplacian (CSR, sorted rows) over the unlabeled vertices and the seeds' right-hand sides,
     one column per label (dense)."""
+    xp = xp_of(data)
     labels = labels.ravel() if mask is None else labels[mask]
     edges, weights, nvert = _graph(data, spacing, mask, beta, multichannel)
-    rows = np.concatenate((edges[0], edges[1]))
-    cols = np.concatenate((edges[1], edges[0]))
-    vals = np.concatenate((weights, weights))
+    rows = xp.concatenate((edges[0], edges[1]))
+    cols = xp.concatenate((edges[1], edges[0]))
+    vals = xp.concatenate((weights, weights))
     diag = -_neighbour_sums(rows, cols, vals, max(nvert, labels.size))
     seeded = labels > 0
     unlabeled = ~seeded
-    number = np.cumsum(unlabeled) - 1
+    number = xp.cumsum(unlabeled) - 1
     nfree = int(unlabeled.sum())
     # the unlabeled rows: off-diagonal entries to unlabeled columns, the diagonal, seeds into the rhs
     to_free = unlabeled[rows] & unlabeled[cols]
-    r = np.concatenate((number[rows[to_free]], np.arange(nfree)))
-    c = np.concatenate((number[cols[to_free]], np.arange(nfree)))
-    v = np.concatenate((vals[to_free], diag[unlabeled]))
-    order = np.lexsort((c, r))
-    lap = sparse.csr_array((v[order], c[order], np.searchsorted(r[order], np.arange(nfree + 1))),
-                           shape=(nfree, nfree))
+    r = xp.concatenate((number[rows[to_free]], xp.arange(nfree)))
+    c = xp.concatenate((number[cols[to_free]], xp.arange(nfree)))
+    v = xp.concatenate((vals[to_free], diag[unlabeled]))
+    order = xp.lexsort(xp.stack((c, r)))
+    indptr = xp.searchsorted(r[order], xp.arange(nfree + 1))
+    if xp is np:
+        lap = sparse.csr_array((v[order], c[order], indptr), shape=(nfree, nfree))
+    else:
+        import cupyx.scipy.sparse
+
+        if v.size > np.iinfo(np.int32).max:   # cuSPARSE's CSR indices are int32
+            raise ValueError("random_walker: the Laplacian has too many entries for the CUDA engine")
+        lap = cupyx.scipy.sparse.csr_matrix((v[order], c[order].astype(np.int32), indptr.astype(np.int32)),
+                                            shape=(nfree, nfree))
     to_seed = unlabeled[rows] & seeded[cols]
     sr, sc, sv = number[rows[to_seed]], cols[to_seed], -vals[to_seed]
-    rhs = np.zeros((nfree, nlabels))
-    order = np.lexsort((sc, sr))   # each row's seeds added in increasing index order, as a sparse product does
+    rhs = xp.zeros((nfree, nlabels))
+    order = xp.lexsort(xp.stack((sc, sr)))   # each row's seeds added in increasing index order, as a sparse product does
     sr, sv, sl = sr[order], sv[order], labels[sc[order]] - 1
-    rank = np.arange(sr.size) - np.searchsorted(sr, sr)
-    for k in range(int(rank.max(initial=-1)) + 1):
-        at = rank == k
-        np.add.at(rhs, (sr[at], sl[at]), sv[at])
+    rank = xp.arange(sr.size) - xp.searchsorted(sr, sr)
+    for k in range(int(rank.max()) + 1 if rank.size else 0):
+        at = rank == k   # one entry per row at each rank: no index repeats within a pass
+        rhs[sr[at], sl[at]] += sv[at]
     return lap, rhs
 
 
@@ -132,31 +156,34 @@ def _sum_of_products(a, b):
     return np.einsum("i,i->", a, b)
 
 
-def _dot_for(n):
+def _dot_for(n, xp):
     """The dot product of the conjugate gradients on vectors of length n: BLAS's (scipy's, bit for bit) up to
     the length OpenBLAS computes on one thread; beyond it BLAS splits the sum over its threads (scikit-image's
     results then round by the thread count) and its spinning threads stall a busy machine (20x slower on 2
-    loaded cores), so NumPy's own sum of products."""
+    loaded cores), so NumPy's own sum of products. CuPy: cuBLAS's."""
+    if xp is not np:
+        return xp.dot
     return np.dot if n <= _BLAS_ONE_THREAD else _sum_of_products
 
 
 def _cg(lap, b, rtol, psolve, maxiter):
     """scipy.sparse.linalg.cg's iteration (the same updates in the same order, atol = rtol * |b|, the
     residual tested before each step) for one right-hand side column `b`; returns (x, info)."""
+    xp = xp_of(b)
     column = b
     b = b.ravel()
-    _dot = _dot_for(b.size)
-    bnrm2 = np.sqrt(_dot(b, b))
+    _dot = _dot_for(b.size, xp)
+    bnrm2 = float(np.sqrt(float(_dot(b, b))))
     if bnrm2 == 0:
         return column, 0
-    atol = float(rtol) * float(bnrm2)
+    atol = float(rtol) * bnrm2
     if maxiter is None:
         maxiter = b.size * 10
-    x = np.zeros(b.size)
+    x = xp.zeros(b.size)
     r = b.copy()
     p = rho_prev = None
     for iteration in range(maxiter):
-        if np.sqrt(_dot(r, r)) < atol:
+        if np.sqrt(float(_dot(r, r))) < atol:
             return x, 0
         z = psolve(r)
         rho = _dot(r, z)
@@ -174,6 +201,7 @@ def _cg(lap, b, rtol, psolve, maxiter):
 
 
 def _solve(lap, rhs, tol, mode):
+    xp = xp_of(rhs)
     if mode is None:
         mode = "cg_j"
     if mode == "cg_mg" and ruge_stuben_solver is None:
@@ -181,13 +209,19 @@ def _solve(lap, rhs, tol, mode):
                       'instead.', stacklevel=4)
         mode = "cg_j"
     if mode == "bf":
-        return spsolve(lap, rhs).T
+        if xp is np:
+            return spsolve(lap, rhs).T
+        from cupyx.scipy.sparse.linalg import spsolve as device_spsolve
+
+        return xp.stack([device_spsolve(lap, rhs[:, i]) for i in range(rhs.shape[1])])
+    if mode == "cg_mg" and xp is not np:   # pyamg's hierarchy is host-only: this mode solves on the host
+        return xp.asarray(_solve(lap.get(), rhs.get(), tol, mode))
     maxiter = None
     if mode == "cg":
         if not _HAS_UMFPACK:
             warnings.warn('"cg" mode may be slow because UMFPACK is not available. Consider building Scipy with '
                           'UMFPACK or use a preconditioned version of CG ("cg_j" or "cg_mg" modes).', stacklevel=4)
-        psolve = np.copy
+        psolve = xp.copy
     elif mode == "cg_j":
         inverse_diagonal = 1.0 / lap.diagonal()
         psolve = inverse_diagonal.__mul__
@@ -201,14 +235,15 @@ def _solve(lap, rhs, tol, mode):
     if any(info > 0 for _, info in solved):
         warnings.warn("Conjugate gradient convergence to tolerance not achieved. Consider decreasing beta to "
                       "improve system conditionning.", stacklevel=4)
-    return np.asarray([x for x, _ in solved])
+    return xp.stack([x for x, _ in solved])
 
 
 def _preprocess(labels):
     """scikit-image's seed bookkeeping: labels renumbered 1..nlabels (0 unlabeled, negatives -1), unlabeled
     pixels no seed reaches marked -1 and masked out, seeds no unlabeled pixel reaches set aside."""
-    values, inverse = np.unique(labels, return_inverse=True)
-    if max(values) <= 0:
+    xp = xp_of(labels)
+    values, inverse = xp.unique(labels, return_inverse=True)
+    if values.max() <= 0:
         raise ValueError("No seeds provided in label image: please ensure it contains at least one positive value")
     if not (values == 0).any():
         warnings.warn("Random walker only segments unlabeled areas, where labels == 0. No zero valued areas in "
@@ -222,18 +257,18 @@ def _preprocess(labels):
     if values[0] < 0 or isolated.any():
         isolated = ~binary_propagation(positive, mask=mask) & null
         labels[isolated] = -1
-        if np.all(isolated[null]):
+        if isolated[null].all():
             warnings.warn("All unlabeled pixels are isolated, they could not be determined by the random walker "
                           "algorithm.", stacklevel=4)
             return labels, None, None, None, None
         mask[isolated] = False
-        mask = np.atleast_3d(mask)
+        mask = xp.atleast_3d(mask)
     else:
         mask = None
-    zero = np.searchsorted(values, 0)
-    labels = np.atleast_3d(inverse.reshape(labels.shape) - zero)
+    zero = int(xp.searchsorted(values, 0))
+    labels = xp.atleast_3d(inverse.reshape(labels.shape) - zero)
     nlabels = values[zero + 1:].shape[0]
-    at = np.nonzero(isolated)
+    at = xp.nonzero(isolated)
     return labels, nlabels, mask, at, labels[at]
 
 
@@ -250,14 +285,13 @@ def _spacing(spacing, ndim):
 def random_walker(data, labels, beta=130, mode="cg_j", tol=1.0e-3, copy=True, return_full_prob=False,
                   spacing=None, *, prob_tol=1e-3, channel_axis=None):
     """Random walker segmentation from seed labels (skimage.segmentation.random_walker)."""
-    if is_gpu_array(data) or is_gpu_array(labels):
-        raise TypeError("random_walker: the CUDA engine is not built yet; pass NumPy arrays (e.g. cupy.asnumpy(x))")
+    xp = xp_of(data, labels)
     if channel_axis is not None:
         axes = (channel_axis,) if np.isscalar(channel_axis) else tuple(channel_axis)
         if len(axes) > 1:
             raise ValueError("only a single channel axis is currently supported")
         if axes != (-1,):
-            data = np.moveaxis(data, axes[0], -1)
+            data = xp.moveaxis(data, axes[0], -1)
         channel_axis = -1
     if mode not in _MODES:
         raise ValueError(f"{mode} is not a valid mode. Valid modes are 'cg_mg', 'cg', 'cg_j', 'bf', and None")
@@ -270,7 +304,7 @@ def random_walker(data, labels, beta=130, mode="cg_j", tol=1.0e-3, copy=True, re
             raise ValueError("For non-multichannel input, data must be of dimension 2 or 3.")
         if data.shape != labels.shape:
             raise ValueError("Incompatible data and labels shapes.")
-        data = np.atleast_3d(img_as_float(data))[..., np.newaxis]
+        data = xp.atleast_3d(img_as_float(data))[..., np.newaxis]
     else:
         if data.ndim not in (3, 4):
             raise ValueError("For multichannel input, data must have 3 or 4 dimensions.")
@@ -282,11 +316,12 @@ def random_walker(data, labels, beta=130, mode="cg_j", tol=1.0e-3, copy=True, re
 
     labels_shape, labels_dtype = labels.shape, labels.dtype
     if copy:
-        labels = np.copy(labels)
+        labels = labels.copy()
     labels, nlabels, mask, at_isolated, isolated_values = _preprocess(labels)
     if isolated_values is None:
         if return_full_prob:
-            return np.concatenate([np.atleast_3d(labels == lab) for lab in np.unique(labels) if lab > 0], axis=-1)
+            return xp.concatenate([xp.atleast_3d(labels == lab) for lab in xp.unique(labels).tolist() if lab > 0],
+                                  axis=-1)
         return labels
 
     lap, rhs = _linear_system(data, spacing, labels, nlabels, mask, beta, multichannel)
@@ -300,11 +335,11 @@ def random_walker(data, labels, beta=130, mode="cg_j", tol=1.0e-3, copy=True, re
     unlabeled = labels == 0
     unlabeled[at_isolated] = False
     if return_full_prob:
-        out = np.zeros((nlabels,) + labels_shape)
+        out = xp.zeros((nlabels,) + labels_shape)
         for lab, (label_prob, prob) in enumerate(zip(out, X), start=1):
             label_prob[unlabeled] = prob
             label_prob[labels == lab] = 1
         return out
     out = labels.astype(labels_dtype)
-    out[unlabeled] = np.argmax(X, axis=0) + 1
+    out[unlabeled] = xp.argmax(X, axis=0) + 1
     return out
