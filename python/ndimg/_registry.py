@@ -1192,7 +1192,7 @@ register("morphology", "remove_objects_by_distance", f"{_MO}._misc:remove_object
               bad(ValueError, min_distance=2, priority=np.ones(2))),
          bench=tuple((s, dict(_inputs=("int_labels:2000",), min_distance=5)) for s in ("2d_f32", "3d_f32")))
 register("morphology", "reconstruction", f"{_MO}._reconstruction:reconstruction", dtypes=ALL + ("uint64", "float16"),
-         ndim=(1, 2, 3),
+         ndim=(1, 2, 3), dask=f"{_MO}._reconstruction_dask:reconstruction",
          inputs=("image", "above"), family="reconstruct", extra=_NAN_SEED_CRASH,
          cases=(case(), case(method="erosion", _inputs=("image", "below")), case(_inputs=("labels", "above")),
                 case(footprint=np.ones((3, 5), bool), _ndim=(2,)), case(footprint=_X, _ndim=(2,)),
