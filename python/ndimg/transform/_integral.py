@@ -4,50 +4,37 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._blocks import _on_threads
-from .._engine import engine_aware, get_num_threads, xp_of
+from .._engine import engine_aware, xp_of
+from .._prim import scan
 from ..ndimage._footprint import to_host
 
 
-def _cumsum(a, axis, dtype):
-    """a.cumsum(axis, dtype) with the same sums in the same order: NumPy arrays on the engine's threads,
-    each thread a slab across the last axis (or, summing along it, across the first). Along an outer axis the
-    sums run as a recurrence of whole contiguous slices (out[i] = out[i - 1] + a[i]), which is what cumsum
-    computes element by element, without its strided walk down each line."""
-    if type(a) is not np.ndarray or a.ndim < 2 or a.size < (1 << 16):
-        return a.cumsum(axis=axis, dtype=dtype)
-    out = np.empty(a.shape, dtype=np.empty(0, a.dtype).cumsum(dtype=dtype).dtype)
-    last = a.ndim - 1
-    split = 0 if axis == last else last
-    n = a.shape[split]
-    nblocks = min(get_num_threads(), n)
-
-    def run(first, last_block):
-        sl = [slice(None)] * a.ndim
-        sl[split] = slice(first * n // nblocks, last_block * n // nblocks)
-        src, dst = a[tuple(sl)], out[tuple(sl)]
-        if axis == last:
-            np.cumsum(src, axis=axis, dtype=dtype, out=dst)
-            return
-        src, dst = np.moveaxis(src, axis, 0), np.moveaxis(dst, axis, 0)
-        dst[0] = src[0]
-        for i in range(1, src.shape[0]):
-            np.add(dst[i - 1], src[i], out=dst[i])
-
-    _on_threads(run, nblocks)
-    return out
+# Output dtypes the scan primitive writes; np.cumsum's own loop does the rest (bool's logical or, float16's
+# rounding of every step, complex).
+_SCANNED = frozenset("?bhilqBHILQefd")
+_SCANNED_OUT = frozenset("bhilqBHILQfd")
 
 
 @engine_aware("image")
 def integral_image(image, *, dtype=None):
     """The integral (summed-area) image (skimage.transform.integral_image): ``S[i, j, ...]`` is the sum of
-    ``image[:i + 1, :j + 1, ...]``. Float input sums in at least float64 unless `dtype` says otherwise."""
+    ``image[:i + 1, :j + 1, ...]``. Float input sums in at least float64 unless `dtype` says otherwise. The
+    cumulative sums run axis after axis as scikit-image's, each line in index order (the same float sums)."""
     if dtype is None and image.real.dtype.kind == "f":
         dtype = np.promote_types(image.dtype, np.float64)
-    S = image
+    if (image.ndim == 0 or image.dtype.char not in _SCANNED
+            or (dtype is not None and np.dtype(dtype).char not in _SCANNED_OUT)):
+        S = image
+        for i in range(image.ndim):
+            S = S.cumsum(axis=i, dtype=dtype)
+        return S
+    out = xp_of(image).empty(image.shape, np.empty(0, image.dtype).cumsum(dtype=dtype).dtype)
+    # float16 widens to float32 exactly (the scan reads 32- and 64-bit floats)
+    S = image.astype(np.float32) if image.dtype == np.float16 else image
     for i in range(image.ndim):
-        S = _cumsum(S, i, dtype)
-    return S
+        scan.cumsum(S, axis=i, out=out)
+        S = out
+    return out
 
 
 @engine_aware("ii")

@@ -1,0 +1,17 @@
+// ndimg::scan — cumulative sums along one axis, on either engine.
+#pragma once
+
+#include "ndimg/array.hpp"
+#include "ndimg/ndimage.hpp"
+
+namespace ndimg::scan {
+
+// out = numpy.cumsum(in, axis, dtype=out.dtype): each input element converted to out's dtype as NumPy's cast
+// converts it, then summed along `axis` in out's type, one element after the other in index order on every
+// line (floats round as np.cumsum's do, bit for bit, on both engines; integers wrap). `in` and `out` have one
+// shape; `in` may be `out` itself (in place, same strides), else they must not overlap. Out's dtype: any but
+// bool. In each view the axes before `axis` must merge into one (step over each other contiguously), and so
+// must those after it (C-contiguous views always do; reshape the others first).
+void cumsum(const View& in, const View& out, int axis, StreamHandle stream = nullptr);
+
+}  // namespace ndimg::scan

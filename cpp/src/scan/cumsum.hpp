@@ -1,0 +1,78 @@
+// Cumulative sums along an axis: the per-element math, written once for both engines, the lines' layout and
+// the engine schedules' declarations. The entry is in cumsum.cpp.
+//
+// One output-dtype funnel without input x output instantiations: an input element is first widened exactly
+// to its wide type W (int64 for bool and signed integers, uint64 for unsigned ones, double for floats), and
+// the kernels are instantiated per (W, R), R the output type: 3 x 10. Widening is exact, so cast_to<R>(W)
+// is NumPy's cast of the input element to R. Sums run in R, integers modulo 2^bits as NumPy's wrap.
+#pragma once
+#include <cstdint>
+#include <type_traits>
+
+#include "core/engine.hpp"
+#include "ndimg/dispatch.hpp"
+#include "ndimg/hd.hpp"
+#include "ndimg/scan.hpp"
+
+namespace ndimg::scan {
+
+template <class T>
+using wide_t = std::conditional_t<std::is_floating_point_v<T>, double,
+                                  std::conditional_t<std::is_signed_v<T> || std::is_same_v<T, bool>, int64_t, uint64_t>>;
+
+// An input element converted to the output type R through its wide type (NumPy's cast of it to R).
+template <class R, class T>
+NDIMG_HD R convert(T v) {
+  return cast_to<R>(static_cast<wide_t<T>>(v));
+}
+
+// a + b in R; integers wrap modulo 2^bits (summed as unsigned, where overflow is defined).
+template <class R>
+NDIMG_HD R add(R a, R b) {
+  if constexpr (std::is_integral_v<R>) {
+    using U = std::make_unsigned_t<R>;
+    return static_cast<R>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+  } else {
+    return a + b;
+  }
+}
+
+// The wide value of the element at offset `o` of an array of dtype `t` whose wide type is W (the kernels
+// take the input's dtype at run time: one switch per element, uniform across threads, instead of a kernel
+// per input dtype).
+template <class W>
+NDIMG_HD W load_wide(const void* p, DType t, int64_t o) {
+  if constexpr (std::is_same_v<W, double>) {
+    return t == DType::F32 ? double(static_cast<const float*>(p)[o]) : static_cast<const double*>(p)[o];
+  } else if constexpr (std::is_same_v<W, uint64_t>) {
+    switch (t) {
+      case DType::U8: return static_cast<const uint8_t*>(p)[o];
+      case DType::U16: return static_cast<const uint16_t*>(p)[o];
+      case DType::U32: return static_cast<const uint32_t*>(p)[o];
+      default: return static_cast<const uint64_t*>(p)[o];
+    }
+  } else {
+    switch (t) {
+      case DType::Bool: return static_cast<const bool*>(p)[o];
+      case DType::I8: return static_cast<const int8_t*>(p)[o];
+      case DType::I16: return static_cast<const int16_t*>(p)[o];
+      case DType::I32: return static_cast<const int32_t*>(p)[o];
+      default: return static_cast<const int64_t*>(p)[o];
+    }
+  }
+}
+
+// The lines of a scan: `outer` x `inner` lines of `n` elements; element (o, i, j) at o * s[0] + i * s[1] +
+// j * s[2] (strides in elements) of each view.
+struct Lines {
+  int64_t outer = 1, n = 1, inner = 1;
+  int64_t in_s[3] = {0, 0, 0}, out_s[3] = {0, 0, 0};
+};
+
+// ---- engine schedules (arguments validated by the entry) ----
+void cumsum_cpu(const View& in, const View& out, const Lines& l);
+#ifdef NDIMG_WITH_CUDA
+void cumsum_cuda(const View& in, const View& out, const Lines& l, StreamHandle s);
+#endif
+
+}  // namespace ndimg::scan
