@@ -1,6 +1,6 @@
 """skimage.morphology's objects, reconstruction and extrema (issue 26): semantics corners the generated
-registry tests do not reach, each held to scikit-image 0.26 itself. The GPU engine's formulations (relaxed
-labels, iterated geodesic dilation, propagation) are pure xp code: they also run here on NumPy."""
+registry tests do not reach, each held to scikit-image 0.26 itself. The GPU engine's formulations (iterated
+geodesic dilation, propagation) are pure xp code: they also run here on NumPy."""
 from __future__ import annotations
 
 import time
@@ -15,7 +15,7 @@ import ndimg.measure as nme
 import ndimg.morphology as ndm
 from helpers import CUDA_READY, to_engine, to_host
 from ndimg._engine import set_num_threads
-from ndimg.morphology import _flood, _label, _reconstruction
+from ndimg.morphology import _flood, _reconstruction
 
 
 def _quiet(fn, *a, **k):
@@ -56,20 +56,35 @@ def test_label_slabs_and_seams(threads):
         set_num_threads(0)
 
 
-def test_label_gpu_formulation_on_numpy(rng):
-    """The GPU engine's relaxation with pointer jumping gives the union-find's labels."""
-    a = rng.integers(0, 4, (37, 41)).astype(np.intp)
-    for c in (1, 2):
-        got, n = _label._equal_components_xp(a, a != 0, _label._structure(c, 2))
-        exp, m = sk_measure.label(a, connectivity=c, return_num=True)
-        assert n == m
-        np.testing.assert_array_equal(got, exp)
-    snake = np.zeros((21, 21), np.intp)   # a long path: many relaxation rounds
+def test_label_values_across_tiles_and_strides(engine, rng):
+    """Equal-value unions across the CUDA schedule's tiles (32x32, 32x8x4: a neighbour one step back along the
+    width is skipped only where both pairs hold one value), on strided views, a long snake (a deep tree) and
+    int64 values that differ only past float64's 53 bits (compared as int64, not as doubles)."""
+    cases = [rng.integers(0, 3, (70, 90)).astype(np.int16), rng.integers(0, 3, (20, 40, 50)).astype(np.uint8),
+             rng.integers(0, 3, (90, 70)).astype(np.int32)[::-2, 1::3], rng.integers(0, 2, 3000).astype(np.int8)]
+    snake = np.zeros((41, 41), np.intp)
     snake[::2] = 1
     snake[1::4, -1] = 1
     snake[3::4, 0] = 1
-    got, n = _label._equal_components_xp(snake, snake != 0, _label._structure(1, 2))
-    np.testing.assert_array_equal(got, sk_measure.label(snake, connectivity=1))
+    big = np.full((8, 9), 2**60, np.int64)
+    big[::2, 1::2] += 1
+    for a in cases + [snake, big]:
+        for c in range(1, a.ndim + 1):
+            exp, n = sk_measure.label(a, connectivity=c, return_num=True)
+            got, m = nme.label(to_engine(a, engine), connectivity=c, return_num=True)
+            assert m == n
+            np.testing.assert_array_equal(to_host(got), exp)
+
+
+def test_label_values_untiled_grids(engine, rng):
+    """Grids too tall for the CUDA tiles (more than 65535 blocks of 4 planes, of 32 rows) take the per-element
+    unions, which compare the values too."""
+    for a in (rng.integers(0, 3, (262_145, 2, 2)).astype(np.uint8), rng.integers(0, 3, (2_097_153, 2)).astype(np.int16)):
+        for c in (1, a.ndim):
+            exp, n = sk_measure.label(a, connectivity=c, return_num=True)
+            got, m = nme.label(to_engine(a, engine), connectivity=c, return_num=True)
+            assert m == n
+            np.testing.assert_array_equal(to_host(got), exp)
 
 
 def test_label_float_values_truncated_and_background_int():

@@ -25,6 +25,11 @@ void seeded_roots(const View& in, double low, double high, const View& out, cons
 // number of components. int32 output needs fewer than 2**31 elements.
 int64_t label(const View& in, std::span<const uint8_t> structure, const View& out, StreamHandle stream = nullptr);
 
+// skimage.measure.label of a non-bool image: as label, with members the elements != background (compared as
+// numbers) and neighbours joined only where their values are equal (compared in the input's type).
+int64_t label_values(const View& in, int64_t background, std::span<const uint8_t> structure, const View& out,
+                     StreamHandle stream = nullptr);
+
 // scipy.ndimage.find_objects' pass: boxes (C-contiguous int64, shape (max_label, 2, ndim)) = for each label
 // 1..max_label its smallest and largest coordinate per axis, or -1 (both) where the label is absent. labels:
 // an array of any type (values outside 1..max_label are ignored; floats truncated as scipy does).

@@ -38,17 +38,33 @@ void seeded_roots(const View& in, double low, double high, const View& out, cons
               seeded_components_cuda(in, low, high, out, stream, r));
 }
 
-int64_t label(const View& in, std::span<const uint8_t> structure, const View& out, StreamHandle stream) {
-  const char* op = "label";
+namespace {
+void require_label(const View& in, std::span<const uint8_t> structure, const View& out, const char* op) {
   require_same_shape(in, out, op);
   require_same_device(in, out, op);
   if (!((out.dtype == DType::I32 && in.size() < INT32_MAX) || out.dtype == DType::I64) || !out.c_contiguous())
     throw TypeError("label: output must be a C-contiguous int64 array (or int32 below 2**31 elements)");
   if (in.ndim == 0) throw ValueError("label: 0-d input");
   require_structure(in.ndim, structure, op);
+}
+}  // namespace
+
+int64_t label(const View& in, std::span<const uint8_t> structure, const View& out, StreamHandle stream) {
+  const char* op = "label";
+  require_label(in, structure, out, op);
   if (in.size() == 0) return 0;
   const auto taps = earlier_taps(in.ndim, structure);
   NDIMG_ROUTE(in, op, label_cpu(in, taps, out), label_cuda(in, taps, out, stream));
+}
+
+int64_t label_values(const View& in, int64_t background, std::span<const uint8_t> structure, const View& out,
+                     StreamHandle stream) {
+  const char* op = "label";
+  require_label(in, structure, out, op);
+  if (in.size() == 0) return 0;
+  const auto taps = earlier_taps(in.ndim, structure);
+  NDIMG_ROUTE(in, op, label_values_cpu(in, background, taps, out),
+              label_values_cuda(in, background, taps, out, stream));
 }
 
 void find_objects(const View& labels, int64_t max_label, const View& boxes, StreamHandle stream) {

@@ -29,6 +29,15 @@ NDIMG_HD uint8_t nonzero_class(T v) {
   return v != T(0);
 }
 
+// An element's class for label_values: 1 where the value differs from the background as numbers (no
+// wrap-around of the background into T's range: -1 is no uint8 value).
+template <class T>
+NDIMG_HD uint8_t foreground_class(T v, int64_t background) {
+  if constexpr (std::is_floating_point_v<T>) return double(v) != double(background);
+  else if constexpr (std::is_unsigned_v<T>) return background < 0 || uint64_t(v) != uint64_t(background);
+  else return int64_t(v) != background;
+}
+
 // find_objects' box of a label value, as scipy computes it: the value minus one as a signed index (a float
 // truncated towards zero, so 0.5 is label 1; uint64 beyond int64 wraps negative), or -1 outside 1..max_label.
 template <class T>
@@ -72,6 +81,8 @@ void require_structure(int ndim, std::span<const uint8_t> structure, const char*
 void seeded_components_cpu(const View& in, double low, double high, const View& out, int64_t* roots = nullptr);
 // out: C-contiguous int32 or int64
 int64_t label_cpu(const View& in, const std::vector<Tap>& taps, const View& out);
+// label's union-find joining only neighbours of equal value (compared as T) among the foreground_class members
+int64_t label_values_cpu(const View& in, int64_t background, const std::vector<Tap>& taps, const View& out);
 // boxes: C-contiguous int64 (max_label, 2, ndim), filled with the per-label minimum and maximum coordinates
 void find_objects_cpu(const View& labels, int64_t max_label, const View& boxes);
 void value_groups_cpu(const View& in, int64_t lo, const View& counts, const View& coords);
@@ -80,6 +91,8 @@ void watershed_ift_cpu(const View& in, const View& markers, std::span<const uint
 void seeded_components_cuda(const View& in, double low, double high, const View& out, StreamHandle s,
                             int64_t* roots = nullptr);
 int64_t label_cuda(const View& in, const std::vector<Tap>& taps, const View& out, StreamHandle s);
+int64_t label_values_cuda(const View& in, int64_t background, const std::vector<Tap>& taps, const View& out,
+                          StreamHandle s);
 void find_objects_cuda(const View& labels, int64_t max_label, const View& boxes, StreamHandle s);
 #endif
 

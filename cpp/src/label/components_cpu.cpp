@@ -34,10 +34,11 @@ void unite(I* parent, I a, I b) {
 }
 
 // The taps seen from one line of the last axis, by neighbour line: its offset and the steps along it (bit
-// dx + 1 of `steps` for the step dx).
+// dx + 1 of `steps` for the step dx, that step being taps[tap[dx + 1]]).
 struct LineTaps {
   int64_t line;
   unsigned steps;
+  int tap[3];
 };
 // The neighbour lines that exist for the line starting at C index `start` (and, with `from` >= 0, lie at or
 // after `from`); `prev` says whether the tap (0, ..., 0, -1) is among the taps.
@@ -51,7 +52,8 @@ int line_taps(const std::vector<Tap>& taps, int ndim, const int64_t* shape, cons
   }
   int count = 0;
   prev = false;
-  for (const Tap& t : taps) {
+  for (size_t k = 0; k < taps.size(); ++k) {
+    const Tap& t = taps[k];
     int64_t line = 0;
     bool inside = true;
     for (int d = 0; d < last && inside; ++d) {
@@ -64,10 +66,11 @@ int line_taps(const std::vector<Tap>& taps, int ndim, const int64_t* shape, cons
       prev = true;
       continue;
     }
-    int k = 0;
-    while (k < count && out[k].line != line) ++k;
-    if (k == count) out[count++] = LineTaps{line, 0};
-    out[k].steps |= 1u << (t[last] + 1);
+    int q = 0;
+    while (q < count && out[q].line != line) ++q;
+    if (q == count) out[count++] = LineTaps{line, 0, {}};
+    out[q].steps |= 1u << (t[last] + 1);
+    out[q].tap[t[last] + 1] = int(k);
   }
   return count;
 }
@@ -107,10 +110,58 @@ inline uint64_t moved(const uint64_t* line, int64_t w, int64_t words, int by) {
   return (line[w] << -by) | (w > 0 ? line[w - 1] >> (64 + by) : 0);
 }
 
+// label_values' equalities in member_bits' layout, a block of all lines per tap and a last block for the step
+// back along the line: bit x of line l in block k says that element x equals its neighbour by that tap
+// (compared as T; 0 where the neighbour lies outside). The union-find then reads bits only, whatever T.
+template <class T>
+std::vector<uint64_t> equal_bits(const View& in, const std::vector<Tap>& taps, int64_t words) {
+  const int last = in.ndim - 1;
+  const int64_t width = in.shape[last], lines = in.size() / width, block = lines * words, xs = in.strides[last];
+  std::vector<Tap> all = taps;
+  all.push_back(Tap{});
+  all.back()[last] = -1;
+  std::vector<uint64_t> bits(size_t(block) * all.size(), 0);
+  const T* v = in.ptr<T>();
+  parallel_for(lines, 64, [&](int64_t l0, int64_t l1) {
+    for (int64_t l = l0; l < l1; ++l) {
+      int64_t coord[kMaxDim], base = 0;
+      for (int64_t d = last - 1, rem = l; d >= 0; --d) {
+        coord[d] = rem % in.shape[d];
+        rem /= in.shape[d];
+        base += coord[d] * in.strides[d];
+      }
+      for (size_t k = 0; k < all.size(); ++k) {
+        const Tap& t = all[k];
+        int64_t step = 0;
+        bool inside = true;
+        for (int d = 0; d < last; ++d) {
+          const int64_t c = coord[d] + t[d];
+          inside &= c >= 0 && c < in.shape[d];
+          step += t[d] * in.strides[d];
+        }
+        if (!inside) continue;
+        const int64_t dx = t[last], lo = std::max<int64_t>(0, -dx), hi = std::min(width, width - dx);
+        step += dx * xs;
+        uint64_t* dst = bits.data() + k * block + l * words;
+        for (int64_t w = 0; w < words; ++w) {
+          uint64_t word = 0;
+          for (int64_t x = std::max(lo, w * 64), x1 = std::min(hi, w * 64 + 64); x < x1; ++x) {
+            const int64_t o = base + x * xs;
+            word |= uint64_t(v[o] == v[o + step]) << (x & 63);
+          }
+          dst[w] = word;
+        }
+      }
+    }
+  });
+  return bits;
+}
+
 // Union-find over the C-order classes m (0: background, else member) joined by the earlier taps, flattened:
-// par[i] = the root of i's set, the set's smallest index (a non-member is its own root).
-template <class I>
-void connect(const View& in, const uint8_t* m, const std::vector<Tap>& taps, I* par) {
+// par[i] = the root of i's set, the set's smallest index (a non-member is its own root). kValues: members join
+// only where equal_bits says their values are equal (eq).
+template <class I, bool kValues = false>
+void connect(const View& in, const uint8_t* m, const std::vector<Tap>& taps, I* par, const uint64_t* eq = nullptr) {
   const int64_t n = in.size(), rows = in.shape[0], row = n / rows;
   int64_t cstride[kMaxDim];
   cstride[in.ndim - 1] = 1;
@@ -122,6 +173,8 @@ void connect(const View& in, const uint8_t* m, const std::vector<Tap>& taps, I* 
   const int64_t* shape = in.shape.data();
   const int64_t words = (width + 63) / 64;
   const std::vector<uint64_t> bits = member_bits(m, n / width, width, words);
+  const int64_t block = n / width * words;  // eq's blocks; the last one: equal to the element before on the line
+  const auto eq_line = [&](size_t k, int64_t start) { return eq + int64_t(k) * block + start / width * words; };
   parallel_for(slabs, 1, [&](int64_t s0, int64_t s1) {
     std::vector<LineTaps> lt(taps.size());
     for (int64_t s = s0; s < s1; ++s) {
@@ -132,10 +185,13 @@ void connect(const View& in, const uint8_t* m, const std::vector<Tap>& taps, I* 
         // 1. Runs: with the tap (0, ..., 0, -1), each member takes the first element of its run along the
         // line as its parent (a smaller index, its own root so far); a non-member is its own set, never
         // joined. A select per element, no branch (members are salt in a random mask).
+        const uint64_t* same = kValues ? eq_line(taps.size(), start) : nullptr;
         I head = I(start);
         par[start] = head;
         for (int64_t i = start + 1; i < start + width; ++i) {
-          const I keep = -I(has_prev & (m[i] != 0) & (m[i - 1] != 0));  // masks: GCC makes ?: a branch here
+          unsigned link = has_prev & (m[i] != 0) & (m[i - 1] != 0);
+          if constexpr (kValues) link &= unsigned(same[(i - start) >> 6] >> ((i - start) & 63)) & 1u;
+          const I keep = -I(link);  // masks: GCC makes ?: a branch here
           head = (head & keep) | (I(i) & ~keep);
           par[i] = head;
         }
@@ -145,7 +201,8 @@ void connect(const View& in, const uint8_t* m, const std::vector<Tap>& taps, I* 
         for (int q = 0; q < nt; ++q) {
           const int64_t line = lt[q].line;
           const uint64_t* there = bits.data() + (start + line) / width * words;
-          const bool full = has_prev && lt[q].steps == 7;
+          const uint64_t* same_there = kValues ? eq_line(taps.size(), start + line) : nullptr;
+          const bool full = !kValues && has_prev && lt[q].steps == 7;
           for (int64_t w = 0; w < words; ++w) {
             const int64_t base = start + w * 64;
             const uint64_t mi = here[w], before = has_prev ? moved(here, w, words, -1) : 0;
@@ -160,10 +217,16 @@ void connect(const View& in, const uint8_t* m, const std::vector<Tap>& taps, I* 
               for (; right; right &= right - 1) unite<I>(par, I(base + std::countr_zero(right)), I(base + std::countr_zero(right) + line + 1));
               continue;
             }
-            // each step alone: where i - 1 and j - 1 are members, the same step joined them already
+            // each step alone: where i - 1 and j - 1 are members (kValues: each of i's value, j's), the same
+            // step joined them already
             for (int dx = -1; dx <= 1; ++dx) {
               if (!(lt[q].steps >> (dx + 1) & 1)) continue;
-              uint64_t need = mi & moved(there, w, words, dx) & ~(before & moved(there, w, words, dx - 1));
+              uint64_t need;
+              if constexpr (kValues)
+                need = mi & moved(there, w, words, dx) & eq_line(lt[q].tap[dx + 1], start)[w] &
+                       ~(before & same[w] & moved(there, w, words, dx - 1) & moved(same_there, w, words, dx));
+              else
+                need = mi & moved(there, w, words, dx) & ~(before & moved(there, w, words, dx - 1));
               for (; need; need &= need - 1) {
                 const int64_t i = base + std::countr_zero(need);
                 unite<I>(par, I(i), I(i + line + dx));
@@ -176,8 +239,9 @@ void connect(const View& in, const uint8_t* m, const std::vector<Tap>& taps, I* 
   });
   // the seams: the taps that reach back across axis 0 from each slab's first hyperplane
   std::vector<Tap> back;
-  for (const Tap& t : taps)
-    if (t[0] == -1) back.push_back(t);
+  std::vector<size_t> back_at;  // their indices in taps
+  for (size_t k = 0; k < taps.size(); ++k)
+    if (taps[k][0] == -1) back.push_back(taps[k]), back_at.push_back(k);
   std::vector<LineTaps> lt(back.size());
   for (int64_t s = 1; s < slabs; ++s) {
     const int64_t begin = rows * s / slabs * row;
@@ -189,7 +253,9 @@ void connect(const View& in, const uint8_t* m, const std::vector<Tap>& taps, I* 
           if (!(lt[q].steps >> (dx + 1) & 1)) continue;
           for (int64_t x = std::max<int64_t>(0, -dx); x < std::min<int64_t>(width, width - dx); ++x) {
             const int64_t i = start + x, j = i + lt[q].line + dx;
-            if (m[i] && m[j]) unite<I>(par, I(i), I(j));
+            bool join = m[i] && m[j];
+            if constexpr (kValues) join = join && (eq_line(back_at[lt[q].tap[dx + 1]], start)[x >> 6] >> (x & 63) & 1);
+            if (join) unite<I>(par, I(i), I(j));
           }
         }
     }
@@ -272,11 +338,12 @@ void seeded(const View& in, const uint8_t* m, uint8_t* keep, int64_t* roots) {
 
 // scipy's labels, in place of the parents (out: int32 or int64, C-contiguous): the roots numbered 1.. in C
 // order (within parts by flatten, then a scan over the parts), then every member takes its root's number.
-template <class I>
-int64_t label_into(const View& in, const uint8_t* m, const std::vector<Tap>& taps, I* out) {
+template <class I, bool kValues = false>
+int64_t label_into(const View& in, const uint8_t* m, const std::vector<Tap>& taps, I* out,
+                   const uint64_t* eq = nullptr) {
   const int64_t n = in.size();
   std::vector<int64_t> first;
-  connect<I>(in, m, taps, out);
+  connect<I, kValues>(in, m, taps, out, eq);
   flatten<I>(m, n, out, &first);
   const int64_t parts = int64_t(first.size()) - 1;
   for (int64_t p = 0; p < parts; ++p) first[p + 1] += first[p];
@@ -323,6 +390,14 @@ int64_t label_cpu(const View& in, const std::vector<Tap>& taps, const View& out)
   const uint8_t* cls = bytes ? in.ptr<uint8_t>() : m.get();
   if (out.dtype == DType::I32) return label_into(in, cls, taps, out.ptr<int32_t>());
   return label_into(in, cls, taps, out.ptr<int64_t>());
+}
+
+int64_t label_values_cpu(const View& in, int64_t background, const std::vector<Tap>& taps, const View& out) {
+  const auto m = classes(in, [&](auto v) { return foreground_class(v, background); });
+  const int64_t words = (in.shape[in.ndim - 1] + 63) / 64;
+  const auto eq = dispatch_dtype(in.dtype, [&]<class T>() { return equal_bits<T>(in, taps, words); });
+  if (out.dtype == DType::I32) return label_into<int32_t, true>(in, m.get(), taps, out.ptr<int32_t>(), eq.data());
+  return label_into<int64_t, true>(in, m.get(), taps, out.ptr<int64_t>(), eq.data());
 }
 
 }  // namespace ndimg::label

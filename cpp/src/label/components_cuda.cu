@@ -52,13 +52,21 @@ __device__ void unite(I* par, I a, I b) {
   }
 }
 
-// The classes an element takes: label's (nonzero) and seeded_components' (low/high thresholds).
+// The classes an element takes: label's (nonzero), seeded_components' (low/high thresholds) and
+// label_values' (not the background; kValues: members join only where their values are equal, as T).
 struct NonzeroClass {
+  static constexpr bool kValues = false;
   template <class T> __device__ uint8_t operator()(T v) const { return nonzero_class(v); }
 };
 struct SeedClass {
+  static constexpr bool kValues = false;
   double low, high;
   template <class T> __device__ uint8_t operator()(T v) const { return seed_class(v, low, high); }
+};
+struct ValueClass {
+  static constexpr bool kValues = true;
+  int64_t background;
+  template <class T> __device__ uint8_t operator()(T v) const { return foreground_class(v, background); }
 };
 template <class T, class C>
 __global__ void classify(const T* in, Layout l, int64_t n, C cls, uint8_t* m) {
@@ -98,8 +106,9 @@ template <class I>
 __global__ void compress(const uint8_t* m, int64_t n, I* par) {
   NDIMG_GRID_STRIDE(i, n) if (m[i]) find_halving<I>(par, I(i));
 }
-template <class I>
-__global__ void merge_neighbours(const uint8_t* m, Layout l, int64_t n, DeviceTaps taps, I* par) {
+// in (kValues): the input, whose values must be equal for members to join
+template <class I, class T, bool kValues>
+__global__ void merge_neighbours(const uint8_t* m, const T* in, Layout l, int64_t n, DeviceTaps taps, I* par) {
   NDIMG_GRID_STRIDE(i, n) {
     if (!m[i]) continue;
     int64_t c[kMaxDim];
@@ -115,7 +124,10 @@ __global__ void merge_neighbours(const uint8_t* m, Layout l, int64_t n, DeviceTa
         inside &= cd >= 0 && cd < l.shape[d];
       }
       const int64_t j = i + taps.step[t];
-      if (inside && m[j]) unite<I>(par, I(i), I(j));
+      if (!inside || !m[j]) continue;
+      if constexpr (kValues)
+        if (!(in[in_offset(l, i)] == in[in_offset(l, j)])) continue;
+      unite<I>(par, I(i), I(j));
     }
   }
 }
@@ -222,15 +234,23 @@ __device__ inline TilePos tile_pos(const Tiled& g) {
   p.i = (p.z * g.shape[1] + p.y) * g.shape[2] + p.x;
   return p;
 }
+// The element of image coordinates (z, y, x).
+template <class T>
+__device__ inline T tiled_value(const T* in, const Tiled& g, int64_t z, int64_t y, int64_t x) {
+  return in[z * g.stride[0] + y * g.stride[1] + x * g.stride[2]];
+}
 template <class I, class T, class C>
 __global__ void __launch_bounds__(kTile) tile_union(const T* in, C cls, Tiled g, uint8_t* m, I* par) {
   __shared__ int lp[kTile];
   __shared__ uint8_t lm[kTile];
+  __shared__ T lv[C::kValues ? kTile : 1];  // the tile's values, where joins compare them
   const TilePos p = tile_pos(g);
-  const uint8_t c = p.inside ? cls(in[p.z * g.stride[0] + p.y * g.stride[1] + p.x * g.stride[2]]) : 0;
+  const T v = p.inside ? tiled_value(in, g, p.z, p.y, p.x) : T(0);
+  const uint8_t c = p.inside ? cls(v) : 0;
   if (p.inside) m[p.i] = c;
   lm[p.t] = c;
   lp[p.t] = p.t;
+  if constexpr (C::kValues) lv[p.t] = v;
   __syncthreads();
   if (c) {
 #pragma unroll  // static tap indices: the taps are read from the parameter bank, not copied to local memory
@@ -239,7 +259,7 @@ __global__ void __launch_bounds__(kTile) tile_union(const T* in, C cls, Tiled g,
       const int lz = p.lz + g.tap[k][0], ly = p.ly + g.tap[k][1], lx = p.lx + g.tap[k][2];
       if (lz < 0 || ly < 0 || lx < 0 || lz >= int(blockDim.z) || ly >= int(blockDim.y) || lx >= int(blockDim.x)) continue;
       const int nt = (lz * int(blockDim.y) + ly) * int(blockDim.x) + lx;
-      if (lm[nt]) unite<int>(lp, p.t, nt);
+      if (lm[nt] && (!C::kValues || lv[nt] == v)) unite<int>(lp, p.t, nt);
     }
   }
   __syncthreads();
@@ -252,10 +272,12 @@ __global__ void __launch_bounds__(kTile) tile_union(const T* in, C cls, Tiled g,
   const int rx = r % int(blockDim.x), ry = r / int(blockDim.x) % int(blockDim.y), rz = r / int(blockDim.x * blockDim.y);
   par[p.i] = I(p.i + (int64_t(rz - p.lz) * g.shape[1] + (ry - p.ly)) * g.shape[2] + (rx - p.lx));
 }
-template <class I>
-__global__ void __launch_bounds__(kTile) border_union(const uint8_t* m, Tiled g, I* par) {
+// in (kValues): the input, whose values must be equal for members to join
+template <class I, class T, bool kValues>
+__global__ void __launch_bounds__(kTile) border_union(const uint8_t* m, const T* in, Tiled g, I* par) {
   const TilePos p = tile_pos(g);
   if (!p.inside || !m[p.i]) return;
+  const T v = kValues ? tiled_value(in, g, p.z, p.y, p.x) : T(0);
 #pragma unroll
   for (int k = 0; k < kTiledTaps; ++k) {
     if (k == g.count) break;
@@ -267,9 +289,16 @@ __global__ void __launch_bounds__(kTile) border_union(const uint8_t* m, Tiled g,
       continue;
     const int64_t j = p.i + (dz * g.shape[1] + dy) * g.shape[2] + dx;
     if (!m[j]) continue;
+    if constexpr (kValues)
+      if (!(tiled_value(in, g, p.z + dz, p.y + dy, p.x + dx) == v)) continue;
     // the element one step back along the width, in this tile, crosses the same face by the same tap to the
-    // same tile; where both its ends are members too, they are joined to these ends in their tiles already
-    if (g.x_face && dx == 0 && p.lx > 0 && m[p.i - 1] && m[j - 1]) continue;
+    // same tile; where both its ends are members too (kValues: of equal values), they are joined to these ends
+    // in their tiles already
+    if (g.x_face && dx == 0 && p.lx > 0 && m[p.i - 1] && m[j - 1]) {
+      if constexpr (!kValues) continue;
+      else if (tiled_value(in, g, p.z, p.y, p.x - 1) == v && tiled_value(in, g, p.z + dz, p.y + dy, p.x - 1) == v)
+        continue;
+    }
     unite<I>(par, I(p.i), I(j));
   }
 }
@@ -284,17 +313,26 @@ void connect(const View& in, const Layout& l, int64_t n, C cls, const std::vecto
   if (make_tiled(l, taps, g)) {
     dispatch_dtype(in.dtype, [&]<class T>() { tile_union<I, T, C><<<g.grid, g.block, 0, s>>>(in.ptr<T>(), cls, g, m, par); });
     cuda::check_launch(op);
-    border_union<I><<<g.grid, g.block, 0, s>>>(m, g, par);
+    if constexpr (C::kValues)
+      dispatch_dtype(in.dtype, [&]<class T>() { border_union<I, T, true><<<g.grid, g.block, 0, s>>>(m, in.ptr<T>(), g, par); });
+    else
+      border_union<I, uint8_t, false><<<g.grid, g.block, 0, s>>>(m, nullptr, g, par);
     cuda::check_launch(op);
   } else {
     dispatch_dtype(in.dtype, [&]<class T>() { classify<T, C><<<blocks, kThreads, 0, s>>>(in.ptr<T>(), l, n, cls, m); });
     cuda::check_launch(op);
     TapsOnDevice t(taps, l.ndim, l.shape, s, op);
-    init_parents<I><<<blocks, kThreads, 0, s>>>(m, l, n, t.faces, par);
+    // equal values: no links before the unions (those would need the values too)
+    init_parents<I><<<blocks, kThreads, 0, s>>>(m, l, n, C::kValues ? 0u : t.faces, par);
     cuda::check_launch(op);
     compress<I><<<blocks, kThreads, 0, s>>>(m, n, par);
     cuda::check_launch(op);
-    merge_neighbours<I><<<blocks, kThreads, 0, s>>>(m, l, n, t.taps, par);
+    if constexpr (C::kValues)
+      dispatch_dtype(in.dtype, [&]<class T>() {
+        merge_neighbours<I, T, true><<<blocks, kThreads, 0, s>>>(m, in.ptr<T>(), l, n, t.taps, par);
+      });
+    else
+      merge_neighbours<I, uint8_t, false><<<blocks, kThreads, 0, s>>>(m, nullptr, l, n, t.taps, par);
     cuda::check_launch(op);
   }
   flatten_and_flag<I><<<blocks, kThreads, 0, s>>>(m, n, par, reach, roots);
@@ -334,13 +372,13 @@ __global__ void take_numbers(const uint8_t* m, const O* par, int64_t n, O* out) 
   }
 }
 
-template <class O>
-int64_t label_into(const View& in, const Layout& l, int64_t n, const std::vector<Tap>& taps, O* out, cudaStream_t s,
-                   const char* op) {
+template <class O, class C>
+int64_t label_into(const View& in, const Layout& l, int64_t n, C cls, const std::vector<Tap>& taps, O* out,
+                   cudaStream_t s, const char* op) {
   const unsigned blocks = cuda::blocks_for(n, kThreads);
   cuda::Scratch mask(n, s, op), par(n * sizeof(O), s, op);
   uint8_t* m = mask.get<uint8_t>();
-  connect<O>(in, l, n, NonzeroClass{}, taps, m, par.get<O>(), nullptr, out, s, op);
+  connect<O>(in, l, n, cls, taps, m, par.get<O>(), nullptr, out, s, op);
   size_t temp_bytes = 0;
   cuda::check(cub::DeviceScan::InclusiveSum(nullptr, temp_bytes, out, out, n, s), op);
   {
@@ -408,8 +446,21 @@ int64_t label_cuda(const View& in, const std::vector<Tap>& taps, const View& out
   auto s = static_cast<cudaStream_t>(stream);
   const int64_t n = in.size();
   const Layout l = make_layout(in, out);
-  if (out.dtype == DType::I32) return label_into<int>(in, l, n, taps, out.ptr<int>(), s, op);
-  return label_into<long long>(in, l, n, taps, reinterpret_cast<long long*>(out.ptr<int64_t>()), s, op);
+  if (out.dtype == DType::I32) return label_into<int>(in, l, n, NonzeroClass{}, taps, out.ptr<int>(), s, op);
+  return label_into<long long>(in, l, n, NonzeroClass{}, taps, reinterpret_cast<long long*>(out.ptr<int64_t>()), s,
+                               op);
+}
+
+int64_t label_values_cuda(const View& in, int64_t background, const std::vector<Tap>& taps, const View& out,
+                          StreamHandle stream) {
+  const char* op = "label";
+  cuda::DeviceGuard guard(in.device_id, op);
+  auto s = static_cast<cudaStream_t>(stream);
+  const int64_t n = in.size();
+  const Layout l = make_layout(in, out);
+  const ValueClass cls{background};
+  if (out.dtype == DType::I32) return label_into<int>(in, l, n, cls, taps, out.ptr<int>(), s, op);
+  return label_into<long long>(in, l, n, cls, taps, reinterpret_cast<long long*>(out.ptr<int64_t>()), s, op);
 }
 
 void find_objects_cuda(const View& labels, int64_t max_label, const View& boxes, StreamHandle stream) {

@@ -43,6 +43,13 @@ def label(image, *, structure, out):
     return int(_core.label(image, _flags(structure), out, stream=stream_ptr(out)))
 
 
+def label_values(image, *, background, structure, out):
+    """skimage.measure.label's labels of a non-bool ``image`` into ``out`` (as ``label``): the elements other
+    than ``background`` (an int64, compared as numbers), joined where their values are equal (compared in the
+    image's type). Returns the count."""
+    return int(_core.label_values(image, int(background), _flags(structure), out, stream=stream_ptr(out)))
+
+
 def find_objects(labels, *, max_label):
     """Per label 1..max_label of ``labels`` (at least one dimension) its smallest and largest coordinate per
     axis, as an int64 array (max_label, 2, ndim) on the labels' device: -1 where the label is absent."""

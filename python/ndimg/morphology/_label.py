@@ -1,12 +1,12 @@
 """skimage.measure.label (also skimage.morphology.label): connected regions of equal value, numbered 1.. in
 raster order of their first element. Bool images are ndimg.ndimage.label's nonzero components; other
-images join neighbours of equal value (the CPU engine's union-find, an xp relaxation on the GPU)."""
+images join neighbours of equal value (the same union-find, on either engine)."""
 from __future__ import annotations
 
 import numpy as np
 
-from .. import _core
 from .._engine import engine_aware, xp_of
+from .._prim import label as _lab
 from ..ndimage._binary import generate_binary_structure
 from ..ndimage._label import label as _ndi_label
 
@@ -18,37 +18,6 @@ def _structure(connectivity, ndim):
     if not 1 <= connectivity <= ndim:
         raise ValueError(f"Connectivity for {ndim}D image should be in [1, ..., {ndim}]. Got {connectivity}.")
     return generate_binary_structure(ndim, connectivity)
-
-
-def _equal_components_xp(values, fg, structure):
-    """Equal-value components on any xp (the GPU engine): every element keeps the smallest C index of its
-    component, relaxed over the structure's taps and shortcut by pointer jumping until stable; the roots
-    (their own index) are then numbered in C order."""
-    xp = xp_of(values)
-    n = values.size
-    big = n  # non-members point past the end
-    flat = xp.arange(n, dtype=np.int64).reshape(values.shape)
-    lab = xp.where(fg, flat, big)
-    offsets = [t - 1 for t in np.argwhere(structure) if np.any(t != 1)]
-    pairs = []  # per tap: (where both ends join, the slices of the element and of its neighbour)
-    for t in offsets:
-        here = tuple(slice(max(0, -d), s - max(0, d)) for d, s in zip(t, values.shape))
-        there = tuple(slice(max(0, d), s - max(0, -d)) for d, s in zip(t, values.shape))
-        pairs.append((fg[here] & fg[there] & (values[here] == values[there]), here, there))
-    ext = xp.empty(n + 1, np.int64)
-    while True:
-        before = lab.copy()
-        for join, here, there in pairs:
-            lab[here] = xp.where(join, xp.minimum(lab[here], lab[there]), lab[here])
-        ext[:n] = lab.ravel()
-        ext[n] = big
-        lab = ext[lab]  # pointer jumping: an element's target lies in its own component
-        if bool(xp.all(lab == before)):
-            break
-    roots = (lab == flat) & fg
-    number = xp.cumsum(roots.ravel(), dtype=np.int64)
-    out = xp.where(fg, number[xp.minimum(lab, n - 1)], 0)
-    return out, int(number[-1]) if n else 0
 
 
 def as_host_intp(values):
@@ -91,16 +60,10 @@ def label(label_image, background=None, return_num=False, connectivity=None):
         image = as_host_intp(image)
     elif image.dtype.kind in "fc" or image.dtype == np.uint64 or not image.dtype.isnative:
         image = image.astype(np.intp)
-    fg = image != background
-    if image.size == 0:
-        labels, count = xp.zeros(image.shape, np.intp), 0
-    elif xp is np:
-        image = np.ascontiguousarray(image)
-        labels = np.empty(image.shape, np.int64)
-        count = int(_core.value_components(image, np.ascontiguousarray(fg).view(np.uint8),
-                                           structure.ravel().astype(np.uint8).tolist(), labels))
-    else:
-        labels, count = _equal_components_xp(image, fg, structure)
+    if not -2**63 <= background < 2**63:   # no element equals it (values are int64 at most by now)
+        background = -1 if image.dtype.kind == "u" else int(image.min()) - 1 if image.size else 0
+    labels = xp.empty(image.shape, np.int64)
+    count = _lab.label_values(image, background=background, structure=structure, out=labels) if image.size else 0
     labels = labels.astype(np.intp, copy=False)
     return (labels, count) if return_num else labels
 
