@@ -1,7 +1,7 @@
 """skimage.exposure.match_histograms on the ndimg engines: the source's and the template's value counts (the
 core's integer histogram where the values are integers; otherwise the core's radix-sorted groups, or a sort of
 the template), their quantiles matched by NumPy's interpolation, and the result gathered per pixel on every
-core."""
+core. On the GPU a float source's quantiles (one per distinct value: millions) are matched on the device."""
 from __future__ import annotations
 
 import numpy as np
@@ -52,6 +52,30 @@ def _group_starts(s):
     return new
 
 
+def _interp(x, xq, fq):
+    """np.interp(x, xq, fq) for increasing xq (at least one point) and x without NaN, in whole-array operations
+    of x's library: NumPy's arithmetic step by step (slope, then slope * (x - x0) + y0, each rounded on its
+    own, with its fallbacks where that is NaN), so a device gives NumPy's values bit for bit (one fused
+    kernel would contract the product and the sum)."""
+    xp = xp_of(x)
+    n = xq.size
+    if n == 0:
+        raise ValueError("array of sample points is empty")
+    if n == 1:
+        return xp.full(x.shape, fq[0], dtype=np.float64)
+    j = xp.searchsorted(xq, x, side="right") - 1             # xq[j] <= x < xq[j + 1]
+    k = xp.clip(j, 0, n - 2)
+    x0, x1, y0, y1 = xq[k], xq[k + 1], fq[k], fq[k + 1]
+    slope = (y1 - y0) / (x1 - x0)
+    out = slope * (x - x0) + y0
+    other = slope * (x - x1) + y1                              # NumPy's second try where the first is NaN
+    other = xp.where(xp.isnan(other) & (y0 == y1), y0, other)
+    out = xp.where(xp.isnan(out), other, out)
+    out = xp.where(x == x0, y0, out)                           # NumPy's guard against non-finite slopes
+    out = xp.where(j < 0, fq[0], out)                          # left of the points, and at or right of the last
+    return xp.where(j >= n - 1, fq[n - 1], out)
+
+
 def _match_cumulative_cdf(source, template, dtype=None):
     """scikit-image's matched values of `source` (float64; `dtype`: cast to it, through the table where
     there is one)."""
@@ -71,13 +95,20 @@ def _match_cumulative_cdf(source, template, dtype=None):
         starts = np.flatnonzero(_group_starts(t))
         tmpl_values, tmpl_counts = t[starts], np.diff(np.append(starts, t.size))
     else:
-        tmpl_values, tmpl_counts = (_to_host(v) for v in xp.unique(template.reshape(-1), return_counts=True))
+        tmpl_values, tmpl_counts = xp.unique(template.reshape(-1), return_counts=True)
     if source.dtype.kind in "iu" and source.size:
         src_values, src_counts, lo = _value_counts(source)
         src_quantiles = np.cumsum(src_counts) / source.size
         table = np.zeros(int(src_values[-1] - lo) + 1)
-        table[src_values - lo] = np.interp(src_quantiles, np.cumsum(tmpl_counts) / template.size, tmpl_values)
+        table[src_values - lo] = np.interp(src_quantiles, np.cumsum(_to_host(tmpl_counts)) / template.size,
+                                           _to_host(tmpl_values))
         return _gather(table, source.astype(np.int64) - lo)
+    if xp is not np and source.size:
+        _, src_lookup, src_counts = xp.unique(source.reshape(-1), return_inverse=True, return_counts=True)
+        values = _interp(xp.cumsum(src_counts) / source.size, xp.cumsum(xp.asarray(tmpl_counts)) / template.size,
+                         xp.asarray(tmpl_values, dtype=np.float64))
+        return values[src_lookup.reshape(-1)].reshape(source.shape)
+    tmpl_values, tmpl_counts = _to_host(tmpl_values), _to_host(tmpl_counts)
     tmpl_quantiles = np.cumsum(tmpl_counts) / template.size
     if xp is np and source.dtype.kind in "bf":
         src_lookup, src_counts = unique.inverse_counts(source)
