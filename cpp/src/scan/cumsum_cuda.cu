@@ -1,18 +1,17 @@
 // CUDA schedule of the scan: every line summed one element after the other, as on the CPU engine, so float
 // results equal np.cumsum's bit for bit here too (no tree scan: its reordered sums would round differently).
 // Across an outer axis (inner > 1) one thread per line, neighbouring threads on neighbouring elements of
-// `inner` (coalesced), each loading kAhead elements before summing them. Along the last merged axis
-// (inner == 1) a warp takes 32 lines through a 32 x 32 shared tile: loads and stores of 32 consecutive
-// elements of one line at a time (coalesced), then each lane sums its own line's 32 elements.
+// `inner` (coalesced), each loading kAhead elements before summing them; few lines (an image's columns) go
+// in blocks of one warp, spread over as many multiprocessors as there are warps. Along the last merged axis
+// (inner == 1) a block of one warp takes 32 lines through a 32 x 32 shared tile: loads and stores of 32
+// consecutive elements of one line at a time (coalesced), then each lane sums its own line's 32 elements.
 #include "core/cuda.cuh"
 #include "scan/cumsum.hpp"
 
 namespace ndimg::scan {
 namespace {
 
-constexpr unsigned kThreads = 256;
-constexpr int kAhead = 8;
-constexpr int kWarps = 4;
+constexpr int kAhead = 16;
 
 template <class W, class R>
 __global__ void scan_across(const void* in, DType dt, Lines l, R* out) {
@@ -37,27 +36,26 @@ __global__ void scan_across(const void* in, DType dt, Lines l, R* out) {
 
 template <class W, class R>
 __global__ void scan_along(const void* in, DType dt, Lines l, R* out) {
-  __shared__ R tile[kWarps][32][33];
-  const int lane = threadIdx.x, w = threadIdx.y;
-  const int64_t line0 = (int64_t(blockIdx.x) * kWarps + w) * 32;
-  if (line0 >= l.outer) return;  // the whole warp: only __syncwarp below
+  __shared__ R tile[32][33];
+  const int lane = threadIdx.x;
+  const int64_t line0 = int64_t(blockIdx.x) * 32;
   R acc{};
   for (int64_t c0 = 0; c0 < l.n; c0 += 32) {
     const int64_t c = c0 + lane;
     for (int t = 0; t < 32; ++t)
       if (line0 + t < l.outer && c < l.n)
-        tile[w][t][lane] = cast_to<R>(load_wide<W>(in, dt, (line0 + t) * l.in_s[0] + c * l.in_s[1]));
+        tile[t][lane] = cast_to<R>(load_wide<W>(in, dt, (line0 + t) * l.in_s[0] + c * l.in_s[1]));
     __syncwarp();
     if (line0 + lane < l.outer) {
       const int m = int(l.n - c0 < 32 ? l.n - c0 : 32);
       for (int k = 0; k < m; ++k) {
-        acc = c0 + k == 0 ? tile[w][lane][k] : add(acc, tile[w][lane][k]);
-        tile[w][lane][k] = acc;
+        acc = c0 + k == 0 ? tile[lane][k] : add(acc, tile[lane][k]);
+        tile[lane][k] = acc;
       }
     }
     __syncwarp();
     for (int t = 0; t < 32; ++t)
-      if (line0 + t < l.outer && c < l.n) out[(line0 + t) * l.out_s[0] + c * l.out_s[1]] = tile[w][t][lane];
+      if (line0 + t < l.outer && c < l.n) out[(line0 + t) * l.out_s[0] + c * l.out_s[1]] = tile[t][lane];
     __syncwarp();
   }
 }
@@ -68,11 +66,11 @@ void scan_to_out(const View& in, const View& out, const Lines& l, cudaStream_t s
     if constexpr (std::is_same_v<R, bool>) {
       throw TypeError("cumsum: bool output is not supported");
     } else if (l.inner == 1) {
-      const int64_t blocks = (l.outer + 32 * kWarps - 1) / (32 * kWarps);
-      scan_along<W, R><<<cuda::blocks_for(blocks, 1), dim3(32, kWarps), 0, s>>>(in.data, in.dtype, l, out.ptr<R>());
+      scan_along<W, R><<<cuda::blocks_for(l.outer, 32), 32, 0, s>>>(in.data, in.dtype, l, out.ptr<R>());
     } else {
-      scan_across<W, R><<<cuda::blocks_for(l.outer * l.inner, kThreads), kThreads, 0, s>>>(in.data, in.dtype, l,
-                                                                                            out.ptr<R>());
+      const int64_t lines = l.outer * l.inner;
+      const unsigned threads = lines < (1 << 16) ? 32 : 128;
+      scan_across<W, R><<<cuda::blocks_for(lines, threads), threads, 0, s>>>(in.data, in.dtype, l, out.ptr<R>());
     }
   });
   cuda::check_launch(op);
