@@ -7,7 +7,6 @@ NDIMG_BINDINGS(reconstruct) {
   bind<&morphology::reconstruct_dilation>(m, "reconstruct_dilation", Out{"marker"}, "mask", "offsets", "lo", "hi");
   bind<&morphology::plateau_maxima>(m, "plateau_maxima", "image", Out{"flags"}, "offsets", "line_candidates");
   bind<&morphology::flood_flags>(m, "flood_flags", Out{"flags"}, "offsets", "seed");
-  bind<&morphology::value_components>(m, "value_components", "image", "fg", "structure", Out{"output"});
 }
 
 }  // namespace ndimg::py

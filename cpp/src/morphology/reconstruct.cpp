@@ -66,20 +66,4 @@ void flood_flags(const View& flags, std::span<const int64_t> offsets, int64_t se
   flood_flags_cpu(flags, offsets, seed);
 }
 
-int64_t value_components(const View& image, const View& fg, std::span<const uint8_t> structure, const View& out) {
-  const char* op = "label";
-  require_host_c(image, op, "image");
-  require_host_c(fg, op, "fg");
-  require_host_c(out, op, "output");
-  require_same_shape(image, fg, op);
-  require_same_shape(image, out, op);
-  if (fg.dtype != DType::U8 || out.dtype != DType::I64) throw TypeError("label: fg uint8 and output int64");
-  if (image.ndim < 1 || image.ndim > 20) throw ValueError("label: 1 to 20 dimensions");
-  int64_t taps = 1;
-  for (int d = 0; d < image.ndim; ++d) taps *= 3;
-  if (int64_t(structure.size()) != taps) throw ValueError("label: structure must have 3**ndim elements");
-  if (image.size() == 0) return 0;
-  return value_components_cpu(image, fg, structure, out);
-}
-
 }  // namespace ndimg::morphology

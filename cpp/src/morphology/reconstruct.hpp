@@ -24,16 +24,11 @@ void plateau_maxima(const View& image, const View& flags, std::span<const int64_
 // Flood fill from `seed` (a linear index) over flags (uint8): 1 marks the candidates, 2 the padding that
 // stops the fill; the reached candidates become 3.
 void flood_flags(const View& flags, std::span<const int64_t> offsets, int64_t seed);
-// Components of equal-valued neighbours among the elements where `fg` (uint8) is nonzero, joined by the
-// structure's taps (3**ndim flags), numbered 1.. in C order of their first element into `out` (int64,
-// 0 elsewhere). Returns the count. image, fg and out are C-contiguous.
-int64_t value_components(const View& image, const View& fg, std::span<const uint8_t> structure, const View& out);
 
 // ---- engine schedules (arguments validated by the entries) ----
 void reconstruct_dilation_cpu(const View& marker, const View& mask, std::span<const int64_t> offsets,
                               std::span<const int64_t> lo, std::span<const int64_t> hi);
 void plateau_maxima_cpu(const View& image, const View& flags, std::span<const int64_t> offsets, bool line_candidates);
 void flood_flags_cpu(const View& flags, std::span<const int64_t> offsets, int64_t seed);
-int64_t value_components_cpu(const View& image, const View& fg, std::span<const uint8_t> structure, const View& out);
 
 }  // namespace ndimg::morphology
