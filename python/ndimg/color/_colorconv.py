@@ -1,17 +1,23 @@
 """skimage.color's colour space conversions (skimage/color/colorconv.py) over NumPy or CuPy.
 
-Each conversion is per pixel: its math is written once over planes (one contiguous array per channel) and
-runs on blocks of pixels, the blocks spread over the CPU engine's threads (NumPy alone is one core), or on
-the whole array for CuPy. Dtypes, channel_axis handling and errors follow scikit-image: integers are scaled
-as img_as_float does, float16 computes in float32, the rest keep their float type.
+Each conversion is one pass of the C++ colour family (cpp/src/color): the per-pixel math written once, run in
+blocks of pixels over the CPU engine's threads or one CUDA thread per pixel, reading any channel_axis through
+strides (no copy), chained conversions (rgb2lab, lab2rgb, rgb2luv, ...) fused into the same pass. Dtypes,
+channel_axis handling and errors follow scikit-image: integers are scaled as img_as_float does, float16
+computes in float32, the rest keep their float type.
+
+Design decision: results agree with scikit-image to rounding (the registry's tolerances, about 1e-6 relative
+for float32), not bit for bit: its 3 x 3 products are BLAS matrix products, ours are fused per pixel in the
+same operation order, each product and sum rounded on its own on both engines.
 """
 from __future__ import annotations
 
 import numpy as np
 from scipy import linalg
 
+from .. import _core
 from .._blocks import blockwise_rows
-from .._engine import engine_aware, xp_of
+from .._engine import engine_aware, stream_ptr, xp_of
 from .._rules import array_argument, as_image, channel_as_last_axis, moved_channel_axis, supported_float_type
 from ..morphology._footprints import warn_user
 
@@ -103,7 +109,9 @@ def xyz_tristimulus_values(*, illuminant, observer, dtype=float):
 
 
 # ---------------------------------------------------------------------------------------------------
-# Running a per-pixel kernel
+
+# ---------------------------------------------------------------------------------------------------
+# Per-pixel kernels over NumPy blocks (the colour differences and label2rgb; the conversions run in C++)
 # ---------------------------------------------------------------------------------------------------
 def _planes(block, dtype, scale=True):
     """(n, c) pixels -> (c, n) contiguous planes in float `dtype`, scaled as img_as_float scales integers
@@ -118,27 +126,13 @@ def _planes(block, dtype, scale=True):
     return p
 
 
-def _floats(block, dtype):
-    """(n, c) pixels -> (n, c) contiguous floats in `dtype`, scaled as img_as_float scales integers."""
-    if block.dtype.kind not in "iu":
-        return block.astype(dtype)
-    f = xp_of(block).multiply(block, 1.0 / np.iinfo(block.dtype).max, dtype=dtype)   # cast and scale: one pass
-    if block.dtype.kind == "i":
-        xp_of(f).maximum(f, -1.0, out=f)
-    return f
-
-
 def _run(kernel, arr, out, *more):
-    """kernel(pixels (n, c), out (n, k), *more pixels) -> a count (int) or other, over all pixels of channel-last
-    `arr` (and of the arrays `more` of its pixel shape) into the C-contiguous `out`; returns the sum of the
-    counts. NumPy: blocks of pixels on the engine's threads."""
-    counts = []
-
+    """kernel(pixels (n, c), out (n, k), *more pixels) over all pixels of channel-last `arr` (and of the
+    arrays `more` of its pixel shape) into the C-contiguous `out`. NumPy: blocks of pixels on the engine's
+    threads."""
     def block(o, *a):
-        c = kernel(a[0].reshape(-1, a[0].shape[-1]), o.reshape(-1, o.shape[-1]),
-                   *(x.reshape(-1, x.shape[-1]) for x in a[1:]))
-        if isinstance(c, int):   # a count (kernels writing `out` may return it: not counted)
-            counts.append(c)
+        kernel(a[0].reshape(-1, a[0].shape[-1]), o.reshape(-1, o.shape[-1]),
+               *(x.reshape(-1, x.shape[-1]) for x in a[1:]))
 
     arrays = (out, arr) + more
     # scikit-image's divisions by zero and casts of NaN are expected (their results are masked or kept)
@@ -149,9 +143,18 @@ def _run(kernel, arr, out, *more):
             blockwise_rows(block, *arrays)
         else:
             block(*arrays)
-    return sum(counts)
 
 
+def _polar(x, y):
+    """(hypot, angle in [0, 2 pi)) as scikit-image's _cart2polar_2pi: the 2 pi added in float64."""
+    xp = xp_of(x)
+    t = xp.arctan2(y, x)
+    return xp.hypot(x, y), xp.where(t < 0.0, t + np.float64(2 * np.pi), t).astype(t.dtype, copy=False)
+
+
+# ---------------------------------------------------------------------------------------------------
+# The C++ conversions
+# ---------------------------------------------------------------------------------------------------
 def _check_channels(arr, n=3):
     if arr.shape[-1] != n:
         raise ValueError(f"the input array must have size {n} along `channel_axis`, got {arr.shape}")
@@ -159,7 +162,7 @@ def _check_channels(arr, n=3):
 
 def _prepare(image, channel_axis, n=3, needs_array=False):
     """(xp, channel-last array, axis to move results back to, float dtype): skimage's channel_as_last_axis
-    and _prepare_colorarray, without converting yet (the kernels convert each block). needs_array: the
+    and _prepare_colorarray, without converting (the C++ pass converts as it reads). needs_array: the
     function reads ``.ndim`` first, where lists fail (AttributeError) unless a channel axis was moved."""
     if needs_array and moved_channel_axis(channel_axis) is None:
         array_argument(image, "ndim")
@@ -177,255 +180,124 @@ def _float_type(dtype):
     return supported_float_type(dtype)
 
 
-def _pointwise(image, channel_axis, kernel, *, channels=3, dtype=None, with_count=False, needs_array=False):
-    """Run kernel(planes (3, n) of `dtype`, out (n, channels)) over a colour image; the result has the
-    channels where the input had them (channels None: no channel axis, as rgb2gray)."""
-    xp, arr, back, dt = _prepare(image, channel_axis, needs_array=needs_array)
-    dt = dtype or dt
+def _core_convert(arr, out, conversion, matrix=None, vec=None):
+    """One C++ pass of `conversion` from the channel-last `arr` into `out` (channel-last, its float dtype);
+    float16 (no C++ type) is read as float32, another byte order as the native one. Returns the number of
+    pixels whose Z was clipped (lab2xyz, lab2rgb)."""
+    if arr.dtype == np.float16 or not arr.dtype.isnative:
+        arr = arr.astype(np.float32 if arr.dtype == np.float16 else arr.dtype.newbyteorder("="))
+    m = [] if matrix is None else np.asarray(matrix, np.float64).ravel().tolist()
+    v = [] if vec is None else np.asarray(vec, np.float64).ravel().tolist()
+    return _core.color_convert(arr, out, conversion, m, v, stream=stream_ptr(arr))
+
+
+def _convert(image, channel_axis, conversion, *, matrix=None, vec=None, channels=3, needs_array=False,
+             prepared=None):
+    """A conversion of an image whose channels are at `channel_axis` into a new float image, the result's
+    channels where the input had them (channels None: one channel, dropped, as rgb2gray)."""
+    xp, arr, back, dt = prepared or _prepare(image, channel_axis, needs_array=needs_array)
     out = xp.empty(arr.shape[:-1] + (channels or 1,), dt)
-    count = _run(lambda a, o: kernel(_planes(a, dt), o), arr, out)
+    count = _core_convert(arr, out, conversion, matrix, vec)
     if channels is None:
         out = out.reshape(arr.shape[:-1])
     elif back is not None:
         out = xp.moveaxis(out, -1, back)
-    return (out, count) if with_count else out
+    return out, count
 
 
-def _write(out, *planes):
-    for j, p in enumerate(planes):
-        out[:, j] = p
+def _conversion(name, matrix=None, offsets=None, channels=3):
+    """A public conversion that is one C++ pass with fixed constants."""
+    conversion = getattr(_core.ColorConversion, name)
+
+    def convert(image, *, channel_axis=-1):
+        return _convert(image, channel_axis, conversion, matrix=matrix, vec=offsets, channels=channels)[0]
+    return convert
 
 
-# ---------------------------------------------------------------------------------------------------
-# Per-pixel math on planes (each plane a 1-D array; scikit-image's operations in its order, so that the
-# results agree to the last bits where the operations are the same)
-# ---------------------------------------------------------------------------------------------------
-def _matrix(m, f, out=None):
-    """Pixels (n, 3) times m transposed, m cast to the pixels' dtype: scikit-image's ``arr @ m.T`` (the same
-    BLAS product, on a block; n * 3 * 3 stays under OpenBLAS's threshold for threads of its own)."""
-    xp = xp_of(f)
-    return xp.matmul(f, xp.asarray(m.T.astype(f.dtype)), out=out)
-
-
-def _rgb_to_xyz(a, dtype):
-    """Raw RGB pixels (n, 3) to XYZ (n, 3) in `dtype`."""
-    return _matrix(xyz_from_rgb, _expand_srgb(_floats(a, dtype)))
-
-
-def _expand_srgb(p):
-    """sRGB's gamma undone (linear light), all planes at once."""
-    xp = xp_of(p)
-    return xp.where(p > 0.04045, xp.power((xp.maximum(p, 0.04045) + 0.055) / 1.055, 2.4), p / 12.92)
-
-
-def _compress_srgb(f, out):
-    """Linear light to sRGB gamma, clipped to [0, 1], into `out`."""
-    xp = xp_of(f)
-    f = xp.where(f > 0.0031308, 1.055 * xp.power(xp.maximum(f, 0.0031308), 1 / 2.4) - 0.055, f * 12.92)
-    return xp.clip(f, 0, 1, out=out)
-
-
-def _xyz_to_lab(p, white):
-    xp = xp_of(p)
-    f = p / xp.asarray(white.astype(p.dtype)[:, None])
-    f = xp.where(f > 0.008856, xp.cbrt(f), 7.787 * f + 16.0 / 116.0)
-    x, y, z = f
-    return 116.0 * y - 16.0, 500.0 * (x - y), 200.0 * (y - z)
-
-
-def _lab_to_xyz(p, white):
-    """XYZ planes (negative Z clipped to 0) and the number of those clipped."""
-    xp = xp_of(p)
-    L, a, b = p
-    y = (L + 16.0) / 116.0
-    x = a / 500.0 + y
-    z = y - b / 200.0
-    negative = z < 0
-    count = int(xp.count_nonzero(negative))
-    if count:
-        z = xp.where(negative, 0, z)
-    f = xp.stack([x, y, z])
-    f = xp.where(f > 0.2068966, xp.power(f, 3.0), (f - 16.0 / 116.0) / 7.787)
-    for j in range(3):   # in place: scaled in float64, rounded once to the planes' dtype
-        xp.multiply(f[j], np.float64(white[j]), out=f[j])
-    return f, count
-
-
-def _uv_white(white):
-    w = white @ np.array([1, 15, 3], dtype=white.dtype)
-    return 4 * white[0] / w, 9 * white[1] / w
-
-
-def _xyz_to_luv(p, white):
-    xp = xp_of(p)
-    x, y, z = p
-    eps = np.finfo(p.dtype).eps
-    L = y / white[1]
-    L = xp.where(L > 0.008856, 116.0 * xp.cbrt(L) - 16.0, 903.3 * L)
-    u0, v0 = _uv_white(white)
-    d = x + 15.0 * y + 3.0 * z + eps
-    return L, 13.0 * L * ((4.0 * x) / d - u0), 13.0 * L * ((9.0 * y) / d - v0)
-
-
-def _luv_to_xyz(p, white):
-    xp = xp_of(p)
-    L, u, v = p
-    eps = np.finfo(p.dtype).eps
-    y = xp.where(L > 7.999625, xp.power((L + 16.0) / 116.0, 3.0), L / 903.3)
-    y = y * white[1]
-    u0, v0 = _uv_white(white)
-    a = u0 + u / (13.0 * L + eps)
-    b = v0 + v / (13.0 * L + eps)
-    c = 3 * y * (5 * b - 3)
-    z = ((a - 4) * c - 15 * a * b * y) / (12 * b)
-    return -(c / b + 3.0 * z), y, z
-
-
-def _rgb_to_hsv(p):
-    xp = xp_of(p)
-    r, g, b = p
-    v = xp.maximum(xp.maximum(r, g), b)
-    delta = v - xp.minimum(xp.minimum(r, g), b)
-    flat = delta == 0.0
-    s = xp.where(flat, 0.0, delta / v)
-    # scikit-image assigns red's, then green's, then blue's hue where each is the maximum: the last wins
-    h = xp.where(b == v, 4.0 + (r - g) / delta,
-                 xp.where(g == v, 2.0 + (b - r) / delta, xp.where(r == v, (g - b) / delta, 0.0)))
-    h = xp.where(flat, 0.0, (h / 6.0) % 1.0)
-    return [xp.where(xp.isnan(q), 0, q) for q in (h, s, v)]
-
-
-def _hsv_to_rgb(p):
-    xp = xp_of(p)
-    h, s, v = p
-    hi = xp.floor(h * 6)
-    f = h * 6 - hi
-    lo = v * (1 - s)
-    q = v * (1 - f * s)
-    t = v * (1 - (1 - f) * s)
-    # scikit-image's hi.astype(np.uint8) % 6, written out as x86 casts: integers below 2**31 wrap modulo 256,
-    # others (NaN, inf, 1e308) become 0; CUDA's cast saturates (negative hues of signed images: 0, not 256 - k)
-    sector = xp.where(xp.abs(hi) < 2.0**31, hi % 256, 0).astype(np.uint8) % 6
-    # choices stacked: CuPy's choose takes an array (NumPy's makes one of a tuple anyway)
-    return (xp.choose(sector, xp.stack((v, q, lo, lo, t, v))), xp.choose(sector, xp.stack((t, v, v, q, lo, lo))),
-            xp.choose(sector, xp.stack((lo, lo, t, v, v, q))))
-
-
-def _polar(x, y):
-    """(hypot, angle in [0, 2 pi)) as scikit-image's _cart2polar_2pi: the 2 pi added in float64."""
-    xp = xp_of(x)
-    t = xp.arctan2(y, x)
-    return xp.hypot(x, y), xp.where(t < 0.0, t + np.float64(2 * np.pi), t).astype(t.dtype, copy=False)
-
-
-# ---------------------------------------------------------------------------------------------------
-# Public conversions
-# ---------------------------------------------------------------------------------------------------
-def _linear(m, offset=None):
-    """A kernel of one matrix (and an offset added after it), on raw pixels."""
-    def kernel(a, o):
-        _matrix(m, _floats(a, o.dtype), out=o)
-        if offset is not None:
-            o += xp_of(o).asarray(offset, dtype=o.dtype)
-    return kernel
-
-
-def _on_pixels(image, channel_axis, kernel, *, channels=3):
-    """_pointwise for kernels of raw pixel blocks (n, c) rather than planes."""
-    xp, arr, back, dt = _prepare(image, channel_axis)
-    out = xp.empty(arr.shape[:-1] + (channels or 1,), dt)
-    _run(kernel, arr, out)
-    if channels is None:
-        return out.reshape(arr.shape[:-1])
-    return out if back is None else xp.moveaxis(out, -1, back)
+_Conv = _core.ColorConversion
 
 
 @engine_aware("rgb")
 def rgb2hsv(rgb, *, channel_axis=-1):
-    return _pointwise(rgb, channel_axis, lambda p, o: _write(o, *_rgb_to_hsv(p)), needs_array=True)
+    return _convert(rgb, channel_axis, _Conv.RgbToHsv, needs_array=True)[0]
 
 
 @engine_aware("hsv")
 def hsv2rgb(hsv, *, channel_axis=-1):
-    return _pointwise(hsv, channel_axis, lambda p, o: _write(o, *_hsv_to_rgb(p)))
+    return _conversion("HsvToRgb")(hsv, channel_axis=channel_axis)
 
 
 @engine_aware("xyz")
 def xyz2rgb(xyz, *, channel_axis=-1):
-    return _on_pixels(xyz, channel_axis, lambda a, o: _compress_srgb(_matrix(rgb_from_xyz, _floats(a, o.dtype)), o))
+    return _conversion("XyzToRgb", rgb_from_xyz)(xyz, channel_axis=channel_axis)
 
 
 @engine_aware("rgb")
 def rgb2xyz(rgb, *, channel_axis=-1):
-    return _on_pixels(rgb, channel_axis, lambda a, o: _matrix(xyz_from_rgb, _expand_srgb(_floats(a, o.dtype)), o))
+    return _conversion("RgbToXyz", xyz_from_rgb)(rgb, channel_axis=channel_axis)
 
 
 @engine_aware("rgb")
 def rgb2rgbcie(rgb, *, channel_axis=-1):
-    return _on_pixels(rgb, channel_axis, _linear(rgbcie_from_rgb))
+    return _conversion("Matrix", rgbcie_from_rgb)(rgb, channel_axis=channel_axis)
 
 
 @engine_aware("rgbcie")
 def rgbcie2rgb(rgbcie, *, channel_axis=-1):
-    return _on_pixels(rgbcie, channel_axis, _linear(rgb_from_rgbcie))
+    return _conversion("Matrix", rgb_from_rgbcie)(rgbcie, channel_axis=channel_axis)
 
 
 @engine_aware("rgb")
 def rgb2gray(rgb, *, channel_axis=-1):
-    def kernel(a, o):
-        # elementwise, not a BLAS matrix-vector product: OpenBLAS would start its own threads for a block
-        f = _floats(a, o.dtype)
-        w = np.asarray(_GRAY, dtype=f.dtype)
-        g = o[:, 0]
-        xp_of(f).multiply(f[:, 0], w[0], out=g)
-        g += f[:, 1] * w[1]
-        g += f[:, 2] * w[2]
-    return _on_pixels(rgb, channel_axis, kernel, channels=None)
+    return _conversion("Matrix", _GRAY, channels=None)(rgb, channel_axis=channel_axis)
 
 
 @engine_aware("rgb")
 def rgb2yuv(rgb, *, channel_axis=-1):
-    return _on_pixels(rgb, channel_axis, _linear(yuv_from_rgb))
+    return _conversion("Matrix", yuv_from_rgb)(rgb, channel_axis=channel_axis)
 
 
 @engine_aware("rgb")
 def rgb2yiq(rgb, *, channel_axis=-1):
-    return _on_pixels(rgb, channel_axis, _linear(yiq_from_rgb))
+    return _conversion("Matrix", yiq_from_rgb)(rgb, channel_axis=channel_axis)
 
 
 @engine_aware("rgb")
 def rgb2ypbpr(rgb, *, channel_axis=-1):
-    return _on_pixels(rgb, channel_axis, _linear(ypbpr_from_rgb))
+    return _conversion("Matrix", ypbpr_from_rgb)(rgb, channel_axis=channel_axis)
 
 
 @engine_aware("rgb")
 def rgb2ycbcr(rgb, *, channel_axis=-1):
-    return _on_pixels(rgb, channel_axis, _linear(ycbcr_from_rgb, (16, 128, 128)))
+    return _conversion("Matrix", ycbcr_from_rgb, _YCBCR_OFFSETS)(rgb, channel_axis=channel_axis)
 
 
 @engine_aware("rgb")
 def rgb2ydbdr(rgb, *, channel_axis=-1):
-    return _on_pixels(rgb, channel_axis, _linear(ydbdr_from_rgb))
+    return _conversion("Matrix", ydbdr_from_rgb)(rgb, channel_axis=channel_axis)
 
 
 @engine_aware("yuv")
 def yuv2rgb(yuv, *, channel_axis=-1):
-    return _on_pixels(yuv, channel_axis, _linear(rgb_from_yuv))
+    return _conversion("Matrix", rgb_from_yuv)(yuv, channel_axis=channel_axis)
 
 
 @engine_aware("yiq")
 def yiq2rgb(yiq, *, channel_axis=-1):
-    return _on_pixels(yiq, channel_axis, _linear(rgb_from_yiq))
+    return _conversion("Matrix", rgb_from_yiq)(yiq, channel_axis=channel_axis)
 
 
 @engine_aware("ypbpr")
 def ypbpr2rgb(ypbpr, *, channel_axis=-1):
-    return _on_pixels(ypbpr, channel_axis, _linear(rgb_from_ypbpr))
+    return _conversion("Matrix", rgb_from_ypbpr)(ypbpr, channel_axis=channel_axis)
 
 
 @engine_aware("ydbdr")
 def ydbdr2rgb(ydbdr, *, channel_axis=-1):
-    return _on_pixels(ydbdr, channel_axis, _linear(rgb_from_ydbdr))
+    return _conversion("Matrix", rgb_from_ydbdr)(ydbdr, channel_axis=channel_axis)
+
+
+_YCBCR_OFFSETS = (16, 128, 128)
 
 
 @engine_aware("ycbcr")
@@ -436,7 +308,6 @@ def ycbcr2rgb(ycbcr, *, channel_axis=-1):
         if not hasattr(ycbcr, "copy"):
             raise AttributeError(f"{type(ycbcr).__name__!r} object has no attribute 'copy'")
     ycbcr = as_image(ycbcr)
-    xp = xp_of(ycbcr)
     arr, _ = channel_as_last_axis(ycbcr, channel_axis)
     if arr.ndim:
         # scikit-image subtracts the offsets in the input's own dtype, before converting it (integers wrap,
@@ -446,18 +317,13 @@ def ycbcr2rgb(ycbcr, *, channel_axis=-1):
         probe[..., 0] -= 16
         probe[..., 1] -= 128
         probe[..., 2] -= 128
-
-    def kernel(a, o):
-        a = a.copy()
-        a[:, 0] -= 16
-        a[:, 1] -= 128
-        a[:, 2] -= 128
-        _matrix(rgb_from_ycbcr, _floats(a, o.dtype), out=o)
-
-    xp, arr, back, dt = _prepare(ycbcr, channel_axis)
-    out = xp.empty(arr.shape, dt)
-    _run(kernel, arr, out)
-    return out if back is None else xp.moveaxis(out, -1, back)
+    prepared = _prepare(ycbcr, channel_axis)
+    if arr.dtype == np.float16:   # subtracted in float16 here (C++ has no float16), the pass reads float32
+        xp, arr, back, dt = prepared
+        prepared = xp, arr - xp.asarray(_YCBCR_OFFSETS, np.float16), back, dt
+        return _convert(ycbcr, channel_axis, _Conv.Matrix, matrix=rgb_from_ycbcr, prepared=prepared)[0]
+    return _convert(ycbcr, channel_axis, _Conv.OffsetMatrix, matrix=rgb_from_ycbcr, vec=_YCBCR_OFFSETS,
+                    prepared=prepared)[0]
 
 
 def _white(illuminant, observer, dtype=float):
@@ -466,19 +332,21 @@ def _white(illuminant, observer, dtype=float):
 
 @engine_aware("xyz")
 def xyz2lab(xyz, illuminant="D65", observer="2", *, channel_axis=-1):
-    white = _white(illuminant, observer)   # after the shape check below, as scikit-image checks them
-    return _pointwise(xyz, channel_axis, lambda p, o: _write(o, *_xyz_to_lab(p, white)))
+    prepared = _prepare(xyz, channel_axis)
+    white = _white(illuminant, observer)   # after the shape check, as scikit-image checks them
+    return _convert(xyz, channel_axis, _Conv.XyzToLab, vec=white, prepared=prepared)[0]
 
 
-def _lab_dtype(lab, channel_axis):
-    """float64 for one float32 pixel whose Z is clipped (scikit-image stacks it with the int 0 there), else
-    None (the input's float type)."""
-    xp, arr, _, dt = _prepare(lab, channel_axis)
+def _lab(lab, channel_axis, illuminant, observer, conversion, matrix=None):
+    """lab2xyz and lab2rgb: one float32 pixel whose Z is clipped computes in float64 (scikit-image stacks it
+    with the int 0 there); the clipped pixels counted."""
+    xp, arr, back, dt = _prepare(lab, channel_axis)
+    white = _white(illuminant, observer)
     if arr.ndim == 1 and dt == np.float32:
-        L, _, b = _planes(arr[None], dt)
-        if bool(((L + 16.0) / 116.0 - b / 200.0)[0] < 0):
-            return np.float64
-    return None
+        L, _, b = arr.astype(dt)
+        if bool((L + 16.0) / 116.0 - b / 200.0 < 0):
+            arr, dt = arr.astype(np.float64), np.dtype(np.float64)
+    return _convert(lab, channel_axis, conversion, matrix=matrix, vec=white, prepared=(xp, arr, back, dt))
 
 
 def _warn_negative_z(count, via=""):
@@ -491,71 +359,49 @@ def _warn_negative_z(count, via=""):
 
 @engine_aware("lab")
 def lab2xyz(lab, illuminant="D65", observer="2", *, channel_axis=-1):
-    _prepare(lab, channel_axis)
-    white = _white(illuminant, observer)
-
-    def kernel(p, o):
-        f, count = _lab_to_xyz(p, white)
-        _write(o, *f)
-        return count
-
-    out, count = _pointwise(lab, channel_axis, kernel, with_count=True, dtype=_lab_dtype(lab, channel_axis))
+    out, count = _lab(lab, channel_axis, illuminant, observer, _Conv.LabToXyz)
     _warn_negative_z(count)
     return out
 
 
 @engine_aware("rgb")
 def rgb2lab(rgb, illuminant="D65", observer="2", *, channel_axis=-1):
-    _prepare(rgb, channel_axis)
+    prepared = _prepare(rgb, channel_axis)
     white = _white(illuminant, observer)
-    return _on_pixels(rgb, channel_axis, lambda a, o: _write(o, *_xyz_to_lab(_rgb_to_xyz(a, o.dtype).T, white)))
+    return _convert(rgb, channel_axis, _Conv.RgbToLab, matrix=xyz_from_rgb, vec=white, prepared=prepared)[0]
 
 
 @engine_aware("lab")
 def lab2rgb(lab, illuminant="D65", observer="2", *, channel_axis=-1):
-    _prepare(lab, channel_axis)
-    white = _white(illuminant, observer)
-
-    def kernel(p, o):
-        f, count = _lab_to_xyz(p, white)
-        _compress_srgb(_matrix(rgb_from_xyz, f.T), o)
-        return count
-
-    out, count = _pointwise(lab, channel_axis, kernel, with_count=True, dtype=_lab_dtype(lab, channel_axis))
+    out, count = _lab(lab, channel_axis, illuminant, observer, _Conv.LabToRgb, rgb_from_xyz)
     _warn_negative_z(count, via=True)
     return out
 
 
+def _luv(image, channel_axis, conversion, illuminant="D65", observer="2", matrix=None, needs_array=False):
+    prepared = _prepare(image, channel_axis, needs_array=needs_array)
+    white = _white(illuminant, observer, prepared[3])   # in the pixels' float type, as scikit-image's
+    return _convert(image, channel_axis, conversion, matrix=matrix, vec=white, prepared=prepared)[0]
+
+
 @engine_aware("xyz")
 def xyz2luv(xyz, illuminant="D65", observer="2", *, channel_axis=-1):
-    _, _, _, dt = _prepare(xyz, channel_axis, needs_array=True)
-    white = _white(illuminant, observer, dt)
-    return _pointwise(xyz, channel_axis, lambda p, o: _write(o, *_xyz_to_luv(p, white)))
+    return _luv(xyz, channel_axis, _Conv.XyzToLuv, illuminant, observer, needs_array=True)
 
 
 @engine_aware("luv")
 def luv2xyz(luv, illuminant="D65", observer="2", *, channel_axis=-1):
-    _, _, _, dt = _prepare(luv, channel_axis)
-    white = _white(illuminant, observer, dt)
-    return _pointwise(luv, channel_axis, lambda p, o: _write(o, *_luv_to_xyz(p, white)))
+    return _luv(luv, channel_axis, _Conv.LuvToXyz, illuminant, observer)
 
 
 @engine_aware("rgb")
 def rgb2luv(rgb, *, channel_axis=-1):
-    _, _, _, dt = _prepare(rgb, channel_axis)
-    white = _white("D65", "2", dt)
-    return _on_pixels(rgb, channel_axis, lambda a, o: _write(o, *_xyz_to_luv(_rgb_to_xyz(a, o.dtype).T, white)))
+    return _luv(rgb, channel_axis, _Conv.RgbToLuv, matrix=xyz_from_rgb)
 
 
 @engine_aware("luv")
 def luv2rgb(luv, *, channel_axis=-1):
-    _, _, _, dt = _prepare(luv, channel_axis)
-    white = _white("D65", "2", dt)
-    return _pointwise(luv, channel_axis,
-                      lambda p, o: _compress_srgb(_matrix(rgb_from_xyz, xp_of(p).stack(_luv_to_xyz(p, white)).T), o))
-
-
-_LOG_ADJUST = np.log(1e-6)   # separate_stains' floor of 1e-6 as an optical density of 1
+    return _luv(luv, channel_axis, _Conv.LuvToRgb, matrix=rgb_from_xyz)
 
 
 def _stain_matrix(conv_matrix):
@@ -569,48 +415,33 @@ def _stain_matrix(conv_matrix):
     return m, False
 
 
-def _mix(p, m, dtype):
-    """The planes of pixel @ m (m's columns: the output channels), in `dtype`."""
-    return [(p[0] * m[0, j]).astype(dtype, copy=False) + p[1] * m[1, j] + p[2] * m[2, j] for j in range(m.shape[1])]
+_STAIN_GROUP = 8   # output channels per C++ pass
 
 
-@engine_aware("rgb")
-def separate_stains(rgb, conv_matrix, *, channel_axis=-1):
-    m, vector = _stain_matrix(conv_matrix)
+def _stains(image, channel_axis, conversion, m):
+    """separate_stains and combine_stains: float64 pixels times the 3 x k matrix `m` (k output channels, none
+    for a vector), the input read in its float type."""
+    m, vector = _stain_matrix(m)
     dt = np.result_type(np.float64, m.dtype)   # the log divided by a NumPy float64: float64 whatever the input
-
-    def kernel(p, o):
-        xp = xp_of(p)
-        xp.maximum(p, 1e-6, out=p)
-        d = xp.log(p) / _LOG_ADJUST
-        mixed = _mix(d, m, dt)
-        _write(o, *(xp.maximum(q, 0) for q in mixed))
-
-    return _stains(rgb, channel_axis, kernel, m, dt, vector)
-
-
-def _stains(image, channel_axis, kernel, m, dt, vector):
-    """_pointwise with planes in the input's float type but an output of `dt` and m.shape[1] channels (none
-    for a vector m)."""
-    xp, arr, back, ft = _prepare(image, channel_axis)
-    out = xp.empty(arr.shape[:-1] + (m.shape[1],), dt)
-    _run(lambda a, o: kernel(_planes(a, ft), o), arr, out)
+    xp, arr, back, _ = _prepare(image, channel_axis)
+    out = xp.empty(arr.shape[:-1] + (m.shape[1],), np.float64)
+    for j in range(0, m.shape[1], _STAIN_GROUP):
+        _core_convert(arr, out[..., j:j + _STAIN_GROUP], conversion, m[:, j:j + _STAIN_GROUP].T)
+    out = out.astype(dt, copy=False)
     if vector:
         out = out.reshape(arr.shape[:-1])
     return out if back is None else xp.moveaxis(out, -1, back)
 
 
+@engine_aware("rgb")
+def separate_stains(rgb, conv_matrix, *, channel_axis=-1):
+    return _stains(rgb, channel_axis, _Conv.SeparateStains, conv_matrix)
+
+
 @engine_aware("stains")
 def combine_stains(stains, conv_matrix, *, channel_axis=-1):
-    m, vector = _stain_matrix(conv_matrix)
-    dt = np.result_type(np.float64, m.dtype)
-
-    def kernel(p, o):
-        xp = xp_of(p)
-        log_rgb = _mix(p * -_LOG_ADJUST, -m, dt)
-        _write(o, *(xp.clip(xp.exp(q), 0, 1) for q in log_rgb))
-
-    return _stains(stains, channel_axis, kernel, m, dt, vector)
+    # exp(-(stains * log_adjust) @ m) computed as exp((stains * log_adjust) @ -m): the same bits
+    return _stains(stains, channel_axis, _Conv.CombineStains, -np.asarray(conv_matrix))
 
 
 @engine_aware("rgb")
@@ -623,7 +454,7 @@ def hed2rgb(hed, *, channel_axis=-1):
     return combine_stains(hed, rgb_from_hed, channel_axis=channel_axis)
 
 
-def _lab_like(image, channel_axis, kernel):
+def _lab_like(image, channel_axis, conversion):
     """lab2lch and lch2lab: channels 1 and 2 replaced, any further channels kept (skimage's
     _prepare_lab_array: at least 3 channels)."""
     image = as_image(image)
@@ -633,24 +464,25 @@ def _lab_like(image, channel_axis, kernel):
         raise ValueError("Input image has less than 3 channels.")
     dt = _float_type(arr.dtype)
     out = xp.empty(arr.shape, dt)
-
-    def run(a, o):
-        p = _planes(a, dt)
-        p[1], p[2] = kernel(p[1], p[2])
-        o[...] = p.T
-
-    _run(run, arr, out)
+    _core_convert(arr, out[..., :3], conversion)
+    if arr.shape[-1] > 3:   # the further channels as img_as_float makes them
+        extra = out[..., 3:]
+        extra[...] = arr[..., 3:]
+        if arr.dtype.kind in "iu":
+            extra *= 1.0 / np.iinfo(arr.dtype).max
+            if arr.dtype.kind == "i":
+                xp.maximum(extra, -1.0, out=extra)
     return out if back is None else xp.moveaxis(out, -1, back)
 
 
 @engine_aware("lab")
 def lab2lch(lab, *, channel_axis=-1):
-    return _lab_like(lab, channel_axis, _polar)
+    return _lab_like(lab, channel_axis, _Conv.LabToLch)
 
 
 @engine_aware("lch")
 def lch2lab(lch, *, channel_axis=-1):
-    return _lab_like(lch, channel_axis, lambda c, h: (c * xp_of(c).cos(h), c * xp_of(c).sin(h)))
+    return _lab_like(lch, channel_axis, _Conv.LchToLab)
 
 
 @engine_aware("image")
@@ -715,14 +547,8 @@ def rgba2rgb(rgba, background=(1, 1, 1), *, channel_axis=-1):
     if np.any(bg < 0) or np.any(bg > 1):
         raise ValueError("background RGB values must be floats between 0 and 1.")
     arr = xp.moveaxis(arr, channel_axis, -1)
-
-    def kernel(a, o):
-        p = _planes(a, dt)
-        alpha = p[3]
-        _write(o, *(xp_of(p).clip((1 - alpha) * bg[j] + alpha * p[j], 0, 1) for j in range(3)))
-
     out = xp.empty(arr.shape[:-1] + (3,), dt)
-    _run(kernel, arr, out)
+    _core_convert(arr, out, _Conv.RgbaToRgb, vec=bg)
     return xp.moveaxis(out, -1, channel_axis)
 
 

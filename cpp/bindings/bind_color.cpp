@@ -1,0 +1,23 @@
+#include "binders.hpp"
+#include "ndimg/color.hpp"
+
+namespace ndimg::py {
+
+NDIMG_BINDINGS(color) {
+  using color::Conversion;
+  nb::enum_<Conversion>(m, "ColorConversion")
+      .value("Matrix", Conversion::Matrix).value("OffsetMatrix", Conversion::OffsetMatrix)
+      .value("RgbToXyz", Conversion::RgbToXyz).value("XyzToRgb", Conversion::XyzToRgb)
+      .value("XyzToLab", Conversion::XyzToLab).value("LabToXyz", Conversion::LabToXyz)
+      .value("RgbToLab", Conversion::RgbToLab).value("LabToRgb", Conversion::LabToRgb)
+      .value("XyzToLuv", Conversion::XyzToLuv).value("LuvToXyz", Conversion::LuvToXyz)
+      .value("RgbToLuv", Conversion::RgbToLuv).value("LuvToRgb", Conversion::LuvToRgb)
+      .value("RgbToHsv", Conversion::RgbToHsv).value("HsvToRgb", Conversion::HsvToRgb)
+      .value("LabToLch", Conversion::LabToLch).value("LchToLab", Conversion::LchToLab)
+      .value("RgbaToRgb", Conversion::RgbaToRgb).value("SeparateStains", Conversion::SeparateStains)
+      .value("CombineStains", Conversion::CombineStains);
+  bind<&color::convert>(m, "color_convert", "input", Out{"output"}, "conversion", "matrix", "vec",
+                        nb::arg("stream") = 0);
+}
+
+}  // namespace ndimg::py

@@ -1,0 +1,359 @@
+// Colour conversions: each pixel's math written once for both engines (skimage/color/colorconv.py's formulas,
+// clips and branches, in its order of operations, in the pixel's float type T), and the engine schedules'
+// declarations. The entry is in color.cpp.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+#include "core/engine.hpp"
+#include "ndimg/color.hpp"
+#include "ndimg/dispatch.hpp"
+#include "ndimg/hd.hpp"
+
+namespace ndimg::color {
+
+constexpr int kMaxOut = 8;  // output channels of a matrix (a stain matrix may have up to 8 columns)
+constexpr int kMaxIn = 4;
+
+struct Params {
+  double m[3 * kMaxOut];  // rows: output channel j = sum_i m[3 j + i] x_i
+  double v[3];            // white point, background or offsets (see Conversion)
+  bool has_v;
+  int k;                  // output channels of Matrix and the stain conversions
+};
+
+// Float maths overloaded on float and double, callable on the host and on the device.
+NDIMG_HD float pow_(float a, float b) { return powf(a, b); }
+NDIMG_HD double pow_(double a, double b) { return pow(a, b); }
+NDIMG_HD float cbrt_(float a) { return cbrtf(a); }
+NDIMG_HD double cbrt_(double a) { return cbrt(a); }
+NDIMG_HD float log_(float a) { return logf(a); }
+NDIMG_HD double log_(double a) { return log(a); }
+NDIMG_HD double exp_(double a) { return exp(a); }
+NDIMG_HD float floor_(float a) { return floorf(a); }
+NDIMG_HD double floor_(double a) { return floor(a); }
+NDIMG_HD float fmod_(float a, float b) { return fmodf(a, b); }
+NDIMG_HD double fmod_(double a, double b) { return fmod(a, b); }
+NDIMG_HD float hypot_(float a, float b) { return hypotf(a, b); }
+NDIMG_HD double hypot_(double a, double b) { return hypot(a, b); }
+NDIMG_HD float atan2_(float a, float b) { return atan2f(a, b); }
+NDIMG_HD double atan2_(double a, double b) { return atan2(a, b); }
+NDIMG_HD float cos_(float a) { return cosf(a); }
+NDIMG_HD double cos_(double a) { return cos(a); }
+NDIMG_HD float sin_(float a) { return sinf(a); }
+NDIMG_HD double sin_(double a) { return sin(a); }
+NDIMG_HD bool isnan_(double a) { return a != a; }
+
+// NumPy's maximum/minimum (NaN wins), clip to [0, 1] (NaN kept) and Python's x % 1.0 (NumPy's remainder).
+template <class T> NDIMG_HD T nmax(T a, T b) { return (a != a || a >= b) ? a : b; }
+template <class T> NDIMG_HD T nmin(T a, T b) { return (a != a || a <= b) ? a : b; }
+template <class T> NDIMG_HD T clip01(T a) { return a < T(0) ? T(0) : (a > T(1) ? T(1) : a); }
+template <class T> NDIMG_HD T mod1(T a) {
+  T m = fmod_(a, T(1));
+  if (m != T(0)) return m < T(0) ? m + T(1) : m;
+  return T(0);
+}
+
+// img_as_float of one value: integers times 1 / max in double (signed ones at least -1), floats and bool cast.
+template <class T, class S>
+NDIMG_HD T scale(S v) {
+  if constexpr (std::is_floating_point_v<S> || std::is_same_v<S, bool>) {
+    return T(v);
+  } else {
+    const double f = double(v) * (1.0 / double(std::numeric_limits<S>::max()));
+    if constexpr (std::is_signed_v<S>) return T(f < -1.0 ? -1.0 : f);
+    else return T(f);
+  }
+}
+// v - off in S's own arithmetic (ycbcr2rgb's offsets subtracted before the conversion): integers wrap.
+template <class S>
+NDIMG_HD S minus(S v, double off) {
+  if constexpr (std::is_floating_point_v<S>) return S(v - S(off));
+  else return S(uint64_t(int64_t(v)) - uint64_t(int64_t(off)));
+}
+
+// Row j of the matrix times x, the matrix cast to T (scikit-image's arr @ m.T.astype(arr.dtype)), each product
+// and sum rounded on its own on both engines.
+template <class T>
+NDIMG_HD T dot(const double* row, const T* x) {
+  return add_rn(add_rn(mul_rn(x[0], T(row[0])), mul_rn(x[1], T(row[1]))), mul_rn(x[2], T(row[2])));
+}
+
+// ---- the stages ----
+template <class T> NDIMG_HD T srgb_expand(T v) {
+  return v > T(0.04045) ? pow_((v + T(0.055)) / T(1.055), T(2.4)) : v / T(12.92);
+}
+template <class T> NDIMG_HD T srgb_compress(T v) {
+  return clip01(v > T(0.0031308) ? T(1.055) * pow_(v, T(1 / 2.4)) - T(0.055) : v * T(12.92));
+}
+template <class T> NDIMG_HD void xyz_to_lab(const T* x, T* y, const Params& p) {
+  T f[3];
+  for (int j = 0; j < 3; ++j) {
+    const T r = x[j] / T(p.v[j]);
+    f[j] = r > T(0.008856) ? cbrt_(r) : T(7.787) * r + T(16.0 / 116.0);
+  }
+  y[0] = T(116) * f[1] - T(16);
+  y[1] = T(500) * (f[0] - f[1]);
+  y[2] = T(200) * (f[1] - f[2]);
+}
+// Returns 1 when Z was negative (clipped to 0). The white point scales in double, rounded once to T.
+template <class T> NDIMG_HD int lab_to_xyz(const T* x, T* y, const Params& p) {
+  const T fy = (x[0] + T(16)) / T(116);
+  T f[3] = {x[1] / T(500) + fy, fy, fy - x[2] / T(200)};
+  const int clipped = f[2] < T(0);
+  if (clipped) f[2] = T(0);
+  for (int j = 0; j < 3; ++j) {
+    const T c = f[j] > T(0.2068966) ? pow_(f[j], T(3)) : (f[j] - T(16.0 / 116.0)) / T(7.787);
+    y[j] = T(double(c) * p.v[j]);
+  }
+  return clipped;
+}
+// The white point's u' and v' (scikit-image's 4 X / (X + 15 Y + 3 Z) in T).
+template <class T> NDIMG_HD void uv_white(const Params& p, T& u0, T& v0) {
+  const T w0 = T(p.v[0]), w1 = T(p.v[1]), w2 = T(p.v[2]);
+  const T d = w0 + T(15) * w1 + T(3) * w2;
+  u0 = T(4) * w0 / d;
+  v0 = T(9) * w1 / d;
+}
+template <class T> NDIMG_HD void xyz_to_luv(const T* x, T* y, const Params& p) {
+  const T eps = std::numeric_limits<T>::epsilon();
+  T L = x[1] / T(p.v[1]);
+  L = L > T(0.008856) ? T(116) * cbrt_(L) - T(16) : T(903.3) * L;
+  T u0, v0;
+  uv_white(p, u0, v0);
+  const T d = x[0] + T(15) * x[1] + T(3) * x[2] + eps;
+  y[0] = L;
+  y[1] = T(13) * L * (T(4) * x[0] / d - u0);
+  y[2] = T(13) * L * (T(9) * x[1] / d - v0);
+}
+template <class T> NDIMG_HD void luv_to_xyz(const T* x, T* y, const Params& p) {
+  const T eps = std::numeric_limits<T>::epsilon();
+  const T L = x[0];
+  T yy = L > T(7.999625) ? pow_((L + T(16)) / T(116), T(3)) : L / T(903.3);
+  yy *= T(p.v[1]);
+  T u0, v0;
+  uv_white(p, u0, v0);
+  const T a = u0 + x[1] / (T(13) * L + eps);
+  const T b = v0 + x[2] / (T(13) * L + eps);
+  const T c = T(3) * yy * (T(5) * b - T(3));
+  const T z = ((a - T(4)) * c - T(15) * a * b * yy) / (T(12) * b);
+  y[0] = -(c / b + T(3) * z);
+  y[1] = yy;
+  y[2] = z;
+}
+template <class T> NDIMG_HD void matrix3(const T* x, T* y, const Params& p) {
+  for (int j = 0; j < 3; ++j) y[j] = dot(p.m + 3 * j, x);
+}
+
+// ---- the conversions: In input channels read, out(p) written; run() returns 1 for a clipped Z ----
+template <Conversion C> struct Op;
+
+template <> struct Op<Conversion::Matrix> {
+  template <class T> using out_t = T;
+  static constexpr int in = 3;
+  template <class T> NDIMG_HD static int run(const T* x, T* y, const Params& p) {
+    for (int j = 0; j < p.k; ++j) y[j] = p.has_v ? dot(p.m + 3 * j, x) + T(p.v[j]) : dot(p.m + 3 * j, x);
+    return 0;
+  }
+};
+// The offsets were subtracted by the loader.
+template <> struct Op<Conversion::OffsetMatrix> : Op<Conversion::Matrix> {
+  template <class T> NDIMG_HD static int run(const T* x, T* y, const Params& p) {
+    matrix3(x, y, p);
+    return 0;
+  }
+};
+template <> struct Op<Conversion::RgbToXyz> : Op<Conversion::Matrix> {
+  template <class T> NDIMG_HD static int run(const T* x, T* y, const Params& p) {
+    const T lin[3] = {srgb_expand(x[0]), srgb_expand(x[1]), srgb_expand(x[2])};
+    matrix3(lin, y, p);
+    return 0;
+  }
+};
+template <> struct Op<Conversion::XyzToRgb> : Op<Conversion::Matrix> {
+  template <class T> NDIMG_HD static int run(const T* x, T* y, const Params& p) {
+    for (int j = 0; j < 3; ++j) y[j] = srgb_compress(dot(p.m + 3 * j, x));
+    return 0;
+  }
+};
+template <> struct Op<Conversion::XyzToLab> : Op<Conversion::Matrix> {
+  template <class T> NDIMG_HD static int run(const T* x, T* y, const Params& p) {
+    xyz_to_lab(x, y, p);
+    return 0;
+  }
+};
+template <> struct Op<Conversion::LabToXyz> : Op<Conversion::Matrix> {
+  template <class T> NDIMG_HD static int run(const T* x, T* y, const Params& p) { return lab_to_xyz(x, y, p); }
+};
+template <> struct Op<Conversion::RgbToLab> : Op<Conversion::Matrix> {
+  template <class T> NDIMG_HD static int run(const T* x, T* y, const Params& p) {
+    T xyz[3];
+    Op<Conversion::RgbToXyz>::run(x, xyz, p);
+    xyz_to_lab(xyz, y, p);
+    return 0;
+  }
+};
+template <> struct Op<Conversion::LabToRgb> : Op<Conversion::Matrix> {
+  template <class T> NDIMG_HD static int run(const T* x, T* y, const Params& p) {
+    T xyz[3];
+    const int clipped = lab_to_xyz(x, xyz, p);
+    Op<Conversion::XyzToRgb>::run(xyz, y, p);
+    return clipped;
+  }
+};
+template <> struct Op<Conversion::XyzToLuv> : Op<Conversion::Matrix> {
+  template <class T> NDIMG_HD static int run(const T* x, T* y, const Params& p) {
+    xyz_to_luv(x, y, p);
+    return 0;
+  }
+};
+template <> struct Op<Conversion::LuvToXyz> : Op<Conversion::Matrix> {
+  template <class T> NDIMG_HD static int run(const T* x, T* y, const Params& p) {
+    luv_to_xyz(x, y, p);
+    return 0;
+  }
+};
+template <> struct Op<Conversion::RgbToLuv> : Op<Conversion::Matrix> {
+  template <class T> NDIMG_HD static int run(const T* x, T* y, const Params& p) {
+    T xyz[3];
+    Op<Conversion::RgbToXyz>::run(x, xyz, p);
+    xyz_to_luv(xyz, y, p);
+    return 0;
+  }
+};
+template <> struct Op<Conversion::LuvToRgb> : Op<Conversion::Matrix> {
+  template <class T> NDIMG_HD static int run(const T* x, T* y, const Params& p) {
+    T xyz[3];
+    luv_to_xyz(x, xyz, p);
+    Op<Conversion::XyzToRgb>::run(xyz, y, p);
+    return 0;
+  }
+};
+// scikit-image assigns red's, then green's, then blue's hue where each is the maximum (the last wins); a flat
+// pixel's hue and saturation are 0; NaN results become 0 (a pixel with a NaN channel: hue 0 here, where
+// scikit-image leaves np.empty_like's memory).
+template <> struct Op<Conversion::RgbToHsv> : Op<Conversion::Matrix> {
+  template <class T> NDIMG_HD static int run(const T* x, T* y, const Params&) {
+    const T r = x[0], g = x[1], b = x[2];
+    const T v = nmax(nmax(r, g), b);
+    const T delta = v - nmin(nmin(r, g), b);
+    const bool flat = delta == T(0);
+    T h = T(0);
+    if (b == v) h = T(4) + (r - g) / delta;
+    else if (g == v) h = T(2) + (b - r) / delta;
+    else if (r == v) h = (g - b) / delta;
+    h = flat ? T(0) : mod1(h / T(6));
+    const T s = flat ? T(0) : delta / v;
+    y[0] = isnan_(h) ? T(0) : h;
+    y[1] = isnan_(s) ? T(0) : s;
+    y[2] = isnan_(v) ? T(0) : v;
+    return 0;
+  }
+};
+template <> struct Op<Conversion::HsvToRgb> : Op<Conversion::Matrix> {
+  template <class T> NDIMG_HD static int run(const T* x, T* y, const Params&) {
+    const T h = x[0], s = x[1], v = x[2];
+    const T hi = floor_(h * T(6));
+    const T f = h * T(6) - hi;
+    const T lo = v * (T(1) - s);
+    const T q = v * (T(1) - f * s);
+    const T t = v * (T(1) - (T(1) - f) * s);
+    // scikit-image's hi.astype(np.uint8) % 6 as x86 casts it: integers below 2**31 wrap modulo 256, others (NaN,
+    // inf, 1e308) become 0 (CUDA's cast would saturate)
+    int sector = 0;
+    if (hi < T(2147483648.0) && hi > T(-2147483648.0)) sector = int(((int64_t(hi) % 256) + 256) % 256) % 6;
+    const T rs[6] = {v, q, lo, lo, t, v}, gs[6] = {t, v, v, q, lo, lo}, bs[6] = {lo, lo, t, v, v, q};
+    y[0] = rs[sector];
+    y[1] = gs[sector];
+    y[2] = bs[sector];
+    return 0;
+  }
+};
+// The angle's 2 pi added in double (scikit-image's float64 np.where added in place).
+template <> struct Op<Conversion::LabToLch> : Op<Conversion::Matrix> {
+  template <class T> NDIMG_HD static int run(const T* x, T* y, const Params&) {
+    const T t = atan2_(x[2], x[1]);
+    y[0] = x[0];
+    y[1] = hypot_(x[1], x[2]);
+    y[2] = t < T(0) ? T(double(t) + 2 * 3.141592653589793) : t;
+    return 0;
+  }
+};
+template <> struct Op<Conversion::LchToLab> : Op<Conversion::Matrix> {
+  template <class T> NDIMG_HD static int run(const T* x, T* y, const Params&) {
+    y[0] = x[0];
+    y[1] = x[1] * cos_(x[2]);
+    y[2] = x[1] * sin_(x[2]);
+    return 0;
+  }
+};
+template <> struct Op<Conversion::RgbaToRgb> : Op<Conversion::Matrix> {
+  static constexpr int in = 4;
+  template <class T> NDIMG_HD static int run(const T* x, T* y, const Params& p) {
+    const T alpha = x[3];
+    for (int j = 0; j < 3; ++j) y[j] = clip01((T(1) - alpha) * T(p.v[j]) + alpha * x[j]);
+    return 0;
+  }
+};
+// The optical densities: log(max(x, 1e-6)) in T, divided by log(1e-6) in double; the products in double.
+template <> struct Op<Conversion::SeparateStains> {
+  template <class T> using out_t = double;
+  static constexpr int in = 3;
+  template <class T> NDIMG_HD static int run(const T* x, double* y, const Params& p) {
+    const double log_adjust = -13.815510557964274;  // log(1e-6)
+    double d[3];
+    for (int i = 0; i < 3; ++i) d[i] = double(log_(nmax(x[i], T(1e-6)))) / log_adjust;
+    for (int j = 0; j < p.k; ++j) y[j] = nmax(dot(p.m + 3 * j, d), 0.0);
+    return 0;
+  }
+};
+// exp(-(x log_adjust) @ m) = exp((x log_adjust) @ -m) exactly (negation rounds symmetrically); -m is passed.
+template <> struct Op<Conversion::CombineStains> {
+  template <class T> using out_t = double;
+  static constexpr int in = 3;
+  template <class T> NDIMG_HD static int run(const T* x, double* y, const Params& p) {
+    const double log_adjust = 13.815510557964274;  // -log(1e-6)
+    const double d[3] = {double(x[0]) * log_adjust, double(x[1]) * log_adjust, double(x[2]) * log_adjust};
+    for (int j = 0; j < p.k; ++j) y[j] = clip01(exp_(dot(p.m + 3 * j, d)));
+    return 0;
+  }
+};
+
+// f.template operator()<Op<c>>().
+template <class F>
+decltype(auto) dispatch_conversion(Conversion c, F&& f) {
+  switch (c) {
+#define NDIMG_COLOR_CASE(name) \
+  case Conversion::name: return f.template operator()<Op<Conversion::name>>();
+    NDIMG_COLOR_CASE(Matrix) NDIMG_COLOR_CASE(OffsetMatrix) NDIMG_COLOR_CASE(RgbToXyz) NDIMG_COLOR_CASE(XyzToRgb)
+    NDIMG_COLOR_CASE(XyzToLab) NDIMG_COLOR_CASE(LabToXyz) NDIMG_COLOR_CASE(RgbToLab) NDIMG_COLOR_CASE(LabToRgb)
+    NDIMG_COLOR_CASE(XyzToLuv) NDIMG_COLOR_CASE(LuvToXyz) NDIMG_COLOR_CASE(RgbToLuv) NDIMG_COLOR_CASE(LuvToRgb)
+    NDIMG_COLOR_CASE(RgbToHsv) NDIMG_COLOR_CASE(HsvToRgb) NDIMG_COLOR_CASE(LabToLch) NDIMG_COLOR_CASE(LchToLab)
+    NDIMG_COLOR_CASE(RgbaToRgb) NDIMG_COLOR_CASE(SeparateStains) NDIMG_COLOR_CASE(CombineStains)
+#undef NDIMG_COLOR_CASE
+  }
+  throw ValueError("color: unknown conversion");
+}
+
+// The pixel float type of an input dtype: float32 stays, everything else computes in float64.
+template <class F>
+decltype(auto) dispatch_float(DType in, F&& f) {
+  if (in == DType::F32) return f.template operator()<float>();
+  return f.template operator()<double>();
+}
+
+// The pixels of a view: its last axis (the channels) dropped.
+inline View pixels(View v) {
+  --v.ndim;
+  return v;
+}
+
+// ---- engine schedules (arguments validated by the entry) ----
+int64_t convert_cpu(const View& in, const View& out, Conversion c, const Params& p);
+#ifdef NDIMG_WITH_CUDA
+int64_t convert_cuda(const View& in, const View& out, Conversion c, const Params& p, StreamHandle s);
+#endif
+
+}  // namespace ndimg::color
