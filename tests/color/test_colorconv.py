@@ -144,3 +144,37 @@ def test_engine_round_trip(engine, rng):
     got = nc.rgb2lab(to_engine(img, engine))
     assert type(got) is type(to_engine(img[:1], engine))
     assert_close(to_host(got), sc.rgb2lab(img), "color.rgb2lab")
+
+
+@pytest.mark.parametrize("columns", [1, 10])
+def test_stains_matrix_columns(rng, columns):
+    """A stain matrix of many columns (several passes of at most 8 output channels) and a vector (no channel
+    axis out), as scikit-image's matmul gives them."""
+    img = rng.integers(0, 256, (23, 19, 3)).astype(np.uint8)
+    m = rng.random((3, columns)) - 0.3
+    for conv in (m, m[:, 0]):
+        for name in ("separate_stains", "combine_stains"):
+            got, expected = getattr(nc, name)(img, conv), getattr(sc, name)(img, conv)
+            assert got.shape == expected.shape and got.dtype == expected.dtype
+            np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.uint8, np.float32])
+@pytest.mark.parametrize("name", ["lab2lch", "lch2lab"])
+def test_lab_lch_further_channels(rng, dtype, name):
+    """Channels after the third are kept, scaled as img_as_float scales them."""
+    img = (rng.random((13, 11, 5)) * 100).astype(dtype)
+    got, expected = getattr(nc, name)(img), getattr(sc, name)(img)
+    assert got.dtype == expected.dtype
+    assert_close(got, expected, f"color.{name}")
+
+
+@pytest.mark.parametrize("name", ["rgb2lab", "rgb2hsv", "ycbcr2rgb", "rgb2gray"])
+def test_byte_order_and_float16(rng, name):
+    """Big-endian pixels and float16 (no C++ type: read as float32; ycbcr2rgb subtracts its offsets in float16
+    first, as scikit-image does)."""
+    img = rng.random((9, 14, 3))
+    for x in (img.astype(">f8"), img.astype(np.float16), (img * 255).astype(">u2")):
+        got, expected = getattr(nc, name)(x), getattr(sc, name)(x)
+        assert got.dtype == expected.dtype.newbyteorder("=")   # rgb2hsv's np.empty_like keeps '>f8' there
+        assert_close(got, expected.astype(got.dtype), f"color.{name}")
