@@ -28,7 +28,7 @@ int64_t bottleneck_forest(const View& mask, const View& ids, std::span<const int
   require_host_c(mask, "mask");
   require_host_c(ids, "ids");
   require_same_shape(mask, ids, "bottleneck");
-  if (!is_float(mask.dtype) || ids.dtype != DType::I64) throw TypeError("bottleneck: float mask and int64 ids");
+  if (!is_float(mask.dtype) || ids.dtype != DType::I32) throw TypeError("bottleneck: float mask and int32 ids");
   require_edges(edges, weights);
   for (int64_t o : offsets)
     if (o == 0 || o >= mask.size() || -o >= mask.size()) throw ValueError("bottleneck: bad neighbour offset");

@@ -12,7 +12,7 @@ namespace ndimg::morphology {
 
 // A maximum spanning forest of the border elements of `mask` (float32 or float64, C-contiguous) under the
 // bottleneck metric: the largest, over paths joining two elements, of the smallest mask value on the path.
-// Elements are joined by `offsets` (linear steps, each taken both ways). `ids` (int64, mask's shape):
+// Elements are joined by `offsets` (linear steps, each taken both ways). `ids` (int32, mask's shape):
 // -2 marks padding (never joined; it must surround the rest by the offsets' reach), -1 an element, k >= 0
 // the k-th border element. Writes up to edges.shape[0] rows (int64 pairs of border ids) and their weights
 // (float64: the bottleneck of the pair, which equals the bottleneck of any two border elements through the

@@ -16,37 +16,52 @@
 namespace ndimg::morphology {
 namespace {
 
-template <class T>
-int64_t forest(const T* mask, const int64_t* ids, int64_t n, std::span<const int64_t> offsets, int64_t* edges,
+constexpr int64_t kAhead = 16;  // prefetch distance of the walk in value order
+
+// Ix: the element index type (int32 while it holds every index: half the memory traffic of the random walk)
+template <class T, class Ix>
+int64_t forest(const T* mask, const int32_t* ids, int64_t n, std::span<const int64_t> offsets, int64_t* edges,
                double* weights, int64_t capacity) {
   std::vector<int64_t> order(n);
   argsort_stable(mask, n, order.data());
-  std::vector<int64_t> zpar(n, -1), rep(n, -1);
+  std::vector<Ix> zpar(n, Ix(-1)), rep(n, Ix(-1));
+  std::vector<uint8_t> rank(n, 0);
   int64_t count = 0;
   for (int64_t t = n - 1; t >= 0; --t) {
+    // the walk jumps around the image in value order: fetch what the element kAhead steps on reads
+    if (t >= kAhead) {
+      const int64_t a = order[t - kAhead];
+      __builtin_prefetch(&ids[a]);
+      for (int64_t o : offsets) {
+        if (a + o < n) __builtin_prefetch(&zpar[a + o]);
+        if (a - o >= 0) __builtin_prefetch(&zpar[a - o]);
+      }
+    }
     const int64_t p = order[t];
     if (ids[p] == -2) continue;
-    zpar[p] = p;  // p stays the root of every component it joins while it is processed
-    rep[p] = ids[p];
+    Ix root = Ix(p);  // the root of p's component: union by rank keeps the trees shallow
+    zpar[p] = root;
+    rep[p] = Ix(ids[p]);
     for (int64_t o : offsets)
       for (const int64_t q : {p + o, p - o}) {
         if (q < 0 || q >= n || zpar[q] < 0) continue;
-        int64_t r = q;  // find with path halving
+        Ix r = Ix(q);  // find with path halving
         while (zpar[r] != r) {
           zpar[r] = zpar[zpar[r]];
           r = zpar[r];
         }
-        if (r == p) continue;
-        zpar[r] = p;
-        if (rep[r] < 0) continue;
-        if (rep[p] < 0) {
-          rep[p] = rep[r];
-        } else {
+        if (r == root) continue;
+        if (rep[r] >= 0 && rep[root] >= 0) {
           if (count == capacity) throw ValueError("bottleneck: more edges than border elements");
-          edges[2 * count] = rep[p];
+          edges[2 * count] = rep[root];
           edges[2 * count + 1] = rep[r];
           weights[count++] = double(mask[p]);
         }
+        const Ix keep = rep[root] >= 0 ? rep[root] : rep[r];
+        if (rank[r] > rank[root]) std::swap(r, root);
+        zpar[r] = root;
+        rank[root] += rank[root] == rank[r];
+        rep[root] = keep;
       }
   }
   return count;
@@ -56,9 +71,13 @@ int64_t forest(const T* mask, const int64_t* ids, int64_t n, std::span<const int
 
 int64_t bottleneck_forest_cpu(const View& mask, const View& ids, std::span<const int64_t> offsets, const View& edges,
                               const View& weights) {
+  const bool small = mask.size() < (int64_t(1) << 31);
   const auto run = [&]<class T>() {
-    return forest(mask.ptr<T>(), ids.ptr<int64_t>(), mask.size(), offsets, edges.ptr<int64_t>(),
-                  weights.ptr<double>(), edges.shape[0]);
+    const auto go = [&]<class Ix>() {
+      return forest<T, Ix>(mask.ptr<T>(), ids.ptr<int32_t>(), mask.size(), offsets, edges.ptr<int64_t>(),
+                           weights.ptr<double>(), edges.shape[0]);
+    };
+    return small ? go.template operator()<int32_t>() : go.template operator()<int64_t>();
   };
   return mask.dtype == DType::F32 ? run.template operator()<float>() : run.template operator()<double>();
 }

@@ -60,7 +60,7 @@ def _forest(I, border, halves, reach):
         return np.empty((0, 2), np.int64), np.empty(0, np.float64)
     pad = [(r, r) for r in reach]
     padded = np.ascontiguousarray(np.pad(I, pad))
-    ids = np.full(padded.shape, -2, np.int64)   # padding: never joined
+    ids = np.full(padded.shape, -2, np.int32)   # padding: never joined
     ids[tuple(slice(r, r + s) for r, s in zip(reach, I.shape))] = -1
     ids[tuple(c + r for c, r in zip(np.unravel_index(border, I.shape), reach))] = np.arange(border.size)
     strides = np.array(padded.strides) // padded.itemsize
