@@ -8,7 +8,7 @@ namespace ndimg::py {
 NDIMG_BINDINGS(superpixels) {
   bind<&segmentation::slic_iterate>(m, "slic_iterate", "image", "mask", "use_mask", Out{"segments"}, "step",
                                     "grid_steps", "max_num_iter", "spacing", "slic_zero", "start_label",
-                                    "ignore_color", Out{"labels"});
+                                    "ignore_color", Out{"labels"}, nb::arg("stream") = 0);
   bind<&segmentation::slic_enforce_connectivity>(m, "slic_enforce_connectivity", "labels", "min_size", "max_size",
                                                  "start_label", Out{"out"});
   bind<&segmentation::felzenszwalb_costs>(m, "felzenszwalb_costs", "image", Out{"costs"});

@@ -2438,12 +2438,13 @@ register("segmentation", "inverse_gaussian_gradient", f"{_SG}._level_set_utils:i
 del _name
 # ---- end segmentation utilities ----
 # ---- issue 28: segmentation superpixels ----
-# Labels equal scikit-image's (its Cython loops' order and arithmetic in cpp/src/segmentation); host only.
+# Labels equal scikit-image's (its Cython loops' order and arithmetic in cpp/src/segmentation); felzenszwalb
+# host only.
 _SP = "ndimg.segmentation"
 _SP_RGB = (17, 23, 3)
 _SP_DTYPES = ALL + ("float16",)   # every dtype img_as_float takes
 register("segmentation", "slic", f"{_SP}._slic:slic", dtypes=_SP_DTYPES, ndim=(2, 3),
-         engines=("cpu",), rtol=0, atol=0, family="superpixels",
+         rtol=0, atol=0, family="superpixels",
          cases=(case(channel_axis=None, n_segments=12),
                 case(_shape=_SP_RGB, _id="rgb_lab"),
                 case(_shape=_SP_RGB, convert2lab=False, compactness=1, n_segments=10, slic_zero=True, _id="slic_zero"),

@@ -1,12 +1,14 @@
-"""The CUDA engines of segmentation.quickshift (and what else has one here) against scikit-image 0.26 on
-real images and the argument forms the generated registry cases do not reach (return_tree, float64 and
-float32 images of real size, no-parent pixels, empty images, PyTorch tensors). Skipped without a GPU."""
+"""The CUDA engines of segmentation.quickshift and slic against scikit-image 0.26, label for label, on real
+images and the argument forms the generated registry cases do not reach (quickshift's return_tree,
+no-parent pixels, empty images, PyTorch tensors; slic's volumes with masks, SLIC-zero, many small segments
+and channel counts). Skipped without a GPU."""
 import numpy as np
 import pytest
 from skimage import data
 from skimage import segmentation as sk
 
 from ndimg.segmentation._quickshift import quickshift
+from ndimg.segmentation._slic import slic
 
 cp = pytest.importorskip("cupy")
 try:
@@ -57,3 +59,40 @@ def test_quickshift_cuda_torch():
     got = quickshift(torch.as_tensor(img, device="cuda"), kernel_size=2)
     assert isinstance(got, torch.Tensor) and got.is_cuda
     np.testing.assert_array_equal(got.cpu().numpy(), sk.quickshift(img, kernel_size=2))
+
+
+# slic: the k-means loop on the device, label for label scikit-image's (the connectivity pass on the host)
+@pytest.mark.parametrize("kw", [{}, {"n_segments": 400, "compactness": 3, "sigma": 1},
+                                {"slic_zero": True, "n_segments": 60},
+                                {"convert2lab": False, "start_label": 0, "max_num_iter": 25},
+                                {"enforce_connectivity": False, "spacing": (2, 1)},
+                                {"min_size_factor": 0.05, "max_size_factor": 1.5}])
+@pytest.mark.parametrize("dtype", ["uint8", "float32", "float64"])
+def test_slic_cuda_rgb(kw, dtype):
+    img = ASTRONAUT if dtype == "uint8" else (ASTRONAUT / 255).astype(dtype)
+    same(sk.slic(img, **kw), slic(cp.asarray(img), **kw))
+
+
+def test_slic_cuda_volume_spacing_mask_and_channel_axis():
+    rng = np.random.default_rng(0)
+    vol = rng.random((14, 20, 22))
+    mask = np.zeros(vol.shape, bool)
+    mask[2:12, 3:18, 2:20] = True
+    for kw in ({"n_segments": 30}, {"n_segments": 20, "spacing": (2, 1, 1), "slic_zero": True},
+               {"n_segments": 12, "mask": mask}):
+        given = {k: cp.asarray(v) if isinstance(v, np.ndarray) else v for k, v in kw.items()}
+        same(sk.slic(vol, channel_axis=None, **kw), slic(cp.asarray(vol), channel_axis=None, **given))
+    mask2 = np.zeros(ASTRONAUT.shape[:2], bool)
+    mask2[20:140, 30:170] = True
+    same(sk.slic(ASTRONAUT, n_segments=50, mask=mask2), slic(cp.asarray(ASTRONAUT), n_segments=50,
+                                                            mask=cp.asarray(mask2)))
+    moved = np.moveaxis(ASTRONAUT, -1, 0)
+    same(sk.slic(moved, channel_axis=0), slic(cp.asarray(moved), channel_axis=0))
+
+
+def test_slic_cuda_many_segments_and_channels():
+    # small steps (many cells per window axis) and a channel count without a specialised path
+    rng = np.random.default_rng(1)
+    img = rng.random((40, 50, 5))
+    for kw in ({"n_segments": 1500, "compactness": 0.5}, {"n_segments": 4}):
+        same(sk.slic(img, convert2lab=False, **kw), slic(cp.asarray(img), convert2lab=False, **kw))

@@ -19,24 +19,7 @@ void require(bool ok, const char* op, const char* what) {
   if (!ok) throw ValueError(std::string(op) + ": " + what);
 }
 
-// The window [lo, hi) of a centre along one axis as skimage's Cython computes it in the image's type
-// (max/min of the float bounds, truncated); a NaN centre (an empty segment) has none.
-template <class T>
-bool window(T c, int64_t s, int64_t n, int64_t& lo, int64_t& hi) {
-  T a = c - T(2 * s);
-  a = T(0) > a ? T(0) : a;
-  T b = c + T(2 * s) + T(1);
-  b = T(n) < b ? T(n) : b;
-  if (std::isnan(a) || std::isnan(b)) return false;
-  lo = int64_t(a);
-  hi = int64_t(b);
-  return true;
-}
-
-struct Win {
-  int64_t z0, z1, y0, y1, x0, x1;
-  bool ok;
-};
+using slic_math::Win;
 
 // One assignment pass over the (z, y) rows [r0, r1): the image as C planes so that every window row is
 // contiguous loops (vectorized; each lane's arithmetic is the scalar's, in skimage's order).
@@ -62,20 +45,12 @@ template <class T, int NC, bool COLOR, bool MASK, bool ZERO>
                                            const uint8_t* __restrict m, T* __restrict dist, int64_t* __restrict lab,
                                            int64_t x0, int64_t x1, const T* s, T base, T sx, T sw, T mdc, int64_t lk) {
   const int64_t C = NC > 0 ? NC : C_;
-  const T cx = s[2], s0 = s[3];
+  const T cx = s[2];
   int any = 0;
   for (int64_t x = x0; x < x1; ++x) {
-    T dx = sx * (cx - xs[x]);
-    dx *= dx;
-    T d = (base + dx) * sw;
+    T d = slic_math::spatial_distance(base, slic_math::axis_term(sx, cx, xs[x]), sw);
     if constexpr (COLOR) {
-      // skimage's colour sum starts from 0: 0 + t * t is t * t
-      T t = p[x] - s0;
-      T dc = t * t;
-      for (int64_t c = 1; c < C; ++c) {
-        t = p[c * N + x] - s[3 + c];
-        dc += t * t;
-      }
+      T dc = slic_math::colour_distance(p + x, N, s + 3, C);
       if constexpr (ZERO) dc /= mdc;
       d += dc;
     }
@@ -104,11 +79,8 @@ template <class T, int NC, bool COLOR, bool MASK, bool ZERO>
       const Win w = b.wins[k];
       if (!w.ok || z < w.z0 || z >= w.z1 || y < w.y0 || y >= w.y1) continue;
       const T* s = b.seg + k * b.F;
-      T dz = b.sz * (s[0] - T(z));
-      dz *= dz;
-      T dy = b.sy * (s[1] - T(y));
-      dy *= dy;
-      any |= row_pass<T, NC, COLOR, MASK, ZERO>(p, N, b.C, b.xs, m, dist, lab, w.x0, w.x1, s, dz + dy, b.sx, b.sw,
+      const T zy = slic_math::axis_term(b.sz, s[0], T(z)) + slic_math::axis_term(b.sy, s[1], T(y));
+      any |= row_pass<T, NC, COLOR, MASK, ZERO>(p, N, b.C, b.xs, m, dist, lab, w.x0, w.x1, s, zy, b.sx, b.sw,
                                                 b.max_dist_color[k], k + b.start_label);
     }
   }
@@ -164,9 +136,7 @@ void iterate(const T* img, int64_t D, int64_t H, int64_t W, int64_t C_, const ui
   for (int64_t it = 0; it < max_iter; ++it) {
     for (int64_t k = 0; k < n_seg; ++k) {
       const T* s = seg + k * F;
-      Win& w = wins[size_t(k)];
-      w.ok = window(s[0], gs[0], D, w.z0, w.z1) & window(s[1], gs[1], H, w.y0, w.y1) &
-             window(s[2], gs[2], W, w.x0, w.x1);
+      wins[size_t(k)] = slic_math::centre_window(s, gs.data(), D, H, W);
     }
     std::atomic<bool> change{false};
     parallel_for(rows, grain, [&](int64_t r0, int64_t r1) {
@@ -197,11 +167,7 @@ void iterate(const T* img, int64_t D, int64_t H, int64_t W, int64_t C_, const ui
       for (int64_t i = 0; i < N; ++i) {
         const int64_t k = labels[i] - start_label;
         if (k < k0 || k >= k1 || (mask && !mask[i])) continue;
-        T dc = 0;
-        for (int64_t c = 0; c < C; ++c) {
-          const T t = img[i * C + c] - seg[k * F + 3 + c];
-          dc += t * t;
-        }
+        const T dc = slic_math::colour_distance(img + i * C, 1, seg + k * F + 3, C);
         if (max_dist_color[size_t(k)] < dc) max_dist_color[size_t(k)] = dc;
       }
     });
@@ -210,27 +176,12 @@ void iterate(const T* img, int64_t D, int64_t H, int64_t W, int64_t C_, const ui
 
 }  // namespace
 
-void slic_iterate(const View& image, const View& mask, bool use_mask, const View& segments, double step,
-                  std::span<const int64_t> grid_steps, int64_t max_num_iter, std::span<const double> spacing,
-                  bool slic_zero, int64_t start_label, bool ignore_color, const View& labels) {
-  const char* op = "slic";
-  require(is_float(image.dtype) && image.ndim == 4 && image.c_contiguous() && image.device == Device::CPU, op,
-          "image must be a C-contiguous (Z, Y, X, C) float host array");
+void slic_iterate_cpu(const View& image, const View& mask, bool use_mask, const View& segments, double step,
+                      std::span<const int64_t> grid_steps, int64_t max_num_iter, std::span<const double> spacing,
+                      bool slic_zero, int64_t start_label, bool ignore_color, const View& labels) {
   const int64_t D = image.shape[0], H = image.shape[1], W = image.shape[2], C = image.shape[3];
-  require(segments.dtype == image.dtype && segments.ndim == 2 && segments.shape[1] == 3 + C &&
-              segments.c_contiguous() && segments.device == Device::CPU,
-          op, "segments must be a C-contiguous (N, 3 + C) host array of the image's type");
-  require(labels.dtype == DType::I64 && labels.ndim == 3 && labels.shape[0] == D && labels.shape[1] == H &&
-              labels.shape[2] == W && labels.c_contiguous() && labels.device == Device::CPU,
-          op, "labels must be a C-contiguous (Z, Y, X) int64 host array");
-  require(!use_mask || ((mask.dtype == DType::U8 || mask.dtype == DType::Bool) && mask.ndim == 3 &&
-                        mask.shape[0] == D && mask.shape[1] == H && mask.shape[2] == W && mask.c_contiguous() &&
-                        mask.device == Device::CPU),
-          op, "mask must be a C-contiguous (Z, Y, X) uint8 host array");
-  require(grid_steps.size() == 3 && spacing.size() == 3, op, "three grid steps and spacings expected");
   const uint8_t* m = use_mask ? mask.ptr<uint8_t>() : nullptr;
   const int64_t n = segments.shape[0];
-  if (image.size() == 0 || n == 0) return;
   auto run = [&]<class T>() {
     auto go = [&]<int NC>() {
       iterate<T, NC>(image.ptr<T>(), D, H, W, C, m, segments.ptr<T>(), n, step, grid_steps, max_num_iter, spacing,

@@ -1,7 +1,9 @@
 """SLIC superpixels (skimage.segmentation.slic): scikit-image's preparation (scaling, Lab, smoothing,
 seeds on a grid or, with a mask, by k-means) here; the k-means iterations and the connectivity pass in
-C++ (cpp/src/segmentation/slic*) with scikit-image's arithmetic, so the labels equal its labels. Host only
-(no CUDA engine yet)."""
+C++ (cpp/src/segmentation/slic*) with scikit-image's arithmetic, so the labels equal its labels, on both
+engines. On CUDA the preparation runs over CuPy and the k-means loop on the device; the seeds (k-means of
+the mask's coordinates with a mask) and the connectivity pass (a sequential breadth-first search in raster
+order) run on the host, the labels copied there and back."""
 from __future__ import annotations
 
 import math
@@ -14,7 +16,7 @@ from scipy.spatial.distance import pdist, squareform
 
 from .. import _core
 from .._blocks import blockable, blockwise
-from .._engine import engine_aware, host_only
+from .._engine import engine_aware, stream_ptr, xp_of
 from .._rules import channel_as_last_axis, img_as_float, supported_float_type
 
 
@@ -51,7 +53,7 @@ def _rescale(image, imin, imax):
 def _scaled(image, ratio, dtype):
     """A C-contiguous image * ratio (a Python float: NumPy multiplies in the image's type) of `dtype`."""
     if not (blockable(image) and image.dtype == dtype):
-        return np.ascontiguousarray(image * ratio, dtype=dtype)
+        return xp_of(image).ascontiguousarray(image * ratio, dtype=dtype)
     out = np.empty_like(image)
     blockwise(lambda a, o: np.multiply(a, ratio, out=o), image, out)
     return out
@@ -108,19 +110,20 @@ def slic(image, n_segments=100, compactness=10.0, max_num_iter=10, sigma=0, spac
          enforce_connectivity=True, min_size_factor=0.5, max_size_factor=3, slic_zero=False, start_label=1,
          mask=None, *, channel_axis=-1):
     """Segments image using k-means clustering in Color-(x,y,z) space (skimage.segmentation.slic)."""
-    host_only("slic", image, mask)
+    xp = xp_of(image, mask)
     image, channel_axis = _channel_last(image, channel_axis)
     if image.ndim == 2 and channel_axis is not None:   # a list fails here (no move made it an array), as there
         raise ValueError(f"channel_axis={channel_axis} indicates multichannel, which is not supported for a "
                          "two-dimensional image; use channel_axis=None if the image is grayscale")
-    given = np.asarray(image)
+    given = xp.asarray(image)
     image = img_as_float(given)
     dtype = supported_float_type(image.dtype)
     # a copy to scale in place (the caller's array untouched): one only where the conversion made none
-    image = image.astype(dtype, copy=np.shares_memory(image, given))
+    shares = np.shares_memory if xp is np else xp.may_share_memory   # CuPy's exact test sorts every address
+    image = image.astype(dtype, copy=shares(image, given))
     if mask is not None:
-        mask = np.ascontiguousarray(mask, dtype=bool)
-        mask_ = np.broadcast_to(np.expand_dims(mask, axis=channel_axis), image.shape) if channel_axis is not None \
+        mask = xp.ascontiguousarray(mask, dtype=bool)
+        mask_ = xp.broadcast_to(xp.expand_dims(mask, axis=channel_axis), image.shape) if channel_axis is not None \
             else mask
         values = image[mask_]
     else:
@@ -154,10 +157,10 @@ def slic(image, n_segments=100, compactness=10.0, max_num_iter=10, sigma=0, spac
     if use_mask:
         mask = mask.view("uint8")
         if mask.ndim == 2:
-            mask = np.ascontiguousarray(mask[np.newaxis, ...])
+            mask = xp.ascontiguousarray(mask[np.newaxis, ...])
         if mask.shape != image.shape[:3]:
             raise ValueError("image and mask should have the same shape.")
-        centroids, steps = _mask_centroids(mask, n_segments, multichannel)
+        centroids, steps = _mask_centroids(mask if xp is np else mask.get(), n_segments, multichannel)
     else:
         centroids, steps, _ = _grid_centroids(image.shape[:3], n_segments)
 
@@ -177,26 +180,27 @@ def slic(image, n_segments=100, compactness=10.0, max_num_iter=10, sigma=0, spac
         image = gaussian(image, sigma=list(sigma) + [0], mode="reflect")
 
     n_centroids = centroids.shape[0]
-    segments = np.ascontiguousarray(np.concatenate([centroids, np.zeros((n_centroids, image.shape[3]))], axis=-1),
-                                    dtype=dtype)
+    segments = xp.asarray(np.ascontiguousarray(
+        np.concatenate([centroids, np.zeros((n_centroids, image.shape[3]))], axis=-1), dtype=dtype))
     step = float(max(steps))
     image = _scaled(image, 1.0 / compactness, dtype)
     # the windows' half-widths: the grid's steps for n_segments seeds (scikit-image's, also with a mask)
     _, _, grid_steps = _grid_centroids(image.shape[:3], n_centroids)
     spacing_ = [float(s) for s in np.asarray(spacing, dtype=np.float64).ravel()]
-    labels = np.empty(image.shape[:3], dtype=np.int64)
-    m = mask if use_mask else np.zeros((0, 0, 0), np.uint8)
+    labels = xp.empty(image.shape[:3], dtype=np.int64)
+    m = mask if use_mask else xp.zeros((0, 0, 0), np.uint8)
     max_num_iter = int(max_num_iter)
     for ignore_color in ((True, False) if use_mask else (False,)):
         labels.fill(start_label - 1)
         _core.slic_iterate(image, m, use_mask, segments, step, grid_steps, max_num_iter, spacing_, bool(slic_zero),
-                           int(start_label), ignore_color, labels)
+                           int(start_label), ignore_color, labels, stream=stream_ptr(labels))
     if enforce_connectivity:
-        segment_size = (mask.sum() if use_mask else math.prod(image.shape[:3])) / n_centroids
+        segment_size = (int(mask.sum()) if use_mask else math.prod(image.shape[:3])) / n_centroids
         min_size = int(min_size_factor * segment_size)
         max_size = int(max_size_factor * segment_size)
-        out = np.empty_like(labels)
-        _core.slic_enforce_connectivity(labels, min_size, max_size, int(start_label), out)
-        labels = out
+        host = labels if xp is np else labels.get()   # skimage's sequential search: the host's
+        out = np.empty_like(host)
+        _core.slic_enforce_connectivity(host, min_size, max_size, int(start_label), out)
+        labels = xp.asarray(out)
     labels = labels.astype(np.intp, copy=False)
     return labels[0] if is_2d else labels
