@@ -74,6 +74,19 @@ def test_random_walker_cuda_isolated_pixels_and_copy_false():
     np.testing.assert_array_equal(cp.asnumpy(got_labels), ref_labels)
 
 
+@pytest.mark.parametrize("mode", ["bf", "cg_j"])
+def test_random_walker_cuda_one_label(mode):
+    # scipy's direct solver returns one label's probabilities as a vector: skimage's argmax then runs over the
+    # pixels (its labels are not all 1); the CUDA engine follows it
+    data, labels = _blob((10, 12)), np.zeros((10, 12), np.int64)
+    labels[2, 3] = labels[7, 8] = 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = sks.random_walker(data, labels, mode=mode)
+        got = nds.random_walker(cp.asarray(data), cp.asarray(labels), mode=mode)
+    np.testing.assert_array_equal(cp.asnumpy(got), ref)
+
+
 def test_random_walker_cuda_prob_tol_warning():
     data, labels = _blob((20, 25)), _seeds((20, 25))
     with pytest.warns(UserWarning, match="prob_tol"):

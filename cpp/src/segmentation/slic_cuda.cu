@@ -262,8 +262,10 @@ void iterate(const View& image, const uint8_t* mask, const View& segments, doubl
     centre_runs<<<vox_blocks, kThreads, 0, s>>>(g.N, g.n_seg, keys_sorted.get<unsigned>(), run_start.get<unsigned>(),
                                                 run_end.get<unsigned>());
     cuda::check_launch(op);
-    update_centres<T><<<seg_blocks, 128, 0, s>>>(g, img, idx_sorted.get<unsigned>(), run_start.get<unsigned>(),
-                                                 run_end.get<unsigned>(), slic_zero, seg, mdc.get<T>());
+    // one warp per block: the few (serial) centre threads spread over every multiprocessor
+    update_centres<T><<<cuda::blocks_for(g.n_seg, 32), 32, 0, s>>>(g, img, idx_sorted.get<unsigned>(),
+                                                                   run_start.get<unsigned>(), run_end.get<unsigned>(),
+                                                                   slic_zero, seg, mdc.get<T>());
     cuda::check_launch(op);
   }
 }

@@ -213,7 +213,8 @@ def _solve(lap, rhs, tol, mode):
             return spsolve(lap, rhs).T
         from cupyx.scipy.sparse.linalg import spsolve as device_spsolve
 
-        return xp.stack([device_spsolve(lap, rhs[:, i]) for i in range(rhs.shape[1])])
+        X = xp.stack([device_spsolve(lap, xp.ascontiguousarray(rhs[:, i])) for i in range(rhs.shape[1])])
+        return X[0] if rhs.shape[1] == 1 else X   # scipy's solution of one column is a vector, as here
     if mode == "cg_mg" and xp is not np:   # pyamg's hierarchy is host-only: this mode solves on the host
         return xp.asarray(_solve(lap.get(), rhs.get(), tol, mode))
     maxiter = None
