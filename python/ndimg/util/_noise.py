@@ -3,6 +3,9 @@ host, so a seed gives the very noise scikit-image gives), the arithmetic over bl
 threads (or on the GPU for CuPy input)."""
 from __future__ import annotations
 
+import functools
+import math
+
 import numpy as np
 
 from .._blocks import _on_threads, pipelined
@@ -45,19 +48,68 @@ def _clipped(fn, low):
 _CHUNK = 1 << 18   # elements of noise drawn at a time
 
 
+@functools.cache
+def _normal_is_scaled():
+    """Whether Generator.normal(loc, scale) gives loc + scale * standard_normal() rounded step by step, as
+    NumPy's C computes it where the compiler contracts nothing into a fused multiply-add (x86-64 builds); then
+    the standard draw (2.5x faster: normal's per-element broadcasting of loc and scale costs more than the
+    draw) and two array operations give its values bit for bit. Checked once on this NumPy build."""
+    z = np.random.default_rng(1).standard_normal(4096)
+    want = np.random.default_rng(1).normal(0.3, 0.7, 4096)
+    return np.array_equal((z * 0.7 + 0.3).view(np.uint64), want.view(np.uint64))
+
+
+def _scaled(mean, std):
+    """Whether N(mean, std) draws can be standard draws scaled (scalar real parameters that normal takes)."""
+    return (all(isinstance(v, (int, float, np.integer, np.floating)) for v in (mean, std)) and std >= 0
+            and _normal_is_scaled())
+
+
+def _scale(z, mean, std, xp):
+    """z * std + mean in place: Generator.normal's loc + scale * z, each operation rounded on its own."""
+    xp.multiply(z, std, out=z)
+    return xp.add(z, mean, out=z)
+
+
+def _gpu_normal(xp, rng, shape, mean, std):
+    """N(mean, std) draws of `shape` on the GPU: standard draws chunk by chunk into one host buffer, each sent
+    on in the caller's stream, then scaled there (a whole-image host array would cost as much in page faults
+    as the draw itself)."""
+    n = math.prod(shape)
+    out = xp.empty(n, np.float64)
+    buf = np.empty(min(n, _CHUNK))
+    stream = xp.cuda.get_current_stream()
+    for at in range(0, n, _CHUNK):
+        part = buf[:min(_CHUNK, n - at)]
+        rng.standard_normal(out=part)
+        out[at:at + part.size].set(part, stream=stream)   # returns once the buffer is staged: free to refill
+    return _scale(out, mean, std, xp).reshape(shape)
+
+
 def _noisy(image, rng, mean, std, fn, low):
     """fn(x, n, xp, out=None) of image and its float64 N(mean, std) noise, clipped to [low, 1] unless low is
-    None. On the CPU engine the noise is drawn chunk by chunk (the same stream as one draw of the whole
-    shape), each chunk's arithmetic on a worker thread while the next one is drawn."""
+    None. The noise is drawn as standard normals and scaled by the engine where that gives normal's values.
+    On the CPU engine it is drawn chunk by chunk (the same stream as one draw of the whole shape), each
+    chunk's arithmetic on a worker thread while the next one is drawn."""
     xp = xp_of(image)
     fn = _clipped(fn, low)
+    if not _scaled(mean, std):
+        draw = lambda shape: _device(xp, rng.normal(mean, std, shape))
+    elif xp is np:
+        draw = lambda shape: _scale(rng.standard_normal(shape), mean, std, np)
+    else:
+        draw = lambda shape: _gpu_normal(xp, rng, shape, mean, std)
     if xp is not np or not image.flags.c_contiguous or get_num_threads() < 2 or image.size <= _CHUNK:
-        return fn(image, _device(xp, rng.normal(mean, std, image.shape)), xp)
+        return fn(image, draw(image.shape), xp)
     out = np.empty(image.shape, np.result_type(image.dtype, np.float64))
     x, o = image.reshape(-1), out.reshape(-1)
     parts = [slice(at, at + _CHUNK) for at in range(0, x.size, _CHUNK)]
-    pipelined(lambda b: rng.normal(mean, std, o[parts[b]].size),
-              lambda b, n: fn(x[parts[b]], n, np, out=o[parts[b]]), len(parts))
+    if _scaled(mean, std):   # the draw alone on the caller's thread, its scaling with the arithmetic
+        pipelined(lambda b: rng.standard_normal(o[parts[b]].size),
+                  lambda b, z: fn(x[parts[b]], _scale(z, mean, std, np), np, out=o[parts[b]]), len(parts))
+    else:
+        pipelined(lambda b: rng.normal(mean, std, o[parts[b]].size),
+                  lambda b, n: fn(x[parts[b]], n, np, out=o[parts[b]]), len(parts))
     return out
 
 
@@ -76,45 +128,62 @@ def _jumpable(rng):
     return type(rng.bit_generator) in (np.random.PCG64, np.random.PCG64DXSM)
 
 
+def _sp_draws(rng, n, amount, salt_vs_pepper, consume):
+    """consume(part, flips, salts) over blocks of `n` pixels on the engine's threads, flips and salts each
+    block's stretch of scikit-image's two Bernoulli streams (all flips, then all salt choices) of a jumpable
+    generator; the caller's generator is then advanced past both, as one draw of each would leave it."""
+    flips = n if amount not in (0, 1) else 0
+    salts = n if salt_vs_pepper not in (0, 1) else 0
+    start = rng.bit_generator.state
+
+    def run(first, last):
+        # a copy of the caller's bit generator, set to each block's place in the stream
+        bits = type(rng.bit_generator)(0)
+        draw = np.random.Generator(bits)
+
+        def draws(at, size, skip, count, p):
+            if not count:
+                return np.full(size, p == 1)
+            bits.state = start
+            bits.advance(skip + at)
+            return draw.random(size) <= p
+
+        for at in range(first * _CHUNK, min(last * _CHUNK, n), _CHUNK):
+            part = slice(at, min(at + _CHUNK, n))
+            size = part.stop - at
+            consume(part, draws(at, size, 0, flips, amount), draws(at, size, flips, salts, salt_vs_pepper))
+
+    _on_threads(run, -(-n // _CHUNK))
+    rng.bit_generator.advance(flips + salts)
+
+
 def _sp(image, rng, amount, salt_vs_pepper, low_clip, clip):
     """Salt (1) and pepper (low_clip) at a fraction `amount` of the pixels, salt_vs_pepper of them salt:
-    scikit-image's draws (all flips, then all salt choices). With a jumpable generator, each block of pixels
-    draws its own stretch of both streams on the engine's threads, and the caller's generator is advanced
-    past them, as one draw of each would leave it."""
+    scikit-image's draws. With a jumpable generator the draws run on the engine's threads (_sp_draws): on the
+    CPU engine with the arithmetic, for a GPU image into two masks sent to the device."""
     xp = xp_of(image)
     one, low = image.dtype.type(1), image.dtype.type(low_clip)
-    if xp is np and image.flags.c_contiguous and _jumpable(rng) and image.size > _CHUNK:
-        n = image.size
-        flips = n if amount not in (0, 1) else 0
-        salts = n if salt_vs_pepper not in (0, 1) else 0
-        start = rng.bit_generator.state
-        x, out = image.reshape(-1), np.empty(n, image.dtype)
+    threaded = _jumpable(rng) and image.size > _CHUNK
+    if xp is np and image.flags.c_contiguous and threaded:
+        x, out = image.reshape(-1), np.empty(image.size, image.dtype)
 
-        def run(first, last):
-            # a copy of the caller's bit generator, set to each block's place in the stream
-            bits = type(rng.bit_generator)(0)
-            draw = np.random.Generator(bits)
+        def consume(part, f, s):
+            y = np.where(f, np.where(s, one, low), x[part])
+            out[part] = np.clip(y, low_clip, 1.0) if clip else y
 
-            def draws(at, size, skip, count, p):
-                if not count:
-                    return np.full(size, p == 1)
-                bits.state = start
-                bits.advance(skip + at)
-                return draw.random(size) <= p
-
-            for at in range(first * _CHUNK, min(last * _CHUNK, n), _CHUNK):
-                part = slice(at, at + _CHUNK)
-                size = out[part].size
-                f = draws(at, size, 0, flips, amount)
-                s = draws(at, size, flips, salts, salt_vs_pepper)
-                y = np.where(f, np.where(s, one, low), x[part])
-                out[part] = np.clip(y, low_clip, 1.0) if clip else y
-
-        _on_threads(run, -(-n // _CHUNK))
-        rng.bit_generator.advance(flips + salts)
+        _sp_draws(rng, image.size, amount, salt_vs_pepper, consume)
         return out.reshape(image.shape)
-    flipped = _device(xp, _bernoulli(amount, image.shape, rng))
-    salted = _device(xp, _bernoulli(salt_vs_pepper, image.shape, rng))
+    if threaded:
+        flipped, salted = np.empty(image.size, bool), np.empty(image.size, bool)
+
+        def consume(part, f, s):
+            flipped[part], salted[part] = f, s
+
+        _sp_draws(rng, image.size, amount, salt_vs_pepper, consume)
+        flipped, salted = (_device(xp, m.reshape(image.shape)) for m in (flipped, salted))
+    else:
+        flipped = _device(xp, _bernoulli(amount, image.shape, rng))
+        salted = _device(xp, _bernoulli(salt_vs_pepper, image.shape, rng))
     out = _map(image, image.dtype, lambda x, f, s, xp, out=None: _put(xp.where(f, xp.where(s, one, low), x), out),
                flipped, salted)
     return _map(out, out.dtype, _clipped(lambda o, xp, out=None: _put(o, out), low_clip)) if clip else out
