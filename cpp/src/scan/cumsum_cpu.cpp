@@ -91,11 +91,11 @@ void scan(const View& in, const View& out, const Lines& l, Loader<W> ld) {
     });
     return;
   }
-  // segments of `inner`: about two tasks per thread, each 128 to 4096 wide (long enough for the prefetchers,
-  // short enough that the previous row is still in cache)
+  // segments of `inner`: about two tasks per thread, each 64 to 4096 wide (long enough for the prefetchers,
+  // short enough that the previous row is still in cache), whole vectors
   const int64_t per_outer = std::max<int64_t>(1, (2 * num_threads() + l.outer - 1) / l.outer);
-  int64_t seg = std::clamp<int64_t>((l.inner + per_outer - 1) / per_outer, 128, 4096);
-  seg = std::min((seg + 15) / 16 * 16, l.inner);
+  int64_t seg = std::clamp<int64_t>((l.inner + per_outer - 1) / per_outer, 64, 4096);
+  seg = std::min((seg + 7) / 8 * 8, l.inner);
   const int64_t nseg = (l.inner + seg - 1) / seg;
   parallel_for(l.outer * nseg, 1, [&](int64_t t0, int64_t t1) {
     std::vector<W> buf(seg);
