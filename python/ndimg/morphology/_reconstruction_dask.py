@@ -6,20 +6,20 @@ elements s, of min(seed(s), the bottleneck from s): the largest, over paths, of 
 the path. A path may cross chunk borders any number of times, so no fixed halo is exact. Instead, with a
 symmetric neighbourhood (an undirected graph) of reach r per axis:
 
-1. each chunk (one task each) is reconstructed alone, and reduced to a summary of its border elements (those
-   within r of a face shared with another chunk): their local values, their mask values, and a maximum
-   spanning forest of them under the chunk's bottleneck metric (``_core.bottleneck_forest``), which keeps
-   every bottleneck between two border elements in fewer edges than border elements;
+1. each chunk (one task each) is reduced to a summary of its border elements (those within r of a face
+   shared with another chunk): a maximum spanning forest of them under the chunk's bottleneck metric, which
+   keeps every bottleneck between two border elements in fewer edges than border elements, values on them
+   from which widest paths over the forest give the chunk's own reconstruction there (both from one
+   union-find pass in descending mask order, ``_core.bottleneck_forest``), and their mask values;
 2. one task joins the forests with the neighbour pairs across chunk borders (weight: the smaller mask value)
-   and finds every border element's global value by widest paths from the local values
+   and finds every border element's global value by widest paths from the chunks' values
    (``_core.widest_paths``): every path between chunks is a chain of such edges and in-chunk stretches;
-3. each chunk is reconstructed again (one task each) with its border elements raised to their global values.
+3. each chunk is reconstructed (one task each) with its border elements raised to their global values.
 
 A neighbourhood that is not symmetric (a value flows along a step but not back) has no such summary: the
 image is then reconstructed as one chunk (lazy and exact, but one task holds the whole image).
 """
 from __future__ import annotations
-
 
 import numpy as np
 
@@ -49,42 +49,34 @@ def _border(shape, sides, reach):
     return np.flatnonzero(on)
 
 
-def _local(J, I, steps, pad):
-    return _mem._dilate(J, I, steps, pad) if J.size else J
-
-
-def _forest(I, border, halves, reach):
-    """A maximum spanning forest of the border elements under the chunk's bottleneck metric (I on the host):
-    (edges between border ordinals, their weights)."""
-    if border.size < 2:
-        return np.empty((0, 2), np.int64), np.empty(0, np.float64)
+def _forest(J, I, border, halves, reach):
+    """The chunk's reduction to its border elements (J, I on the host): the values from which widest paths
+    over the forest give its own reconstruction there, and a maximum spanning forest of them under its
+    bottleneck metric (edges between border ordinals, their weights)."""
     pad = [(r, r) for r in reach]
-    padded = np.ascontiguousarray(np.pad(I, pad))
+    padded, seeds = (np.ascontiguousarray(np.pad(x, pad)) for x in (I, J))
     ids = np.full(padded.shape, -2, np.int32)   # padding: never joined
     ids[tuple(slice(r, r + s) for r, s in zip(reach, I.shape))] = -1
     ids[tuple(c + r for c, r in zip(np.unravel_index(border, I.shape), reach))] = np.arange(border.size)
     strides = np.array(padded.strides) // padded.itemsize
     offsets = [int(np.dot(s, strides)) for s in halves]
-    edges, weights = np.empty((border.size - 1, 2), np.int64), np.empty(border.size - 1, np.float64)
-    k = _core.bottleneck_forest(padded, ids, offsets, edges, weights)
-    return edges[:k], weights[:k]
+    m = max(border.size - 1, 0)
+    edges, weights, values = np.empty((m, 2), np.int64), np.empty(m, np.float64), np.empty(border.size, np.float64)
+    k = _core.bottleneck_forest(padded, seeds, ids, offsets, edges, weights, values)
+    return values, edges[:k], weights[:k]
 
 
-def _summary(seed, mask, method, steps, pad, halves, reach, sides):
-    """Stage 1: a chunk's border elements' local values and mask values, and its forest over them."""
+def _summary(seed, mask, method, halves, reach, sides):
+    """Stage 1: a chunk's border elements' values and mask values, and its forest over them."""
     _mem._check_order(seed, mask, method)
     J, I = _mem._signed(seed, mask, 1 if method == "dilation" else -1)
     border = _border(J.shape, sides, reach)
     if border.size == 0:
         empty = np.empty(0, np.float64)
         return empty, empty, np.empty((0, 2), np.int64), empty
-    at = np.unravel_index(border, J.shape)
-    rec = _local(J, I, steps, pad)
-    xp = xp_of(rec)
-    values = to_host(rec[tuple(xp.asarray(a) for a in at)]).astype(np.float64)
-    I = np.asarray(to_host(I))
-    return (np.where(np.isnan(values), -np.inf, values), I[at].astype(np.float64),
-            *_forest(I, border, halves, reach))
+    J, I = np.asarray(to_host(J)), np.asarray(to_host(I))
+    values, edges, weights = _forest(J, I, border, halves, reach)
+    return values, I.reshape(-1)[border].astype(np.float64), edges, weights
 
 
 def _solve(summaries, chunks, halves, reach):
@@ -137,7 +129,7 @@ def _finish(seed, mask, method, values, steps, pad, reach, sides):
         xp = xp_of(J)
         at = tuple(xp.asarray(a) for a in np.unravel_index(border, J.shape))
         J[at] = xp.maximum(J[at], xp.asarray(values.astype(J.dtype)))
-    rec = _local(J, I, steps, pad)
+    rec = _mem._dilate(J, I, steps, pad) if J.size else J
     return -rec if sign < 0 else rec
 
 
@@ -178,7 +170,7 @@ def reconstruction(seed, mask, method="dilation", footprint=None, offset=None):
     halves = _halves(steps)
     grid = seed.numblocks
     seeds, masks = seed.to_delayed(optimize_graph=False), mask.to_delayed(optimize_graph=False)
-    summaries = [delayed(_summary)(seeds[idx], masks[idx], method, steps, pad, halves, reach, _sides(idx, grid))
+    summaries = [delayed(_summary)(seeds[idx], masks[idx], method, halves, reach, _sides(idx, grid))
                  for idx in np.ndindex(*grid)]
     solved = delayed(_solve, nout=len(summaries))(summaries, seed.chunks, halves, reach)
     # stage 3 makes its chunks again: the inputs' chunks are not all held from stage 1 to stage 3
