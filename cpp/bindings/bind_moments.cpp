@@ -7,6 +7,8 @@ namespace ndimg::py {
 NDIMG_BINDINGS(moments) {
   bind<&measure::label_moments>(m, "measure_label_moments", "input", "slots", "origin", "center", "spacing", "order",
                                 Out{"out"}, nb::arg("stream") = 0);
+  bind<&measure::image_moments>(m, "measure_image_moments", "input", "center", "spacing", "order", Out{"out"},
+                                nb::arg("stream") = 0);
   bind<static_cast<void (*)(const View&, const View&, const View&, const View&, StreamHandle)>(&measure::hull_spans)>(
       m, "measure_hull_spans", "slots", "boxes", "row_offsets", Out{"spans"}, nb::arg("stream") = 0);
 }

@@ -38,4 +38,21 @@ void label_moments(const View& in, const View& slots, const View& origin, const 
               label_moments_cuda(in, slots, origin, center, spacing, order, out, stream));
 }
 
+void image_moments(const View& in, std::span<const double> center, std::span<const double> spacing, int order,
+                   const View& out, StreamHandle stream) {
+  const char* op = "measure_image_moments";
+  const auto fail = [op](const std::string& what) { throw ValueError(std::string(op) + ": " + what); };
+  const int nd = in.ndim;
+  if (nd < 1 || nd > kMaxMomentDim || order < 0 || order > kMaxMomentOrder) fail("1 to 6 axes, order 0 to 7");
+  int64_t terms = 1;
+  for (int d = 0; d < nd; ++d) terms *= order + 1;
+  if (terms > kMaxMomentTerms) fail("(order + 1)^ndim must be at most 64");
+  if (int64_t(center.size()) != nd || int64_t(spacing.size()) != nd) fail("one center and spacing per axis");
+  if (out.dtype != DType::F64 || out.size() != terms || !out.c_contiguous())
+    fail("out must be a C-contiguous float64 array of (order + 1)^ndim elements");
+  require_same_device(in, out, op);
+  NDIMG_ROUTE(in, op, image_moments_cpu(in, center.data(), spacing.data(), order, out.ptr<double>()),
+              image_moments_cuda(in, center.data(), spacing.data(), order, out.ptr<double>(), stream));
+}
+
 }  // namespace ndimg::measure

@@ -5,6 +5,7 @@
 // centroid its central moments, each in one pass for all labels. The math is here, once, for both engines.
 #pragma once
 #include <cstdint>
+#include <span>
 
 #include "core/engine.hpp"
 #include "ndimg/array.hpp"
@@ -42,6 +43,30 @@ NDIMG_HD void moment_coords(const int64_t* idx, int nd, int32_t s, const int64_t
   for (int d = 0; d < nd; ++d)
     c[d] = double(idx[d] - origin[int64_t(s) * nd + d]) * spacing[d] - center[int64_t(s) * nd + d];
 }
+
+// One image's moments (measure.moments, moments_central, centroid), in float64:
+//   out[p_0, ..., p_{nd-1}] = sum w * prod_d (idx_d * spacing[d] - center[d])^p_d
+// taken line by line along the last axis: a line's sums s[k] = sum w * c^k (k <= order, c its coordinate along
+// that axis) first, then each term = s[p_last] times the line's outer coordinates to their powers.
+NDIMG_HD double moment_coord(int64_t idx, double spacing, double center) { return double(idx) * spacing - center; }
+// Term t of (order+1)^nd (C order over the powers) of a line whose sum s[t % (order + 1)] is `last`: outer =
+// the line's nd - 1 outer coordinates.
+NDIMG_HD double line_term(double last, const double* outer, int nd, int order, int t) {
+  t /= order + 1;
+  for (int d = nd - 2; d >= 0; --d, t /= order + 1)
+    for (int k = 0; k < t % (order + 1); ++k) last *= outer[d];
+  return last;
+}
+
+// Entry of one image's moments: in (any real dtype, 1 to 6 axes), center and spacing (ndim each), out (float64,
+// C-contiguous, (order+1)^ndim <= 64 elements) on in's device.
+void image_moments(const View& in, std::span<const double> center, std::span<const double> spacing, int order,
+                   const View& out, StreamHandle stream = nullptr);
+void image_moments_cpu(const View& in, const double* center, const double* spacing, int order, double* out);
+#ifdef NDIMG_WITH_CUDA
+void image_moments_cuda(const View& in, const double* center, const double* spacing, int order, double* out,
+                        StreamHandle s);
+#endif
 
 // Entry: in (any real dtype, of the slots' shape; or empty: weight 1), slots (int32, C-contiguous), origin
 // (nslots, nd) int64, center (nslots, nd) float64, spacing (nd) float64, out (nslots, (order+1)^nd) float64,

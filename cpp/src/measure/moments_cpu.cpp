@@ -75,4 +75,61 @@ void label_moments_cpu(const View& in, const View& slots, const View& origin, co
     });
 }
 
+// One image's moments: the lines split into a fixed number of parts (by their count: the same sums at every
+// thread count), each part's terms added in order at the end. A line's sums are dot products of its values
+// (as doubles) with the powers of the last axis' coordinates (a table), four independent sums each (vectors).
+void image_moments_cpu(const View& in, const double* center, const double* spacing, int order, double* out) {
+  const int nd = in.ndim, last = nd - 1, K = order + 1;
+  int terms = 1;
+  for (int d = 0; d < nd; ++d) terms *= K;
+  const int64_t width = in.shape[last], lines = width ? in.size() / width : 0;
+  std::vector<double> pw(size_t(width * K));  // [k][x]
+  for (int64_t x = 0; x < width; ++x) {
+    const double c = moment_coord(x, spacing[last], center[last]);
+    double p = 1.0;
+    for (int k = 0; k < K; ++k, p *= c) pw[k * width + x] = p;
+  }
+  const int64_t parts = std::max<int64_t>(1, std::min(lines, fixed_parts(in.size())));
+  std::vector<double> acc(size_t(parts * terms), 0.0);
+  dispatch_dtype(in.dtype, [&]<class T>() {
+    const T* src = in.ptr<T>();
+    const int64_t xs = in.strides[last];
+    for_parts(lines, parts, [&](int64_t part, int64_t l0, int64_t l1) {
+      double* a = acc.data() + part * terms;
+      std::vector<double> w(static_cast<size_t>(width));
+      for (int64_t l = l0; l < l1; ++l) {
+        int64_t base = 0;
+        double outer[kMaxMomentDim];
+        for (int64_t d = last - 1, rem = l; d >= 0; --d) {
+          const int64_t i = rem % in.shape[d];
+          rem /= in.shape[d];
+          base += i * in.strides[d];
+          outer[d] = moment_coord(i, spacing[d], center[d]);
+        }
+        const T* line = src + base;
+        if (xs == 1)
+          for (int64_t x = 0; x < width; ++x) w[x] = double(line[x]);
+        else
+          for (int64_t x = 0; x < width; ++x) w[x] = double(line[x * xs]);
+        double s[kMaxMomentOrder + 1];
+        for (int k = 0; k < K; ++k) {
+          const double* p = pw.data() + k * width;
+          double q[4] = {};
+          int64_t x = 0;
+          for (; x + 4 <= width; x += 4)
+            for (int j = 0; j < 4; ++j) q[j] += w[x + j] * p[x + j];
+          for (; x < width; ++x) q[0] += w[x] * p[x];
+          s[k] = (q[0] + q[1]) + (q[2] + q[3]);
+        }
+        for (int t = 0; t < terms; ++t) a[t] += line_term(s[t % K], outer, nd, order, t);
+      }
+    });
+  });
+  for (int t = 0; t < terms; ++t) {
+    double v = 0.0;
+    for (int64_t p = 0; p < parts; ++p) v += acc[p * terms + t];
+    out[t] = v;
+  }
+}
+
 }  // namespace ndimg::measure

@@ -1,10 +1,12 @@
 """skimage.measure's image moments (skimage/measure/_moments.py) over the array's library (NumPy or CuPy).
 
-An image's moments are one contraction per axis with the powers of the (scaled, centred) coordinates: BLAS
-matrix products on either engine. The moments of many labelled regions at once (regionprops) come from the
-per-label accumulator ``_core.measure_label_moments`` instead; the formulas from moments onwards
-(normalisation, Hu's invariants, the inertia tensor) are written here once for one image and for a stack of
-regions (leading axis).
+An image's moments on the GPU come from one pass of ``_core.measure_image_moments`` (float64 power sums,
+rounded once); on the CPU from one contraction per axis with the powers of the (scaled, centred) coordinates
+(BLAS matrix products, in scikit-image's float32 summation order for float32 images). The moments of many
+labelled regions at once (regionprops) come from the per-label accumulator ``_core.measure_label_moments``.
+The formulas from moments onwards (normalisation, Hu's invariants, the inertia tensor) are written here once
+for one image and for a stack of regions (leading axis); for one image on the GPU they run on its few
+moments on the host (a few NumPy operations instead of many tiny kernels).
 """
 from __future__ import annotations
 
@@ -13,7 +15,9 @@ from math import comb
 
 import numpy as np
 
-from .._engine import engine_aware, xp_of
+from .. import _core
+from .._engine import engine_aware, stream_ptr, xp_of
+from ..ndimage._footprint import to_host
 
 
 def float_type(dtype):
@@ -57,10 +61,39 @@ def moments_coords_central(coords, center=None, order=3):
     return calc.sum(axis=0)
 
 
-def _moments_about(image, center, order, spacing):
-    """sum over the image of value * prod_d (index_d * spacing_d - center_d)^p_d for p_d <= order."""
+def _on_gpu(a):
+    return xp_of(a) is not np
+
+
+def _power_sums(image, center, order, spacing):
+    """_moments_about in float64 by one pass of the core on the image's device (up to 6 axes and 64 terms)."""
+    ndim = image.ndim
+    spacing = np.ones(ndim) if spacing is None else np.asarray(to_host(spacing), np.float64)
+    center = np.asarray(to_host(center), np.float64)
+    # scikit-image reads spacing[d] and center[d] per axis: too few is its IndexError, more are ignored
+    spacing, center = [float(spacing[d]) for d in range(ndim)], [float(center[d]) for d in range(ndim)]
+    if image.dtype == np.float16:
+        image = image.astype(np.float32)
+    out = xp_of(image).empty((order + 1,) * ndim, np.float64)
+    _core.measure_image_moments(image, center, spacing, int(order), out, stream=stream_ptr(out))
+    return out
+
+
+def _core_takes(image, order):
+    return 1 <= image.ndim <= 6 and 0 <= order <= 7 and (order + 1) ** image.ndim <= 64
+
+
+def _moments_about(image, center, order, spacing, dtype=None):
+    """sum over the image of value * prod_d (index_d * spacing_d - center_d)^p_d for p_d <= order, in `dtype`
+    (default: scikit-image's float type of the image)."""
     xp = xp_of(image)
     ftype = float_type(image.dtype)
+    # the core's one pass on the GPU; the CPU keeps BLAS's contractions: scikit-image's summation order (float32
+    # sums round alike; regionprops' orientation reads the sign of a zero mu11 summed so)
+    if xp is not np and _core_takes(image, order):
+        return _power_sums(image, center, order, spacing).astype(dtype or ftype, copy=False)
+    if dtype is not None and dtype != ftype:
+        return _moments_about(image.astype(dtype), center, order, spacing)
     # the default spacing in the computation's type: float32 images keep float32 coordinates (NumPy's
     # promotion of the spacing and centre values decides the type of the sums, as in scikit-image)
     spacing = np.ones(image.ndim, dtype=ftype) if spacing is None else spacing
@@ -84,11 +117,15 @@ def moments(image, order=3, *, spacing=None):
 
 @engine_aware("image")
 def moments_central(image, center=None, order=3, *, spacing=None, **kwargs):
-    if xp_of(image) is not np and float_type(image.dtype) == np.float32:
-        # scikit-image sums float32 images in float32 in NumPy einsum's order, which CuPy's einsum (cuBLAS)
-        # does not follow: the GPU sums in float64 and rounds once, closer to the exact moments than either
-        # float32 sum (the registry compares them within the reference's own float32 error)
-        return moments_central(image.astype(np.float64), center, order, spacing=spacing).astype(np.float32)
+    if _on_gpu(image):
+        # scikit-image sums float32 images in float32 in NumPy einsum's order, which no GPU sum follows: the
+        # GPU sums in float64 and rounds once, closer to the exact moments than either float32 sum (the
+        # registry compares them within the reference's own float32 error); the binomial shift on the host
+        ftype = float_type(image.dtype)
+        if center is not None:
+            return _moments_about(image, center, order, spacing, dtype=np.float64).astype(ftype, copy=False)
+        raw = _moments_about(image, (0,) * image.ndim, order, spacing, dtype=np.float64).get()
+        return xp_of(image).asarray(raw_to_central(raw).astype(ftype, copy=False))
     if center is None:   # the centroid from the raw moments, then the binomial shift
         return raw_to_central(_moments_about(image, (0,) * image.ndim, order, spacing))
     return _moments_about(image, center, order, spacing)
@@ -156,6 +193,8 @@ def normalized(mu, order, spacing, lead=0):
 def moments_normalized(mu, order=3, spacing=None):
     if np.any(np.array(mu.shape) <= order):
         raise ValueError("Shape of image moments must be >= `order`")
+    if _on_gpu(mu):   # a few moments: on the host
+        return xp_of(mu).asarray(normalized(mu.get(), order, None if spacing is None else to_host(spacing)))
     return normalized(mu, order, spacing)
 
 
@@ -187,14 +226,20 @@ def moments_hu(nu):
     for axis in (0, 1):
         if nu.shape[axis] < 4:
             raise IndexError(f"Out of bounds on buffer access (axis {axis})")
+    if _on_gpu(nu):   # seven numbers: on the host
+        return xp_of(nu).asarray(hu(nu.get().astype(dtype, copy=False)))
     return hu(nu.astype(dtype, copy=False))
 
 
 @engine_aware("image")
 def centroid(image, *, spacing=None):
     m = _moments_about(image, (0,) * image.ndim, 1, spacing)
+    gpu = _on_gpu(m)
+    if gpu:   # ndim quotients: on the host
+        m = m.get()
     eye = tuple(np.eye(image.ndim, dtype=int))
-    return m[eye] / m[(0,) * image.ndim]
+    c = m[eye] / m[(0,) * image.ndim]
+    return xp_of(image).asarray(c) if gpu else c
 
 
 def tensor(mu, ndim, lead=0):
@@ -218,6 +263,8 @@ def tensor(mu, ndim, lead=0):
 def inertia_tensor(image, mu=None, *, spacing=None):
     if mu is None:
         mu = moments_central(image, order=2, spacing=spacing)
+    if _on_gpu(image):   # ndim**2 entries from a few moments: on the host
+        return xp_of(image).asarray(tensor(np.asarray(to_host(mu)), image.ndim))
     return tensor(xp_of(image).asarray(mu), image.ndim)
 
 
