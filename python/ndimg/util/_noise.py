@@ -168,7 +168,12 @@ def _sp(image, rng, amount, salt_vs_pepper, low_clip, clip):
         x, out = image.reshape(-1), np.empty(image.size, image.dtype)
 
         def consume(part, f, s):
-            y = np.where(f, np.where(s, one, low), x[part])
+            # salt 1 or pepper low as s * (1 - low) + low, exact for low 0 and -1 (np.where of two scalars
+            # is NumPy's slow path: 5x the time of the arithmetic)
+            sp = s.astype(image.dtype)
+            sp *= one - low
+            sp += low
+            y = np.where(f, sp, x[part])
             out[part] = np.clip(y, low_clip, 1.0) if clip else y
 
         _sp_draws(rng, image.size, amount, salt_vs_pepper, consume)
