@@ -4,7 +4,9 @@
 // One output-dtype funnel without input x output instantiations: an input element is first widened exactly
 // to its wide type W (int64 for bool and signed integers, uint64 for unsigned ones, double for floats), and
 // the kernels are instantiated per (W, R), R the output type: 3 x 10. Widening is exact, so cast_to<R>(W)
-// is NumPy's cast of the input element to R. Sums run in R, integers modulo 2^bits as NumPy's wrap.
+// is NumPy's cast of the input element to R (float values beyond an integer R's range, undefined in C, take
+// cast_to's truncation through int64 and wrap: NumPy's x86 values up to 2^31). Sums run in R, integers
+// modulo 2^bits as NumPy's wrap.
 #pragma once
 #include <cstdint>
 #include <type_traits>
@@ -16,15 +18,10 @@
 
 namespace ndimg::scan {
 
+// The type an input element of type T is widened to, exactly.
 template <class T>
 using wide_t = std::conditional_t<std::is_floating_point_v<T>, double,
                                   std::conditional_t<std::is_signed_v<T> || std::is_same_v<T, bool>, int64_t, uint64_t>>;
-
-// An input element converted to the output type R through its wide type (NumPy's cast of it to R).
-template <class R, class T>
-NDIMG_HD R convert(T v) {
-  return cast_to<R>(static_cast<wide_t<T>>(v));
-}
 
 // a + b in R; integers wrap modulo 2^bits (summed as unsigned, where overflow is defined).
 template <class R>
