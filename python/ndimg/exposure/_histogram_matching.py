@@ -62,7 +62,7 @@ def _interp(x, xq, fq):
     if n == 0:
         raise ValueError("array of sample points is empty")
     if n == 1:
-        return xp.full(x.shape, fq[0], dtype=np.float64)
+        return xp.broadcast_to(fq[:1], x.shape).copy()
     j = xp.searchsorted(xq, x, side="right") - 1             # xq[j] <= x < xq[j + 1]
     k = xp.clip(j, 0, n - 2)
     x0, x1, y0, y1 = xq[k], xq[k + 1], fq[k], fq[k + 1]
