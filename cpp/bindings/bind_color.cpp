@@ -18,6 +18,11 @@ NDIMG_BINDINGS(color) {
       .value("CombineStains", Conversion::CombineStains);
   bind<&color::convert>(m, "color_convert", "input", Out{"output"}, "conversion", "matrix", "vec",
                         nb::arg("stream") = 0);
+  using color::Difference;
+  nb::enum_<Difference>(m, "ColorDifference")
+      .value("Cie76", Difference::Cie76).value("Ciede94", Difference::Ciede94)
+      .value("Ciede2000", Difference::Ciede2000).value("Cmc", Difference::Cmc);
+  bind<&color::difference>(m, "color_difference", "lab1", "lab2", Out{"output"}, "kind", "k", nb::arg("stream") = 0);
 }
 
 }  // namespace ndimg::py

@@ -178,3 +178,16 @@ def test_byte_order_and_float16(rng, name):
         got, expected = getattr(nc, name)(x), getattr(sc, name)(x)
         assert got.dtype == expected.dtype.newbyteorder("=")   # rgb2hsv's np.empty_like keeps '>f8' there
         assert_close(got, expected.astype(got.dtype), f"color.{name}")
+
+
+@pytest.mark.parametrize("name", ["deltaE_cie76", "deltaE_ciede94", "deltaE_ciede2000", "deltaE_cmc"])
+def test_delta_e_one_pixel_and_channels(rng, name):
+    """One pixel each (a NumPy scalar; cmc's float32 promoted to float64 as scikit-image's scalars promote), a
+    fourth channel ignored, int16 against float32 (float64 out)."""
+    fn, ref = getattr(nc, name), getattr(sc, name)
+    lab1 = (rng.random((13, 9, 4)) * [100, 200, 200, 1] - [0, 100, 100, 0]).astype(np.float32)
+    lab2 = (rng.random((13, 9, 4)) * [100, 200, 200, 1] - [0, 100, 100, 0]).astype(np.float32)
+    for a, b in ((lab1[3, 4, :3], lab2[5, 6, :3]), (lab1, lab2), (lab1.astype(np.int16), lab2)):
+        got, expected = fn(a, b), ref(a, b)
+        assert type(got) is type(expected) and got.dtype == expected.dtype
+        assert_close(got, expected, f"color.{name}")

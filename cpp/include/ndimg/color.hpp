@@ -34,4 +34,14 @@ enum class Conversion : uint8_t {
 int64_t convert(const View& in, const View& out, Conversion conversion, std::span<const double> matrix,
                 std::span<const double> vec, StreamHandle stream = nullptr);
 
+// The colour differences of skimage.color.delta_e, each with its parameters in `k`:
+//   Cie76 (none), Ciede94 (kH, kC, kL, k1, k2), Ciede2000 (kL, kC, kH), Cmc (kL, kC).
+enum class Difference : uint8_t { Cie76, Ciede94, Ciede2000, Cmc };
+
+// The difference between the pixels of lab1 and lab2 (their last axes: at least 3 channels, the first 3 read,
+// cast to double without scaling; one pixel shape, any strides, 0 included for a colour broadcast over an image)
+// into the C-contiguous `out` of that pixel shape (float32 or float64), computed in double.
+void difference(const View& lab1, const View& lab2, const View& out, Difference kind, std::span<const double> k,
+                StreamHandle stream = nullptr);
+
 }  // namespace ndimg::color

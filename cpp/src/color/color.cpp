@@ -36,4 +36,23 @@ int64_t convert(const View& in, const View& out, Conversion conversion, std::spa
   NDIMG_ROUTE(in, op, convert_cpu(in, out, conversion, p), convert_cuda(in, out, conversion, p, stream));
 }
 
+void difference(const View& lab1, const View& lab2, const View& out, Difference kind, std::span<const double> k,
+                StreamHandle stream) {
+  const char* op = "color_difference";
+  require_same_device(lab1, lab2, op);
+  require_same_device(lab1, out, op);
+  bool same = lab1.ndim >= 1 && lab2.ndim == lab1.ndim && out.ndim == lab1.ndim - 1;
+  for (int d = 0; same && d + 1 < lab1.ndim; ++d) same = lab1.shape[d] == lab2.shape[d] && out.shape[d] == lab1.shape[d];
+  if (!same) throw ValueError(std::string(op) + ": two arrays of pixels by channels and an output of their pixels expected");
+  if (lab1.shape[lab1.ndim - 1] < 3 || lab2.shape[lab2.ndim - 1] < 3)
+    throw ValueError(std::string(op) + ": at least 3 channels expected");
+  if (!is_float(out.dtype) || !out.c_contiguous())
+    throw TypeError(std::string(op) + ": the output must be a C-contiguous float32 or float64 array");
+  if (k.size() > 5) throw ValueError(std::string(op) + ": at most 5 parameters");
+  DiffParams p{};
+  std::copy(k.begin(), k.end(), p.k);
+  if (out.size() == 0) return;
+  NDIMG_ROUTE(lab1, op, difference_cpu(lab1, lab2, out, kind, p), difference_cuda(lab1, lab2, out, kind, p, stream));
+}
+
 }  // namespace ndimg::color

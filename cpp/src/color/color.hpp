@@ -384,6 +384,112 @@ template <> struct Op<Conversion::CombineStains> {
   }
 };
 
+// ---- the colour differences, in double (skimage/color/delta_e.py's order of operations) ----
+struct DiffParams {
+  double k[5];
+};
+constexpr double kPi = 3.141592653589793;
+NDIMG_HD double deg2rad(double d) { return d * (kPi / 180.0); }
+NDIMG_HD double sq(double x) { return mul_rn(x, x); }
+// scikit-image's _cart2polar_2pi: (hypot, angle in [0, 2 pi)).
+NDIMG_HD void polar(double x, double y, double& r, double& t) {
+  r = hypot_rn(x, y);
+  t = atan2_(y, x);
+  if (t < 0.0) t += 2 * kPi;
+}
+// get_dH2: the squared hue difference 2 (|ab1| |ab2| - ab1 . ab2).
+NDIMG_HD double dH2(double a1, double b1, double a2, double b2) {
+  return 2 * (hypot_rn(a1, b1) * hypot_rn(a2, b2) - (a1 * a2 + b1 * b2));
+}
+NDIMG_HD double root(double dE2) { return sqrt_(nmax(dE2, 0.0)); }
+
+template <Difference D> struct Diff;
+template <> struct Diff<Difference::Cie76> {
+  NDIMG_HD static double run(const double* x, const double* y, const DiffParams&) {
+    return sqrt_(sq(y[0] - x[0]) + sq(y[1] - x[1]) + sq(y[2] - x[2]));
+  }
+};
+template <> struct Diff<Difference::Ciede94> {  // k: kH, kC, kL, k1, k2
+  NDIMG_HD static double run(const double* x, const double* y, const DiffParams& p) {
+    const double C1 = hypot_rn(x[1], x[2]), C2 = hypot_rn(y[1], y[2]);
+    const double SC = 1 + p.k[3] * C1, SH = 1 + p.k[4] * C1;
+    double dE2 = sq((x[0] - y[0]) / (p.k[2] * 1));
+    dE2 += sq((C1 - C2) / (p.k[1] * SC));
+    dE2 += dH2(x[1], x[2], y[1], y[2]) / sq(p.k[0] * SH);
+    return root(dE2);
+  }
+};
+template <> struct Diff<Difference::Ciede2000> {  // k: kL, kC, kH
+  NDIMG_HD static double run(const double* x, const double* y, const DiffParams& p) {
+    const double L1 = x[0], L2 = y[0];
+    double Cbar = 0.5 * (hypot_rn(x[1], x[2]) + hypot_rn(y[1], y[2]));
+    double c7 = pow_(Cbar, 7.0);
+    const double scale = 1 + 0.5 * (1 - sqrt_(c7 / (c7 + 6103515625.0)));  // 25 ** 7
+    double C1, h1, C2, h2;
+    polar(x[1] * scale, x[2], C1, h1);
+    polar(y[1] * scale, y[2], C2, h2);
+    const double Lbar = 0.5 * (L1 + L2);
+    const double tmp = sq(Lbar - 50);
+    const double SL = 1 + 0.015 * tmp / sqrt_(20 + tmp);
+    const double L_term = (L2 - L1) / (p.k[0] * SL);
+    Cbar = 0.5 * (C1 + C2);
+    const double SC = 1 + 0.045 * Cbar;
+    const double C_term = (C2 - C1) / (p.k[1] * SC);
+    const double h_diff = h2 - h1, h_sum = h1 + h2, CC = C1 * C2;
+    const bool chroma = CC != 0.0;  // either chroma 0: no hue difference, the mean hue their sum
+    double dH = h_diff > kPi ? h_diff - 2 * kPi : (h_diff < -kPi ? h_diff + 2 * kPi : h_diff);
+    if (!chroma) dH = 0.0;
+    const double dH_term = 2 * sqrt_(CC) * sin_(dH / 2);
+    const bool wrap = chroma && (h_diff < 0 ? -h_diff : h_diff) > kPi;
+    double Hbar = wrap && h_sum < 2 * kPi ? h_sum + 2 * kPi : (wrap && h_sum >= 2 * kPi ? h_sum - 2 * kPi : h_sum);
+    Hbar = (chroma ? Hbar : Hbar * 2) * 0.5;
+    const double T = 1 - 0.17 * cos_(Hbar - deg2rad(30)) + 0.24 * cos_(2 * Hbar) +
+                     0.32 * cos_(3 * Hbar + deg2rad(6)) - 0.20 * cos_(4 * Hbar - deg2rad(63));
+    const double SH = 1 + 0.015 * Cbar * T;
+    const double H_term = dH_term / (p.k[2] * SH);
+    c7 = pow_(Cbar, 7.0);
+    const double Rc = 2 * sqrt_(c7 / (c7 + 6103515625.0));
+    const double dtheta = deg2rad(30) * exp_(-sq((Hbar * (180.0 / kPi) - 275) / 25));
+    const double R_term = -sin_(2 * dtheta) * Rc * C_term * H_term;
+    double dE2 = sq(L_term);
+    dE2 += sq(C_term);
+    dE2 += sq(H_term);
+    dE2 += R_term;
+    return root(dE2);
+  }
+};
+template <> struct Diff<Difference::Cmc> {  // k: kL, kC
+  NDIMG_HD static double run(const double* x, const double* y, const DiffParams& p) {
+    const double L1 = x[0];
+    double C1, h1;
+    polar(x[1], x[2], C1, h1);
+    const double C2 = hypot_rn(y[1], y[2]);
+    const double deg = h1 * (180.0 / kPi);
+    const double c = deg >= 164 && deg <= 345 ? cos_(h1 + deg2rad(168)) : cos_(h1 + deg2rad(35));
+    const double T = deg >= 164 && deg <= 345 ? 0.56 + 0.2 * (c < 0 ? -c : c) : 0.36 + 0.4 * (c < 0 ? -c : c);
+    const double c1_4 = pow_(C1, 4.0);
+    const double F = sqrt_(c1_4 / (c1_4 + 1900));
+    const double SL = L1 < 16 ? 0.511 : 0.040975 * L1 / (1.0 + 0.01765 * L1);
+    const double SC = 0.638 + 0.0638 * C1 / (1.0 + 0.0131 * C1);
+    const double SH = SC * (F * T + 1 - F);
+    double dE2 = sq((L1 - y[0]) / (p.k[0] * SL));
+    dE2 += sq((C1 - C2) / (p.k[1] * SC));
+    dE2 += dH2(x[1], x[2], y[1], y[2]) / sq(SH);
+    return root(dE2);
+  }
+};
+
+template <class F>
+decltype(auto) dispatch_difference(Difference d, F&& f) {
+  switch (d) {
+    case Difference::Cie76: return f.template operator()<Diff<Difference::Cie76>>();
+    case Difference::Ciede94: return f.template operator()<Diff<Difference::Ciede94>>();
+    case Difference::Ciede2000: return f.template operator()<Diff<Difference::Ciede2000>>();
+    case Difference::Cmc: return f.template operator()<Diff<Difference::Cmc>>();
+  }
+  throw ValueError("color: unknown difference");
+}
+
 // f.template operator()<Op<c>>().
 template <class F>
 decltype(auto) dispatch_conversion(Conversion c, F&& f) {
@@ -415,8 +521,11 @@ inline View pixels(View v) {
 
 // ---- engine schedules (arguments validated by the entry) ----
 int64_t convert_cpu(const View& in, const View& out, Conversion c, const Params& p);
+void difference_cpu(const View& lab1, const View& lab2, const View& out, Difference d, const DiffParams& p);
 #ifdef NDIMG_WITH_CUDA
 int64_t convert_cuda(const View& in, const View& out, Conversion c, const Params& p, StreamHandle s);
+void difference_cuda(const View& lab1, const View& lab2, const View& out, Difference d, const DiffParams& p,
+                     StreamHandle s);
 #endif
 
 }  // namespace ndimg::color

@@ -16,9 +16,9 @@ namespace {
 constexpr int64_t kBlock = 256;    // pixels per buffer
 constexpr int64_t kGrain = 16384;  // pixels per task of the pool
 
-// Pixels [begin, begin + n) of `in` (the first `nin` channels) into x, scaled to T; `pre`: offsets subtracted in
-// the input dtype first.
-template <class T>
+// Pixels [begin, begin + n) of `in` (the first `nin` channels) into x, scaled to T (Scale false: cast); `pre`:
+// offsets subtracted in the input dtype first.
+template <class T, bool Scale = true>
 void load(const View& in, const View& px, int nin, int64_t begin, int64_t n, T* x, const Params& p, bool pre) {
   const int64_t cs = in.strides[in.ndim - 1];
   dispatch_dtype(in.dtype, [&]<class S>() {
@@ -30,7 +30,8 @@ void load(const View& in, const View& px, int nin, int64_t begin, int64_t n, T* 
         if (pre) {
           if constexpr (!std::is_same_v<S, bool>) v = minus(v, p.v[c]);
         }
-        dst[c] = scale<T>(v);
+        if constexpr (Scale) dst[c] = scale<T>(v);
+        else dst[c] = T(v);
       }
       dst += nin;
     });
@@ -112,6 +113,25 @@ int64_t convert_cpu(const View& in, const View& out, Conversion c, const Params&
     });
   });
   return clipped;
+}
+
+void difference_cpu(const View& lab1, const View& lab2, const View& out, Difference d, const DiffParams& p) {
+  const View px1 = pixels(lab1), px2 = pixels(lab2);
+  const Params none{};
+  dispatch_difference(d, [&]<class Diff>() {
+    dispatch_float(out.dtype, [&]<class O>() {
+      O* dst = out.ptr<O>();
+      parallel_for(px1.size(), kGrain, [&](int64_t b, int64_t e) {
+        double x[kBlock * 3], y[kBlock * 3];
+        for (int64_t s = b; s < e; s += kBlock) {
+          const int64_t m = std::min(kBlock, e - s);
+          load<double, false>(lab1, px1, 3, s, m, x, none, false);
+          load<double, false>(lab2, px2, 3, s, m, y, none, false);
+          for (int64_t i = 0; i < m; ++i) dst[s + i] = O(Diff::run(x + 3 * i, y + 3 * i, p));
+        }
+      });
+    });
+  });
 }
 
 }  // namespace ndimg::color

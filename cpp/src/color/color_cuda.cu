@@ -56,7 +56,58 @@ __global__ void convert_kernel(const void* in, DType dtype, int64_t ics, typenam
   }
 }
 
+// Channel c of the pixel at `o`, cast to double.
+__device__ __forceinline__ double read(const void* data, DType t, int64_t o) {
+  switch (t) {
+    case DType::Bool: return static_cast<const bool*>(data)[o];
+    case DType::U8: return static_cast<const uint8_t*>(data)[o];
+    case DType::U16: return static_cast<const uint16_t*>(data)[o];
+    case DType::U32: return static_cast<const uint32_t*>(data)[o];
+    case DType::U64: return double(static_cast<const uint64_t*>(data)[o]);
+    case DType::I8: return static_cast<const int8_t*>(data)[o];
+    case DType::I16: return static_cast<const int16_t*>(data)[o];
+    case DType::I32: return static_cast<const int32_t*>(data)[o];
+    case DType::I64: return double(static_cast<const int64_t*>(data)[o]);
+    case DType::F32: return static_cast<const float*>(data)[o];
+    case DType::F64: return static_cast<const double*>(data)[o];
+  }
+  return 0;
+}
+
+// lab1's pixel offsets at the layout's in_strides, lab2's at its out_strides; `out` is C-contiguous.
+template <class Diff, class O>
+__global__ void difference_kernel(const void* lab1, DType t1, int64_t cs1, const void* lab2, DType t2, int64_t cs2,
+                                  Layout l, int64_t n, DiffParams p, O* out) {
+  NDIMG_GRID_STRIDE(i, n) {
+    const int64_t o1 = in_offset(l, i), o2 = out_offset(l, i);
+    double x[3], y[3];
+    for (int c = 0; c < 3; ++c) {
+      x[c] = read(lab1, t1, o1 + c * cs1);
+      y[c] = read(lab2, t2, o2 + c * cs2);
+    }
+    out[i] = O(Diff::run(x, y, p));
+  }
+}
+
 }  // namespace
+
+void difference_cuda(const View& lab1, const View& lab2, const View& out, Difference d, const DiffParams& p,
+                     StreamHandle stream) {
+  const char* op = "color_difference";
+  cuda::DeviceGuard guard(lab1.device_id, op);
+  auto s = static_cast<cudaStream_t>(stream);
+  const View px1 = pixels(lab1), px2 = pixels(lab2);
+  const Layout l = flat_layout(px1, px2);  // merged axes keep the C-order flat index: the output's
+  const int64_t n = px1.size();
+  dispatch_difference(d, [&]<class Diff>() {
+    dispatch_float(out.dtype, [&]<class O>() {
+      difference_kernel<Diff, O><<<cuda::blocks_for(n, kThreads), kThreads, 0, s>>>(
+          lab1.data, lab1.dtype, lab1.strides[lab1.ndim - 1], lab2.data, lab2.dtype, lab2.strides[lab2.ndim - 1], l, n,
+          p, out.ptr<O>());
+      cuda::check_launch(op);
+    });
+  });
+}
 
 int64_t convert_cuda(const View& in, const View& out, Conversion c, const Params& p, StreamHandle stream) {
   const char* op = "color_convert";

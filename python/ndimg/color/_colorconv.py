@@ -109,23 +109,8 @@ def xyz_tristimulus_values(*, illuminant, observer, dtype=float):
 
 
 # ---------------------------------------------------------------------------------------------------
-
+# Per-pixel kernels over NumPy blocks (label2rgb's; the conversions run in C++)
 # ---------------------------------------------------------------------------------------------------
-# Per-pixel kernels over NumPy blocks (the colour differences and label2rgb; the conversions run in C++)
-# ---------------------------------------------------------------------------------------------------
-def _planes(block, dtype, scale=True):
-    """(n, c) pixels -> (c, n) contiguous planes in float `dtype`, scaled as img_as_float scales integers
-    (scale=False: cast only)."""
-    xp = xp_of(block)
-    p = xp.empty((block.shape[1], block.shape[0]), dtype)
-    p[...] = block.T
-    if scale and block.dtype.kind in "iu":
-        p *= 1.0 / np.iinfo(block.dtype).max
-        if block.dtype.kind == "i":
-            xp.maximum(p, -1.0, out=p)
-    return p
-
-
 def _run(kernel, arr, out, *more):
     """kernel(pixels (n, c), out (n, k), *more pixels) over all pixels of channel-last `arr` (and of the
     arrays `more` of its pixel shape) into the C-contiguous `out`. NumPy: blocks of pixels on the engine's
@@ -143,13 +128,6 @@ def _run(kernel, arr, out, *more):
             blockwise_rows(block, *arrays)
         else:
             block(*arrays)
-
-
-def _polar(x, y):
-    """(hypot, angle in [0, 2 pi)) as scikit-image's _cart2polar_2pi: the 2 pi added in float64."""
-    xp = xp_of(x)
-    t = xp.arctan2(y, x)
-    return xp.hypot(x, y), xp.where(t < 0.0, t + np.float64(2 * np.pi), t).astype(t.dtype, copy=False)
 
 
 # ---------------------------------------------------------------------------------------------------
