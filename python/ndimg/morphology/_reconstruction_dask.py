@@ -143,7 +143,6 @@ def _whole(seed, mask, **kw):
 
 def reconstruction(seed, mask, method="dilation", footprint=None, offset=None):
     import dask.array as da
-    from dask.graph_manipulation import clone
 
     from .._dask import is_dask
 
@@ -169,12 +168,11 @@ def reconstruction(seed, mask, method="dilation", footprint=None, offset=None):
     reach = tuple(int(r) for r in np.abs(steps).max(axis=0)) if len(steps) else (0,) * seed.ndim
     halves = _halves(steps)
     grid = seed.numblocks
+    # the chunks' own keys: each made once (and kept by Dask from stage 1 to stage 3); a task holds one chunk
     seeds, masks = seed.to_delayed(optimize_graph=False), mask.to_delayed(optimize_graph=False)
     summaries = [delayed(_summary)(seeds[idx], masks[idx], method, halves, reach, _sides(idx, grid))
                  for idx in np.ndindex(*grid)]
     solved = delayed(_solve, nout=len(summaries))(summaries, seed.chunks, halves, reach)
-    # stage 3 makes its chunks again: the inputs' chunks are not all held from stage 1 to stage 3
-    seeds, masks = (x.to_delayed(optimize_graph=False) for x in clone(seed, mask))
     out = np.empty(grid, dtype=object)
     for i, idx in enumerate(np.ndindex(*grid)):
         shape = tuple(c[j] for c, j in zip(seed.chunks, idx))
