@@ -9,6 +9,9 @@ import skimage.morphology as skm
 
 import ndimg.morphology as ndm
 from helpers import to_engine, to_host
+from ndimg import _core
+from ndimg.morphology import _reconstruction
+from ndimg.morphology import _reconstruction_dask as rd
 from test_dask_global import Counter, chunked
 
 da = pytest.importorskip("dask.array")
@@ -171,3 +174,41 @@ def test_errors(engine, rng):
     empty = chunked(np.zeros((0, 3)), 2, engine)
     with pytest.raises(ValueError):
         ndm.reconstruction(empty, empty)
+
+
+def test_chunk_summary_bottlenecks(rng):
+    """A chunk's summary, against scikit-image: widest paths over its forest from its values are its own
+    reconstruction at the border elements, and from one border element alone they are the bottlenecks from
+    it (the reconstruction of that element's value over a flat seed)."""
+    mask = rng.random((12, 10))
+    seed = np.where(rng.random(mask.shape) < 0.1, mask, 0.0)
+    steps, _ = _reconstruction._neighbourhood(None, None, 2)
+    halves = rd._halves(steps)
+    border = rd._border(mask.shape, ((True, False), (True, True)), (1, 1))
+    values, edges, weights = rd._forest(seed, mask, border, halves, (1, 1))
+    assert len(edges) == border.size - 1   # one component: a spanning tree
+    got = values.copy()
+    _core.widest_paths(got, edges, weights)
+    np.testing.assert_array_equal(got, skm.reconstruction(seed, mask).ravel()[border])
+    for a in rng.choice(border.size, 6, replace=False):
+        got = np.full(border.size, -np.inf)
+        got[a] = mask.ravel()[border[a]]
+        _core.widest_paths(got, edges, weights)
+        flat = np.full_like(mask, mask.min())
+        flat.ravel()[border[a]] = got[a]
+        np.testing.assert_array_equal(got, skm.reconstruction(flat, mask).ravel()[border])
+
+
+def test_summary_primitives_refuse_bad_input():
+    mask, seed = np.zeros((4, 5)), np.zeros((4, 5))
+    ids = np.full((4, 5), -1, np.int32)
+    ids[0, 0] = 3   # only 2 values
+    edges, weights, values = np.empty((1, 2), np.int64), np.empty(1), np.empty(2)
+    with pytest.raises(ValueError, match="border id"):
+        _core.bottleneck_forest(mask, seed, ids, [1], edges, weights, values)
+    with pytest.raises(TypeError):
+        _core.bottleneck_forest(mask, seed.astype(np.float32), ids, [1], edges, weights, values)
+    with pytest.raises(ValueError, match="offset"):
+        _core.bottleneck_forest(mask, seed, np.full((4, 5), -1, np.int32), [20], edges, weights, values)
+    with pytest.raises(ValueError, match="vertex"):
+        _core.widest_paths(np.zeros(2), np.array([[0, 2]], np.int64), np.zeros(1))
