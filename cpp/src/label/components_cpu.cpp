@@ -202,16 +202,23 @@ void connect(const View& in, const uint8_t* m, const std::vector<Tap>& taps, I* 
           const int64_t line = lt[q].line;
           const uint64_t* there = bits.data() + (start + line) / width * words;
           const uint64_t* same_there = kValues ? eq_line(taps.size(), start + line) : nullptr;
-          const bool full = !kValues && has_prev && lt[q].steps == 7;
+          const bool full = has_prev && lt[q].steps == 7;
           for (int64_t w = 0; w < words; ++w) {
             const int64_t base = start + w * 64;
             const uint64_t mi = here[w], before = has_prev ? moved(here, w, words, -1) : 0;
             if (!mi) continue;
             if (full) {
-              // all three steps: i - 1, a member, met j - 1 and j; else i meets j, or j - 1 and j + 1 apart
-              const uint64_t mj = moved(there, w, words, 0);
-              uint64_t mid = mi & ~before & mj, left = mi & ~before & ~mj & moved(there, w, words, -1);
-              uint64_t right = mi & ~mj & moved(there, w, words, 1);
+              // all three steps: i - 1, joined to i (a member; kValues: of i's value), met j - 1 and j; else i
+              // meets j, or j - 1 (not joined to j); and j + 1 unless it is joined to j and j met i. e*: the
+              // pairs' equalities (all ones without kValues), run: i joined to i - 1, next: j + 1 to j.
+              uint64_t em = ~uint64_t(0), e0 = em, ep = em, run = before, next = em;
+              if constexpr (kValues) {
+                em = eq_line(lt[q].tap[0], start)[w], e0 = eq_line(lt[q].tap[1], start)[w];
+                ep = eq_line(lt[q].tap[2], start)[w], run &= same[w], next = moved(same_there, w, words, 1);
+              }
+              const uint64_t jp = moved(there, w, words, 1), meet = mi & moved(there, w, words, 0) & e0;
+              uint64_t mid = meet & ~run, left = mi & moved(there, w, words, -1) & em & ~run & ~meet;
+              uint64_t right = mi & jp & ep & ~(meet & jp & next);
               for (; mid; mid &= mid - 1) unite<I>(par, I(base + std::countr_zero(mid)), I(base + std::countr_zero(mid) + line));
               for (; left; left &= left - 1) unite<I>(par, I(base + std::countr_zero(left)), I(base + std::countr_zero(left) + line - 1));
               for (; right; right &= right - 1) unite<I>(par, I(base + std::countr_zero(right)), I(base + std::countr_zero(right) + line + 1));
