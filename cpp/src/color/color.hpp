@@ -335,7 +335,7 @@ template <> struct Op<Conversion::LabToLch> : Op<Conversion::Matrix> {
     const T t = atan2_(x[2], x[1]);
     y[0] = x[0];
     y[1] = hypot_rn(x[1], x[2]);
-    y[2] = t < T(0) ? T(double(t) + 2 * 3.141592653589793) : t;
+    y[2] = T(double(t) + (t < T(0) ? 2 * 3.141592653589793 : 0.0));
     return 0;
   }
 };
@@ -395,7 +395,7 @@ NDIMG_HD double sq(double x) { return mul_rn(x, x); }
 NDIMG_HD void polar(double x, double y, double& r, double& t) {
   r = hypot_rn(x, y);
   t = atan2_(y, x);
-  if (t < 0.0) t += 2 * kPi;
+  t += t < 0.0 ? 2 * kPi : 0.0;  // -0 becomes +0, as there
 }
 // get_dH2: the squared hue difference 2 (|ab1| |ab2| - ab1 . ab2).
 NDIMG_HD double dH2(double a1, double b1, double a2, double b2) {
