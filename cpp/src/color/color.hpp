@@ -18,6 +18,10 @@ namespace ndimg::color {
 constexpr int kMaxOut = 8;  // output channels of a matrix (a stain matrix may have up to 8 columns)
 constexpr int kMaxIn = 4;
 
+// for (j < p.k) unrolled over kMaxOut, so that a pixel's outputs stay in registers on the device.
+#define NDIMG_EACH_OUT(j, p) \
+  _Pragma("unroll") for (int j = 0; j < kMaxOut; ++j) if (j < (p).k)
+
 struct Params {
   double m[3 * kMaxOut];  // rows: output channel j = sum_i m[3 j + i] x_i
   double v[3];            // white point, background or offsets (see Conversion)
@@ -193,7 +197,7 @@ template <> struct Op<Conversion::Matrix> {
   static constexpr int in = 3;
   static constexpr bool channel_first = false;
   template <class T> NDIMG_HD static int run(const T* x, T* y, const Params& p) {
-    for (int j = 0; j < p.k; ++j) y[j] = p.has_v ? dot(p.m + 3 * j, x) + T(p.v[j]) : dot(p.m + 3 * j, x);
+    NDIMG_EACH_OUT(j, p) y[j] = p.has_v ? dot(p.m + 3 * j, x) + T(p.v[j]) : dot(p.m + 3 * j, x);
     return 0;
   }
 };
@@ -322,10 +326,15 @@ template <> struct Op<Conversion::HsvToRgb> : Op<Conversion::Matrix> {
     // inf, 1e308) become 0 (CUDA's cast would saturate)
     int sector = 0;
     if (hi < T(2147483648.0) && hi > T(-2147483648.0)) sector = int(((int64_t(hi) % 256) + 256) % 256) % 6;
-    const T rs[6] = {v, q, lo, lo, t, v}, gs[6] = {t, v, v, q, lo, lo}, bs[6] = {lo, lo, t, v, v, q};
-    y[0] = rs[sector];
-    y[1] = gs[sector];
-    y[2] = bs[sector];
+    const T r[6] = {v, q, lo, lo, t, v}, g[6] = {t, v, v, q, lo, lo}, b[6] = {lo, lo, t, v, v, q};
+    // selected by constant indices, so that nothing is indexed at run time (device registers)
+#pragma unroll
+    for (int k = 0; k < 6; ++k)
+      if (sector == k) {
+        y[0] = r[k];
+        y[1] = g[k];
+        y[2] = b[k];
+      }
     return 0;
   }
 };
@@ -364,7 +373,7 @@ template <> struct Op<Conversion::SeparateStains> {
     return double(log_(nmax(v, T(1e-6)))) / -13.815510557964274;  // log(1e-6)
   }
   NDIMG_HD static int after(const double* d, double* y, const Params& p) {
-    for (int j = 0; j < p.k; ++j) y[j] = nmax(dot(p.m + 3 * j, d), 0.0);
+    NDIMG_EACH_OUT(j, p) y[j] = nmax(dot(p.m + 3 * j, d), 0.0);
     return 0;
   }
   template <class T> NDIMG_HD static int run(const T* x, double* y, const Params& p) {
@@ -379,7 +388,7 @@ template <> struct Op<Conversion::CombineStains> {
   template <class T> NDIMG_HD static int run(const T* x, double* y, const Params& p) {
     const double log_adjust = 13.815510557964274;  // -log(1e-6)
     const double d[3] = {double(x[0]) * log_adjust, double(x[1]) * log_adjust, double(x[2]) * log_adjust};
-    for (int j = 0; j < p.k; ++j) y[j] = clip01(exp_(dot(p.m + 3 * j, d)));
+    NDIMG_EACH_OUT(j, p) y[j] = clip01(exp_(dot(p.m + 3 * j, d)));
     return 0;
   }
 };

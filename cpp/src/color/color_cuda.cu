@@ -47,7 +47,7 @@ __global__ void convert_kernel(const void* in, DType dtype, int64_t ics, typenam
     }
     const int c = Op::run(x, y, p);
     const int64_t oo = out_offset(l, i);
-    for (int j = 0; j < p.k; ++j) out[oo + j * ocs] = y[j];
+    NDIMG_EACH_OUT(j, p) out[oo + j * ocs] = y[j];
     if (clipped) {
       const unsigned active = __activemask();
       const unsigned votes = __ballot_sync(active, c != 0);
