@@ -11,7 +11,8 @@ from numbers import Real
 
 import numpy as np
 
-from .._engine import engine_aware, xp_of
+from .. import _core
+from .._engine import engine_aware, stream_ptr, xp_of
 from ..morphology._label import as_host_intp
 
 # Euler characteristic of one 2x2 window by its configuration (bit 1: the window's last pixel, 2: the one
@@ -156,15 +157,11 @@ def perimeter_per_label(labels, nlabels, neighborhood):
 
 
 def _config_hist(mask):
-    """The histogram of the 2^ndim-window configurations (scikit-image's codes, see _corner_bits) of a bool
-    image padded by one zero on every side: one pass of shifted ORs, no per-label bookkeeping."""
-    xp = xp_of(mask)
-    p = xp.pad(mask, 1).astype(np.uint8)
-    nd = p.ndim
-    code = xp.zeros(tuple(s - 1 for s in p.shape), np.uint8)
-    for off, bit in _corner_bits(nd).items():
-        code |= p[tuple(slice(o, p.shape[d] - 1 + o) for d, o in enumerate(off))] * np.uint8(bit)
-    return xp.bincount(code.ravel(), minlength=2 ** (2 ** nd)).astype(np.float64)
+    """The histogram of the 2^ndim-window configurations (scikit-image's codes, see _corner_bits) of a 2-D or
+    3-D bool image padded by one zero on every side: one pass of the core, no per-label bookkeeping."""
+    hist = xp_of(mask).zeros(2 ** (2 ** mask.ndim), np.int64)
+    _core.measure_window_codes(mask, hist, stream=stream_ptr(hist))
+    return hist.astype(np.float64)
 
 
 @engine_aware("image")
