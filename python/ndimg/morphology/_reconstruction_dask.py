@@ -1,5 +1,7 @@
 """morphology.reconstruction over Dask arrays: exact (the in-memory result), lazy, and each task holds one
-chunk (or only small summaries).
+chunk (or only the chunks' border summaries). Each input chunk is made once and read by stages 1 and 3, so
+Dask keeps the inputs' chunks between them (cheap for stored or in-memory inputs; a costly lazy input can be
+persisted or stored first).
 
 Reconstruction by dilation (erosion: the same on negated images) gives each element the largest, over seed
 elements s, of min(seed(s), the bottleneck from s): the largest, over paths, of the smallest mask value on
