@@ -11,6 +11,7 @@ NDIMG_BINDINGS(moments) {
   bind<&measure::image_moments>(m, "measure_image_moments", "input", "center", "spacing", "order", Out{"out"},
                                 nb::arg("stream") = 0);
   bind<&measure::window_codes>(m, "measure_window_codes", "input", Out{"hist"}, nb::arg("stream") = 0);
+  bind<&measure::perimeter_codes>(m, "measure_perimeter_codes", "image", "eight", Out{"hist"}, nb::arg("stream") = 0);
   bind<static_cast<void (*)(const View&, const View&, const View&, const View&, StreamHandle)>(&measure::hull_spans)>(
       m, "measure_hull_spans", "slots", "boxes", "row_offsets", Out{"spans"}, nb::arg("stream") = 0);
 }

@@ -1,5 +1,5 @@
 """euler_number and perimeter_crofton from one pass of the window configuration histogram
-(_core.measure_window_codes), on shapes the generated registry cases do not reach: one-wide axes, views with
+(_core.measure_window_codes), perimeter from one pass of its codes (_core.measure_perimeter_codes), on shapes the generated registry cases do not reach: one-wide axes, views with
 negative and non-unit strides, non-bool input."""
 from __future__ import annotations
 
@@ -41,3 +41,19 @@ def test_window_codes_brute_force(engine, rng):
     hist = xp_of(x).zeros(256, np.int64)
     _core.measure_window_codes(x, hist, stream=stream_ptr(hist))
     np.testing.assert_array_equal(to_host(hist), exp)
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (1, 9), (7, 1), (2, 3), (33, 70), (300, 41)])
+def test_perimeter_odd_shapes_and_values(engine, rng, shape):
+    """uint8 values other than 1 (scikit-image's border is the image minus its erosion, wrapped in uint8, and
+    its weighted sums wrap too), views, both neighbourhoods; sums past 49 are scikit-image's ValueError."""
+    for a in (rng.random(shape) < 0.6, (rng.random(shape) < 0.6) * rng.integers(1, 4, shape).astype(np.uint8)):
+        for view in (a, a[::-1], a[:, ::2]):
+            for nb in (4, 8):
+                try:
+                    exp = sk_measure.perimeter(view, nb)
+                except ValueError:
+                    with pytest.raises(ValueError):
+                        nme.perimeter(to_engine(view, engine), nb)
+                    continue
+                np.testing.assert_allclose(to_host(nme.perimeter(to_engine(view, engine), nb)), exp, rtol=1e-12)

@@ -45,4 +45,52 @@ void window_codes_cpu(const View& in, int64_t* hist) {
     for (int64_t p = 0; p < parts * 4; ++p) hist[b] += counts[p * bins + b];
 }
 
+// The perimeter codes: rows in a fixed number of parts, each keeping rolling rows at hand (vector loops): the
+// nonzero flags of rows y..y + 2, the border of rows y - 1..y + 1 (perimeter_border's arithmetic by rows).
+void perimeter_codes_cpu(const View& img, bool eight, int64_t* hist) {
+  const int64_t h = img.shape[0], w = img.shape[1], sy = img.strides[0], sx = img.strides[1], W = w + 2;
+  const uint8_t* src = img.ptr<uint8_t>();
+  const int64_t parts = std::max<int64_t>(1, std::min(h, fixed_parts(h * w)));
+  std::vector<int64_t> counts(size_t(parts * 256), 0);
+  const int edge = perimeter_weight(0, 1), corner = perimeter_weight(1, 1), centre = perimeter_weight(0, 0);
+  for_parts(h, parts, [&](int64_t part, int64_t r0, int64_t r1) {
+    int64_t* hp = counts.data() + part * 256;
+    // 3 rows of flags and 3 of border, one 0 each side; row y at slot (y + 3) % 3
+    std::vector<uint8_t> nzs(static_cast<size_t>(3 * W), 0), bps(static_cast<size_t>(3 * W), 0);
+    const auto nz = [&](int64_t y) { return nzs.data() + (y + 3) % 3 * W; };
+    const auto bp = [&](int64_t y) { return bps.data() + (y + 3) % 3 * W; };
+    const auto flags = [&](int64_t y) {
+      uint8_t* o = nz(y);
+      if (y < 0 || y >= h) return void(std::fill_n(o, W, uint8_t(0)));
+      for (int64_t x = 0; x < w; ++x) o[x + 1] = src[y * sy + x * sx] != 0;
+    };
+    const auto border = [&](int64_t y) {  // needs the flags of y - 1..y + 1
+      uint8_t* o = bp(y);
+      if (y < 0 || y >= h) return void(std::fill_n(o, W, uint8_t(0)));
+      const uint8_t *a = nz(y - 1), *c = nz(y), *b = nz(y + 1);
+      for (int64_t x = 1; x <= w; ++x) {
+        uint8_t e = c[x] & a[x] & b[x] & c[x - 1] & c[x + 1];
+        if (eight) e &= a[x - 1] & a[x + 1] & b[x - 1] & b[x + 1];
+        o[x] = uint8_t(src[y * sy + (x - 1) * sx] - e);
+      }
+    };
+    flags(r0 - 2), flags(r0 - 1), flags(r0);
+    border(r0 - 1);
+    flags(r0 + 1);
+    border(r0);
+    for (int64_t y = r0; y < r1; ++y) {
+      flags(y + 2);  // overwrites the flags of y - 1, which border(y) has read
+      border(y + 1);
+      const uint8_t *a = bp(y - 1), *c = bp(y), *b = bp(y + 1);
+      for (int64_t x = 1; x <= w; ++x) {
+        const int v = centre * c[x] + edge * (a[x] + b[x] + c[x - 1] + c[x + 1]) +
+                      corner * (a[x - 1] + a[x + 1] + b[x - 1] + b[x + 1]);
+        ++hp[v & 255];
+      }
+    }
+  });
+  for (int b = 0; b < 256; ++b)
+    for (int64_t p = 0; p < parts; ++p) hist[b] += counts[p * 256 + b];
+}
+
 }  // namespace ndimg::measure

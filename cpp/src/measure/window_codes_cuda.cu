@@ -1,4 +1,4 @@
-// CUDA schedule of the window configuration histogram: a thread per window (adjacent threads, adjacent
+// CUDA schedules of the window code histograms: a thread per window or pixel (adjacent threads, adjacent
 // columns), counted in per-warp shared bins, a block's bins added to the global ones (integer counts: any
 // order gives the same bits).
 #include <algorithm>
@@ -33,6 +33,28 @@ __global__ void __launch_bounds__(kThreads) window_codes_kernel(const T* in, Axe
   }
 }
 
+__global__ void __launch_bounds__(kThreads) perimeter_codes_kernel(const uint8_t* img, int64_t h, int64_t w,
+                                                                   int64_t sy, int64_t sx, bool eight,
+                                                                   unsigned long long* hist) {
+  __shared__ unsigned bins[kWarps][256];
+  for (unsigned i = threadIdx.x; i < kWarps * 256; i += kThreads) bins[i / 256][i % 256] = 0;
+  __syncthreads();
+  unsigned* mine = bins[threadIdx.x / 32];
+  NDIMG_GRID_STRIDE(i, h * w) {
+    const int64_t y = i / w, x = i % w;
+    int v = 0;
+    for (int dy = -1; dy <= 1; ++dy)
+      for (int dx = -1; dx <= 1; ++dx) v += perimeter_weight(dy, dx) * perimeter_border(img, h, w, sy, sx, y + dy, x + dx, eight);
+    atomicAdd(mine + (v & 255), 1u);
+  }
+  __syncthreads();
+  for (unsigned b = threadIdx.x; b < 256; b += kThreads) {
+    unsigned long long v = 0;
+    for (unsigned k = 0; k < kWarps; ++k) v += bins[k][b];
+    if (v) atomicAdd(hist + b, v);
+  }
+}
+
 }  // namespace
 
 void window_codes_cuda(const View& in, int64_t* hist, StreamHandle stream) {
@@ -46,6 +68,18 @@ void window_codes_cuda(const View& in, int64_t* hist, StreamHandle stream) {
     window_codes_kernel<T><<<blocks, kThreads, 0, s>>>(in.ptr<T>(), a, in.ndim, windows,
                                                        reinterpret_cast<unsigned long long*>(hist));
   });
+  cuda::check_launch(op);
+}
+
+void perimeter_codes_cuda(const View& img, bool eight, int64_t* hist, StreamHandle stream) {
+  const char* op = "measure_perimeter_codes";
+  cuda::DeviceGuard guard(img.device_id, op);
+  auto s = static_cast<cudaStream_t>(stream);
+  const int64_t n = img.size();
+  if (n == 0) return;
+  const unsigned blocks = std::min<unsigned>(cuda::blocks_for(n, kThreads), kMaxBlocks);
+  perimeter_codes_kernel<<<blocks, kThreads, 0, s>>>(img.ptr<uint8_t>(), img.shape[0], img.shape[1], img.strides[0],
+                                                      img.strides[1], eight, reinterpret_cast<unsigned long long*>(hist));
   cuda::check_launch(op);
 }
 
