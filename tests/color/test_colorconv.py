@@ -191,3 +191,16 @@ def test_delta_e_one_pixel_and_channels(rng, name):
         got, expected = fn(a, b), ref(a, b)
         assert type(got) is type(expected) and got.dtype == expected.dtype
         assert_close(got, expected, f"color.{name}")
+
+
+@pytest.mark.parametrize("name", ["lab2xyz", "lab2rgb"])
+def test_negative_z_count_on_each_engine(engine, name):
+    """The clipped pixels are counted over the whole launch (CUDA: per block) on every engine."""
+    lab = np.zeros((300, 257, 3))
+    lab[::7, ::5] = (10, 5, 400)
+    count = int(np.count_nonzero((lab[..., 0] + 16) / 116 - lab[..., 2] / 200 < 0))
+    with pytest.warns(UserWarning, match=f"resulted in {count} negative Z values"):
+        got = getattr(nc, name)(to_engine(lab, engine))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_close(to_host(got), getattr(sc, name)(lab), f"color.{name}")

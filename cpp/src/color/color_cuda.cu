@@ -1,6 +1,6 @@
 // CUDA schedule of the colour conversions: one thread per pixel, its channels read in the input dtype (a
 // switch every thread of the launch takes alike), converted by the shared per-pixel math and written through
-// the output's strides. Clipped-Z counts are summed per warp, then once per warp into one device counter.
+// the output's strides. Clipped-Z counts are summed per block, then once per block into one device counter.
 #include <algorithm>
 
 #include "color/color.hpp"
@@ -25,10 +25,13 @@ __device__ __forceinline__ void load(const void* data, int64_t o, int64_t cs, in
   }
 }
 
+// One thread per pixel (the grid covers n): every thread of a block reaches the block's count of clipped Z.
 template <class Op, class T>
 __global__ void convert_kernel(const void* in, DType dtype, int64_t ics, typename Op::template out_t<T>* out,
                                int64_t ocs, Layout l, int64_t n, Params p, bool pre, unsigned long long* clipped) {
-  NDIMG_GRID_STRIDE(i, n) {
+  const int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  int c = 0;
+  if (i < n) {
     T x[kMaxIn];
     typename Op::template out_t<T> y[kMaxOut];
     const int64_t io = in_offset(l, i);
@@ -45,14 +48,13 @@ __global__ void convert_kernel(const void* in, DType dtype, int64_t ics, typenam
       case DType::F32: load<T, float>(in, io, ics, Op::in, pre, p, x); break;
       case DType::F64: load<T, double>(in, io, ics, Op::in, pre, p, x); break;
     }
-    const int c = Op::run(x, y, p);
+    c = Op::run(x, y, p);
     const int64_t oo = out_offset(l, i);
     NDIMG_EACH_OUT(j, p) out[oo + j * ocs] = y[j];
-    if (clipped) {
-      const unsigned active = __activemask();
-      const unsigned votes = __ballot_sync(active, c != 0);
-      if (votes && (threadIdx.x & 31) == unsigned(__ffs(active) - 1)) atomicAdd(clipped, (unsigned long long)__popc(votes));
-    }
+  }
+  if (clipped) {  // the same for the whole launch
+    const int block = __syncthreads_count(c);
+    if (threadIdx.x == 0 && block) atomicAdd(clipped, (unsigned long long)block);
   }
 }
 
