@@ -32,3 +32,39 @@ def test_large_noise_other_generators(engine, rng):
         ours, ref = (np.random.Generator(np.random.MT19937(4)) for _ in range(2))
         got = to_host(nu.random_noise(to_engine(image, engine), mode=mode, rng=ours, **kw))
         np.testing.assert_array_equal(got, sku.random_noise(image, mode=mode, rng=ref, **kw))
+
+
+@pytest.mark.parametrize("amount, salt_vs_pepper", [(0.3, 0.2), (0, 0.5), (1, 0.4), (0.05, 1), (0.7, 0)])
+@pytest.mark.parametrize("shape", [(1,), (17, 23), (3, 65, 70)])
+def test_pcg64_masks_are_bernoulli_draws(engine, amount, salt_vs_pepper, shape):
+    """The salt-and-pepper masks from ndimg's copy of NumPy's PCG64 stream (the GPU path, here on each
+    engine's library): _bernoulli's two draws, and the generator left where they leave it."""
+    from ndimg.util._noise import _bernoulli, _pcg64_masks
+    xp = np
+    if engine == "cuda":
+        import cupy as xp
+    ours, ref = np.random.default_rng(8), np.random.default_rng(8)
+    ours.random(3), ref.random(3)
+    got = _pcg64_masks(xp, ours, shape, amount, salt_vs_pepper)
+    want = (_bernoulli(amount, shape, ref), _bernoulli(salt_vs_pepper, shape, ref))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(to_host(g), w)
+    assert ours.bit_generator.state == ref.bit_generator.state
+
+
+@pytest.mark.parametrize("offset", [0, 1, 31, 1 << 40])
+def test_pcg64_random_is_numpys(engine, offset):
+    from ndimg._prim import random
+    xp = np
+    if engine == "cuda":
+        import cupy as xp
+    bits = np.random.PCG64(2024)
+    bits.advance(5)
+    keep = bits.state
+    got = to_host(random.pcg64_random(bits, offset=offset, out=xp.empty((37, 1001)))).view(np.uint64)
+    assert bits.state == keep
+    ref = np.random.PCG64(2024)
+    ref.advance(5 + offset)
+    np.testing.assert_array_equal(got, np.random.Generator(ref).random((37, 1001)).view(np.uint64))
+    with pytest.raises(TypeError, match="PCG64"):
+        random.pcg64_random(np.random.MT19937(1), offset=0, out=np.empty(3))

@@ -10,6 +10,7 @@ import numpy as np
 
 from .._blocks import _on_threads, pipelined
 from .._engine import engine_aware, get_num_threads, xp_of
+from .._prim import random
 from .._rules import array_argument
 from ..ndimage._footprint import to_host
 from ._dtype import _map, _put, _reduce, convert
@@ -157,10 +158,27 @@ def _sp_draws(rng, n, amount, salt_vs_pepper, consume):
     rng.bit_generator.advance(flips + salts)
 
 
+def _pcg64_masks(xp, rng, shape, amount, salt_vs_pepper):
+    """scikit-image's flip and salt masks (_bernoulli's two draws) of a PCG64 generator, computed in xp's
+    library by ndimg's copy of the stream; the generator is advanced past both draws."""
+    n = math.prod(shape)
+    skip = 0
+    masks = []
+    for p in (amount, salt_vs_pepper):
+        if p in (0, 1):
+            masks.append(xp.full(shape, p == 1))
+            continue
+        masks.append(random.pcg64_random(rng.bit_generator, offset=skip, out=xp.empty(shape)) <= p)
+        skip += n
+    rng.bit_generator.advance(skip)
+    return masks
+
+
 def _sp(image, rng, amount, salt_vs_pepper, low_clip, clip):
     """Salt (1) and pepper (low_clip) at a fraction `amount` of the pixels, salt_vs_pepper of them salt:
     scikit-image's draws. With a jumpable generator the draws run on the engine's threads (_sp_draws): on the
-    CPU engine with the arithmetic, for a GPU image into two masks sent to the device."""
+    CPU engine with the arithmetic, for a GPU image into two masks sent to the device; a GPU image with
+    NumPy's default PCG64 draws them on the device (ndimg's copy of the stream)."""
     xp = xp_of(image)
     one, low = image.dtype.type(1), image.dtype.type(low_clip)
     threaded = _jumpable(rng) and image.size > _CHUNK
@@ -178,7 +196,9 @@ def _sp(image, rng, amount, salt_vs_pepper, low_clip, clip):
 
         _sp_draws(rng, image.size, amount, salt_vs_pepper, consume)
         return out.reshape(image.shape)
-    if threaded:
+    if xp is not np and type(rng.bit_generator) is np.random.PCG64:   # NumPy's default: drawn on the device
+        flipped, salted = _pcg64_masks(xp, rng, image.shape, amount, salt_vs_pepper)
+    elif threaded:
         flipped, salted = np.empty(image.size, bool), np.empty(image.size, bool)
 
         def consume(part, f, s):
