@@ -1618,10 +1618,10 @@ for _name, _file, _kind, _tol in (
         ("rgb2ycbcr", "_colorconv", "image", None), ("ydbdr2rgb", "_colorconv", "image", None),
         ("rgb2ydbdr", "_colorconv", "image", None), ("rgb2hed", "_colorconv", "image", None),
         ("hed2rgb", "_colorconv", "image", None),
-        # float32 LAB/LUV: a = 500 (x - y) and u, v amplify float32 rounding differences (CPU: the same BLAS
-        # products as scikit-image's; CUDA: cuBLAS) to about 1e-4 on values of up to 100; xyz2rgb, lab2rgb, luv2rgb:
-        # cuBLAS's rgb-from-xyz sums cancel near black, where sRGB's slope (12.92) makes their last bits up to
-        # 1e-5 (lab2rgb float32 on the H200: 1.8e-6 at 0.043)
+        # float32 LAB/LUV: a = 500 (x - y) and u, v amplify float32 rounding differences (both engines: fused
+        # per-pixel 3 x 3 products, rounded otherwise than scikit-image's BLAS products) to about 1e-4 on values of up
+        # to 100; xyz2rgb, lab2rgb, luv2rgb: the rgb-from-xyz sums cancel near black, where sRGB's slope (12.92) makes
+        # their last bits up to 1e-5 (lab2rgb float32 on the H200: 1.8e-6 at 0.043)
         ("xyz2lab", "_colorconv", "image", 2e-4), ("lab2xyz", "_colorconv", "lab", None),
         ("rgb2lab", "_colorconv", "image", 2e-4), ("lab2rgb", "_colorconv", "lab", 2e-5),
         ("xyz2luv", "_colorconv", "image", 2e-4), ("luv2xyz", "_colorconv", "lab", 2e-4),
