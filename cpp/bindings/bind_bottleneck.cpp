@@ -4,8 +4,8 @@
 namespace ndimg::py {
 
 NDIMG_BINDINGS(bottleneck) {
-  bind<&morphology::bottleneck_forest>(m, "bottleneck_forest", "mask", "seed", "ids", "offsets", Out{"edges"},
-                                       Out{"weights"}, Out{"values"});
+  bind<&morphology::bottleneck_forest>(m, "bottleneck_forest", "mask", "ids", "offsets", Out{"edges"},
+                                       Out{"weights"});
   bind<&morphology::widest_paths>(m, "widest_paths", Out{"values"}, "edges", "weights");
 }
 

@@ -177,19 +177,20 @@ def test_errors(engine, rng):
 
 
 def test_chunk_summary_bottlenecks(rng):
-    """A chunk's summary, against scikit-image: widest paths over its forest from its values are its own
-    reconstruction at the border elements, and from one border element alone they are the bottlenecks from
-    it (the reconstruction of that element's value over a flat seed)."""
+    """A chunk's summary, against scikit-image: its values are its own reconstruction at the border elements,
+    and from one border element alone, widest paths over its forest are the bottlenecks from it (the
+    reconstruction of that element's value over a flat seed)."""
     mask = rng.random((12, 10))
     seed = np.where(rng.random(mask.shape) < 0.1, mask, 0.0)
-    steps, _ = _reconstruction._neighbourhood(None, None, 2)
+    steps, pad = _reconstruction._neighbourhood(None, None, 2)
     halves = rd._halves(steps)
-    border = rd._border(mask.shape, ((True, False), (True, True)), (1, 1))
-    values, edges, weights = rd._forest(seed, mask, border, halves, (1, 1))
+    sides = ((True, False), (True, True))
+    border = rd._border(mask.shape, sides, (1, 1))
+    values, level, _, _ = rd._summary(seed, mask, "dilation", steps, pad, halves, (1, 1), sides)
+    np.testing.assert_array_equal(values, skm.reconstruction(seed, mask).ravel()[border])
+    np.testing.assert_array_equal(level, mask.ravel()[border])
+    edges, weights = rd._forest(mask, np.ones(mask.shape, bool), border, halves, (1, 1))
     assert len(edges) == border.size - 1   # one component: a spanning tree
-    got = values.copy()
-    _core.widest_paths(got, edges, weights)
-    np.testing.assert_array_equal(got, skm.reconstruction(seed, mask).ravel()[border])
     for a in rng.choice(border.size, 6, replace=False):
         got = np.full(border.size, -np.inf)
         got[a] = mask.ravel()[border[a]]
@@ -200,15 +201,15 @@ def test_chunk_summary_bottlenecks(rng):
 
 
 def test_summary_primitives_refuse_bad_input():
-    mask, seed = np.zeros((4, 5)), np.zeros((4, 5))
+    mask = np.zeros((4, 5))
     ids = np.full((4, 5), -1, np.int32)
-    ids[0, 0] = 3   # only 2 values
-    edges, weights, values = np.empty((1, 2), np.int64), np.empty(1), np.empty(2)
+    ids[0, 0] = 3   # at most 2 border elements for one edge
+    edges, weights = np.empty((1, 2), np.int64), np.empty(1)
     with pytest.raises(ValueError, match="border id"):
-        _core.bottleneck_forest(mask, seed, ids, [1], edges, weights, values)
+        _core.bottleneck_forest(mask, ids, [1], edges, weights)
     with pytest.raises(TypeError):
-        _core.bottleneck_forest(mask, seed.astype(np.float32), ids, [1], edges, weights, values)
+        _core.bottleneck_forest(mask, ids.astype(np.int64), [1], edges, weights)
     with pytest.raises(ValueError, match="offset"):
-        _core.bottleneck_forest(mask, seed, np.full((4, 5), -1, np.int32), [20], edges, weights, values)
+        _core.bottleneck_forest(mask, np.full((4, 5), -1, np.int32), [20], edges, weights)
     with pytest.raises(ValueError, match="vertex"):
         _core.widest_paths(np.zeros(2), np.array([[0, 2]], np.int64), np.zeros(1))

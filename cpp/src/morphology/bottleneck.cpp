@@ -25,26 +25,21 @@ int64_t require_edges(const View& edges, const View& weights) {
 
 }  // namespace
 
-int64_t bottleneck_forest(const View& mask, const View& seed, const View& ids, std::span<const int64_t> offsets,
-                          const View& edges, const View& weights, const View& values) {
+int64_t bottleneck_forest(const View& mask, const View& ids, std::span<const int64_t> offsets, const View& edges,
+                          const View& weights) {
   require_host_c(mask, "mask");
-  require_host_c(seed, "seed");
   require_host_c(ids, "ids");
-  require_host_c(values, "values");
   require_same_shape(mask, ids, "bottleneck");
-  require_same_shape(mask, seed, "bottleneck");
-  if (!is_float(mask.dtype) || seed.dtype != mask.dtype || ids.dtype != DType::I32)
-    throw TypeError("bottleneck: float mask and seed of one dtype, int32 ids");
-  if (values.dtype != DType::F64 || values.ndim != 1) throw TypeError("bottleneck: values float64 (n,)");
-  require_edges(edges, weights);
-  // every border id indexes values
+  if (!is_float(mask.dtype) || ids.dtype != DType::I32) throw TypeError("bottleneck: float mask and int32 ids");
+  const int64_t m = require_edges(edges, weights);
+  // border ids index the edges' vertices: fewer than m + 2 of them
   const int32_t* id = ids.ptr<int32_t>();
   for (int64_t i = 0; i < ids.size(); ++i)
-    if (id[i] < -2 || id[i] >= values.shape[0]) throw ValueError("bottleneck: border id out of range");
+    if (id[i] < -2 || id[i] > m) throw ValueError("bottleneck: border id out of range");
   for (int64_t o : offsets)
     if (o == 0 || o >= mask.size() || -o >= mask.size()) throw ValueError("bottleneck: bad neighbour offset");
   if (mask.size() == 0) return 0;
-  return bottleneck_forest_cpu(mask, seed, ids, offsets, edges, weights, values);
+  return bottleneck_forest_cpu(mask, ids, offsets, edges, weights);
 }
 
 void widest_paths(const View& values, const View& edges, const View& weights) {

@@ -8,11 +8,10 @@ elements s, of min(seed(s), the bottleneck from s): the largest, over paths, of 
 the path. A path may cross chunk borders any number of times, so no fixed halo is exact. Instead, with a
 symmetric neighbourhood (an undirected graph) of reach r per axis:
 
-1. each chunk (one task each) is reduced to a summary of its border elements (those within r of a face
-   shared with another chunk): a maximum spanning forest of them under the chunk's bottleneck metric, which
-   keeps every bottleneck between two border elements in fewer edges than border elements, values on them
-   from which widest paths over the forest give the chunk's own reconstruction there (both from one
-   union-find pass in descending mask order, ``_core.bottleneck_forest``), and their mask values;
+1. each chunk (one task each) is reconstructed alone and reduced to a summary of its border elements
+   (those within r of a face shared with another chunk): their values and mask values, and a maximum
+   spanning forest of them under the chunk's bottleneck metric (``_core.bottleneck_forest``), which keeps
+   every bottleneck between two border elements in fewer edges than border elements;
 2. one task joins the forests with the neighbour pairs across chunk borders (weight: the smaller mask value)
    and finds every border element's global value by widest paths from the chunks' values
    (``_core.widest_paths``): every path between chunks is a chain of such edges and in-chunk stretches;
@@ -51,34 +50,43 @@ def _border(shape, sides, reach):
     return np.flatnonzero(on)
 
 
-def _forest(J, I, border, halves, reach):
-    """The chunk's reduction to its border elements (J, I on the host): the values from which widest paths
-    over the forest give its own reconstruction there, and a maximum spanning forest of them under its
-    bottleneck metric (edges between border ordinals, their weights)."""
+def _forest(I, joined, border, halves, reach):
+    """A maximum spanning forest of the chunk's border elements under its bottleneck metric through the
+    `joined` elements (I and joined on the host): edges between border ordinals, their weights."""
     pad = [(r, r) for r in reach]
-    padded, seeds = (np.ascontiguousarray(np.pad(x, pad)) for x in (I, J))
-    ids = np.full(padded.shape, -2, np.int32)   # padding: never joined
-    ids[tuple(slice(r, r + s) for r, s in zip(reach, I.shape))] = -1
-    ids[tuple(c + r for c, r in zip(np.unravel_index(border, I.shape), reach))] = np.arange(border.size)
+    padded = np.ascontiguousarray(np.pad(I, pad))
+    ids = np.full(padded.shape, -2, np.int32)   # padding and elements left out: never joined
+    inner = tuple(slice(r, r + s) for r, s in zip(reach, I.shape))
+    ids[inner][joined] = -1
+    at = tuple(c + r for c, r in zip(np.unravel_index(border, I.shape), reach))
+    ids[at] = np.where(ids[at] == -1, np.arange(border.size, dtype=np.int32), -2)
     strides = np.array(padded.strides) // padded.itemsize
     offsets = [int(np.dot(s, strides)) for s in halves]
     m = max(border.size - 1, 0)
-    edges, weights, values = np.empty((m, 2), np.int64), np.empty(m, np.float64), np.empty(border.size, np.float64)
-    k = _core.bottleneck_forest(padded, seeds, ids, offsets, edges, weights, values)
-    return values, edges[:k], weights[:k]
+    edges, weights = np.empty((m, 2), np.int64), np.empty(m, np.float64)
+    k = _core.bottleneck_forest(padded, ids, offsets, edges, weights)
+    return edges[:k], weights[:k]
 
 
-def _summary(seed, mask, method, halves, reach, sides):
-    """Stage 1: a chunk's border elements' values and mask values, and its forest over them."""
+def _summary(seed, mask, method, steps, pad, halves, reach, sides):
+    """Stage 1: a chunk's border elements' values in its own reconstruction and their mask values, and its
+    forest over them. Elements the chunk's reconstruction already raises to the mask are left out of the
+    forest: a value carried through one is at most what that element's own value carries (it stays a
+    source of the same paths), so only the paths through the others change the result."""
     _mem._check_order(seed, mask, method)
     J, I = _mem._signed(seed, mask, 1 if method == "dilation" else -1)
     border = _border(J.shape, sides, reach)
     if border.size == 0:
         empty = np.empty(0, np.float64)
         return empty, empty, np.empty((0, 2), np.int64), empty
-    J, I = np.asarray(to_host(J)), np.asarray(to_host(I))
-    values, edges, weights = _forest(J, I, border, halves, reach)
-    return values, I.reshape(-1)[border].astype(np.float64), edges, weights
+    rec = _mem._dilate(J, I, steps, pad)
+    xp = xp_of(rec)
+    joined = np.asarray(to_host(rec != I))
+    at = np.unravel_index(border, J.shape)
+    values = to_host(rec[tuple(xp.asarray(a) for a in at)]).astype(np.float64)
+    I = np.asarray(to_host(I))
+    return (np.where(np.isnan(values), -np.inf, values), I[at].astype(np.float64),
+            *_forest(I, joined, border, halves, reach))
 
 
 def _solve(summaries, chunks, halves, reach):
@@ -172,7 +180,7 @@ def reconstruction(seed, mask, method="dilation", footprint=None, offset=None):
     grid = seed.numblocks
     # the chunks' own keys: each made once (and kept by Dask from stage 1 to stage 3); a task holds one chunk
     seeds, masks = seed.to_delayed(optimize_graph=False), mask.to_delayed(optimize_graph=False)
-    summaries = [delayed(_summary)(seeds[idx], masks[idx], method, halves, reach, _sides(idx, grid))
+    summaries = [delayed(_summary)(seeds[idx], masks[idx], method, steps, pad, halves, reach, _sides(idx, grid))
                  for idx in np.ndindex(*grid)]
     solved = delayed(_solve, nout=len(summaries))(summaries, seed.chunks, halves, reach)
     out = np.empty(grid, dtype=object)
