@@ -152,6 +152,9 @@ def _whole(seed, mask, **kw):
 
 
 def reconstruction(seed, mask, method="dilation", footprint=None, offset=None):
+    """morphology.reconstruction of Dask arrays (either may be in memory): a Dask array chunked like the
+    seed (like the mask where only it is a Dask array). Argument errors come when the call is built, a seed
+    on the wrong side of the mask when it is computed."""
     import dask.array as da
 
     from .._dask import is_dask
