@@ -105,9 +105,9 @@ def _noisy(image, rng, mean, std, fn, low):
     out = np.empty(image.shape, np.result_type(image.dtype, np.float64))
     x, o = image.reshape(-1), out.reshape(-1)
     parts = [slice(at, at + _CHUNK) for at in range(0, x.size, _CHUNK)]
-    if _scaled(mean, std):   # the draw alone on the caller's thread, its scaling with the arithmetic
-        pipelined(lambda b: rng.standard_normal(o[parts[b]].size),
-                  lambda b, z: fn(x[parts[b]], _scale(z, mean, std, np), np, out=o[parts[b]]), len(parts))
+    if _scaled(mean, std):   # drawn into the output's own blocks, scaled and combined there by the workers
+        pipelined(lambda b: rng.standard_normal(out=o[parts[b]]),
+                  lambda b, z: fn(x[parts[b]], _scale(z, mean, std, np), np, out=z), len(parts))
     else:
         pipelined(lambda b: rng.normal(mean, std, o[parts[b]].size),
                   lambda b, n: fn(x[parts[b]], n, np, out=o[parts[b]]), len(parts))
