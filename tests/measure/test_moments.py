@@ -44,7 +44,8 @@ def test_moments_family_on_one_pass(engine, rng, dtype):
     x = to_engine(a, engine)
     # float32 on the CPU is scikit-image's float32 sum, off by up to ~1e-4 where the shift cancels
     tol = dict(rtol=1e-3 if dtype == np.float32 else 1e-9)
-    np.testing.assert_allclose(to_host(nme.moments_central(x, order=2)), sk_measure.moments_central(ref, order=2),
-                               atol=1e-3 * float(ref.size), **tol)
+    mu = sk_measure.moments_central(ref, order=2)   # float32 sums round relative to the largest moments
+    np.testing.assert_allclose(to_host(nme.moments_central(x, order=2)), mu, atol=1e-5 * float(np.abs(mu).max()), **tol)
     np.testing.assert_allclose(to_host(nme.centroid(x)), sk_measure.centroid(ref), **tol)
-    np.testing.assert_allclose(to_host(nme.inertia_tensor(x)), sk_measure.inertia_tensor(ref), **tol)
+    t = sk_measure.inertia_tensor(ref)   # off-diagonal entries near 0: float32 rounding relative to the diagonal
+    np.testing.assert_allclose(to_host(nme.inertia_tensor(x)), t, atol=1e-5 * float(np.abs(t).max()), **tol)

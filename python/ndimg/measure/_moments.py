@@ -118,17 +118,21 @@ def moments(image, order=3, *, spacing=None):
 @engine_aware("image")
 def moments_central(image, center=None, order=3, *, spacing=None, **kwargs):
     if _on_gpu(image):
-        # scikit-image sums float32 images in float32 in NumPy einsum's order, which no GPU sum follows: the
-        # GPU sums in float64 and rounds once, closer to the exact moments than either float32 sum (the
-        # registry compares them within the reference's own float32 error); the binomial shift on the host
-        ftype = float_type(image.dtype)
         if center is not None:
-            return _moments_about(image, center, order, spacing, dtype=np.float64).astype(ftype, copy=False)
-        raw = _moments_about(image, (0,) * image.ndim, order, spacing, dtype=np.float64).get()
-        return xp_of(image).asarray(raw_to_central(raw).astype(ftype, copy=False))
+            return _moments_about(image, center, order, spacing, dtype=np.float64).astype(float_type(image.dtype))
+        return xp_of(image).asarray(_central_on_host(image, order, spacing))
     if center is None:   # the centroid from the raw moments, then the binomial shift
         return raw_to_central(_moments_about(image, (0,) * image.ndim, order, spacing))
     return _moments_about(image, center, order, spacing)
+
+
+def _central_on_host(image, order, spacing):
+    """moments_central of a GPU image about its centroid, as a NumPy array. scikit-image sums float32 images in
+    float32 in NumPy einsum's order, which no GPU sum follows: the GPU sums in float64 and rounds once, closer
+    to the exact moments than either float32 sum (the registry compares them within the reference's own
+    float32 error); the binomial shift runs on the host."""
+    raw = _moments_about(image, (0,) * image.ndim, order, spacing, dtype=np.float64).get()
+    return raw_to_central(raw).astype(float_type(image.dtype), copy=False)
 
 
 def raw_to_central(m):
@@ -261,11 +265,17 @@ def tensor(mu, ndim, lead=0):
 
 @engine_aware("image")   # mu (or T) is a small parameter: NumPy beside a GPU image goes to the image's device
 def inertia_tensor(image, mu=None, *, spacing=None):
+    if _on_gpu(image):
+        return xp_of(image).asarray(_tensor_on_host(image, mu, spacing))
     if mu is None:
         mu = moments_central(image, order=2, spacing=spacing)
-    if _on_gpu(image):   # ndim**2 entries from a few moments: on the host
-        return xp_of(image).asarray(tensor(np.asarray(to_host(mu)), image.ndim))
     return tensor(xp_of(image).asarray(mu), image.ndim)
+
+
+def _tensor_on_host(image, mu, spacing):
+    """inertia_tensor of a GPU image as a NumPy array: ndim**2 entries from a few moments, on the host."""
+    mu = _central_on_host(image, 2, spacing) if mu is None else np.asarray(to_host(mu))
+    return tensor(mu, image.ndim)
 
 
 def eigvals_desc(t):
@@ -278,10 +288,11 @@ def eigvals_desc(t):
 @engine_aware("image")
 def inertia_tensor_eigvals(image, mu=None, T=None, *, spacing=None):
     xp = xp_of(image)
-    T = inertia_tensor(image, mu, spacing=spacing) if T is None else xp.asarray(T)
     if xp is np:
+        T = inertia_tensor(image, mu, spacing=spacing) if T is None else xp.asarray(T)
         return sorted(eigvals_desc(T), reverse=True)
     # the ndim x ndim tensor's eigenvalues by NumPy's LAPACK, as scikit-image's: its rounding, and its
     # LinAlgError for a non-finite tensor (cupy.linalg.eigvalsh returns NaN)
-    ev = xp.asarray(eigvals_desc(T.get()))
+    T = _tensor_on_host(image, mu, spacing) if T is None else np.asarray(to_host(T))
+    ev = xp.asarray(eigvals_desc(T))
     return [ev[k] for k in range(ev.shape[0])]
