@@ -2,7 +2,7 @@
 // terms of a stretch in one slot in registers and flushes them with global atomics when the slot changes. One
 // image: a warp per segment of a line, its lanes' power sums reduced by shuffles, then the segment's terms
 // (two per lane) added in registers; a block's warps reduced in shared memory to one partial per block, and
-// the partials summed in block order by a second kernel (no atomics: the same bits on every run).
+// the partials summed in a fixed order by a second kernel (no atomics: the same bits on every run).
 #include <algorithm>
 
 #include "core/cuda.cuh"
@@ -115,12 +115,20 @@ __global__ void __launch_bounds__(kWarps * 32) image_moments_kernel(ImageArgs a,
     partials[int64_t(blockIdx.x) * a.terms + threadIdx.x] = v;
   }
 }
+// A block per term: strided sums over the partials, then a tree in shared memory (a fixed order).
+constexpr unsigned kSumThreads = 256;
 __global__ void sum_partials(const double* partials, unsigned blocks, int terms, double* out) {
-  const int t = threadIdx.x;
-  if (t >= terms) return;
+  __shared__ double r[kSumThreads];
+  const int t = blockIdx.x;
   double v = 0;
-  for (unsigned b = 0; b < blocks; ++b) v += partials[int64_t(b) * terms + t];
-  out[t] = v;
+  for (unsigned b = threadIdx.x; b < blocks; b += kSumThreads) v += partials[int64_t(b) * terms + t];
+  r[threadIdx.x] = v;
+  __syncthreads();
+  for (unsigned k = kSumThreads / 2; k > 0; k /= 2) {
+    if (threadIdx.x < k) r[threadIdx.x] += r[threadIdx.x + k];
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) out[t] = r[0];
 }
 
 }  // namespace
@@ -152,7 +160,7 @@ void image_moments_cuda(const View& in, const double* center, const double* spac
     image_moments_kernel<T><<<blocks, kWarps * 32, 0, s>>>(a, in.ptr<T>(), partials.get<double>());
   });
   cuda::check_launch(op);
-  sum_partials<<<1, kMaxMomentTerms, 0, s>>>(partials.get<double>(), blocks, a.terms, out);
+  sum_partials<<<a.terms, kSumThreads, 0, s>>>(partials.get<double>(), blocks, a.terms, out);
   cuda::check_launch(op);
 }
 
