@@ -40,8 +40,15 @@ def test_quickshift_cuda_tree_and_far_parents():
     img = ASTRONAUT[:40, :50]
     # max_dist=1 leaves most pixels without a parent close enough: many roots, relabelled as scikit-image
     for kw in ({"kernel_size": 2}, {"kernel_size": 1.5, "max_dist": 1}):
-        for ref, got in zip(sk.quickshift(img, return_tree=True, **kw),
-                            quickshift(cp.asarray(img), return_tree=True, **kw)):
+        (ref_labels, ref_parent, ref_dist), (labels, parent, dist) = (
+            sk.quickshift(img, return_tree=True, **kw), quickshift(cp.asarray(img), return_tree=True, **kw))
+        same(ref_labels, labels)
+        same(ref_parent, parent)
+        # ndimg.color's Lab is within 1e-13 of scikit-image's; the distances carry it
+        assert dist.dtype == np.asarray(ref_dist).dtype
+        np.testing.assert_allclose(cp.asnumpy(dist), np.asarray(ref_dist), rtol=1e-12, atol=0)
+        for ref, got in zip(sk.quickshift(img, convert2lab=False, return_tree=True, **kw),
+                            quickshift(cp.asarray(img), convert2lab=False, return_tree=True, **kw)):
             same(ref, got)
 
 
