@@ -74,6 +74,18 @@ def test_random_walker_cuda_isolated_pixels_and_copy_false():
     np.testing.assert_array_equal(cp.asnumpy(got_labels), ref_labels)
 
 
+def test_random_walker_cuda_bf_beyond_the_dense_size():
+    # 100 x 90 pixels leave more unlabeled ones than the dense solve takes: cuSOLVER's sparse QR per label
+    data, labels = _blob((100, 90)), _seeds((100, 90))
+    ref = sks.random_walker(data, labels, mode="bf", return_full_prob=True)
+    try:
+        got = nds.random_walker(cp.asarray(data), cp.asarray(labels), mode="bf", return_full_prob=True)
+    except NotImplementedError as e:   # a CuPy without cusolverSp: the clear error, nothing else
+        assert "cg_j" in str(e)
+        return
+    _close(ref, got)
+
+
 @pytest.mark.parametrize("mode", ["bf", "cg_j"])
 def test_random_walker_cuda_one_label(mode):
     # scipy's direct solver returns one label's probabilities as a vector: skimage's argmax then runs over the

@@ -11,8 +11,9 @@ are found with ndimg's binary propagation.
 
 On the CUDA engine the same steps run over CuPy (the reduced Laplacian built on the device in the same
 order, a cupyx.scipy.sparse CSR matrix): 'cg' and 'cg_j' are the same iteration with cuBLAS's dot products
-(their rounding, not scipy's), 'bf' is cupyx's sparse direct solver per label, and 'cg_mg' (pyamg's
-hierarchy is host-only) solves the device-built system on the host and uploads the probabilities.
+(their rounding, not scipy's), 'bf' a dense LU solve up to 4096 unlabeled pixels and cupyx's sparse QR
+solver per label beyond, and 'cg_mg' (pyamg's hierarchy is host-only) solves the device-built system on
+the host and uploads the probabilities.
 """
 from __future__ import annotations
 
@@ -200,6 +201,25 @@ def _cg(lap, b, rtol, psolve, maxiter):
     return x, maxiter
 
 
+_DENSE_BF = 4096   # unlabeled pixels up to which 'bf' on the GPU solves the dense matrix (128 MiB)
+
+
+def _device_direct_solve(lap, rhs):
+    """'bf' on the CUDA engine: the (nlabels, n) solutions by LU of the dense Laplacian up to _DENSE_BF
+    unknowns, by cuSOLVER's sparse QR (cupyx's spsolve) one label at a time beyond."""
+    xp = xp_of(rhs)
+    if lap.shape[0] <= _DENSE_BF:
+        return xp.linalg.solve(lap.toarray(), rhs).T
+    from cupyx.scipy.sparse.linalg import spsolve as device_spsolve
+
+    try:
+        return xp.stack([device_spsolve(lap, xp.ascontiguousarray(rhs[:, i])) for i in range(rhs.shape[1])])
+    except NotImplementedError:   # CuPy without cusolverSp's csrlsvqr
+        raise NotImplementedError(f"random_walker: mode 'bf' on the CUDA engine solves up to {_DENSE_BF} unlabeled "
+                                  "pixels densely; more need cuSOLVER's sparse QR, which this CuPy lacks: use "
+                                  "mode 'cg_j'") from None
+
+
 def _solve(lap, rhs, tol, mode):
     xp = xp_of(rhs)
     if mode is None:
@@ -211,9 +231,7 @@ def _solve(lap, rhs, tol, mode):
     if mode == "bf":
         if xp is np:
             return spsolve(lap, rhs).T
-        from cupyx.scipy.sparse.linalg import spsolve as device_spsolve
-
-        X = xp.stack([device_spsolve(lap, xp.ascontiguousarray(rhs[:, i])) for i in range(rhs.shape[1])])
+        X = _device_direct_solve(lap, rhs)
         return X[0] if rhs.shape[1] == 1 else X   # scipy's solution of one column is a vector, as here
     if mode == "cg_mg" and xp is not np:   # pyamg's hierarchy is host-only: this mode solves on the host
         return xp.asarray(_solve(lap.get(), rhs.get(), tol, mode))
