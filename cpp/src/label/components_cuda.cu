@@ -291,12 +291,13 @@ __global__ void __launch_bounds__(kTile) border_union(const uint8_t* m, const T*
     if (!m[j]) continue;
     if constexpr (kValues)
       if (!(tiled_value(in, g, p.z + dz, p.y + dy, p.x + dx) == v)) continue;
-    // the element one step back along the width, in this tile, crosses the same face by the same tap to the
-    // same tile; where both its ends are members too (kValues: of equal values), they are joined to these ends
-    // in their tiles already
-    if (g.x_face && dx == 0 && p.lx > 0 && m[p.i - 1] && m[j - 1]) {
+    // the element one step back along the width, in this tile, crosses the same face by the same tap, to the
+    // element one step back from j (where that is inside); where both its ends are members too (kValues: of equal values), they are
+    // joined to these ends already: i - 1 to i in this tile, j - 1 to j in theirs or across a width face (a
+    // pair this pass never skips)
+    if (g.x_face && p.lx > 0 && p.x + dx > 0 && m[p.i - 1] && m[j - 1]) {
       if constexpr (!kValues) continue;
-      else if (tiled_value(in, g, p.z, p.y, p.x - 1) == v && tiled_value(in, g, p.z + dz, p.y + dy, p.x - 1) == v)
+      else if (tiled_value(in, g, p.z, p.y, p.x - 1) == v && tiled_value(in, g, p.z + dz, p.y + dy, p.x + dx - 1) == v)
         continue;
     }
     unite<I>(par, I(p.i), I(j));
