@@ -7,6 +7,9 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#if defined(__x86_64__) && !defined(__CUDA_ARCH__)
+#include <emmintrin.h>
+#endif
 
 #include "core/engine.hpp"
 #include "ndimg/color.hpp"
@@ -81,11 +84,30 @@ NDIMG_HD bool isnan_(double a) { return a != a; }
 // NumPy's maximum/minimum (NaN wins), clip to [0, 1] (NaN kept) and Python's x % 1.0 (NumPy's remainder).
 template <class T> NDIMG_HD T nmax(T a, T b) { return (a != a || a >= b) ? a : b; }
 template <class T> NDIMG_HD T nmin(T a, T b) { return (a != a || a <= b) ? a : b; }
-template <class T> NDIMG_HD T clip01(T a) { return a < T(0) ? T(0) : (a > T(1) ? T(1) : a); }
+// max(a, c) for a constant c (NaN a kept, as NumPy's maximum keeps it) and min(a, c) alike: x86's maxsd/minsd
+// (the second operand where unordered) on the host, where GCC would branch on the data (stain densities'
+// signs mispredict half the time).
+template <class T> NDIMG_HD T at_least(T a, T c) {
+#if defined(__x86_64__) && !defined(__CUDA_ARCH__)
+  if constexpr (std::is_same_v<T, double>) return _mm_cvtsd_f64(_mm_max_sd(_mm_set_sd(c), _mm_set_sd(a)));
+  else return _mm_cvtss_f32(_mm_max_ss(_mm_set_ss(c), _mm_set_ss(a)));
+#else
+  return c > a ? c : a;
+#endif
+}
+template <class T> NDIMG_HD T at_most(T a, T c) {
+#if defined(__x86_64__) && !defined(__CUDA_ARCH__)
+  if constexpr (std::is_same_v<T, double>) return _mm_cvtsd_f64(_mm_min_sd(_mm_set_sd(c), _mm_set_sd(a)));
+  else return _mm_cvtss_f32(_mm_min_ss(_mm_set_ss(c), _mm_set_ss(a)));
+#else
+  return c < a ? c : a;
+#endif
+}
+template <class T> NDIMG_HD T clip01(T a) { return at_least(at_most(a, T(1)), T(0)); }
+// NumPy's a % 1.0: fmod's sign moved to the divisor's (+0 for -0); |a| < 1 needs no fmod.
 template <class T> NDIMG_HD T mod1(T a) {
-  T m = fmod_(a, T(1));
-  if (m != T(0)) return m < T(0) ? m + T(1) : m;
-  return T(0);
+  const T m = a > T(-1) && a < T(1) ? a : fmod_(a, T(1));
+  return m < T(0) ? m + T(1) : m + T(0);
 }
 
 // img_as_float of one value: integers times 1 / max in double (signed ones at least -1), floats and bool cast.
@@ -302,11 +324,10 @@ template <> struct Op<Conversion::RgbToHsv> : Op<Conversion::Matrix> {
     const T v = nmax(nmax(r, g), b);
     const T delta = v - nmin(nmin(r, g), b);
     const bool flat = delta == T(0);
-    T h = T(0);
-    if (b == v) h = T(4) + (r - g) / delta;
-    else if (g == v) h = T(2) + (b - r) / delta;
-    else if (r == v) h = (g - b) / delta;
-    h = flat ? T(0) : mod1(h / T(6));
+    // one division: the numerator and offset of the channel that is the maximum (blue's, green's, red's, none)
+    const T num = b == v ? r - g : (g == v ? b - r : (r == v ? g - b : T(0)));
+    const T off = b == v ? T(4) : (g == v ? T(2) : T(0));
+    const T h = flat ? T(0) : mod1((off + num / delta) / T(6));
     const T s = flat ? T(0) : delta / v;
     y[0] = isnan_(h) ? T(0) : h;
     y[1] = isnan_(s) ? T(0) : s;
@@ -370,10 +391,10 @@ template <> struct Op<Conversion::SeparateStains> {
   static constexpr int in = 3;
   static constexpr bool channel_first = true;
   template <class T> NDIMG_HD static double first(T v) {
-    return double(log_(nmax(v, T(1e-6)))) / -13.815510557964274;  // log(1e-6)
+    return double(log_(at_least(v, T(1e-6)))) / -13.815510557964274;  // log(1e-6)
   }
   NDIMG_HD static int after(const double* d, double* y, const Params& p) {
-    NDIMG_EACH_OUT(j, p) y[j] = nmax(dot(p.m + 3 * j, d), 0.0);
+    NDIMG_EACH_OUT(j, p) y[j] = at_least(dot(p.m + 3 * j, d), 0.0);
     return 0;
   }
   template <class T> NDIMG_HD static int run(const T* x, double* y, const Params& p) {
@@ -410,7 +431,7 @@ NDIMG_HD void polar(double x, double y, double& r, double& t) {
 NDIMG_HD double dH2(double a1, double b1, double a2, double b2) {
   return 2 * (hypot_rn(a1, b1) * hypot_rn(a2, b2) - (a1 * a2 + b1 * b2));
 }
-NDIMG_HD double root(double dE2) { return sqrt_(nmax(dE2, 0.0)); }
+NDIMG_HD double root(double dE2) { return sqrt_(at_least(dE2, 0.0)); }
 
 // Cbar ** 7 as products (within 3 ulp of pow).
 NDIMG_HD double pow7(double c) {
