@@ -10,8 +10,12 @@ NDIMG_BINDINGS(skeleton) {
       .value("GuoHall", morphology::Thinning::GuoHall);
   bind<&morphology::thin2d>(m, "thin2d", "input", Out{"output"}, "method", "max_iter", nb::arg("stream") = 0);
   bind<&morphology::thin_lee>(m, "thin_lee", Out{"image"});
-  bind<&morphology::fill_convex_polygon>(m, "fill_convex_polygon", Out{"output"}, "twice", "strict");
-  bind<&morphology::fill_convex_hull_nd>(m, "fill_convex_hull_nd", Out{"output"}, "equations", "tolerance");
+  bind<&morphology::fill_convex_polygon>(m, "fill_convex_polygon", Out{"output"}, "twice", "strict",
+                                         nb::arg("stream") = 0);
+  bind<&morphology::fill_convex_polygons>(m, "fill_convex_polygons", Out{"output"}, "twice", "starts",
+                                          nb::arg("stream") = 0);
+  bind<&morphology::fill_convex_hull_nd>(m, "fill_convex_hull_nd", Out{"output"}, "equations", "tolerance",
+                                         nb::arg("stream") = 0);
   bind<&morphology::medial_axis_thin>(m, "medial_axis_thin", Out{"result"}, "distance", "tiebreak");
 }
 

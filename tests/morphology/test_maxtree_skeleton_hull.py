@@ -175,7 +175,7 @@ def test_thinning_cuda_matches_cpu(name):
 
 
 @pytest.mark.parametrize("call", [lambda x: nm.max_tree(x), lambda x: nm.area_opening(x), lambda x: nm.medial_axis(x),
-                                  lambda x: nm.convex_hull_image(x), lambda x: nm.skeletonize(x, method="lee")])
+                                  lambda x: nm.skeletonize(x, method="lee")])
 def test_host_only_functions_refuse_gpu_arrays(call):
     cp = _cupy()
     with pytest.raises(TypeError, match="GPU engine"):
