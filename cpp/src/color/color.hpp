@@ -22,12 +22,17 @@ constexpr int kMaxOut = 8;  // output channels of a matrix (a stain matrix may h
 constexpr int kMaxIn = 4;
 
 // for (j < p.k) unrolled over kMaxOut, so that a pixel's outputs stay in registers on the device.
+#if defined(__CUDACC__)
+#define NDIMG_COLOR_UNROLL _Pragma("unroll")
+#else
+#define NDIMG_COLOR_UNROLL _Pragma("GCC unroll 8")
+#endif
 #define NDIMG_EACH_OUT(j, p) \
-  _Pragma("unroll") for (int j = 0; j < kMaxOut; ++j) if (j < (p).k)
+  NDIMG_COLOR_UNROLL for (int j = 0; j < kMaxOut; ++j) if (j < (p).k)
 
 struct Params {
   double m[3 * kMaxOut];  // rows: output channel j = sum_i m[3 j + i] x_i
-  double v[3];            // white point, background or offsets (see Conversion)
+  double v[kMaxOut];      // white point, background or offsets (see Conversion; 3 used)
   bool has_v;
   int k;                  // output channels of Matrix and the stain conversions
 };
@@ -349,7 +354,7 @@ template <> struct Op<Conversion::HsvToRgb> : Op<Conversion::Matrix> {
     if (hi < T(2147483648.0) && hi > T(-2147483648.0)) sector = int(((int64_t(hi) % 256) + 256) % 256) % 6;
     const T r[6] = {v, q, lo, lo, t, v}, g[6] = {t, v, v, q, lo, lo}, b[6] = {lo, lo, t, v, v, q};
     // selected by constant indices, so that nothing is indexed at run time (device registers)
-#pragma unroll
+    NDIMG_COLOR_UNROLL
     for (int k = 0; k < 6; ++k)
       if (sector == k) {
         y[0] = r[k];
