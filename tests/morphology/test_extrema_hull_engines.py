@@ -35,6 +35,91 @@ def _host(engine, x):
     return cp.asnumpy(x)
 
 
+# ---- local maxima and minima ----
+
+def _plateau_image(rng, shape, dtype):
+    """Few levels (wide plateaus, ties across borders), in the dtype's own range."""
+    levels = rng.integers(0, 3, shape)
+    if dtype == "bool":
+        return levels > 1
+    if dtype == "int64":
+        return (levels - 1) * (2**63 - 1)
+    if dtype == "uint64":
+        return levels.astype(np.uint64) * np.uint64(2**63 + 5)
+    return (levels - (np.dtype(dtype).kind != "u")).astype(dtype)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int32", "int64", "uint64", "float32", "float64"])
+@pytest.mark.parametrize("shape", [(40,), (9, 11), (5, 6, 7)])
+def test_local_extrema_plateaus(engine, dtype, shape):
+    rng = np.random.default_rng(len(shape))
+    image = _plateau_image(rng, shape, dtype)
+    for kw in ({}, {"allow_borders": False}, {"connectivity": 1}, {"connectivity": 1, "allow_borders": False}):
+        for name in ("local_maxima", "local_minima"):
+            got = getattr(nm, name)(_on(engine, image), **kw)
+            np.testing.assert_array_equal(_host(engine, got), getattr(sm, name)(image, **kw), err_msg=f"{name} {kw}")
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_local_maxima_border_plateaus_and_indices(engine):
+    image = np.zeros((7, 8), np.uint8)
+    image[0, 2:5] = 5        # a plateau on the border
+    image[1, 3] = 5          # joined to it from inside
+    image[4:6, 4:6] = 3      # an inner plateau
+    image[6, 0] = 9          # a corner maximum
+    for allow_borders in (True, False):
+        expected = sm.local_maxima(image, allow_borders=allow_borders)
+        np.testing.assert_array_equal(_host(engine, nm.local_maxima(_on(engine, image), allow_borders=allow_borders)),
+                                      expected)
+        got = nm.local_maxima(_on(engine, image), indices=True, allow_borders=allow_borders)
+        assert len(got) == 2
+        for g, e in zip(got, np.nonzero(expected)):
+            np.testing.assert_array_equal(_host(engine, g), e)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("connectivity", [1, 2])
+def test_local_extrema_nan_and_signed_zero(engine, connectivity):
+    # NaN compares false both ways: scikit-image's line candidates decide which plateaus next to it count
+    rng = np.random.default_rng(11)
+    for shape in ((30,), (10, 12), (5, 6, 4)):
+        image = rng.integers(0, 3, shape).astype(np.float64)
+        image[rng.random(shape) < 0.2] = np.nan
+        image[rng.random(shape) < 0.1] = -0.0
+        kw = dict(connectivity=min(connectivity, len(shape)))
+        for allow_borders in (True, False):
+            for name in ("local_maxima", "local_minima"):
+                got = getattr(nm, name)(_on(engine, image), allow_borders=allow_borders, **kw)
+                np.testing.assert_array_equal(_host(engine, got),
+                                              getattr(sm, name)(image, allow_borders=allow_borders, **kw))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("footprint", [np.eye(3, dtype=bool), np.array([[0, 1, 0], [0, 1, 0], [0, 1, 0]], bool),
+                                       np.array([[0, 0, 0], [0, 1, 1], [0, 1, 0]], bool)],
+                         ids=["diagonal", "no_line", "asymmetric"])
+def test_local_maxima_footprints(engine, footprint):
+    rng = np.random.default_rng(13)
+    image = rng.integers(0, 3, (12, 14)).astype(np.float32)
+    image[rng.random(image.shape) < 0.1] = np.nan
+    for allow_borders in (True, False):
+        np.testing.assert_array_equal(
+            _host(engine, nm.local_maxima(_on(engine, image), footprint=footprint, allow_borders=allow_borders)),
+            sm.local_maxima(image, footprint=footprint, allow_borders=allow_borders))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_local_maxima_small_and_empty(engine):
+    with pytest.warns(UserWarning, match="smaller 3"):
+        out = _host(engine, nm.local_maxima(_on(engine, np.array([[1, 3, 1]])), allow_borders=False))
+    assert out.shape == (1, 3) and not out.any()
+    out = _host(engine, nm.local_maxima(_on(engine, np.zeros((0, 4), np.float32))))
+    assert out.shape == (0, 4) and out.dtype == bool
+    with pytest.raises(TypeError, match="float16"):
+        nm.local_maxima(_on(engine, np.ones((4, 4), np.float16)))
+
+
 # ---- convex hulls ----
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -218,14 +218,6 @@ def test_local_maxima_small_image_warns_and_float16_refused():
         ndm.local_maxima(np.ones((4, 4), np.float16))
 
 
-@pytest.mark.skipif(not CUDA_READY, reason="no CUDA device")
-def test_local_maxima_gpu_refused_by_name():
-    import cupy
-
-    with pytest.raises(TypeError, match="local_maxima: the CUDA engine is not built yet"):
-        ndm.local_maxima(cupy.zeros((5, 5)))
-
-
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_h_maxima_float_resolution(dtype):
     """scikit-image shifts by h plus two ulps of |image|: a maximum exactly h high counts."""

@@ -1,11 +1,13 @@
 """skimage.morphology's extrema (skimage/morphology/extrema.py): local_maxima/local_minima (plateaus
-whole: the CPU engine's plateau fill) and h_maxima/h_minima (ndimg's reconstruction, both engines)."""
+whole: the CPU engine's plateau fill; on the GPU the label family's equal-value components, ruled out together)
+and h_maxima/h_minima (ndimg's reconstruction, both engines)."""
 from __future__ import annotations
 
 import numpy as np
 
 from .. import _core
-from .._engine import engine_aware, host_only, xp_of
+from .._engine import engine_aware, xp_of
+from .._prim import label as _lab
 from ..ndimage._binary import generate_binary_structure
 from ..ndimage._footprint import to_host
 from ..util._invert import invert
@@ -59,6 +61,69 @@ def set_border(a, value, width):
             a[(slice(None),) * axis + (slice(a.shape[axis] - w1, None),)] = value
 
 
+def _equal_components(image, structure):
+    """Every element's plateau (its equal-valued component under `structure`) as int64 labels 1.., through
+    the label family (which leaves out a background value: one no element has where the dtype allows it, else
+    0, whose elements are labelled apart as a bool image)."""
+    xp = xp_of(image)
+    labels = xp.empty(image.shape, np.int64)
+    kind, size = image.dtype.kind, image.dtype.itemsize
+    if kind in "bu" or (kind == "i" and size < 8):
+        background = -1 if kind in "bu" else int(np.iinfo(image.dtype).min) - 1
+        _lab.label_values(image, background=background, structure=structure, out=labels)
+        return labels
+    count = _lab.label_values(image, background=0, structure=structure, out=labels)
+    zero = image == 0
+    zeros = xp.empty(image.shape, np.int64)
+    _lab.label(zero, structure=structure, out=zeros)
+    return xp.where(zero, zeros + count, labels)
+
+
+def _device_maxima(image, steps, line):
+    """The maximal plateaus of a (padded) image on its engine, for a centrosymmetric neighbourhood `steps`:
+    an element's plateau is ruled out by a strictly higher neighbour of any of its elements or by an element
+    on the border; the plateaus are the label family's equal-value components. Border elements are False.
+    With NaN and line candidates (`line`), scikit-image only starts from the runs along the last axis above
+    their ends (NaN compares false: it may leave a plateau without one), which is required too."""
+    xp = xp_of(image)
+    ndim = image.ndim
+    inner = (slice(1, -1),) * ndim
+    centre = image[inner]
+    higher = xp.zeros(centre.shape, dtype=bool)
+    for step in steps.tolist():
+        higher |= image[tuple(slice(1 + o, n - 1 + o) for o, n in zip(step, image.shape))] > centre
+    interior = xp.zeros(image.shape, dtype=bool)
+    interior[inner] = True
+    ruled_out = ~interior
+    ruled_out[inner] = higher
+    structure = np.zeros((3,) * ndim, dtype=bool)
+    structure[tuple((steps + 1).T)] = True
+    labels = _equal_components(image, structure)
+    bad = xp.zeros(int(labels.max()) + 1, dtype=bool)
+    bad[labels[ruled_out]] = True   # one flag per plateau
+    if line and image.dtype.kind == "f" and bool(xp.isnan(image).any()):
+        # runs of equal interior values along the last axis, each numbered by its first element
+        border = ~interior
+        same = xp.zeros(image.shape, dtype=bool)
+        same[..., 1:] = (image[..., 1:] == image[..., :-1]) & ~border[..., :-1]
+        starts = ~border & ~same
+        run = xp.cumsum(starts.ravel()).reshape(image.shape)   # run numbers grow along every line
+        after = xp.zeros(image.shape, dtype=bool)
+        after[..., :-1] = ~border[..., :-1] & ~(same[..., 1:] & ~border[..., 1:])   # the run's last element
+        nxt = xp.zeros(image.shape, dtype=image.dtype)
+        nxt[..., :-1] = image[..., 1:]
+        prev = xp.zeros(image.shape, dtype=image.dtype)
+        prev[..., 1:] = image[..., :-1]
+        size = int(run.max()) + 1
+        rises, falls = xp.zeros(size, dtype=bool), xp.zeros(size, dtype=bool)
+        rises[run[starts & (prev < image)]] = True
+        falls[run[after & (image > nxt)]] = True
+        candidate = xp.zeros(bad.shape, dtype=bool)
+        candidate[labels[interior & rises[run] & falls[run]]] = True
+        bad |= ~candidate
+    return ~bad[labels] & interior
+
+
 def no_float16(dtype):
     if dtype == np.float16:
         raise TypeError("dtype of `image` is float16 which is not supported, try upcasting to float32")
@@ -75,40 +140,47 @@ def local_maxima(image, footprint=None, connectivity=None, indices=False, allow_
     """The local maxima of `image`: whole plateaus whose neighbours (footprint, else `connectivity` hops,
     default ndim) are all lower; with allow_borders=False a plateau touching the border is none. A bool
     array, or its nonzero indices with indices=True."""
-    host_only("local_maxima", image)
-    image = np.asarray(image, order="C")
+    xp = xp_of(image)
+    image = xp.asarray(image, order="C")
     if image.size == 0:
-        return np.nonzero(image) if indices else np.zeros(image.shape, dtype=bool)
+        return xp.nonzero(image) if indices else xp.zeros(image.shape, dtype=bool)
     if allow_borders:
-        image = np.pad(image, 1, mode="constant", constant_values=image.min())
-    flags = np.zeros(image.shape, dtype=np.uint8)
+        low = image.min()
+        image = xp.pad(image, 1, mode="constant", constant_values=low if xp is np else low.item())
+    flags = xp.zeros(image.shape, dtype=np.uint8)
     set_border(flags, 3, [(1, 1)] * image.ndim)
     if any(s < 3 for s in image.shape):
         warn_user("maxima can't exist for an image with any dimension smaller 3 if borders aren't allowed", UserWarning)
+        out = flags == 1
     else:
         footprint = resolve_neighborhood(footprint, connectivity, image.ndim)
-        _, offsets = neighbour_steps(image.shape, footprint, (1,) * image.ndim)
+        steps, offsets = neighbour_steps(image.shape, footprint, (1,) * image.ndim)
         no_float16(image.dtype)
         if image.dtype.kind not in "biuf":
             raise TypeError(f"local_maxima: unsupported dtype {image.dtype}")
         native_only(image.dtype)
         offsets = offsets.astype(np.int64).tolist()
         line = -1 in offsets and 1 in offsets
-        if not line:   # every element but the border's is a candidate
-            flags[flags == 0] = 2
-        _core.plateau_maxima(image, flags, offsets, line)
+        if xp is not np and set(map(tuple, steps.tolist())) == set(map(tuple, (-steps).tolist())):
+            out = _device_maxima(image, steps, line)
+        else:
+            # a footprint that is not centrosymmetric joins plateaus in scikit-image's scan order: the
+            # serial fill on the host (a GPU image goes there and back)
+            host, flags = to_host(image), to_host(flags)
+            if not line:   # every element but the border's is a candidate
+                flags[flags == 0] = 2
+            _core.plateau_maxima(host, flags, offsets, line)
+            out = xp.asarray(flags == 1)
     if allow_borders:
-        flags = flags[(slice(1, -1),) * flags.ndim]
+        out = out[(slice(1, -1),) * out.ndim]
     else:
-        set_border(flags, 0, [(1, 1)] * flags.ndim)
-    out = flags == 1
-    return np.nonzero(out) if indices else out
+        set_border(out, False, [(1, 1)] * out.ndim)
+    return xp.nonzero(out) if indices else out
 
 
 @engine_aware("image", native=False)
 def local_minima(image, footprint=None, connectivity=None, indices=False, allow_borders=True):
     """The local minima of `image` (local_maxima of the inverted image)."""
-    host_only("local_minima", image)
     return local_maxima(invert(image, signed_float=True), footprint=footprint, connectivity=connectivity,
                         indices=indices, allow_borders=allow_borders)
 
