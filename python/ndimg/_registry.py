@@ -1210,8 +1210,8 @@ for _name in ("h_maxima", "h_minima"):
              bad=(bad(ValueError, h=0),),
              bench=tuple((s, dict(h=0.1)) for s in ("2d_f32", "3d_f32")))
 for _name in ("local_maxima", "local_minima"):
-    register("morphology", _name, f"{_MO}._extrema:{_name}", dtypes=ALL + ("uint64",), ndim=(1, 2, 3), engines=("cpu",),
-             family="reconstruct",
+    register("morphology", _name, f"{_MO}._extrema:{_name}", dtypes=ALL + ("uint64",), ndim=(1, 2, 3),
+             family="label_values",
              cases=(case(), case(connectivity=1), case(allow_borders=False), case(indices=True),
                     case(_inputs=("labels",)), case(_inputs=("labels",), allow_borders=False, connectivity=1),
                     case(footprint=np.eye(3, dtype=bool), _ndim=(2,)), case(_shape=(2, 9), allow_borders=False, _ndim=(2,))),
@@ -1301,7 +1301,7 @@ register("morphology", "medial_axis", f"{_SK}:medial_axis", dtypes=ALL, ndim=(2,
          bad=(bad(ValueError, _shape=(4, 5, 6), _id="3d"), bad(IndexError, _shape=(7,), _id="1d"),
               bad(IndexError, mask=np.ones((3, 3), bool), _id="mask_shape")),
          bench=(("2d_f32", dict(_inputs=("smooth:48",), _dtype="bool", rng=0)),))
-register("morphology", "convex_hull_image", f"{_CH}:convex_hull_image", dtypes=ALL, engines=("cpu",),
+register("morphology", "convex_hull_image", f"{_CH}:convex_hull_image", dtypes=ALL,
          inputs=("mask:0.02",),
          cases=(case(), case(include_borders=False), case(offset_coordinates=False), case(_inputs=("smooth:8",), _dtype="bool"),
                 case(offset_coordinates=False, include_borders=False), case(tolerance=0.5, _ndim=(3,)),
@@ -1309,7 +1309,7 @@ register("morphology", "convex_hull_image", f"{_CH}:convex_hull_image", dtypes=A
          bad=(bad(ValueError, _shape=(9,), _ndim=(2,), _inputs=("mask:0.5",), _id="1d"),),
          bench=(("2d_f32", dict(_inputs=("mask:0.001",), _dtype="bool")),
                 ("3d_f32", dict(_inputs=("mask:0.0001",), _dtype="bool"))))
-register("morphology", "convex_hull_object", f"{_CH}:convex_hull_object", dtypes=ALL, ndim=(2,), engines=("cpu",),
+register("morphology", "convex_hull_object", f"{_CH}:convex_hull_object", dtypes=ALL, ndim=(2,),
          inputs=("smooth:6",), cases=(case(), case(connectivity=1), case(_inputs=("mask:0.1",))),
          bad=(bad(ValueError, connectivity=3), bad(ValueError, _shape=(4, 5, 6), _id="3d")),
          bench=(("2d_f32", dict(_inputs=("smooth:48",), _dtype="bool")),))
