@@ -184,3 +184,37 @@ def test_convex_hull_object_many_objects(engine, connectivity, dtype):
         _host(engine, nm.convex_hull_object(_on(engine, image), connectivity=connectivity)), expected)
     empty = np.zeros((8, 9), dtype)
     np.testing.assert_array_equal(_host(engine, nm.convex_hull_object(_on(engine, empty))), np.zeros((8, 9), bool))
+
+
+# ---- remove_objects_by_distance ----
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("kw", [dict(min_distance=3), dict(min_distance=5, p_norm=1), dict(min_distance=4, p_norm=np.inf),
+                                dict(min_distance=3, spacing=(2.0, 0.5)), dict(min_distance=0)])
+def test_remove_objects_by_distance(engine, kw):
+    rng = np.random.default_rng(17)
+    labels = np.zeros((60, 50), np.int32)
+    for k in range(1, 40):   # small boxes, some touching, labels not in raster order
+        r, c = rng.integers(0, 56), rng.integers(0, 46)
+        labels[r:r + rng.integers(1, 5), c:c + rng.integers(1, 5)] = rng.integers(1, 30)
+    np.testing.assert_array_equal(_host(engine, nm.remove_objects_by_distance(_on(engine, labels), **kw)),
+                                  sm.remove_objects_by_distance(labels, **kw))
+    priority = rng.random(int(labels.max()) + 1)
+    np.testing.assert_array_equal(
+        _host(engine, nm.remove_objects_by_distance(_on(engine, labels), priority=_on(engine, priority), **kw)),
+        sm.remove_objects_by_distance(labels, priority=priority, **kw))
+    mine = _on(engine, labels.copy())
+    assert nm.remove_objects_by_distance(mine, out=mine, **kw) is mine
+    np.testing.assert_array_equal(_host(engine, mine), sm.remove_objects_by_distance(labels, **kw))
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_remove_objects_by_distance_3d_and_errors(engine):
+    rng = np.random.default_rng(19)
+    labels = (rng.integers(1, 9, (10, 12, 11)) * (rng.random((10, 12, 11)) < 0.05)).astype(np.int64)
+    np.testing.assert_array_equal(_host(engine, nm.remove_objects_by_distance(_on(engine, labels), 3)),
+                                  sm.remove_objects_by_distance(labels, 3))
+    with pytest.raises(ValueError):
+        nm.remove_objects_by_distance(_on(engine, -labels), 2)
+    with pytest.raises(ValueError):
+        nm.remove_objects_by_distance(_on(engine, labels), 2, priority=np.ones(2))

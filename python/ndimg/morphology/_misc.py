@@ -6,7 +6,7 @@ import functools
 
 import numpy as np
 
-from .._engine import engine_aware, is_gpu_array, xp_of
+from .._engine import engine_aware, xp_of
 from .._prim.histogram import integer_counts
 from ..ndimage._binary import generate_binary_structure
 from ..ndimage._rank import maximum_filter, minimum_filter
@@ -121,17 +121,18 @@ def remove_small_holes(ar, area_threshold=DEPRECATED, connectivity=1, *, max_siz
 def remove_objects_by_distance(label_image, min_distance, *, priority=None, p_norm=2, spacing=None, out=None):
     """Objects of an integer label image removed, in order of `priority` (default: their size; ties by the
     larger label first), until the remaining ones are more than `min_distance` apart (Minkowski `p_norm`,
-    `spacing` per axis). A host-side KD-tree of the objects' border elements (scipy.spatial) finds the
-    neighbours of each object kept."""
-    if is_gpu_array(label_image) or is_gpu_array(out):
-        raise TypeError("remove_objects_by_distance: the CUDA engine is not built yet; pass a NumPy array "
-                        "(e.g. cupy.asnumpy(x))")
+    `spacing` per axis). The objects' border elements are found on the image's engine; only they come to the
+    host, where a KD-tree (scipy.spatial) finds the neighbours of each object kept (a greedy pass in priority
+    order, serial by definition); the removed objects are cleared on the image's engine."""
     from scipy.spatial import cKDTree
+
+    from ..ndimage._footprint import to_host
 
     if min_distance < 0:
         raise ValueError(f"min_distance must be >= 0, was {min_distance}")
     if not np.issubdtype(label_image.dtype, np.integer):
         raise ValueError(f"`label_image` must be of integer dtype, got {label_image.dtype}")
+    xp = xp_of(label_image)
     if out is None:
         out = label_image.copy(order="C")
     elif out is not label_image:
@@ -141,7 +142,7 @@ def remove_objects_by_distance(label_image, min_distance, *, priority=None, p_no
         if spacing.shape != (out.ndim,) or spacing.min() <= 0:
             raise ValueError("`spacing` must contain exactly one positive factor for each dimension of `label_image`")
     flat = out.ravel(order="C")   # a view when `out` is C-contiguous
-    indices = np.flatnonzero(flat)
+    indices = xp.flatnonzero(flat)
     # only the objects' border elements can be nearest to another object: the tree holds those
     uniform = spacing is None or np.all(spacing[0] == spacing)
     fp = generate_binary_structure(out.ndim, 1 if uniform and p_norm <= 2 else out.ndim)
@@ -151,12 +152,12 @@ def remove_objects_by_distance(label_image, min_distance, *, priority=None, p_no
         return out
     ids = flat[border_idx]
     if priority is None:
-        priority = np.bincount(flat.astype(np.intp, copy=False))
-    order = np.argsort(ids, kind="stable")
-    border_idx, ids = border_idx[order], ids[order]
+        priority = xp.bincount(flat.astype(np.intp, copy=False))
+    order = xp.argsort(ids, kind="stable")
+    border_idx, ids = to_host(border_idx[order]), to_host(ids[order])
     if ids[0] < 0:
         raise ValueError(f"found object with negative ID {ids[0]!r}")
-    priority = np.asarray(priority)
+    priority = to_host(priority)
     expected = (int(flat.max()) + 1,)
     if priority.shape != expected:
         if priority.ndim != 1 or priority.shape[0] <= int(ids[-1]):
@@ -183,7 +184,7 @@ def remove_objects_by_distance(label_image, min_distance, *, priority=None, p_no
         removed[others] = True
     gone = objects[removed]
     if gone.size:
-        out[np.isin(out, gone)] = 0
+        out[xp.isin(out, xp.asarray(gone))] = 0
     return out
 
 
