@@ -1183,7 +1183,7 @@ register("morphology", "remove_small_holes", f"{_MO}._misc:remove_small_holes", 
          bad=(bad(TypeError, _dtype="float32"), bad(ValueError, area_threshold=3, max_size=3)),
          bench=_OBJ_BENCH)
 register("morphology", "remove_objects_by_distance", f"{_MO}._misc:remove_objects_by_distance", dtypes=INTS,
-         ndim=(1, 2, 3), engines=("cpu",), inputs=("labels:7",), family="point_set",
+         ndim=(1, 2, 3), inputs=("labels:7",), family="point_set",
          cases=(case(min_distance=2), case(min_distance=3, p_norm=1), case(min_distance=4, p_norm=np.inf),
                 case(min_distance=0), case(min_distance=3, spacing=(2.0, 0.5), _ndim=(2,)),
                 case(min_distance=3, _inputs=("int_labels:50",))),
