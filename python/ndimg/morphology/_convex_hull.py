@@ -92,7 +92,8 @@ def _twice(hull):
 def _convex_hull_image(image, offset_coordinates=True, tolerance=1e-10, include_borders=True):
     xp = xp_of(image)
     ndim = image.ndim
-    if not xp.count_nonzero(image):
+    count = int(xp.count_nonzero(image))
+    if not count:
         warnings.warn("Input image is entirely zero, no valid convex hull. Returning empty image", UserWarning,
                       stacklevel=3)
         return xp.zeros(image.shape, dtype=bool)
@@ -102,8 +103,10 @@ def _convex_hull_image(image, offset_coordinates=True, tolerance=1e-10, include_
         # scikit-image picks the candidates from the image cast to uint8 (0.5 is background there)
         coords = to_host(_row_extremes(_uint8_nonzero(image)))
     else:
-        # only the possible vertices go to Qhull (from a GPU image, the only pixels copied to the host)
-        coords = to_host(xp.argwhere(_extreme_candidates(image != 0)))
+        # only the possible vertices go to Qhull (from a GPU image, the only pixels copied to the host),
+        # unless the pixels are few already (finding them costs more than it saves)
+        members = image != 0
+        coords = to_host(xp.argwhere(members if 32 * count < image.size else _extreme_candidates(members)))
         if offset_coordinates:   # the hull of the pixel centres first: fewer points to offset
             first = _hull(coords)
             if first is None:
