@@ -64,6 +64,7 @@ def _row_extremes(image):
     """The first and last foreground pixel of every row and every column: the only pixels that can be hull
     vertices of a 2-D image (on the image's engine)."""
     xp = xp_of(image)
+    image = image.view(np.uint8)   # argmax over 0/1 bytes (the first True)
     found = []
     for axis in (1, 0):
         hit = image.any(axis=axis)

@@ -67,6 +67,8 @@ def _equal_components(image, structure):
     0, whose elements are labelled apart as a bool image)."""
     xp = xp_of(image)
     labels = xp.empty(image.shape, np.int64)
+    if image.dtype == bool:
+        image = image.view(np.uint8)
     kind, size = image.dtype.kind, image.dtype.itemsize
     if kind in "bu" or (kind == "i" and size < 8):
         background = -1 if kind in "bu" else int(np.iinfo(image.dtype).min) - 1
