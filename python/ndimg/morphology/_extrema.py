@@ -62,11 +62,12 @@ def set_border(a, value, width):
 
 
 def _equal_components(image, structure):
-    """Every element's plateau (its equal-valued component under `structure`) as int64 labels 1.., through
+    """Every element's plateau (its equal-valued component under `structure`) as labels 1.., through
     the label family (which leaves out a background value: one no element has where the dtype allows it, else
     0, whose elements are labelled apart as a bool image)."""
     xp = xp_of(image)
-    labels = xp.empty(image.shape, np.int64)
+    ltype = np.int32 if image.size < 2**31 - 1 else np.int64   # room for every element's own label
+    labels = xp.empty(image.shape, ltype)
     if image.dtype == bool:
         image = image.view(np.uint8)
     kind, size = image.dtype.kind, image.dtype.itemsize
@@ -76,7 +77,7 @@ def _equal_components(image, structure):
         return labels
     count = _lab.label_values(image, background=0, structure=structure, out=labels)
     zero = image == 0
-    zeros = xp.empty(image.shape, np.int64)
+    zeros = xp.empty(image.shape, ltype)
     _lab.label(zero, structure=structure, out=zeros)
     return xp.where(zero, zeros + count, labels)
 
