@@ -11,7 +11,9 @@ namespace ndimg::scan {
 // line (floats round as np.cumsum's do, bit for bit, on both engines; integers wrap). `in` and `out` have one
 // shape; `in` may be `out` itself (in place, same strides), else they must not overlap. Out's dtype: any but
 // bool. In each view the axes before `axis` must merge into one (step over each other contiguously), and so
-// must those after it (C-contiguous views always do; reshape the others first).
-void cumsum(const View& in, const View& out, int axis, StreamHandle stream = nullptr);
+// must those after it (C-contiguous views always do; reshape the others first). `half`: NumPy's float16
+// cumsum, held in a float32 `out` (each element rounded to float16 and each sum of two float16 values in
+// float rounded to float16 again; out's values convert to float16 exactly).
+void cumsum(const View& in, const View& out, int axis, bool half = false, StreamHandle stream = nullptr);
 
 }  // namespace ndimg::scan

@@ -22,7 +22,7 @@ bool merge_axes(const View& v, int a, int b, int64_t& count, int64_t& stride) {
 
 }  // namespace
 
-void cumsum(const View& in, const View& out, int axis, StreamHandle stream) {
+void cumsum(const View& in, const View& out, int axis, bool half, StreamHandle stream) {
   const char* op = "cumsum";
   require_same_shape(in, out, op);
   require_same_device(in, out, op);
@@ -31,8 +31,10 @@ void cumsum(const View& in, const View& out, int axis, StreamHandle stream) {
   axis = normalize_axis(axis, in.ndim, op);
   if (in.data == out.data && (in.dtype != out.dtype || in.strides != out.strides))
     throw ValueError("cumsum: in place, input and output must be the same view");
+  if (half && out.dtype != DType::F32) throw TypeError("cumsum: float16 sums are held in a float32 output");
   if (in.size() == 0) return;
   Lines l;
+  l.half = half;
   l.n = in.shape[axis];
   l.in_s[1] = in.strides[axis];
   l.out_s[1] = out.strides[axis];

@@ -8,6 +8,7 @@
 // cast_to's truncation through int64 and wrap: NumPy's x86 values up to 2^31). Sums run in R, integers
 // modulo 2^bits as NumPy's wrap.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 
@@ -32,6 +33,32 @@ NDIMG_HD R add(R a, R b) {
   } else {
     return a + b;
   }
+}
+
+// x rounded to the nearest float16 value (ties to even; infinite beyond its range), kept in x's type: NumPy's
+// casts to float16 and the rounding of each of its float16 sums (float's sum, then rounded to float16).
+template <class F>
+NDIMG_HD F round_to_half(F x) {
+  const F a = x < F(0) ? -x : x;
+  if (!(a < F(65520))) return a != a ? x : (x < F(0) ? -a * F(2) : a * F(2));  // NaN, or +-inf (a >= 65520)
+  int e;
+  frexp(a, &e);  // a = m 2^e, m in [0.5, 1)
+  const int k = (e - 1 < -14 ? -14 : e - 1) - 10;  // the exponent of float16's unit in the last place at a
+  return ldexp(rint(ldexp(x, -k)), k);
+}
+
+// An input element (wide value w) in the output type R; Half: R is float holding float16 values.
+template <class R, bool Half, class W>
+NDIMG_HD R element(W w) {
+  if constexpr (Half) return R(round_to_half(double(w)));
+  else return cast_to<R>(w);
+}
+
+// The next partial sum.
+template <bool Half, class R>
+NDIMG_HD R step(R acc, R v) {
+  if constexpr (Half) return round_to_half(acc + v);
+  else return add(acc, v);
 }
 
 // The wide value of the element at offset `o` of an array of dtype `t` whose wide type is W (the kernels
@@ -63,6 +90,7 @@ NDIMG_HD W load_wide(const void* p, DType t, int64_t o) {
 // j * s[2] (strides in elements) of each view.
 struct Lines {
   int64_t outer = 1, n = 1, inner = 1;
+  bool half = false;  // float32 output holding float16 values: NumPy's float16 sums
   int64_t in_s[3] = {0, 0, 0}, out_s[3] = {0, 0, 0};
 };
 

@@ -31,7 +31,7 @@ void load(const void* base, int64_t offset, int64_t stride, int64_t n, wide_t<T>
 }
 
 // Lines o0 .. o0 + K - 1 of an inner == 1 scan.
-template <int K, class W, class R>
+template <int K, bool Half, class W, class R>
 void scan_lines(const View& in, R* out, const Lines& l, Loader<W> ld, int64_t o0, W* buf) {
   R acc[K];
   for (int64_t c0 = 0; c0 < l.n; c0 += kChunk) {
@@ -44,38 +44,38 @@ void scan_lines(const View& in, R* out, const Lines& l, Loader<W> ld, int64_t o0
     const int64_t s = l.out_s[1];
     int64_t j = 0;
     if (c0 == 0) {  // the first element is the input's, converted (0 + x would turn -0.0 into 0.0)
-      for (int k = 0; k < K; ++k) dst[k][0] = acc[k] = cast_to<R>(buf[k * kChunk]);
+      for (int k = 0; k < K; ++k) dst[k][0] = acc[k] = element<R, Half>(buf[k * kChunk]);
       j = 1;
     }
     for (; j < m; ++j)
       for (int k = 0; k < K; ++k) {
-        acc[k] = add(acc[k], cast_to<R>(buf[k * kChunk + j]));
+        acc[k] = step<Half>(acc[k], element<R, Half>(buf[k * kChunk + j]));
         dst[k][j * s] = acc[k];
       }
   }
 }
 
 // Elements [j0, j0 + m) of `inner` in outer line o of an inner > 1 scan.
-template <class W, class R>
+template <bool Half, class W, class R>
 void scan_segment(const View& in, R* out, const Lines& l, Loader<W> ld, int64_t o, int64_t j0, int64_t m, W* buf) {
   const int64_t s = l.out_s[2];
   R* row = out + o * l.out_s[0] + j0 * s;
   for (int64_t i = 0; i < l.n; ++i, row += l.out_s[1]) {
     ld(in.data, o * l.in_s[0] + i * l.in_s[1] + j0 * l.in_s[2], l.in_s[2], m, buf);
     if (i == 0) {
-      for (int64_t j = 0; j < m; ++j) row[j * s] = cast_to<R>(buf[j]);
+      for (int64_t j = 0; j < m; ++j) row[j * s] = element<R, Half>(buf[j]);
       continue;
     }
     const R* prev = row - l.out_s[1];
     if (s == 1) {
-      for (int64_t j = 0; j < m; ++j) row[j] = add(prev[j], cast_to<R>(buf[j]));
+      for (int64_t j = 0; j < m; ++j) row[j] = step<Half>(prev[j], element<R, Half>(buf[j]));
     } else {
-      for (int64_t j = 0; j < m; ++j) row[j * s] = add(prev[j * s], cast_to<R>(buf[j]));
+      for (int64_t j = 0; j < m; ++j) row[j * s] = step<Half>(prev[j * s], element<R, Half>(buf[j]));
     }
   }
 }
 
-template <class W, class R>
+template <class W, class R, bool Half>
 void scan(const View& in, const View& out, const Lines& l, Loader<W> ld) {
   R* dst = out.ptr<R>();
   if (l.inner == 1) {
@@ -85,8 +85,8 @@ void scan(const View& in, const View& out, const Lines& l, Loader<W> ld) {
       std::vector<W> buf(kChains * kChunk);
       for (int64_t g = g0; g < g1; ++g) {
         const int64_t o0 = g * kChains;
-        if (o0 + kChains <= l.outer) scan_lines<kChains>(in, dst, l, ld, o0, buf.data());
-        else for (int64_t o = o0; o < l.outer; ++o) scan_lines<1>(in, dst, l, ld, o, buf.data());
+        if (o0 + kChains <= l.outer) scan_lines<kChains, Half>(in, dst, l, ld, o0, buf.data());
+        else for (int64_t o = o0; o < l.outer; ++o) scan_lines<1, Half>(in, dst, l, ld, o, buf.data());
       }
     });
     return;
@@ -101,7 +101,7 @@ void scan(const View& in, const View& out, const Lines& l, Loader<W> ld) {
     std::vector<W> buf(seg);
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t o = t / nseg, j0 = t % nseg * seg;
-      scan_segment(in, dst, l, ld, o, j0, std::min(seg, l.inner - j0), buf.data());
+      scan_segment<Half>(in, dst, l, ld, o, j0, std::min(seg, l.inner - j0), buf.data());
     }
   });
 }
@@ -110,7 +110,8 @@ template <class W>
 void scan_to_out(const View& in, const View& out, const Lines& l, Loader<W> ld) {
   dispatch_dtype(out.dtype, [&]<class R>() {
     if constexpr (std::is_same_v<R, bool>) throw TypeError("cumsum: bool output is not supported");
-    else scan<W, R>(in, out, l, ld);
+    else if constexpr (std::is_same_v<R, float>) l.half ? scan<W, R, true>(in, out, l, ld) : scan<W, R, false>(in, out, l, ld);
+    else scan<W, R, false>(in, out, l, ld);
   });
 }
 

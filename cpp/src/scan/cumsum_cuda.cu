@@ -13,7 +13,7 @@ namespace {
 
 constexpr int kAhead = 16;
 
-template <class W, class R>
+template <class W, class R, bool Half>
 __global__ void scan_across(const void* in, DType dt, Lines l, R* out) {
   NDIMG_GRID_STRIDE(t, l.outer * l.inner) {
     const int64_t o = t / l.inner, j = t % l.inner;
@@ -23,18 +23,18 @@ __global__ void scan_across(const void* in, DType dt, Lines l, R* out) {
       R v[kAhead];
 #pragma unroll
       for (int k = 0; k < kAhead; ++k)
-        if (i0 + k < l.n) v[k] = cast_to<R>(load_wide<W>(in, dt, ib + (i0 + k) * l.in_s[1]));
+        if (i0 + k < l.n) v[k] = element<R, Half>(load_wide<W>(in, dt, ib + (i0 + k) * l.in_s[1]));
 #pragma unroll
       for (int k = 0; k < kAhead; ++k)
         if (i0 + k < l.n) {
-          acc = i0 + k == 0 ? v[k] : add(acc, v[k]);  // the first element as is (0 + -0.0 would be 0.0)
+          acc = i0 + k == 0 ? v[k] : step<Half>(acc, v[k]);  // the first element as is (0 + -0.0 would be 0.0)
           out[ob + (i0 + k) * l.out_s[1]] = acc;
         }
     }
   }
 }
 
-template <class W, class R>
+template <class W, class R, bool Half>
 __global__ void scan_along(const void* in, DType dt, Lines l, R* out) {
   __shared__ R tile[32][33];
   const int lane = threadIdx.x;
@@ -44,12 +44,12 @@ __global__ void scan_along(const void* in, DType dt, Lines l, R* out) {
     const int64_t c = c0 + lane;
     for (int t = 0; t < 32; ++t)
       if (line0 + t < l.outer && c < l.n)
-        tile[t][lane] = cast_to<R>(load_wide<W>(in, dt, (line0 + t) * l.in_s[0] + c * l.in_s[1]));
+        tile[t][lane] = element<R, Half>(load_wide<W>(in, dt, (line0 + t) * l.in_s[0] + c * l.in_s[1]));
     __syncwarp();
     if (line0 + lane < l.outer) {
       const int m = int(l.n - c0 < 32 ? l.n - c0 : 32);
       for (int k = 0; k < m; ++k) {
-        acc = c0 + k == 0 ? tile[lane][k] : add(acc, tile[lane][k]);
+        acc = c0 + k == 0 ? tile[lane][k] : step<Half>(acc, tile[lane][k]);
         tile[lane][k] = acc;
       }
     }
@@ -60,18 +60,23 @@ __global__ void scan_along(const void* in, DType dt, Lines l, R* out) {
   }
 }
 
+template <class W, class R, bool Half>
+void launch(const View& in, const View& out, const Lines& l, cudaStream_t s) {
+  if (l.inner == 1) {
+    scan_along<W, R, Half><<<cuda::blocks_for(l.outer, 32), 32, 0, s>>>(in.data, in.dtype, l, out.ptr<R>());
+  } else {
+    const int64_t lines = l.outer * l.inner;
+    const unsigned threads = lines < (1 << 16) ? 32 : 128;
+    scan_across<W, R, Half><<<cuda::blocks_for(lines, threads), threads, 0, s>>>(in.data, in.dtype, l, out.ptr<R>());
+  }
+}
+
 template <class W>
 void scan_to_out(const View& in, const View& out, const Lines& l, cudaStream_t s, const char* op) {
   dispatch_dtype(out.dtype, [&]<class R>() {
-    if constexpr (std::is_same_v<R, bool>) {
-      throw TypeError("cumsum: bool output is not supported");
-    } else if (l.inner == 1) {
-      scan_along<W, R><<<cuda::blocks_for(l.outer, 32), 32, 0, s>>>(in.data, in.dtype, l, out.ptr<R>());
-    } else {
-      const int64_t lines = l.outer * l.inner;
-      const unsigned threads = lines < (1 << 16) ? 32 : 128;
-      scan_across<W, R><<<cuda::blocks_for(lines, threads), threads, 0, s>>>(in.data, in.dtype, l, out.ptr<R>());
-    }
+    if constexpr (std::is_same_v<R, bool>) throw TypeError("cumsum: bool output is not supported");
+    else if constexpr (std::is_same_v<R, float>) l.half ? launch<W, R, true>(in, out, l, s) : launch<W, R, false>(in, out, l, s);
+    else launch<W, R, false>(in, out, l, s);
   });
   cuda::check_launch(op);
 }

@@ -9,10 +9,20 @@ from .._prim import scan
 from ..ndimage._footprint import to_host
 
 
-# Output dtypes the scan primitive writes; np.cumsum's own loop does the rest (bool's logical or, float16's
-# rounding of every step, complex).
+# Input and output dtypes the scan primitive takes (float16 output: its float16 mode, in float32); bool output
+# (a logical or) is NumPy's or CuPy's own loop; complex is a scan of the real parts and one of the imaginary.
 _SCANNED = frozenset("?bhilqBHILQefd")
-_SCANNED_OUT = frozenset("bhilqBHILQfd")
+_SCANNED_OUT = frozenset("bhilqBHILQefd")
+
+
+def _scan_axes(image, out, half=False):
+    """out = the cumulative sums of `image` along every axis in turn (scikit-image's order)."""
+    # float16 widens to float32 exactly (the scan reads 32- and 64-bit floats)
+    S = image.astype(np.float32) if image.dtype == np.float16 else image
+    for i in range(image.ndim):
+        scan.cumsum(S, axis=i, out=out, half=half)
+        S = out
+    return out
 
 
 @engine_aware("image")
@@ -22,19 +32,23 @@ def integral_image(image, *, dtype=None):
     cumulative sums run axis after axis as scikit-image's, each line in index order (the same float sums)."""
     if dtype is None and image.real.dtype.kind == "f":
         dtype = np.promote_types(image.dtype, np.float64)
-    if (image.ndim == 0 or image.dtype.char not in _SCANNED
-            or (dtype is not None and np.dtype(dtype).char not in _SCANNED_OUT)):
+    xp = xp_of(image)
+    result = np.empty(0, image.dtype).cumsum(dtype=dtype).dtype
+    if image.ndim > 0 and result.kind == "c" and (image.dtype.kind == "c" or image.dtype.char in _SCANNED):
+        # complex sums add real and imaginary parts apart
+        part = np.empty(0, result).real.dtype
+        out = xp.empty(image.shape, result)
+        out.real[...] = integral_image(image.real, dtype=part)
+        out.imag[...] = integral_image(image.imag, dtype=part) if image.dtype.kind == "c" else 0
+        return out
+    if image.ndim == 0 or image.dtype.char not in _SCANNED or result.char not in _SCANNED_OUT:
         S = image
         for i in range(image.ndim):
             S = S.cumsum(axis=i, dtype=dtype)
         return S
-    out = xp_of(image).empty(image.shape, np.empty(0, image.dtype).cumsum(dtype=dtype).dtype)
-    # float16 widens to float32 exactly (the scan reads 32- and 64-bit floats)
-    S = image.astype(np.float32) if image.dtype == np.float16 else image
-    for i in range(image.ndim):
-        scan.cumsum(S, axis=i, out=out)
-        S = out
-    return out
+    if result == np.float16:
+        return _scan_axes(image, xp.empty(image.shape, np.float32), half=True).astype(np.float16)
+    return _scan_axes(image, xp.empty(image.shape, result))
 
 
 @engine_aware("ii")
