@@ -20,7 +20,7 @@ void require_offsets(const View& v, std::span<const int64_t> offsets, const char
 }  // namespace
 
 void reconstruct_dilation(const View& marker, const View& mask, std::span<const int64_t> offsets,
-                          std::span<const int64_t> lo, std::span<const int64_t> hi) {
+                          std::span<const int64_t> lo, std::span<const int64_t> hi, int64_t tile_rows) {
   const char* op = "reconstruction";
   require_host_c(marker, op, "marker");
   require_host_c(mask, op, "mask");
@@ -43,7 +43,8 @@ void reconstruct_dilation(const View& marker, const View& mask, std::span<const 
   for (int64_t o : offsets)
     if (o == 0 || first - (o < 0 ? -o : o) < 0 || last + (o < 0 ? -o : o) >= marker.size())
       throw ValueError("reconstruction: the padding does not cover the neighbour offsets");
-  reconstruct_dilation_cpu(marker, mask, offsets, lo, hi);
+  if (tile_rows < 0) throw ValueError("reconstruction: tile_rows must be >= 0");
+  reconstruct_dilation_cpu(marker, mask, offsets, lo, hi, tile_rows);
 }
 
 void plateau_maxima(const View& image, const View& flags, std::span<const int64_t> offsets, bool line_candidates) {

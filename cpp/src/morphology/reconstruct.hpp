@@ -14,8 +14,10 @@ namespace ndimg::morphology {
 // Reconstruction by dilation of `marker` (overwritten by the result) under `mask` (marker <= mask, both
 // float32 or float64 of one shape): a value flows from p to p + offset. Only the interior (`lo` elements
 // from each axis' start, `hi` from its end) is updated; the padding holds values no neighbour can raise.
+// Large images run over tiles of rows on the threads (exact); tile_rows > 0 sets their depth (tests: tiles of
+// small images; a symmetric neighbourhood only), 0 chooses.
 void reconstruct_dilation(const View& marker, const View& mask, std::span<const int64_t> offsets,
-                          std::span<const int64_t> lo, std::span<const int64_t> hi);
+                          std::span<const int64_t> lo, std::span<const int64_t> hi, int64_t tile_rows = 0);
 // skimage's local maxima over a padded image: flags (uint8, same shape) is 3 on the border, 2 on the
 // candidates and 0 elsewhere; on return 1 marks the elements of maximal plateaus. offsets: the footprint
 // without its centre. With `line_candidates` (the footprint holds both neighbours along the last axis) the
@@ -27,7 +29,7 @@ void flood_flags(const View& flags, std::span<const int64_t> offsets, int64_t se
 
 // ---- engine schedules (arguments validated by the entries) ----
 void reconstruct_dilation_cpu(const View& marker, const View& mask, std::span<const int64_t> offsets,
-                              std::span<const int64_t> lo, std::span<const int64_t> hi);
+                              std::span<const int64_t> lo, std::span<const int64_t> hi, int64_t tile_rows);
 void plateau_maxima_cpu(const View& image, const View& flags, std::span<const int64_t> offsets, bool line_candidates);
 void flood_flags_cpu(const View& flags, std::span<const int64_t> offsets, int64_t seed);
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <climits>
+#include <cmath>
 #include <deque>
 #include <iterator>
 #include <type_traits>
@@ -12,10 +13,16 @@
 
 #include "core/parts.hpp"
 #include "ndimg/dispatch.hpp"
+#include "morphology/bottleneck_impl.hpp"
 #include "morphology/reconstruct.hpp"
 
 namespace ndimg::morphology {
 namespace {
+
+constexpr int kTiledThreads = 4;                  // fewer threads: serial (the tiles' summaries cost extra work)
+constexpr int64_t kTiledSize = int64_t(1) << 20;  // smaller images: serial (thread starts, the summaries' cost)
+constexpr int64_t kTileSize = int64_t(1) << 20;   // elements per automatic tile (see reconstruct_dilation_cpu)
+constexpr int64_t kMinTileDepth = 32;              // automatic tiles: at least this many bands deep
 
 // C-order starts of the interior's lines along the last axis (axes 0..ndim-2 inside lo/hi).
 std::vector<int64_t> interior_lines(const View& v, std::span<const int64_t> lo, std::span<const int64_t> hi) {
@@ -38,45 +45,178 @@ std::vector<int64_t> interior_lines(const View& v, std::span<const int64_t> lo, 
   return starts;
 }
 
+// The FIFO of Vincent's hybrid: each queued element offers its value to its receivers, those raised are queued
+// again. Reads and writes stay in [lo, hi): a tile's own rows (the whole buffer when serial).
 template <class T>
-void reconstruct(T* J, const T* I, std::span<const int64_t> offsets, const std::vector<int64_t>& lines,
-                 int64_t width) {
-  std::vector<int64_t> before, after;  // sources earlier (later) in C order: p - o with o > 0 (o < 0)
-  for (int64_t o : offsets) (o > 0 ? before : after).push_back(o);
-  for (int64_t s : lines)
-    for (int64_t p = s; p < s + width; ++p) {
-      T v = J[p];
-      for (int64_t o : before) v = std::max(v, J[p - o]);
-      J[p] = std::min(v, I[p]);
-    }
-  std::deque<int64_t> fifo;
-  for (auto l = lines.rbegin(); l != lines.rend(); ++l)
-    for (int64_t p = *l + width - 1; p >= *l; --p) {
-      T v = J[p];
-      for (int64_t o : after) v = std::max(v, J[p - o]);
-      v = std::min(v, I[p]);
-      J[p] = v;
-      // a receiver already scanned that p could still raise: p goes on the queue
-      for (int64_t o : before) {
-        const int64_t q = p + o;
-        if (J[q] < v && J[q] < I[q]) {
-          fifo.push_back(p);
-          break;
-        }
-      }
-    }
+void propagate(T* J, const T* I, std::span<const int64_t> offsets, std::deque<int64_t>& fifo, int64_t lo,
+               int64_t hi) {
   while (!fifo.empty()) {
     const int64_t p = fifo.front();
     fifo.pop_front();
     const T v = J[p];
     for (int64_t o : offsets) {
       const int64_t q = p + o;
-      if (J[q] < v && J[q] < I[q]) {
+      if (q >= lo && q < hi && J[q] < v && J[q] < I[q]) {
         J[q] = std::min(v, I[q]);
         fifo.push_back(q);
       }
     }
   }
+}
+
+// The reconstruction over `lines` (each `width` long) with the elements outside [lo, hi) taken as absent:
+// a source p - o with o > 0 can only fall below lo, one with o < 0 only at or above hi.
+template <class T>
+void reconstruct(T* J, const T* I, std::span<const int64_t> offsets, std::span<const int64_t> lines, int64_t width,
+                 int64_t lo, int64_t hi) {
+  std::vector<int64_t> before, after;  // sources earlier (later) in C order: p - o with o > 0 (o < 0)
+  for (int64_t o : offsets) (o > 0 ? before : after).push_back(o);
+  for (int64_t s : lines)
+    for (int64_t p = s; p < s + width; ++p) {
+      T v = J[p];
+      for (int64_t o : before)
+        if (p - o >= lo) v = std::max(v, J[p - o]);
+      J[p] = std::min(v, I[p]);
+    }
+  std::deque<int64_t> fifo;
+  for (auto l = lines.rbegin(); l != lines.rend(); ++l)
+    for (int64_t p = *l + width - 1; p >= *l; --p) {
+      T v = J[p];
+      for (int64_t o : after)
+        if (p - o < hi) v = std::max(v, J[p - o]);
+      v = std::min(v, I[p]);
+      J[p] = v;
+      // a receiver already scanned that p could still raise: p goes on the queue
+      for (int64_t o : before) {
+        const int64_t q = p + o;
+        if (q < hi && J[q] < v && J[q] < I[q]) {
+          fifo.push_back(p);
+          break;
+        }
+      }
+    }
+  propagate(J, I, offsets, fifo, lo, hi);
+}
+
+// One tile of the tiled reconstruction: interior rows [a, b) along axis 0, the buffer's flat [begin, end).
+// Its border elements (those in the band of `reach` rows next to another tile) are numbered in C order: `top`
+// and `bottom` hold their numbers over its first and last `band_len` flat elements (-2 on the padding).
+struct Tile {
+  int64_t a = 0, b = 0, begin = 0, end = 0, band_len = 0, base = 0;  // base: its first border number overall
+  std::vector<int32_t> top, bottom;
+  std::vector<int64_t> border;  // flat index of each border element
+  std::vector<int64_t> edges;   // the forest's edges (pairs of this tile's numbers) and their weights
+  std::vector<double> weights;
+};
+
+// Reconstruction over tiles of rows, exact: (1) each tile is reconstructed alone and its border summarised
+// as for a Dask chunk (morphology/_reconstruction_dask.py): its values there and the maximum spanning forest
+// of its border under its bottleneck metric; (2) widest paths over the forests and the neighbour pairs
+// across tile borders give every border element its value in the whole image; (3) each tile's raised border
+// elements flood it again from its own result (a reconstruction's result is a fixed point: only what the
+// raised elements reach changes). Stages 1 and 3 write only their own tile's rows, on the threads.
+template <class T>
+void reconstruct_tiles(T* J, const T* I, std::span<const int64_t> offsets, std::span<const int64_t> lines,
+                       int64_t width, int64_t rows, int64_t reach, int64_t row_stride, int64_t first_row,
+                       int64_t ntiles) {
+  const int64_t per_row = int64_t(lines.size()) / rows;  // interior lines per row
+  std::vector<int64_t> halves;                           // each step once (the symmetric set takes it both ways)
+  for (int64_t o : offsets)
+    if (o > 0) halves.push_back(o);
+  std::vector<Tile> tiles(ntiles);
+  for (int64_t t = 0; t < ntiles; ++t) {
+    Tile& tile = tiles[t];
+    tile.a = t * rows / ntiles;
+    tile.b = (t + 1) * rows / ntiles;
+    tile.begin = (first_row + tile.a) * row_stride;
+    tile.end = (first_row + tile.b) * row_stride;
+    tile.band_len = reach * row_stride;
+  }
+  // numbers the interior elements of rows [ra, ra + reach) in `band` (flat from the band's first row)
+  const auto number = [&](Tile& tile, std::vector<int32_t>& band, int64_t ra) {
+    band.assign(size_t(tile.band_len), -2);
+    const int64_t from = (first_row + ra) * row_stride;
+    for (int64_t l = ra * per_row; l < (ra + reach) * per_row; ++l)
+      for (int64_t p = lines[l]; p < lines[l] + width; ++p) {
+        band[p - from] = int32_t(tile.border.size());
+        tile.border.push_back(p);
+      }
+  };
+  parallel_for(ntiles, 1, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      Tile& tile = tiles[t];
+      reconstruct(J, I, offsets, lines.subspan(tile.a * per_row, (tile.b - tile.a) * per_row), width, tile.begin,
+                  tile.end);
+      if (t > 0) number(tile, tile.top, tile.a);
+      if (t < ntiles - 1) number(tile, tile.bottom, tile.b - reach);
+      // the forest joins the elements the tile's reconstruction left below the mask: one raised to it carries
+      // no more than its own value, a source of the same paths (NaN seeds, which carry nothing, stay out)
+      const int64_t n = tile.end - tile.begin, tail = n - int64_t(tile.bottom.size());
+      const T* Jt = J + tile.begin;
+      const T* It = I + tile.begin;
+      const auto id = [&](int64_t i) -> int32_t {
+        if (!(Jt[i] < It[i])) return -2;
+        if (i < int64_t(tile.top.size())) return tile.top[i];
+        if (i >= tail) return tile.bottom[i - tail];
+        return -1;
+      };
+      const auto emit = [&](int64_t u, int64_t v, double w) {
+        tile.edges.insert(tile.edges.end(), {u, v});
+        tile.weights.push_back(w);
+      };
+      bottleneck_forest_walk(It, n, halves, id, emit);
+    }
+  });
+  // stage 2: one graph over every tile's border elements
+  int64_t total = 0;
+  for (Tile& tile : tiles) {
+    tile.base = total;
+    total += int64_t(tile.border.size());
+  }
+  std::vector<double> values(total);
+  std::vector<int64_t> edges;
+  std::vector<double> weights;
+  for (int64_t t = 0; t < ntiles; ++t) {
+    const Tile& tile = tiles[t];
+    for (size_t k = 0; k < tile.border.size(); ++k) {
+      const T v = J[tile.border[k]];
+      values[tile.base + k] = v == v ? double(v) : -INFINITY;  // a NaN seed carries nothing
+    }
+    for (int64_t e : tile.edges) edges.push_back(tile.base + e);
+    weights.insert(weights.end(), tile.weights.begin(), tile.weights.end());
+    if (t + 1 == ntiles) break;
+    // neighbours across the border with the next tile (a step spans at most `reach` rows)
+    const Tile& next = tiles[t + 1];
+    const int64_t from = tile.end - tile.band_len;
+    for (int64_t i = 0; i < tile.band_len; ++i) {
+      const int32_t u = tile.bottom[i];
+      if (u < 0) continue;
+      for (int64_t o : halves) {
+        const int64_t q = from + i + o;
+        if (q < next.begin) continue;
+        const int32_t v = next.top[q - next.begin];
+        if (v < 0) continue;
+        edges.insert(edges.end(), {tile.base + u, next.base + v});
+        weights.push_back(double(std::min(I[from + i], I[q])));
+      }
+    }
+  }
+  widest_paths_walk(values.data(), total, edges.data(), weights.data(), int64_t(weights.size()));
+  parallel_for(ntiles, 1, [&](int64_t t0, int64_t t1) {
+    for (int64_t t = t0; t < t1; ++t) {
+      const Tile& tile = tiles[t];
+      std::deque<int64_t> fifo;
+      for (size_t k = 0; k < tile.border.size(); ++k) {
+        const int64_t p = tile.border[k];
+        const double g = values[tile.base + k];
+        if (g > double(J[p])) {  // exact: g is some element's value of this type
+          J[p] = T(g);
+          fifo.push_back(p);
+        }
+      }
+      propagate(J, I, offsets, fifo, tile.begin, tile.end);
+    }
+  });
 }
 
 template <class T>
@@ -185,12 +325,33 @@ void maxima(const T* img, uint8_t* flags, int64_t n, int64_t width, std::span<co
 }  // namespace
 
 void reconstruct_dilation_cpu(const View& marker, const View& mask, std::span<const int64_t> offsets,
-                              std::span<const int64_t> lo, std::span<const int64_t> hi) {
+                              std::span<const int64_t> lo, std::span<const int64_t> hi, int64_t tile_rows) {
   const auto lines = interior_lines(marker, lo, hi);
   const int last = marker.ndim - 1;
   const int64_t width = marker.shape[last] - lo[last] - hi[last];
-  if (marker.dtype == DType::F32) reconstruct(marker.ptr<float>(), mask.ptr<float>(), offsets, lines, width);
-  else reconstruct(marker.ptr<double>(), mask.ptr<double>(), offsets, lines, width);
+  const int64_t rows = marker.shape[0] - lo[0] - hi[0];
+  // Tiles of rows along axis 0, each at least two bands deep (a band: the padding's reach, at least a step's).
+  // Automatic tiles hold about kTileSize elements (the summaries' union-find stays in cache; smaller ones make
+  // more border to join serially), fewer where the threads would otherwise idle. A step that flows one way
+  // has no symmetric summary: serial, as the Dask path's one chunk.
+  bool symmetric = marker.ndim >= 2 && lo[0] == hi[0];
+  for (int64_t o : offsets) symmetric = symmetric && std::find(offsets.begin(), offsets.end(), -o) != offsets.end();
+  const int64_t depth = std::max<int64_t>(2 * lo[0], 1);
+  int64_t ntiles = 1;
+  if (symmetric && tile_rows > 0) {
+    ntiles = rows / std::max(tile_rows, depth);
+  } else if (symmetric && num_threads() >= kTiledThreads && marker.size() >= kTiledSize) {
+    const int64_t per_tile = std::min(kTileSize, marker.size() / num_threads());
+    ntiles = rows / std::max(kMinTileDepth * depth, per_tile / marker.strides[0]);
+  }
+  const auto run = [&]<class T>(T* J, const T* I) {
+    if (ntiles >= 2)
+      reconstruct_tiles(J, I, offsets, lines, width, rows, lo[0], marker.strides[0], lo[0], ntiles);
+    else
+      reconstruct(J, I, offsets, lines, width, 0, marker.size());
+  };
+  if (marker.dtype == DType::F32) run(marker.ptr<float>(), mask.ptr<float>());
+  else run(marker.ptr<double>(), mask.ptr<double>());
 }
 
 void plateau_maxima_cpu(const View& image, const View& flags, std::span<const int64_t> offsets, bool line_candidates) {

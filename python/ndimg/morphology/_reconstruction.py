@@ -1,6 +1,7 @@
 """skimage.morphology.reconstruction (skimage/morphology/grayreconstruct.py): geodesic reconstruction by
 dilation or erosion, in the mask's float type. The CPU engine runs Vincent's hybrid scans and FIFO (each
-element touched a few times); the GPU engine iterates the geodesic dilation with ndimg.ndimage.grey_dilation
+element touched a few times), over tiles of rows on the threads for large images (each tile summarised and the
+tiles joined exactly, as the Dask path joins chunks: _reconstruction_dask.py); the GPU engine iterates the geodesic dilation with ndimg.ndimage.grey_dilation
 until stable. Erosion is the dilation of the negated images (exact in floating point)."""
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from ..ndimage._footprint import to_host
 from ..ndimage._grey import grey_dilation
 
 _CHECK_EVERY = 4   # GPU: dilations between convergence checks (each check synchronises)
+_TILE_ROWS = 0     # CPU: depth of the tiles along axis 0 (tests set it to tile small images); 0: automatic
 
 
 def _neighbourhood(footprint, offset, ndim):
@@ -50,7 +52,7 @@ def _dilate_cpu(J, I, steps, pad):
     strides = np.array(Jp.strides) // Jp.itemsize
     offsets = (steps @ strides).astype(np.int64).tolist() if len(steps) else []
     offsets = [o for o in offsets if o != 0]
-    _core.reconstruct_dilation(Jp, Ip, offsets, [p[0] for p in pad], [p[1] for p in pad])
+    _core.reconstruct_dilation(Jp, Ip, offsets, [p[0] for p in pad], [p[1] for p in pad], _TILE_ROWS)
     return Jp[tuple(slice(a, s - b) for (a, b), s in zip(pad, Jp.shape))]
 
 

@@ -17,6 +17,9 @@ symmetric neighbourhood (an undirected graph) of reach r per axis:
    (``_core.widest_paths``): every path between chunks is a chain of such edges and in-chunk stretches;
 3. each chunk is reconstructed (one task each) with its border elements raised to their global values.
 
+The in-memory CPU engine joins tiles of one image the same way, with the same C++ cores (bottleneck_impl.hpp,
+called from reconstruct_cpu.cpp).
+
 A neighbourhood that is not symmetric (a value flows along a step but not back) has no such summary: the
 image is then reconstructed as one chunk (lazy and exact, but one task holds the whole image).
 """
@@ -81,7 +84,7 @@ def _summary(seed, mask, method, steps, pad, halves, reach, sides):
         return empty, empty, np.empty((0, 2), np.int64), empty
     rec = _mem._dilate(J, I, steps, pad)
     xp = xp_of(rec)
-    joined = np.asarray(to_host(rec != I))
+    joined = np.asarray(to_host(rec < I))   # NaN seeds carry nothing (as in memory): left out
     at = np.unravel_index(border, J.shape)
     values = to_host(rec[tuple(xp.asarray(a) for a in at)]).astype(np.float64)
     I = np.asarray(to_host(I))
