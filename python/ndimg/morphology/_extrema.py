@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._engine import engine_aware, xp_of
+from .._engine import engine_aware, stream_ptr, xp_of
 from .._prim import label as _lab
 from ..ndimage._binary import generate_binary_structure
 from ..ndimage._footprint import to_host
@@ -82,30 +82,25 @@ def _equal_components(image, structure):
     return xp.where(zero, zeros + count, labels)
 
 
-def _device_maxima(image, steps, line):
-    """The maximal plateaus of a (padded) image on its engine, for a centrosymmetric neighbourhood `steps`:
-    an element's plateau is ruled out by a strictly higher neighbour of any of its elements or by an element
-    on the border; the plateaus are the label family's equal-value components. Border elements are False.
-    With NaN and line candidates (`line`), scikit-image only starts from the runs along the last axis above
-    their ends (NaN compares false: it may leave a plateau without one), which is required too."""
+def _device_maxima(image, steps, offsets, line):
+    """The maximal plateaus of a (padded, C-contiguous) image on its engine, for a centrosymmetric
+    neighbourhood (`steps`, and as linear `offsets`): the plateaus are the label family's equal-value
+    components; one pass of the core flags each plateau that one of its elements rules out (a strictly higher
+    neighbour, or the border), a second writes the others' elements. Border elements are False. With NaN and
+    line candidates (`line`), scikit-image only starts from the runs along the last axis above both their
+    ends (NaN compares false: it may leave a plateau without one), which is required too."""
     xp = xp_of(image)
     ndim = image.ndim
-    inner = (slice(1, -1),) * ndim
-    centre = image[inner]
-    higher = xp.zeros(centre.shape, dtype=bool)
-    for step in steps.tolist():
-        higher |= image[tuple(slice(1 + o, n - 1 + o) for o, n in zip(step, image.shape))] > centre
-    interior = xp.zeros(image.shape, dtype=bool)
-    interior[inner] = True
-    ruled_out = ~interior
-    ruled_out[inner] = higher
     structure = np.zeros((3,) * ndim, dtype=bool)
     structure[tuple((steps + 1).T)] = True
     labels = _equal_components(image, structure)
-    bad = xp.zeros(int(labels.max()) + 1, dtype=bool)
-    bad[labels[ruled_out]] = True   # one flag per plateau
+    flags = xp.zeros(int(labels.max()) + 1, dtype=np.uint8)
+    values = image.view(np.uint8) if image.dtype == bool else image
+    _core.plateau_flags(values, labels, offsets, flags, stream=stream_ptr(flags))
     if line and image.dtype.kind == "f" and bool(xp.isnan(image).any()):
         # runs of equal interior values along the last axis, each numbered by its first element
+        interior = xp.zeros(image.shape, dtype=bool)
+        interior[(slice(1, -1),) * ndim] = True
         border = ~interior
         same = xp.zeros(image.shape, dtype=bool)
         same[..., 1:] = (image[..., 1:] == image[..., :-1]) & ~border[..., :-1]
@@ -121,10 +116,12 @@ def _device_maxima(image, steps, line):
         rises, falls = xp.zeros(size, dtype=bool), xp.zeros(size, dtype=bool)
         rises[run[starts & (prev < image)]] = True
         falls[run[after & (image > nxt)]] = True
-        candidate = xp.zeros(bad.shape, dtype=bool)
+        candidate = xp.zeros(flags.shape, dtype=bool)
         candidate[labels[interior & rises[run] & falls[run]]] = True
-        bad |= ~candidate
-    return ~bad[labels] & interior
+        flags[~candidate] = 1
+    out = xp.empty(image.shape, dtype=bool)
+    _core.plateau_top(labels, flags, out, stream=stream_ptr(out))
+    return out
 
 
 def no_float16(dtype):
@@ -165,7 +162,7 @@ def local_maxima(image, footprint=None, connectivity=None, indices=False, allow_
         offsets = offsets.astype(np.int64).tolist()
         line = -1 in offsets and 1 in offsets
         if xp is not np and set(map(tuple, steps.tolist())) == set(map(tuple, (-steps).tolist())):
-            out = _device_maxima(image, steps, line)
+            out = _device_maxima(image, steps, offsets, line)
         else:
             # a footprint that is not centrosymmetric joins plateaus in scikit-image's scan order: the
             # serial fill on the host (a GPU image goes there and back)
