@@ -61,6 +61,30 @@ def test_local_extrema_plateaus(engine, dtype, shape):
             np.testing.assert_array_equal(_host(engine, got), getattr(sm, name)(image, **kw), err_msg=f"{name} {kw}")
 
 
+@pytest.mark.parametrize("dtype, nan", [("bool", False), ("uint8", False), ("int64", False), ("uint64", False),
+                                        ("float32", False), ("float32", True)])
+def test_plateau_label_formulation_on_the_host(dtype, nan):
+    """The GPU's formulation (plateau labels, flags per plateau: the core's plateau_flags/plateau_top on
+    either engine) run on NumPy arrays, against scikit-image."""
+    from ndimg.morphology import _extrema as ex
+
+    rng = np.random.default_rng(23)
+    for shape in ((25,), (8, 9), (4, 5, 6)):
+        image = _plateau_image(rng, shape, dtype)
+        if nan:
+            image[rng.random(shape) < 0.2] = np.nan
+        for allow_borders in (True, False):
+            for connectivity in range(1, len(shape) + 1):
+                padded = np.pad(image, 1, constant_values=image.min()) if allow_borders else image
+                fp = ex.resolve_neighborhood(None, connectivity, image.ndim)
+                steps, offsets = ex.neighbour_steps(padded.shape, fp, (1,) * image.ndim)
+                offsets = offsets.tolist()
+                got = ex._device_maxima(padded, steps, offsets, -1 in offsets and 1 in offsets)
+                got = got[(slice(1, -1),) * image.ndim] if allow_borders else got
+                np.testing.assert_array_equal(got, sm.local_maxima(image, connectivity=connectivity,
+                                                                   allow_borders=allow_borders))
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_local_maxima_border_plateaus_and_indices(engine):
     image = np.zeros((7, 8), np.uint8)
