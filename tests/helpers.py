@@ -136,6 +136,26 @@ def assert_close_ridge(name, got, expected, x, kw, entry_or_tol=None):
     if expected.dtype == np.float32 and expected.size:
         own_error = np.abs(getattr(sf, name)(x.astype(np.float64), **kw) - expected)
         got = np.where(np.abs(got.astype(np.float64) - expected) <= 4 * own_error, expected, got)
+    if name == "meijering" and x.ndim > 1:
+        # meijering keeps the normalized eigenvalue of largest magnitude, then clips negatives to 0: where the
+        # two largest magnitudes of opposite sign are within float32 rounding, 0 and the positive one are both
+        # right; such elements are left out
+        from scipy import linalg
+        from skimage.feature import hessian_matrix, hessian_matrix_eigvals
+
+        x64 = x.astype(np.float64)
+        if not kw.get("black_ridges", True):
+            x64 = -x64
+        alpha = kw.get("alpha") or 1 / (x.ndim + 1)
+        mtx = linalg.circulant([1, *[alpha] * (x.ndim - 1)])
+        tie = np.zeros(x.shape, bool)
+        for sigma in kw.get("sigmas", range(1, 10, 2)):
+            vals = np.tensordot(mtx, hessian_matrix_eigvals(hessian_matrix(
+                x64, sigma, mode=kw.get("mode", "reflect"), cval=kw.get("cval", 0), use_gaussian_derivatives=True)), 1)
+            top = np.sort(np.abs(vals), axis=0)
+            mixed = (vals.max(axis=0) > 0) & (vals.min(axis=0) < 0)
+            tie |= mixed & (top[-1] - top[-2] <= 1e-5 * np.maximum(top[-1], np.abs(vals).max()))
+        got, expected = np.where(tie, 0, got), np.where(tie, 0, expected)
     if name == "hessian":
         # hessian sets frangi values <= 0 to 1: where frangi is within rounding of 0 either outcome is right,
         # but it must be one of the two
@@ -192,6 +212,9 @@ def check_result(entry, got, expected, engine="cpu", args=(), kw=None, tol=None,
     rule = entry.extra.get("compare")
     if tol is None and engine != "cpu" and "cuda_tol" in entry.extra:   # a GPU-only tolerance, with its reason
         tol = entry.extra["cuda_tol"]
+    if (tol is None and engine != "cpu" and entry.extra.get("cuda_int_unit")
+            and np.asarray(to_host(got)).dtype.kind in "iu"):   # integer outputs one unit off on the GPU
+        tol = (entry.rtol, 1)
     if rule == "ridge" and tol is None:
         assert type(got) is array_type(engine), (type(got), engine)
         assert_close_ridge(entry.name, got, expected, args[0], kw or {}, entry)

@@ -95,8 +95,16 @@ def test_random_walker_cuda_one_label(mode):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ref = sks.random_walker(data, labels, mode=mode)
-        got = nds.random_walker(cp.asarray(data), cp.asarray(labels), mode=mode)
-    np.testing.assert_array_equal(cp.asnumpy(got), ref)
+        got = cp.asnumpy(nds.random_walker(cp.asarray(data), cp.asarray(labels), mode=mode))
+    if mode == "cg_j":
+        np.testing.assert_array_equal(got, ref)
+        return
+    # 'bf': the solution is 1 to rounding everywhere, so which pixel its argmax finds is the solver's rounding
+    # (the H200's LU found another than scipy's SuperLU): every unlabeled pixel takes that one index + 1
+    seeds = labels > 0
+    np.testing.assert_array_equal(got[seeds], ref[seeds])
+    assert np.unique(got[~seeds]).size == np.unique(ref[~seeds]).size == 1
+    assert 1 <= got[~seeds][0] <= (~seeds).sum()
 
 
 def test_random_walker_cuda_prob_tol_warning():

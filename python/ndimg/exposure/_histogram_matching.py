@@ -103,7 +103,7 @@ def _match_cumulative_cdf(source, template, dtype=None):
         table[src_values - lo] = np.interp(src_quantiles, np.cumsum(_to_host(tmpl_counts)) / template.size,
                                            _to_host(tmpl_values))
         return _gather(table, source.astype(np.int64) - lo)
-    if xp is not np and source.size:
+    if xp is not np and source.size and source.dtype.kind != "c" and tmpl_values.dtype.kind != "c":   # (complex: np.interp's)
         _, src_lookup, src_counts = xp.unique(source.reshape(-1), return_inverse=True, return_counts=True)
         values = _interp(xp.cumsum(src_counts) / source.size, xp.cumsum(xp.asarray(tmpl_counts)) / template.size,
                          xp.asarray(tmpl_values, dtype=np.float64))

@@ -315,7 +315,7 @@ def random_walker(data, labels, beta=130, mode="cg_j", tol=1.0e-3, copy=True, re
     if mode not in _MODES:
         raise ValueError(f"{mode} is not a valid mode. Valid modes are 'cg_mg', 'cg', 'cg_j', 'bf', and None")
     if data.dtype == np.float16:
-        data = data.astype(np.float32, casting="safe")
+        data = data.astype(np.float32)   # (a safe cast: CuPy takes no casting argument)
     spacing = _spacing(spacing, labels.ndim)
     multichannel = channel_axis is not None
     if not multichannel:
