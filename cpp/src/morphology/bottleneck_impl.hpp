@@ -5,11 +5,10 @@
 // it among those seen. Each component keeps one border element; when two components that both hold one
 // meet, their border elements are joined by an edge of that value. Two border elements are then joined
 // through the edges at exactly the value at which their components first met: their bottleneck.
-// The widest paths are Dijkstra's with max-min in place of sum: each vertex is final when it leaves the heap.
 #pragma once
 #include <algorithm>
 #include <cstdint>
-#include <queue>
+#include <cmath>
 #include <span>
 #include <utility>
 #include <vector>
@@ -87,33 +86,42 @@ void bottleneck_forest_walk(const T* mask, int64_t n, std::span<const int64_t> o
 }
 
 // Widest paths over n vertices and m undirected edges (pairs in e, weights w): val[v] becomes the largest,
-// over u and paths u -> v, of min(val[u], the smallest weight on the path).
+// over u and paths u -> v, of min(val[u], the smallest weight on the path). Kruskal's in descending weight
+// builds the maximum spanning forest as a tree of merges: the widest path between two vertices has the weight
+// of the merge that first joins them, so a vertex receives from the other side of each merge above it its
+// best value capped at that merge's weight, passed down the tree from the root.
 inline void widest_paths_walk(double* val, int64_t n, const int64_t* e, const double* w, int64_t m) {
-  std::vector<int64_t> start(n + 1, 0), nbr(2 * m), edge(2 * m);  // adjacency (CSR): neighbour and edge
-  for (int64_t i = 0; i < 2 * m; ++i) ++start[e[i] + 1];
-  for (int64_t v = 0; v < n; ++v) start[v + 1] += start[v];
-  std::vector<int64_t> at(start.begin(), start.end() - 1);
-  for (int64_t i = 0; i < m; ++i) {
-    nbr[at[e[2 * i]]] = e[2 * i + 1];
-    edge[at[e[2 * i]]++] = i;
-    nbr[at[e[2 * i + 1]]] = e[2 * i];
-    edge[at[e[2 * i + 1]]++] = i;
+  std::vector<uint64_t> keys(m);
+  std::vector<int64_t> order(m);
+  for (int64_t i = 0; i < m; ++i) keys[i] = sort_key(w[i]);
+  radix_argsort(keys, order.data());
+  // merge nodes n, n + 1, ...: their children, weight and best value (the largest val below them)
+  std::vector<int64_t> up(n), left, right;  // up: union-find over vertices and merges (path halving)
+  std::vector<double> weight, best(val, val + n);
+  for (int64_t v = 0; v < n; ++v) up[v] = v;
+  const auto find = [&](int64_t x) {
+    while (up[x] != x) x = up[x] = up[up[x]];
+    return x;
+  };
+  for (int64_t k = m - 1; k >= 0; --k) {
+    const int64_t i = order[k], a = find(e[2 * i]), b = find(e[2 * i + 1]);
+    if (a == b) continue;
+    const int64_t c = int64_t(up.size());
+    up.push_back(c);
+    up[a] = up[b] = c;
+    left.push_back(a);
+    right.push_back(b);
+    weight.push_back(w[i]);
+    best.push_back(std::max(best[a], best[b]));
   }
-  std::priority_queue<std::pair<double, int64_t>> heap;
-  for (int64_t v = 0; v < n; ++v) heap.emplace(val[v], v);
-  while (!heap.empty()) {
-    const auto [g, v] = heap.top();
-    heap.pop();
-    if (g < val[v]) continue;  // raised since it was pushed
-    for (int64_t k = start[v]; k < start[v + 1]; ++k) {
-      const int64_t u = nbr[k];
-      const double c = std::min(g, w[edge[k]]);
-      if (c > val[u]) {
-        val[u] = c;
-        heap.emplace(c, u);
-      }
-    }
+  // from each merge down to its two sides: what the rest of the tree and the other side give
+  std::vector<double> in(up.size(), -INFINITY);
+  for (int64_t c = int64_t(up.size()) - 1; c >= n; --c) {
+    const int64_t k = c - n, a = left[k], b = right[k];
+    in[a] = std::max(in[c], std::min(best[b], weight[k]));
+    in[b] = std::max(in[c], std::min(best[a], weight[k]));
   }
+  for (int64_t v = 0; v < n; ++v) val[v] = std::max(val[v], in[v]);
 }
 
 }  // namespace ndimg::morphology
