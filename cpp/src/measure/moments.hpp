@@ -49,6 +49,18 @@ NDIMG_HD void moment_coords(const int64_t* idx, int nd, int32_t s, const int64_t
 // taken line by line along the last axis: a line's sums s[k] = sum w * c^k (k <= order, c its coordinate along
 // that axis) first, then each term = s[p_last] times the line's outer coordinates to their powers.
 NDIMG_HD double moment_coord(int64_t idx, double spacing, double center) { return double(idx) * spacing - center; }
+// The element offset of line l (C order over the outer axes 0 .. last - 1) and those axes' coordinates.
+NDIMG_HD int64_t line_origin(int64_t l, int last, const int64_t* shape, const int64_t* strides, const double* spacing,
+                             const double* center, double* outer) {
+  int64_t base = 0;
+  for (int d = last - 1; d >= 0; --d) {
+    const int64_t i = l % shape[d];
+    l /= shape[d];
+    base += i * strides[d];
+    outer[d] = moment_coord(i, spacing[d], center[d]);
+  }
+  return base;
+}
 // Term t of (order+1)^nd (C order over the powers) of a line whose sum s[t % (order + 1)] is `last`: outer =
 // the line's nd - 1 outer coordinates.
 NDIMG_HD double line_term(double last, const double* outer, int nd, int order, int t) {

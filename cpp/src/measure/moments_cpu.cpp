@@ -98,14 +98,8 @@ void image_moments_cpu(const View& in, const double* center, const double* spaci
       double* a = acc.data() + part * terms;
       std::vector<double> w(static_cast<size_t>(width));
       for (int64_t l = l0; l < l1; ++l) {
-        int64_t base = 0;
         double outer[kMaxMomentDim];
-        for (int64_t d = last - 1, rem = l; d >= 0; --d) {
-          const int64_t i = rem % in.shape[d];
-          rem /= in.shape[d];
-          base += i * in.strides[d];
-          outer[d] = moment_coord(i, spacing[d], center[d]);
-        }
+        const int64_t base = line_origin(l, last, in.shape.data(), in.strides.data(), spacing, center, outer);
         const T* line = src + base;
         if (xs == 1)
           for (int64_t x = 0; x < width; ++x) w[x] = double(line[x]);

@@ -78,14 +78,8 @@ __global__ void __launch_bounds__(kWarps * 32) image_moments_kernel(ImageArgs a,
   double acc0 = 0, acc1 = 0;  // terms lane and lane + 32
   for (int64_t seg = int64_t(blockIdx.x) * kWarps + warp; seg < a.segments; seg += int64_t(gridDim.x) * kWarps) {
     const int64_t l = seg / a.per_line, x0 = seg % a.per_line * kSegment, x1 = min(x0 + kSegment, a.shape[last]);
-    int64_t base = 0;
     double outer[kMaxMomentDim];
-    for (int64_t d = last - 1, rem = l; d >= 0; --d) {
-      const int64_t i = rem % a.shape[d];
-      rem /= a.shape[d];
-      base += i * a.strides[d];
-      outer[d] = moment_coord(i, a.spacing[d], a.center[d]);
-    }
+    const int64_t base = line_origin(l, last, a.shape, a.strides, a.spacing, a.center, outer);
     // the power sums in registers: unrolled loops, static indices
     double s[kMaxMomentOrder + 1] = {};
     for (int64_t x = x0 + lane; x < x1; x += 32) {
