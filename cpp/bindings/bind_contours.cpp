@@ -1,5 +1,5 @@
-// find_contours: the marching-squares engine; the points come back as one (N, 2) float64 array and the
-// contours' offsets into it. points_in_poly / grid_points_in_poly: pnpoly's codes (0..3) as uint8.
+// find_contours: the marching-squares engine (NumPy or CuPy image); the points come back to the host as one
+// (N, 2) float64 NumPy array and the contours' offsets into it. points_in_poly / grid_points_in_poly: pnpoly's codes (0..3) as uint8.
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 
@@ -14,8 +14,6 @@ namespace ndimg::py {
 
 namespace {
 
-using Image = nb::ndarray<const double, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
-using Mask = nb::ndarray<const uint8_t, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
 using Vec = nb::ndarray<const double, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 using Codes = nb::ndarray<uint8_t, nb::c_contig, nb::device::cpu>;
 
@@ -31,19 +29,21 @@ nb::object owned(std::vector<T>&& v, std::initializer_list<size_t> shape) {
 NDIMG_BINDINGS(contours) {
   m.def(
       "find_contours",
-      [](Image image, std::optional<Mask> mask, double level, bool vertex_connect_high) {
-        if (mask && (mask->shape(0) != image.shape(0) || mask->shape(1) != image.shape(1)))
-          throw nb::value_error("find_contours: the mask's shape differs from the image's");
+      [](nb::handle image, nb::handle mask, double level, bool vertex_connect_high, uintptr_t stream) {
+        using ArrayConv = Conv<const View&, const char*>;
+        const View img = ArrayConv::core(image, "image");
+        std::optional<View> m;
+        if (!mask.is_none()) m = ArrayConv::core(mask, "mask");
         measure::Contours c;
         {
           nb::gil_scoped_release nogil;
-          c = measure::find_contours(image.data(), int64_t(image.shape(0)), int64_t(image.shape(1)),
-                                     mask ? mask->data() : nullptr, level, vertex_connect_high);
+          c = measure::find_contours(img, m ? &*m : nullptr, level, vertex_connect_high, to_stream(stream));
         }
         const size_t n = c.points.size() / 2, k = c.offsets.size();
         return nb::make_tuple(owned(std::move(c.points), {n, 2}), owned(std::move(c.offsets), {k}));
       },
-      nb::arg("image"), nb::arg("mask").none(), nb::arg("level"), nb::arg("vertex_connect_high"));
+      nb::arg("image"), nb::arg("mask").none(), nb::arg("level"), nb::arg("vertex_connect_high"),
+      nb::arg("stream") = 0);
   m.def(
       "points_in_polygon",
       [](Vec xp, Vec yp, Vec x, Vec y, Codes out) {

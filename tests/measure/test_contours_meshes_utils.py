@@ -8,6 +8,8 @@ from skimage.draw import ellipsoid
 
 from ndimg import measure
 
+from helpers import to_engine, to_host
+
 VERTEX_SHARE_MISSING = 0.05   # lewiner: scikit-image's cell-centre vertices, which ndimg's tiling never adds
 
 
@@ -59,8 +61,16 @@ def assert_same_surface(got, expected, kw):
 
 
 # ------------------------------------------------------------------------------------------ find_contours
+def _assert_same_contours(got, expected, engine):
+    """The same contours in the same order, bit for bit, each an array of the engine's library."""
+    assert isinstance(got, list) and len(got) == len(expected)
+    for g, x in zip(got, expected):
+        assert type(g) is type(to_engine(x, engine))
+        np.testing.assert_array_equal(to_host(g), x)
+
+
 @pytest.mark.parametrize("seed", range(6))
-def test_find_contours_equal_on_ties_nan_and_masks(seed):
+def test_find_contours_equal_on_ties_nan_and_masks(seed, engine):
     """Values exactly at the level, NaN and masked corners: the same contours, in the same order, bit for bit."""
     rng = np.random.default_rng(seed)
     image = np.round(rng.random((31, 27)) * 4) / 4
@@ -69,38 +79,46 @@ def test_find_contours_equal_on_ties_nan_and_masks(seed):
     for fc in ("low", "high"):
         for po in ("low", "high"):
             for m in (None, mask):
-                got = measure.find_contours(image, 0.5, fc, po, mask=m)
-                expected = sm.find_contours(image, 0.5, fc, po, mask=m)
-                assert len(got) == len(expected)
-                for g, x in zip(got, expected):
-                    np.testing.assert_array_equal(g, x)
+                got = measure.find_contours(to_engine(image, engine), 0.5, fc, po, mask=to_engine(m, engine))
+                _assert_same_contours(got, sm.find_contours(image, 0.5, fc, po, mask=m), engine)
 
 
-def test_find_contours_large_noise_image_equal():
+def test_find_contours_large_noise_image_equal(engine):
     """Many contours joined across row blocks (the threads' segment lists) in scikit-image's order."""
     image = np.random.default_rng(1).random((300, 420))
-    got, expected = measure.find_contours(image), sm.find_contours(image)
-    assert len(got) == len(expected) > 1000
-    for g, x in zip(got, expected):
-        np.testing.assert_array_equal(g, x)
+    got, expected = measure.find_contours(to_engine(image, engine)), sm.find_contours(image)
+    assert len(expected) > 1000
+    _assert_same_contours(got, expected, engine)
 
 
-def test_find_contours_closed_contour_and_orientation():
+@pytest.mark.parametrize("dtype", [np.uint8, np.int16, np.float32, bool])
+def test_find_contours_default_level_in_the_image_dtype(dtype, engine):
+    """The default level is (min + max) / 2 in the image's dtype (NaN left out); the level then equals data
+    values where the image is two-valued."""
+    rng = np.random.default_rng(4)
+    image = (rng.random((40, 33)) * 7).astype(dtype)
+    if dtype == np.float32:
+        image[3, 4] = np.nan
+    _assert_same_contours(measure.find_contours(to_engine(image, engine)), sm.find_contours(image), engine)
+
+
+def test_find_contours_empty_and_all_masked(engine):
+    image = np.random.default_rng(2).random((9, 8))
+    for level, mask in ((2.0, None), (0.5, np.zeros(image.shape, bool)), (0.5, np.eye(9, 8, dtype=bool))):
+        got = measure.find_contours(to_engine(image, engine), level, mask=to_engine(mask, engine))
+        assert got == [] and sm.find_contours(image, level, mask=mask) == []
+
+
+def test_find_contours_closed_contour_and_orientation(engine):
     image = np.zeros((7, 7))
     image[2:5, 2:5] = 1
-    (c,) = measure.find_contours(image, 0.5)
+    (c,) = to_host(measure.find_contours(to_engine(image, engine), 0.5))
     np.testing.assert_array_equal(c[0], c[-1])
     # low values on the left: counter-clockwise around... the high island runs clockwise in (row, col)
     area = 0.5 * np.sum(c[:-1, 0] * c[1:, 1] - c[1:, 0] * c[:-1, 1])
-    (ch,) = measure.find_contours(image, 0.5, positive_orientation="high")
+    (ch,) = to_host(measure.find_contours(to_engine(image, engine), 0.5, positive_orientation="high"))
     area_h = 0.5 * np.sum(ch[:-1, 0] * ch[1:, 1] - ch[1:, 0] * ch[:-1, 1])
     assert area == -area_h != 0
-
-
-def test_find_contours_gpu_refused():
-    cp = pytest.importorskip("cupy")
-    with pytest.raises(TypeError, match="find_contours"):
-        measure.find_contours(cp.zeros((4, 4)))
 
 
 # ------------------------------------------------------------------------------------------ marching_cubes

@@ -1,6 +1,6 @@
-// find_contours: cells classified in row blocks on the thread pool, then the segments joined on one thread in
-// C order of the cells, exactly as scikit-image joins them (ends matched by their coordinates, so that points
-// equal by rounding or at a corner exactly at the level join as there).
+// find_contours: cells classified in row blocks on the thread pool (or on the GPU, contours_cuda.cu), then the
+// segments joined on one thread in C order of the cells, exactly as scikit-image joins them (ends matched by
+// their coordinates, so that points equal by rounding or at a corner exactly at the level join as there).
 #include "measure/contours.hpp"
 
 #include <algorithm>
@@ -13,13 +13,6 @@
 namespace ndimg::measure {
 
 namespace {
-
-struct Point {
-  double r, c;
-};
-struct Segment {
-  Point from, to;
-};
 
 // Open contour ends by their point: linear probing, deletion by backward shift (no tombstones). Points with a
 // NaN coordinate equal nothing (as in scikit-image's dicts) and are never stored.
@@ -137,24 +130,16 @@ struct Chains {
   }
 };
 
-void cell_segments(const double* image, int64_t cols, const uint8_t* mask, double level, bool high, int64_t r0,
-                   std::vector<Segment>& out) {
+void row_segments(const double* image, int64_t cols, const uint8_t* mask, double level, bool high, int64_t r0,
+                  std::vector<Segment>& out) {
   const double* top = image + r0 * cols;
   const double* bottom = top + cols;
   const uint8_t* mtop = mask ? mask + r0 * cols : nullptr;
-  const double r = double(r0), r1 = double(r0 + 1);
+  Segment seg[2];
   for (int64_t c0 = 0; c0 + 1 < cols; ++c0) {
     if (mtop && !(mtop[c0] && mtop[c0 + 1] && mtop[c0 + cols] && mtop[c0 + cols + 1])) continue;
-    const double ul = top[c0], ur = top[c0 + 1], ll = bottom[c0], lr = bottom[c0 + 1];
-    if (std::isnan(ul) || std::isnan(ur) || std::isnan(ll) || std::isnan(lr)) continue;
-    const int sc = square_case(ul, ur, ll, lr, level);
-    if (sc == 0 || sc == 15) continue;
-    const double c = double(c0);
-    const Point edge[4] = {{r, c + crossing(ul, ur, level)},
-                           {r1, c + crossing(ll, lr, level)},
-                           {r + crossing(ul, ll, level), c},
-                           {r + crossing(ur, lr, level), double(c0 + 1)}};
-    for (const int8_t* s = square_segments(sc, high); *s >= 0; s += 2) out.push_back({edge[s[0]], edge[s[1]]});
+    const int n = cell_segments(top[c0], top[c0 + 1], bottom[c0], bottom[c0 + 1], r0, c0, level, high, seg);
+    out.insert(out.end(), seg, seg + n);
   }
 }
 
@@ -170,8 +155,34 @@ Contours find_contours(const double* image, int64_t rows, int64_t cols, const ui
   parallel_for(nblocks, 1, [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b)
       for (int64_t r0 = b * block; r0 < std::min(cell_rows, (b + 1) * block); ++r0)
-        cell_segments(image, cols, mask, level, vertex_connect_high, r0, segments[b]);
+        row_segments(image, cols, mask, level, vertex_connect_high, r0, segments[b]);
   });
+  return join_segments(segments);
+}
+
+Contours find_contours(const View& image, const View* mask, double level, bool vertex_connect_high,
+                       StreamHandle stream) {
+  const char* op = "find_contours";
+  if (image.ndim != 2 || image.dtype != DType::F64 || !image.c_contiguous())
+    throw ValueError("find_contours: the image must be a C-contiguous 2-D float64 array");
+  if (mask) {
+    require_same_shape(image, *mask, op);
+    require_same_device(image, *mask, op);
+    if (mask->dtype != DType::U8 || !mask->c_contiguous())
+      throw ValueError("find_contours: the mask must be a C-contiguous uint8 array");
+  }
+  const int64_t rows = image.shape[0], cols = image.shape[1];
+  const uint8_t* m = mask ? mask->ptr<uint8_t>() : nullptr;
+  if (image.device == Device::CPU) return find_contours(image.ptr<double>(), rows, cols, m, level, vertex_connect_high);
+  NDIMG_ON_CUDA(op, {
+    std::vector<std::vector<Segment>> segments(1);
+    segments[0] = contour_segments_cuda(image.ptr<double>(), rows, cols, m, level, vertex_connect_high,
+                                        image.device_id, stream);
+    return join_segments(segments);
+  });
+}
+
+Contours join_segments(std::vector<std::vector<Segment>>& segments) {
 
   // scikit-image's assembly: a segment extends the contour ending at its start and/or starting at its end,
   // joins two contours (the younger into the older, which keeps its number), closes one, or starts one

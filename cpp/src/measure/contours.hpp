@@ -1,10 +1,13 @@
-// Marching squares (scikit-image's find_contours): the per-cell case table once, and the entry that classifies
-// the cells on the thread pool and joins the segments into contours in scikit-image's order.
+// Marching squares (scikit-image's find_contours): a cell's case and segments once, for both engines; the
+// entries classify the cells (on the thread pool or the GPU) and join the segments into contours on the host
+// in scikit-image's order.
 #pragma once
 #include <cstdint>
 #include <vector>
 
+#include "core/engine.hpp"
 #include "ndimg/hd.hpp"
+#include "ndimg/ndimage.hpp"
 
 namespace ndimg::measure {
 
@@ -29,6 +32,30 @@ NDIMG_HD const int8_t* square_segments(int c, bool vertex_connect_high) {
   return table[c];
 }
 
+struct Point {
+  double r, c;
+};
+struct Segment {
+  Point from, to;
+};
+
+// The segments (0, 1 or 2, written to out) of the cell whose upper-left corner is (r0, c0), with corner values
+// ul, ur, ll, lr; none where a corner is NaN.
+NDIMG_HD int cell_segments(double ul, double ur, double ll, double lr, int64_t r0, int64_t c0, double level,
+                           bool vertex_connect_high, Segment* out) {
+  if (ul != ul || ur != ur || ll != ll || lr != lr) return 0;
+  const int sc = square_case(ul, ur, ll, lr, level);
+  if (sc == 0 || sc == 15) return 0;
+  const double r = double(r0), r1 = double(r0 + 1), c = double(c0);
+  const Point edge[4] = {{r, c + crossing(ul, ur, level)},
+                         {r1, c + crossing(ll, lr, level)},
+                         {r + crossing(ul, ll, level), c},
+                         {r + crossing(ur, lr, level), double(c0 + 1)}};
+  int n = 0;
+  for (const int8_t* s = square_segments(sc, vertex_connect_high); *s >= 0; s += 2) out[n++] = {edge[s[0]], edge[s[1]]};
+  return n;
+}
+
 struct Contours {
   std::vector<double> points;    // (row, col) pairs of every contour, one after the other
   std::vector<int64_t> offsets;  // contour k is points[offsets[k] .. offsets[k + 1]) (in points)
@@ -39,5 +66,16 @@ struct Contours {
 // of the cells), each from its first point to its last (low values on the left).
 Contours find_contours(const double* image, int64_t rows, int64_t cols, const uint8_t* mask, double level,
                        bool vertex_connect_high);
+// The same on the image's device: image float64, 2-D, C-contiguous; mask (nullptr: none) uint8 of its shape on
+// the same device. A CUDA image's cells are classified on the GPU, on `stream`; the contours come back to the host.
+Contours find_contours(const View& image, const View* mask, double level, bool vertex_connect_high,
+                       StreamHandle stream);
+
+// scikit-image's assembly of the cells' segments, given in C order of the cells (lists one after the other;
+// each is freed once used).
+Contours join_segments(std::vector<std::vector<Segment>>& lists);
+// The GPU's classification: the segments of the cells in C order (device pointers, C order).
+std::vector<Segment> contour_segments_cuda(const double* image, int64_t rows, int64_t cols, const uint8_t* mask,
+                                           double level, bool vertex_connect_high, int device, StreamHandle stream);
 
 }  // namespace ndimg::measure
