@@ -1,4 +1,5 @@
-// marching_cubes: the mesh's vertices (V, 3), faces (F, 3), normals (V, 3) and values (V,) as NumPy arrays.
+// marching_cubes (NumPy or CuPy volume): the mesh's vertices (V, 3), faces (F, 3), normals (V, 3) and values (V,)
+// as NumPy arrays.
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 
@@ -12,9 +13,6 @@ namespace ndimg::py {
 
 namespace {
 
-using Volume = nb::ndarray<const float, nb::ndim<3>, nb::c_contig, nb::device::cpu>;
-using Mask3 = nb::ndarray<const uint8_t, nb::ndim<3>, nb::c_contig, nb::device::cpu>;
-
 template <class T>
 nb::object numpy_of(std::vector<T>&& v, std::initializer_list<size_t> shape) {
   auto* held = new std::vector<T>(std::move(v));
@@ -27,22 +25,22 @@ nb::object numpy_of(std::vector<T>&& v, std::initializer_list<size_t> shape) {
 NDIMG_BINDINGS(marching_cubes) {
   m.def(
       "marching_cubes",
-      [](Volume vol, std::optional<Mask3> mask, double level, int step, bool lewiner) {
-        if (step < 1) throw nb::value_error("marching_cubes: step must be at least 1");
-        for (int a = 0; a < 3; ++a)
-          if (mask && mask->shape(a) != vol.shape(a))
-            throw nb::value_error("marching_cubes: the mask's shape differs from the volume's");
+      [](nb::handle vol, nb::handle mask, double level, int step, bool lewiner, uintptr_t stream) {
+        using ArrayConv = Conv<const View&, const char*>;
+        const View v = ArrayConv::core(vol, "volume");
+        std::optional<View> mk;
+        if (!mask.is_none()) mk = ArrayConv::core(mask, "mask");
         measure::Mesh mesh;
         {
           nb::gil_scoped_release nogil;
-          mesh = measure::marching_cubes(vol.data(), int64_t(vol.shape(0)), int64_t(vol.shape(1)),
-                                         int64_t(vol.shape(2)), mask ? mask->data() : nullptr, level, step, lewiner);
+          mesh = measure::marching_cubes(v, mk ? &*mk : nullptr, level, step, lewiner, to_stream(stream));
         }
         const size_t nv = mesh.values.size(), nf = mesh.faces.size() / 3;
         return nb::make_tuple(numpy_of(std::move(mesh.vertices), {nv, 3}), numpy_of(std::move(mesh.faces), {nf, 3}),
                               numpy_of(std::move(mesh.normals), {nv, 3}), numpy_of(std::move(mesh.values), {nv}));
       },
-      nb::arg("volume"), nb::arg("mask").none(), nb::arg("level"), nb::arg("step"), nb::arg("lewiner"));
+      nb::arg("volume"), nb::arg("mask").none(), nb::arg("level"), nb::arg("step"), nb::arg("lewiner"),
+      nb::arg("stream") = 0);
 }
 
 }  // namespace ndimg::py

@@ -1,4 +1,4 @@
-// marching_cubes: (1) the crossed edges of the cells taken are marked in a bitmap of the grid's edges, (2) each
+// marching_cubes on the thread pool (the GPU's schedule, marching_cubes_cuda.cu, gives the same mesh): (1) the crossed edges of the cells taken are marked in a bitmap of the grid's edges, (2) each
 // marked edge becomes a vertex numbered by its rank in the bitmap (C order of its lower corner, then its axis),
 // (3) the cells are triangulated again and their faces, normal and value contributions written, slabs of
 // z-layers in two alternating rounds so that no vertex is written by two threads at once (and the sums are
@@ -17,14 +17,6 @@ namespace ndimg::measure {
 
 namespace {
 
-// Corners are numbered dx + 2 dy + 4 dz. Edges as scikit-image numbers them (its corner order along each edge
-// sets the order in which the normal contributions are summed).
-constexpr int kEdge[12][2] = {{0, 1}, {1, 3}, {3, 2}, {2, 0}, {4, 5}, {5, 7}, {7, 6}, {6, 4},
-                              {0, 4}, {1, 5}, {3, 7}, {2, 6}};
-// The cube's faces, corners counter-clockwise seen from outside: z = 0, z = 1, y = 0, y = 1, x = 0, x = 1.
-constexpr int kFace[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
-constexpr double kEps = 2.220446049250313e-16;  // np.spacing(1.0): scikit-image's interpolation guard
-
 // Set bits of a word, inline (std::popcount is a library call where the build does not target POPCNT).
 inline int bits_set(uint64_t x) {
   x -= (x >> 1) & 0x5555555555555555ull;
@@ -32,11 +24,6 @@ inline int bits_set(uint64_t x) {
   x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
   return int((x * 0x0101010101010101ull) >> 56);
 }
-
-struct Tiling {
-  int8_t n;          // triangles
-  int8_t e[10 * 3];  // their corners, as edges
-};
 
 class Tables {
  public:
@@ -46,12 +33,12 @@ class Tables {
 
   Tables() : tiling(256 * 64) {
     for (auto& row : edge_of) std::fill(row, row + 8, int8_t(-1));
-    for (int e = 0; e < 12; ++e) edge_of[kEdge[e][0]][kEdge[e][1]] = edge_of[kEdge[e][1]][kEdge[e][0]] = int8_t(e);
+    for (int e = 0; e < 12; ++e) edge_of[mc_edge(e, 0)][mc_edge(e, 1)] = edge_of[mc_edge(e, 1)][mc_edge(e, 0)] = int8_t(e);
     for (int c = 0; c < 256; ++c) {
       ambiguous[c] = 0;
       for (int f = 0; f < 6; ++f) {
         int crossings = 0;
-        for (int k = 0; k < 4; ++k) crossings += bit(c, kFace[f][k]) != bit(c, kFace[f][(k + 1) % 4]);
+        for (int k = 0; k < 4; ++k) crossings += bit(c, mc_face(f, k)) != bit(c, mc_face(f, (k + 1) % 4));
         if (crossings == 4) ambiguous[c] |= uint8_t(1 << f);
       }
       for (int join = 0; join < 64; ++join) tiling[c * 64 + join] = trace(c, join);
@@ -69,7 +56,8 @@ class Tables {
     int next[12];
     std::fill(next, next + 12, -1);
     for (int f = 0; f < 6; ++f) {
-      const int* q = kFace[f];
+      int q[4];
+      for (int k = 0; k < 4; ++k) q[k] = mc_face(f, k);
       int at[4], n = 0;
       for (int k = 0; k < 4; ++k)
         if (bit(c, q[k]) != bit(c, q[(k + 1) % 4])) at[n++] = k;
@@ -113,17 +101,7 @@ struct Cell {
 
   void load(const float* vol, const int64_t* offset, int64_t base, double level, bool lewiner, const Tables& tab) {
     for (int i = 0; i < 8; ++i) v[i] = double(vol[base + offset[i]]) - level;
-    join = 0;
-    const int amb = tab.ambiguous[index];
-    if (!lewiner || !amb) return;
-    for (int f = 0; f < 6; ++f) {
-      if (!((amb >> f) & 1)) continue;
-      const int* q = kFace[f];
-      const double a = v[q[0]], b = v[q[1]], c = v[q[2]], d = v[q[3]];
-      // the bilinear saddle (ac - bd) / (a + c - b - d) above the level; the denominator's sign is known
-      const bool first_above = a > 0.0;
-      if (first_above ? a * c > b * d : a * c < b * d) join |= 1 << f;
-    }
+    join = lewiner ? mc_join(v, tab.ambiguous[index]) : 0;
   }
 };
 
@@ -138,10 +116,7 @@ Mesh marching_cubes(const float* vol, int64_t nz, int64_t ny, int64_t nx, const 
     return !mask || mask[(z + st) * sz + (y + st) * sy + x + st];
   };
   // a cell's edge on the grid: its lower corner (the corners' common bits) and axis (0 x, 1 y, 2 z)
-  auto key = [&](int64_t z, int64_t y, int64_t x, int e) {
-    const int a = kEdge[e][0], b = kEdge[e][1], lo = a & b, axis = std::countr_zero(unsigned(a ^ b));
-    return (((z + (lo >> 2) * st) * ny + y + ((lo >> 1) & 1) * st) * nx + x + (lo & 1) * st) * 3 + axis;
-  };
+  auto key = [&](int64_t z, int64_t y, int64_t x, int e) { return mc_key(z, y, x, e, st, ny, nx); };
 
   // the corners above the level, one byte per voxel, and a cell's case from them
   std::vector<uint8_t> above(n);
@@ -205,7 +180,7 @@ Mesh marching_cubes(const float* vol, int64_t nz, int64_t ny, int64_t nx, const 
         for (int64_t y = 0; y + st < ny; y += st)
           for_row(z, y, [&](int64_t x, int index) {
             for (int e = 0; e < 12; ++e) {
-              if (((index >> kEdge[e][0]) & 1) == ((index >> kEdge[e][1]) & 1)) continue;
+              if (!mc_crossed(index, e)) continue;
               const int64_t k = key(z, y, x, e);
               std::atomic_ref<uint64_t>(used[k >> 6]).fetch_or(uint64_t(1) << (k & 63), std::memory_order_relaxed);
             }
@@ -256,20 +231,14 @@ Mesh marching_cubes(const float* vol, int64_t nz, int64_t ny, int64_t nx, const 
         const int64_t k = w * 64 + std::countr_zero(bits), axis = k % 3, p = k / 3;
         const int64_t x = p % nx, y = (p / nx) % ny, z = p / sz;
         const int64_t step = axis == 0 ? st : axis == 1 ? st * sy : st * sz;
-        const double w_lo = 1.0 / (kEps + std::fabs(double(vol[p]) - level));
-        const double w_hi = 1.0 / (kEps + std::fabs(double(vol[p + step]) - level));
-        const double t = double(st) * w_hi / (w_lo + w_hi);
-        float* out = &mesh.vertices[3 * vertex_of(k)];
-        out[0] = float(double(z) + (axis == 2 ? t : 0.0));
-        out[1] = float(double(y) + (axis == 1 ? t : 0.0));
-        out[2] = float(double(x) + (axis == 0 ? t : 0.0));
+        mc_vertex(vol[p], vol[p + step], level, st, int(axis), z, y, x, &mesh.vertices[3 * vertex_of(k)]);
       }
     }
   });
 
   // (3) faces, normals and values, slab by slab
-  constexpr int64_t kSlab = 4;  // z-layers of cells per slab (fixed: sums in the same order on any machine)
-  const int64_t nslabs = (cz + kSlab - 1) / kSlab;
+  // (kMcSlab z-layers of cells per slab, fixed: sums in the same order on any machine, and on the GPU)
+  const int64_t nslabs = (cz + kMcSlab - 1) / kMcSlab;
   std::vector<std::vector<int32_t>> slab_faces(nslabs);
   for (int round = 0; round < 2; ++round) {
     const int64_t mine = (nslabs - round + 1) / 2;
@@ -278,7 +247,7 @@ Mesh marching_cubes(const float* vol, int64_t nz, int64_t ny, int64_t nx, const 
         const int64_t s = 2 * si + round;
         std::vector<int32_t>& faces = slab_faces[s];
         Cell cell;
-        for (int64_t zi = s * kSlab; zi < std::min(cz, (s + 1) * kSlab); ++zi) {
+        for (int64_t zi = s * kMcSlab; zi < std::min(cz, (s + 1) * kMcSlab); ++zi) {
           const int64_t z = zi * st;
           for (int64_t y = 0; y + st < ny; y += st)
             for_row(z, y, [&](int64_t x, int index) {
@@ -288,41 +257,17 @@ Mesh marching_cubes(const float* vol, int64_t nz, int64_t ny, int64_t nx, const 
               const Tiling& t = tab.tiling[cell.index * 64 + cell.join];
               int64_t vid_of[12];
               for (int e = 0; e < 12; ++e)
-                if (((cell.index >> kEdge[e][0]) & 1) != ((cell.index >> kEdge[e][1]) & 1))
-                  vid_of[e] = vertex_of(key(z, y, x, e));
-              const double* v = cell.v;
-              double vmin = 0.0, vmax = 0.0;
-              for (int i = 0; i < 8; ++i) {
-                vmax = std::max(vmax, v[i]);
-                vmin = std::min(vmin, v[i]);
-              }
-              const float range = float(vmax - vmin);
-              // scikit-image's corner gradients (its corners 2/3 and 6/7 are ours 3/2 and 7/6), taken by
-              // its edge table's corner numbers as it takes them, weighted by 1 / (eps + |corner|), rounded
-              // to float as its sums are; stored (z, y, x)
-              const double s0 = v[0], s1 = v[1], s2 = v[3], s3 = v[2], s4 = v[4], s5 = v[5], s6 = v[7], s7 = v[6];
-              const double g[8][3] = {{s0 - s1, s0 - s3, s0 - s4}, {s0 - s1, s1 - s2, s1 - s5},
-                                      {s3 - s2, s1 - s2, s2 - s6}, {s3 - s2, s0 - s3, s3 - s7},
-                                      {s4 - s5, s4 - s7, s0 - s4}, {s4 - s5, s5 - s6, s1 - s5},
-                                      {s7 - s6, s5 - s6, s2 - s6}, {s7 - s6, s4 - s7, s3 - s7}};
+                if (mc_crossed(cell.index, e)) vid_of[e] = vertex_of(key(z, y, x, e));
+              const float range = mc_range(cell.v);
               float gw[8][3];
-              for (int c = 0; c < 8; ++c) {
-                const double wgt = 1.0 / (kEps + std::fabs(v[c]));
-                for (int j = 0; j < 3; ++j) gw[c][2 - j] = float(g[c][j] * wgt);
-              }
+              mc_gradients(cell.v, gw);
               for (int j = 0; j < 3 * t.n; ++j) {
                 const int e = t.e[j];
                 const int64_t vid = vid_of[e];
                 faces.push_back(int32_t(vid));
                 float& value = mesh.values[vid];
                 value = std::max(value, range);
-                float* nrm = &mesh.normals[3 * vid];
-                for (int end = 0; end < 2; ++end) {
-                  const float* c = gw[kEdge[e][end]];
-                  nrm[2] += c[2];   // x, y, z added in that order, as there
-                  nrm[1] += c[1];
-                  nrm[0] += c[0];
-                }
+                mc_add_normal(&mesh.normals[3 * vid], gw, e);
               }
             });
         }
@@ -336,17 +281,30 @@ Mesh marching_cubes(const float* vol, int64_t nz, int64_t ny, int64_t nx, const 
     mesh.faces.insert(mesh.faces.end(), f.begin(), f.end());
     std::vector<int32_t>().swap(f);
   }
-  // unit normals: the length in double from the float sums, as scikit-image
   parallel_for(nverts, 4096, [&](int64_t v0, int64_t v1) {
-    for (int64_t v = v0; v < v1; ++v) {
-      float* nrm = &mesh.normals[3 * v];
-      double len = 0.0;
-      for (int j = 2; j >= 0; --j) len += double(nrm[j]) * double(nrm[j]);  // x, y, z as there
-      if (len > 0.0) len = 1.0 / std::sqrt(len);
-      for (int j = 0; j < 3; ++j) nrm[j] = float(nrm[j] * len);
-    }
+    for (int64_t v = v0; v < v1; ++v) mc_unit(&mesh.normals[3 * v]);
   });
   return mesh;
+}
+
+const Tiling* mc_tilings() { return tables().tiling.data(); }
+const uint8_t* mc_ambiguous() { return tables().ambiguous; }
+
+Mesh marching_cubes(const View& vol, const View* mask, double level, int step, bool lewiner, StreamHandle stream) {
+  const char* op = "marching_cubes";
+  if (vol.ndim != 3 || vol.dtype != DType::F32 || !vol.c_contiguous())
+    throw ValueError("marching_cubes: the volume must be a C-contiguous 3-D float32 array");
+  if (step < 1) throw ValueError("marching_cubes: step must be at least 1");
+  if (mask) {
+    require_same_shape(vol, *mask, op);
+    require_same_device(vol, *mask, op);
+    if (mask->dtype != DType::U8 || !mask->c_contiguous())
+      throw ValueError("marching_cubes: the mask must be a C-contiguous uint8 array");
+  }
+  const uint8_t* m = mask ? mask->ptr<uint8_t>() : nullptr;
+  NDIMG_ROUTE(vol, op, marching_cubes(vol.ptr<float>(), vol.shape[0], vol.shape[1], vol.shape[2], m, level, step, lewiner),
+              marching_cubes_cuda(vol.ptr<float>(), vol.shape[0], vol.shape[1], vol.shape[2], m, level, step, lewiner,
+                                  vol.device_id, stream));
 }
 
 }  // namespace ndimg::measure

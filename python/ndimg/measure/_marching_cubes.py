@@ -1,11 +1,12 @@
-"""marching_cubes and mesh_surface_area (skimage.measure._marching_cubes_lewiner): the CPU engine's marching
-cubes (its own cell tiling, scikit-image's vertices, normals and values) and the mesh area over xp."""
+"""marching_cubes and mesh_surface_area (skimage.measure._marching_cubes_lewiner): marching cubes on either
+engine (its own cell tiling, scikit-image's vertices, normals and values; a CuPy volume's mesh is built on the
+GPU and returned as CuPy arrays) and the mesh area over xp."""
 from __future__ import annotations
 
 import numpy as np
 
 from .. import _core
-from .._engine import engine_aware, host_only, xp_of
+from .._engine import engine_aware, stream_ptr, xp_of
 
 
 def _remove_degenerate_faces(vertices, faces, *arrays):
@@ -37,19 +38,22 @@ def marching_cubes(volume, level=None, *, spacing=(1.0, 1.0, 1.0), gradient_dire
     wound around the lower values) or 'ascent'. The vertices are scikit-image's (the same points, in another
     order); the tiling of a cell is ndimg's own, so faces differ where a cell has several tilings.
     """
-    host_only("marching_cubes", volume, mask)
+    xp = xp_of(volume, mask)
     if method not in ("lewiner", "lorensen"):
         raise ValueError("method should be either 'lewiner' or 'lorensen'")
-    if not isinstance(volume, np.ndarray) or volume.ndim != 3:
+    if not isinstance(volume, xp.ndarray) or volume.ndim != 3:
         raise ValueError("Input volume should be a 3D numpy array.")
     if volume.shape[0] < 2 or volume.shape[1] < 2 or volume.shape[2] < 2:
         raise ValueError("Input array must be at least 2x2x2.")
-    volume = np.ascontiguousarray(volume, np.float32)
+    volume = xp.ascontiguousarray(volume, np.float32)
+    vmin, vmax = volume.min(), volume.max()
+    if xp is not np:   # the extremes as NumPy float32 scalars: the level rounds as on the host
+        vmin, vmax = vmin.get()[()], vmax.get()[()]
     if level is None:
-        level = 0.5 * (volume.min() + volume.max())
+        level = 0.5 * (vmin + vmax)
     else:
         level = float(level)
-        if level < volume.min() or level > volume.max():
+        if level < vmin or level > vmax:
             raise ValueError("Surface level must be within volume data range.")
     if len(spacing) != 3:
         raise ValueError("`spacing` must consist of three floats.")
@@ -59,8 +63,9 @@ def marching_cubes(volume, level=None, *, spacing=(1.0, 1.0, 1.0), gradient_dire
     if mask is not None:
         if not mask.shape == volume.shape:
             raise ValueError("volume and mask must have the same shape.")
-        mask = np.ascontiguousarray(mask, dtype=bool).view(np.uint8)
-    vertices, faces, normals, values = _core.marching_cubes(volume, mask, float(level), step_size, method == "lewiner")
+        mask = xp.ascontiguousarray(mask, dtype=bool).view(np.uint8)
+    vertices, faces, normals, values = _core.marching_cubes(volume, mask, float(level), step_size, method == "lewiner",
+                                                            stream=stream_ptr(volume))
     if not len(vertices):
         raise RuntimeError("No surface found at the given iso value.")
     if gradient_direction == "descent":
@@ -69,9 +74,11 @@ def marching_cubes(volume, level=None, *, spacing=(1.0, 1.0, 1.0), gradient_dire
         raise ValueError(f"Incorrect input {gradient_direction} in `gradient_direction`, see docstring.")
     if not np.array_equal(spacing, (1, 1, 1)):
         vertices = vertices * np.r_[spacing]
-    if allow_degenerate:
+    if not allow_degenerate:
+        vertices, faces, normals, values = _remove_degenerate_faces(vertices.astype(np.float32), faces, normals, values)
+    if xp is np:
         return vertices, faces, normals, values
-    return _remove_degenerate_faces(vertices.astype(np.float32), faces, normals, values)
+    return tuple(xp.asarray(np.ascontiguousarray(a)) for a in (vertices, faces, normals, values))
 
 
 @engine_aware("verts", "faces")
