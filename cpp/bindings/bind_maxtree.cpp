@@ -4,7 +4,8 @@
 namespace ndimg::py {
 
 NDIMG_BINDINGS(maxtree) {
-  bind<&morphology::max_tree>(m, "max_tree", "image", "offsets", "points", Out{"parent"}, Out{"traverser"});
+  bind<&morphology::max_tree>(m, "max_tree", "image", "offsets", "points", Out{"parent"}, Out{"traverser"},
+                                  "tile_rows");
   bind<&morphology::max_tree_filter>(m, "max_tree_filter", "image", "parent", "traverser", "attribute", "threshold",
                                      Out{"output"});
   bind<&morphology::max_tree_local_maxima>(m, "max_tree_local_maxima", "image", "parent", "traverser",

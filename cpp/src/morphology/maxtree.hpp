@@ -13,9 +13,10 @@ namespace ndimg::morphology {
 // elements. traverser = the stable ascending order of the flattened image (NumPy's: NaN last, -0.0 == 0.0);
 // parent = each pixel's parent in the canonical max-tree. Neighbours: `offsets` (flat index steps) and
 // `points` (offsets.size() rows of image.ndim coordinate steps, tested against the shape only for pixels on
-// the image border, as scikit-image does).
+// the image border, as scikit-image does). Large images run over tiles of rows on the threads, joined along
+// their borders (exact); tile_rows > 0 sets the tiles' depth (tests: tiles of small images), 0 chooses.
 void max_tree(const View& image, std::span<const int64_t> offsets, std::span<const int64_t> points,
-              const View& parent, const View& traverser);
+              const View& parent, const View& traverser, int64_t tile_rows = 0);
 
 // scikit-image's direct filter: out (image's dtype and shape, C-contiguous, holding a copy of the image: roots
 // other than traverser[0], in a disconnected neighbourhood, keep it) keeps each pixel's value where

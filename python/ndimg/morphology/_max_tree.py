@@ -2,8 +2,8 @@
 closings, max_tree_local_maxima.
 
 The tree is built on the host by the C++ core (``cpp/src/morphology/maxtree.cpp``): a parallel stable radix
-argsort, then Berger's union-find and canonicalisation, which are serial by nature (each union depends on the
-ones before), so the parent and traverser arrays are scikit-image's exactly. GPU arrays raise TypeError: the
+argsort, then Berger's union-find and canonicalisation over tiles of rows on the threads, the tiles' trees
+joined along their borders, so the parent and traverser arrays are scikit-image's exactly. GPU arrays raise TypeError: the
 max-tree has no CUDA engine yet.
 """
 from __future__ import annotations
@@ -19,6 +19,7 @@ from ..util._invert import invert
 
 # dtypes scikit-image's Cython accepts (bool is read as uint8); float16 and the rest find no signature
 _SUPPORTED = frozenset("?bBhHiIlLqQfd")
+_TILE_ROWS = 0     # CPU: depth of the tiles along axis 0 (tests set it to tile small images); 0: automatic
 
 
 def _host_array(image, name):
@@ -67,7 +68,7 @@ def _tree(image, connectivity):
     offsets, points = _neighbours(image.shape, connectivity)
     parent = np.empty(image.shape, dtype=np.int64)
     traverser = np.empty(image.size, dtype=np.int64)
-    _core.max_tree(image, offsets.tolist(), points.ravel().tolist(), parent, traverser)
+    _core.max_tree(image, offsets.tolist(), points.ravel().tolist(), parent, traverser, _TILE_ROWS)
     return parent, traverser
 
 

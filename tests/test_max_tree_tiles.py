@@ -1,0 +1,84 @@
+"""The max-tree over tiles of rows joined along their borders (cpp/src/morphology/maxtree.cpp) against
+scikit-image: the parent array and traverser exactly, and the filters standing on them. The private
+_TILE_ROWS knob forces tiles of a few rows on small images."""
+import numpy as np
+import pytest
+import skimage.morphology as skm
+
+import ndimg
+import ndimg.morphology as nm
+from ndimg.morphology import _max_tree
+
+
+@pytest.fixture
+def tile_rows(request, monkeypatch):
+    monkeypatch.setattr(_max_tree, "_TILE_ROWS", request.param)
+    return request.param
+
+
+def _images(shape, seed):
+    rng = np.random.default_rng(seed)
+    yield rng.integers(0, 3, shape).astype(np.uint8)              # many ties, plateaus everywhere
+    blocks = np.kron(rng.integers(0, 4, tuple(-(-s // 4) for s in shape)), np.ones((4,) * len(shape)))
+    yield blocks[tuple(slice(0, s) for s in shape)].astype(np.int16) - 2   # plateaus across tile borders
+    yield np.round(rng.normal(size=shape), 1).astype(np.float32)   # signed floats with ties, -0.0 and 0.0
+    yield rng.integers(0, 2, shape).astype(bool)
+
+
+CASES = [((57,), 1), ((23, 19), 1), ((23, 19), 2), ((9, 7, 8), 1), ((9, 7, 8), 2), ((9, 7, 8), 3)]
+
+
+@pytest.mark.parametrize("tile_rows", [1, 2, 5], indirect=True)
+@pytest.mark.parametrize("shape,connectivity", CASES)
+def test_tree_matches_skimage(tile_rows, shape, connectivity):
+    for image in _images(shape, sum(shape) + connectivity):
+        parent, traverser = nm.max_tree(image, connectivity)
+        ref_parent, ref_traverser = skm.max_tree(image, connectivity)
+        np.testing.assert_array_equal(traverser, ref_traverser)
+        np.testing.assert_array_equal(parent, ref_parent)
+
+
+@pytest.mark.parametrize("tile_rows", [1, 3], indirect=True)
+@pytest.mark.parametrize("shape,connectivity", CASES)
+def test_filters_match_skimage(tile_rows, shape, connectivity):
+    for image in _images(shape, 7 * sum(shape) + connectivity):
+        if image.dtype == bool:
+            image = image.astype(np.uint8)
+        for name, threshold in [("area_opening", 6), ("area_closing", 6), ("diameter_opening", 3),
+                                ("diameter_closing", 3)]:
+            np.testing.assert_array_equal(getattr(nm, name)(image, threshold, connectivity),
+                                          getattr(skm, name)(image, threshold, connectivity), err_msg=name)
+        np.testing.assert_array_equal(nm.max_tree_local_maxima(image, connectivity),
+                                      skm.max_tree_local_maxima(image, connectivity))
+
+
+@pytest.mark.parametrize("tile_rows", [2], indirect=True)
+@pytest.mark.parametrize("shape", [(30, 2), (12, 9)])
+def test_untiled_cases_match_skimage(tile_rows, shape):
+    """A side below 3 (neighbours that wrap one way) and NaN (equality not transitive) stay serial."""
+    rng = np.random.default_rng(3)
+    image = rng.integers(0, 3, shape).astype(np.float64)
+    image[rng.random(shape) < 0.2] = np.nan
+    for connectivity in (1, 2):
+        parent, traverser = nm.max_tree(image, connectivity)
+        ref_parent, ref_traverser = skm.max_tree(image, connectivity)
+        np.testing.assert_array_equal(traverser, ref_traverser)
+        np.testing.assert_array_equal(parent, ref_parent)
+
+
+@pytest.mark.parametrize("threads", [2, 3, 8])
+def test_automatic_tiles_match_skimage(threads):
+    """The automatic tiling of images large enough for it (one tile per thread)."""
+    rng = np.random.default_rng(threads)
+    image = (rng.integers(0, 6, (300, 310)) + np.arange(310) // 40).astype(np.uint8)
+    before = ndimg.get_num_threads()
+    ndimg.set_num_threads(threads)
+    try:
+        parent, traverser = nm.max_tree(image, 2)
+        opened = nm.area_opening(image, 20)
+    finally:
+        ndimg.set_num_threads(before)
+    ref_parent, ref_traverser = skm.max_tree(image, 2)
+    np.testing.assert_array_equal(traverser, ref_traverser)
+    np.testing.assert_array_equal(parent, ref_parent)
+    np.testing.assert_array_equal(opened, skm.area_opening(image, 20))
