@@ -1440,7 +1440,7 @@ register("measure", "perimeter_crofton", f"{_RU}:perimeter_crofton", dtypes=ALL,
 # ---- issue 26: contours, meshes and measure utilities ----
 _MU = "ndimg.measure"
 _MASK_F = Arr("mask:0.9", "float32")   # not a binary dtype: scikit-image's TypeError
-register("measure", "find_contours", f"{_MU}._find_contours:find_contours", dtypes=ALL, ndim=(2,), engines=("cpu",),
+register("measure", "find_contours", f"{_MU}._find_contours:find_contours", dtypes=ALL, ndim=(2,), engines=("cpu", "cuda"),
          rtol=0, atol=0, inputs=("smooth",),
          cases=(case(), case(level=0.3), case(fully_connected="high"), case(positive_orientation="high"),
                 case(fully_connected="high", positive_orientation="high", level=0.6),
@@ -1559,7 +1559,7 @@ def _level_at(frac):
     return prep
 
 
-register("measure", "marching_cubes", f"{_MU}._marching_cubes:marching_cubes", dtypes=NUMERIC, ndim=(3,), engines=("cpu",),
+register("measure", "marching_cubes", f"{_MU}._marching_cubes:marching_cubes", dtypes=NUMERIC, ndim=(3,), engines=("cpu", "cuda"),
          inputs=("smooth:12",), extra={"compare": "mesh"},
          cases=(case(), case(method="lorensen"), case(_prep=_level_at(0.3), _dtype="float32", _id="level_30pct"), case(step_size=2), case(step_size=3, method="lorensen"),
                 case(mask=Arr("mask:0.8", "bool")), case(spacing=(1.0, 2.0, 0.5)), case(gradient_direction="ascent"),

@@ -28,9 +28,10 @@ def assert_same_surface(got, expected, kw):
     scikit-image's, which adds a vertex at the centre of some ambiguous cells; faces index the vertices; the
     areas agree within 5% and 3 square voxels (the tilings of ambiguous cells differ; the tests' small volumes hold many of
     them) and normals are unit vectors pointing the same way as scikit-image's at the shared vertices."""
-    verts, faces, normals, values = got
+    assert len(got) == 4 and type(got[0]).__module__.split(".")[0] in ("numpy", "cupy")
+    assert all(type(g) is type(got[0]) for g in got), [type(g) for g in got]
+    verts, faces, normals, values = got = to_host(tuple(got))   # a CuPy mesh on the CUDA engine
     xv, xf, xn, xval = expected
-    assert isinstance(verts, np.ndarray) and isinstance(faces, np.ndarray)
     for g, x in zip(got, expected):
         assert g.dtype == x.dtype and g.shape[1:] == x.shape[1:], (g.dtype, x.dtype, g.shape, x.shape)
     assert faces.min() >= 0 and faces.max() < len(verts)
@@ -167,9 +168,44 @@ def test_marching_cubes_threads_give_the_same_mesh():
         np.testing.assert_array_equal(a, b)
 
 
-def test_marching_cubes_errors():
+def _mc_volumes():
+    rng = np.random.default_rng(7)
+    z, y, x = np.indices((13, 11, 12))
+    ties = np.round(np.sqrt((z - 6.2) ** 2 + (y - 5) ** 2 / 2 + (x - 5.7) ** 2) * 2) / 2   # corners at the level
+    smooth = np.cumsum(np.cumsum(rng.random((16, 14, 17)), 0), 2).astype(np.float32)
+    return [(ties, 3.5), (smooth, float(smooth.min() + 0.4 * np.ptp(smooth)))]
+
+
+_MC_MASK = np.random.default_rng(8).random((16, 14, 17)) > 0.15
+
+
+@pytest.mark.parametrize("kw", [dict(), dict(method="lorensen"), dict(step_size=2), dict(step_size=3, method="lorensen"),
+                                dict(mask=_MC_MASK), dict(mask=_MC_MASK, step_size=2, method="lorensen"),
+                                dict(spacing=(1.0, 2.0, 0.5), gradient_direction="ascent"),
+                                dict(allow_degenerate=False), dict(allow_degenerate=False, method="lorensen")],
+                         ids=lambda kw: "-".join(f"{k}" if k == "mask" else f"{k}={v}" for k, v in kw.items()) or "default")
+def test_marching_cubes_masks_steps_degenerate_on_each_engine(kw, engine):
+    """scikit-image's surface on each engine; the CUDA engine's mesh is the CPU engine's bit for bit (vertices,
+    faces, normals and values in the same order), as CuPy arrays."""
+    for vol, level in _mc_volumes():
+        kw_here = dict(kw, mask=kw["mask"][tuple(slice(n) for n in vol.shape)]) if "mask" in kw else kw
+        got = measure.marching_cubes(to_engine(vol, engine), level,
+                                     **{k: to_engine(v, engine) for k, v in kw_here.items()})
+        assert_same_surface(got, sm.marching_cubes(vol, level, **kw_here), kw_here)
+        if engine != "cpu":
+            for g, c in zip(got, measure.marching_cubes(vol, level, **kw_here)):
+                assert g.dtype == c.dtype and g.shape == c.shape
+                np.testing.assert_array_equal(to_host(g), c)
+
+
+def test_marching_cubes_errors(engine):
     with pytest.raises(RuntimeError, match="No surface"):
-        measure.marching_cubes(np.zeros((4, 4, 4)), 0.0)
+        measure.marching_cubes(to_engine(np.zeros((4, 4, 4)), engine), 0.0)
+    vol = np.random.default_rng(0).random((5, 6, 7))
+    with pytest.raises(RuntimeError, match="No surface"):   # every cell masked out
+        sm.marching_cubes(vol, 0.5, mask=np.zeros(vol.shape, bool))
+    with pytest.raises(RuntimeError, match="No surface"):
+        measure.marching_cubes(to_engine(vol, engine), 0.5, mask=to_engine(np.zeros(vol.shape, bool), engine))
     with pytest.raises(ValueError):
         measure.marching_cubes(np.zeros((3, 3, 3)), 0.0, mask=np.array([]))
     with pytest.raises(ValueError):
