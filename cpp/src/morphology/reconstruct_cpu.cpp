@@ -22,7 +22,7 @@ namespace {
 constexpr int kTiledThreads = 4;                  // fewer threads: serial (the tiles' summaries cost extra work)
 constexpr int64_t kTiledSize = int64_t(1) << 20;  // smaller images: serial (thread starts, the summaries' cost)
 constexpr int64_t kTileSize = int64_t(1) << 20;   // elements per automatic tile (see reconstruct_dilation_cpu)
-constexpr int64_t kMinTileDepth = 32;              // automatic tiles: at least this many bands deep
+constexpr int64_t kMinTileDepth = 6;               // automatic tiles: at least this many bands deep
 
 // C-order starts of the interior's lines along the last axis (axes 0..ndim-2 inside lo/hi).
 std::vector<int64_t> interior_lines(const View& v, std::span<const int64_t> lo, std::span<const int64_t> hi) {
@@ -176,28 +176,40 @@ void reconstruct_tiles(T* J, const T* I, std::span<const int64_t> offsets, std::
   std::vector<double> values(total);
   std::vector<int64_t> edges;
   std::vector<double> weights;
-  for (int64_t t = 0; t < ntiles; ++t) {
-    const Tile& tile = tiles[t];
+  for (const Tile& tile : tiles)
     for (size_t k = 0; k < tile.border.size(); ++k) {
       const T v = J[tile.border[k]];
       values[tile.base + k] = v == v ? double(v) : -INFINITY;  // a NaN seed carries nothing
     }
+  for (int64_t t = 0; t < ntiles; ++t) {
+    const Tile& tile = tiles[t];
     for (int64_t e : tile.edges) edges.push_back(tile.base + e);
     weights.insert(weights.end(), tile.weights.begin(), tile.weights.end());
     if (t + 1 == ntiles) break;
-    // neighbours across the border with the next tile (a step spans at most `reach` rows)
+    // neighbours across the border with the next tile (a step spans at most `reach` rows). An element its
+    // tile raised to the mask can rise no further: it gives its neighbour their pair's weight, no edge needed
+    // (through it a path carries no more). A NaN seed gives and takes nothing.
     const Tile& next = tiles[t + 1];
     const int64_t from = tile.end - tile.band_len;
     for (int64_t i = 0; i < tile.band_len; ++i) {
       const int32_t u = tile.bottom[i];
-      if (u < 0) continue;
+      const int64_t p = from + i;
+      if (u < 0 || J[p] != J[p]) continue;
       for (int64_t o : halves) {
-        const int64_t q = from + i + o;
+        const int64_t q = p + o;
         if (q < next.begin) continue;
         const int32_t v = next.top[q - next.begin];
-        if (v < 0) continue;
-        edges.insert(edges.end(), {tile.base + u, next.base + v});
-        weights.push_back(double(std::min(I[from + i], I[q])));
+        if (v < 0 || J[q] != J[q]) continue;
+        const double w = double(std::min(I[p], I[q]));
+        const bool u_below = J[p] < I[p], v_below = J[q] < I[q];  // still below the mask
+        if (u_below && v_below) {
+          edges.insert(edges.end(), {tile.base + u, next.base + v});
+          weights.push_back(w);
+        } else if (u_below) {
+          values[tile.base + u] = std::max(values[tile.base + u], w);
+        } else if (v_below) {
+          values[next.base + v] = std::max(values[next.base + v], w);
+        }
       }
     }
   }
