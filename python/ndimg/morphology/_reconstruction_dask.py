@@ -113,6 +113,9 @@ def _solve(summaries, chunks, halves, reach):
     flat = np.ravel_multi_index(tuple(coords.T), shape) if coords.size else np.empty(0, np.int64)
     order = np.argsort(flat)
     ranked = flat[order]
+    # an element its chunk raised to the mask rises no further: across a pair it gives the other end their
+    # weight directly (through it a path carries no more), and only pairs of elements below it are edges
+    below = values < level
     for step in halves:
         there = coords + step
         inside = np.flatnonzero(np.all((there >= 0) & (there < shape), axis=1))
@@ -124,8 +127,13 @@ def _solve(summaries, chunks, halves, reach):
         u, v = inside[hit], order[pos[hit]]
         across = chunk_of[u] != chunk_of[v]
         u, v = u[across], v[across]
-        edges.append(np.stack([u, v], axis=1))
-        weights.append(np.minimum(level[u], level[v]))
+        w = np.minimum(level[u], level[v])
+        both = below[u] & below[v]
+        edges.append(np.stack([u[both], v[both]], axis=1))
+        weights.append(w[both])
+        for x, y in ((u, v), (v, u)):
+            given = below[x] & ~below[y]
+            np.maximum.at(values, x[given], w[given])
     values = np.ascontiguousarray(values)
     edges = np.ascontiguousarray(np.concatenate(edges).reshape(-1, 2))
     if edges.size:
