@@ -165,10 +165,3 @@ def test_automatic_tiles_of_a_large_image(rng):
         serial = ndm.reconstruction(seed, mask)
     with ndimg_threads(8):
         np.testing.assert_array_equal(ndm.reconstruction(seed, mask), serial)
-
-
-def test_bad_tile_rows():
-    from ndimg import _core
-    J = np.zeros((5, 5))
-    with pytest.raises(ValueError, match="tile_rows"):
-        _core.reconstruct_dilation(J, J.copy(), [1, -1], [1, 1], [1, 1], -1)

@@ -43,7 +43,6 @@ void reconstruct_dilation(const View& marker, const View& mask, std::span<const 
   for (int64_t o : offsets)
     if (o == 0 || first - (o < 0 ? -o : o) < 0 || last + (o < 0 ? -o : o) >= marker.size())
       throw ValueError("reconstruction: the padding does not cover the neighbour offsets");
-  if (tile_rows < 0) throw ValueError("reconstruction: tile_rows must be >= 0");
   reconstruct_dilation_cpu(marker, mask, offsets, lo, hi, tile_rows);
 }
 

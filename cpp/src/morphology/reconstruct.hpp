@@ -15,7 +15,8 @@ namespace ndimg::morphology {
 // float32 or float64 of one shape): a value flows from p to p + offset. Only the interior (`lo` elements
 // from each axis' start, `hi` from its end) is updated; the padding holds values no neighbour can raise.
 // Large images run over tiles of rows on the threads (exact); tile_rows > 0 sets their depth (tests: tiles of
-// small images; a symmetric neighbourhood only), 0 chooses.
+// small images; a symmetric neighbourhood only), 0 chooses, < 0 runs serially (Dask's chunks, already side by
+// side).
 void reconstruct_dilation(const View& marker, const View& mask, std::span<const int64_t> offsets,
                           std::span<const int64_t> lo, std::span<const int64_t> hi, int64_t tile_rows = 0);
 // skimage's local maxima over a padded image: flags (uint8, same shape) is 3 on the border, 2 on the

@@ -352,7 +352,7 @@ void reconstruct_dilation_cpu(const View& marker, const View& mask, std::span<co
   int64_t ntiles = 1;
   if (symmetric && tile_rows > 0) {
     ntiles = rows / std::max(tile_rows, depth);
-  } else if (symmetric && num_threads() >= kTiledThreads && marker.size() >= kTiledSize) {
+  } else if (symmetric && tile_rows == 0 && num_threads() >= kTiledThreads && marker.size() >= kTiledSize) {
     const int64_t per_tile = std::min(kTileSize, marker.size() / num_threads());
     ntiles = rows / std::max(kMinTileDepth * depth, per_tile / marker.strides[0]);
   }

@@ -43,8 +43,9 @@ def _neighbourhood(footprint, offset, ndim):
     return steps, pad
 
 
-def _dilate_cpu(J, I, steps, pad):
-    """The reconstruction of J under I (float NumPy arrays, J <= I) on the CPU engine, as a new array."""
+def _dilate_cpu(J, I, steps, pad, tile_rows=None):
+    """The reconstruction of J under I (float NumPy arrays, J <= I) on the CPU engine, as a new array; tile_rows
+    (default _TILE_ROWS): the depth of its tiles, 0 automatic, -1 none."""
     low = J.min()
     # padding: J == I there, never raised
     Jp = np.ascontiguousarray(np.pad(J, pad, mode="constant", constant_values=low))
@@ -52,7 +53,8 @@ def _dilate_cpu(J, I, steps, pad):
     strides = np.array(Jp.strides) // Jp.itemsize
     offsets = (steps @ strides).astype(np.int64).tolist() if len(steps) else []
     offsets = [o for o in offsets if o != 0]
-    _core.reconstruct_dilation(Jp, Ip, offsets, [p[0] for p in pad], [p[1] for p in pad], _TILE_ROWS)
+    _core.reconstruct_dilation(Jp, Ip, offsets, [p[0] for p in pad], [p[1] for p in pad],
+                               _TILE_ROWS if tile_rows is None else tile_rows)
     return Jp[tuple(slice(a, s - b) for (a, b), s in zip(pad, Jp.shape))]
 
 
@@ -75,9 +77,9 @@ def _dilate_xp(J, I, steps):
             return J
 
 
-def _dilate(J, I, steps, pad):
-    """The reconstruction of J under I on the arrays' engine (J non-empty)."""
-    return _dilate_cpu(J, I, steps, pad) if xp_of(J) is np else _dilate_xp(J, I, steps)
+def _dilate(J, I, steps, pad, tile_rows=None):
+    """The reconstruction of J under I on the arrays' engine (J non-empty); tile_rows: see _dilate_cpu."""
+    return _dilate_cpu(J, I, steps, pad, tile_rows) if xp_of(J) is np else _dilate_xp(J, I, steps)
 
 
 def _check_order(seed, mask, method):

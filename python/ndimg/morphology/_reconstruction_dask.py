@@ -35,6 +35,9 @@ from ..ndimage._footprint import to_host
 from . import _reconstruction as _mem
 
 
+_SERIAL = -1   # chunks reconstructed without tiles: Dask runs them side by side, tiles would only add work
+
+
 def _halves(steps):
     """One of each pair of opposite steps (the one whose first nonzero coordinate is positive)."""
     return [s for s in steps if next(int(v) for v in s if v) > 0]
@@ -82,7 +85,7 @@ def _summary(seed, mask, method, steps, pad, halves, reach, sides):
     if border.size == 0:
         empty = np.empty(0, np.float64)
         return empty, empty, np.empty((0, 2), np.int64), empty
-    rec = _mem._dilate(J, I, steps, pad)
+    rec = _mem._dilate(J, I, steps, pad, _SERIAL)
     xp = xp_of(rec)
     joined = np.asarray(to_host(rec < I))   # NaN seeds carry nothing (as in memory): left out
     at = np.unravel_index(border, J.shape)
@@ -150,7 +153,7 @@ def _finish(seed, mask, method, values, steps, pad, reach, sides):
         xp = xp_of(J)
         at = tuple(xp.asarray(a) for a in np.unravel_index(border, J.shape))
         J[at] = xp.maximum(J[at], xp.asarray(values.astype(J.dtype)))
-    rec = _mem._dilate(J, I, steps, pad) if J.size else J
+    rec = _mem._dilate(J, I, steps, pad, _SERIAL) if J.size else J
     return -rec if sign < 0 else rec
 
 
