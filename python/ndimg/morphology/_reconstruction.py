@@ -1,8 +1,9 @@
 """skimage.morphology.reconstruction (skimage/morphology/grayreconstruct.py): geodesic reconstruction by
 dilation or erosion, in the mask's float type. The CPU engine runs Vincent's hybrid scans and FIFO (each
-element touched a few times), over tiles of rows on the threads for large images (each tile summarised and the
-tiles joined exactly, as the Dask path joins chunks: _reconstruction_dask.py); the GPU engine iterates the geodesic dilation with ndimg.ndimage.grey_dilation
-until stable. Erosion is the dilation of the negated images (exact in floating point)."""
+element touched a few times), over tiles of rows on the threads for large images (each tile summarised and
+the tiles joined exactly, as the Dask path joins chunks: _reconstruction_dask.py); the GPU engine iterates
+the geodesic dilation with ndimg.ndimage.grey_dilation until stable. Erosion is the dilation of the negated
+images (exact in floating point)."""
 from __future__ import annotations
 
 import numpy as np
