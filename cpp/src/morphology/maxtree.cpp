@@ -19,6 +19,7 @@ namespace ndimg::morphology {
 namespace {
 
 constexpr int64_t kAhead = 16;  // prefetch distance of the walks in value order
+constexpr int64_t kTiledLevels = int64_t(1) << 16;
 
 // scikit-image's border mask: a pixel with a coordinate 0 or shape - 1 along some axis.
 std::vector<uint8_t> border_flags(const View& v) {
@@ -184,15 +185,18 @@ void build_tree(const View& image, std::span<const int64_t> offsets, std::span<c
   const T* img = image.ptr<T>();
   const int64_t n = image.size();
   const int nd = image.ndim;
-  argsort_stable(img, n, order);
+  const int64_t levels = argsort_stable(img, n, order);
   const std::vector<uint8_t> border = border_flags(image);
   std::vector<int64_t> zpar(n, -1);
   std::fill(parent, parent + n, int64_t(-1));
   // Tiles of rows along axis 0, on the threads. Exact where scikit-image's neighbours are the footprint's
-  // (every side >= 3: smaller ones wrap, one-way) and equality is transitive (no NaN).
+  // (every side >= 3: smaller ones wrap, one-way) and equality is transitive (no NaN). A join walks the
+  // nodes between two border pixels' levels, all the pixels of that band in their component where the values
+  // are all distinct (smooth float images: longer than building the tree serially), so only images of up to
+  // kTiledLevels distinct values tile by themselves.
   const int64_t rows = image.shape[0];
   const int64_t stride = n / rows;
-  if (tile_rows <= 0 && num_threads() >= 2 && n >= (int64_t(1) << 16))
+  if (tile_rows <= 0 && num_threads() >= 2 && n >= (int64_t(1) << 16) && levels <= kTiledLevels)
     tile_rows = (rows + num_threads() - 1) / num_threads();
   bool tiled = tile_rows > 0 && tile_rows < rows;
   for (int d = 0; d < nd && tiled; ++d) tiled = image.shape[d] >= 3;

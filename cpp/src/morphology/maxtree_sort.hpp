@@ -94,14 +94,22 @@ void radix_argsort(std::vector<K>& keys, int64_t* order, bool identity = true) {
   if (src_k != keys.data()) std::memcpy(keys.data(), src_k, size_t(n) * sizeof(K));
 }
 
+// Returns the number of distinct values (NaN one value, -0.0 and 0.0 one).
 template <class T>
-inline void argsort_stable(const T* v, int64_t n, int64_t* order) {
+inline int64_t argsort_stable(const T* v, int64_t n, int64_t* order) {
   using K = decltype(sort_key(T()));
   std::vector<K> keys(n);
   parallel_for(n, 1 << 16, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) keys[i] = sort_key(v[i]);
   });
   radix_argsort(keys, order);
+  int64_t distinct = n > 0;
+  parallel_for(n - 1, 1 << 16, [&](int64_t b, int64_t e) {
+    int64_t d = 0;
+    for (int64_t i = b; i < e; ++i) d += keys[i + 1] != keys[i];
+    __atomic_fetch_add(&distinct, d, __ATOMIC_RELAXED);
+  });
+  return distinct;
 }
 
 }  // namespace ndimg::morphology
