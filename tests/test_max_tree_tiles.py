@@ -25,7 +25,8 @@ def _images(shape, seed):
     yield rng.integers(0, 2, shape).astype(bool)
 
 
-CASES = [((57,), 1), ((23, 19), 1), ((23, 19), 2), ((9, 7, 8), 1), ((9, 7, 8), 2), ((9, 7, 8), 3)]
+CASES = [((57,), 1), ((23, 19), 1), ((23, 19), 2), ((9, 7, 8), 1), ((9, 7, 8), 2), ((9, 7, 8), 3),
+         ((6, 3, 4, 5), 1), ((6, 3, 4, 5), 4)]
 
 
 @pytest.mark.parametrize("tile_rows", [1, 2, 5], indirect=True)
