@@ -2500,7 +2500,10 @@ register("segmentation", "random_walker", f"{_AC}.random_walker_segmentation:ran
                 case(_inputs=("intensity3", "seeds"), channel_axis=-1, _ndim=(2,))),
          bad=(bad(ValueError, mode="bogus"), bad(ValueError, spacing=(1.0,)), bad(ValueError, **_MISMATCH),
               bad(ValueError, _inputs=("image", "mask:0.0")), bad(ValueError, channel_axis=-1, _ndim=(2,))),
-         bench=(("2d_small_f32", dict(_inputs=("image", "seeds:3"))),))
+         bench=(("2d_small_f32", dict(_inputs=("image", "seeds:3"))),),
+         # CG on the GPU: cuBLAS's dot products sum in another order, so the iterates stop at another point
+         # within the solver's tolerance (1.6e-6 relative on the H200)
+         extra={"cuda_tol": (1e-5, 1e-7)})
 # chan_vese: scikit-image's expressions in its order over xp: equal on NumPy
 # float32 level sets on CuPy: its elementwise kernels contract multiply-adds (NVRTC's default), a few ulp
 # an iteration apart from NumPy's
@@ -2535,8 +2538,9 @@ register("segmentation", "morphological_geodesic_active_contour",
 # by up to 1 / gamma a step, so the cases run few iterations (float32: an ulp of a force moves a point 1e-5)
 register("segmentation", "active_contour", f"{_AC}.active_contour_model:active_contour", dtypes=ALL + ("float16",), ndim=(2,),
          # the snake's iterations amplify rounding (scipy's spline vs ours, 1e-15) on odd inputs such as a
-         # bool image's steps: 2.3e-4 px seen after 20 iterations
-         inputs=("smooth", "snake"), family="snake", rtol=1e-5, atol=1e-3,
+         # bool image's steps: 2.3e-4 px seen after 20 iterations; on CUDA the Sobel energy's own last bits
+         # (its filters contract multiply-adds) grew to 9e-3 px on a bool image in 20 iterations (H200)
+         inputs=("smooth", "snake"), family="snake", rtol=1e-5, atol=1e-3, extra={"cuda_tol": (1e-5, 2e-2)},
          cases=(case(max_num_iter=20), case(max_num_iter=15, w_line=0.5, w_edge=0.2, gamma=0.1),
                 case(max_num_iter=10, alpha=0.1, beta=1.0, max_px_move=0.5, boundary_condition="fixed"),
                 case(max_num_iter=10, boundary_condition="free-fixed", convergence=1.0),

@@ -76,6 +76,7 @@ inline LinePowers line_powers(const SplinePoles& p, int64_t n) {
 // CPU engine sums all n, as scipy does.
 NDIMG_HD int64_t spline_terms(double z) { return int64_t(std::ceil(-64.0 * 0.6931471805599453 / std::log(std::fabs(z)))) + 1; }
 
+// (Products and sums through mul_rn/add_rn/sub_rn: nvcc would contract a * b + c into one rounding.)
 // The causal pass's first value c+[0] of a line c(0..n-1) (n >= 2, already times the gain), summing at
 // most `terms` powers of z (n or more: every one, exactly as scipy); zn1, zn: z^(n-1), z^n (line_powers).
 template <class T, class C>
@@ -90,7 +91,7 @@ NDIMG_SPLINE T causal_init(const C& c, int64_t n, double z, double zn1, double z
         acc = add_rn(acc, mul_rn(add_rn(c(i), mul_rn(c(n - 1 - i), zn1)), zi));
         zi = zi * z;
       }
-      return acc / (1 - zn1 * zn1);
+      return acc / sub_rn(1.0, mul_rn(zn1, zn1));
     }
     case SplineBoundary::Reflect:
     case SplineBoundary::ReflectScipy117: {  // period 2n
@@ -104,7 +105,7 @@ NDIMG_SPLINE T causal_init(const C& c, int64_t n, double z, double zn1, double z
       // scipy before 1.18 summed in place in c[0], so its last term (i = n - 1) read the partial sum
       // where c[0] was; negligible once z^(n-1) is.
       if (all) acc = add_rn(acc, mul_rn(add_rn(c(n - 1), mul_rn(b == SplineBoundary::Reflect ? c0 : acc, zn)), zi));
-      return add_rn(mul_rn(acc, z / (1 - zn * zn)), c0);
+      return add_rn(mul_rn(acc, z / sub_rn(1.0, mul_rn(zn, zn))), c0);
     }
     default: {  // wrap, period n
       T acc = c(0);
@@ -122,7 +123,7 @@ NDIMG_SPLINE T causal_init(const C& c, int64_t n, double z, double zn1, double z
 template <class T, class C>
 NDIMG_SPLINE T anticausal_init(const C& c, int64_t n, double z, double zn, SplineBoundary b, int64_t terms) {
   switch (b) {
-    case SplineBoundary::Mirror: return mul_rn(add_rn(mul_rn(c(n - 2), z), c(n - 1)), z) / (z * z - 1);
+    case SplineBoundary::Mirror: return mul_rn(add_rn(mul_rn(c(n - 2), z), c(n - 1)), z) / sub_rn(mul_rn(z, z), 1.0);
     case SplineBoundary::Reflect:
     case SplineBoundary::ReflectScipy117: return mul_rn(c(n - 1), z / (z - 1));
     default: {
