@@ -39,8 +39,10 @@ def quickshift(image, ratio=1.0, kernel_size=5, max_dist=10, return_tree=False, 
         if image.shape[-1] != 3:
             raise ValueError("Only RGB images can be converted to Lab space.")
         from ..color import rgb2lab
+        from ..color._colorconv import rgb2lab_numpy
 
-        image = rgb2lab(image)
+        # on the CPU scikit-image's own Lab (the densities' near-ties hang on its last bits)
+        image = rgb2lab_numpy(image) if xp is np else rgb2lab(image)
     if kernel_size < 1:
         raise ValueError("`kernel_size` should be >= 1.")
     from ..filters import gaussian
