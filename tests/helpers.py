@@ -292,3 +292,19 @@ def on_engine(engine, args, kw):
     image_like = lambda k, v: isinstance(v, np.ndarray) and (k == "mask" or v.shape in shapes)
     return ([to_engine(a, engine) for a in args],
             {k: to_engine(v, engine) if image_like(k, v) else v for k, v in kw.items()})
+
+
+def serpentine(n):
+    """A corridor winding through an n x n image (right along even rows, down at an end, back left), its walls
+    0, its floor descending from 1 to 0.5 along the path (each bottleneck matters), so that a flood along it crosses
+    every chunk or tile border of the image n / 2 times: the mask and the corridor's start."""
+    mask = np.zeros((n, n))
+    path = []
+    for r in range(0, n, 2):
+        cols = range(1, n - 1) if r % 4 == 0 else range(n - 2, 0, -1)
+        path += [(r, c) for c in cols]
+        if r + 1 < n:
+            path.append((r + 1, n - 2 if r % 4 == 0 else 1))
+    path = np.array(path)
+    mask[tuple(path.T)] = np.linspace(1, 0.5, len(path))
+    return mask, tuple(path[0])

@@ -8,31 +8,12 @@ import pytest
 import skimage.morphology as sm
 
 import ndimg.morphology as nm
-
-ENGINES = ["cpu", "cuda"]
-
-
-def _on(engine, a):
-    """a as the engine's array (skips cuda without a device)."""
-    if engine == "cpu":
-        return a
-    cp = pytest.importorskip("cupy")
-    try:
-        if cp.cuda.runtime.getDeviceCount() < 1:
-            pytest.skip("no CUDA device")
-    except cp.cuda.runtime.CUDARuntimeError:
-        pytest.skip("no CUDA device")
-    return cp.asarray(a)
-
+from helpers import array_type, to_engine, to_host
 
 def _host(engine, x):
-    if engine == "cpu":
-        assert isinstance(x, np.ndarray)
-        return x
-    import cupy as cp
-
-    assert isinstance(x, cp.ndarray)
-    return cp.asnumpy(x)
+    """x on the host, after checking it is the engine's array type."""
+    assert isinstance(x, array_type(engine)), type(x)
+    return to_host(x)
 
 
 # ---- local maxima and minima ----
@@ -49,7 +30,6 @@ def _plateau_image(rng, shape, dtype):
     return (levels - (np.dtype(dtype).kind != "u")).astype(dtype)
 
 
-@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int32", "int64", "uint64", "float32", "float64"])
 @pytest.mark.parametrize("shape", [(40,), (9, 11), (5, 6, 7)])
 def test_local_extrema_plateaus(engine, dtype, shape):
@@ -57,7 +37,7 @@ def test_local_extrema_plateaus(engine, dtype, shape):
     image = _plateau_image(rng, shape, dtype)
     for kw in ({}, {"allow_borders": False}, {"connectivity": 1}, {"connectivity": 1, "allow_borders": False}):
         for name in ("local_maxima", "local_minima"):
-            got = getattr(nm, name)(_on(engine, image), **kw)
+            got = getattr(nm, name)(to_engine(image, engine), **kw)
             np.testing.assert_array_equal(_host(engine, got), getattr(sm, name)(image, **kw), err_msg=f"{name} {kw}")
 
 
@@ -85,7 +65,6 @@ def test_plateau_label_formulation_on_the_host(dtype, nan):
                                                                    allow_borders=allow_borders))
 
 
-@pytest.mark.parametrize("engine", ENGINES)
 def test_local_maxima_border_plateaus_and_indices(engine):
     image = np.zeros((7, 8), np.uint8)
     image[0, 2:5] = 5        # a plateau on the border
@@ -94,15 +73,14 @@ def test_local_maxima_border_plateaus_and_indices(engine):
     image[6, 0] = 9          # a corner maximum
     for allow_borders in (True, False):
         expected = sm.local_maxima(image, allow_borders=allow_borders)
-        np.testing.assert_array_equal(_host(engine, nm.local_maxima(_on(engine, image), allow_borders=allow_borders)),
-                                      expected)
-        got = nm.local_maxima(_on(engine, image), indices=True, allow_borders=allow_borders)
+        np.testing.assert_array_equal(
+            _host(engine, nm.local_maxima(to_engine(image, engine), allow_borders=allow_borders)), expected)
+        got = nm.local_maxima(to_engine(image, engine), indices=True, allow_borders=allow_borders)
         assert len(got) == 2
         for g, e in zip(got, np.nonzero(expected)):
             np.testing.assert_array_equal(_host(engine, g), e)
 
 
-@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("connectivity", [1, 2])
 def test_local_extrema_nan_and_signed_zero(engine, connectivity):
     # NaN compares false both ways: scikit-image's line candidates decide which plateaus next to it count
@@ -114,12 +92,11 @@ def test_local_extrema_nan_and_signed_zero(engine, connectivity):
         kw = dict(connectivity=min(connectivity, len(shape)))
         for allow_borders in (True, False):
             for name in ("local_maxima", "local_minima"):
-                got = getattr(nm, name)(_on(engine, image), allow_borders=allow_borders, **kw)
+                got = getattr(nm, name)(to_engine(image, engine), allow_borders=allow_borders, **kw)
                 np.testing.assert_array_equal(_host(engine, got),
                                               getattr(sm, name)(image, allow_borders=allow_borders, **kw))
 
 
-@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("footprint", [np.eye(3, dtype=bool), np.array([[0, 1, 0], [0, 1, 0], [0, 1, 0]], bool),
                                        np.array([[0, 0, 0], [0, 1, 1], [0, 1, 0]], bool)],
                          ids=["diagonal", "no_line", "asymmetric"])
@@ -129,24 +106,22 @@ def test_local_maxima_footprints(engine, footprint):
     image[rng.random(image.shape) < 0.1] = np.nan
     for allow_borders in (True, False):
         np.testing.assert_array_equal(
-            _host(engine, nm.local_maxima(_on(engine, image), footprint=footprint, allow_borders=allow_borders)),
+            _host(engine, nm.local_maxima(to_engine(image, engine), footprint=footprint, allow_borders=allow_borders)),
             sm.local_maxima(image, footprint=footprint, allow_borders=allow_borders))
 
 
-@pytest.mark.parametrize("engine", ENGINES)
 def test_local_maxima_small_and_empty(engine):
     with pytest.warns(UserWarning, match="smaller 3"):
-        out = _host(engine, nm.local_maxima(_on(engine, np.array([[1, 3, 1]])), allow_borders=False))
+        out = _host(engine, nm.local_maxima(to_engine(np.array([[1, 3, 1]]), engine), allow_borders=False))
     assert out.shape == (1, 3) and not out.any()
-    out = _host(engine, nm.local_maxima(_on(engine, np.zeros((0, 4), np.float32))))
+    out = _host(engine, nm.local_maxima(to_engine(np.zeros((0, 4), np.float32), engine)))
     assert out.shape == (0, 4) and out.dtype == bool
     with pytest.raises(TypeError, match="float16"):
-        nm.local_maxima(_on(engine, np.ones((4, 4), np.float16)))
+        nm.local_maxima(to_engine(np.ones((4, 4), np.float16), engine))
 
 
 # ---- convex hulls ----
 
-@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("offset_coordinates", [True, False])
 @pytest.mark.parametrize("include_borders", [True, False])
 def test_convex_hull_image_2d(engine, offset_coordinates, include_borders):
@@ -154,11 +129,10 @@ def test_convex_hull_image_2d(engine, offset_coordinates, include_borders):
     for shape, density in (((60, 45), 0.01), ((7, 300), 0.02), ((128, 96), 0.3), ((5, 5), 0.5)):
         image = rng.random(shape) < density
         kw = dict(offset_coordinates=offset_coordinates, include_borders=include_borders)
-        np.testing.assert_array_equal(_host(engine, nm.convex_hull_image(_on(engine, image), **kw)),
+        np.testing.assert_array_equal(_host(engine, nm.convex_hull_image(to_engine(image, engine), **kw)),
                                       sm.convex_hull_image(image, **kw))
 
 
-@pytest.mark.parametrize("engine", ENGINES)
 def test_convex_hull_image_float_cast(engine):
     # scikit-image reads a 2-D image cast to uint8: 0.5, 256.0, 2**31 + 1 and NaN are background there, -1.0
     # and 257.0 foreground
@@ -168,10 +142,10 @@ def test_convex_hull_image_float_cast(engine):
         image[r, c] = v
     for dtype in (np.float32, np.float64):
         a = image.astype(dtype)
-        np.testing.assert_array_equal(_host(engine, nm.convex_hull_image(_on(engine, a))), sm.convex_hull_image(a))
+        np.testing.assert_array_equal(_host(engine, nm.convex_hull_image(to_engine(a, engine))),
+                                      sm.convex_hull_image(a))
 
 
-@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("tolerance", [1e-10, 0.5])
 @pytest.mark.parametrize("offset_coordinates", [True, False])
 def test_convex_hull_image_3d(engine, tolerance, offset_coordinates):
@@ -179,21 +153,19 @@ def test_convex_hull_image_3d(engine, tolerance, offset_coordinates):
     for shape, density in (((9, 12, 10), 0.02), ((20, 18, 16), 0.002), ((6, 7, 8), 0.4)):
         image = rng.random(shape) < density
         kw = dict(offset_coordinates=offset_coordinates, tolerance=tolerance)
-        np.testing.assert_array_equal(_host(engine, nm.convex_hull_image(_on(engine, image), **kw)),
+        np.testing.assert_array_equal(_host(engine, nm.convex_hull_image(to_engine(image, engine), **kw)),
                                       sm.convex_hull_image(image, **kw))
 
 
-@pytest.mark.parametrize("engine", ENGINES)
 def test_convex_hull_image_empty_and_degenerate(engine):
     with pytest.warns(UserWarning, match="entirely zero"):
-        out = _host(engine, nm.convex_hull_image(_on(engine, np.zeros((5, 6), bool))))
+        out = _host(engine, nm.convex_hull_image(to_engine(np.zeros((5, 6), bool), engine)))
     assert out.shape == (5, 6) and not out.any()
     with pytest.warns(UserWarning, match="Failed to get convex hull"):   # coplanar pixel centres
-        out = _host(engine, nm.convex_hull_image(_on(engine, np.ones((1, 4, 5), bool)), offset_coordinates=False))
+        out = _host(engine, nm.convex_hull_image(to_engine(np.ones((1, 4, 5), bool), engine), offset_coordinates=False))
     assert not out.any()
 
 
-@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("connectivity", [1, 2])
 @pytest.mark.parametrize("dtype", [bool, np.uint8, np.int32, np.float64])
 def test_convex_hull_object_many_objects(engine, connectivity, dtype):
@@ -205,15 +177,16 @@ def test_convex_hull_object_many_objects(engine, connectivity, dtype):
         warnings.simplefilter("ignore")
         expected = sm.convex_hull_object(image, connectivity=connectivity)
     np.testing.assert_array_equal(
-        _host(engine, nm.convex_hull_object(_on(engine, image), connectivity=connectivity)), expected)
+        _host(engine, nm.convex_hull_object(to_engine(image, engine), connectivity=connectivity)), expected)
     empty = np.zeros((8, 9), dtype)
-    np.testing.assert_array_equal(_host(engine, nm.convex_hull_object(_on(engine, empty))), np.zeros((8, 9), bool))
+    np.testing.assert_array_equal(_host(engine, nm.convex_hull_object(to_engine(empty, engine))),
+                                  np.zeros((8, 9), bool))
 
 
 # ---- remove_objects_by_distance ----
 
-@pytest.mark.parametrize("engine", ENGINES)
-@pytest.mark.parametrize("kw", [dict(min_distance=3), dict(min_distance=5, p_norm=1), dict(min_distance=4, p_norm=np.inf),
+@pytest.mark.parametrize("kw", [dict(min_distance=3), dict(min_distance=5, p_norm=1),
+                                dict(min_distance=4, p_norm=np.inf),
                                 dict(min_distance=3, spacing=(2.0, 0.5)), dict(min_distance=0)])
 def test_remove_objects_by_distance(engine, kw):
     rng = np.random.default_rng(17)
@@ -221,24 +194,24 @@ def test_remove_objects_by_distance(engine, kw):
     for k in range(1, 40):   # small boxes, some touching, labels not in raster order
         r, c = rng.integers(0, 56), rng.integers(0, 46)
         labels[r:r + rng.integers(1, 5), c:c + rng.integers(1, 5)] = rng.integers(1, 30)
-    np.testing.assert_array_equal(_host(engine, nm.remove_objects_by_distance(_on(engine, labels), **kw)),
+    np.testing.assert_array_equal(_host(engine, nm.remove_objects_by_distance(to_engine(labels, engine), **kw)),
                                   sm.remove_objects_by_distance(labels, **kw))
     priority = rng.random(int(labels.max()) + 1)
     np.testing.assert_array_equal(
-        _host(engine, nm.remove_objects_by_distance(_on(engine, labels), priority=_on(engine, priority), **kw)),
+        _host(engine, nm.remove_objects_by_distance(to_engine(labels, engine), priority=to_engine(priority, engine),
+                                                    **kw)),
         sm.remove_objects_by_distance(labels, priority=priority, **kw))
-    mine = _on(engine, labels.copy())
+    mine = to_engine(labels.copy(), engine)
     assert nm.remove_objects_by_distance(mine, out=mine, **kw) is mine
     np.testing.assert_array_equal(_host(engine, mine), sm.remove_objects_by_distance(labels, **kw))
 
 
-@pytest.mark.parametrize("engine", ENGINES)
 def test_remove_objects_by_distance_3d_and_errors(engine):
     rng = np.random.default_rng(19)
     labels = (rng.integers(1, 9, (10, 12, 11)) * (rng.random((10, 12, 11)) < 0.05)).astype(np.int64)
-    np.testing.assert_array_equal(_host(engine, nm.remove_objects_by_distance(_on(engine, labels), 3)),
+    np.testing.assert_array_equal(_host(engine, nm.remove_objects_by_distance(to_engine(labels, engine), 3)),
                                   sm.remove_objects_by_distance(labels, 3))
     with pytest.raises(ValueError):
-        nm.remove_objects_by_distance(_on(engine, -labels), 2)
+        nm.remove_objects_by_distance(to_engine(-labels, engine), 2)
     with pytest.raises(ValueError):
-        nm.remove_objects_by_distance(_on(engine, labels), 2, priority=np.ones(2))
+        nm.remove_objects_by_distance(to_engine(labels, engine), 2, priority=np.ones(2))

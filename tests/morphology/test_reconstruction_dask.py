@@ -8,7 +8,7 @@ import pytest
 import skimage.morphology as skm
 
 import ndimg.morphology as ndm
-from helpers import to_engine, to_host
+from helpers import serpentine, to_engine, to_host
 from ndimg import _core
 from ndimg.morphology import _reconstruction
 from ndimg.morphology import _reconstruction_dask as rd
@@ -73,25 +73,10 @@ def test_offsets(engine, rng, footprint, offset, method):
           method=method, footprint=footprint, offset=offset)
 
 
-def _serpentine(n):
-    """A corridor winding through an n x n image (right along even rows, down at an end, back left), its walls
-    0, its floor descending from 1 to 0.5 along the path (each bottleneck matters): the start and the path."""
-    mask = np.zeros((n, n))
-    path = []
-    for r in range(0, n, 2):
-        cols = range(1, n - 1) if r % 4 == 0 else range(n - 2, 0, -1)
-        path += [(r, c) for c in cols]
-        if r + 1 < n:
-            path.append((r + 1, n - 2 if r % 4 == 0 else 1))
-    path = np.array(path)
-    mask[tuple(path.T)] = np.linspace(1, 0.5, len(path))
-    return mask, tuple(path[0])
-
-
 @pytest.mark.parametrize("chunks", [(3, 4), (1, 7), (8, 1), (5, 5)])
 @pytest.mark.parametrize("footprint", [None, _CROSS])
 def test_serpentine_corridor_crosses_chunks_many_times(engine, chunks, footprint):
-    mask, start = _serpentine(31)
+    mask, start = serpentine(31)
     seed = np.zeros_like(mask)
     seed[start] = mask[start]
     check(seed, mask, chunks, engine, footprint=footprint)

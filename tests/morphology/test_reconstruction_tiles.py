@@ -10,6 +10,7 @@ import skimage.morphology as skm
 
 import ndimg
 import ndimg.morphology as ndm
+from helpers import serpentine
 from ndimg.morphology import _reconstruction
 
 _CROSS = np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]], bool)
@@ -81,24 +82,9 @@ def test_offsets_of_1d_footprints(rng, footprint, offset):
         check(_sparse_seed(rng, mask, method, 0.05), mask, method=method, footprint=footprint, offset=offset)
 
 
-def _serpentine(n):
-    """A corridor winding through an n x n image (right along even rows, down at an end, back left), its walls 0,
-    its floor descending from 1 to 0.5 along the path: every tile border is crossed by it n / 2 times."""
-    mask = np.zeros((n, n))
-    path = []
-    for r in range(0, n, 2):
-        cols = range(1, n - 1) if r % 4 == 0 else range(n - 2, 0, -1)
-        path += [(r, c) for c in cols]
-        if r + 1 < n:
-            path.append((r + 1, n - 2 if r % 4 == 0 else 1))
-    path = np.array(path)
-    mask[tuple(path.T)] = np.linspace(1, 0.5, len(path))
-    return mask, tuple(path[0])
-
-
 @pytest.mark.parametrize("footprint", [None, _CROSS])
 def test_serpentine_corridor_crosses_tiles_many_times(footprint):
-    mask, start = _serpentine(31)
+    mask, start = serpentine(31)
     seed = np.zeros_like(mask)
     seed[start] = mask[start]
     check(seed, mask, footprint=footprint)
