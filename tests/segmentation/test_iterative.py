@@ -12,6 +12,7 @@ from scipy.interpolate import RectBivariateSpline
 from skimage.segmentation import morphsnakes as sk_morphsnakes
 
 import ndimg.segmentation as nds
+from helpers import two_label_seeds
 from ndimg.segmentation import morphsnakes
 from ndimg.segmentation.active_contour_model import _gradient, _spline
 
@@ -100,18 +101,10 @@ def _no_warning():
         yield
 
 
-def _seeds(shape, seed=0):
-    rng = np.random.default_rng(seed)
-    labels = np.zeros(shape, np.int32)
-    labels[rng.random(shape) < 0.03] = 1
-    labels[(rng.random(shape) < 0.03) & (labels == 0)] = 2
-    return labels
-
-
 @pytest.mark.parametrize("mode", ["cg", "cg_j", "bf"])
 def test_random_walker_probabilities(mode):
     data = _blob((30, 40))
-    labels = _seeds(data.shape)
+    labels = two_label_seeds(data.shape)
     with pytest.warns(UserWarning) if mode == "cg" else _no_warning():
         ref = sks.random_walker(data, labels, mode=mode, return_full_prob=True, tol=1e-6)
     with pytest.warns(UserWarning) if mode == "cg" else _no_warning():
@@ -123,7 +116,7 @@ def test_random_walker_cg_mg_without_pyamg_warns_and_runs_cg_j():
     from ndimg.segmentation import random_walker_segmentation as rw
     if rw.ruge_stuben_solver is not None:
         pytest.skip("pyamg is installed")
-    data, labels = _blob((20, 25)), _seeds((20, 25))
+    data, labels = _blob((20, 25)), two_label_seeds((20, 25))
     with pytest.warns(UserWarning, match="cg_mg"):
         got = nds.random_walker(data, labels, mode="cg_mg")
     np.testing.assert_array_equal(got, nds.random_walker(data, labels, mode="cg_j"))
@@ -132,7 +125,7 @@ def test_random_walker_cg_mg_without_pyamg_warns_and_runs_cg_j():
 def test_random_walker_isolated_pixels_and_copy_false():
     """Unlabeled pixels no seed reaches become -1 in the caller's labels with copy=False, as there."""
     data = _blob((20, 25))
-    labels = _seeds(data.shape)
+    labels = two_label_seeds(data.shape)
     labels[:, 10] = -1   # a wall: columns 11.. hold no seed of their own
     labels[:, 11:] = 0
     labels[5, 15] = 2
@@ -156,7 +149,7 @@ def test_random_walker_without_unlabeled_pixels_returns_labels():
 
 def test_random_walker_channels_anywhere():
     data = np.stack([_blob((18, 21), s) for s in range(3)], axis=0)
-    labels = _seeds((18, 21))
+    labels = two_label_seeds((18, 21))
     ref = sks.random_walker(data, labels, channel_axis=0, return_full_prob=True, tol=1e-6)
     got = nds.random_walker(data, labels, channel_axis=0, return_full_prob=True, tol=1e-6)
     np.testing.assert_allclose(got, ref, rtol=1e-6, atol=1e-8)
@@ -204,7 +197,7 @@ def test_random_walker_beyond_one_blas_thread():
     """Past 10000 unlabeled pixels the dot products are NumPy's sums of products (scikit-image's BLAS rounds by
     its thread count there): the probabilities agree to 1e-10 with tol=1e-8 (8e-15 measured), the labels exactly."""
     data = _blob((110, 120))
-    labels = _seeds(data.shape)
+    labels = two_label_seeds(data.shape)
     assert (labels == 0).sum() > 10000
     ref = sks.random_walker(data, labels, beta=90, tol=1e-8, return_full_prob=True)
     got = nds.random_walker(data, labels, beta=90, tol=1e-8, return_full_prob=True)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from skimage import segmentation as sks
 
+from helpers import two_label_seeds
 from ndimg import segmentation as nds
 
 cp = pytest.importorskip("cupy")
@@ -23,14 +24,6 @@ def _blob(shape, seed=0):
     return np.exp(-((grid - centre) ** 2).sum(0) / (2 * (min(shape) / 4) ** 2)) + 0.05 * rng.random(shape)
 
 
-def _seeds(shape, seed=0):
-    rng = np.random.default_rng(seed)
-    labels = np.zeros(shape, np.int32)
-    labels[rng.random(shape) < 0.03] = 1
-    labels[(rng.random(shape) < 0.03) & (labels == 0)] = 2
-    return labels
-
-
 def _close(ref, got):
     assert isinstance(got, cp.ndarray)
     got = cp.asnumpy(got)
@@ -40,7 +33,7 @@ def _close(ref, got):
 
 @pytest.mark.parametrize("mode", ["cg", "cg_j", "bf", None])
 def test_random_walker_cuda_modes(mode):
-    data, labels = _blob((60, 70)), _seeds((60, 70))
+    data, labels = _blob((60, 70)), two_label_seeds((60, 70))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # 'cg' warns about UMFPACK on both
         ref = sks.random_walker(data, labels, mode=mode, return_full_prob=True, tol=1e-6)
@@ -51,18 +44,18 @@ def test_random_walker_cuda_modes(mode):
 
 
 def test_random_walker_cuda_3d_spacing_and_channels():
-    vol, labels = _blob((12, 14, 16)), _seeds((12, 14, 16), 1)
+    vol, labels = _blob((12, 14, 16)), two_label_seeds((12, 14, 16), 1)
     kw = dict(spacing=(2.0, 1.0, 0.5), return_full_prob=True, tol=1e-6)
     _close(sks.random_walker(vol, labels, **kw), nds.random_walker(cp.asarray(vol), cp.asarray(labels), **kw))
     data = np.stack([_blob((18, 21), s) for s in range(3)], axis=0)
-    labels = _seeds((18, 21))
+    labels = two_label_seeds((18, 21))
     kw = dict(channel_axis=0, return_full_prob=True, tol=1e-6)
     _close(sks.random_walker(data, labels, **kw), nds.random_walker(cp.asarray(data), cp.asarray(labels), **kw))
 
 
 def test_random_walker_cuda_isolated_pixels_and_copy_false():
     data = _blob((20, 25))
-    labels = _seeds(data.shape)
+    labels = two_label_seeds(data.shape)
     labels[:, 10] = -1
     labels[:, 11:] = 0
     labels[5, 15] = 2
@@ -76,7 +69,7 @@ def test_random_walker_cuda_isolated_pixels_and_copy_false():
 
 def test_random_walker_cuda_bf_beyond_the_dense_size():
     # 100 x 90 pixels leave more unlabeled ones than the dense solve takes: cuSOLVER's sparse QR per label
-    data, labels = _blob((100, 90)), _seeds((100, 90))
+    data, labels = _blob((100, 90)), two_label_seeds((100, 90))
     ref = sks.random_walker(data, labels, mode="bf", return_full_prob=True)
     try:
         got = nds.random_walker(cp.asarray(data), cp.asarray(labels), mode="bf", return_full_prob=True)
@@ -108,7 +101,7 @@ def test_random_walker_cuda_one_label(mode):
 
 
 def test_random_walker_cuda_prob_tol_warning():
-    data, labels = _blob((20, 25)), _seeds((20, 25))
+    data, labels = _blob((20, 25)), two_label_seeds((20, 25))
     with pytest.warns(UserWarning, match="prob_tol"):
         sks.random_walker(data, labels, beta=1e5, tol=1e-1, prob_tol=0)
     with pytest.warns(UserWarning, match="prob_tol"):
@@ -117,7 +110,7 @@ def test_random_walker_cuda_prob_tol_warning():
 
 def test_random_walker_cuda_torch():
     torch = pytest.importorskip("torch")
-    data, labels = _blob((20, 25)), _seeds((20, 25))
+    data, labels = _blob((20, 25)), two_label_seeds((20, 25))
     got = nds.random_walker(torch.as_tensor(data, device="cuda"), torch.as_tensor(labels, device="cuda"))
     assert isinstance(got, torch.Tensor) and got.is_cuda
     np.testing.assert_array_equal(got.cpu().numpy(), sks.random_walker(data, labels))
