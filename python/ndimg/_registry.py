@@ -444,8 +444,6 @@ _ME_POS_CASES = (case(), _ME_ONE) + tuple(replace(c, dtype="float64") for c in _
 _ME_EMPTY = bad(ValueError, index=99, _id="empty_region")   # numpy's min of no values
 _ME_COMPLEX = {"complex64": "complex input: ndimg measures real images only (TypeError); scipy sums complex values "
                             "and orders them lexicographically"}
-# float16: scipy sums float16 in float16 (errors ~1e-3 of the values), ndimg in float64
-_ME_F16 = dict(_ME_COMPLEX, float16="float16 sums: scipy adds in float16 (relative error ~1e-4 here), ndimg in float64")
 for _name, _kw in [
     ("sum_labels", {}), ("sum", {}), ("mean", {}), ("variance", {}), ("standard_deviation", {}),
     ("minimum", dict(bad=(_ME_EMPTY,))), ("maximum", dict(bad=(_ME_EMPTY,))), ("median", {}),
@@ -454,8 +452,7 @@ for _name, _kw in [
     ("maximum_position", dict(cases=_ME_POS_CASES, bad=(_ME_EMPTY,))),
     ("extrema", dict(cases=_ME_POS_CASES, bad=(_ME_EMPTY,))),
 ]:
-    _kw = dict(dict(cases=_ME_CASES, known_differences=_ME_F16 if _name in ("mean", "variance", "standard_deviation")
-                    else _ME_COMPLEX), **_kw)
+    _kw = dict(dict(cases=_ME_CASES, known_differences=_ME_COMPLEX), **_kw)
     _kw["bad"] = _kw.get("bad", ()) + (bad(ValueError, **_MISMATCH),)
     if _name != "median":   # per-label values, not partials: refused on Dask
         _kw["dask"] = f"{_ME_DASK}:{_name}"

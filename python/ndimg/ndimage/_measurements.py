@@ -295,14 +295,32 @@ def sum(input, labels=None, index=None):  # noqa: A001 - scipy's name
     return sum_labels(input, labels, index)
 
 
+def _half_region(g):
+    """A float16 image's one region (scipy's single path): its values as float16 on the host, in C order, which
+    scipy sums with NumPy in float16 (its overflows and roundings included); None for other calls."""
+    if not (g.single and g.dtype == np.float16):
+        return None
+    values = g.input.reshape(-1) if g.slots.size == 0 else g.input[g.slots == int(g.pick)]
+    values = values.get() if hasattr(values, "get") else values
+    return values.astype(np.float16)
+
+
 @engine_aware("input", "labels")
 def mean(input, labels=None, index=None):
     g = groups(input, labels, index)
+    half = _half_region(g)
+    if half is not None:
+        return g.xp.asarray(half.sum() / np.asanyarray(half.size).astype(np.float64))[()]
     return finish_mean(g, *moments(g))
 
 
 def _variance(input, labels, index, sqrt):
     g = groups(input, labels, index)
+    half = _half_region(g)
+    if half is not None:
+        c = half - half.mean()
+        v = (c * c).sum() / np.asanyarray(half.size).astype(np.float64)
+        return g.xp.asarray(np.sqrt(v) if sqrt else v)[()]
     counts, sums, _ = moments(g)
     return finish_variance(g, counts, centered(g, means_of(counts, sums)), sqrt)
 
