@@ -1611,7 +1611,7 @@ def _color_bad(n=3):
 
 for _name, _file, _kind, _tol in (
         ("rgb2hsv", "_colorconv", "image", None), ("hsv2rgb", "_colorconv", "image", None),
-        ("rgb2xyz", "_colorconv", "image", None), ("xyz2rgb", "_colorconv", "image", 2e-5),
+        ("rgb2xyz", "_colorconv", "image", None), ("xyz2rgb", "_colorconv", "image", 5e-5),
         ("rgb2rgbcie", "_colorconv", "image", None), ("rgbcie2rgb", "_colorconv", "image", None),
         ("rgb2yuv", "_colorconv", "image", None), ("yuv2rgb", "_colorconv", "image", None),
         ("rgb2yiq", "_colorconv", "image", None), ("yiq2rgb", "_colorconv", "image", None),
@@ -1622,11 +1622,12 @@ for _name, _file, _kind, _tol in (
         # float32 LAB/LUV: a = 500 (x - y) and u, v amplify float32 rounding differences (both engines: fused
         # per-pixel 3 x 3 products, rounded otherwise than scikit-image's BLAS products) to about 1e-4 on values of up
         # to 100; xyz2rgb, lab2rgb, luv2rgb: the rgb-from-xyz sums cancel near black, where sRGB's slope (12.92) makes
-        # their last bits up to 1e-5 (lab2rgb float32 on the H200: 1.8e-6 at 0.043)
+        # their last bits up to 5e-5 (lab2rgb float32 on the H200: 1.8e-6 at 0.043; luv2rgb of float16 Luv on the
+        # CPU: 2.2e-5 at 0.032)
         ("xyz2lab", "_colorconv", "image", 2e-4), ("lab2xyz", "_colorconv", "lab", None),
-        ("rgb2lab", "_colorconv", "image", 2e-4), ("lab2rgb", "_colorconv", "lab", 2e-5),
+        ("rgb2lab", "_colorconv", "image", 2e-4), ("lab2rgb", "_colorconv", "lab", 5e-5),
         ("xyz2luv", "_colorconv", "image", 2e-4), ("luv2xyz", "_colorconv", "lab", 2e-4),
-        ("rgb2luv", "_colorconv", "image", 2e-4), ("luv2rgb", "_colorconv", "lab", 2e-5),
+        ("rgb2luv", "_colorconv", "image", 2e-4), ("luv2rgb", "_colorconv", "lab", 5e-5),
         ("lab2lch", "_colorconv", "lab", None), ("lch2lab", "_colorconv", "lab", None)):
     register("color", _name, f"{_CO}.{_file}:{_name}", dtypes=_COLOR_DTYPES, ndim=(3,), halo=_COLOR_PIXELS,
              atol=_tol or 1e-6, cases=_color_cases(_kind),
