@@ -317,3 +317,9 @@ def two_label_seeds(shape, seed=0):
     labels[rng.random(shape) < 0.03] = 1
     labels[(rng.random(shape) < 0.03) & (labels == 0)] = 2
     return labels
+
+
+def sparse_seed(rng, mask, method, density=0.01):
+    """A few seeds at the mask's values, the rest at its minimum (dilation) or maximum (erosion)."""
+    far = mask.min() if method == "dilation" else mask.max()
+    return np.where(rng.random(mask.shape) < density, mask, far).astype(mask.dtype)

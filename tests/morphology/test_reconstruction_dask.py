@@ -8,7 +8,7 @@ import pytest
 import skimage.morphology as skm
 
 import ndimg.morphology as ndm
-from helpers import serpentine, to_engine, to_host
+from helpers import serpentine, sparse_seed, to_engine, to_host
 from ndimg import _core
 from ndimg.morphology import _reconstruction
 from ndimg.morphology import _reconstruction_dask as rd
@@ -36,18 +36,12 @@ def check(seed, mask, chunks, engine, **kw):
     np.testing.assert_array_equal(got, in_memory)
 
 
-def _sparse_seed(rng, mask, method, density=0.01):
-    """A few seeds at the mask's values, the rest at its minimum (dilation) or maximum (erosion)."""
-    far = mask.min() if method == "dilation" else mask.max()
-    return np.where(rng.random(mask.shape) < density, mask, far).astype(mask.dtype)
-
-
 @pytest.mark.parametrize("method", ["dilation", "erosion"])
 @pytest.mark.parametrize("shape, chunks", [((41, 37), (7, 5)), ((41, 37), (1, 9)), ((41, 37), ((20, 1, 20), (36, 1))),
                                            ((13, 11, 12), (4, 3, 5)), ((13, 11, 12), (13, 1, 6)), ((61,), (4,))])
 def test_random_images(engine, rng, method, shape, chunks):
     mask = rng.random(shape)
-    check(_sparse_seed(rng, mask, method), mask, chunks, engine, method=method)
+    check(sparse_seed(rng, mask, method), mask, chunks, engine, method=method)
 
 
 @pytest.mark.parametrize("footprint", [_CROSS, _X, np.ones((3, 5), bool), np.ones((1, 3), bool), np.ones((1, 1), bool),
@@ -57,7 +51,7 @@ def test_footprints(engine, rng, footprint, method):
     """Footprints of reach 1 and 2 (chunks of 1 and 2 elements: a step jumps over a chunk), a lone centre, and a
     one-way footprint (values flow one way: the image as one chunk)."""
     mask = rng.random((23, 29))
-    check(_sparse_seed(rng, mask, method, 0.03), mask, ((5, 1, 2, 15), (3, 2, 1, 1, 22)), engine,
+    check(sparse_seed(rng, mask, method, 0.03), mask, ((5, 1, 2, 15), (3, 2, 1, 1, 22)), engine,
           method=method, footprint=footprint)
 
 
@@ -69,7 +63,7 @@ def test_offsets(engine, rng, footprint, offset, method):
     """scikit-image takes offsets of 1-D footprints only (it compares the offset's ndim with the
     footprint's): centred ones stay symmetric, the others make values flow one way."""
     mask = rng.random(83)
-    check(_sparse_seed(rng, mask, method, 0.05), mask, ((5, 1, 2, 1, 30, 44),), engine,
+    check(sparse_seed(rng, mask, method, 0.05), mask, ((5, 1, 2, 1, 30, 44),), engine,
           method=method, footprint=footprint, offset=offset)
 
 
@@ -103,7 +97,7 @@ def test_dtypes(engine, rng, dtype):
         seed = mask & (rng.random(shape) > 0.97)
     else:
         mask = (rng.random(shape) * 100).astype(dtype)
-        seed = _sparse_seed(rng, mask, "dilation", 0.03)
+        seed = sparse_seed(rng, mask, "dilation", 0.03)
     check(seed, mask, (4, 7), engine)
     check(np.maximum(seed, mask) if dtype == "bool" else mask.max() - seed + mask.min(),
           mask if dtype == "bool" else mask.max() - mask + mask.min(), (9, 1), engine, method="erosion")
@@ -128,7 +122,7 @@ def test_infinite_and_nan_mask(engine, rng):
 def test_one_array_in_memory(engine, rng):
     """A Dask seed under an in-memory mask (and the reverse): the Dask array's chunks."""
     mask = rng.random((19, 21))
-    seed = _sparse_seed(rng, mask, "dilation")
+    seed = sparse_seed(rng, mask, "dilation")
     expected = skm.reconstruction(seed, mask)
     got = ndm.reconstruction(chunked(seed, (4, 5), engine), to_engine(mask, engine))
     assert got.chunks == ((4, 4, 4, 4, 3), (5, 5, 5, 5, 1))

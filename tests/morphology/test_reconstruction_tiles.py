@@ -10,7 +10,7 @@ import skimage.morphology as skm
 
 import ndimg
 import ndimg.morphology as ndm
-from helpers import serpentine
+from helpers import serpentine, sparse_seed
 from ndimg.morphology import _reconstruction
 
 _CROSS = np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]], bool)
@@ -50,16 +50,11 @@ class ndimg_threads:
         ndimg.set_num_threads(self.saved)
 
 
-def _sparse_seed(rng, mask, method, density=0.01):
-    far = mask.min() if method == "dilation" else mask.max()
-    return np.where(rng.random(mask.shape) < density, mask, far).astype(mask.dtype)
-
-
 @pytest.mark.parametrize("method", ["dilation", "erosion"])
 @pytest.mark.parametrize("shape", [(41, 37), (13, 11, 12), (64, 3), (5, 70)])
 def test_random_images(rng, method, shape):
     mask = rng.random(shape)
-    check(_sparse_seed(rng, mask, method), mask, method=method)
+    check(sparse_seed(rng, mask, method), mask, method=method)
 
 
 @pytest.mark.parametrize("footprint", [None, _CROSS, _X, np.ones((3, 5), bool), np.ones((5, 3), bool),
@@ -70,7 +65,7 @@ def test_footprints(rng, footprint, method):
     """Reach 1 and 2 along the tiled axis (a step may span a whole tile of the least depth), a lone centre, and a
     one-way footprint (values flow one way: no summary, the serial engine)."""
     mask = rng.random((37, 29))
-    check(_sparse_seed(rng, mask, method, 0.03), mask, tile_rows=(1, 2, 4, 5), method=method, footprint=footprint)
+    check(sparse_seed(rng, mask, method, 0.03), mask, tile_rows=(1, 2, 4, 5), method=method, footprint=footprint)
 
 
 @pytest.mark.parametrize("footprint, offset", [(np.ones(3), np.array([1])), (np.array([1, 0, 1, 1]), np.array([1])),
@@ -79,7 +74,7 @@ def test_offsets_of_1d_footprints(rng, footprint, offset):
     """scikit-image takes offsets of 1-D footprints only: 1-D images stay serial whatever the knob says."""
     mask = rng.random(83)
     for method in ("dilation", "erosion"):
-        check(_sparse_seed(rng, mask, method, 0.05), mask, method=method, footprint=footprint, offset=offset)
+        check(sparse_seed(rng, mask, method, 0.05), mask, method=method, footprint=footprint, offset=offset)
 
 
 @pytest.mark.parametrize("footprint", [None, _CROSS])
@@ -111,7 +106,7 @@ def test_dtypes(rng, dtype):
         seed = mask & (rng.random(shape) > 0.97)
     else:
         mask = (rng.random(shape) * 100).astype(dtype)
-        seed = _sparse_seed(rng, mask, "dilation", 0.03)
+        seed = sparse_seed(rng, mask, "dilation", 0.03)
     check(seed, mask)
     check(np.maximum(seed, mask) if dtype == "bool" else mask.max() - seed + mask.min(),
           mask if dtype == "bool" else mask.max() - mask + mask.min(), method="erosion")
@@ -146,7 +141,7 @@ def test_h_maxima_over_tiles(rng):
 def test_automatic_tiles_of_a_large_image(rng):
     """The automatic choice (enough threads, a large image) tiles: the same result as one thread."""
     mask = rng.random((1100, 1000)).astype(np.float32)
-    seed = _sparse_seed(rng, mask, "dilation", 0.001)
+    seed = sparse_seed(rng, mask, "dilation", 0.001)
     with ndimg_threads(1):
         serial = ndm.reconstruction(seed, mask)
     with ndimg_threads(8):

@@ -17,6 +17,7 @@ from scipy.spatial import ConvexHull, QhullError
 from .. import _core
 from .._engine import engine_aware, stream_ptr, xp_of
 from ..ndimage._footprint import to_host
+from ..util._dtype import cast_like_host
 from ._label import label
 
 
@@ -27,14 +28,9 @@ def _checked(image):
 
 
 def _uint8_nonzero(image):
-    """image cast to uint8 (as scikit-image's 2-D hull reads it) != 0, on the image's engine. A float's cast
-    is NumPy's on x86: truncated to int32 (0 beyond its range and for NaN), then its low byte; CUDA's cast
-    saturates instead, so GPU floats take this formula."""
-    xp = xp_of(image)
-    if xp is np or image.dtype.kind != "f":
-        return image.astype(np.uint8) != 0
-    t = xp.trunc(image)
-    return (xp.abs(t) < 2.0**31) & ((xp.where(xp.isfinite(t), t, 0).astype(np.int64) & 255) != 0)
+    """image cast to uint8 (as scikit-image's 2-D hull reads it, NumPy's host cast of floats) != 0, on the
+    image's engine."""
+    return cast_like_host(image, np.uint8) != 0
 
 
 def _extreme_candidates(members):
