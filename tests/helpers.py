@@ -212,9 +212,6 @@ def check_result(entry, got, expected, engine="cpu", args=(), kw=None, tol=None,
     rule = entry.extra.get("compare")
     if tol is None and engine != "cpu" and "cuda_tol" in entry.extra:   # a GPU-only tolerance, with its reason
         tol = entry.extra["cuda_tol"]
-    if (tol is None and engine != "cpu" and entry.extra.get("cuda_int_unit")
-            and np.asarray(to_host(got)).dtype.kind in "iu"):   # integer outputs one unit off on the GPU
-        tol = (entry.rtol, 1)
     if rule == "ridge" and tol is None:
         assert type(got) is array_type(engine), (type(got), engine)
         assert_close_ridge(entry.name, got, expected, args[0], kw or {}, entry)

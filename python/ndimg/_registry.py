@@ -541,15 +541,11 @@ _SP_BAD = (bad(RuntimeError, order=6), bad(RuntimeError, order=-1), bad(RuntimeE
 register("ndimage", "spline_filter1d", f"{_SP}:spline_filter1d", dtypes=ALL, ndim=(1, 2, 3, 4), family="separable",
          rtol=1e-12, atol=1e-9, cases=_SP_CASES, bad=_SP_BAD + (bad(_AxisError, axis=5),),
          dask=f"{_SP}:spline_filter1d_dask",
-         bench=(("2d_f32", dict(order=3)), ("2d_f32", dict(order=3, axis=0)), ("3d_f32", dict(order=3, axis=0))),
-         extra={"cuda_int_unit": True})   # as spline_filter's (below)
+         bench=(("2d_f32", dict(order=3)), ("2d_f32", dict(order=3, axis=0)), ("3d_f32", dict(order=3, axis=0))))
 register("ndimage", "spline_filter", f"{_SP}:spline_filter", dtypes=ALL, ndim=(1, 2, 3, 4), family="separable",
          rtol=1e-12, atol=1e-9, cases=tuple(c for c in _SP_CASES if c.kwargs.get("order", 3) > 1 and "axis" not in c.kwargs),
          bad=_SP_BAD + (bad(RuntimeError, order=1),), dask=f"{_SP}:spline_filter_dask",
-         bench=(("2d_f32", dict(order=3)), ("3d_f32", dict(order=3))),
-         # CUDA's parallel prefilter sums in another order (float64 within an ulp of scipy's): an integer output
-         # whose value lies that close to .5 rounds the other way (int8 -> int32, order 2, 4-D on the H200)
-         extra={"cuda_int_unit": True})
+         bench=(("2d_f32", dict(order=3)), ("3d_f32", dict(order=3))))
 # ---- end splines ----
 # ---- issue 25: interpolation ----
 _IP = "ndimg.ndimage._interpolation"
