@@ -2,9 +2,9 @@
 // 2-5 by the exact recursive filter of Unser, Aldroubi and Eden (1991). Per line: every value times the
 // gain, then per pole z a causal pass c[i] += z c[i-1] and an anti-causal pass c[i] = z (c[i+1] - c[i]),
 // each started from the value the boundary's extension of the line gives (its initial condition).
-// The arithmetic is scipy 1.17's, operation for operation, so that the CPU engine (which runs it serially
-// per line, in double) agrees with it to the last bit; the CUDA engine runs the same initial conditions
-// and splits the recursions into segments (spline_filter_cuda.cu).
+// The arithmetic is scipy's (1.17's or 1.18's reflect), operation for operation, so that the CPU engine
+// (which runs it serially per line, in double) agrees with it to the last bit; the CUDA engine runs the same
+// initial conditions and splits the recursions into segments (spline_filter_cuda.cu).
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -105,7 +105,10 @@ NDIMG_SPLINE T causal_init(const C& c, int64_t n, double z, double zn1, double z
       // scipy before 1.18 summed in place in c[0], so its last term (i = n - 1) read the partial sum
       // where c[0] was; negligible once z^(n-1) is.
       if (all) acc = add_rn(acc, mul_rn(add_rn(c(n - 1), mul_rn(b == SplineBoundary::Reflect ? c0 : acc, zn)), zi));
-      return add_rn(mul_rn(acc, z / sub_rn(1.0, mul_rn(zn, zn))), c0);
+      // 1.18 scales the sum as (sum z) / (1 - z^2n), 1.17 as sum (z / (1 - z^2n)): integer outputs see the
+      // last bit
+      const double den = sub_rn(1.0, mul_rn(zn, zn));
+      return add_rn(b == SplineBoundary::Reflect ? mul_rn(acc, z) / den : mul_rn(acc, z / den), c0);
     }
     default: {  // wrap, period n
       T acc = c(0);
