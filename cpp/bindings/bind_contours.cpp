@@ -54,15 +54,7 @@ NDIMG_BINDINGS(contours) {
                                    int64_t(x.shape(0)), out.data());
       },
       nb::arg("xp"), nb::arg("yp"), nb::arg("x"), nb::arg("y"), nb::arg("out"));
-  m.def(
-      "grid_points_in_polygon",
-      [](Vec xp, Vec yp, Codes out) {
-        if (yp.shape(0) != xp.shape(0) || out.ndim() != 2) throw nb::value_error("grid_points_in_polygon: bad shapes");
-        nb::gil_scoped_release nogil;
-        measure::grid_points_in_polygon(xp.data(), yp.data(), int64_t(xp.shape(0)), int64_t(out.shape(0)),
-                                        int64_t(out.shape(1)), out.data());
-      },
-      nb::arg("xp"), nb::arg("yp"), nb::arg("out"));
+  bind<&measure::grid_points_in_polygon>(m, "grid_points_in_polygon", "xp", "yp", Out{"out"}, nb::arg("stream") = 0);
 }
 
 }  // namespace ndimg::py

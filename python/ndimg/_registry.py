@@ -1538,7 +1538,7 @@ register("measure", "points_in_poly", f"{_MU}._polygon:points_in_poly", rtol=0, 
 _SQUARE = np.array([[0.0, 0.0], [0.0, 4.0], [4.0, 4.0], [4.0, 0.0]])
 _STAR = np.array([[2.0, 10.0], [14.5, 2.5], [8.0, 20.0], [14.0, 16.0], [1.5, 3.0]])
 register("measure", "grid_points_in_poly", f"{_MU}._polygon:grid_points_in_poly", inputs=("none",), ndim=(),
-         engines=("cpu",), bad=(bad(IndexError, shape=(5, 5), verts=np.ones(4)),),
+         bad=(bad(IndexError, shape=(5, 5), verts=np.ones(4)),),
          cases=(case(shape=(6, 6), verts=_SQUARE), case(shape=(6, 7), verts=_SQUARE, binarize=False),
                                   case(shape=(17, 23), verts=_STAR), case(shape=(17, 23), verts=_STAR, binarize=False)),
          bench=(("none", dict(shape=(3840, 2160), verts=_STAR * 150)),))

@@ -3,7 +3,9 @@
 #pragma once
 #include <cstdint>
 
+#include "ndimg/array.hpp"
 #include "ndimg/hd.hpp"
+#include "ndimg/ndimage.hpp"
 
 namespace ndimg::measure {
 
@@ -31,8 +33,16 @@ NDIMG_HD uint8_t point_in_polygon(const double* xp, const double* yp, int64_t n,
 // out[k] = point_in_polygon(.., x[k], y[k]) for k < npoints.
 void points_in_polygon(const double* xp, const double* yp, int64_t nverts, const double* x, const double* y,
                        int64_t npoints, uint8_t* out);
-// out[m, n] (rows x cols, C order) = point_in_polygon(.., m, n).
-void grid_points_in_polygon(const double* xp, const double* yp, int64_t nverts, int64_t rows, int64_t cols,
-                            uint8_t* out);
+// out[m, n] = point_in_polygon(.., m, n): out a C-contiguous uint8 (rows, cols) array, xp and yp the
+// vertices as float64 vectors on out's device.
+void grid_points_in_polygon(const View& xp, const View& yp, const View& out, StreamHandle stream = nullptr);
+
+// ---- engine schedules (arguments validated by the entry) ----
+void grid_points_in_polygon_cpu(const double* xp, const double* yp, int64_t nverts, int64_t rows, int64_t cols,
+                                uint8_t* out);
+#ifdef NDIMG_WITH_CUDA
+void grid_points_in_polygon_cuda(const double* xp, const double* yp, int64_t nverts, int64_t rows, int64_t cols,
+                                 uint8_t* out, int device, StreamHandle stream);
+#endif
 
 }  // namespace ndimg::measure

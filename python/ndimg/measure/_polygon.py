@@ -1,12 +1,13 @@
 """Polygon utilities (skimage.measure._polygon and pnpoly): Douglas-Peucker approximation, B-spline
 subdivision, and points against a polygon on the CPU engine's threads. Coordinates are small host arrays:
-GPU input is computed on the host and returned as the caller's array type."""
+GPU input is computed on the host and returned as the caller's array type, except grid_points_in_poly's grid,
+one thread per point on the vertices' device."""
 from __future__ import annotations
 
 import numpy as np
 
 from .. import _core
-from .._engine import engine_aware, xp_of
+from .._engine import engine_aware, stream_ptr, xp_of
 
 
 def _host(a):
@@ -106,11 +107,11 @@ def points_in_poly(points, verts):
 @engine_aware("verts")
 def grid_points_in_poly(shape, verts, binarize=True):
     """Whether each (row, col) of a grid of `shape` lies in the polygon `verts`: bool, or with
-    ``binarize=False`` uint8 codes 0 outside, 1 inside, 2 on a vertex, 3 on an edge."""
+    ``binarize=False`` uint8 codes 0 outside, 1 inside, 2 on a vertex, 3 on an edge. GPU `verts`: one thread
+    per grid point on their device."""
     xp = xp_of(verts)
-    vx, vy = _columns(verts)
-    out = np.zeros((shape[0], shape[1]), dtype=np.uint8)
-    _core.grid_points_in_polygon(vx, vy, out)
-    if binarize:
-        out = out.astype(bool)
-    return out if xp is np else xp.asarray(out)
+    verts = xp.asarray(verts)
+    vx, vy = (xp.ascontiguousarray(verts[:, k], dtype=xp.float64) for k in (0, 1))
+    out = xp.zeros((shape[0], shape[1]), dtype=np.uint8)
+    _core.grid_points_in_polygon(vx, vy, out, stream=stream_ptr(out))
+    return out.astype(bool) if binarize else out
