@@ -9,7 +9,7 @@ NDIMG_BINDINGS(skeleton) {
       .value("Zhang", morphology::Thinning::Zhang)
       .value("GuoHall", morphology::Thinning::GuoHall);
   bind<&morphology::thin2d>(m, "thin2d", "input", Out{"output"}, "method", "max_iter", nb::arg("stream") = 0);
-  bind<&morphology::thin_lee>(m, "thin_lee", Out{"image"});
+  bind<&morphology::thin_lee>(m, "thin_lee", Out{"image"}, nb::arg("stream") = 0);
   bind<&morphology::fill_convex_polygon>(m, "fill_convex_polygon", Out{"output"}, "twice", "strict",
                                          nb::arg("stream") = 0);
   bind<&morphology::fill_convex_polygons>(m, "fill_convex_polygons", Out{"output"}, "twice", "starts",

@@ -1274,10 +1274,10 @@ for _name, _arg, _values in (("area_opening", "area_threshold", (1, 5, 0.5, 1000
 register("morphology", "max_tree_local_maxima", f"{_MT}:max_tree_local_maxima", dtypes=ALL, engines=("cpu",),
          cases=_MT_CASES + (case(connectivity=2, _prep=_given_tree, _id="given_tree"),), bad=_MT_BAD,
          bench=_MT_BENCH)
-# Lee's thinning (3-D and method="lee") is serial and host-only; the 2-D Zhang-Suen passes run on CuPy too
-# (tests/morphology/test_maxtree_skeleton_hull.py compares the engines)
+# the 2-D Zhang-Suen passes and Lee's thinning (3-D and method="lee": its serial recheck as a wavefront) run on
+# CuPy too (tests/morphology/test_skeleton_cuda.py and test_maxtree_skeleton_hull.py compare the engines)
 _SK_BENCH = (("2d_f32", dict(_inputs=("smooth:48",), _dtype="bool")),)
-register("morphology", "skeletonize", f"{_SK}:skeletonize", dtypes=ALL, engines=("cpu",), inputs=("mask:0.5",),
+register("morphology", "skeletonize", f"{_SK}:skeletonize", dtypes=ALL, inputs=("mask:0.5",),
          cases=(case(), case(_inputs=("smooth:8",)), case(method="lee"), case(method="zhang", _ndim=(2,)),
                 case(method="lee", _inputs=("smooth:8",)), case(_shape=(1, 12, 15), _ndim=(3,), _id="one_plane"),
                 case(_shape=(0, 5), _ndim=(2,), _id="empty")),

@@ -1,7 +1,7 @@
 // ndimg::morphology skeletons, scikit-image's exactly: skeletonize (Zhang-Suen variant in 2-D, Lee's 3-D
 // thinning), thin (Guo-Hall) and medial_axis's removal loop. The per-pixel rules are here, once, for both
-// engines; 2-D subiterations run on either engine, Lee's thinning and the medial axis (serial by definition:
-// each decision sees the ones before) on the host.
+// engines; 2-D subiterations and Lee's thinning (its serial recheck as a wavefront) run on either engine, the
+// medial axis (serial in an order of its own: each decision sees the ones before) on the host.
 #pragma once
 #include <cstdint>
 
@@ -58,14 +58,123 @@ NDIMG_HD bool thinning_deletes(Thinning m, unsigned code, int sub) {
   return m == Thinning::Zhang ? zhang_deletes(code, sub) : guo_hall_deletes(code, sub);
 }
 
+// ---- Lee's 3-D thinning: a voxel's 3x3x3 neighbourhood as 27 bits, bit 9*(dp+1) + 3*(dr+1) + (dc+1) ----
+NDIMG_HD int popcount32(uint32_t x) {
+#if defined(__CUDA_ARCH__)
+  return __popc(x);
+#else
+  return __builtin_popcount(x);
+#endif
+}
+
+// 8 x the Euler characteristic of the union of the closed voxels of a 2x2x2 window, counted at its shared
+// vertex (the vertex, 6 edges shared by 2 windows, 12 faces by 4, 8 cubes by 8); bit (i << 2 | j << 1 | k)
+// is the voxel (i, j, k).
+constexpr int window_euler8(unsigned m) {
+  auto on = [m](int i, int j, int k) { return (m >> (i << 2 | j << 1 | k) & 1) != 0; };
+  int v = m != 0, e = 0, f = 0, c = 0;
+  for (int s = 0; s < 2; ++s) {
+    bool ea = false, eb = false, ec = false;
+    for (int x = 0; x < 2; ++x)
+      for (int y = 0; y < 2; ++y) {
+        ea |= on(s, x, y);
+        eb |= on(x, s, y);
+        ec |= on(x, y, s);
+      }
+    e += ea + eb + ec;
+    for (int t = 0; t < 2; ++t)
+      f += (on(s, t, 0) || on(s, t, 1)) + (on(s, 0, t) || on(s, 1, t)) + (on(0, s, t) || on(1, s, t));
+  }
+  for (int i = 0; i < 8; ++i) c += m >> i & 1;
+  return 8 * v - 4 * e + 2 * f - c;
+}
+// Change of a window's Euler characteristic (x 8) when its voxel c, the centre, is set: one table per
+// position of the centre in the window (built at compile time; each engine keeps a copy in its memory).
+struct LeeEulerTable {
+  int8_t delta[8][256];
+};
+constexpr LeeEulerTable make_lee_euler_table() {
+  LeeEulerTable t{};
+  for (unsigned c = 0; c < 8; ++c)
+    for (unsigned m = 0; m < 256; ++m)
+      t.delta[c][m] = int8_t(window_euler8(m | 1u << c) - window_euler8(m & ~(1u << c)));
+  return t;
+}
+
+// Lee's condition 1: the Euler characteristic of the 26-neighbourhood does not change (sum over the eight
+// 2x2x2 windows holding the centre). Window (a, b, c) starts at cube position (a, b, c); its voxel (i, j, k)
+// is neighbourhood bit 9(a+i) + 3(b+j) + (c+k), window bit (i << 2 | j << 1 | k).
+NDIMG_HD bool lee_euler_invariant(uint32_t nb, const LeeEulerTable& t) {
+  int sum = 0;
+  for (unsigned w = 0; w < 8; ++w) {
+    const uint32_t x = nb >> (9 * (w >> 2) + 3 * (w >> 1 & 1) + (w & 1));
+    const unsigned m = (x & 3) | (x >> 3 & 3) << 2 | (x >> 9 & 3) << 4 | (x >> 12 & 3) << 6;
+    sum += t.delta[7 - w][m];  // the centre is voxel (1-a, 1-b, 1-c) of window (a, b, c)
+  }
+  return sum == 0;
+}
+
+// The bits of the cube outside the face `value` (0 or 2) of the axis of `axis_stride` (1, 3 or 9).
+constexpr uint32_t lee_cube_mask(int axis_stride, int value) {
+  uint32_t m = 0;
+  for (int i = 0; i < 27; ++i)
+    if (i / axis_stride % 3 != value) m |= 1u << i;
+  return m;
+}
+// The 26-neighbour dilation of a set of cube bits (box dilation, one axis at a time).
+NDIMG_HD uint32_t lee_dilate26(uint32_t x) {
+  constexpr uint32_t c0 = lee_cube_mask(1, 0), c2 = lee_cube_mask(1, 2), r0 = lee_cube_mask(3, 0),
+                     r2 = lee_cube_mask(3, 2), p0 = lee_cube_mask(9, 0), p2 = lee_cube_mask(9, 2);
+  x |= (x & c2) << 1 | (x & c0) >> 1;
+  x |= (x & r2) << 3 | (x & r0) >> 3;
+  x |= (x & p2) << 9 | (x & p0) >> 9;
+  return x;
+}
+
+// Lee's conditions 2 and 3: the neighbours form at most one 26-connected component (grown from one of them
+// by dilations within the neighbours, the centre left out).
+NDIMG_HD bool lee_simple_point(uint32_t nb) {
+  const uint32_t left = nb & ~(1u << 13);
+  if (!left) return true;
+  uint32_t comp = left & (~left + 1);
+  for (;;) {
+    const uint32_t grown = lee_dilate26(comp) & left;
+    if (grown == comp) return comp == left;
+    comp = grown;
+  }
+}
+
+// The neighbourhood bits of the voxel at v (voxels equal to 1 count) in a C-contiguous volume of plane
+// stride sp and row stride sr.
+NDIMG_HD uint32_t lee_neighbourhood(const uint8_t* v, int64_t sp, int64_t sr) {
+  uint32_t nb = 0;
+  for (int dp = -1; dp <= 1; ++dp)
+    for (int dr = -1; dr <= 1; ++dr)
+      for (int dc = -1; dc <= 1; ++dc) nb |= uint32_t(v[dp * sp + dr * sr + dc] == 1) << (9 * dp + 3 * dr + dc + 13);
+  return nb;
+}
+
+// A border voxel of this neighbourhood is a candidate for deletion: not an end point (one neighbour), simple,
+// and Euler invariant.
+NDIMG_HD bool lee_deletable(uint32_t nb, const LeeEulerTable& t) {
+  return popcount32(nb) != 2 && lee_simple_point(nb) && lee_euler_invariant(nb, t);
+}
+
+// Lee's border directions, in scikit-image's order: the neighbour that must be background is at offset
+// -sr, +sr, +1, -1, +sp, -sp (the last two only when the volume has more than one plane inside its frame).
+NDIMG_HD int64_t lee_direction(int j, int64_t sp, int64_t sr) {
+  return j == 0 ? -sr : j == 1 ? sr : j == 2 ? 1 : j == 3 ? -1 : j == 4 ? sp : -sp;
+}
+
 // in: a 2-D array (nonzero = foreground, any strides); out: bool, same shape. Subiterations (two per
 // iteration) of method m until an iteration deletes nothing, or max_iter iterations (< 0: no limit).
 void thin2d(const View& in, const View& out, Thinning m, int64_t max_iter, StreamHandle stream = nullptr);
 
 // Lee's 3-D thinning (as scikit-image's _compute_thin_image) in place: img is C-contiguous uint8, 3-D,
 // zero on its outer faces, values 0/1. Border directions r-1, r+1, c+1, c-1 (then p+1, p-1 unless
-// img.shape[0] == 3), in that order; candidates rechecked for simplicity only.
-void thin_lee(const View& img);
+// img.shape[0] == 3), in that order; candidates rechecked for simplicity only, in C order: a recheck depends on
+// the earlier candidates of its 3x3x3 neighbourhood only, which both engines use to recheck many at once.
+void thin_lee(const View& img, StreamHandle stream = nullptr);
 
 // medial_axis's removal: result (C-contiguous uint8, 2-D, 0/1) loses, one pixel at a time in the order of
 // (distance, number of background pixels of the 3x3 window, tiebreak), the pixels whose removal keeps the
@@ -75,8 +184,10 @@ void medial_axis_thin(const View& result, const View& distance, const View& tieb
 
 // ---- engine schedules (arguments validated by the entry) ----
 void thin2d_cpu(const View& in, const View& out, Thinning m, int64_t max_iter);
+void thin_lee_cpu(const View& img);
 #ifdef NDIMG_WITH_CUDA
 void thin2d_cuda(const View& in, const View& out, Thinning m, int64_t max_iter, StreamHandle stream);
+void thin_lee_cuda(const View& img, StreamHandle stream);
 #endif
 
 }  // namespace ndimg::morphology

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <bit>
 #include <cmath>
+#include <thread>
 #include <vector>
 
 #include "morphology/maxtree_sort.hpp"
@@ -122,115 +123,27 @@ void thin2d_cpu(const View& in, const View& out, Thinning m, int64_t max_iter) {
 }
 
 namespace {
-
-// ---- Lee's 3-D thinning: a voxel's 3x3x3 neighbourhood as 27 bits, bit 9*(dp+1) + 3*(dr+1) + (dc+1) ----
-constexpr int kCentre = 13;
-
-constexpr int bit_at(int dp, int dr, int dc) { return 9 * (dp + 1) + 3 * (dr + 1) + (dc + 1); }
-
-// 8 x the Euler characteristic of the union of the closed voxels of a 2x2x2 window, counted at its shared
-// vertex (the vertex, 6 edges shared by 2 windows, 12 faces by 4, 8 cubes by 8); bit (i << 2 | j << 1 | k)
-// is the voxel (i, j, k).
-constexpr int window_euler8(unsigned m) {
-  auto on = [m](int i, int j, int k) { return (m >> (i << 2 | j << 1 | k) & 1) != 0; };
-  int v = m != 0, e = 0, f = 0, c = 0;
-  for (int s = 0; s < 2; ++s) {
-    bool ea = false, eb = false, ec = false;
-    for (int x = 0; x < 2; ++x)
-      for (int y = 0; y < 2; ++y) {
-        ea |= on(s, x, y);
-        eb |= on(x, s, y);
-        ec |= on(x, y, s);
-      }
-    e += ea + eb + ec;
-    for (int t = 0; t < 2; ++t) {
-      f += (on(s, t, 0) || on(s, t, 1)) + (on(s, 0, t) || on(s, 1, t)) + (on(0, s, t) || on(1, s, t));
-    }
-  }
-  for (int i = 0; i < 8; ++i) c += m >> i & 1;
-  return 8 * v - 4 * e + 2 * f - c;
-}
-// Change of a window's Euler characteristic (x 8) when its voxel c, the centre, is set: one table per
-// position of the centre in the window.
-std::array<std::array<int8_t, 256>, 8> make_euler_delta() {
-  std::array<std::array<int8_t, 256>, 8> t{};
-  for (unsigned c = 0; c < 8; ++c)
-    for (unsigned m = 0; m < 256; ++m) t[c][m] = int8_t(window_euler8(m | 1u << c) - window_euler8(m & ~(1u << c)));
-  return t;
-}
-const std::array<std::array<int8_t, 256>, 8> kEulerDelta = make_euler_delta();
-
-// Lee's condition 1: the Euler characteristic of the 26-neighbourhood does not change (sum over the eight
-// 2x2x2 windows holding the centre). Window (a, b, c) starts at cube position (a, b, c); its voxel (i, j, k)
-// is neighbourhood bit 9(a+i) + 3(b+j) + (c+k), window bit (i << 2 | j << 1 | k).
-bool euler_invariant(uint32_t nb) {
-  int sum = 0;
-  for (unsigned w = 0; w < 8; ++w) {
-    const uint32_t x = nb >> (9 * (w >> 2) + 3 * (w >> 1 & 1) + (w & 1));
-    const unsigned m = (x & 3) | (x >> 3 & 3) << 2 | (x >> 9 & 3) << 4 | (x >> 12 & 3) << 6;
-    sum += kEulerDelta[7 - w][m];   // the centre is voxel (1-a, 1-b, 1-c) of window (a, b, c)
-  }
-  return sum == 0;
-}
-
-// The 26-neighbour dilation of a set of cube bits (box dilation, one axis at a time).
-constexpr uint32_t cube_mask(int axis_stride, int value) {
-  uint32_t m = 0;
-  for (int i = 0; i < 27; ++i)
-    if (i / axis_stride % 3 != value) m |= 1u << i;
-  return m;
-}
-uint32_t dilate26(uint32_t x) {
-  constexpr uint32_t c0 = cube_mask(1, 0), c2 = cube_mask(1, 2), r0 = cube_mask(3, 0), r2 = cube_mask(3, 2),
-                     p0 = cube_mask(9, 0), p2 = cube_mask(9, 2);
-  x |= (x & c2) << 1 | (x & c0) >> 1;
-  x |= (x & r2) << 3 | (x & r0) >> 3;
-  x |= (x & p2) << 9 | (x & p0) >> 9;
-  return x;
-}
-
-// Lee's conditions 2 and 3: the neighbours form at most one 26-connected component (grown from one of them
-// by dilations within the neighbours, the centre left out).
-bool simple_point(uint32_t nb) {
-  const uint32_t left = nb & ~(1u << kCentre);
-  if (!left) return true;
-  uint32_t comp = left & (~left + 1);
-  for (;;) {
-    const uint32_t grown = dilate26(comp) & left;
-    if (grown == comp) return comp == left;
-    comp = grown;
-  }
-}
-
-uint32_t neighbourhood(const uint8_t* v, int64_t sp, int64_t sr) {
-  uint32_t nb = 0;
-  for (int dp = -1; dp <= 1; ++dp)
-    for (int dr = -1; dr <= 1; ++dr)
-      for (int dc = -1; dc <= 1; ++dc) nb |= uint32_t(v[dp * sp + dr * sr + dc] == 1) << bit_at(dp, dr, dc);
-  return nb;
-}
-
-bool deletable(uint32_t nb) { return std::popcount(nb) != 2 && simple_point(nb) && euler_invariant(nb); }
-
+constexpr LeeEulerTable kLeeEuler = make_lee_euler_table();
 }  // namespace
 
-void thin_lee(const View& img) {
-  if (img.device != Device::CPU) throw ValueError("skeletonize: host arrays only");
-  if (img.ndim != 3 || img.dtype != DType::U8 || !img.c_contiguous())
-    throw ValueError("skeletonize: a C-contiguous 3-D uint8 volume is expected");
+// Lee's thinning, one border direction at a time: the candidates are found in parallel over planes (each
+// plane's list in C order), then rechecked in C order. A candidate's recheck sees only the earlier candidates
+// of its 3x3x3 neighbourhood, so planes are rechecked at once, each a wavefront two rows behind the plane
+// before it: the row of plane p waits for rows r + 1 of plane p - 1, exactly the C order's decisions.
+void thin_lee_cpu(const View& img) {
   const int64_t np_ = img.shape[0], nr = img.shape[1], nc = img.shape[2];
-  if (np_ < 3 || nr < 3 || nc < 3) return;
   const int64_t sr = nc, sp = nr * nc;
   uint8_t* v = img.ptr<uint8_t>();
-  // border directions, in scikit-image's order: the neighbour that must be background
-  const int64_t dirs[6] = {-sr, sr, 1, -1, sp, -sp};
   const int nborders = np_ == 3 ? 4 : 6;
   std::vector<std::vector<int64_t>> per_plane(static_cast<size_t>(np_));
+  std::vector<std::atomic<int64_t>> rows_done(static_cast<size_t>(np_));  // plane p's rows below it are rechecked
+  const int nt = int(std::min<int64_t>(num_threads(), np_ - 2));
   int unchanged = 0;
   while (unchanged < nborders) {
     unchanged = 0;
     for (int j = 0; j < nborders; ++j) {
-      const int64_t dir = dirs[j];
+      const int64_t dir = lee_direction(j, sp, sr);
+      std::atomic<int64_t> candidates{0};
       parallel_for(np_ - 2, 1, [&](int64_t p0, int64_t p1) {
         for (int64_t p = p0 + 1; p < p1 + 1; ++p) {
           auto& list = per_plane[size_t(p)];
@@ -239,18 +152,45 @@ void thin_lee(const View& img) {
             for (int64_t c = 1; c < nc - 1; ++c) {
               const int64_t i = p * sp + r * sr + c;
               if (v[i] != 1 || v[i + dir] != 0) continue;
-              if (deletable(neighbourhood(v + i, sp, sr))) list.push_back(i);
+              if (lee_deletable(lee_neighbourhood(v + i, sp, sr), kLeeEuler)) list.push_back(i);
             }
+          candidates.fetch_add(int64_t(list.size()), std::memory_order_relaxed);
         }
       });
-      bool no_change = true;
-      for (int64_t p = 1; p < np_ - 1; ++p)
-        for (int64_t i : per_plane[size_t(p)])
-          if (simple_point(neighbourhood(v + i, sp, sr))) {  // the candidates deleted before may split it
-            v[i] = 0;
-            no_change = false;
+      std::atomic<bool> changed{false};
+      auto recheck = [&](const std::vector<int64_t>& list, size_t k, size_t end) {
+        for (; k < end; ++k)
+          if (lee_simple_point(lee_neighbourhood(v + list[k], sp, sr))) {  // earlier deletions may split it
+            v[list[k]] = 0;
+            changed.store(true, std::memory_order_relaxed);
           }
-      unchanged += no_change;
+      };
+      if (candidates.load() < 4096 || nt < 2) {  // too few to share out
+        for (int64_t p = 1; p < np_ - 1; ++p) recheck(per_plane[size_t(p)], 0, per_plane[size_t(p)].size());
+      } else {
+        for (auto& d : rows_done) d.store(0, std::memory_order_relaxed);
+        rows_done[0].store(nr, std::memory_order_relaxed);  // the frame
+        std::atomic<int64_t> next_plane{1};
+        parallel_for(nt, 1, [&](int64_t, int64_t) {
+          // planes are taken in order, so the plane waited for is always held by a running task
+          for (int64_t p; (p = next_plane.fetch_add(1, std::memory_order_relaxed)) < np_ - 1;) {
+            const auto& list = per_plane[size_t(p)];
+            size_t k = 0;
+            for (int64_t r = 1; r < nr - 1; ++r) {
+              size_t end = k;
+              while (end < list.size() && list[end] < p * sp + (r + 1) * sr) ++end;
+              if (end > k) {
+                while (rows_done[size_t(p - 1)].load(std::memory_order_acquire) < r + 2) std::this_thread::yield();
+                recheck(list, k, end);
+                k = end;
+              }
+              rows_done[size_t(p)].store(r + 1, std::memory_order_release);
+            }
+            rows_done[size_t(p)].store(nr, std::memory_order_release);
+          }
+        });
+      }
+      unchanged += !changed.load();
     }
   }
 }

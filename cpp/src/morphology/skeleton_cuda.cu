@@ -1,5 +1,11 @@
-// CUDA schedule of the 2-D thinning subiterations: one thread per pixel per subiteration over two framed
-// uint8 buffers, a device flag raised by the blocks that deleted a pixel, read back after each iteration.
+// CUDA schedules of the skeletons. The 2-D thinning subiterations: one thread per pixel per subiteration over
+// two framed uint8 buffers, a device flag raised by the blocks that deleted a pixel, read back after each
+// iteration. Lee's 3-D thinning: per border direction, one thread per voxel finds the candidates, which are
+// bucketed by their wavefront 4p + 2r + c; one block rechecks them bucket after bucket (a candidate's recheck
+// sees only the earlier candidates of its 3x3x3 neighbourhood, all in earlier buckets: scikit-image's serial
+// C order exactly, and the candidates of one bucket are never neighbours).
+#include <cub/device/device_scan.cuh>
+
 #include "core/cuda.cuh"
 #include "morphology/skeleton.hpp"
 #include "ndimg/dispatch.hpp"
@@ -36,6 +42,85 @@ __global__ void pass_kernel(const uint8_t* cur, uint8_t* nxt, int64_t h, int64_t
   if (__syncthreads_or(del) && threadIdx.x == 0) atomicOr(changed, 1u);
 }
 
+
+// ---- Lee ----
+__device__ const LeeEulerTable kLeeEulerDev = make_lee_euler_table();
+
+struct LeeGeometry {
+  int64_t np_, nr, nc, sp, sr;  // the framed volume
+  NDIMG_HD int64_t interior() const { return (np_ - 2) * (nr - 2) * (nc - 2); }
+  NDIMG_HD int64_t levels() const { return 4 * (np_ - 3) + 2 * (nr - 3) + (nc - 3) + 1; }
+  // interior index i -> voxel offset and wavefront level
+  NDIMG_HD void at(int64_t i, int64_t& voxel, int64_t& level) const {
+    const int64_t c = i % (nc - 2), rest = i / (nc - 2), r = rest % (nr - 2), p = rest / (nr - 2);
+    voxel = (p + 1) * sp + (r + 1) * sr + c + 1;
+    level = 4 * p + 2 * r + c;
+  }
+};
+
+__global__ void lee_count_kernel(const uint8_t* v, LeeGeometry g, unsigned long long* count) {
+  unsigned long long n = 0;
+  NDIMG_GRID_STRIDE(i, g.interior()) {
+    int64_t voxel, level;
+    g.at(i, voxel, level);
+    n += v[voxel] == 1;
+  }
+  if (n) atomicAdd(count, n);
+}
+
+__global__ void lee_candidates_kernel(const uint8_t* v, LeeGeometry g, int64_t dir, uint8_t* candidate,
+                                      unsigned long long* per_level) {
+  NDIMG_GRID_STRIDE(i, g.interior()) {
+    int64_t voxel, level;
+    g.at(i, voxel, level);
+    const bool c = v[voxel] == 1 && v[voxel + dir] == 0 &&
+                   lee_deletable(lee_neighbourhood(v + voxel, g.sp, g.sr), kLeeEulerDev);
+    candidate[i] = c;
+    if (c) atomicAdd(per_level + level, 1ull);
+  }
+}
+
+__global__ void lee_bucket_kernel(const uint8_t* candidate, LeeGeometry g, unsigned long long* cursor,
+                                  int64_t* list) {
+  NDIMG_GRID_STRIDE(i, g.interior()) {
+    if (!candidate[i]) continue;
+    int64_t voxel, level;
+    g.at(i, voxel, level);
+    list[atomicAdd(cursor + level, 1ull)] = voxel;
+  }
+}
+
+constexpr unsigned kRecheckThreads = 1024;
+
+// One block: the buckets in order, a barrier after each non-empty one (the bucket starts staged in shared
+// memory, kRecheckThreads at a time). Counts the direction as unchanged when nothing was deleted.
+__global__ void __launch_bounds__(kRecheckThreads) lee_recheck_kernel(uint8_t* v, LeeGeometry g,
+                                                                      const unsigned long long* start,
+                                                                      const int64_t* list, unsigned* unchanged) {
+  __shared__ unsigned long long bounds[kRecheckThreads + 1];
+  const int64_t nlev = g.levels();
+  bool deleted = false;
+  for (int64_t l0 = 0; l0 < nlev; l0 += kRecheckThreads) {
+    const int64_t n = nlev - l0 < kRecheckThreads ? nlev - l0 : kRecheckThreads;
+    __syncthreads();  // the previous chunk's bounds are no longer read
+    for (int64_t k = threadIdx.x; k <= n; k += blockDim.x) bounds[k] = start[l0 + k];
+    __syncthreads();
+    for (int64_t l = 0; l < n; ++l) {
+      const unsigned long long b = bounds[l], e = bounds[l + 1];
+      if (b == e) continue;  // (the same for every thread)
+      for (unsigned long long k = b + threadIdx.x; k < e; k += blockDim.x) {
+        const int64_t voxel = list[k];
+        if (lee_simple_point(lee_neighbourhood(v + voxel, g.sp, g.sr))) {
+          v[voxel] = 0;
+          deleted = true;
+        }
+      }
+      __syncthreads();  // this bucket's deletions are seen by the next ones
+    }
+  }
+  if (!__syncthreads_or(deleted) && threadIdx.x == 0) atomicAdd(unchanged, 1u);
+}
+
 }  // namespace
 
 void thin2d_cuda(const View& in, const View& out, Thinning m, int64_t max_iter, StreamHandle stream) {
@@ -69,6 +154,56 @@ void thin2d_cuda(const View& in, const View& out, Thinning m, int64_t max_iter, 
   }
   store_kernel<<<blocks, kThreads, 0, s>>>(cur, h, w, out.ptr<bool>(), out.strides[0], out.strides[1]);
   cuda::check_launch(op);
+}
+
+void thin_lee_cuda(const View& img, StreamHandle stream) {
+  const char* op = "skeletonize";
+  cuda::DeviceGuard guard(img.device_id, op);
+  auto s = static_cast<cudaStream_t>(stream);
+  const LeeGeometry g{img.shape[0], img.shape[1], img.shape[2], img.shape[1] * img.shape[2], img.shape[2]};
+  const int64_t n = g.interior(), nlev = g.levels();
+  uint8_t* v = img.ptr<uint8_t>();
+  const unsigned blocks = cuda::blocks_for(n, kThreads);
+  // the candidates of a direction are foreground voxels: the list never holds more than there are now
+  cuda::Scratch counters(2 * sizeof(unsigned long long), s, op);
+  auto* fg = counters.get<unsigned long long>();
+  auto* unchanged = reinterpret_cast<unsigned*>(fg + 1);
+  cuda::check(cudaMemsetAsync(fg, 0, sizeof(unsigned long long), s), op);
+  lee_count_kernel<<<blocks, kThreads, 0, s>>>(v, g, fg);
+  cuda::check_launch(op);
+  unsigned long long host_fg = 0;
+  cuda::check(cudaMemcpyAsync(&host_fg, fg, sizeof(host_fg), cudaMemcpyDeviceToHost, s), op);
+  cuda::check(cudaStreamSynchronize(s), op);
+  if (!host_fg) return;
+  cuda::Scratch candidate(size_t(n), s, op), list(size_t(host_fg) * sizeof(int64_t), s, op),
+      start(size_t(nlev + 1) * sizeof(unsigned long long), s, op),
+      cursor(size_t(nlev + 1) * sizeof(unsigned long long), s, op);
+  auto* starts = start.get<unsigned long long>();
+  auto* cursors = cursor.get<unsigned long long>();
+  size_t temp_bytes = 0;
+  cuda::check(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, cursors, starts, nlev + 1, s), op);
+  cuda::Scratch temp(temp_bytes, s, op);
+  const int nborders = g.np_ == 3 ? 4 : 6;
+  for (;;) {
+    cuda::check(cudaMemsetAsync(unchanged, 0, sizeof(unsigned), s), op);
+    for (int j = 0; j < nborders; ++j) {
+      cuda::check(cudaMemsetAsync(cursors, 0, size_t(nlev + 1) * sizeof(unsigned long long), s), op);
+      lee_candidates_kernel<<<blocks, kThreads, 0, s>>>(v, g, lee_direction(j, g.sp, g.sr), candidate.get<uint8_t>(),
+                                                        cursors);
+      cuda::check_launch(op);
+      cuda::check(cub::DeviceScan::ExclusiveSum(temp.get<void>(), temp_bytes, cursors, starts, nlev + 1, s), op);
+      cuda::check(cudaMemcpyAsync(cursors, starts, size_t(nlev + 1) * sizeof(unsigned long long),
+                                  cudaMemcpyDeviceToDevice, s), op);
+      lee_bucket_kernel<<<blocks, kThreads, 0, s>>>(candidate.get<uint8_t>(), g, cursors, list.get<int64_t>());
+      cuda::check_launch(op);
+      lee_recheck_kernel<<<1, kRecheckThreads, 0, s>>>(v, g, starts, list.get<int64_t>(), unchanged);
+      cuda::check_launch(op);
+    }
+    unsigned host = 0;
+    cuda::check(cudaMemcpyAsync(&host, unchanged, sizeof(unsigned), cudaMemcpyDeviceToHost, s), op);
+    cuda::check(cudaStreamSynchronize(s), op);
+    if (host == unsigned(nborders)) break;
+  }
 }
 
 }  // namespace ndimg::morphology

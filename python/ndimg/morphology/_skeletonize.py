@@ -1,8 +1,10 @@
 """skimage.morphology's skeletons (skimage/morphology/_skeletonize.py): skeletonize, thin, medial_axis.
 
 The 2-D thinnings (skeletonize's Zhang-Suen variant, thin's Guo-Hall) run their subiterations on either engine
-(``cpp/src/morphology/skeleton*``). Lee's thinning (3-D, or method="lee") and medial_axis decide one pixel at a
-time, each decision seeing the ones before: they run on the host, and GPU arrays raise TypeError.
+(``cpp/src/morphology/skeleton*``). Lee's thinning (3-D, or method="lee") too: its serial recheck of the
+candidates in C order is run as a wavefront (a candidate sees only the earlier ones of its 3x3x3
+neighbourhood). medial_axis decides one pixel at a time in an order of its own: it runs on the host, and GPU
+arrays raise TypeError.
 """
 from __future__ import annotations
 
@@ -27,14 +29,12 @@ def _thinning(image, method, max_iter):
     return out
 
 
-def _lee(image, name):
-    if xp_of(image) is not np:
-        raise TypeError(f"{name}: Lee's thinning (3-D, or method='lee') has no GPU engine yet; pass a NumPy "
-                        "array (e.g. cupy.asnumpy(x))")
-    volume = image[np.newaxis] if image.ndim == 2 else image
-    padded = np.zeros(tuple(s + 2 for s in volume.shape), dtype=np.uint8)
+def _lee(image):
+    xp = xp_of(image)
+    volume = image[xp.newaxis] if image.ndim == 2 else image
+    padded = xp.zeros(tuple(s + 2 for s in volume.shape), dtype=np.uint8)
     padded[1:-1, 1:-1, 1:-1] = volume
-    _core.thin_lee(padded)
+    _core.thin_lee(padded, stream=stream_ptr(padded))
     out = padded[1:-1, 1:-1, 1:-1].astype(bool)
     return out[0] if image.ndim == 2 else out
 
@@ -49,7 +49,7 @@ def skeletonize(image, *, method=None):
     if image.ndim == 3 and method == "zhang":
         raise ValueError('skeletonize method "zhang" only works for 2D images.')
     if image.ndim == 3 or (image.ndim == 2 and method == "lee"):
-        return _lee(image, "skeletonize")
+        return _lee(image)
     raise ValueError(f"skeletonize requires a 2D or 3D image as input, got {image.ndim}D.")
 
 

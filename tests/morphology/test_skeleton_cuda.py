@@ -1,0 +1,69 @@
+"""The skeletons' CUDA engine against scikit-image beyond the registry's small cases: Lee's thinning (3-D, and
+2-D with method="lee") whose serial recheck runs as a wavefront of buckets on the device, on volumes where
+many candidates of one direction are neighbours; the CPU engine's wavefront (planes at once, two rows apart)
+at several thread counts."""
+import numpy as np
+import pytest
+from scipy.ndimage import gaussian_filter
+from skimage import morphology as sm
+
+import ndimg
+from ndimg import morphology as nm
+
+
+def _cupy():
+    cp = pytest.importorskip("cupy")
+    try:
+        if cp.cuda.runtime.getDeviceCount() < 1:
+            pytest.skip("no CUDA device")
+    except cp.cuda.runtime.CUDARuntimeError:
+        pytest.skip("no CUDA device")
+    return cp
+
+
+def _volume(shape, sigma, level, seed):
+    rng = np.random.default_rng(seed)
+    field = rng.random(shape)
+    return (gaussian_filter(field, sigma) if sigma else field) > level
+
+
+_VOLUMES = {
+    "blobs": ((48, 56, 52), 3, 0.5),
+    "fine": ((40, 44, 36), 1, 0.5),
+    "noise": ((30, 34, 28), 0, 0.4),     # many isolated and touching voxels
+    "slab": ((6, 90, 80), 2, 0.48),
+    "one_plane": ((1, 60, 70), 2, 0.5),  # a framed volume of 3 planes: four border directions
+    "wide": ((96, 96, 96), 6, 0.5),      # thick objects: many iterations, long wavefronts
+}
+
+
+@pytest.mark.parametrize("name", list(_VOLUMES))
+def test_lee_cuda(name):
+    cp = _cupy()
+    volume = _volume(*_VOLUMES[name], seed=len(name))
+    got = nm.skeletonize(cp.asarray(volume))
+    assert isinstance(got, cp.ndarray) and got.dtype == bool
+    np.testing.assert_array_equal(cp.asnumpy(got), sm.skeletonize(volume))
+
+
+def test_lee_cuda_2d_and_strided():
+    cp = _cupy()
+    image = _volume((300, 340), 6, 0.5, 3)
+    got = nm.skeletonize(cp.asarray(image), method="lee")
+    np.testing.assert_array_equal(cp.asnumpy(got), sm.skeletonize(image, method="lee"))
+    volume = _volume((40, 50, 60), 2, 0.5, 4)
+    got = nm.skeletonize(cp.asarray(volume)[:, ::-1, ::2])
+    np.testing.assert_array_equal(cp.asnumpy(got), sm.skeletonize(volume[:, ::-1, ::2]))
+
+
+@pytest.mark.parametrize("threads", [1, 2, 7])
+@pytest.mark.parametrize("name", ["blobs", "fine", "wide"])
+def test_lee_cpu_wavefront_threads(name, threads):
+    """Enough candidates per direction for the planes to be rechecked at once (the serial path below 4096)."""
+    volume = _volume(*_VOLUMES[name], seed=len(name))
+    try:
+        ndimg.set_num_threads(threads)
+        got = nm.skeletonize(volume)
+    finally:
+        ndimg.set_num_threads(None)
+    np.testing.assert_array_equal(got, sm.skeletonize(volume))
