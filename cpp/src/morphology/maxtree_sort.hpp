@@ -2,38 +2,14 @@
 // medial_axis's processing order (NumPy's lexsort).
 #pragma once
 #include <algorithm>
-#include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <type_traits>
 #include <vector>
 
+#include "morphology/maxtree_impl.hpp"  // sort_key
 #include "ndimg/parallel.hpp"
 
 namespace ndimg::morphology {
-
-// An unsigned key whose order is NumPy's sort order of the values: signed values shifted, floats by their
-// bits, -0.0 as 0.0, every NaN equal and above +inf.
-template <class T>
-inline auto sort_key(T v) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return uint32_t(v);
-  } else if constexpr (std::is_integral_v<T>) {
-    using U = std::conditional_t<(sizeof(T) <= 4), uint32_t, uint64_t>;
-    using UT = std::make_unsigned_t<T>;
-    U k = U(UT(v));
-    if constexpr (std::is_signed_v<T>) k ^= U(UT(1) << (8 * sizeof(T) - 1));
-    return k;
-  } else {
-    using U = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
-    constexpr U sign = U(1) << (8 * sizeof(T) - 1);
-    if (std::isnan(v)) return U(~U(0));
-    if (v == T(0)) v = T(0);
-    U b;
-    std::memcpy(&b, &v, sizeof(T));
-    return (b & sign) ? U(~b) : U(b | sign);
-  }
-}
 
 // Stable LSD radix argsort of keys (8-bit digits; digits equal for every key are skipped): order = the
 // indices (identity: 0..n-1, else order[i] is the item of keys[i], sorted again stably by these keys); the
