@@ -1,7 +1,8 @@
 """skimage.restoration's bilateral and wavelet denoisers and its noise estimate (skimage/restoration/_denoise.py).
 
 The bilateral filter runs on ndimg's patch primitive (scikit-image's float arithmetic and lookup tables);
-the wavelet transforms are PyWavelets' (CPU only: GPU arrays are refused until a GPU filter bank exists).
+the wavelet transforms are PyWavelets' on the CPU engine and ndimg's filter banks over the separable primitive
+(_dwt) on the CUDA engine; thresholds, the noise estimate and the colour handling are written once over `xp`.
 """
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import numpy as np
 
 from .. import _core
 from .._blocks import blockable, blockwise
-from .._engine import engine_aware, host_only, stream_ptr, xp_of
+from .._engine import engine_aware, stream_ptr, xp_of
 from .._rules import as_image, img_as_float
 from ..transform._warps import _channel_last
 from ..morphology._footprints import warn_user
@@ -99,17 +100,36 @@ def _pywt():
     return pywt
 
 
+def _transform(xp):
+    """The wavelet transform of an engine: PyWavelets on the CPU, ndimg's filter banks on the GPU (the same
+    wavedecn/waverecn/dwt calls)."""
+    if xp is np:
+        return _pywt()
+    from . import _dwt
+
+    return _dwt
+
+
 def _sigma_from_details(details):
     """The noise's standard deviation from the finest diagonal details: their median absolute deviation (zeros,
-    masked regions, left out) over the normal's 75th percentile (Donoho & Johnstone)."""
-    details = details[np.nonzero(details)]
-    return np.median(np.abs(details)) / _NORM_PPF_75
+    masked regions, left out) over the normal's 75th percentile (Donoho & Johnstone), a float64 (0-d on the GPU:
+    the median stays on the device)."""
+    xp = xp_of(details)
+    details = xp.abs(details[xp.nonzero(details)])
+    if xp is np:
+        median = np.median(details)
+    elif details.size == 0:   # NumPy's median of nothing, which CuPy's partition refuses
+        median = xp.asarray(np.nan)
+    else:   # CuPy's partition sorts NaNs last and takes the middle; NumPy's median of NaNs is NaN
+        median = xp.where(xp.isnan(details).any(), np.nan, xp.median(details))
+    return median.astype(np.float64) / _NORM_PPF_75
 
 
 def _wavelet_threshold(image, wavelet, method, sigma, mode, wavelet_levels):
     """Soft/hard thresholding of the detail coefficients of one channel (BayesShrink per sub-band or
     VisuShrink's universal threshold)."""
     pywt = _pywt()
+    xp = xp_of(image)
     wavelet = pywt.Wavelet(wavelet)
     if not wavelet.orthogonal:
         warn_user(f"Wavelet thresholding was designed for use with orthogonal wavelets. For nonorthogonal wavelets "
@@ -117,7 +137,8 @@ def _wavelet_threshold(image, wavelet, method, sigma, mode, wavelet_levels):
     if wavelet_levels is None:
         # the coarsest three scales are left alone (they hold the image, not the noise)
         wavelet_levels = max(pywt.dwtn_max_level(image.shape, wavelet) - 3, 1)
-    coeffs = pywt.wavedecn(image, wavelet=wavelet, level=wavelet_levels)
+    transform = _transform(xp)
+    coeffs = transform.wavedecn(image, wavelet=wavelet, level=wavelet_levels)
     details = coeffs[1:]
     if sigma is None:
         sigma = _sigma_from_details(details[-1]["d" * image.ndim])
@@ -125,7 +146,7 @@ def _wavelet_threshold(image, wavelet, method, sigma, mode, wavelet_levels):
     if method == "BayesShrink":
         def threshold(band):
             eps = np.finfo(band.dtype).eps
-            return var / np.sqrt(max(np.mean(band * band) - var, eps))
+            return var / xp.sqrt(xp.maximum(xp.mean(band * band) - var, eps))
     elif method == "VisuShrink":
         universal = sigma * np.sqrt(2 * np.log(image.size))
 
@@ -134,28 +155,41 @@ def _wavelet_threshold(image, wavelet, method, sigma, mode, wavelet_levels):
     else:
         raise ValueError(f"Unrecognized method: {method}")
     shrunk = [{key: _threshold(pywt, band, threshold(band), mode) for key, band in level.items()} for level in details]
-    out = pywt.waverecn([coeffs[0]] + shrunk, wavelet)
+    out = transform.waverecn([coeffs[0]] + shrunk, wavelet)
     # odd lengths come back one sample longer
     return out[tuple(slice(n) for n in image.shape)].astype(image.dtype)
 
 
 def _threshold(pywt, band, value, mode):
-    """pywt.threshold's soft and hard thresholding, its formulas element for element, over blocks on the CPU
-    engine's threads (other modes: PyWavelets itself)."""
-    if mode not in ("soft", "hard") or not blockable(band):
-        return pywt.threshold(band, value=value, mode=mode)
-    out = np.empty(band.shape, np.result_type(band, value) if mode == "soft" else band.dtype)
+    """pywt.threshold's soft and hard thresholding, its formulas element for element (over blocks on the CPU
+    engine's threads); PyWavelets' other modes, which scikit-image does not document, by PyWavelets itself
+    (on the host for GPU bands)."""
+    xp = xp_of(band)
+    if mode not in ("soft", "hard"):
+        if xp is np:
+            return pywt.threshold(band, value=value, mode=mode)
+        return xp.asarray(pywt.threshold(band.get(), value=_host_scalar(value), mode=mode))
+    # NumPy's promotion of the band with the threshold (a Python float is weak, a float64 scalar or 0-d array
+    # not), spelled out for CuPy: both cast to it first, which rounds as PyWavelets' mixed operations do; soft
+    # thresholds give that dtype, hard ones keep the band's
+    promoted = np.result_type(band.dtype, getattr(value, "dtype", value))
+    value = xp.asarray(value, dtype=promoted)
+    out = xp.empty(band.shape, promoted if mode == "soft" else band.dtype)
 
     def block(d, o):
+        p = d.astype(promoted, copy=False)
         if mode == "hard":
-            o[...] = np.where(np.less(np.absolute(d), value), 0, d)
+            o[...] = xp.where(xp.less(xp.absolute(p), value), 0, d)
             return
         with np.errstate(divide="ignore"):   # |d| = 0 gives -inf, clipped to 0 as in PyWavelets
-            scale = 1 - value / np.absolute(d)
+            scale = 1 - value / xp.absolute(p)
         scale.clip(min=0, max=None, out=scale)
-        np.multiply(d, scale, out=o)
+        xp.multiply(p, scale, out=o)
 
-    blockwise(block, band, out)
+    if xp is np and blockable(band):
+        blockwise(block, band, out)
+    else:
+        block(band, out)
     return out
 
 
@@ -169,11 +203,15 @@ def _float_image_and_sigma(image, sigma, multichannel, rescale_sigma):
             raise ValueError("When channel_axis is not None, sigma must be a scalar or have length equal to the "
                              "number of channels")
     if image.dtype.kind != "f":
+        # the extremes as host scalars of their dtypes (GPU ones too): sigma stays a host number
+        extremes = lambda a: (_host_scalar(a.max()), _host_scalar(a.min()))
         if rescale_sigma:
-            range_pre = image.max() - image.min()
+            high, low = extremes(image)
+            range_pre = high - low
         image = img_as_float(image)
         if rescale_sigma:
-            scale = (image.max() - image.min()) / range_pre
+            high, low = extremes(image)
+            scale = (high - low) / range_pre
             if multichannel:
                 sigma = [s * scale if s is not None else s for s in sigma]
             elif sigma is not None:
@@ -189,7 +227,6 @@ def denoise_wavelet(image, sigma=None, wavelet="db1", mode="soft", wavelet_level
                     method="BayesShrink", rescale_sigma=True, *, channel_axis=None):
     """Wavelet shrinkage denoising (skimage.restoration.denoise_wavelet): the detail coefficients of a
     PyWavelets decomposition thresholded by BayesShrink or VisuShrink, per channel, optionally in YCbCr."""
-    host_only("denoise_wavelet (PyWavelets runs on the CPU; a GPU filter bank is not built yet)", image)
     multichannel = channel_axis is not None
     if method not in ("BayesShrink", "VisuShrink"):
         raise ValueError(f'Invalid method: {method}. The currently supported methods are "BayesShrink" and '
@@ -198,6 +235,7 @@ def denoise_wavelet(image, sigma=None, wavelet="db1", mode="soft", wavelet_level
     if convert2ycbcr and not multichannel:
         raise ValueError("convert2ycbcr requires channel_axis to be set")
     image, sigma = _float_image_and_sigma(image, sigma, multichannel, rescale_sigma)
+    xp = xp_of(image)
     kw = dict(wavelet=wavelet, method=method, mode=mode, wavelet_levels=wavelet_levels)
     if multichannel and convert2ycbcr:
         from ..color._colorconv import rgb2ycbcr, ycbcr2rgb, ycbcr_from_rgb
@@ -217,13 +255,13 @@ def denoise_wavelet(image, sigma=None, wavelet="db1", mode="soft", wavelet_level
             out[..., c] += low
         out = ycbcr2rgb(out)
     elif multichannel:
-        out = np.empty_like(image)
+        out = xp.empty_like(image)
         for c in range(image.shape[-1]):
             out[..., c] = _wavelet_threshold(image[..., c], sigma=sigma[c], **kw)
     else:
         out = _wavelet_threshold(image, sigma=sigma, **kw)
     if clip_output:
-        out = np.clip(out, -1 if image.min() < 0 else 0, 1, out=out)
+        out = xp.clip(out, -1 if image.min() < 0 else 0, 1, out=out)
     return out
 
 
@@ -231,18 +269,17 @@ def denoise_wavelet(image, sigma=None, wavelet="db1", mode="soft", wavelet_level
 def estimate_sigma(image, average_sigmas=False, *, channel_axis=None):
     """Robust wavelet-based estimate of the Gaussian noise's standard deviation
     (skimage.restoration.estimate_sigma), per channel where channel_axis is given."""
-    host_only("estimate_sigma (PyWavelets runs on the CPU; a GPU filter bank is not built yet)", image)
-    pywt = _pywt()
+    xp = xp_of(image)
     if channel_axis is not None:
         axis = channel_axis % image.ndim
-        sigmas = [estimate_sigma(np.take(image, c, axis=axis)) for c in range(image.shape[axis])]
-        return np.mean(sigmas) if average_sigmas else sigmas
+        sigmas = [estimate_sigma(xp.take(image, c, axis=axis)) for c in range(image.shape[axis])]
+        return xp.mean(xp.stack(sigmas)) if average_sigmas else sigmas
     if image.shape[-1] <= 4:
         warn_user(f"image is size {image.shape[-1]} on the last axis, but channel_axis is None. If this is a color "
                   f"image, please set channel_axis=-1 for proper noise estimation.")
     # only the all-detail band of one db2 level: the high-pass branch along every axis in turn (what
     # pywt.dwtn computes for that band, without its other 2^ndim - 1 bands)
-    details = np.asarray(image)
+    details, wavelet = xp.asarray(image), _pywt().Wavelet("db2")
     for axis in range(details.ndim):
-        details = pywt.dwt(details, "db2", axis=axis)[1]
+        details = _transform(xp).dwt(details, wavelet, axis=axis)[1]
     return _sigma_from_details(details)
