@@ -16,7 +16,8 @@ NDIMG_BINDINGS(skeleton) {
                                           nb::arg("stream") = 0);
   bind<&morphology::fill_convex_hull_nd>(m, "fill_convex_hull_nd", Out{"output"}, "equations", "tolerance",
                                          nb::arg("stream") = 0);
-  bind<&morphology::medial_axis_thin>(m, "medial_axis_thin", Out{"result"}, "distance", "tiebreak");
+  bind<&morphology::medial_axis_thin>(m, "medial_axis_thin", Out{"result"}, "distance", "tiebreak",
+                                      nb::arg("stream") = 0);
 }
 
 }  // namespace ndimg::py

@@ -174,7 +174,7 @@ def test_thinning_cuda_matches_cpu(name):
     np.testing.assert_array_equal(cp.asnumpy(got), getattr(sm, name)(image))
 
 
-@pytest.mark.parametrize("call", [lambda x: nm.max_tree(x), lambda x: nm.area_opening(x), lambda x: nm.medial_axis(x)])
+@pytest.mark.parametrize("call", [lambda x: nm.medial_axis(x)])
 def test_host_only_functions_refuse_gpu_arrays(call):
     cp = _cupy()
     with pytest.raises(TypeError, match="GPU engine"):

@@ -24,4 +24,21 @@ void thin_lee(const View& img, StreamHandle stream) {
   NDIMG_ROUTE(img, op, thin_lee_cpu(img), thin_lee_cuda(img, stream));
 }
 
+void medial_axis_thin(const View& result, const View& distance, const View& tiebreak, StreamHandle stream) {
+  const char* op = "medial_axis";
+  require_same_device(result, distance, op);
+  require_same_device(result, tiebreak, op);
+  auto contiguous = [](const View& v) { return v.size() == 0 || v.c_contiguous(); };  // (empty: any strides)
+  if (result.ndim != 2 || result.dtype != DType::U8 || !contiguous(result) || distance.dtype != DType::F64 ||
+      !contiguous(distance) || distance.size() != result.size() || tiebreak.dtype != DType::I64 ||
+      tiebreak.ndim != 1 || !contiguous(tiebreak))
+    throw ValueError("medial_axis: C-contiguous uint8 result, float64 distance and int64 tiebreak expected");
+  if (result.size() == 0) {
+    if (tiebreak.shape[0] != 0) throw ValueError("medial_axis: one tiebreak per foreground pixel");
+    return;
+  }
+  NDIMG_ROUTE(result, op, medial_axis_thin_cpu(result, distance, tiebreak),
+              medial_axis_thin_cuda(result, distance, tiebreak, stream));
+}
+
 }  // namespace ndimg::morphology

@@ -166,6 +166,54 @@ NDIMG_HD int64_t lee_direction(int j, int64_t sp, int64_t sr) {
   return j == 0 ? -sr : j == 1 ? sr : j == 2 ? 1 : j == 3 ? -1 : j == 4 ? sp : -sp;
 }
 
+// ---- medial_axis: a pixel's 3x3 window as 9 bits, bit 3 * (dr + 1) + (dc + 1); outside the image is background ----
+NDIMG_HD unsigned medial_window(const uint8_t* img, int64_t h, int64_t w, int64_t r, int64_t c) {
+  unsigned m = 0;
+  for (int dr = -1; dr <= 1; ++dr)
+    for (int dc = -1; dc <= 1; ++dc)
+      if (r + dr >= 0 && r + dr < h && c + dc >= 0 && c + dc < w && img[(r + dr) * w + c + dc])
+        m |= 1u << (3 * (dr + 1) + dc + 1);
+  return m;
+}
+
+// The number of 8-connected components of a window's pixels.
+constexpr int window_components(unsigned m) {
+  int n = 0;
+  unsigned left = m;
+  while (left) {
+    unsigned comp = left & (~left + 1), grow = comp;
+    while (grow) {
+      unsigned next = 0;
+      for (int k = 0; k < 9; ++k) {
+        if (!(grow >> k & 1)) continue;
+        const int r = k / 3, c = k % 3;
+        for (int dr = -1; dr <= 1; ++dr)
+          for (int dc = -1; dc <= 1; ++dc)
+            if (r + dr >= 0 && r + dr < 3 && c + dc >= 0 && c + dc < 3) next |= 1u << (3 * (r + dr) + c + dc);
+      }
+      grow = next & left & ~comp;
+      comp |= grow;
+    }
+    left &= ~comp;
+    ++n;
+  }
+  return n;
+}
+// medial_axis's table: a foreground pixel (bit 4) is kept when its removal changes the number of components of
+// its window, or when the window holds fewer than three pixels (built at compile time; a copy per engine).
+struct MedialTable {
+  uint8_t keep[512];
+};
+constexpr MedialTable make_medial_table() {
+  MedialTable t{};
+  for (unsigned m = 0; m < 512; ++m) {
+    int pixels = 0;
+    for (int k = 0; k < 9; ++k) pixels += m >> k & 1;
+    t.keep[m] = (m & 16) && (window_components(m) != window_components(m & ~16u) || pixels < 3);
+  }
+  return t;
+}
+
 // in: a 2-D array (nonzero = foreground, any strides); out: bool, same shape. Subiterations (two per
 // iteration) of method m until an iteration deletes nothing, or max_iter iterations (< 0: no limit).
 void thin2d(const View& in, const View& out, Thinning m, int64_t max_iter, StreamHandle stream = nullptr);
@@ -180,12 +228,14 @@ void thin_lee(const View& img, StreamHandle stream = nullptr);
 // (distance, number of background pixels of the 3x3 window, tiebreak), the pixels whose removal keeps the
 // 8-connectivity of their window and that have more than two pixels in it. distance: float64, the input's
 // shape; tiebreak: int64, one distinct value per foreground pixel in C order.
-void medial_axis_thin(const View& result, const View& distance, const View& tiebreak);
+void medial_axis_thin(const View& result, const View& distance, const View& tiebreak, StreamHandle stream = nullptr);
 
 // ---- engine schedules (arguments validated by the entry) ----
 void thin2d_cpu(const View& in, const View& out, Thinning m, int64_t max_iter);
 void thin_lee_cpu(const View& img);
+void medial_axis_thin_cpu(const View& result, const View& distance, const View& tiebreak);
 #ifdef NDIMG_WITH_CUDA
+void medial_axis_thin_cuda(const View& result, const View& distance, const View& tiebreak, StreamHandle stream);
 void thin2d_cuda(const View& in, const View& out, Thinning m, int64_t max_iter, StreamHandle stream);
 void thin_lee_cuda(const View& img, StreamHandle stream);
 #endif

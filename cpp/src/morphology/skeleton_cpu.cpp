@@ -196,47 +196,10 @@ void thin_lee_cpu(const View& img) {
 }
 
 namespace {
-
-// medial_axis's table: keep a foreground pixel whose removal changes the number of 8-connected components of
-// its 3x3 window, or whose window holds fewer than three pixels. Bit 3 * r + c is the window's pixel (r, c).
-int window_components(unsigned m) {
-  int n = 0;
-  unsigned left = m;
-  while (left) {
-    unsigned comp = left & (~left + 1), grow = comp;
-    while (grow) {
-      unsigned next = 0;
-      for (unsigned g = grow; g; g &= g - 1) {
-        const int k = std::countr_zero(g), r = k / 3, c = k % 3;
-        for (int dr = -1; dr <= 1; ++dr)
-          for (int dc = -1; dc <= 1; ++dc)
-            if (r + dr >= 0 && r + dr < 3 && c + dc >= 0 && c + dc < 3) next |= 1u << (3 * (r + dr) + c + dc);
-      }
-      grow = next & left & ~comp;
-      comp |= grow;
-    }
-    left &= ~comp;
-    ++n;
-  }
-  return n;
-}
-
-std::array<uint8_t, 512> make_medial_table() {
-  std::array<uint8_t, 512> t{};
-  for (unsigned m = 0; m < 512; ++m)
-    t[m] = (m & 16) && (window_components(m) != window_components(m & ~16u) || std::popcount(m) < 3);
-  return t;
-}
-
+constexpr MedialTable kMedialTable = make_medial_table();
 }  // namespace
 
-void medial_axis_thin(const View& result, const View& distance, const View& tiebreak) {
-  if (result.device != Device::CPU) throw ValueError("medial_axis: host arrays only");
-  if (result.ndim != 2 || result.dtype != DType::U8 || !result.c_contiguous() || distance.dtype != DType::F64 ||
-      !distance.c_contiguous() || distance.size() != result.size() || tiebreak.dtype != DType::I64 ||
-      tiebreak.ndim != 1)
-    throw ValueError("medial_axis: C-contiguous uint8 result, float64 distance and int64 tiebreak expected");
-  static const std::array<uint8_t, 512> table = make_medial_table();
+void medial_axis_thin_cpu(const View& result, const View& distance, const View& tiebreak) {
   const int64_t h = result.shape[0], w = result.shape[1];
   uint8_t* img = result.ptr<uint8_t>();
   const double* dist = distance.ptr<double>();
@@ -254,7 +217,6 @@ void medial_axis_thin(const View& result, const View& distance, const View& tieb
   const int64_t n = int64_t(fg.size());
   if (tiebreak.shape[0] != n) throw ValueError("medial_axis: one tiebreak per foreground pixel");
   const int64_t* tie = tiebreak.ptr<int64_t>();
-  auto at = [&](int64_t r, int64_t c) { return r >= 0 && r < h && c >= 0 && c < w && img[r * w + c]; };
   // NumPy's lexsort((tiebreak, corner, distance)) as stable passes from the last key to the first. The
   // tiebreak is a permutation of 0..n-1 (NumPy's): its order is its inverse.
   std::vector<int64_t> order(n, -1);
@@ -273,10 +235,7 @@ void medial_axis_thin(const View& result, const View& distance, const View& tieb
     parallel_for(n, 1 << 14, [&](int64_t b, int64_t e) {
       for (int64_t t = b; t < e; ++t) {
         const int64_t r = fg[order[t]] / w, c = fg[order[t]] % w;
-        uint32_t bg = 0;
-        for (int dr = -1; dr <= 1; ++dr)
-          for (int dc = -1; dc <= 1; ++dc) bg += !at(r + dr, c + dc);
-        k[t] = bg;
+        k[t] = 9 - uint32_t(std::popcount(medial_window(img, h, w, r, c)));  // background pixels of the window
       }
     });
     radix_argsort(k, order.data(), false);
@@ -316,11 +275,7 @@ void medial_axis_thin(const View& result, const View& distance, const View& tieb
     }
     if (t + 32 < n) __builtin_prefetch(&fg[order[t + 32]]);
     const int64_t i = fg[order[t]], r = i / w, c = i % w;
-    unsigned m = 16;
-    for (int dr = -1; dr <= 1; ++dr)
-      for (int dc = -1; dc <= 1; ++dc)
-        if ((dr || dc) && at(r + dr, c + dc)) m |= 1u << (3 * (dr + 1) + dc + 1);
-    img[i] = table[m];
+    img[i] = kMedialTable.keep[medial_window(img, h, w, r, c)];
   }
 }
 

@@ -3,7 +3,10 @@
 // iteration. Lee's 3-D thinning: per border direction, one thread per voxel finds the candidates, which are
 // bucketed by their wavefront 4p + 2r + c; one block rechecks them bucket after bucket (a candidate's recheck
 // sees only the earlier candidates of its 3x3x3 neighbourhood, all in earlier buckets: scikit-image's serial
-// C order exactly, and the candidates of one bucket are never neighbours).
+// C order exactly, and the candidates of one bucket are never neighbours). medial_axis's removal, serial in the
+// order of (distance, background pixels of the window, tiebreak): a pixel's decision depends only on the
+// earlier pixels of its window, so rounds decide every pixel whose earlier neighbours are all decided (round
+// k decides the pixels whose longest chain of earlier neighbours is k long: never two neighbours at once).
 #include <cub/device/device_scan.cuh>
 
 #include "core/cuda.cuh"
@@ -121,6 +124,87 @@ __global__ void __launch_bounds__(kRecheckThreads) lee_recheck_kernel(uint8_t* v
   if (!__syncthreads_or(deleted) && threadIdx.x == 0) atomicAdd(unchanged, 1u);
 }
 
+// ---- medial_axis ----
+__device__ const MedialTable kMedialTableDev = make_medial_table();
+
+constexpr int32_t kUndecided = 0x7fffffff;
+
+// Per pixel: 1 for the foreground (to be scanned into its rank among the foreground pixels in C order), the
+// number of background pixels of its window.
+__global__ void medial_setup_kernel(const uint8_t* img, int64_t h, int64_t w, int64_t* fg_rank, uint8_t* bg) {
+  NDIMG_GRID_STRIDE(i, h * w) {
+    fg_rank[i] = img[i] != 0;
+    if (img[i]) bg[i] = uint8_t(9 - __popc(medial_window(img, h, w, i / w, i % w)));
+  }
+}
+
+// The tiebreak of each foreground pixel (in place of its rank), its stamp undecided.
+__global__ void medial_tiebreak_kernel(const uint8_t* img, int64_t n, const int64_t* tiebreak, int64_t* tie,
+                                       int32_t* stamp) {
+  NDIMG_GRID_STRIDE(i, n) {
+    if (!img[i]) continue;
+    tie[i] = tiebreak[tie[i]];
+    stamp[i] = kUndecided;
+  }
+}
+
+// NumPy's lexsort((tiebreak, corner, distance)), stable: pixel a comes before pixel b.
+__device__ __forceinline__ bool medial_before(const double* dist, const uint8_t* bg, const int64_t* tie, int64_t a,
+                                              int64_t b) {
+  if (dist[a] != dist[b]) return dist[a] < dist[b];
+  if (bg[a] != bg[b]) return bg[a] < bg[b];
+  if (tie[a] != tie[b]) return tie[a] < tie[b];
+  return a < b;
+}
+
+// Per foreground pixel: which of its 8 neighbours (bit k of the window order, the centre skipped) are
+// foreground pixels that come before it.
+__global__ void medial_earlier_kernel(const uint8_t* img, int64_t h, int64_t w, const double* dist, const uint8_t* bg,
+                                      const int64_t* tie, uint8_t* earlier) {
+  NDIMG_GRID_STRIDE(i, h * w) {
+    if (!img[i]) continue;
+    const int64_t r = i / w, c = i % w;
+    unsigned m = 0, bit = 0;
+    for (int dr = -1; dr <= 1; ++dr)
+      for (int dc = -1; dc <= 1; ++dc) {
+        if (!dr && !dc) continue;
+        const int64_t j = i + dr * w + dc;
+        if (r + dr >= 0 && r + dr < h && c + dc >= 0 && c + dc < w && img[j] && medial_before(dist, bg, tie, j, i))
+          m |= 1u << bit;
+        ++bit;
+      }
+    earlier[i] = uint8_t(m);
+  }
+}
+
+// Round k: the undecided pixels whose earlier neighbours were all decided in rounds before k take their
+// decision from the window as it is now; raises *pending while any pixel is left undecided.
+__global__ void medial_round_kernel(uint8_t* img, int64_t h, int64_t w, const uint8_t* earlier, int32_t* stamp,
+                                    int32_t k, unsigned* pending) {
+  bool left = false;
+  NDIMG_GRID_STRIDE(i, h * w) {
+    if (stamp[i] != kUndecided) continue;  // (background pixels hold 0)
+    const unsigned m = earlier[i];
+    bool ready = true;
+    unsigned bit = 0;
+    for (int dr = -1; dr <= 1 && ready; ++dr)
+      for (int dc = -1; dc <= 1; ++dc) {
+        if (!dr && !dc) continue;
+        if (m >> bit++ & 1 && stamp[i + dr * w + dc] >= k) {
+          ready = false;
+          break;
+        }
+      }
+    if (ready) {
+      img[i] = kMedialTableDev.keep[medial_window(img, h, w, i / w, i % w)];
+      stamp[i] = k;
+    } else {
+      left = true;
+    }
+  }
+  if (__syncthreads_or(left) && threadIdx.x == 0) atomicOr(pending, 1u);
+}
+
 }  // namespace
 
 void thin2d_cuda(const View& in, const View& out, Thinning m, int64_t max_iter, StreamHandle stream) {
@@ -203,6 +287,54 @@ void thin_lee_cuda(const View& img, StreamHandle stream) {
     cuda::check(cudaMemcpyAsync(&host, unchanged, sizeof(unsigned), cudaMemcpyDeviceToHost, s), op);
     cuda::check(cudaStreamSynchronize(s), op);
     if (host == unsigned(nborders)) break;
+  }
+}
+
+void medial_axis_thin_cuda(const View& result, const View& distance, const View& tiebreak, StreamHandle stream) {
+  const char* op = "medial_axis";
+  cuda::DeviceGuard guard(result.device_id, op);
+  auto s = static_cast<cudaStream_t>(stream);
+  const int64_t h = result.shape[0], w = result.shape[1], n = h * w;
+  uint8_t* img = result.ptr<uint8_t>();
+  const unsigned blocks = cuda::blocks_for(n, kThreads);
+  cuda::Scratch tie(size_t(n) * sizeof(int64_t), s, op), bg(size_t(n), s, op), earlier(size_t(n), s, op),
+      stamp(size_t(n) * sizeof(int32_t), s, op), flag(sizeof(unsigned), s, op);
+  cuda::check(cudaMemsetAsync(stamp.get<int32_t>(), 0, size_t(n) * sizeof(int32_t), s), op);
+  medial_setup_kernel<<<blocks, kThreads, 0, s>>>(img, h, w, tie.get<int64_t>(), bg.get<uint8_t>());
+  cuda::check_launch(op);
+  size_t temp_bytes = 0;
+  cuda::check(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, tie.get<int64_t>(), tie.get<int64_t>(), n, s), op);
+  {
+    cuda::Scratch temp(temp_bytes, s, op);
+    cuda::check(cub::DeviceScan::ExclusiveSum(temp.get<void>(), temp_bytes, tie.get<int64_t>(), tie.get<int64_t>(),
+                                              n, s), op);
+  }
+  int64_t last_rank = 0;  // the foreground count: the last pixel's exclusive rank plus the pixel
+  uint8_t last = 0;
+  cuda::check(cudaMemcpyAsync(&last_rank, tie.get<int64_t>() + n - 1, sizeof(int64_t), cudaMemcpyDeviceToHost, s), op);
+  cuda::check(cudaMemcpyAsync(&last, img + n - 1, 1, cudaMemcpyDeviceToHost, s), op);
+  cuda::check(cudaStreamSynchronize(s), op);
+  if (last_rank + (last != 0) != tiebreak.shape[0]) throw ValueError("medial_axis: one tiebreak per foreground pixel");
+  medial_tiebreak_kernel<<<blocks, kThreads, 0, s>>>(img, n, tiebreak.ptr<int64_t>(), tie.get<int64_t>(),
+                                                     stamp.get<int32_t>());
+  cuda::check_launch(op);
+  medial_earlier_kernel<<<blocks, kThreads, 0, s>>>(img, h, w, distance.ptr<double>(), bg.get<uint8_t>(),
+                                                    tie.get<int64_t>(), earlier.get<uint8_t>());
+  cuda::check_launch(op);
+  // rounds in batches between reads of the flag (rounds after the last are no-ops)
+  unsigned* pending = flag.get<unsigned>();
+  constexpr int kBatch = 8;
+  for (int32_t k = 0;;) {
+    for (int b = 0; b < kBatch; ++b, ++k) {
+      if (b == kBatch - 1) cuda::check(cudaMemsetAsync(pending, 0, sizeof(unsigned), s), op);
+      medial_round_kernel<<<blocks, kThreads, 0, s>>>(img, h, w, earlier.get<uint8_t>(), stamp.get<int32_t>(), k,
+                                                      pending);
+      cuda::check_launch(op);
+    }
+    unsigned host = 0;
+    cuda::check(cudaMemcpyAsync(&host, pending, sizeof(unsigned), cudaMemcpyDeviceToHost, s), op);
+    cuda::check(cudaStreamSynchronize(s), op);
+    if (!host) break;
   }
 }
 

@@ -3,8 +3,8 @@
 The 2-D thinnings (skeletonize's Zhang-Suen variant, thin's Guo-Hall) run their subiterations on either engine
 (``cpp/src/morphology/skeleton*``). Lee's thinning (3-D, or method="lee") too: its serial recheck of the
 candidates in C order is run as a wavefront (a candidate sees only the earlier ones of its 3x3x3
-neighbourhood). medial_axis decides one pixel at a time in an order of its own: it runs on the host, and GPU
-arrays raise TypeError.
+neighbourhood). So does medial_axis's removal in its order of (distance, corner, tiebreak): on the host one
+pixel at a time, on the GPU in rounds, each deciding the pixels whose earlier neighbours are all decided.
 """
 from __future__ import annotations
 
@@ -77,11 +77,9 @@ def thin(image, max_num_iter=None):
 
 @engine_aware("image", "mask")
 def medial_axis(image, mask=None, return_distance=False, *, rng=None):
-    if xp_of(image) is not np or xp_of(mask) is not np:
-        raise TypeError("medial_axis: the medial axis has no GPU engine yet (it removes one pixel at a time in "
-                        "order); pass NumPy arrays (e.g. cupy.asnumpy(x))")
+    xp = xp_of(image, mask)
     masked = image.astype(bool)   # (a list has no astype: AttributeError, as in scikit-image)
-    image = np.asarray(image)
+    image = xp.asarray(image)
     if mask is not None:
         masked = masked.copy()
         masked[~mask] = False
@@ -90,11 +88,11 @@ def medial_axis(image, mask=None, return_distance=False, *, rng=None):
     if masked.ndim > 2:
         raise ValueError(f"Buffer has wrong number of dimensions (expected 2, got {masked.ndim})")
     distance = distance_transform_edt(masked)
-    # the same draws from the caller's generator as scikit-image's
-    tiebreak = np.random.default_rng(rng).permutation(np.arange(masked.sum()))
-    result = np.ascontiguousarray(masked, dtype=np.uint8)
-    _core.medial_axis_thin(result, np.ascontiguousarray(distance, dtype=np.float64),
-                           np.ascontiguousarray(tiebreak, dtype=np.int64))
+    # the same draws from the caller's generator as scikit-image's (on the host: NumPy's generator)
+    tiebreak = np.random.default_rng(rng).permutation(np.arange(int(masked.sum())))
+    result = xp.ascontiguousarray(masked, dtype=np.uint8)
+    _core.medial_axis_thin(result, xp.ascontiguousarray(distance, dtype=np.float64),
+                           xp.asarray(tiebreak, dtype=np.int64), stream=stream_ptr(result))
     result = result.astype(bool)
     if mask is not None:
         result[~mask] = image[~mask]
