@@ -2677,7 +2677,7 @@ register("restoration", "denoise_nl_means", f"{_RS}.non_local_means:denoise_nl_m
               bad(NotImplementedError, fast_mode=False, _shape=(3, 5, 4, 6), _id="4d_exact"),
               bad(NotImplementedError, fast_mode=False, channel_axis=-1, _shape=(5, 6, 7, 2), _id="3d_rgb_exact")),
          bench=(("2d_1k_f32", dict(patch_size=5, patch_distance=6, h=0.1)),))
-register("restoration", "denoise_wavelet", f"{_RS}._denoise:denoise_wavelet", ndim=(2, 3), engines=("cpu",),
+register("restoration", "denoise_wavelet", f"{_RS}._denoise:denoise_wavelet", ndim=(2, 3),
          dtypes=NUMERIC + ("float16",),
          family="wavelet", rtol=1e-5, atol=1e-6,
          cases=(case(), case(method="VisuShrink", sigma=0.1), case(wavelet="db2", mode="hard", wavelet_levels=1),
@@ -2687,7 +2687,7 @@ register("restoration", "denoise_wavelet", f"{_RS}._denoise:denoise_wavelet", nd
          bad=(bad(ValueError, method="bogus"), bad(ValueError, convert2ycbcr=True),
               bad(ValueError, channel_axis=-1, sigma=(0.1, 0.2), _shape=_RGB, _id="sigmas")),
          bench=(("2d_f32", {}),))
-register("restoration", "estimate_sigma", f"{_RS}._denoise:estimate_sigma", ndim=(2, 3), engines=("cpu",),
+register("restoration", "estimate_sigma", f"{_RS}._denoise:estimate_sigma", ndim=(2, 3),
          dtypes=NUMERIC + ("float16",),
          family="wavelet", rtol=1e-6, atol=1e-8,
          cases=(case(), case(channel_axis=-1, _shape=_RGB, _id="rgb"),
