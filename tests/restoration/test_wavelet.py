@@ -5,6 +5,7 @@ filters (db8, sym8, coif3, dmey), biorthogonal ones, 3-D, every option.
 
 The transform is written over `xp`, so its math also runs here on NumPy ("dwt_numpy": the CPU engine with
 PyWavelets swapped for _dwt); "cuda" runs the same cases on CuPy arrays."""
+import types
 import warnings
 
 import numpy as np
@@ -79,12 +80,22 @@ def test_wavedecn_level_checks_as_pywavelets():
         pywt.wavedecn(x, w, level=5)
 
 
+class _NotNumPy(types.ModuleType):
+    """NumPy under another name: the code for CuPy (`xp is not np`: ndimg's transform, the median's NaN and
+    empty cases, unblocked thresholds) runs on NumPy arrays."""
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+
 @pytest.fixture(params=["dwt_numpy", pytest.param("cuda", marks=pytest.mark.skipif(not CUDA_READY,
                                                                                     reason="no CUDA device"))])
 def engine(request, monkeypatch):
-    """The engine a case runs on: dwt_numpy is the CPU engine with ndimg's transform in place of PyWavelets'."""
+    """The engine a case runs on: dwt_numpy is the CUDA engine's code on NumPy arrays."""
     if request.param == "dwt_numpy":
-        monkeypatch.setattr(_denoise, "_transform", lambda xp: _dwt)
+        xp = _NotNumPy("xp")
+        for module in (_denoise, _dwt):
+            monkeypatch.setattr(module, "xp_of", lambda *arrays: xp)
         return "cpu"
     return "cuda"
 
@@ -144,6 +155,9 @@ def test_estimate_sigma(engine, shape, dtype):
 def test_estimate_sigma_ignores_zero_details_and_channels(engine):
     image = _noisy((40, 36))
     image[:, :20] = 0   # a masked region: its zero details are left out of the median
+    _compare(engine, "estimate_sigma", image)
+    _compare(engine, "estimate_sigma", np.zeros((8, 9)))   # no details left: NaN
+    image[30, 30] = np.nan   # NaN among the details: NaN
     _compare(engine, "estimate_sigma", image)
     rgb = _noisy((23, 31, 3))
     _compare(engine, "estimate_sigma", rgb, channel_axis=-1)
