@@ -84,3 +84,18 @@ def test_automatic_tiles_match_skimage(threads):
     np.testing.assert_array_equal(traverser, ref_traverser)
     np.testing.assert_array_equal(parent, ref_parent)
     np.testing.assert_array_equal(opened, skm.area_opening(image, 20))
+
+
+@pytest.mark.parametrize("tile_rows", [1, 2, 5], indirect=True)
+@pytest.mark.parametrize("footprint", [np.array([[0, 1, 0], [1, 1, 1], [0, 0, 0]], bool), np.ones((1, 5), bool),
+                                       np.array([[0, 0, 0], [1, 1, 1], [0, 1, 0]], bool)])
+def test_one_way_and_wide_footprints_stay_serial(tile_rows, footprint):
+    """A one-way footprint (scikit-image reads its edges only from the later pixel in the order) and steps of
+    two (which wrap around a row) are not tiled: the joins would read other edges."""
+    rng = np.random.default_rng(tile_rows)
+    for _ in range(3):
+        image = rng.integers(0, 4, (23, 19)).astype(np.uint8)
+        parent, traverser = nm.max_tree(image, footprint)
+        ref_parent, ref_traverser = skm.max_tree(image, footprint)
+        np.testing.assert_array_equal(traverser, ref_traverser)
+        np.testing.assert_array_equal(parent, ref_parent)

@@ -1,10 +1,12 @@
 """skimage.morphology's max-tree family (skimage/morphology/max_tree.py): max_tree, area/diameter openings and
 closings, max_tree_local_maxima.
 
-The tree is built on the host by the C++ core (``cpp/src/morphology/maxtree.cpp``): a parallel stable radix
-argsort, then Berger's union-find and canonicalisation over tiles of rows on the threads, the tiles' trees
-joined along their borders, so the parent and traverser arrays are scikit-image's exactly. GPU arrays raise TypeError: the
-max-tree has no CUDA engine yet.
+The tree is built by the C++ core (``cpp/src/morphology/maxtree*``): a stable radix argsort, then Berger's
+union-find and canonicalisation over tiles of rows (on the CPU threads, or a CUDA thread per tile), the tiles'
+trees joined along their borders, so the parent and traverser arrays are scikit-image's exactly. CuPy input
+stays on the device, except where tiles are not exact (a side below 3, a footprint reaching further than one
+step per axis or one-way, NaN) or slow (automatic tiles of an image of more than 65,536 distinct values): the
+tree is built on the host; and the filters of images of more than 65,536 distinct values run on the host.
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ import numbers
 import numpy as np
 
 from .. import _core
-from .._engine import engine_aware, xp_of
+from .._engine import engine_aware, stream_ptr, xp_of
 from ._util import validate_connectivity
 from ..util._invert import invert
 
@@ -22,17 +24,15 @@ _SUPPORTED = frozenset("?bBhHiIlLqQfd")
 _TILE_ROWS = 0     # CPU: depth of the tiles along axis 0 (tests set it to tile small images); 0: automatic
 
 
-def _host_array(image, name):
-    if xp_of(image) is not np:
-        raise TypeError(f"{name}: the max-tree has no GPU engine yet; pass a NumPy array (e.g. cupy.asnumpy(x))")
+def _array(image):
     if not hasattr(image, "shape"):   # scikit-image reads image.shape first
         raise AttributeError(f"'{type(image).__name__}' object has no attribute 'shape'")
-    return np.asarray(image)
+    return xp_of(image).asarray(image)
 
 
-def _host_image(image, name):
-    """The image as the core takes it, with scikit-image's errors for what its Cython refuses."""
-    image = _host_array(image, name)
+def _image(image):
+    """The image as the core takes it (NumPy or CuPy), with scikit-image's errors for what its Cython refuses."""
+    image = _array(image)
     if not image.dtype.isnative:
         raise ValueError("Big-endian buffer not supported on little-endian compiler")
     if image.dtype.char not in _SUPPORTED:
@@ -41,7 +41,7 @@ def _host_image(image, name):
         raise ValueError("Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() instead.")
     if image.size == 0:
         raise IndexError("index 0 is out of bounds for axis 0 with size 0")
-    return np.ascontiguousarray(image)
+    return xp_of(image).ascontiguousarray(image)
 
 
 def _neighbours(shape, connectivity):
@@ -65,21 +65,24 @@ def _neighbours(shape, connectivity):
 
 
 def _tree(image, connectivity):
+    xp = xp_of(image)
     offsets, points = _neighbours(image.shape, connectivity)
-    parent = np.empty(image.shape, dtype=np.int64)
-    traverser = np.empty(image.size, dtype=np.int64)
-    _core.max_tree(image, offsets.tolist(), points.ravel().tolist(), parent, traverser, _TILE_ROWS)
+    parent = xp.empty(image.shape, dtype=np.int64)
+    traverser = xp.empty(image.size, dtype=np.int64)
+    _core.max_tree(image, offsets.tolist(), points.ravel().tolist(), parent, traverser, _TILE_ROWS,
+                   stream=stream_ptr(parent))
     return parent, traverser
 
 
 def _given_tree(image, connectivity, parent, tree_traverser):
     if parent is None or tree_traverser is None:
         return _tree(image, connectivity)
-    parent, traverser = np.asarray(parent), np.asarray(tree_traverser)
+    xp = xp_of(image)
+    parent, traverser = xp.asarray(parent), xp.asarray(tree_traverser)   # on the image's device
     for a in (parent, traverser):
         if a.dtype != np.int64:
             raise ValueError(f"Buffer dtype mismatch, expected 'DTYPE_INT64_t' but got {a.dtype.name!r}")
-    return np.ascontiguousarray(parent), np.ascontiguousarray(traverser)
+    return xp.ascontiguousarray(parent), xp.ascontiguousarray(traverser)
 
 
 def _threshold(value):
@@ -88,47 +91,47 @@ def _threshold(value):
     return float(value)
 
 
-def _filter(image, attribute, threshold, connectivity, parent, tree_traverser, name):
-    image = _host_image(image, name)
+def _filter(image, attribute, threshold, connectivity, parent, tree_traverser):
+    image = _image(image)
     threshold = _threshold(threshold)
     parent, traverser = _given_tree(image, connectivity, parent, tree_traverser)
     out = image.copy()   # a disconnected neighbourhood leaves other roots: they keep their value, as in scikit-image
-    _core.max_tree_filter(image, parent.reshape(-1), traverser.reshape(-1), attribute, threshold, out)
+    _core.max_tree_filter(image, parent.reshape(-1), traverser.reshape(-1), attribute, threshold, out,
+                          stream=stream_ptr(out))
     return out
 
 
 @engine_aware("image", native=False)
 def max_tree(image, connectivity=1):
-    return _tree(_host_image(image, "max_tree"), connectivity)
+    return _tree(_image(image), connectivity)
 
 
 @engine_aware("image", "parent", "tree_traverser", native=False)
 def area_opening(image, area_threshold=64, connectivity=1, parent=None, tree_traverser=None):
-    return _filter(image, 0, area_threshold, connectivity, parent, tree_traverser, "area_opening")
+    return _filter(image, 0, area_threshold, connectivity, parent, tree_traverser)
 
 
 @engine_aware("image", "parent", "tree_traverser", native=False)
 def diameter_opening(image, diameter_threshold=8, connectivity=1, parent=None, tree_traverser=None):
-    return _filter(image, 1, diameter_threshold, connectivity, parent, tree_traverser, "diameter_opening")
+    return _filter(image, 1, diameter_threshold, connectivity, parent, tree_traverser)
 
 
 @engine_aware("image", "parent", "tree_traverser", native=False)
 def area_closing(image, area_threshold=64, connectivity=1, parent=None, tree_traverser=None):
-    image = invert(_host_array(image, "area_closing"))
-    return invert(_filter(image, 0, area_threshold, connectivity, parent, tree_traverser, "area_closing"))
+    image = invert(_array(image))
+    return invert(_filter(image, 0, area_threshold, connectivity, parent, tree_traverser))
 
 
 @engine_aware("image", "parent", "tree_traverser", native=False)
 def diameter_closing(image, diameter_threshold=8, connectivity=1, parent=None, tree_traverser=None):
-    image = invert(_host_array(image, "diameter_closing"))
-    return invert(_filter(image, 1, diameter_threshold, connectivity, parent, tree_traverser,
-                           "diameter_closing"))
+    image = invert(_array(image))
+    return invert(_filter(image, 1, diameter_threshold, connectivity, parent, tree_traverser))
 
 
 @engine_aware("image", "parent", "tree_traverser", native=False)
 def max_tree_local_maxima(image, connectivity=1, parent=None, tree_traverser=None):
-    image = _host_image(image, "max_tree_local_maxima")
+    image = _image(image)
     parent, traverser = _given_tree(image, connectivity, parent, tree_traverser)
-    out = np.empty(image.shape, dtype=np.uint64)
-    _core.max_tree_local_maxima(image, parent.reshape(-1), traverser.reshape(-1), out)
+    out = xp_of(image).empty(image.shape, dtype=np.uint64)
+    _core.max_tree_local_maxima(image, parent.reshape(-1), traverser.reshape(-1), out, stream=stream_ptr(out))
     return out
