@@ -6,7 +6,8 @@
 // level into their parents, atomics; every other pixel into its node's canonical element at once), then
 // each pixel's output found by pointer jumping to its nearest ancestor that keeps its value. The leaves of
 // local maxima numbered by a scan over the order. What tiles cannot give exactly (a side below 3, a wider or
-// one-way footprint, NaN) builds on the host, as do the attributes of images of over kDeviceLevels values.
+// one-way footprint, NaN) builds on the host, as do trees (automatic tiles) and attributes of images of over
+// 65,536 distinct values.
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 
@@ -26,6 +27,7 @@ namespace {
 constexpr unsigned kThreads = 256;
 constexpr unsigned kSerialThreads = 64;               // a thread per tile or per border
 constexpr int64_t kTilePixels = 4096;                 // automatic tiles: a thread's serial union-find
+constexpr int64_t kTiledLevels = int64_t(1) << 16;    // more distinct values: the tree on the host
 constexpr int64_t kDeviceLevels = int64_t(1) << 16;   // more distinct values: attributes on the host
 constexpr int64_t kWideLevel = int64_t(1) << 15;      // a level of more pixels gets a grid of its own
 constexpr unsigned kLevelThreads = 1024;              // the block that runs the narrow levels one after another
@@ -70,6 +72,13 @@ __global__ void keys_kernel(const T* img, int64_t n, K* keys, int64_t* index, in
     index[i] = i;
     if (!(img[i] == img[i])) *nan = 1;
   }
+}
+
+template <class K>
+__global__ void distinct_kernel(const K* sorted, int64_t n, int64_t* count) {
+  int64_t local = 0;
+  NDIMG_GRID_STRIDE(i, n) local += i == 0 || sorted[i] != sorted[i - 1];
+  if (local) atomicAdd(reinterpret_cast<unsigned long long*>(count), (unsigned long long)local);
 }
 
 __global__ void tile_keys_kernel(const int64_t* order, int64_t n, int64_t tile_size, uint32_t* tile) {
@@ -134,16 +143,25 @@ void build_tree(const View& image, std::span<const int64_t> offsets, std::span<c
   const unsigned blocks = cuda::blocks_for(n, kThreads);
   using K = decltype(sort_key(T()));
   // the order: keys of NumPy's sort order, sorted stably with the pixel indices
-  cuda::Scratch keys(2 * n * sizeof(K), s, op), index(n * sizeof(int64_t), s, op), flag(sizeof(int64_t), s, op);
-  cuda::check(cudaMemsetAsync(flag.get<int64_t>(), 0, sizeof(int64_t), s), op);
-  keys_kernel<<<blocks, kThreads, 0, s>>>(img, n, keys.get<K>(), index.get<int64_t>(), flag.get<int64_t>());
+  cuda::Scratch keys(2 * n * sizeof(K), s, op), index(n * sizeof(int64_t), s, op), stats(2 * sizeof(int64_t), s, op);
+  int64_t* nan = stats.get<int64_t>();
+  cuda::check(cudaMemsetAsync(nan, 0, 2 * sizeof(int64_t), s), op);
+  keys_kernel<<<blocks, kThreads, 0, s>>>(img, n, keys.get<K>(), index.get<int64_t>(), nan);
   cuda::check_launch(op);
   radix_sort(keys.get<K>(), keys.get<K>() + n, index.get<int64_t>(), order, n, int(8 * sizeof(T)), s, op);
-  if (read_scalar(flag.get<int64_t>(), s, op)) {  // NaN: equality is not transitive, the joins do not hold
+  distinct_kernel<<<std::min(blocks, 1024u), kThreads, 0, s>>>(keys.get<K>() + n, n, nan + 1);
+  cuda::check_launch(op);
+  int64_t found[2];  // NaN, distinct values
+  cuda::check(cudaMemcpyAsync(found, nan, sizeof found, cudaMemcpyDeviceToHost, s), op);
+  cuda::check(cudaStreamSynchronize(s), op);
+  // NaN: equality is not transitive, the joins do not hold. Many distinct values (smooth float images): a
+  // join walks the nodes of the band between two border pixels' levels, most of their component, serially on
+  // one GPU thread, far longer than the host's one union-find (automatic tiles only, as on the host).
+  if (found[0] || (tile_rows <= 0 && found[1] > kTiledLevels)) {
     HostArray host_image = host_array(image, true, s, op), host_parent = host_array(parent_view, false, s, op),
               host_order = host_array(traverser_view, false, s, op);
     cuda::check(cudaStreamSynchronize(s), op);
-    max_tree_cpu(host_image.view, offsets, points, host_parent.view, host_order.view, -1);
+    max_tree_cpu(host_image.view, offsets, points, host_parent.view, host_order.view, 0);
     copy_back(host_parent, parent_view, s, op);
     cuda::check(cudaStreamSynchronize(s), op);
     return;
