@@ -92,7 +92,7 @@ def dwt(x, wavelet, axis=-1):
         parts = (dwt(x.real, wavelet, axis), dwt(x.imag, wavelet, axis))
         bands = tuple(xp.empty(re.shape, x.dtype) for re in parts[0])
         for band, re, im in zip(bands, *parts):
-            band.real, band.imag = re, im
+            band.real[...], band.imag[...] = re, im
         return bands
     taps, at = _analysis_order(x.shape[axis], wavelet.dec_len)
     at = xp.asarray(at)
