@@ -1261,17 +1261,17 @@ _MT_BAD = (bad(ValueError, connectivity=np.ones((2, 2), bool), _ndim=(2,)),
            bad(TypeError, _dtype="float16"), bad(TypeError, _dtype="complex64"),
            bad(ValueError, _shape=(1, 5, 1), _ndim=(3,), _id="centre_outside"))
 _MT_BENCH = (("2d_f32", dict(_inputs=("smooth:64",))), ("3d_f32", dict(_inputs=("smooth:32",))))
-register("morphology", "max_tree", f"{_MT}:max_tree", dtypes=ALL, engines=("cpu", "cuda"), cases=_MT_CASES,
+register("morphology", "max_tree", f"{_MT}:max_tree", dtypes=ALL, engines=("cpu",), cases=_MT_CASES,
          bad=_MT_BAD, bench=_MT_BENCH)
 for _name, _arg, _values in (("area_opening", "area_threshold", (1, 5, 0.5, 1000)),
                              ("area_closing", "area_threshold", (1, 5, 0.5, 1000)),
                              ("diameter_opening", "diameter_threshold", (1, 3, 2.5, 100)),
                              ("diameter_closing", "diameter_threshold", (1, 3, 2.5, 100))):
-    register("morphology", _name, f"{_MT}:{_name}", dtypes=ALL, engines=("cpu", "cuda"),
+    register("morphology", _name, f"{_MT}:{_name}", dtypes=ALL, engines=("cpu",),
              cases=_MT_CASES + tuple(case(**{_arg: v}) for v in _values) + (
                  case(**{_arg: 4}, connectivity=2, _prep=_given_tree, _id="given_tree"),),
              bad=_MT_BAD + (bad(TypeError, **{_arg: "x"}),), bench=_MT_BENCH)
-register("morphology", "max_tree_local_maxima", f"{_MT}:max_tree_local_maxima", dtypes=ALL, engines=("cpu", "cuda"),
+register("morphology", "max_tree_local_maxima", f"{_MT}:max_tree_local_maxima", dtypes=ALL, engines=("cpu",),
          cases=_MT_CASES + (case(connectivity=2, _prep=_given_tree, _id="given_tree"),), bad=_MT_BAD,
          bench=_MT_BENCH)
 # the 2-D Zhang-Suen passes and Lee's thinning (3-D and method="lee": its serial recheck as a wavefront) run on
@@ -2661,7 +2661,7 @@ register("restoration", "denoise_bilateral", f"{_RS}._denoise:denoise_bilateral"
               bad(TypeError, win_size=2.5)),
          known_differences=_NATIVE_ONLY,
          bench=(("2d_1k_f32", dict(sigma_color=0.1, sigma_spatial=2)),))
-register("restoration", "denoise_nl_means", f"{_RS}.non_local_means:denoise_nl_means", ndim=(2, 3), engines=("cpu",),
+register("restoration", "denoise_nl_means", f"{_RS}.non_local_means:denoise_nl_means", ndim=(2, 3), engines=("cpu", "cuda"),
          dtypes=NUMERIC + ("float16",),
          family="patch", rtol=1e-6, atol=1e-7, halo=_nl_means_halo,
          known_differences=dict(_NATIVE_ONLY, **{f"1e308:{n}d": "squares of 1e308 overflow: scikit-image's integral image "

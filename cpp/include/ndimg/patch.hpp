@@ -1,7 +1,7 @@
 // ndimg::restoration — the "patch" primitives: per-pixel neighbourhood loops of scikit-image's denoisers
 // (bilateral filter, non-local means in its fast and exact forms) and of rolling_ball's min-plus filter,
 // computed with scikit-image's arithmetic (its working float type, its LUTs, its fast exponential).
-// bilateral and rolling_ball run on both engines; non-local means on the CPU engine only (a CUDA view raises).
+// All run on both engines.
 #pragma once
 #include <cstdint>
 
@@ -30,12 +30,14 @@ void rolling_ball(const View& padded, const View& diff, const View& out, bool na
 // `distance` is weighted by scikit-image's fast exp of minus their patch distance (the box of half-open
 // extent (x - p/2, x + p/2] of the squared differences minus channels * 2 var, over channels * h^2 *
 // patch_size^ndim, clipped at 0; pairs past 5 skipped). `out`: float64 (unpadded spatial..., channels).
-void nl_means_fast(const View& padded, int64_t patch_size, int64_t distance, double h, double var, const View& out);
+void nl_means_fast(const View& padded, int64_t patch_size, int64_t distance, double h, double var, const View& out,
+                   StreamHandle stream = nullptr);
 
 // Exact non-local means (scikit-image's _nl_means_denoising_{2,3}d) in the image's float type: `padded` is
 // the (spatial..., channels) image reflect-padded by patch_size // 2, `w` the (patch_size,)*ndim patch
 // weights (already divided by channels * sum * h^2), var the noise variance (doubled inside). `out`: like
 // the unpadded image.
-void nl_means(const View& padded, const View& w, int64_t distance, double var, const View& out);
+void nl_means(const View& padded, const View& w, int64_t distance, double var, const View& out,
+              StreamHandle stream = nullptr);
 
 }  // namespace ndimg::restoration

@@ -1,6 +1,7 @@
-// The patch primitives' entries: validate once, route to the engine (non-local means: CPU only for now).
+// The patch primitives' entries: validate once, route to the engine.
 #include <string>
 
+#include "restoration/nl_means.hpp"
 #include "restoration/patch.hpp"
 
 using ndimg::restoration::patch_math::kMaxBilateralChannels;
@@ -16,10 +17,6 @@ void require_float(const View& v, const char* op, const char* what) {
 void require_like(const View& a, const View& b, const char* op, const char* what) {
   if (a.dtype != b.dtype) throw TypeError(std::string(op) + ": " + what + " must have the image's dtype");
   require_same_device(a, b, op);
-}
-
-void require_cpu(const View& v, const char* op) {
-  if (v.device == Device::CUDA) throw TypeError(std::string(op) + ": the CUDA engine is not built yet");
 }
 
 }  // namespace
@@ -67,7 +64,8 @@ void rolling_ball(const View& padded, const View& diff, const View& out, bool na
               rolling_ball_cuda(padded, diff, out, nansafe, stream));
 }
 
-void nl_means_fast(const View& padded, int64_t patch_size, int64_t distance, double h, double var, const View& out) {
+void nl_means_fast(const View& padded, int64_t patch_size, int64_t distance, double h, double var, const View& out,
+                   StreamHandle stream) {
   const char* op = "nl_means_fast";
   if (padded.dtype != DType::F64 || out.dtype != DType::F64 || !padded.c_contiguous() || !out.c_contiguous())
     throw TypeError("nl_means_fast: C-contiguous float64 arrays expected");
@@ -82,11 +80,11 @@ void nl_means_fast(const View& padded, int64_t patch_size, int64_t distance, dou
   if (padded.shape[padded.ndim - 1] != out.shape[out.ndim - 1] || out.shape[out.ndim - 1] < 1)
     throw ValueError("nl_means_fast: padded and out must have the same channels");
   if (out.size() == 0) return;
-  require_cpu(padded, op);
-  nl_means_fast_cpu(padded, patch_size, distance, h, var, out);
+  NDIMG_ROUTE(padded, op, nl_means_fast_cpu(padded, patch_size, distance, h, var, out),
+              nl_means_fast_cuda(padded, patch_size, distance, h, var, out, stream));
 }
 
-void nl_means(const View& padded, const View& w, int64_t distance, double var, const View& out) {
+void nl_means(const View& padded, const View& w, int64_t distance, double var, const View& out, StreamHandle stream) {
   const char* op = "nl_means";
   require_float(padded, op, "padded");
   require_float(w, op, "w");
@@ -102,8 +100,7 @@ void nl_means(const View& padded, const View& w, int64_t distance, double var, c
       throw ValueError("nl_means: padded must be out padded by patch_size // 2");
   if (padded.shape[nd] != out.shape[nd]) throw ValueError("nl_means: padded and out must have the same channels");
   if (out.size() == 0) return;
-  require_cpu(padded, op);
-  nl_means_cpu(padded, w, distance, var, out);
+  NDIMG_ROUTE(padded, op, nl_means_cpu(padded, w, distance, var, out), nl_means_cuda(padded, w, distance, var, out, stream));
 }
 
 }  // namespace ndimg::restoration

@@ -45,9 +45,11 @@ NDIMG_HD int64_t color_bin(T x, int64_t max_bin) {
 }
 
 // exp(y) from the bits of a double: the high word (int32)(2^20 / ln 2 * y) + 1023 * 2^20 - 60801, the low
-// word 0 (valid for the y <= 0 the weights need).
+// word 0 (valid for the y <= 0 the weights need). A NaN or out-of-range product converts as x86 converts it
+// (to INT32_MIN, where CUDA would give 0 or saturate), so a NaN distance weighs the same on both engines.
 NDIMG_HD double fast_exp(double y) {
-  const int32_t hi = int32_t(1512775.3951951856938 * y) + 1072632447;
+  const double v = 1512775.3951951856938 * y;
+  const int32_t hi = (v > -2147483649.0 && v < 2147483648.0 ? int32_t(v) : INT32_MIN) + 1072632447;
   const uint64_t bits = uint64_t(uint32_t(hi)) << 32;
   double d;
   memcpy(&d, &bits, sizeof d);
@@ -64,6 +66,4 @@ void rolling_ball_cpu(const View& padded, const View& diff, const View& out, boo
 void bilateral_cuda(const View& image, int64_t win_size, char mode, double cval, double dist_scale,
                     const View& color_lut, const View& range_lut, const View& out, StreamHandle stream);
 void rolling_ball_cuda(const View& padded, const View& diff, const View& out, bool nansafe, StreamHandle stream);
-void nl_means_fast_cpu(const View& padded, int64_t patch_size, int64_t distance, double h, double var, const View& out);
-void nl_means_cpu(const View& padded, const View& w, int64_t distance, double var, const View& out);
 }  // namespace ndimg::restoration

@@ -1,13 +1,13 @@
 """skimage.restoration's non-local means (skimage/restoration/non_local_means.py) on ndimg's patch
-primitives: the fast form (Darbon et al.'s integral-image distances, float64) for 2-D to 4-D images with
-or without channels, the exact form (per-patch Gaussian-weighted distances, in the image's float type) for
-2-D images with channels and 3-D grayscale ones."""
+primitives, on both engines: the fast form (Darbon et al.'s integral-image distances, float64) for 2-D to
+4-D images with or without channels, the exact form (per-patch Gaussian-weighted distances, in the image's
+float type) for 2-D images with channels and 3-D grayscale ones."""
 from __future__ import annotations
 
 import numpy as np
 
 from .. import _core
-from .._engine import engine_aware, host_only
+from .._engine import engine_aware, stream_ptr, xp_of
 from .._rules import convert_to_float
 from ..transform._warps import _channel_last
 
@@ -32,7 +32,7 @@ def denoise_nl_means(image, patch_size=7, patch_distance=11, h=0.1, fast_mode=Tr
     """Non-local means denoising (skimage.restoration.denoise_nl_means): each pixel the mean of the pixels
     within `patch_distance` weighted by the similarity of their `patch_size` patches (cut-off `h`, noise
     `sigma` subtracted)."""
-    host_only("denoise_nl_means", image)
+    xp = xp_of(image)
     multichannel = channel_axis is not None
     if not multichannel:
         image = image[..., np.newaxis]
@@ -40,7 +40,7 @@ def denoise_nl_means(image, patch_size=7, patch_distance=11, h=0.1, fast_mode=Tr
     if nd < 2 or nd > 4:
         raise NotImplementedError("Non-local means denoising is only implemented for 2D, 3D or 4D grayscale or "
                                   "multichannel images.")
-    image = np.ascontiguousarray(convert_to_float(image, preserve_range))
+    image = xp.ascontiguousarray(convert_to_float(image, preserve_range))
     if nd == 3 and multichannel and not fast_mode:
         raise NotImplementedError("Multichannel 3D requires fast_mode to be True.")
     if nd == 4 and not fast_mode:
@@ -51,14 +51,14 @@ def denoise_nl_means(image, patch_size=7, patch_distance=11, h=0.1, fast_mode=Tr
     var = float(sigma) * float(sigma)
     if fast_mode:
         pad = s // 2 + d + 1
-        padded = np.ascontiguousarray(np.pad(image, [(pad, pad)] * nd + [(0, 0)], mode="reflect"), dtype=np.float64)
-        out = np.empty(image.shape, dtype=np.float64)
-        _core.nl_means_fast(padded, s, d, float(h), var, out)
-        return np.squeeze(out.astype(image.dtype, copy=False))
+        padded = xp.ascontiguousarray(xp.pad(image, [(pad, pad)] * nd + [(0, 0)], mode="reflect"), dtype=np.float64)
+        out = xp.empty(image.shape, dtype=np.float64)
+        _core.nl_means_fast(padded, s, d, float(h), var, out, stream=stream_ptr(out))
+        return xp.squeeze(out.astype(image.dtype, copy=False))
     offset = s // 2
-    padded = np.ascontiguousarray(np.pad(image, [(offset, offset)] * nd + [(0, 0)], mode="reflect"))
+    padded = xp.ascontiguousarray(xp.pad(image, [(offset, offset)] * nd + [(0, 0)], mode="reflect"))
     # the 3-D exact form has no channel axis (and no channel count in its weights)
-    w = _patch_weights(s, image.shape[-1], h, image.dtype, nd)
-    out = np.empty_like(image)
-    _core.nl_means(padded, w, d, var, out)
-    return np.squeeze(out) if nd == 2 else out[..., 0]
+    w = xp.asarray(_patch_weights(s, image.shape[-1], h, image.dtype, nd))
+    out = xp.empty_like(image)
+    _core.nl_means(padded, w, d, var, out, stream=stream_ptr(out))
+    return xp.squeeze(out) if nd == 2 else out[..., 0]
