@@ -1261,17 +1261,17 @@ _MT_BAD = (bad(ValueError, connectivity=np.ones((2, 2), bool), _ndim=(2,)),
            bad(TypeError, _dtype="float16"), bad(TypeError, _dtype="complex64"),
            bad(ValueError, _shape=(1, 5, 1), _ndim=(3,), _id="centre_outside"))
 _MT_BENCH = (("2d_f32", dict(_inputs=("smooth:64",))), ("3d_f32", dict(_inputs=("smooth:32",))))
-register("morphology", "max_tree", f"{_MT}:max_tree", dtypes=ALL, engines=("cpu",), cases=_MT_CASES,
+register("morphology", "max_tree", f"{_MT}:max_tree", dtypes=ALL, engines=("cpu", "cuda"), cases=_MT_CASES,
          bad=_MT_BAD, bench=_MT_BENCH)
 for _name, _arg, _values in (("area_opening", "area_threshold", (1, 5, 0.5, 1000)),
                              ("area_closing", "area_threshold", (1, 5, 0.5, 1000)),
                              ("diameter_opening", "diameter_threshold", (1, 3, 2.5, 100)),
                              ("diameter_closing", "diameter_threshold", (1, 3, 2.5, 100))):
-    register("morphology", _name, f"{_MT}:{_name}", dtypes=ALL, engines=("cpu",),
+    register("morphology", _name, f"{_MT}:{_name}", dtypes=ALL, engines=("cpu", "cuda"),
              cases=_MT_CASES + tuple(case(**{_arg: v}) for v in _values) + (
                  case(**{_arg: 4}, connectivity=2, _prep=_given_tree, _id="given_tree"),),
              bad=_MT_BAD + (bad(TypeError, **{_arg: "x"}),), bench=_MT_BENCH)
-register("morphology", "max_tree_local_maxima", f"{_MT}:max_tree_local_maxima", dtypes=ALL, engines=("cpu",),
+register("morphology", "max_tree_local_maxima", f"{_MT}:max_tree_local_maxima", dtypes=ALL, engines=("cpu", "cuda"),
          cases=_MT_CASES + (case(connectivity=2, _prep=_given_tree, _id="given_tree"),), bad=_MT_BAD,
          bench=_MT_BENCH)
 # the 2-D Zhang-Suen passes and Lee's thinning (3-D and method="lee": its serial recheck as a wavefront) run on
