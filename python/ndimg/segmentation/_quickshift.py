@@ -1,7 +1,8 @@
 """Quick shift (skimage.segmentation.quickshift): scikit-image's preparation (Lab, smoothing, ratio) and
-tie-breaking noise here; the densities and parents in C++ (cpp/src/segmentation/quickshift*) with its
-arithmetic, so the labels equal its labels, on both engines (the noise is drawn by NumPy, as scikit-image
-draws it, and uploaded for the CUDA engine); the trees are flattened by pointer jumping over xp."""
+tie-breaking noise here, Lab on the host by scikit-image's own NumPy operations for both engines; the
+densities and parents in C++ (cpp/src/segmentation/quickshift*) with its arithmetic, so the labels equal its
+labels, on both engines (the noise is drawn by NumPy, as scikit-image draws it, and uploaded for the CUDA
+engine); the trees are flattened by pointer jumping over xp."""
 from __future__ import annotations
 
 import numbers
@@ -38,11 +39,12 @@ def quickshift(image, ratio=1.0, kernel_size=5, max_dist=10, return_tree=False, 
     if convert2lab:
         if image.shape[-1] != 3:
             raise ValueError("Only RGB images can be converted to Lab space.")
-        from ..color import rgb2lab
         from ..color._colorconv import rgb2lab_numpy
 
         # on the CPU scikit-image's own Lab (the densities' near-ties hang on its last bits)
-        image = rgb2lab_numpy(image) if xp is np else rgb2lab(image)
+        # on the host for either engine: the device's pow and cbrt round some values the other way, and one
+        # unit in the last place of Lab decides near-tied parents (the densities and parents stay on the device)
+        image = xp.asarray(rgb2lab_numpy(image if xp is np else image.get()))
     if kernel_size < 1:
         raise ValueError("`kernel_size` should be >= 1.")
     from ..filters import gaussian
