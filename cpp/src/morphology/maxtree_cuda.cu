@@ -242,13 +242,14 @@ struct Attributes {
   int64_t shape[kMaxDim];
 
   __device__ void add(int64_t q, int64_t p) const {  // q's node takes in p's subtree
+    // p's values came in by atomics (at L2) from other threads of this block: read past L1
     if (area) {
-      atomicAdd(&area[q], area[p]);
+      atomicAdd(&area[q], __ldcg(&area[p]));
       return;
     }
     for (int d = 0; d < nd; ++d) {
-      atomicMin(&lo[q * nd + d], lo[p * nd + d]);
-      atomicMax(&hi[q * nd + d], hi[p * nd + d]);
+      atomicMin(&lo[q * nd + d], __ldcg(&lo[p * nd + d]));
+      atomicMax(&hi[q * nd + d], __ldcg(&hi[p * nd + d]));
     }
   }
   __device__ double value(int64_t p) const {
@@ -299,7 +300,7 @@ __device__ void attr_levels(const T* img, const int64_t* parent, const int64_t* 
 }
 
 template <class T>
-__global__ void attr_narrow_kernel(const T* img, const int64_t* parent, const int64_t* order, const int64_t* starts,
+__global__ void __launch_bounds__(kLevelThreads) attr_narrow_kernel(const T* img, const int64_t* parent, const int64_t* order, const int64_t* starts,
                                    int64_t first, int64_t last, int64_t root, Attributes a) {
   attr_levels(img, parent, order, starts, first, last, root, a, threadIdx.x, blockDim.x, true);
 }
