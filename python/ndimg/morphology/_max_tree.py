@@ -15,7 +15,7 @@ import numbers
 import numpy as np
 
 from .. import _core
-from .._engine import engine_aware, stream_ptr, xp_of
+from .._engine import engine_aware, library_of, stream_ptr, to_working, xp_of
 from ._util import validate_connectivity
 from ..util._invert import invert
 
@@ -74,11 +74,22 @@ def _tree(image, connectivity):
     return parent, traverser
 
 
+def _on_device_of(image, a):
+    """A given tree's array on the image's device: a host tree of a GPU image is copied there (the engine is the
+    image's alone: tree_traverser is 1-D, and users keep it wherever max_tree's caller left it)."""
+    xp, lib = xp_of(image), library_of(a)
+    if lib in (None, "numpy"):
+        return xp.asarray(a)
+    if xp is np:
+        raise TypeError(f"ndimg cannot mix NumPy and {lib} (GPU) arrays in one call; move them to one device")
+    return to_working(a, lib)
+
+
 def _given_tree(image, connectivity, parent, tree_traverser):
     if parent is None or tree_traverser is None:
         return _tree(image, connectivity)
     xp = xp_of(image)
-    parent, traverser = xp.asarray(parent), xp.asarray(tree_traverser)   # on the image's device
+    parent, traverser = _on_device_of(image, parent), _on_device_of(image, tree_traverser)
     for a in (parent, traverser):
         if a.dtype != np.int64:
             raise ValueError(f"Buffer dtype mismatch, expected 'DTYPE_INT64_t' but got {a.dtype.name!r}")
@@ -106,29 +117,29 @@ def max_tree(image, connectivity=1):
     return _tree(_image(image), connectivity)
 
 
-@engine_aware("image", "parent", "tree_traverser", native=False)
+@engine_aware("image", native=False)
 def area_opening(image, area_threshold=64, connectivity=1, parent=None, tree_traverser=None):
     return _filter(image, 0, area_threshold, connectivity, parent, tree_traverser)
 
 
-@engine_aware("image", "parent", "tree_traverser", native=False)
+@engine_aware("image", native=False)
 def diameter_opening(image, diameter_threshold=8, connectivity=1, parent=None, tree_traverser=None):
     return _filter(image, 1, diameter_threshold, connectivity, parent, tree_traverser)
 
 
-@engine_aware("image", "parent", "tree_traverser", native=False)
+@engine_aware("image", native=False)
 def area_closing(image, area_threshold=64, connectivity=1, parent=None, tree_traverser=None):
     image = invert(_array(image))
     return invert(_filter(image, 0, area_threshold, connectivity, parent, tree_traverser))
 
 
-@engine_aware("image", "parent", "tree_traverser", native=False)
+@engine_aware("image", native=False)
 def diameter_closing(image, diameter_threshold=8, connectivity=1, parent=None, tree_traverser=None):
     image = invert(_array(image))
     return invert(_filter(image, 1, diameter_threshold, connectivity, parent, tree_traverser))
 
 
-@engine_aware("image", "parent", "tree_traverser", native=False)
+@engine_aware("image", native=False)
 def max_tree_local_maxima(image, connectivity=1, parent=None, tree_traverser=None):
     image = _image(image)
     parent, traverser = _given_tree(image, connectivity, parent, tree_traverser)
