@@ -3,8 +3,8 @@
 The 2-D thinnings (skeletonize's Zhang-Suen variant, thin's Guo-Hall) run their subiterations on either engine
 (``cpp/src/morphology/skeleton*``). Lee's thinning (3-D, or method="lee") too: its serial recheck of the
 candidates in C order is run as a wavefront (a candidate sees only the earlier ones of its 3x3x3
-neighbourhood). So does medial_axis's removal in its order of (distance, corner, tiebreak): on the host one
-pixel at a time, on the GPU in rounds, each deciding the pixels whose earlier neighbours are all decided.
+neighbourhood). medial_axis's removal, serial in its order of (distance, corner, tiebreak), goes one pixel at a
+time on the host and in rounds on the GPU, each round deciding the pixels whose earlier neighbours are decided.
 """
 from __future__ import annotations
 
