@@ -20,6 +20,7 @@ NDIMG_BINDINGS(reduce) {
   bind<&reduce::split_sums>(m, "split_sums", "input", "shift", "t", nb::arg("stream") = 0);
   bind<&reduce::min_gap>(m, "min_gap", "input", "shift", nb::arg("stream") = 0);
   bind<&reduce::diff_sums>(m, "diff_sums", "a", "b", nb::arg("stream") = 0);
+  bind<&reduce::numpy_sum>(m, "numpy_sum", "input", Out{"out"}, nb::arg("stream") = 0);
 }
 
 }  // namespace ndimg::py

@@ -42,4 +42,9 @@ struct DiffSums {
 };
 DiffSums diff_sums(const View& a, const View& b, StreamHandle stream = nullptr);
 
+// NumPy's sum() of a C-contiguous float32/float64 array, to the last bit (its pairwise order), written to
+// `out`, a 0-d array of the input's dtype on its device (0 for an empty array): on CUDA no sync. For
+// iterations whose stopping test compares such sums, so that they stop where scikit-image's NumPy code does.
+void numpy_sum(const View& in, const View& out, StreamHandle stream = nullptr);
+
 }  // namespace ndimg::reduce

@@ -39,4 +39,13 @@ DiffSums diff_sums(const View& a, const View& b, StreamHandle stream) {
   NDIMG_ROUTE(a, op, diff_sums_cpu(a, b), diff_sums_cuda(a, b, stream));
 }
 
+void numpy_sum(const View& in, const View& out, StreamHandle stream) {
+  const char* op = "numpy_sum";
+  if (in.dtype != DType::F32 && in.dtype != DType::F64) throw TypeError("numpy_sum: float32 or float64 array expected");
+  if (in.size() > 0 && !in.c_contiguous()) throw ValueError("numpy_sum: C-contiguous array expected");
+  if (out.ndim != 0 || out.dtype != in.dtype) throw TypeError("numpy_sum: out must be a 0-d array of the input's dtype");
+  require_same_device(in, out, op);
+  NDIMG_ROUTE(in, op, numpy_sum_cpu(in, out), numpy_sum_cuda(in, out, stream));
+}
+
 }  // namespace ndimg::reduce

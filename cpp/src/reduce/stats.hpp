@@ -111,6 +111,37 @@ NDIMG_HD void diff_sums_merge(DiffSums& a, const DiffSums& b) {
   a.sum_sq_a += b.sum_sq_a;
 }
 
+// ---- NumPy's sum of a contiguous float run (its pairwise_sum, bit for bit) ----
+// Runs of at most kPairwiseBlock values are summed by eight interleaved accumulators (fewer than 8 values:
+// in order from 0), longer runs split at half rounded down to a multiple of 8, the halves summed alike and
+// added. np.sum of a C-contiguous array is 0 + this over every value.
+constexpr int64_t kPairwiseBlock = 128;
+NDIMG_HD int64_t pairwise_split(int64_t n) { return n / 2 - (n / 2) % 8; }
+template <class T>
+NDIMG_HD T pairwise_block(const T* a, int64_t n) {
+  if (n < 8) {
+    T res = T(0);
+    for (int64_t i = 0; i < n; ++i) res = res + a[i];
+    return res;
+  }
+  T r[8];
+  for (int j = 0; j < 8; ++j) r[j] = a[j];
+  int64_t i = 8;
+  for (; i < n - n % 8; i += 8)
+    for (int j = 0; j < 8; ++j) r[j] = r[j] + a[i + j];
+  T res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+  for (; i < n; ++i) res = res + a[i];
+  return res;
+}
+// The sum of the run [off, off + n) by the split rule, each block's sum given by leaf(off, n), in order.
+template <class T, class Leaf>
+NDIMG_HD T pairwise_tree(int64_t off, int64_t n, Leaf& leaf) {
+  if (n <= kPairwiseBlock) return leaf(off, n);
+  const int64_t h = pairwise_split(n);
+  const T left = pairwise_tree<T>(off, h, leaf);
+  return left + pairwise_tree<T>(off + h, n - h, leaf);
+}
+
 // ---- engine schedules (arguments validated by the entries) ----
 StatsAcc stats_acc_cpu(const View& in);
 inline Stats stats_cpu(const View& in) { return stats_result(stats_acc_cpu(in)); }
@@ -118,12 +149,14 @@ void mean_cpu(const View& in, const View& out);
 SplitSums split_sums_cpu(const View& in, double shift, double t);
 double min_gap_cpu(const View& in, double shift);
 DiffSums diff_sums_cpu(const View& a, const View& b);
+void numpy_sum_cpu(const View& in, const View& out);
 #ifdef NDIMG_WITH_CUDA
 Stats stats_cuda(const View& in, StreamHandle s);
 void mean_cuda(const View& in, const View& out, StreamHandle s);
 SplitSums split_sums_cuda(const View& in, double shift, double t, StreamHandle s);
 double min_gap_cuda(const View& in, double shift, StreamHandle s);
 DiffSums diff_sums_cuda(const View& a, const View& b, StreamHandle s);
+void numpy_sum_cuda(const View& in, const View& out, StreamHandle s);
 #endif
 
 }  // namespace ndimg::reduce

@@ -273,4 +273,14 @@ double min_gap_cpu(const View& in, double shift) {
   });
 }
 
+void numpy_sum_cpu(const View& in, const View& out) {
+  dispatch_dtype(in.dtype, [&]<class T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T* a = in.ptr<T>();
+      auto leaf = [a](int64_t off, int64_t n) { return pairwise_block(a + off, n); };
+      *out.ptr<T>() = T(0) + pairwise_tree<T>(0, in.size(), leaf);
+    }
+  });
+}
+
 }  // namespace ndimg::reduce

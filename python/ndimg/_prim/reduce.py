@@ -57,3 +57,15 @@ def diff_sums(a, b) -> DiffSums:
     otherwise), with d = a - b: ``sum_sq_diff``, the float64 sum of the rounded d * d, and ``sum_sq_a``, that
     of a * a (NumPy's ``(x * x).sum(dtype=float64)``). Zeros for empty arrays."""
     return _core.diff_sums(a, b, stream=stream_ptr(a))
+
+
+def numpy_sum(x):
+    """NumPy's ``x.sum()`` of a float32/float64 array to the last bit (its pairwise order, which the GPU's
+    reductions do not keep), as a 0-d array of x's library and dtype; on the GPU no synchronisation. For
+    iterations whose stopping tests compare sums, so that they stop where scikit-image's NumPy code does."""
+    xp = xp_of(x)
+    x = xp.ascontiguousarray(x)   # NumPy sums a C-contiguous run in one piece
+    out = xp.empty((), x.dtype)
+    _core.numpy_sum(x, out, stream=stream_ptr(x))
+    return out
+
