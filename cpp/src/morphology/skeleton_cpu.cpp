@@ -268,41 +268,36 @@ void medial_axis_thin_cpu(const View& result, const View& distance, const View& 
     for (int64_t j = 0; j < n; ++j) k[j] = sort_key(tie[j]);
     radix_argsort(k, order.data());
   }
+  // The other keys per foreground pixel in C order (sequential reads of the image and the distances): the
+  // background pixels of its window, and the distance of a binary image as the integer it is the square
+  // root of (then one radix sort of (that integer, background) sorts by both; any other distance falls back
+  // to its float order, sorted after the background count).
+  std::vector<uint8_t> bg(static_cast<size_t>(n));
+  std::vector<uint32_t> sq(static_cast<size_t>(n));
+  std::atomic<bool> integral{true};
+  parallel_for(n, 1 << 14, [&](int64_t b, int64_t e) {
+    for (int64_t j = b; j < e; ++j) {
+      const int64_t i = fg[j];
+      bg[j] = uint8_t(9 - std::popcount(medial_window(img, h, w, i / w, i % w)));
+      const double d = dist[i], s = std::nearbyint(d * d);
+      if (!(s >= 0 && s < double(1 << 28)) || std::sqrt(s) != d) integral.store(false, std::memory_order_relaxed);
+      else sq[j] = uint32_t(s);
+    }
+  });
   {
-    std::vector<uint32_t> k(n);
+    std::vector<uint32_t> k(static_cast<size_t>(n));
+    const bool both = integral.load();
     parallel_for(n, 1 << 14, [&](int64_t b, int64_t e) {
-      for (int64_t t = b; t < e; ++t) {
-        const int64_t r = fg[order[t]] / w, c = fg[order[t]] % w;
-        k[t] = 9 - uint32_t(std::popcount(medial_window(img, h, w, r, c)));  // background pixels of the window
-      }
+      for (int64_t t = b; t < e; ++t) k[t] = both ? sq[order[t]] << 4 | bg[order[t]] : bg[order[t]];
     });
     radix_argsort(k, order.data(), false);
   }
-  {
-    // the distances of a binary image are square roots of integers: sorting those integers sorts them (fewer
-    // radix passes); any other distance falls back to its float order
-    std::vector<uint32_t> k(n);
-    std::atomic<bool> integral{true};
+  if (!integral.load()) {
+    std::vector<uint64_t> k64(static_cast<size_t>(n));
     parallel_for(n, 1 << 14, [&](int64_t b, int64_t e) {
-      for (int64_t t = b; t < e; ++t) {
-        const double d = dist[fg[order[t]]];
-        const double sq = std::nearbyint(d * d);
-        if (!(sq >= 0 && sq < 4294967296.0) || std::sqrt(sq) != d) {
-          integral.store(false, std::memory_order_relaxed);
-          return;
-        }
-        k[t] = uint32_t(sq);
-      }
+      for (int64_t t = b; t < e; ++t) k64[t] = sort_key(dist[fg[order[t]]]);
     });
-    if (integral.load()) {
-      radix_argsort(k, order.data(), false);
-    } else {
-      std::vector<uint64_t> k64(n);
-      parallel_for(n, 1 << 14, [&](int64_t b, int64_t e) {
-        for (int64_t t = b; t < e; ++t) k64[t] = sort_key(dist[fg[order[t]]]);
-      });
-      radix_argsort(k64, order.data(), false);
-    }
+    radix_argsort(k64, order.data(), false);
   }
   for (int64_t t = 0; t < n; ++t) {
     if (t + 16 < n) {  // the order jumps around the image: fetch the window 16 pixels ahead
