@@ -119,6 +119,21 @@ def test_medial_axis_generator_draws_like_scikit_image():
     assert ours.random() == theirs.random()   # the same number of draws
 
 
+def test_medial_axis_core_float_distances():
+    """The core's fallback for distances that are not square roots of integers (their float order, after the
+    corner count): distances scaled by 1.1 keep scikit-image's order and so its skeleton."""
+    from scipy.ndimage import distance_transform_edt
+
+    from ndimg import _core
+
+    image = _blobs((150, 170), 4, 16)
+    want = sm.medial_axis(image, rng=3)
+    tiebreak = np.random.default_rng(3).permutation(np.arange(image.sum()))
+    got = np.ascontiguousarray(image, np.uint8)
+    _core.medial_axis_thin(got, distance_transform_edt(image) * 1.1, tiebreak.astype(np.int64))
+    np.testing.assert_array_equal(got.astype(bool), want)
+
+
 # ---- convex hulls ----
 
 @pytest.mark.parametrize("offset_coordinates", [True, False])
