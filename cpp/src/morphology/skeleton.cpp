@@ -19,7 +19,7 @@ void thin2d(const View& in, const View& out, Thinning m, int64_t max_iter, Strea
 void thin_lee(const View& img, StreamHandle stream) {
   const char* op = "skeletonize";
   if (img.ndim != 3 || img.dtype != DType::U8 || !img.c_contiguous())
-    throw ValueError("skeletonize: a C-contiguous 3-D uint8 volume is expected");
+    throw ValueError(std::string(op) + ": a C-contiguous 3-D uint8 volume is expected");
   if (img.shape[0] < 3 || img.shape[1] < 3 || img.shape[2] < 3) return;
   NDIMG_ROUTE(img, op, thin_lee_cpu(img), thin_lee_cuda(img, stream));
 }
