@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "ndimg/array.hpp"
+#include "ndimg/ndimage.hpp"
 
 namespace ndimg::restoration {
 
@@ -13,11 +14,12 @@ int64_t tv_chambolle(const View& image, const View& out, double weight, double e
 
 // Split Bregman TV of `image` (rows, cols, channels), C-contiguous float, written into `out`
 // (rows + 2, cols + 2, channels), whose values on entry also start the split variables (scikit-image's
-// zeros, or the previous channel's result when it reuses one output per channel): Gauss-Seidel sweeps until the root mean square
-// update is at most eps or `max_num_iter` sweeps. Isotropic or anisotropic shrinkage. CPU arrays (the sweep
-// is sequential by definition: each pixel reads its neighbours' new values). Returns the sweeps run.
+// zeros, or the previous channel's result when it reuses one output per channel): Gauss-Seidel sweeps until
+// the root mean square update is at most eps or `max_num_iter` sweeps. Isotropic or anisotropic shrinkage.
+// Either engine: each pixel reads its neighbours' new values above and to the left, so the CUDA schedule
+// runs the sweep as a wavefront over anti-diagonals, with the same values. Returns the sweeps run.
 int64_t tv_bregman(const View& image, const View& out, double weight, int64_t max_num_iter, double eps,
-                   bool isotropic);
+                   bool isotropic, StreamHandle stream = nullptr);
 
 }  // namespace ndimg::restoration
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ndimg/hd.hpp"
+#include "ndimg/restoration.hpp"
 
 namespace ndimg::restoration {
 
@@ -26,5 +27,36 @@ NDIMG_HD void bregman_shrink(T tx, T ty, T lam, bool isotropic, T& dx, T& dy) {
   dx = soft(tx);
   dy = soft(ty);
 }
+
+template <class T>
+struct BregmanParams {
+  T weight, lam, norm;   // lam = 2 weight, norm = weight + 4 lam, in T as scikit-image's
+  bool isotropic;
+};
+
+// One pixel of scikit-image's Gauss-Seidel sweep: `u` its value before the update, up / lf (and the split
+// variables dx_lf, bx_lf, dy_up, by_up) its neighbours above and to the left, already updated this sweep,
+// dn / rt the ones below and to the right, not yet. Updates the pixel's dx, dy, bx, by and returns its new
+// value, each operation in scikit-image's order.
+template <class T>
+NDIMG_HD T bregman_pixel(const BregmanParams<T>& p, T u, T up, T dn, T lf, T rt, T dx_lf, T dy_up, T bx_lf, T by_up,
+                         T f, T& dx, T& dy, T& bx, T& by) {
+  const T ux = rt - u, uy = dn - u;
+  const T unew =
+      (p.lam * (+dn + up + rt + lf + dx_lf - dx + dy_up - dy - bx_lf + bx - by_up + by) + p.weight * f) / p.norm;
+  T dxx, dyy;
+  bregman_shrink(ux + bx, uy + by, p.lam, p.isotropic, dxx, dyy);
+  dx = dxx;
+  dy = dyy;
+  bx += ux - dxx;
+  by += uy - dyy;
+  return unew;
+}
+
+#ifdef NDIMG_WITH_CUDA
+// The CUDA schedule of restoration::tv_bregman (arguments validated by the entry); returns the sweeps run.
+int64_t tv_bregman_cuda(const View& image, const View& out, double weight, int64_t max_num_iter, double eps,
+                        bool isotropic, StreamHandle stream);
+#endif
 
 }  // namespace ndimg::restoration

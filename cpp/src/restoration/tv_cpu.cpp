@@ -1,6 +1,6 @@
 // The total-variation denoisers on the CPU: Chambolle's iterations as two sweeps over lines of the last axis
 // on the thread pool (the estimate from the dual field, then the dual field from the estimate's gradient),
-// split Bregman as scikit-image's sequential Gauss-Seidel sweep.
+// split Bregman as scikit-image's sequential Gauss-Seidel sweep (tv_cuda.cu: its wavefront on the GPU).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -12,15 +12,17 @@
 #include "ndimg/error.hpp"
 #include "ndimg/parallel.hpp"
 #include "ndimg/restoration.hpp"
+#include "core/engine.hpp"
 #include "tv.hpp"
 
 namespace ndimg::restoration {
 
 namespace {
 
-void require_float_pair(const View& image, const View& out, const char* op) {
-  if (image.device != Device::CPU || out.device != Device::CPU)
+void require_float_pair(const View& image, const View& out, const char* op, bool cpu_only = true) {
+  if (cpu_only && (image.device != Device::CPU || out.device != Device::CPU))
     throw ValueError(std::string(op) + ": CPU arrays only");
+  require_same_device(image, out, op);
   if (!is_float(image.dtype) || image.dtype != out.dtype)
     throw TypeError(std::string(op) + ": image and output must be of one floating-point dtype");
   if (!image.c_contiguous() || !out.c_contiguous())
@@ -134,7 +136,8 @@ int64_t bregman(const View& image, const View& out, T weight, int64_t max_num_it
   // the split variables start as copies of `out` as given (scikit-image reuses one output across channels,
   // so a channel's sweep starts from the previous channel's result)
   std::vector<T> dx(u, u + ext), dy(dx), bx(dx), by(dx);
-  const T lam = 2 * weight, norm = weight + 4 * lam;
+  const T lam = 2 * weight;
+  const BregmanParams<T> p{weight, lam, weight + 4 * lam, isotropic};
   auto at = [&](int64_t r, int64_t c) { return r * orow + c * dims; };
   for (int64_t r = 0; r < rows; ++r)
     std::copy(f + r * cols * dims, f + (r + 1) * cols * dims, u + at(r + 1, 1));
@@ -149,25 +152,19 @@ int64_t bregman(const View& image, const View& out, T weight, int64_t max_num_it
   double rmse = std::numeric_limits<double>::max();
   int64_t i = 0;
   for (; i < max_num_iter && rmse > eps; ++i) {
-    rmse = 0;
+    rmse = 0;   // in double, in raster order: the CUDA schedule's stopping test reproduces this sum
     for (int64_t r = 1; r <= rows; ++r)
       for (int64_t c = 1; c <= cols; ++c)
         for (int64_t k = 0; k < dims; ++k) {
-          const int64_t x = at(r, c) + k, up = x - orow, dn = x + orow, lf = x - dims, rt = x + dims;
+          const int64_t x = at(r, c) + k, up = x - orow, lf = x - dims;
           const T uprev = u[x];
-          const T ux = u[rt] - uprev, uy = u[dn] - uprev;
-          const T unew = (lam * (+u[dn] + u[up] + u[rt] + u[lf] + dx[size_t(lf)] - dx[size_t(x)] + dy[size_t(up)] -
-                                 dy[size_t(x)] - bx[size_t(lf)] + bx[size_t(x)] - by[size_t(up)] + by[size_t(x)]) +
-                          weight * f[((r - 1) * cols + (c - 1)) * dims + k]) / norm;
+          const T unew = bregman_pixel(p, uprev, u[up], u[x + orow], u[lf], u[x + dims], dx[size_t(lf)],
+                                       dy[size_t(up)], bx[size_t(lf)], by[size_t(up)],
+                                       f[((r - 1) * cols + (c - 1)) * dims + k], dx[size_t(x)], dy[size_t(x)],
+                                       bx[size_t(x)], by[size_t(x)]);
           u[x] = unew;
           const T t = unew - uprev;
           rmse += double(t * t);
-          T dxx, dyy;
-          bregman_shrink(ux + bx[size_t(x)], uy + by[size_t(x)], lam, isotropic, dxx, dyy);
-          dx[size_t(x)] = dxx;
-          dy[size_t(x)] = dyy;
-          bx[size_t(x)] += ux - dxx;
-          by[size_t(x)] += uy - dyy;
         }
     rmse = std::sqrt(rmse / double(total));
   }
@@ -189,15 +186,17 @@ int64_t tv_chambolle(const View& image, const View& out, double weight, double e
 }
 
 int64_t tv_bregman(const View& image, const View& out, double weight, int64_t max_num_iter, double eps,
-                   bool isotropic) {
+                   bool isotropic, StreamHandle stream) {
   const char* op = "tv_bregman";
-  require_float_pair(image, out, op);
+  require_float_pair(image, out, op, /*cpu_only=*/false);
   if (image.ndim != 3 || out.ndim != 3 || out.shape[0] != image.shape[0] + 2 || out.shape[1] != image.shape[1] + 2 ||
       out.shape[2] != image.shape[2])
     throw ValueError("tv_bregman: image (rows, cols, channels) and output (rows + 2, cols + 2, channels) expected");
   if (image.size() == 0) return 0;
   // scikit-image reflects the second row and column into the border
   if (image.shape[0] < 2 || image.shape[1] < 2) throw ValueError("tv_bregman: fewer than 2 rows or columns");
+  if (image.device == Device::CUDA)
+    NDIMG_ON_CUDA(op, return tv_bregman_cuda(image, out, weight, max_num_iter, eps, isotropic, stream));
   int64_t iters = 0;
   dispatch_dtype(image.dtype, [&]<class T>() {
     if constexpr (std::is_floating_point_v<T>) iters = bregman<T>(image, out, T(weight), max_num_iter, eps, isotropic);
