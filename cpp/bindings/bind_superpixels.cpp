@@ -11,7 +11,9 @@ NDIMG_BINDINGS(superpixels) {
                                     "ignore_color", Out{"labels"}, nb::arg("stream") = 0);
   bind<&segmentation::slic_enforce_connectivity>(m, "slic_enforce_connectivity", "labels", "min_size", "max_size",
                                                  "start_label", Out{"out"});
-  bind<&segmentation::felzenszwalb_costs>(m, "felzenszwalb_costs", "image", Out{"costs"});
+  bind<&segmentation::felzenszwalb_costs>(m, "felzenszwalb_costs", "image", Out{"costs"}, nb::arg("stream") = 0);
+  bind<&segmentation::felzenszwalb_sort>(m, "felzenszwalb_sort", "costs", Out{"sorted"}, Out{"order"},
+                                         nb::arg("stream") = 0);
   bind<&segmentation::felzenszwalb_merge>(m, "felzenszwalb_merge", "costs", "order", "scale", "min_size",
                                           Out{"labels"});
   bind<&segmentation::quickshift>(m, "quickshift", "image", "kernel_size", Out{"densities"}, Out{"parent"},

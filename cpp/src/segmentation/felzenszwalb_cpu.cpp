@@ -1,7 +1,7 @@
-// Felzenszwalb on the CPU: the edge weights per row over the thread pool; the merge one pass of union-find
-// over the sorted edges (inherently sequential: each merge decides the next). The forest keeps every component's smallest pixel as its root, as
-// skimage's join_trees does, so sizes and internal costs live at the same indices as there.
-#include <cmath>
+// Felzenszwalb on the CPU: the edge weights per row over the thread pool; the merge (both engines') one pass
+// of union-find over the sorted edges (inherently sequential: each merge decides the next). The forest keeps
+// every component's smallest pixel as its root, as skimage's join_trees does, so sizes and internal costs
+// live at the same indices as there.
 #include <string>
 #include <vector>
 
@@ -41,33 +41,8 @@ template <class I>
 void merge(const double* cost, const int64_t* ord, int64_t H_, int64_t W_, double scale, int64_t min_size,
            int64_t* out) {
   const I H = I(H_), W = I(W_);
-  const I nR = H * (W - 1), nD = (H - 1) * W, nX = (H - 1) * (W - 1);
-  const int64_t E = int64_t(nR) + nD + 2 * int64_t(nX);
-  // the two pixels of edge e in skimage's edge order
-  auto ends = [&](I e, I& a, I& b) {
-    if (e < nR) {
-      a = e / (W - 1) * W + e % (W - 1);
-      b = a + 1;
-      return;
-    }
-    e -= nR;
-    if (e < nD) {
-      a = e;
-      b = e + W;
-      return;
-    }
-    e -= nD;
-    const bool down_right = e < nX;
-    if (!down_right) e -= nX;
-    const I p = e / (W - 1) * W + e % (W - 1);
-    if (down_right) {
-      a = p;
-      b = p + W + 1;
-    } else {
-      a = p + 1;
-      b = p + W;
-    }
-  };
+  const auto grid = fz_math::Grid<I>::of(H, W);
+  const int64_t E = grid.edges();
   const I n = H * W;
   Forest<I> forest(n);
   std::vector<I> size(static_cast<size_t>(n), I(1));
@@ -76,7 +51,7 @@ void merge(const double* cost, const int64_t* ord, int64_t H_, int64_t W_, doubl
   auto prefetch = [&](int64_t i) {
     if (i >= E) return;
     I a, b;
-    ends(I(ord[i]), a, b);
+    grid.ends(I(ord[i]), a, b);
     __builtin_prefetch(&forest.parent[size_t(a)]);
     __builtin_prefetch(&forest.parent[size_t(b)]);
     __builtin_prefetch(&cost[ord[i]]);
@@ -84,7 +59,7 @@ void merge(const double* cost, const int64_t* ord, int64_t H_, int64_t W_, doubl
   for (int64_t i = 0; i < E; ++i) {
     prefetch(i + ahead);
     I a, b;
-    ends(I(ord[i]), a, b);
+    grid.ends(I(ord[i]), a, b);
     const I s0 = forest.find(a), s1 = forest.find(b);
     if (s0 == s1) continue;
     const float in0 = float(cint[size_t(s0)] + scale / double(size[size_t(s0)]));
@@ -99,7 +74,7 @@ void merge(const double* cost, const int64_t* ord, int64_t H_, int64_t W_, doubl
   for (int64_t i = 0; i < E; ++i) {
     prefetch(i + ahead);
     I a, b;
-    ends(I(ord[i]), a, b);
+    grid.ends(I(ord[i]), a, b);
     const I s0 = forest.find(a), s1 = forest.find(b);
     if (s0 == s1) continue;
     if (size[size_t(s0)] < min_size || size[size_t(s1)] < min_size) {
@@ -118,30 +93,12 @@ void merge(const double* cost, const int64_t* ord, int64_t H_, int64_t W_, doubl
 
 }  // namespace
 
-void felzenszwalb_costs(const View& image, const View& costs) {
-  if (!(image.dtype == DType::F64 && image.ndim == 3 && image.c_contiguous() && image.device == Device::CPU &&
-        image.shape[2] >= 1 && image.shape[2] < 8))
-    throw ValueError("felzenszwalb: image must be a C-contiguous (H, W, C) float64 host array, C < 8");
+void felzenszwalb_costs_cpu(const View& image, const View& costs) {
   const int64_t H = image.shape[0], W = image.shape[1], C = image.shape[2];
   const int64_t nR = H * (W - 1), nD = (H - 1) * W, nX = (H - 1) * (W - 1);
-  const int64_t E = H == 0 || W == 0 ? 0 : nR + nD + 2 * nX;
-  if (!(costs.dtype == DType::F64 && costs.ndim == 1 && costs.shape[0] == E && (E == 0 || costs.c_contiguous()) &&
-        costs.device == Device::CPU))
-    throw ValueError("felzenszwalb: costs must be a contiguous float64 host array, one per edge of the grid");
-  if (E == 0) return;
   const double* im = image.ptr<double>();
   double* out = costs.ptr<double>();
-  auto weight = [&](int64_t a, int64_t b) {
-    const double* p = im + a * C;
-    const double* q = im + b * C;
-    double d = p[0] - q[0];
-    double s = d * d;
-    for (int64_t c = 1; c < C; ++c) {
-      d = p[c] - q[c];
-      s += d * d;
-    }
-    return std::sqrt(s);
-  };
+  auto weight = [&](int64_t a, int64_t b) { return fz_math::weight(im, C, a, b); };
   // four blocks of edges, each in C order over its grid: (later pixel, earlier pixel) as skimage subtracts
   parallel_for(H, 16, [&](int64_t y0, int64_t y1) {
     for (int64_t y = y0; y < y1; ++y) {
