@@ -118,3 +118,18 @@ def test_random_one_label_a_value(seed):
     if rng.integers(0, 2):
         kw["mask"] = rng.random(shape) < 0.8
     same(image, markers, **kw)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_signed_zeros_infinities_negative_values(dtype):
+    # scikit-image's heap replayed on keys of values whose float32 order packs into one integer (float32 and
+    # float64 holding float32 values), or on the values themselves (float64 off the float32 grid): -0.0 and
+    # 0.0 are one value, the infinities order like the rest
+    rng = np.random.default_rng(16)
+    values = np.array([-np.inf, -2.5, -0.0, 0.0, 1.5, 1e30, np.inf], dtype)
+    image = values[rng.integers(0, len(values), (60, 70))]
+    if dtype == np.float64:
+        image[rng.random(image.shape) < 0.3] += 1e-9
+    markers = markers_at(rng, image, 120)
+    same(image, markers)
+    same(image, markers, connectivity=2)
