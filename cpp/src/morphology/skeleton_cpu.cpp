@@ -186,12 +186,20 @@ void thin_lee_cpu(const View& img) {
         for (int64_t p = p0 + 1; p < p1 + 1; ++p) {
           auto& list = per_plane[size_t(p)];
           list.clear();
-          for (int64_t r = 1; r < nr - 1; ++r)
-            for (int64_t c = 1; c < nc - 1; ++c) {
-              const int64_t i = p * sp + r * sr + c;
-              if (v[i] != 1 || v[i + dir] != 0) continue;
-              if (lee_deletable(lee_neighbourhood(v + i, sp, sr), kLeeEuler)) list.push_back(i);
-            }
+          auto test = [&](int64_t i) {
+            if (lee_deletable(lee_neighbourhood(v + i, sp, sr), kLeeEuler)) list.push_back(i);
+          };
+          for (int64_t r = 1; r < nr - 1; ++r) {
+            int64_t i = p * sp + r * sr + 1;
+            const int64_t end = p * sp + r * sr + nc - 1;
+            if constexpr (std::endian::native == std::endian::little)  // (bytes in C order from the low bits)
+              for (; i + 8 <= end; i += 8) {  // the border voxels of 8 at once (voxels are 0/1 bytes)
+                for (uint64_t m = load8(v + i) & ~load8(v + i + dir) & 0x0101010101010101ull; m; m &= m - 1)
+                  test(i + std::countr_zero(m) / 8);
+              }
+            for (; i < end; ++i)
+              if (v[i] == 1 && v[i + dir] == 0) test(i);
+          }
           candidates.fetch_add(int64_t(list.size()), std::memory_order_relaxed);
         }
       });
