@@ -2438,8 +2438,8 @@ register("segmentation", "inverse_gaussian_gradient", f"{_SG}._level_set_utils:i
 del _name
 # ---- end segmentation utilities ----
 # ---- issue 28: segmentation superpixels ----
-# Labels equal scikit-image's (its Cython loops' order and arithmetic in cpp/src/segmentation); felzenszwalb
-# host only.
+# Labels equal scikit-image's (its Cython loops' order and arithmetic in cpp/src/segmentation); felzenszwalb's
+# merge runs on the host for both engines (sequential; CUDA: weights and sort on the device).
 _SP = "ndimg.segmentation"
 _SP_RGB = (17, 23, 3)
 _SP_DTYPES = ALL + ("float16",)   # every dtype img_as_float takes
@@ -2460,7 +2460,7 @@ register("segmentation", "slic", f"{_SP}._slic:slic", dtypes=_SP_DTYPES, ndim=(2
               bad(TypeError, channel_axis=None, spacing=2.0)),
          bench=(("2d_rgb_u8", dict(n_segments=2000)),))
 register("segmentation", "felzenszwalb", f"{_SP}._felzenszwalb:felzenszwalb", dtypes=_SP_DTYPES,
-         ndim=(2,), engines=("cpu",), rtol=0, atol=0, family="superpixels",
+         ndim=(2,), engines=("cpu", "cuda"), rtol=0, atol=0, family="superpixels",
          cases=(case(channel_axis=None), case(_shape=_SP_RGB, scale=50, _id="rgb"),
                 case(_shape=_SP_RGB, scale=300, sigma=0, min_size=5, _id="rgb_min_size"),
                 case(channel_axis=0, sigma=1.5, _shape=(3, 17, 23), _id="channel_axis0")),

@@ -72,11 +72,13 @@ def felzenszwalb(image, scale=1, sigma=0.8, min_size=20, *, channel_axis=-1):
                                       cost(image[1:, 1:], image[:height - 1, :width - 1]).ravel(),
                                       cost(image[1:, :width - 1], image[:height - 1, 1:]).ravel()]).astype(float))
     order = None
-    if xp is not np and costs.size:
-        sorted_costs = xp.empty_like(costs)
-        order = xp.empty(costs.size, dtype=np.int64)
-        _core.felzenszwalb_sort(costs, sorted_costs, order, stream=stream_ptr(costs))
-        order = order.get() if _device_order_is_numpys(sorted_costs, scale, height * width) else None
+    if xp is not np:
+        if costs.size:
+            sorted_costs = xp.empty_like(costs)
+            device_order = xp.empty(costs.size, dtype=np.int64)
+            _core.felzenszwalb_sort(costs, sorted_costs, device_order, stream=stream_ptr(costs))
+            if _device_order_is_numpys(sorted_costs, scale, height * width):
+                order = device_order.get()
         costs = costs.get()
     if order is None:
         order = np.argsort(costs).astype(np.int64, copy=False)
