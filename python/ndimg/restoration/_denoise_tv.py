@@ -1,12 +1,12 @@
 """skimage.restoration's total-variation denoisers: Chambolle's projection (n-D; the CPU engine's iterations in
-C++ on the thread pool, CuPy's over `xp`) and split Bregman (2-D plus channels; the CPU engine's sequential
-Gauss-Seidel sweep in C++)."""
+C++ on the thread pool, CuPy's over `xp`) and split Bregman (2-D plus channels; C++'s Gauss-Seidel sweep,
+sequential on the CPU, a wavefront of tiles on the GPU)."""
 from __future__ import annotations
 
 import numpy as np
 
 from .. import _core
-from .._engine import engine_aware, xp_of
+from .._engine import engine_aware, stream_ptr, xp_of
 from .._prim.reduce import numpy_sum
 from .._rules import img_as_float, supported_float_type
 from ..transform._warps import _channel_last
@@ -87,10 +87,8 @@ def denoise_tv_chambolle(image, weight=0.1, eps=2.0e-4, max_num_iter=200, *, cha
 def denoise_tv_bregman(image, weight=5.0, max_num_iter=100, eps=1e-3, isotropic=True, *, channel_axis=None):
     """Total-variation denoising by split Bregman of 2-D images (a third axis: channels, denoised together, or
     one at a time with `channel_axis`), skimage 0.26."""
-    if xp_of(image) is not np:
-        raise TypeError("denoise_tv_bregman: the GPU engine is not built yet (its Gauss-Seidel sweep is "
-                        "sequential); pass a NumPy array")
-    image = np.atleast_3d(img_as_float(image))
+    xp = xp_of(image)
+    image = xp.atleast_3d(img_as_float(image))
     if image.dtype not in (np.float32, np.float64):
         raise TypeError("No matching signature found")   # scikit-image's compiled loop: float32 and float64
     if image.ndim != 3:
@@ -98,14 +96,16 @@ def denoise_tv_bregman(image, weight=5.0, max_num_iter=100, eps=1e-3, isotropic=
     rows, cols, dims = image.shape
     if image.size and (rows < 2 or cols < 2):   # scikit-image reflects the second row and column
         raise IndexError(f"Out of bounds on buffer access (axis {0 if rows < 2 else 1})")
-    out = np.zeros((rows + 2, cols + 2, dims), image.dtype)
+    out = xp.zeros((rows + 2, cols + 2, dims), image.dtype)
     weight = float(image.dtype.type(weight))
+    args = (weight, int(max_num_iter), float(eps), bool(isotropic))
     if channel_axis is not None:
-        channel_out = np.zeros((rows + 2, cols + 2, 1), image.dtype)
+        # one output reused: each channel's split variables start from the previous channel's result
+        channel_out = xp.zeros((rows + 2, cols + 2, 1), image.dtype)
         for c in range(dims):
-            _core.tv_bregman(np.ascontiguousarray(image[..., c:c + 1]), channel_out, weight, int(max_num_iter),
-                             float(eps), bool(isotropic))
+            _core.tv_bregman(xp.ascontiguousarray(image[..., c:c + 1]), channel_out, *args,
+                             stream=stream_ptr(channel_out))
             out[..., c] = channel_out[..., 0]
     else:
-        _core.tv_bregman(np.ascontiguousarray(image), out, weight, int(max_num_iter), float(eps), bool(isotropic))
-    return np.squeeze(out[1:-1, 1:-1])
+        _core.tv_bregman(xp.ascontiguousarray(image), out, *args, stream=stream_ptr(out))
+    return xp.squeeze(out[1:-1, 1:-1])
