@@ -2572,8 +2572,9 @@ register("restoration", "denoise_tv_chambolle", f"{_TV}:denoise_tv_chambolle", d
                 case(channel_axis=0, weight=0.05, _ndim=(3,))),
          bad=(bad(UnboundLocalError, max_num_iter=0),),
          bench=(("2d_f32", dict(max_num_iter=20)), ("3d_f32", dict(max_num_iter=20))))
-# split Bregman's Gauss-Seidel sweep reads each neighbour's new value: sequential, no GPU schedule yet
-register("restoration", "denoise_tv_bregman", f"{_TV}:denoise_tv_bregman", ndim=(2, 3), engines=("cpu",),
+# split Bregman's Gauss-Seidel sweep reads its new neighbours above and to the left: on the GPU a wavefront of
+# tiles over anti-diagonals, the CPU engine's values to the bit (its stopping test too)
+register("restoration", "denoise_tv_bregman", f"{_TV}:denoise_tv_bregman", ndim=(2, 3),
          rtol=1e-4, atol=1e-6,
          cases=(case(), case(weight=1.0, isotropic=False), case(channel_axis=-1, _ndim=(3,)),
                 case(max_num_iter=5, eps=0.0)),
