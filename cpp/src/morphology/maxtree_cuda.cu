@@ -171,7 +171,8 @@ void build_tree(const View& image, std::span<const int64_t> offsets, std::span<c
   tile_rows = std::min(tile_rows, rows);
   const int64_t tiles = (rows + tile_rows - 1) / tile_rows, tile_size = tile_rows * stride;
   // each tile's pixels in the global order: the order sorted stably by tile
-  cuda::Scratch sub(tiles > 1 ? n * sizeof(int64_t) : 0, s, op), tile_of(tiles > 1 ? 2 * n * sizeof(uint32_t) : 0, s, op);
+  cuda::Scratch sub(tiles > 1 ? n * sizeof(int64_t) : 0, s, op),
+      tile_of(tiles > 1 ? 2 * n * sizeof(uint32_t) : 0, s, op);
   const int64_t* tile_order = order;
   if (tiles > 1) {
     tile_keys_kernel<<<blocks, kThreads, 0, s>>>(order, n, tile_size, tile_of.get<uint32_t>());
@@ -255,7 +256,10 @@ struct Attributes {
   __device__ double value(int64_t p) const {
     if (area) return double(area[p]);
     int64_t ext = 0;
-    for (int d = 0; d < nd; ++d) ext = ext > hi[p * nd + d] - lo[p * nd + d] ? ext : hi[p * nd + d] - lo[p * nd + d];
+    for (int d = 0; d < nd; ++d) {
+      const int64_t side = hi[p * nd + d] - lo[p * nd + d];
+      ext = ext > side ? ext : side;
+    }
     return diameter_of(ext);
   }
 };
@@ -481,7 +485,8 @@ void max_tree_cuda(const View& image, std::span<const int64_t> offsets, std::spa
     cuda::check(cudaStreamSynchronize(s), op);
     return;
   }
-  dispatch_dtype(image.dtype, [&]<class T>() { build_tree<T>(image, offsets, points, parent, traverser, tile_rows, s); });
+  dispatch_dtype(image.dtype,
+                 [&]<class T>() { build_tree<T>(image, offsets, points, parent, traverser, tile_rows, s); });
 }
 
 void max_tree_filter_cuda(const View& image, const View& parent, const View& traverser, int attribute,
