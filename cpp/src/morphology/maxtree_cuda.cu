@@ -304,8 +304,9 @@ __device__ void attr_levels(const T* img, const int64_t* parent, const int64_t* 
 }
 
 template <class T>
-__global__ void __launch_bounds__(kLevelThreads) attr_narrow_kernel(const T* img, const int64_t* parent, const int64_t* order, const int64_t* starts,
-                                   int64_t first, int64_t last, int64_t root, Attributes a) {
+__global__ void __launch_bounds__(kLevelThreads)
+    attr_narrow_kernel(const T* img, const int64_t* parent, const int64_t* order, const int64_t* starts, int64_t first,
+                       int64_t last, int64_t root, Attributes a) {
   attr_levels(img, parent, order, starts, first, last, root, a, threadIdx.x, blockDim.x, true);
 }
 
