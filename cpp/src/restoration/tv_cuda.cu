@@ -121,7 +121,8 @@ __global__ void sum_in_order(const T* sq, int64_t n, double* out) {
 // Whether sqrt(S / n) > eps for S the in-order sum of the n squares, given `any_order`, their sum in some
 // other order. Both lie within (n - 1) u S of the exact sum (u = 2^-53, the squares nonnegative), so a margin
 // of 8 n u (covering the margin's own roundings too) brackets S; sqrt(x / n) is monotone in x.
-bool rmse_above(double any_order, int64_t n, double eps, double (*in_order)(void*), void* ctx) {
+template <class InOrder>
+bool rmse_above(double any_order, int64_t n, double eps, const InOrder& in_order) {
   const double dn = double(n);
   auto above = [&](double s) { return std::sqrt(s / dn) > eps; };
   if (any_order == 0) return above(0.0);   // every square is 0, and so is the in-order sum
@@ -131,7 +132,7 @@ bool rmse_above(double any_order, int64_t n, double eps, double (*in_order)(void
     if (!above(any_order * (1 + margin))) return false;
     if (above(any_order * (1 - margin))) return true;
   }
-  return above(in_order(ctx));
+  return above(in_order());
 }
 
 template <class T>
@@ -168,19 +169,11 @@ int64_t bregman_cuda(const View& image, const View& out, T weight, int64_t max_n
   const unsigned grid_k = unsigned(dims < 65535 ? dims : 65535);
   double* acc = sum.get<double>();
   T* sq = squares.get<T>();
-  struct InOrder {
-    const T* sq;
-    int64_t n;
-    double* acc;
-    cudaStream_t s;
-    const char* op;
-  } ctx{sq, total, acc, s, op};
-  auto in_order = [](void* c) {
-    auto& q = *static_cast<InOrder*>(c);
-    cuda::launch_overlapped(sum_in_order<T>, dim3(1), dim3(1), 0, q.s, q.op, q.sq, q.n, q.acc);
+  auto in_order = [&] {
+    cuda::launch_overlapped(sum_in_order<T>, dim3(1), dim3(1), 0, s, op, sq, total, acc);
     double v;
-    cuda::check(cudaMemcpyAsync(&v, q.acc, sizeof v, cudaMemcpyDeviceToHost, q.s), q.op);
-    cuda::check(cudaStreamSynchronize(q.s), q.op);
+    cuda::check(cudaMemcpyAsync(&v, acc, sizeof v, cudaMemcpyDeviceToHost, s), op);
+    cuda::check(cudaStreamSynchronize(s), op);
     return v;
   };
   bool more = DBL_MAX > eps;   // the CPU engine's first test, rmse = DBL_MAX
@@ -197,7 +190,7 @@ int64_t bregman_cuda(const View& image, const View& out, T weight, int64_t max_n
     double any_order;
     cuda::check(cudaMemcpyAsync(&any_order, acc, sizeof any_order, cudaMemcpyDeviceToHost, s), op);
     cuda::check(cudaStreamSynchronize(s), op);
-    more = rmse_above(any_order, total, eps, in_order, &ctx);
+    more = rmse_above(any_order, total, eps, in_order);
   }
   return i;
 }
