@@ -71,15 +71,20 @@ void merge(const double* cost, const int64_t* ord, int64_t H_, int64_t W_, doubl
       cint[size_t(r)] = c;
     }
   }
-  for (int64_t i = 0; i < E; ++i) {
+  // the min_size pass: sizes only grow, so once no component is below min_size nothing more can merge
+  int64_t small = 0;
+  for (I p = 0; p < n; ++p) small += forest.parent[size_t(p)] == p && size[size_t(p)] < min_size;
+  for (int64_t i = 0; i < E && small > 0; ++i) {
     prefetch(i + ahead);
     I a, b;
     grid.ends(I(ord[i]), a, b);
     const I s0 = forest.find(a), s1 = forest.find(b);
     if (s0 == s1) continue;
-    if (size[size_t(s0)] < min_size || size[size_t(s1)] < min_size) {
+    const bool small0 = size[size_t(s0)] < min_size, small1 = size[size_t(s1)] < min_size;
+    if (small0 || small1) {
       const I r = forest.join(s0, s1);
       size[size_t(r)] = size[size_t(s0)] + size[size_t(s1)];
+      small += int64_t(size[size_t(r)] < min_size) - small0 - small1;
     }
   }
   // numpy.unique(roots, return_inverse=True): a root is its component's first pixel, so numbering the
