@@ -1,6 +1,7 @@
 // The per-pixel math of the total-variation denoisers, once for every schedule.
 #pragma once
 #include <cmath>
+#include <cstdint>
 
 #include "ndimg/hd.hpp"
 #include "ndimg/restoration.hpp"
@@ -51,6 +52,25 @@ NDIMG_HD T bregman_pixel(const BregmanParams<T>& p, T u, T up, T dn, T lf, T rt,
   bx += ux - dxx;
   by += uy - dyy;
   return unew;
+}
+
+// Split Bregman's stopping test: sqrt(S / n) > eps for S the double sum of the n squared updates in raster
+// order, scikit-image's. The schedules sum the squares tile by tile, in another order (`any_order`). Both sums
+// lie within (n - 1) u S of the exact one (u = 2^-53, the squares nonnegative), so a margin of 8 n u (which
+// covers its own roundings) brackets S, and sqrt(x / n) is monotone in x: only where eps falls inside the
+// bracket is the raster-order sum, in_order(), needed.
+template <class InOrder>
+inline bool bregman_rmse_above(double any_order, int64_t n, double eps, const InOrder& in_order) {
+  const double dn = double(n);
+  auto above = [&](double s) { return std::sqrt(s / dn) > eps; };
+  if (any_order == 0) return above(0.0);   // every square is 0, and so is the in-order sum
+  const double margin = 8 * dn * 0x1p-53;
+  // a product far above the subnormals (rounded relatively), a sum that did not overflow
+  if (std::isfinite(any_order) && any_order > 0x1p-900 && margin < 0.5) {
+    if (!above(any_order * (1 + margin))) return false;
+    if (above(any_order * (1 - margin))) return true;
+  }
+  return above(in_order());
 }
 
 #ifdef NDIMG_WITH_CUDA

@@ -1,6 +1,6 @@
 // The total-variation denoisers on the CPU: Chambolle's iterations as two sweeps over lines of the last axis
 // on the thread pool (the estimate from the dual field, then the dual field from the estimate's gradient),
-// split Bregman as scikit-image's sequential Gauss-Seidel sweep (tv_cuda.cu: its wavefront on the GPU).
+// split Bregman's Gauss-Seidel sweep as a wavefront of tiles over their anti-diagonals (as tv_cuda.cu's).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -126,6 +126,8 @@ int64_t chambolle(const View& image, const View& out, double weight, double eps,
   return i;
 }
 
+constexpr int64_t kBregmanTile = 64;   // a tile's rows and columns
+
 template <class T>
 int64_t bregman(const View& image, const View& out, T weight, int64_t max_num_iter, double eps, bool isotropic) {
   const int64_t rows = image.shape[0], cols = image.shape[1], dims = image.shape[2];
@@ -149,24 +151,44 @@ int64_t bregman(const View& image, const View& out, T weight, int64_t max_num_it
       u[at(r + 1, 0) + k] = f[(r * cols + 1) * dims + k];
       u[at(r + 1, cols + 1) + k] = f[(r * cols + cols - 1) * dims + k];
     }
-  double rmse = std::numeric_limits<double>::max();
-  int64_t i = 0;
-  for (; i < max_num_iter && rmse > eps; ++i) {
-    rmse = 0;   // in double, in raster order: the CUDA schedule's stopping test reproduces this sum
-    for (int64_t r = 1; r <= rows; ++r)
-      for (int64_t c = 1; c <= cols; ++c)
+  // tiles swept in tile anti-diagonals on the pool (the CUDA schedule's wavefront), each in raster order:
+  // a pixel still reads the new values above and to the left and the old ones below and to the right
+  const int64_t trows = (rows + kBregmanTile - 1) / kBregmanTile, tcols = (cols + kBregmanTile - 1) / kBregmanTile;
+  std::vector<T> squares(static_cast<size_t>(total));
+  std::vector<double> tile_sums(static_cast<size_t>(trows * tcols));
+  auto sweep_tile = [&](int64_t ti, int64_t tj) {
+    double sum = 0;
+    const int64_t r1 = std::min(rows, (ti + 1) * kBregmanTile), c1 = std::min(cols, (tj + 1) * kBregmanTile);
+    for (int64_t r = 1 + ti * kBregmanTile; r <= r1; ++r)
+      for (int64_t c = 1 + tj * kBregmanTile; c <= c1; ++c)
         for (int64_t k = 0; k < dims; ++k) {
-          const int64_t x = at(r, c) + k, up = x - orow, lf = x - dims;
+          const int64_t x = at(r, c) + k, up = x - orow, lf = x - dims, px = ((r - 1) * cols + (c - 1)) * dims + k;
           const T uprev = u[x];
           const T unew = bregman_pixel(p, uprev, u[up], u[x + orow], u[lf], u[x + dims], dx[size_t(lf)],
-                                       dy[size_t(up)], bx[size_t(lf)], by[size_t(up)],
-                                       f[((r - 1) * cols + (c - 1)) * dims + k], dx[size_t(x)], dy[size_t(x)],
-                                       bx[size_t(x)], by[size_t(x)]);
+                                       dy[size_t(up)], bx[size_t(lf)], by[size_t(up)], f[px], dx[size_t(x)],
+                                       dy[size_t(x)], bx[size_t(x)], by[size_t(x)]);
           u[x] = unew;
           const T t = unew - uprev;
-          rmse += double(t * t);
+          squares[size_t(px)] = t * t;
+          sum += double(t * t);
         }
-    rmse = std::sqrt(rmse / double(total));
+    tile_sums[size_t(ti * tcols + tj)] = sum;
+  };
+  auto in_order = [&] {   // scikit-image's sum: in double, in raster order
+    double sum = 0;
+    for (const T q : squares) sum += double(q);
+    return sum;
+  };
+  bool more = std::numeric_limits<double>::max() > eps;   // scikit-image's rmse before the first sweep
+  int64_t i = 0;
+  for (; i < max_num_iter && more; ++i) {
+    for (int64_t diag = 0; diag < trows + tcols - 1; ++diag) {
+      const int64_t first = std::max<int64_t>(0, diag - trows + 1), last = std::min(diag, tcols - 1);
+      parallel_for(last - first + 1, 1, [&](int64_t j0, int64_t j1) {
+        for (int64_t tj = first + j0; tj < first + j1; ++tj) sweep_tile(diag - tj, tj);
+      });
+    }
+    more = bregman_rmse_above(std::accumulate(tile_sums.begin(), tile_sums.end(), 0.0), total, eps, in_order);
   }
   return i;
 }

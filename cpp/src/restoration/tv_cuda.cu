@@ -1,15 +1,13 @@
 // Split Bregman's Gauss-Seidel sweep on the GPU. Pixel (r, c) reads the new values of its neighbours above and
 // to the left and the old ones below and to the right, so the pixels of one anti-diagonal r + c are
 // independent given the diagonals before them: a wavefront. The image is cut into 32 x 32 tiles swept in
-// tile anti-diagonals (one launch each; tile (I, J) reads only tiles (I - 1, J) and (I, J - 1), finished in
-// the launch before); a block stages its tile and halo in shared memory, one warp sweeps the tile's own
+// tile anti-diagonals (one launch each: tile (I, J) needs the new values of tiles (I - 1, J) and (I, J - 1)
+// only, swept by the launch before); a block stages its tile and halo in shared memory, one warp sweeps the tile's own
 // anti-diagonals (lane = tile row), and the block writes the tile back. Channels are independent sweeps. Each
 // pixel runs bregman_pixel of tv.hpp, built without FMA contraction: the CPU engine's values to the bit.
 //
-// The stopping test compares the root mean square update with eps, and the CPU engine (as scikit-image)
-// sums the squared updates in double in raster order. The blocks' sums in any order bound that sum within
-// (n - 1) u of its value; when eps lies inside those bounds the squares are summed again on one thread in
-// raster order, so every sweep stops where the CPU engine's does.
+// The stopping test (bregman_rmse_above) takes the blocks' sums of the squared updates, added atomically in
+// any order, and when they cannot decide it, the raster-order sum of the squares on one thread.
 #include <cfloat>
 #include <cmath>
 
@@ -118,23 +116,6 @@ __global__ void sum_in_order(const T* sq, int64_t n, double* out) {
   *out = s;
 }
 
-// Whether sqrt(S / n) > eps for S the in-order sum of the n squares, given `any_order`, their sum in some
-// other order. Both lie within (n - 1) u S of the exact sum (u = 2^-53, the squares nonnegative), so a margin
-// of 8 n u (covering the margin's own roundings too) brackets S; sqrt(x / n) is monotone in x.
-template <class InOrder>
-bool rmse_above(double any_order, int64_t n, double eps, const InOrder& in_order) {
-  const double dn = double(n);
-  auto above = [&](double s) { return std::sqrt(s / dn) > eps; };
-  if (any_order == 0) return above(0.0);   // every square is 0, and so is the in-order sum
-  const double margin = 8 * dn * 0x1p-53;
-  // a product far above the subnormals (rounded relatively), a sum that did not overflow
-  if (std::isfinite(any_order) && any_order > 0x1p-900 && margin < 0.5) {
-    if (!above(any_order * (1 + margin))) return false;
-    if (above(any_order * (1 - margin))) return true;
-  }
-  return above(in_order());
-}
-
 template <class T>
 int64_t bregman_cuda(const View& image, const View& out, T weight, int64_t max_num_iter, double eps, bool isotropic,
                      cudaStream_t s) {
@@ -190,7 +171,7 @@ int64_t bregman_cuda(const View& image, const View& out, T weight, int64_t max_n
     double any_order;
     cuda::check(cudaMemcpyAsync(&any_order, acc, sizeof any_order, cudaMemcpyDeviceToHost, s), op);
     cuda::check(cudaStreamSynchronize(s), op);
-    more = rmse_above(any_order, total, eps, in_order);
+    more = bregman_rmse_above(any_order, total, eps, in_order);
   }
   return i;
 }
