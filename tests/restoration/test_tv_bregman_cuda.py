@@ -1,10 +1,11 @@
-"""denoise_tv_bregman on both engines against scikit-image where the registry's small cases do not reach the CUDA
-schedule's corners: sizes around its 32 x 32 tiles (one tile, a partial tile, several tile anti-diagonals, tall
-and wide images), channels swept together and one at a time (scikit-image reuses one output across channels),
-anisotropic shrinkage, and stopping tests decided to the last bit (eps equal to a sweep's root mean square
-update, which the GPU's block sums cannot tell from its neighbours: its raster-order sum decides). float64 equals
-scikit-image to the bit on both engines; float32 (where scikit-image rounds some pixels one unit apart) is
-within the registry's tolerance, and the CUDA engine equals the CPU one to the bit."""
+"""denoise_tv_bregman on both engines against scikit-image where the registry's small cases do not reach the
+wavefront schedules' corners: sizes around their tiles (32 x 32 on the GPU, 64 x 64 on the CPU: one tile, a
+partial tile, several tile anti-diagonals, tall and wide images), channels swept together and one at a time
+(scikit-image reuses one output across channels), anisotropic shrinkage, and stopping tests decided to the
+last bit (eps equal to a sweep's root mean square update, which the tiles' sums cannot tell from its
+neighbours: the raster-order sum decides). float64 equals scikit-image to the bit on both engines; float32
+(where scikit-image rounds some pixels one unit apart) is within the registry's tolerance, and the CUDA engine
+equals the CPU one to the bit."""
 import numpy as np
 import pytest
 import skimage.restoration as sk
@@ -30,6 +31,7 @@ CASES = {
     "channels_one_at_a_time": ((33, 40, 3), dict(weight=2.0, channel_axis=-1)),
     "channels_first": ((4, 31, 33), dict(channel_axis=0, isotropic=False)),
     "many_channels": ((17, 35, 9), dict(max_num_iter=6)),
+    "many_tiles": ((230, 301), dict(max_num_iter=8, eps=1e-4)),
 }
 
 

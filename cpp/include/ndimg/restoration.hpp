@@ -16,8 +16,8 @@ int64_t tv_chambolle(const View& image, const View& out, double weight, double e
 // (rows + 2, cols + 2, channels), whose values on entry also start the split variables (scikit-image's
 // zeros, or the previous channel's result when it reuses one output per channel): Gauss-Seidel sweeps until
 // the root mean square update is at most eps or `max_num_iter` sweeps. Isotropic or anisotropic shrinkage.
-// Either engine: each pixel reads its neighbours' new values above and to the left, so the CUDA schedule
-// runs the sweep as a wavefront over anti-diagonals, with the same values. Returns the sweeps run.
+// Either engine: each pixel reads its neighbours' new values above and to the left, so both run the sweep
+// as a wavefront of tiles over their anti-diagonals, with scikit-image's values. Returns the sweeps run.
 int64_t tv_bregman(const View& image, const View& out, double weight, int64_t max_num_iter, double eps,
                    bool isotropic, StreamHandle stream = nullptr);
 
