@@ -1536,10 +1536,14 @@ register("measure", "points_in_poly", f"{_MU}._polygon:points_in_poly", rtol=0, 
          bench=(("none", dict(points=_rng.uniform(-5, 35, (1000000, 2)), verts=_RING)),), **_POLY)
 _SQUARE = np.array([[0.0, 0.0], [0.0, 4.0], [4.0, 4.0], [4.0, 0.0]])
 _STAR = np.array([[2.0, 10.0], [14.5, 2.5], [8.0, 20.0], [14.0, 16.0], [1.5, 3.0]])
+def _gp(**kw):   # a case of a grid and a polygon: the polygon positional, so GPU runs get GPU vertices
+    return case(_prep=_positional("shape", "verts"), **kw)
+
+
 register("measure", "grid_points_in_poly", f"{_MU}._polygon:grid_points_in_poly", inputs=("none",), ndim=(),
          bad=(bad(IndexError, shape=(5, 5), verts=np.ones(4)),),
-         cases=(case(shape=(6, 6), verts=_SQUARE), case(shape=(6, 7), verts=_SQUARE, binarize=False),
-                                  case(shape=(17, 23), verts=_STAR), case(shape=(17, 23), verts=_STAR, binarize=False)),
+         cases=(_gp(shape=(6, 6), verts=_SQUARE), _gp(shape=(6, 7), verts=_SQUARE, binarize=False),
+                _gp(shape=(17, 23), verts=_STAR), _gp(shape=(17, 23), verts=_STAR, binarize=False)),
          bench=(("none", dict(shape=(3840, 2160), verts=_STAR * 150)),))
 # marching_cubes: meshes compared as surfaces (tests/measure/test_contours_meshes_utils.py:assert_same_surface):
 # the vertices are scikit-image's, the tiling of ambiguous cells is ndimg's own
