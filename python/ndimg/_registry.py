@@ -2585,7 +2585,7 @@ register("restoration", "denoise_tv_bregman", f"{_TV}:denoise_tv_bregman", ndim=
          cases=(case(), case(weight=1.0, isotropic=False), case(channel_axis=-1, _ndim=(3,)),
                 case(max_num_iter=5, eps=0.0)),
          bad=(bad(TypeError, _dtype="float16"),),
-         bench=(("2d_small_f32", {}),))
+         bench=(("2d_small_f32", {}), ("2d_f32", dict(max_num_iter=10, eps=0.0))))
 # the sparse solve is scipy's SuperLU on the host: no GPU engine
 register("restoration", "inpaint_biharmonic", "ndimg.restoration.inpaint:inpaint_biharmonic", dtypes=_F16, ndim=(1, 2, 3),
          engines=("cpu",), inputs=("image", "mask"), rtol=1e-4, atol=1e-6,
