@@ -25,6 +25,15 @@ def _cuda_ready():
 CUDA_READY = _cuda_ready()
 
 
+def cupy_or_skip():
+    """CuPy, for a test that needs the CUDA engine; the test skips where there is none."""
+    if not CUDA_READY:
+        pytest.skip("no CUDA device")
+    import cupy
+
+    return cupy
+
+
 def to_engine(x, engine):
     """A NumPy test input on the engine under test (CuPy for cuda), keeping its memory layout."""
     if engine == "cpu" or not isinstance(x, np.ndarray):
@@ -320,3 +329,23 @@ def sparse_seed(rng, mask, method, density=0.01):
     """A few seeds at the mask's values, the rest at its minimum (dilation) or maximum (erosion)."""
     far = mask.min() if method == "dilation" else mask.max()
     return np.where(rng.random(mask.shape) < density, mask, far).astype(mask.dtype)
+
+
+# ---- the max-tree tests (tests/test_max_tree_tiles.py on the host, tests/morphology/test_max_tree_cuda.py) ----
+@pytest.fixture
+def tile_rows(request, monkeypatch):
+    """Tiles of `request.param` rows forced through the private _TILE_ROWS knob (0: the automatic choice)."""
+    from ndimg.morphology import _max_tree
+
+    monkeypatch.setattr(_max_tree, "_TILE_ROWS", request.param)
+    return request.param
+
+
+def max_tree_images(shape, seed):
+    """Images whose trees are hard to build in tiles."""
+    rng = np.random.default_rng(seed)
+    yield rng.integers(0, 3, shape).astype(np.uint8)              # many ties, plateaus everywhere
+    blocks = np.kron(rng.integers(0, 4, tuple(-(-s // 4) for s in shape)), np.ones((4,) * len(shape)))
+    yield blocks[tuple(slice(0, s) for s in shape)].astype(np.int16) - 2   # plateaus across tile borders
+    yield np.round(rng.normal(size=shape), 1).astype(np.float32)   # signed floats with ties, -0.0 and 0.0
+    yield rng.integers(0, 2, shape).astype(bool)

@@ -5,24 +5,10 @@ import numpy as np
 import pytest
 import skimage.morphology as skm
 
+from helpers import max_tree_images, tile_rows  # noqa: F401 (a fixture)
+
 import ndimg
 import ndimg.morphology as nm
-from ndimg.morphology import _max_tree
-
-
-@pytest.fixture
-def tile_rows(request, monkeypatch):
-    monkeypatch.setattr(_max_tree, "_TILE_ROWS", request.param)
-    return request.param
-
-
-def _images(shape, seed):
-    rng = np.random.default_rng(seed)
-    yield rng.integers(0, 3, shape).astype(np.uint8)              # many ties, plateaus everywhere
-    blocks = np.kron(rng.integers(0, 4, tuple(-(-s // 4) for s in shape)), np.ones((4,) * len(shape)))
-    yield blocks[tuple(slice(0, s) for s in shape)].astype(np.int16) - 2   # plateaus across tile borders
-    yield np.round(rng.normal(size=shape), 1).astype(np.float32)   # signed floats with ties, -0.0 and 0.0
-    yield rng.integers(0, 2, shape).astype(bool)
 
 
 CASES = [((57,), 1), ((23, 19), 1), ((23, 19), 2), ((9, 7, 8), 1), ((9, 7, 8), 2), ((9, 7, 8), 3),
@@ -32,7 +18,7 @@ CASES = [((57,), 1), ((23, 19), 1), ((23, 19), 2), ((9, 7, 8), 1), ((9, 7, 8), 2
 @pytest.mark.parametrize("tile_rows", [1, 2, 5], indirect=True)
 @pytest.mark.parametrize("shape,connectivity", CASES)
 def test_tree_matches_skimage(tile_rows, shape, connectivity):
-    for image in _images(shape, sum(shape) + connectivity):
+    for image in max_tree_images(shape, sum(shape) + connectivity):
         parent, traverser = nm.max_tree(image, connectivity)
         ref_parent, ref_traverser = skm.max_tree(image, connectivity)
         np.testing.assert_array_equal(traverser, ref_traverser)
@@ -42,7 +28,7 @@ def test_tree_matches_skimage(tile_rows, shape, connectivity):
 @pytest.mark.parametrize("tile_rows", [1, 3], indirect=True)
 @pytest.mark.parametrize("shape,connectivity", CASES)
 def test_filters_match_skimage(tile_rows, shape, connectivity):
-    for image in _images(shape, 7 * sum(shape) + connectivity):
+    for image in max_tree_images(shape, 7 * sum(shape) + connectivity):
         if image.dtype == bool:
             image = image.astype(np.uint8)
         for name, threshold in [("area_opening", 6), ("area_closing", 6), ("diameter_opening", 3),

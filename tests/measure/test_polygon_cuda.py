@@ -2,19 +2,11 @@
 the registry's small cases: a large grid, vertices on grid points and edges through them, integer vertices."""
 import numpy as np
 import pytest
+
+from helpers import cupy_or_skip
 from skimage import measure as sm
 
 from ndimg import measure as nm
-
-
-def _cupy():
-    cp = pytest.importorskip("cupy")
-    try:
-        if cp.cuda.runtime.getDeviceCount() < 1:
-            pytest.skip("no CUDA device")
-    except cp.cuda.runtime.CUDARuntimeError:
-        pytest.skip("no CUDA device")
-    return cp
 
 
 _RING = np.array([[3.0, 5.0], [40.5, 2.0], [70.0, 60.0], [20.0, 90.0], [20.0, 40.0], [3.0, 5.0]])
@@ -23,7 +15,7 @@ _RING = np.array([[3.0, 5.0], [40.5, 2.0], [70.0, 60.0], [20.0, 90.0], [20.0, 40
 @pytest.mark.parametrize("binarize", [True, False])
 @pytest.mark.parametrize("verts", [_RING, np.round(_RING).astype(np.int32), _RING[::-1] * 1.7], ids=["float", "int", "scaled"])
 def test_grid_points_in_poly_cuda(verts, binarize):
-    cp = _cupy()
+    cp = cupy_or_skip()
     got = nm.grid_points_in_poly((130, 170), cp.asarray(verts), binarize=binarize)
     want = sm.grid_points_in_poly((130, 170), verts, binarize=binarize)
     assert isinstance(got, cp.ndarray) and got.dtype == want.dtype

@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 import skimage.morphology as skm
 
-from helpers import CUDA_READY
-from ndimg.morphology import _max_tree
+from helpers import CUDA_READY, max_tree_images, tile_rows  # noqa: F401 (a fixture)
 import ndimg.morphology as nm
 
 pytestmark = pytest.mark.skipif(not CUDA_READY, reason="no CUDA device")
@@ -21,19 +20,9 @@ def cp():
     return cupy
 
 
-@pytest.fixture
-def tile_rows(request, monkeypatch):
-    monkeypatch.setattr(_max_tree, "_TILE_ROWS", request.param)
-    return request.param
-
-
 def _images(shape, seed):
+    yield from max_tree_images(shape, seed)
     rng = np.random.default_rng(seed)
-    yield rng.integers(0, 3, shape).astype(np.uint8)              # many ties, plateaus everywhere
-    blocks = np.kron(rng.integers(0, 4, tuple(-(-s // 4) for s in shape)), np.ones((4,) * len(shape)))
-    yield blocks[tuple(slice(0, s) for s in shape)].astype(np.int16) - 2   # plateaus across tile borders
-    yield np.round(rng.normal(size=shape), 1).astype(np.float32)   # signed floats with ties, -0.0 and 0.0
-    yield rng.integers(0, 2, shape).astype(bool)
     yield rng.permutation(int(np.prod(shape))).reshape(shape).astype(np.float64)   # all values distinct
 
 

@@ -5,6 +5,8 @@ import warnings
 
 import numpy as np
 import pytest
+
+from helpers import cupy_or_skip
 import skimage.morphology as sm
 
 import ndimg
@@ -170,19 +172,9 @@ def test_convex_hull_warnings():
 
 # ---- engines ----
 
-def _cupy():
-    cp = pytest.importorskip("cupy")
-    try:
-        if cp.cuda.runtime.getDeviceCount() < 1:
-            pytest.skip("no CUDA device")
-    except cp.cuda.runtime.CUDARuntimeError:
-        pytest.skip("no CUDA device")
-    return cp
-
-
 @pytest.mark.parametrize("name", ["skeletonize", "thin"])
 def test_thinning_cuda_matches_cpu(name):
-    cp = _cupy()
+    cp = cupy_or_skip()
     image = _blobs((300, 420), 6, 14)
     got = getattr(nm, name)(cp.asarray(image))
     assert isinstance(got, cp.ndarray) and got.dtype == bool
@@ -191,6 +183,6 @@ def test_thinning_cuda_matches_cpu(name):
 
 @pytest.mark.parametrize("call", [lambda x: nm.medial_axis(x)])
 def test_host_only_functions_refuse_gpu_arrays(call):
-    cp = _cupy()
+    cp = cupy_or_skip()
     with pytest.raises(TypeError, match="GPU engine"):
         call(cp.asarray(_blobs((20, 30), 2, 15)))

@@ -5,21 +5,13 @@ at several thread counts; medial_axis's removal in rounds on the device (a pixel
 neighbours in scikit-image's order are)."""
 import numpy as np
 import pytest
+
+from helpers import cupy_or_skip
 from scipy.ndimage import gaussian_filter
 from skimage import morphology as sm
 
 import ndimg
 from ndimg import morphology as nm
-
-
-def _cupy():
-    cp = pytest.importorskip("cupy")
-    try:
-        if cp.cuda.runtime.getDeviceCount() < 1:
-            pytest.skip("no CUDA device")
-    except cp.cuda.runtime.CUDARuntimeError:
-        pytest.skip("no CUDA device")
-    return cp
 
 
 def _volume(shape, sigma, level, seed):
@@ -40,7 +32,7 @@ _VOLUMES = {
 
 @pytest.mark.parametrize("name", list(_VOLUMES))
 def test_lee_cuda(name):
-    cp = _cupy()
+    cp = cupy_or_skip()
     volume = _volume(*_VOLUMES[name], seed=len(name))
     got = nm.skeletonize(cp.asarray(volume))
     assert isinstance(got, cp.ndarray) and got.dtype == bool
@@ -48,7 +40,7 @@ def test_lee_cuda(name):
 
 
 def test_lee_cuda_2d_and_strided():
-    cp = _cupy()
+    cp = cupy_or_skip()
     image = _volume((300, 340), 6, 0.5, 3)
     got = nm.skeletonize(cp.asarray(image), method="lee")
     np.testing.assert_array_equal(cp.asnumpy(got), sm.skeletonize(image, method="lee"))
@@ -82,7 +74,7 @@ _IMAGES = {
 
 @pytest.mark.parametrize("name", list(_IMAGES))
 def test_medial_axis_cuda(name):
-    cp = _cupy()
+    cp = cupy_or_skip()
     image = _volume(*_IMAGES[name], seed=len(name))
     ours, theirs = np.random.default_rng(5), np.random.default_rng(5)
     got, got_d = nm.medial_axis(cp.asarray(image), return_distance=True, rng=ours)
@@ -94,7 +86,7 @@ def test_medial_axis_cuda(name):
 
 
 def test_medial_axis_cuda_mask_and_dtypes():
-    cp = _cupy()
+    cp = cupy_or_skip()
     image = _volume((180, 200), 6, 0.5, 2)
     mask = _volume((180, 200), 2, 0.45, 3)
     for im in (image, image.astype(np.float32) * 3, image.astype(np.uint8)):

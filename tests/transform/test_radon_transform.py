@@ -4,6 +4,8 @@ import warnings
 
 import numpy as np
 import pytest
+
+from helpers import cupy_or_skip
 from skimage import data
 from skimage import transform as sk
 
@@ -113,21 +115,12 @@ def test_frt2_float_sums_truncate_as_reference(engine, rng, dtype, n, odd):
     np.testing.assert_array_equal(to_host(got), expected)
 
 
-def _cupy_or_skip():
-    cp = pytest.importorskip("cupy")
-    try:
-        cp.zeros(1)
-    except Exception:
-        pytest.skip("no CUDA device")
-    return cp
-
-
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_cuda_engine_equals_cpu_engine(phantom, dtype):
     """The CUDA schedules run the CPU engine's arithmetic (no FMA contraction, host cosines): the same
     projections bit for bit; the back projections within the rounding of cuFFT against scipy.fft's ramp
     filter, cubic coefficients and SART's atomics within rounding."""
-    cp = _cupy_or_skip()
+    cp = cupy_or_skip()
     image = phantom.astype(dtype)
     theta = np.linspace(0.0, 180.0, 37, endpoint=False)
     for circle in (True, False):
