@@ -490,16 +490,28 @@ void max_tree_cuda(const View& image, std::span<const int64_t> offsets, std::spa
                  [&]<class T>() { build_tree<T>(image, offsets, points, parent, traverser, tile_rows, s); });
 }
 
+namespace {
+
+// A given tree (parent, traverser) of `image`: its indices checked on the device, its root read.
+struct GivenTree {
+  const int64_t *par, *ord;
+  int64_t n, root;
+};
+GivenTree given_tree(const View& image, const View& parent, const View& traverser, cudaStream_t s, const char* op) {
+  GivenTree t{parent.ptr<int64_t>(), traverser.ptr<int64_t>(), image.size(), 0};
+  check_indices(t.par, t.ord, t.n, s, op);
+  t.root = read_scalar(t.ord, s, op);
+  return t;
+}
+
+}  // namespace
+
 void max_tree_filter_cuda(const View& image, const View& parent, const View& traverser, int attribute,
                           double threshold, const View& out, StreamHandle stream) {
   const char* op = "max_tree_filter";
   cuda::DeviceGuard guard(image.device_id, op);
   auto s = static_cast<cudaStream_t>(stream);
-  const int64_t n = image.size();
-  const int64_t* par = parent.ptr<int64_t>();
-  const int64_t* ord = traverser.ptr<int64_t>();
-  check_indices(par, ord, n, s, op);
-  const int64_t root = read_scalar(ord, s, op);
+  const auto [par, ord, n, root] = given_tree(image, parent, traverser, s, op);
   // the levels of the order: runs of equal values
   cuda::Scratch flags(n * sizeof(int64_t), s, op), ids(n * sizeof(int64_t), s, op);
   dispatch_dtype(image.dtype, [&]<class T>() {
@@ -531,11 +543,7 @@ void max_tree_local_maxima_cuda(const View& image, const View& parent, const Vie
   const char* op = "max_tree_local_maxima";
   cuda::DeviceGuard guard(image.device_id, op);
   auto s = static_cast<cudaStream_t>(stream);
-  const int64_t n = image.size();
-  const int64_t* par = parent.ptr<int64_t>();
-  const int64_t* ord = traverser.ptr<int64_t>();
-  check_indices(par, ord, n, s, op);
-  const int64_t root = read_scalar(ord, s, op);
+  const auto [par, ord, n, root] = given_tree(image, parent, traverser, s, op);
   uint64_t* o = out.ptr<uint64_t>();
   const unsigned blocks = cuda::blocks_for(n, kThreads);
   cuda::Scratch flags(n * sizeof(int64_t), s, op), ranks(n * sizeof(int64_t), s, op);
