@@ -133,3 +133,26 @@ def test_signed_zeros_infinities_negative_values(dtype):
     markers = markers_at(rng, image, 120)
     same(image, markers)
     same(image, markers, connectivity=2)
+
+
+@pytest.mark.parametrize("kw", [{}, {"connectivity": 2}, {"mask": "mask"}])
+def test_chance_ties_apart_and_meeting(threads, kw):
+    # a noisy float image with a few pairs of markers of different labels on one value: flooded without the
+    # heap and kept where the pairs' floods lie apart, flooded again with it where they meet (the pair made
+    # neighbours)
+    rng = np.random.default_rng(17)
+    image = rng.random((120, 140)).astype(np.float32)
+    if kw.get("mask"):
+        kw = dict(mask=rng.random(image.shape) < 0.9)
+    markers = markers_at(rng, image, 400)
+    where = np.flatnonzero(markers)
+    for a, b in ((where[0], where[-1]), (where[5], where[200]), (where[9], where[300])):
+        image.flat[b] = image.flat[a]
+        markers.flat[b] = markers.flat[a] % 9 + 1
+    same(image, markers, **kw)
+    # a pair side by side: their floods touch
+    r, c = np.unravel_index(where[0], image.shape)
+    c2 = c + 1 if c + 1 < image.shape[1] else c - 1
+    markers[r, c2] = markers[r, c] % 9 + 1
+    image[r, c2] = image[r, c]
+    same(image, markers, **kw)

@@ -13,6 +13,14 @@
 // after the other would. Its heap replay also ends sooner: markers of one value and one label flood the same
 // elements in any order (the labels they give and the order of the labels' runs do not change), so only a
 // value shared by markers of different labels holds it.
+//
+// Even those need the heap only where their floods meet. An element is labelled by its first neighbour to
+// leave, and two entries leave in an order that the order of two tied markers decides only when their chains
+// of pushers back to those markers match step for step (values, neighbour offsets); so the order decides an
+// element's pusher only between neighbours flooded from the two markers. Where nothing flooded from one tied
+// marker touches anything flooded from another of its value and another label, every order gives the same
+// labels. A few such markers among many (a float image's chance pairs) are therefore flooded without the heap,
+// each element carrying its marker's tie, and the result kept if that holds, else flooded again with the heap.
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -263,6 +271,8 @@ struct Px {
 struct Survey {
   bool nan = false, any_ties = false, f32 = true;  // f32: every value a float32's
   double lo = std::numeric_limits<double>::infinity(), hi = -lo, ties = -lo;
+  std::vector<double> tied;  // the values shared by markers that tie (increasing)
+  int64_t tied_markers = 0, active = 0;
 };
 Survey survey(const std::vector<Px>& px, std::span<const int64_t> offsets, bool wsl, bool across) {
   Survey s;
@@ -281,14 +291,20 @@ Survey survey(const std::vector<Px>& px, std::span<const int64_t> offsets, bool 
       const Px& q = px[size_t(int64_t(i) + o)];
       active = active || (q.in && (!q.lab || (wsl && q.lab != p.lab)));
     }
-    if (active) marks.emplace_back(p.v, p.lab);
+    if (active && !std::isnan(p.v)) marks.emplace_back(p.v, p.lab);  // (NaN: the heap throughout)
   }
   std::sort(marks.begin(), marks.end());
-  for (size_t k = 1; k < marks.size(); ++k)
-    if (marks[k].first == marks[k - 1].first && (!across || marks[k].second != marks[k - 1].second)) {
-      s.any_ties = true;
-      s.ties = marks[k].first;
-    }
+  s.active = int64_t(marks.size());
+  for (size_t a = 0, b; a < marks.size(); a = b) {
+    bool mixed = false;
+    for (b = a + 1; b < marks.size() && marks[b].first == marks[a].first; ++b)
+      mixed = mixed || marks[b].second != marks[a].second;
+    if (b - a < 2 || (across && !mixed)) continue;
+    s.any_ties = true;
+    s.ties = marks[a].first;
+    s.tied.push_back(s.ties);
+    s.tied_markers += int64_t(b - a);
+  }
   return s;
 }
 
@@ -361,7 +377,7 @@ struct FrontPart {
 };
 template <class It>
 void flood_front(std::vector<Px>& px, std::span<const int64_t> offsets, std::vector<int32_t>& fifo, size_t head,
-                 double level, int64_t& age, BucketQueue<It>& queue, std::vector<FrontPart>& parts) {
+                 double level, int64_t& age, BucketQueue<It>& queue, std::vector<FrontPart>& parts, int32_t* tie) {
   constexpr int64_t kGrain = 1 << 10;
   const size_t end = fifo.size();
   const int64_t m = int64_t(end - head), k = int64_t(offsets.size());
@@ -398,6 +414,7 @@ void flood_front(std::vector<Px>& px, std::span<const int64_t> offsets, std::vec
         if (c.load(std::memory_order_relaxed) != uint32_t(r * k + j + 1)) continue;
         c.store(kFree, std::memory_order_relaxed);
         q.lab = lab;
+        if (tie) tie[nb] = tie[idx];
         if (q.v <= level) part.stay.push_back(int32_t(nb));
         else part.rise.push_back(nb << 32 | won);
         ++won;
@@ -477,8 +494,10 @@ int64_t replay(std::vector<Px>& px, std::span<const int64_t> offsets, const Surv
 }
 
 // The plain flooding (no compactness, no watershed lines, no NaN, ages within 32 bits): scikit-image's heap
-// while markers of different labels share a value still to come, then level by level (see the top).
-void flood_levels(std::vector<Px>& px, std::span<const int64_t> offsets, const Survey& sv) {
+// while markers of different labels share a value still to come, then level by level (see the top). With
+// `tie`, no heap: tied markers leave in the bucket queue's order, and every element flooded takes its
+// marker's tie[] (the tied value's number, 0: none) for `apart` to check.
+void flood_levels(std::vector<Px>& px, std::span<const int64_t> offsets, const Survey& sv, int32_t* tie) {
   using It = Item<int32_t, false>;
   const int64_t n = int64_t(px.size());
   // Fronts this wide are taken in parallel, from 4 threads on: a front reads each neighbour twice (claim, then
@@ -500,7 +519,7 @@ void flood_levels(std::vector<Px>& px, std::span<const int64_t> offsets, const S
       const uint64_t wide = fifo.size() - head;
       if (parallel && wide >= kFront && wide * offsets.size() < kFree - 1) {
         const size_t end = fifo.size();
-        flood_front(px, offsets, fifo, head, level, age, queue, parts);
+        flood_front(px, offsets, fifo, head, level, age, queue, parts, tie);
         head = end;
         continue;
       }
@@ -511,12 +530,46 @@ void flood_levels(std::vector<Px>& px, std::span<const int64_t> offsets, const S
         Px& q = px[size_t(nb)];
         if (!q.in || q.lab) continue;
         q.lab = lab;
+        if (tie) tie[nb] = tie[idx];
         ++age;
         if (q.v <= level) fifo.push_back(int32_t(nb));
         else queue.push(item<It>(q.v, int32_t(age), int32_t(nb), int32_t(nb)));
       }
     }
   }
+}
+
+// Whether the flooding in which tied markers left in any order gave scikit-image's labels: where no element
+// flooded from a marker of a tied value touches one flooded from a marker of that value and another label,
+// the order among them decided nothing (see the top).
+bool apart(const std::vector<Px>& px, const std::vector<int32_t>& tie, std::span<const int64_t> offsets) {
+  std::atomic<bool> ok{true};
+  parallel_for(int64_t(px.size()), 1 << 16, [&](int64_t a, int64_t b) {
+    for (int64_t i = a; i < b && ok.load(std::memory_order_relaxed); ++i) {
+      const int32_t t = tie[size_t(i)];
+      if (!t) continue;
+      for (int64_t o : offsets)
+        if (tie[size_t(i + o)] == t && px[size_t(i + o)].lab != px[size_t(i)].lab) ok.store(false);
+    }
+  });
+  return ok.load();
+}
+
+// The plain flooding with tied markers in any order (flood_levels with tie numbers), and whether that gave
+// scikit-image's labels.
+bool flood_untied(std::vector<Px>& px, std::span<const int64_t> offsets, const Survey& sv) {
+  std::vector<int32_t> tie(px.size(), 0);
+  parallel_for(int64_t(px.size()), 1 << 16, [&](int64_t a, int64_t b) {
+    for (int64_t i = a; i < b; ++i) {
+      if (!px[size_t(i)].lab) continue;
+      const auto t = std::lower_bound(sv.tied.begin(), sv.tied.end(), px[size_t(i)].v);
+      if (t != sv.tied.end() && *t == px[size_t(i)].v) tie[size_t(i)] = int32_t(t - sv.tied.begin() + 1);
+    }
+  });
+  Survey any_order = sv;
+  any_order.any_ties = false;
+  flood_levels(px, offsets, any_order, tie.data());
+  return apart(px, tie, offsets);
 }
 
 }  // namespace
@@ -545,22 +598,33 @@ void watershed_cpu(const View& image, const View& mask, const View& labels, std:
     if (int64_t(values.size()) >= INT32_MAX) throw ValueError("watershed: too many distinct markers");
   }
   std::vector<Px> px(static_cast<size_t>(n));
-  parallel_for(n, 1 << 16, [&](int64_t a, int64_t b) {
-    for (int64_t i = a; i < b; ++i) {
-      const int32_t lab = !out[i] ? 0
-                          : fit   ? int32_t(out[i])
-                                  : int32_t(std::lower_bound(values.begin(), values.end(), out[i]) - values.begin() + 1);
-      px[size_t(i)] = {img[i], lab, m[i] ? kFree : 0};
-    }
-  });
+  auto start = [&] {
+    parallel_for(n, 1 << 16, [&](int64_t a, int64_t b) {
+      for (int64_t i = a; i < b; ++i) {
+        const int32_t lab =
+            !out[i] ? 0
+            : fit   ? int32_t(out[i])
+                    : int32_t(std::lower_bound(values.begin(), values.end(), out[i]) - values.begin() + 1);
+        px[size_t(i)] = {img[i], lab, m[i] ? kFree : 0};
+      }
+    });
+  };
+  start();
   const bool source = compactness > 0 || watershed_line;
   const Survey sv = survey(px, offsets, watershed_line, !source);
   // entries: one per element labelled on entry, else one per (element, neighbour) at most
   const int64_t k = std::max<int64_t>(int64_t(offsets.size()), 1);
   const bool many = source ? n > (INT32_MAX - 1) / k : n >= INT32_MAX - 1;
   const bool exact_only = sv.nan || many;
-  if (!source && !exact_only) flood_levels(px, offsets, sv);
-  else if (n < INT32_MAX) {
+  if (!source && !exact_only) {
+    // few markers of different labels tied among many (a float image's chance pairs): flooded without the
+    // heap, kept if their floods lie apart, else flooded again with it; many: with it at once
+    const bool untied = sv.any_ties && sv.tied_markers <= std::max<int64_t>(16, sv.active / 64);
+    if (!untied || !flood_untied(px, offsets, sv)) {
+      if (untied) start();
+      flood_levels(px, offsets, sv, nullptr);
+    }
+  } else if (n < INT32_MAX) {
     if (source) flood<int32_t, true>(px, offsets, strides, compactness, watershed_line, sv, exact_only);
     else flood<int32_t, false>(px, offsets, strides, compactness, watershed_line, sv, exact_only);
   } else {
