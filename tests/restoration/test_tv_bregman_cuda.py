@@ -1,5 +1,5 @@
 """denoise_tv_bregman on both engines against scikit-image where the registry's small cases do not reach the
-wavefront schedules' corners: sizes around their tiles (32 x 32 on the GPU, 64 x 64 on the CPU: one tile, a
+wavefront schedules' corners: sizes around their tiles (32 x 32 on the GPU, 64 x 128 on the CPU: one tile, a
 partial tile, several tile anti-diagonals, tall and wide images), channels swept together and one at a time
 (scikit-image reuses one output across channels), anisotropic shrinkage, and stopping tests decided to the
 last bit (eps equal to a sweep's root mean square update, which the tiles' sums cannot tell from its
