@@ -91,6 +91,14 @@ def test_kept_stable_order_is_reached():
                     "noise": True, "astronaut": False}
 
 
+@pytest.mark.parametrize("shape", [(4, 5, 0), (0, 5, 2), (1, 1, 1), (1, 6, 3)])
+def test_no_channels_and_small(shape):
+    img = np.random.default_rng(1).random(shape)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        np.testing.assert_array_equal(felzenszwalb(img), sk.felzenszwalb(img))
+
+
 def test_gray_3d_is_refused():
     with pytest.raises(ValueError, match="2d images"):
         felzenszwalb(np.zeros((4, 5, 6)), channel_axis=None)

@@ -57,7 +57,7 @@ def test_felzenszwalb_cuda_dtypes_and_channel_axis(dtype):
                                   sk.felzenszwalb(img, scale=50, channel_axis=0))
 
 
-@pytest.mark.parametrize("shape", [(0, 5, 3), (5, 0, 3), (1, 1, 3), (1, 7, 1), (6, 1, 2)])
+@pytest.mark.parametrize("shape", [(0, 5, 3), (5, 0, 3), (4, 5, 0), (1, 1, 3), (1, 7, 1), (6, 1, 2)])
 def test_felzenszwalb_cuda_small(shape):
     img = np.random.default_rng(0).random(shape)
     with warnings.catch_warnings():

@@ -55,12 +55,12 @@ def felzenszwalb(image, scale=1, sigma=0.8, min_size=20, *, channel_axis=-1):
     height, width = image.shape[:2]
 
     channels = image.shape[2]
-    if channels < 8 and height and width:
+    if 0 < channels < 8 and height and width:
         # the weights on the engine's threads, summed in channel order as np.sum sums fewer than 8
         image = xp.ascontiguousarray(image)
         costs = xp.empty(4 * height * width - 3 * (height + width) + 2, dtype=np.float64)
         _core.felzenszwalb_costs(image, costs, stream=stream_ptr(costs))
-    else:   # NumPy's pairwise sum over 8 channels or more, on the host for either engine
+    else:   # NumPy's pairwise sum over 8 channels or more (or none), on the host for either engine
         image = image if xp is np else image.get()
 
         def cost(a, b):
