@@ -127,8 +127,8 @@ int64_t chambolle(const View& image, const View& out, double weight, double eps,
   return i;
 }
 
-// Bregman's tiles: rows long enough for the prefetchers (64 columns ran ~30% slower a sweep on one thread),
-// enough of them on a 4K frame's anti-diagonals for 16 threads
+// Bregman's tiles: rows long enough for the prefetchers (a 4K frame's sweep on one thread: 64 columns 0.127 s,
+// 128 0.106 s, 256 0.097 s, whole rows 0.089 s), yet 30 tiles across it for 16 threads (8 across 1K)
 constexpr int64_t kBregmanRows = 64, kBregmanCols = 128;
 
 template <class T>
