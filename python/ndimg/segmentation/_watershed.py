@@ -1,8 +1,9 @@
 """skimage.segmentation.watershed (skimage/segmentation/_watershed.py): basins flooded from markers by
 priority (the value, then the age of the queue entry). The arguments are prepared as scikit-image prepares
 them (the markers from an array, a count of regular seeds, or the labelled local minima; everything padded
-by the footprint's offset); the flooding is the C++ family in cpp/src/segmentation, whose queue is
-scikit-image's heap so that ties (plateaus, markers of equal value) resolve as scikit-image resolves them."""
+by the footprint's offset); the flooding is the C++ family in cpp/src/segmentation: scikit-image's heap,
+replayed where its order among markers of equal value can change a label, then level by level (breadth-first
+over each value's plateau), so that ties resolve as scikit-image resolves them."""
 from __future__ import annotations
 
 import numpy as np
