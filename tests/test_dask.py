@@ -138,7 +138,10 @@ def test_dask(engine, rng, entry, c, dtype, ndim):
     gargs, gkw = on_engine(engine, args, kw)
     in_memory = _quiet(fn, *gargs, **gkw)
     atol = threshold_atol(args[0], entry) if entry.extra.get("compare") == "threshold" else entry.atol
-    check_result(entry, got, to_host(in_memory), engine, tol=(entry.rtol, atol))
+    # moments of float32 images: no summation order over chunks repeats the in-memory float32 sums' rounding;
+    # within 4 times their own error of them, as the reference comparison holds them
+    tol = None if entry.extra.get("compare") == "own_error" else (entry.rtol, atol)
+    check_result(entry, got, to_host(in_memory), engine, args, kw, tol=tol)
 
 
 def test_random_chunks_cover_borders():

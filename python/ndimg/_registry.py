@@ -1380,24 +1380,26 @@ register("measure", "regionprops", f"{_MR}._regionprops:regionprops", dtypes=INT
               bad(ValueError, _prep=lambda a, k: ((a[0], a[1][:-1]), k))),
          bench=(("2d_f32", dict(_inputs=("blobs:10000", "image"))),))
 _MOM = f"{_MR}._moments"
+_MOM_DASK = f"{_MR}._moments_dask"
 _IMG_SPACING = (case(), case(spacing=(0.5, 2.0), _ndim=(2,)), case(spacing=(1.5, 1.0, 0.5), _ndim=(3,)))
 register("measure", "moments", f"{_MOM}:moments", dtypes=ALL, rtol=1e-9, atol=1e-9, family="moments",
+         dask=f"{_MOM_DASK}:moments",
          cases=_IMG_SPACING + (case(order=1), case(order=5, _ndim=(2,))),
          bench=(("2d_f32", {}), ("3d_f32", {})))
 register("measure", "moments_central", f"{_MOM}:moments_central", dtypes=ALL, rtol=1e-7, atol=1e-7,
-         family="moments", extra={"compare": "own_error"},
+         family="moments", extra={"compare": "own_error"}, dask=f"{_MOM_DASK}:moments_central",
          cases=_IMG_SPACING + (case(order=2), case(order=4, _ndim=(2,)), case(center=(5.5, 7.25), _ndim=(2,)),
                                case(center=(3, 4, 5.5), order=2, _ndim=(3,))),
          bad=(bad(IndexError, spacing=(1.0,), _ndim=(2,)),),
          bench=(("2d_f32", {}), ("3d_f32", {})))
 register("measure", "moments_normalized", f"{_MOM}:moments_normalized", dtypes=FLOATS, rtol=1e-9, atol=1e-12,
-         family="moments",
+         family="moments", dask=f"{_MOM_DASK}:moments_normalized",
          cases=(case(_shape=(4, 4), _ndim=(2,)), case(_shape=(4, 4, 4), _ndim=(3,)),
                 case(order=2, spacing=(0.5, 2.0), _shape=(4, 4), _ndim=(2,))),
          bad=(bad(ValueError, order=4, _shape=(4, 4), _ndim=(2,)),),
          bench=(("2d_small_f32", dict(order=3)),))
 register("measure", "moments_hu", f"{_MOM}:moments_hu", dtypes=FLOATS, ndim=(2,), rtol=1e-5, atol=1e-9,
-         family="moments", cases=(case(_shape=(4, 4)),), bad=(bad(TypeError, _shape=(4, 4, 4), _ndim=(3,)),),
+         family="moments", dask=f"{_MOM_DASK}:moments_hu", cases=(case(_shape=(4, 4)),), bad=(bad(TypeError, _shape=(4, 4, 4), _ndim=(3,)),),
          bench=(("2d_small_f32", {}),))
 register("measure", "moments_coords", f"{_MOM}:moments_coords", dtypes=FLOATS, ndim=(2,), inputs=("coords_points",),
          rtol=1e-7, atol=1e-6, family="moments", cases=(case(), case(order=2), case(order=5)),
@@ -1408,12 +1410,14 @@ register("measure", "moments_coords_central", f"{_MOM}:moments_coords_central", 
          cases=(case(), case(order=2), case(center=(1.5, -2.0))), bad=(bad(ValueError, center=(1.0, 2.0, 3.0)),),
          bench=(("2d_small_f32", {}),))
 register("measure", "centroid", f"{_MOM}:centroid", dtypes=ALL, rtol=1e-9, atol=1e-9, family="moments",
+         dask=f"{_MOM_DASK}:centroid",
          cases=_IMG_SPACING, bench=(("2d_f32", {}), ("3d_f32", {})))
 register("measure", "inertia_tensor", f"{_MOM}:inertia_tensor", dtypes=ALL, rtol=1e-7, atol=1e-9,
-         family="moments", extra={"compare": "own_error"}, cases=_IMG_SPACING,
+         family="moments", extra={"compare": "own_error"}, cases=_IMG_SPACING, dask=f"{_MOM_DASK}:inertia_tensor",
          bad=(bad(IndexError, mu=np.ones((2, 2)), _ndim=(2,)),), bench=(("2d_f32", {}), ("3d_f32", {})))
 register("measure", "inertia_tensor_eigvals", f"{_MOM}:inertia_tensor_eigvals", dtypes=ALL, rtol=1e-7,
          atol=1e-9, family="moments", extra={"compare": "own_error"}, cases=_IMG_SPACING,
+         dask=f"{_MOM_DASK}:inertia_tensor_eigvals",
          bad=(bad(IndexError, mu=np.ones((2, 2)), _ndim=(2,)),), bench=(("2d_f32", {}), ("3d_f32", {})))
 _RU = f"{_MR}._regionprops_utils"
 register("measure", "euler_number", f"{_RU}:euler_number", dtypes=ALL, inputs=("mask",), rtol=0, atol=0,
