@@ -1420,18 +1420,20 @@ register("measure", "inertia_tensor_eigvals", f"{_MOM}:inertia_tensor_eigvals", 
          dask=f"{_MOM_DASK}:inertia_tensor_eigvals",
          bad=(bad(IndexError, mu=np.ones((2, 2)), _ndim=(2,)),), bench=(("2d_f32", {}), ("3d_f32", {})))
 _RU = f"{_MR}._regionprops_utils"
+_RU_DASK = f"{_MR}._regionprops_utils_dask"
 register("measure", "euler_number", f"{_RU}:euler_number", dtypes=ALL, inputs=("mask",), rtol=0, atol=0,
-         family="regionprops",
+         family="regionprops", dask=f"{_RU_DASK}:euler_number",
          cases=(case(), case(connectivity=1), case(connectivity=2, _ndim=(2,)), case(connectivity=3, _ndim=(3,))),
          bad=(bad(NotImplementedError, connectivity=2, _ndim=(3,)),),
          bench=(("2d_f32", dict(_inputs=("mask:0.5",), _dtype="bool")),
                 ("3d_f32", dict(_inputs=("mask:0.5",), _dtype="bool"))))
 register("measure", "perimeter", f"{_RU}:perimeter", dtypes=ALL, ndim=(2,), inputs=("mask",), rtol=1e-12,
-         atol=1e-9, family="regionprops", cases=(case(), case(neighborhood=8)),
+         atol=1e-9, family="regionprops", cases=(case(), case(neighborhood=8)), dask=f"{_RU_DASK}:perimeter",
          bad=(bad(NotImplementedError, _ndim=(3,)),),
          bench=(("2d_f32", dict(_inputs=("mask:0.5",), _dtype="bool")),))
 register("measure", "perimeter_crofton", f"{_RU}:perimeter_crofton", dtypes=ALL, ndim=(2,), inputs=("mask",),
          rtol=1e-12, atol=1e-9, family="regionprops", cases=(case(), case(directions=2)),
+         dask=f"{_RU_DASK}:perimeter_crofton",
          bad=(bad(NotImplementedError, _ndim=(3,)),),
          bench=(("2d_f32", dict(_inputs=("mask:0.5",), _dtype="bool")),))
 # ---- end regionprops ----

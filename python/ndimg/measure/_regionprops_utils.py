@@ -167,13 +167,18 @@ def _config_hist(mask):
 @engine_aware("image")
 def euler_number(image, connectivity=None):
     image = image > 0   # scikit-image's first step (and its errors for lists and complex input)
-    xp = xp_of(image)
     if connectivity is None:
         connectivity = image.ndim
     if image.ndim not in (2, 3):   # scikit-image takes them for 3-D and its kernel then fails so
         raise RuntimeError(f"weights.ndim (3) must match len(axes) ({image.ndim})")
-    total = _config_hist(image) @ xp.asarray(euler_coefs(image.ndim, connectivity), dtype=np.float64)
-    if image.ndim == 2:
+    return euler_of_counts(_config_hist(image), image.ndim, connectivity)
+
+
+def euler_of_counts(hist, nd, connectivity):
+    """The Euler number of a 2-D or 3-D image from its window codes' counts (float64, on its device)."""
+    xp = xp_of(hist)
+    total = hist @ xp.asarray(euler_coefs(nd, connectivity), dtype=np.float64)
+    if nd == 2:
         return np.int64(round(float(total))) if xp is np else xp.rint(total).astype(np.int64)
     return int(0.125 * float(total)) if xp is np else xp.trunc(0.125 * total).astype(np.int64)
 
@@ -190,6 +195,12 @@ def perimeter(image, neighborhood=4):
         image = as_host_intp(image)
     hist = xp.zeros(256, np.int64)
     _core.measure_perimeter_codes(image.astype(np.uint8), neighborhood != 4, hist, stream=stream_ptr(hist))
+    return perimeter_of_counts(hist)
+
+
+def perimeter_of_counts(hist):
+    """The perimeter from the counts of its codes (int64, 256 bins, on their device)."""
+    xp = xp_of(hist)
     hist = hist if xp is np else hist.get()   # 256 counts: the product on the host
     size = max(50, int(np.flatnonzero(hist).max(initial=0)) + 1)   # np.bincount's length in scikit-image
     if size != 50:
@@ -203,6 +214,11 @@ def perimeter(image, neighborhood=4):
 def perimeter_crofton(image, directions=4):
     if image.ndim != 2:
         raise NotImplementedError("`perimeter_crofton` supports 2D images only")
-    xp = xp_of(image)
-    total = _config_hist(image > 0) @ xp.asarray(crofton_coefs(directions))
+    return crofton_of_counts(_config_hist(image > 0), directions)
+
+
+def crofton_of_counts(hist, directions):
+    """Crofton's perimeter from the window codes' counts (float64, on their device)."""
+    xp = xp_of(hist)
+    total = hist @ xp.asarray(crofton_coefs(directions))
     return np.float64(total) if xp is np else total
