@@ -97,8 +97,8 @@ def _inpaint_region(mask, out):
         # the known neighbours' terms only (an unknown pixel's value may be inf: never multiplied by 0),
         # subtracted tap after tap as scikit-image does (the system can be ill-conditioned in float32)
         part = xp.zeros((len(members), n_channels), dtype=out.dtype)
-        for t in range(len(coefs)):
-            part -= coefs[t] * xp.where(unknown[:, t, None], 0, out_flat[neighbours[:, t]])
+        for t, c in enumerate(coefs.tolist()):   # Python floats: weak scalars, out's dtype on both engines
+            part -= c * xp.where(unknown[:, t, None], 0, out_flat[neighbours[:, t]])
         rhs[members] = part
     out_flat[flat] = _solve(xp.concatenate(rows), xp.concatenate(cols), xp.concatenate(vals), rhs)
 
@@ -122,6 +122,8 @@ def inpaint_biharmonic(image, mask, *, split_into_regions=False, channel_axis=No
         image = image[..., np.newaxis]
     out = image.copy(order="C")
     known = image[~mask]
+    if known.shape[0] == 0:   # NumPy's refusal, which scikit-image gives, on either engine
+        raise ValueError("zero-size array to reduction operation minimum which has no identity")
     limits = (known.min(axis=0), known.max(axis=0))
     if split_into_regions:
         regions = label(binary_dilation(mask, structure=generate_binary_structure(mask.ndim, 1)))
