@@ -56,7 +56,12 @@ def _solve(rows, cols, vals, rhs):
                                       shape=(n, n)).tocsr()
     # cuSOLVER's csrlsvqr takes one contiguous right-hand side: the channels one after another
     b = xp.ascontiguousarray(rhs.T, dtype=np.float64)
-    return xp.stack([device_spsolve(matrix, b[c]) for c in range(b.shape[0])], axis=1).astype(rhs.dtype)
+    try:
+        x = [device_spsolve(matrix, b[c]) for c in range(b.shape[0])]
+    except NotImplementedError:   # CuPy without cusolverSp's csrlsvqr
+        raise NotImplementedError("inpaint_biharmonic: the CUDA engine needs cuSOLVER's sparse QR (csrlsvqr), which "
+                                  "this CuPy lacks; pass NumPy arrays") from None
+    return xp.stack(x, axis=1).astype(rhs.dtype)
 
 
 def _inpaint_region(mask, out):
