@@ -152,6 +152,11 @@ class BucketQueue {
   bool holds(double v) const {
     return (pos_ < run_.size() && run_[pos_].value == v) || (!late_.empty() && late_.front().value == v);
   }
+  // the smallest entry where it is in the range taken out last, else null
+  const It* peek() const {
+    if (pos_ == run_.size() && late_.empty()) return nullptr;
+    return from_run() ? &run_[pos_] : &late_.front();
+  }
   // the smallest entry (the queue not empty)
   const It& top() {
     while (pos_ == run_.size() && late_.empty()) load(++cur_);
@@ -515,6 +520,8 @@ void flood_levels(std::vector<Px>& px, std::span<const int64_t> offsets, const S
     fifo.clear();
     do fifo.push_back(queue.pop().index);
     while (queue.holds(level));
+    if (const It* next = queue.peek())  // the next level's first neighbours on their way while this one floods
+      for (int64_t o : offsets) __builtin_prefetch(&px[size_t(next->index + o)], 1);
     for (size_t head = 0; head < fifo.size();) {
       const uint64_t wide = fifo.size() - head;
       if (parallel && wide >= kFront && wide * offsets.size() < kFree - 1) {
