@@ -1451,6 +1451,7 @@ register("measure", "find_contours", f"{_MU}._find_contours:find_contours", dtyp
               bad(ValueError, mask=np.ones((3, 3), bool), _id="mask_shape"), bad(TypeError, mask=_MASK_F)),
          bench=(("2d_f32", dict(_inputs=("smooth:64",))),))
 register("measure", "block_reduce", f"{_MU}._block:block_reduce", dtypes=ALL, ndim=(1, 2, 3),
+         dask=f"{_MU}._block_dask:block_reduce",
          cases=(case(), case(block_size=3), case(block_size=(2, 5), _ndim=(2,)), case(block_size=(1, 2, 4), _ndim=(3,)),
                 case(func=np.mean), case(func=np.max, cval=7), case(func=np.min, block_size=4),
                 case(func=np.median, block_size=3), case(func=np.mean, func_kwargs={"dtype": np.float32}),
@@ -1469,6 +1470,7 @@ register("measure", "profile_line", f"{_MU}._profile:profile_line", dtypes=ALL, 
               bad(ValueError, src=(1, 2), dst=(5, 6), order=1, _dtype="bool")),
          bench=(("2d_f32", dict(src=(0, 0), dst=(3839, 2159), linewidth=9)),))
 register("measure", "shannon_entropy", f"{_MU}._entropy:shannon_entropy", dtypes=ALL, ndim=(1, 2, 3), rtol=1e-9, atol=1e-12,
+         dask=f"{_MU}._entropy_dask:shannon_entropy",
          cases=(case(), case(base=10), case(base=np.e), case(_inputs=("labels",))),
          bad=(bad(TypeError, base="a"),),
          bench=(("2d_f32", dict(_dtype="uint8")), ("3d_f32", dict(_dtype="uint16"))))

@@ -23,6 +23,12 @@ def shannon_entropy(image, base=2):
         counts = counts[counts > 0]
     else:
         _, counts = xp.unique(image, return_counts=True)
+    return entropy_of_counts(counts, base)
+
+
+def entropy_of_counts(counts, base):
+    """The entropy of the counts of an image's distinct values, in value order (NumPy or CuPy)."""
+    xp = xp_of(counts)
     p = counts / xp.sum(counts, keepdims=True)
     # scipy.special.entr: -p log p, 0 at p = 0 (no count is 0 here)
     s = xp.sum(-p * xp.log(p))
