@@ -1480,21 +1480,26 @@ register("measure", "blur_effect", f"{_MU}._blur_effect:blur_effect", dtypes=NUM
          bad=(bad(ValueError, channel_axis=-1, _ndim=(2,)), bad(np.exceptions.AxisError, channel_axis=5)),
          bench=(("2d_f32", {}), ("3d_f32", {})))
 _COLOC = dict(dtypes=NUMERIC, ndim=(1, 2, 3), rtol=1e-5, atol=1e-7)
+_COLOC_DASK = f"{_MU}._colocalization_dask"
 register("measure", "pearson_corr_coeff", f"{_MU}._colocalization:pearson_corr_coeff", inputs=("image", "noisy"),
+         dask=f"{_COLOC_DASK}:pearson_corr_coeff",
          cases=(case(), case(mask=Arr("mask:0.5", "bool")), case(mask=Arr("mask:0.5", "uint8"))),
          bad=(bad(ValueError, mask=Arr("image")), bad(ValueError, **_MISMATCH)),
          bench=(("2d_f32", {}), ("3d_f32", {})), **_COLOC)
 # the Manders coefficients take nonnegative images: "bimodal" is (0 .. 1000 in integer dtypes)
 register("measure", "manders_coloc_coeff", f"{_MU}._colocalization:manders_coloc_coeff", inputs=("bimodal", "mask:0.4"),
+         dask=f"{_COLOC_DASK}:manders_coloc_coeff",
          cases=(case(), case(mask=Arr("mask:0.5", "bool"))),
          bad=(bad(ValueError, _inputs=("signed", "mask:0.4"), _dtype="float32"), bad(ValueError, _inputs=("image", "image"))),
          bench=(("2d_f32", {}), ("3d_f32", {})),
          **_COLOC)
 register("measure", "manders_overlap_coeff", f"{_MU}._colocalization:manders_overlap_coeff", inputs=("bimodal", "bimodal"),
+         dask=f"{_COLOC_DASK}:manders_overlap_coeff",
          cases=(case(), case(mask=Arr("mask:0.5", "bool"))),
          bad=(bad(ValueError, _inputs=("signed", "bimodal"), _dtype="float32"), bad(ValueError, **_MISMATCH)),
          bench=(("2d_f32", {}), ("3d_f32", {})), **_COLOC)
 register("measure", "intersection_coeff", f"{_MU}._colocalization:intersection_coeff", inputs=("mask:0.5", "mask2:0.5"),
+         dask=f"{_COLOC_DASK}:intersection_coeff",
          dtypes=ALL, ndim=(1, 2, 3), cases=(case(), case(mask=Arr("mask:0.5", "bool"))),
          bad=(bad(ValueError, _inputs=("image", "mask")), bad(ValueError, **_MISMATCH)),
          bench=(("2d_f32", dict(_dtype="bool")), ("3d_f32", dict(_dtype="bool"))))

@@ -30,7 +30,7 @@ def _lazy(engine, fn, x, chunks, *args, **kw):
     with _Tasks() as tasks:
         out = fn(dx, *args, **kw)
     assert tasks.n == 0
-    if isinstance(out, list):
+    if isinstance(out, (list, tuple)):
         assert all(isinstance(o, da.Array) for o in out)
         return [to_host(o.compute(scheduler="sync")) for o in out]
     assert isinstance(out, da.Array)
@@ -125,3 +125,53 @@ def test_perimeter_uint8_values(engine, rng):
             continue
         np.testing.assert_allclose(_lazy(engine, measure.perimeter, x, ((4, 5, 14), (8, 9)), nb), expected,
                                    rtol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "float32"])
+def test_shannon_entropy_chunks(engine, rng, dtype):
+    x = (rng.random((19, 12)) * 20 - (5 if dtype == "int8" else 0)).astype(dtype)
+    for chunks in CHUNKS_2D:
+        np.testing.assert_allclose(_lazy(engine, measure.shannon_entropy, x, chunks, base=3),
+                                   sm.shannon_entropy(x, base=3), rtol=1e-12)
+
+
+@pytest.mark.parametrize("block_size, chunks", [(3, 1), ((2, 5), ((7, 1, 11), (2, 10))), ((4, 1), 40)])
+def test_block_reduce_chunks(engine, rng, block_size, chunks):
+    x = rng.random((19, 12))
+    for func, cval in ((np.sum, 0), (np.max, 2.0), (np.median, 0.5)):
+        got = _lazy(engine, measure.block_reduce, x, chunks, block_size, func, cval)
+        np.testing.assert_allclose(got, sm.block_reduce(x, block_size, func, cval), rtol=1e-12)
+
+
+@pytest.mark.parametrize("chunks", CHUNKS_2D)
+def test_colocalization_chunks(engine, rng, chunks):
+    a, b = rng.random((19, 12)), rng.random((19, 12))
+    m0, m1, mask = (rng.random((19, 12)) < p for p in (0.4, 0.5, 0.7))
+    np.testing.assert_allclose(_lazy(engine, lambda x: measure.pearson_corr_coeff(x, b, mask), a, chunks),
+                               sm.pearson_corr_coeff(a, b, mask), rtol=1e-9)
+    for name, args in (("manders_coloc_coeff", (m1, mask)), ("manders_overlap_coeff", (b, mask)),
+                       ("intersection_coeff", (m1, mask)), ("intersection_coeff", (m1,))):
+        x = m0 if name == "intersection_coeff" else a
+        expected = getattr(sm, name)(x, *args)
+        got = _lazy(engine, lambda d: getattr(measure, name)(d, *args), x, chunks)
+        np.testing.assert_allclose(got, expected, rtol=1e-12, err_msg=name)
+
+
+def test_colocalization_errors_when_computed(rng):
+    """Data errors (values other than 0 and 1, negative values) are scikit-image's, raised when computed;
+    constant input: NaN with scipy's warning."""
+    a = rng.random((9, 8))
+    bad = np.ones((9, 8))
+    bad[4, 5] = 2
+    lazy = measure.manders_coloc_coeff(da.from_array(a, chunks=4), bad)
+    with pytest.raises(ValueError, match="image1_mask array is not of dtype boolean"):
+        lazy.compute()
+    negative = a.copy()
+    negative[8, 7] = -1
+    with pytest.raises(ValueError, match="image0 contains negative values"):
+        measure.manders_overlap_coeff(da.from_array(negative, chunks=4), a).compute()
+    from scipy.stats import ConstantInputWarning
+
+    with pytest.warns(ConstantInputWarning):
+        r, p = measure.pearson_corr_coeff(da.from_array(np.ones((9, 8)), chunks=4), a)
+        assert np.isnan(r.compute()) and np.isnan(p.compute())
