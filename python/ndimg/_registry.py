@@ -1078,10 +1078,10 @@ for _name, _inp in (("binary_erosion", "mask:0.7"), ("binary_dilation", "mask:0.
              cases=_BMORPH_CASES, bad=_BMORPH_BAD,
              halo=_morph_halo(2 if _name in ("binary_opening", "binary_closing") else 1, binary=True),
              bench=tuple((s, dict(kw, _inputs=("mask:0.6",), _dtype="bool")) for s, kw in _GRAY_BENCH))
-# no halo: a block without a False pixel has no nearest one (scipy's EDT then measures from outside the block)
 for _name, _inp in (("isotropic_erosion", "mask:0.8"), ("isotropic_dilation", "mask:0.1"),
                     ("isotropic_opening", "mask:0.8"), ("isotropic_closing", "mask:0.2")):
     register("morphology", _name, f"{_MI}:{_name}", dtypes=ALL, family="distance", inputs=(_inp,),
+             dask=f"{_MI}_dask:{_name}",
              cases=(case(radius=2), case(radius=0), case(radius=1.5), case(radius=3.5, spacing=(1, 2), _ndim=(2,)),
                     case(radius=2, spacing=(2, 0.5, 1), _ndim=(3,)), case(radius=30), case(radius=-1),
                     case(radius=2, _inputs=("image",)), case(radius=2, _shape=(3, 5, 4, 6), _ndim=(3,), _id="4d")),
