@@ -1475,6 +1475,7 @@ register("measure", "shannon_entropy", f"{_MU}._entropy:shannon_entropy", dtypes
          bad=(bad(TypeError, base="a"),),
          bench=(("2d_f32", dict(_dtype="uint8")), ("3d_f32", dict(_dtype="uint16"))))
 register("measure", "blur_effect", f"{_MU}._blur_effect:blur_effect", dtypes=NUMERIC, ndim=(2, 3), rtol=1e-4, atol=1e-6,
+         dask=f"{_MU}._blur_effect_dask:blur_effect",
          cases=(case(), case(h_size=5), case(reduce_func=None), case(reduce_func=np.mean, h_size=3),
                 case(channel_axis=-1, _shape=(17, 23, 3), _ndim=(3,)), case(channel_axis=0, _shape=(3, 17, 23), _ndim=(3,))),
          bad=(bad(ValueError, channel_axis=-1, _ndim=(2,)), bad(np.exceptions.AxisError, channel_axis=5)),

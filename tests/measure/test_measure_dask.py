@@ -175,3 +175,22 @@ def test_colocalization_errors_when_computed(rng):
     with pytest.warns(ConstantInputWarning):
         r, p = measure.pearson_corr_coeff(da.from_array(np.ones((9, 8)), chunks=4), a)
         assert np.isnan(r.compute()) and np.isnan(p.compute())
+
+
+@pytest.mark.parametrize("chunks", CHUNKS_2D)
+@pytest.mark.parametrize("h_size", [11, 4])
+def test_blur_effect_chunks(engine, rng, chunks, h_size):
+    x = rng.random((19, 12))
+    np.testing.assert_allclose(_lazy(engine, measure.blur_effect, x, chunks, h_size=h_size),
+                               sm.blur_effect(x, h_size=h_size), rtol=1e-9)
+    np.testing.assert_allclose(_lazy(engine, measure.blur_effect, x, chunks, h_size=h_size, reduce_func=None),
+                               sm.blur_effect(x, h_size=h_size, reduce_func=None), rtol=1e-9)
+
+
+def test_blur_effect_3d_channels(engine, rng):
+    x = (rng.random((14, 11, 9)) * 255).astype(np.uint8)
+    np.testing.assert_allclose(_lazy(engine, measure.blur_effect, x, ((4, 1, 9), (5, 6), (2, 7)), h_size=3),
+                               sm.blur_effect(x, h_size=3), rtol=1e-9)
+    rgb = rng.random((13, 10, 3)).astype(np.float32)
+    np.testing.assert_allclose(_lazy(engine, measure.blur_effect, rgb, ((6, 7), (1, 9), (1, 2)), channel_axis=-1),
+                               sm.blur_effect(rgb, channel_axis=-1), rtol=1e-5)
