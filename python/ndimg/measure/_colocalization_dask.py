@@ -74,7 +74,9 @@ def _finish(fn, dtype, merged):
     return out if hasattr(out, "shape") else np.asarray(out, dtype)
 
 
-def _lazy(fn, dtype, merged, like):
+def _lazy(fn, dtype, merged, like=None):
+    """fn(merged partials) as a 0-d Dask array; `like`: a device result (else NumPy, as the in-memory
+    function's Python numbers)."""
     return scalar(delayed(functools.partial(_finish, fn, dtype))(merged), np.dtype(dtype), like=like)
 
 
@@ -161,7 +163,7 @@ def intersection_coeff(image0_mask, image1_mask, mask=None):
     image0_mask, image1_mask, mask = _dask_inputs(image0_mask, image1_mask, mask)
     c._same_shape(*(a for a in (image0_mask, image1_mask, mask) if a is not None))
     merged = _reduce(_intersection_part, image0_mask, image1_mask, mask)
-    return _lazy(_intersection, np.float64, merged, image0_mask)
+    return _lazy(_intersection, np.float64, merged)
 
 
 # ---- pearson_corr_coeff ----
