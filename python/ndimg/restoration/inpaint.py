@@ -41,6 +41,10 @@ def _solve(rows, cols, vals, rhs):
     (n, channels), in rhs's dtype."""
     xp = xp_of(rhs)
     n = rhs.shape[0]
+    if xp is not np and not bool(xp.isfinite(rhs).all()):
+        # non-finite known values: which unknowns turn inf or NaN is the factorization's own (SuperLU's LU
+        # and cuSOLVER's QR spread them differently), so such a system is solved as scikit-image solves it
+        return xp.asarray(_solve(rows.get(), cols.get(), vals.get(), rhs.get()))
     if xp is np:
         # use_umfpack=False keeps float32 in float32, as scikit-image calls it
         matrix = sparse.csr_array((vals, (rows, cols)), shape=(n, n))
@@ -142,5 +146,6 @@ def inpaint_biharmonic(image, mask, *, split_into_regions=False, channel_axis=No
             out[roi] = part
     elif mask.any():
         _inpaint_region(mask, out)
-    xp.clip(out, limits[0], limits[1], out=out)
+    # NumPy's clip: NaN limits (a NaN known value) make every value NaN; CuPy's clip ignores them
+    xp.minimum(xp.maximum(out, limits[0], out=out), limits[1], out=out)
     return out if multichannel else out[..., 0]
