@@ -13,7 +13,13 @@ from . import _entropy as e
 
 
 def _distinct(chunk):
-    return xp_of(chunk).unique(chunk, return_counts=True)
+    """The chunk's distinct values and their counts (bytes: one counting pass, as in memory)."""
+    xp = xp_of(chunk)
+    if chunk.dtype.itemsize == 1 and chunk.dtype.kind in "biu":
+        counts = xp.bincount(xp.ascontiguousarray(chunk).reshape(-1).view(np.uint8), minlength=256)
+        present = xp.flatnonzero(counts)
+        return present.astype(np.uint8).view(chunk.dtype), counts[present]
+    return xp.unique(chunk, return_counts=True)
 
 
 def _merge(parts):
