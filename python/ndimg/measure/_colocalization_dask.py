@@ -64,9 +64,13 @@ def _reduce(part, *arrays, extra=()):
 
 
 def _dask_inputs(*arrays):
+    """The arrays as Dask arrays; in-memory ones on the library of the first Dask array's chunks (a host mask
+    for a Dask image of GPU chunks goes to the GPU, as its chunks meet the image's)."""
     import dask.array as da
 
-    return [None if a is None else da.asarray(a) for a in arrays]
+    first = next((a for a in arrays if isinstance(a, da.Array)), None)
+    xp = np if first is None else xp_of(first._meta)
+    return [None if a is None else da.asarray(xp.asarray(a) if isinstance(a, np.ndarray) else a) for a in arrays]
 
 
 def _finish(fn, dtype, merged):
