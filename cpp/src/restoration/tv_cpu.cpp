@@ -1,6 +1,7 @@
 // The total-variation denoisers on the CPU: Chambolle's iterations as two sweeps over lines of the last axis
-// on the thread pool (the estimate from the dual field, then the dual field from the estimate's gradient),
-// split Bregman's Gauss-Seidel sweep as a wavefront of tiles over their anti-diagonals (as tv_cuda.cu's).
+// on the thread pool (the estimate from the dual field, then the dual field from the estimate's gradient) and
+// the energy's pairwise sums, split Bregman's Gauss-Seidel sweep as a wavefront of tiles over their
+// anti-diagonals (as tv_cuda.cu's).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -14,11 +15,15 @@
 #include "ndimg/parallel.hpp"
 #include "ndimg/restoration.hpp"
 #include "core/engine.hpp"
+#include "reduce/stats.hpp"
 #include "tv.hpp"
 
 namespace ndimg::restoration {
 
 namespace {
+
+using reduce::pairwise_block;
+using reduce::pairwise_tree;
 
 void require_float_pair(const View& image, const View& out, const char* op, bool cpu_only = true) {
   if (cpu_only && (image.device != Device::CPU || out.device != Device::CPU))
@@ -30,6 +35,41 @@ void require_float_pair(const View& image, const View& out, const char* op, bool
     throw ValueError(std::string(op) + ": C-contiguous arrays only");
 }
 
+// NumPy's sum of a buffer (np.sum, its pairwise order to the bit): the blocks of the split rule summed on
+// the pool, their sums folded in the rule's tree order, so neither the sum nor its rounding depends on threads.
+template <class T>
+class PairwiseSum {
+ public:
+  explicit PairwiseSum(int64_t n) : n_(n) {
+    auto record = [this](int64_t off, int64_t len) {
+      blocks_.push_back({off, len});
+      return T(0);
+    };
+    pairwise_tree<T>(0, n, record);
+    sums_.resize(blocks_.size());
+  }
+  T operator()(const T* a) {
+    parallel_for(int64_t(blocks_.size()), 256, [&](int64_t b0, int64_t b1) {
+      for (int64_t b = b0; b < b1; ++b) sums_[size_t(b)] = pairwise_block(a + blocks_[size_t(b)].off, blocks_[size_t(b)].n);
+    });
+    size_t next = 0;
+    auto leaf = [&](int64_t, int64_t) { return sums_[next++]; };
+    return T(0) + pairwise_tree<T>(0, n_, leaf);
+  }
+
+ private:
+  struct Block {
+    int64_t off, n;
+  };
+  int64_t n_;
+  std::vector<Block> blocks_;
+  std::vector<T> sums_;
+};
+
+// scikit-image's _denoise_tv_chambolle_nd step for step in T (the file is built without contractions): each
+// element's operations in NumPy's order, the energy's two sums in NumPy's pairwise order and its scalar
+// arithmetic in T as NumPy's (Python's weight and eps cast to T), so the stopping test stops at scikit-image's
+// iteration.
 template <class T>
 int64_t chambolle(const View& image, const View& out, double weight, double eps, int64_t max_num_iter) {
   const int nd = image.ndim;
@@ -37,9 +77,11 @@ int64_t chambolle(const View& image, const View& out, double weight, double eps,
   const T* f = image.ptr<T>();
   T* u = out.ptr<T>();
   std::vector<T> p(size_t(size) * size_t(nd), T(0));
-  std::vector<double> line_d2(static_cast<size_t>(nlines)), line_norm(static_cast<size_t>(nlines));
+  // d ** 2 and |g|, summed after each sweep
+  const std::unique_ptr<T[]> d2(new T[size_t(size)]), norms(new T[size_t(size)]);
+  PairwiseSum<T> numpy_sum(size);
   const double tau = 1.0 / (2.0 * nd);
-  const T tt = T(tau), tw = T(tau / weight);
+  const T tt = T(tau), tw = T(tau / weight), tweight = T(weight), teps = T(eps), tsize = T(double(size));
   const int64_t grain = std::max<int64_t>(1, 8192 / n);
   // per line: for each axis but the last, whether the line has a neighbour before / after along it
   auto neighbours = [&](int64_t l, bool* before, bool* after) {
@@ -50,7 +92,7 @@ int64_t chambolle(const View& image, const View& out, double weight, double eps,
       after[ax] = c + 1 < image.shape[ax];
     }
   };
-  double e_init = 0, e_prev = 0;
+  T e_init = 0, e_prev = 0;
   int64_t i = 0;
   for (; i < max_num_iter; ++i) {
     // the estimate u = f + d, d = -sum_ax p_ax + p_ax shifted forward along ax
@@ -72,17 +114,15 @@ int64_t chambolle(const View& image, const View& out, double weight, double eps,
         }
         const T* q = p.data() + (nd - 1) * size + base;
         for (int64_t k = 1; k < n; ++k) d[size_t(k)] += q[k - 1];
-        double d2 = 0;
         for (int64_t k = 0; k < n; ++k) {
           u[base + k] = f[base + k] + d[size_t(k)];
-          d2 += double(d[size_t(k)]) * double(d[size_t(k)]);
+          d2[size_t(base + k)] = d[size_t(k)] * d[size_t(k)];
         }
-        line_d2[size_t(l)] = d2;
       }
     });
     // the gradient g of u (0 on each axis's last slice), the dual step p = (p - tau g) / (1 + tau/weight |g|)
     parallel_for(nlines, grain, [&](int64_t l0, int64_t l1) {
-      std::vector<T> g(static_cast<size_t>(n * nd)), norm(static_cast<size_t>(n));
+      std::vector<T> g(static_cast<size_t>(n * nd)), scale(static_cast<size_t>(n));
       bool before[kMaxDim], after[kMaxDim];
       for (int64_t l = l0; l < l1; ++l) {
         neighbours(l, before, after);
@@ -98,27 +138,26 @@ int64_t chambolle(const View& image, const View& out, double weight, double eps,
         T* gl = g.data() + (nd - 1) * n;
         for (int64_t k = 0; k + 1 < n; ++k) gl[k] = ul[k + 1] - ul[k];
         gl[n - 1] = T(0);
-        double sum_norm = 0;
         for (int64_t k = 0; k < n; ++k) {
           T s = g[size_t(k)] * g[size_t(k)];
           for (int ax = 1; ax < nd; ++ax) s += g[size_t(ax * n + k)] * g[size_t(ax * n + k)];
           const T r = std::sqrt(s);
-          sum_norm += double(r);
-          norm[size_t(k)] = chambolle_scale(r, tw);
+          norms[size_t(base + k)] = r;
+          scale[size_t(k)] = chambolle_scale(r, tw);
         }
-        line_norm[size_t(l)] = sum_norm;
         for (int ax = 0; ax < nd; ++ax) {
           T* pa = p.data() + ax * size + base;
           const T* ga = g.data() + ax * n;
-          for (int64_t k = 0; k < n; ++k) pa[k] = (pa[k] - tt * ga[k]) / norm[size_t(k)];
+          for (int64_t k = 0; k < n; ++k) pa[k] = (pa[k] - tt * ga[k]) / scale[size_t(k)];
         }
       }
     });
-    const double e = (std::accumulate(line_d2.begin(), line_d2.end(), 0.0) +
-                      weight * std::accumulate(line_norm.begin(), line_norm.end(), 0.0)) / double(size);
+    T e = numpy_sum(d2.get());
+    e += tweight * numpy_sum(norms.get());
+    e /= tsize;
     if (i == 0) {
       e_init = e_prev = e;
-    } else if (std::abs(e_prev - e) < eps * e_init) {
+    } else if (std::abs(e_prev - e) < teps * e_init) {
       return i + 1;
     } else {
       e_prev = e;

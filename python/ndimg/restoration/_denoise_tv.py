@@ -14,8 +14,8 @@ from ..transform._warps import _channel_last
 
 def _chambolle_xp(xp, image, weight, eps, max_num_iter):
     """Chambolle's iterations over array operations, scikit-image's step for step (the CUDA engine's
-    schedule, and the CPU engine's below float64; float64 runs restoration::tv_chambolle): the estimate from
-    the dual field p, the energy, the dual step."""
+    schedule; the CPU engine's runs restoration::tv_chambolle): the estimate from the dual field p, the
+    energy, the dual step."""
     ndim = image.ndim
     p = xp.zeros((ndim,) + image.shape, dtype=image.dtype)
     g = xp.zeros_like(p)
@@ -55,9 +55,9 @@ def _chambolle(xp, image, weight, eps, max_num_iter):
         raise ZeroDivisionError("float division by zero")
     if image.size == 0:   # nothing to smooth: the image itself
         return image.copy()
-    # the C++ sweeps sum the energy in double: in float32 the stopping test, which compares NumPy's float32
-    # sums, could stop an iteration apart from scikit-image (1e-3 differences); those run NumPy's steps
-    if xp is not np or image.dtype != np.float64:
+    # the C++ iterations cast weight and eps to the image's float type as NumPy casts Python numbers; NumPy
+    # scalars (strong types in NumPy's promotion) run NumPy's steps
+    if xp is not np or type(weight) not in (int, float) or type(eps) not in (int, float):
         return _chambolle_xp(xp, image, weight, eps, max_num_iter)
     image = np.ascontiguousarray(image)
     out = np.empty_like(image)
