@@ -25,6 +25,22 @@ def _cuda_ready():
 CUDA_READY = _cuda_ready()
 
 
+def dask_tasks():
+    """A Dask callback that lists the keys of the tasks run while it is active (a lazy call is built with
+    none)."""
+    from dask.callbacks import Callback
+
+    class Tasks(Callback):
+        def __init__(self):
+            super().__init__()
+            self.keys = []
+
+        def _pretask(self, key, dsk, state):
+            self.keys.append(key)
+
+    return Tasks()
+
+
 def cupy_or_skip():
     """CuPy, for a test that needs the CUDA engine; the test skips where there is none."""
     if not CUDA_READY:

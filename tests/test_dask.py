@@ -15,14 +15,13 @@ import warnings
 import numpy as np
 import pytest
 
-from helpers import check_result, on_engine, threshold_atol, to_engine, to_host
+from helpers import check_result, dask_tasks, on_engine, threshold_atol, to_engine, to_host
 from ndimg._cases import IMAGE_KINDS
 from ndimg._registry import REGISTRY, entries
 from test_registry_cases import _make, _ndims, _quiet, main_dtype
 
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
-from dask.callbacks import Callback  # noqa: E402
 
 # try_all_threshold plots the image: it needs its pixels, and computes a Dask array like any array-like
 ENTRIES = [e for e in entries() if e.ndim and "none" not in e.inputs and e.name != "try_all_threshold"]
@@ -69,17 +68,6 @@ def random_chunks(rng, shape):
     return tuple(chunks)
 
 
-class _Tasks(Callback):
-    """Counts the tasks Dask runs while it is active (none while a lazy call is built)."""
-
-    def __init__(self):
-        super().__init__()
-        self.n = 0
-
-    def _pretask(self, key, dsk, state):
-        self.n += 1
-
-
 def _to_dask(x, engine, chunks):
     return da.from_array(to_engine(x, engine), chunks=chunks, asarray=False)
 
@@ -120,13 +108,13 @@ def test_dask(engine, rng, entry, c, dtype, ndim):
     dargs, dkw = _dask_call(entry, c, args, kw, engine, chunks, rng)
     fn = entry.load()
     refuses = not (entry.halo or entry.dask) or GLOBAL_CALLS.get(entry.qualname, lambda kw: False)(kw)
-    with _Tasks() as tasks:
+    with dask_tasks() as tasks:
         if refuses:
             with pytest.raises(NotImplementedError, match=f"ndimg.{entry.qualname} "):
                 _quiet(fn, *dargs, **dkw)
         else:
             lazy = _quiet(fn, *dargs, **dkw)
-    assert tasks.n == 0, f"{tasks.n} tasks ran while the call was built"
+    assert not tasks.keys, f"{len(tasks.keys)} tasks ran while the call was built"
     if refuses:
         return
     expected = _quiet(entry.load_reference(), *args, **kw)

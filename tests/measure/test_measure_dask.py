@@ -4,9 +4,8 @@ generated cases (tests/test_dask.py) do not draw (chunks of one element on every
 import numpy as np
 import pytest
 import skimage.measure as sm
-from dask.callbacks import Callback
 
-from helpers import to_engine, to_host
+from helpers import dask_tasks, to_engine, to_host
 from ndimg import measure
 
 da = pytest.importorskip("dask.array")
@@ -15,21 +14,12 @@ CHUNKS_2D = [1, (1, 3), ((5, 1, 1, 12), (2, 8, 1, 1)), 40]
 CHUNKS_3D = [1, (2, 1, 3), ((4, 1, 6), (1, 5, 3), (3, 3, 1, 3)), 20]
 
 
-class _Tasks(Callback):
-    def __init__(self):
-        super().__init__()
-        self.n = 0
-
-    def _pretask(self, key, dsk, state):
-        self.n += 1
-
-
 def _lazy(engine, fn, x, chunks, *args, **kw):
     """fn on the Dask array of `x`: built without running a task, then computed."""
     dx = da.from_array(to_engine(x, engine), chunks=chunks, asarray=False)
-    with _Tasks() as tasks:
+    with dask_tasks() as tasks:
         out = fn(dx, *args, **kw)
-    assert tasks.n == 0
+    assert not tasks.keys
     if isinstance(out, (list, tuple)):
         assert all(isinstance(o, da.Array) for o in out)
         return [to_host(o.compute(scheduler="sync")) for o in out]

@@ -9,10 +9,9 @@ import numpy as np
 import pytest
 import scipy.ndimage as sn
 
-from helpers import to_engine, to_host
+from helpers import dask_tasks, to_engine, to_host
 
 da = pytest.importorskip("dask.array")
-from dask.callbacks import Callback  # noqa: E402
 
 import ndimg.ndimage as nd  # noqa: E402
 
@@ -157,21 +156,10 @@ def test_chunks_of_the_output(rng):
     assert z.shape == (80, 60) and max(z.chunks[0]) == 58 and max(z.chunks[1]) == 14
 
 
-class _Tasks(Callback):
-    """The tasks Dask runs while it is active."""
-
-    def __init__(self):
-        super().__init__()
-        self.keys = []
-
-    def _pretask(self, key, dsk, state):
-        self.keys.append(key)
-
-
 def test_lazy_and_reads_only_its_region(rng):
     img = rng.random((64, 64))
     x = da.from_array(img, chunks=16)
-    with _Tasks() as tasks:
+    with dask_tasks() as tasks:
         lazy = [nd.shift(x, (2.5, -1.5), order=3), nd.zoom(x, 1.5, order=1), nd.rotate(x, 10, order=1),
                 nd.map_coordinates(x, np.indices((8, 8)) * 7.5, order=3)]
     assert not tasks.keys, "tasks ran while the calls were built"
