@@ -141,6 +141,34 @@ NDIMG_HD T pairwise_tree(int64_t off, int64_t n, Leaf& leaf) {
   const T left = pairwise_tree<T>(off, h, leaf);
   return left + pairwise_tree<T>(off + h, n - h, leaf);
 }
+// The schedules' parallel split: the tree's 2^D nodes at depth D = pairwise_depth(n) hold 2^14 to 2^15 values
+// (every node above them splits); node k's run is found by descending the split rule along k's bits, and the
+// nodes' sums are added pairwise up the top D levels (the tree's own additions, in its order).
+constexpr int64_t kPairwiseNode = int64_t(1) << 14;
+NDIMG_HD int pairwise_depth(int64_t n) {
+  int depth = 0;
+  while ((n >> (depth + 1)) >= kPairwiseNode) ++depth;
+  return depth;
+}
+NDIMG_HD void pairwise_node(int64_t n, int depth, int64_t k, int64_t& off, int64_t& m) {
+  off = 0;
+  m = n;
+  for (int d = depth - 1; d >= 0; --d) {
+    const int64_t h = pairwise_split(m);
+    if ((k >> d) & 1) {
+      off += h;
+      m -= h;
+    } else {
+      m = h;
+    }
+  }
+}
+template <class T>
+NDIMG_HD T pairwise_top(T* node_sums, int depth) {
+  for (int64_t w = int64_t(1) << depth; w > 1; w >>= 1)
+    for (int64_t k = 0; k < w / 2; ++k) node_sums[k] = node_sums[2 * k] + node_sums[2 * k + 1];
+  return T(0) + node_sums[0];
+}
 
 // ---- engine schedules (arguments validated by the entries) ----
 StatsAcc stats_acc_cpu(const View& in);

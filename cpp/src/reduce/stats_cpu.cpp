@@ -273,12 +273,23 @@ double min_gap_cpu(const View& in, double shift) {
   });
 }
 
+// The split's nodes summed on the pool (stats.hpp's pairwise_node), then added up the top levels.
 void numpy_sum_cpu(const View& in, const View& out) {
   dispatch_dtype(in.dtype, [&]<class T>() {
     if constexpr (std::is_floating_point_v<T>) {
       const T* a = in.ptr<T>();
-      auto leaf = [a](int64_t off, int64_t n) { return pairwise_block(a + off, n); };
-      *out.ptr<T>() = T(0) + pairwise_tree<T>(0, in.size(), leaf);
+      const int64_t n = in.size();
+      const int depth = pairwise_depth(n);
+      std::vector<T> sums(size_t(1) << depth);
+      parallel_for(int64_t(sums.size()), 1, [&](int64_t k0, int64_t k1) {
+        auto leaf = [a](int64_t off, int64_t len) { return pairwise_block(a + off, len); };
+        for (int64_t k = k0; k < k1; ++k) {
+          int64_t off, m;
+          pairwise_node(n, depth, k, off, m);
+          sums[size_t(k)] = pairwise_tree<T>(off, m, leaf);
+        }
+      });
+      *out.ptr<T>() = pairwise_top(sums.data(), depth);
     }
   });
 }

@@ -238,11 +238,9 @@ DiffSums diff_sums_cuda(const View& a, const View& b, StreamHandle stream) {
 
 namespace {
 
-// numpy_sum: the split rule's tree down to depth D, where its 2^D nodes hold 2^14 to 2^15 values (every
-// node above splits), one block a node: thread 0 lists the node's blocks of at most kPairwiseBlock values
-// in order, the threads sum them, thread 0 adds them up the node's tree; one more thread adds the 2^D node
-// sums pairwise up the top D levels (the tree's own additions, in its order).
-constexpr int64_t kNodeValues = int64_t(1) << 14;
+// numpy_sum: one block a node of the split (stats.hpp's pairwise_node): thread 0 lists the node's blocks of at
+// most kPairwiseBlock values in order, the threads sum them, thread 0 adds them up the node's tree; one more
+// thread adds the node sums up the top levels.
 constexpr int kMaxLeaves = 1024;  // a node of < 2^15 + 8 D values has at most about 580 blocks of >= 57
 
 template <class T>
@@ -250,16 +248,8 @@ __global__ void pairwise_nodes_kernel(const T* a, int64_t n, int depth, T* node_
   __shared__ int32_t leaf_off[kMaxLeaves], leaf_len[kMaxLeaves];
   __shared__ T leaf_sum[kMaxLeaves];
   __shared__ int leaves;
-  int64_t off = 0, m = n;
-  for (int d = depth - 1; d >= 0; --d) {
-    const int64_t h = pairwise_split(m);
-    if ((blockIdx.x >> d) & 1u) {
-      off += h;
-      m -= h;
-    } else {
-      m = h;
-    }
-  }
+  int64_t off, m;
+  pairwise_node(n, depth, blockIdx.x, off, m);
   if (threadIdx.x == 0) {
     int k = 0;
     auto list = [&](int64_t o, int64_t len) {
@@ -283,9 +273,7 @@ __global__ void pairwise_nodes_kernel(const T* a, int64_t n, int depth, T* node_
 
 template <class T>
 __global__ void pairwise_top_kernel(T* node_sums, int depth, T* out) {
-  for (int64_t w = int64_t(1) << depth; w > 1; w >>= 1)
-    for (int64_t k = 0; k < w / 2; ++k) node_sums[k] = node_sums[2 * k] + node_sums[2 * k + 1];
-  *out = T(0) + node_sums[0];
+  *out = pairwise_top(node_sums, depth);
 }
 
 }  // namespace
@@ -295,8 +283,7 @@ void numpy_sum_cuda(const View& in, const View& out, StreamHandle stream) {
   cuda::DeviceGuard guard(in.device_id, op);
   auto s = static_cast<cudaStream_t>(stream);
   const int64_t n = in.size();
-  int depth = 0;
-  while ((n >> (depth + 1)) >= kNodeValues) ++depth;
+  const int depth = pairwise_depth(n);
   dispatch_dtype(in.dtype, [&]<class T>() {
     if constexpr (std::is_floating_point_v<T>) {
       cuda::Scratch nodes(sizeof(T) << depth, s, op);
