@@ -35,54 +35,65 @@ void require_float_pair(const View& image, const View& out, const char* op, bool
     throw ValueError(std::string(op) + ": C-contiguous arrays only");
 }
 
-// NumPy's sum of a buffer (np.sum, its pairwise order to the bit): the blocks of the split rule summed on
-// the pool, their sums folded in the rule's tree order, so neither the sum nor its rounding depends on threads.
+// NumPy's sum (np.sum, its pairwise order to the bit) of values produced in chunks on the pool: the split
+// rule's blocks (at most 128 values each) grouped into chunks of whole blocks, each block summed as its chunk
+// is produced, the sums folded in the rule's tree order, so neither the sum nor its rounding depends on threads.
 template <class T>
-class PairwiseSum {
+class PairwiseChunks {
  public:
-  explicit PairwiseSum(int64_t n) : n_(n) {
-    auto record = [this](int64_t off, int64_t len) {
-      blocks_.push_back({off, len});
+  PairwiseChunks(int64_t size, int64_t chunk_values) : size_(size) {
+    auto record = [this](int64_t off, int64_t) {
+      off_.push_back(off);
       return T(0);
     };
-    pairwise_tree<T>(0, n, record);
-    sums_.resize(blocks_.size());
+    pairwise_tree<T>(0, size, record);
+    const int64_t blocks = int64_t(off_.size());
+    off_.push_back(size);
+    for (int64_t b = 0; b < blocks;) {
+      first_.push_back(b);
+      const int64_t start = off_[size_t(b)];
+      do ++b;
+      while (b < blocks && off_[size_t(b)] - start < chunk_values);
+    }
+    first_.push_back(blocks);
   }
-  T operator()(const T* a) {
-    parallel_for(int64_t(blocks_.size()), 256, [&](int64_t b0, int64_t b1) {
-      for (int64_t b = b0; b < b1; ++b) sums_[size_t(b)] = pairwise_block(a + blocks_[size_t(b)].off, blocks_[size_t(b)].n);
-    });
-    size_t next = 0;
-    auto leaf = [&](int64_t, int64_t) { return sums_[next++]; };
-    return T(0) + pairwise_tree<T>(0, n_, leaf);
+  int64_t chunks() const { return int64_t(first_.size()) - 1; }
+  int64_t blocks() const { return first_.back(); }
+  int64_t begin(int64_t c) const { return off_[size_t(first_[size_t(c)])]; }
+  int64_t end(int64_t c) const { return off_[size_t(first_[size_t(c + 1)])]; }
+  // the sums of chunk c's blocks into sums (indexed by block), from its values (values[0] is value begin(c))
+  void sum_blocks(int64_t c, const T* values, T* sums) const {
+    const int64_t at = begin(c);
+    for (int64_t b = first_[size_t(c)]; b < first_[size_t(c + 1)]; ++b)
+      sums[b] = pairwise_block(values + (off_[size_t(b)] - at), off_[size_t(b + 1)] - off_[size_t(b)]);
+  }
+  T fold(const T* sums) const {
+    int64_t next = 0;
+    auto leaf = [&](int64_t, int64_t) { return sums[next++]; };
+    return T(0) + pairwise_tree<T>(0, size_, leaf);
   }
 
  private:
-  struct Block {
-    int64_t off, n;
-  };
-  int64_t n_;
-  std::vector<Block> blocks_;
-  std::vector<T> sums_;
+  int64_t size_;
+  std::vector<int64_t> off_, first_;   // block b: values [off_[b], off_[b + 1]); chunk c: blocks from first_[c]
 };
 
 // scikit-image's _denoise_tv_chambolle_nd step for step in T (the file is built without contractions): each
 // element's operations in NumPy's order, the energy's two sums in NumPy's pairwise order and its scalar
 // arithmetic in T as NumPy's (Python's weight and eps cast to T), so the stopping test stops at scikit-image's
-// iteration.
+// iteration. Each sweep runs over chunks of the flat image (line segments of the last axis), summing the blocks
+// of its squared d or |g| as the chunk is done.
 template <class T>
 int64_t chambolle(const View& image, const View& out, double weight, double eps, int64_t max_num_iter) {
   const int nd = image.ndim;
-  const int64_t size = image.size(), n = image.shape[nd - 1], nlines = size / n;
+  const int64_t size = image.size(), n = image.shape[nd - 1];
   const T* f = image.ptr<T>();
   T* u = out.ptr<T>();
   std::vector<T> p(size_t(size) * size_t(nd), T(0));
-  // d ** 2 and |g|, summed after each sweep
-  const std::unique_ptr<T[]> d2(new T[size_t(size)]), norms(new T[size_t(size)]);
-  PairwiseSum<T> numpy_sum(size);
+  const PairwiseChunks<T> chunks(size, 16384);
+  std::vector<T> d2_sums(size_t(chunks.blocks())), norm_sums(size_t(chunks.blocks()));
   const double tau = 1.0 / (2.0 * nd);
   const T tt = T(tau), tw = T(tau / weight), tweight = T(weight), teps = T(eps), tsize = T(double(size));
-  const int64_t grain = std::max<int64_t>(1, 8192 / n);
   // per line: for each axis but the last, whether the line has a neighbour before / after along it
   auto neighbours = [&](int64_t l, bool* before, bool* after) {
     for (int ax = nd - 2; ax >= 0; --ax) {
@@ -92,68 +103,80 @@ int64_t chambolle(const View& image, const View& out, double weight, double eps,
       after[ax] = c + 1 < image.shape[ax];
     }
   };
+  // segment(l, k0, k1, values, line) for each line segment of each chunk on the pool (line: scratch for
+  // nd + 1 lines), then the chunk's block sums
+  auto sweep = [&](T* sums, const auto& segment) {
+    parallel_for(chunks.chunks(), 1, [&](int64_t c0, int64_t c1) {
+      std::vector<T> values, line(size_t(n * (nd + 1)));
+      for (int64_t c = c0; c < c1; ++c) {
+        const int64_t a = chunks.begin(c), e = chunks.end(c);
+        values.resize(size_t(e - a));
+        for (int64_t k = a; k < e;) {
+          const int64_t l = k / n, k0 = k - l * n, k1 = std::min(n, e - l * n);
+          segment(l, k0, k1, values.data() + (k - a), line.data());
+          k = l * n + k1;
+        }
+        chunks.sum_blocks(c, values.data(), sums);
+      }
+    });
+  };
   T e_init = 0, e_prev = 0;
   int64_t i = 0;
   for (; i < max_num_iter; ++i) {
     // the estimate u = f + d, d = -sum_ax p_ax + p_ax shifted forward along ax
-    parallel_for(nlines, grain, [&](int64_t l0, int64_t l1) {
-      std::vector<T> d(static_cast<size_t>(n));
+    sweep(d2_sums.data(), [&](int64_t l, int64_t k0, int64_t k1, T* d2, T* d) {
       bool before[kMaxDim], after[kMaxDim];
-      for (int64_t l = l0; l < l1; ++l) {
-        neighbours(l, before, after);
-        const int64_t base = l * n;
-        for (int64_t k = 0; k < n; ++k) {
-          T s = p[size_t(base + k)];
-          for (int ax = 1; ax < nd; ++ax) s += p[size_t(ax * size + base + k)];
-          d[size_t(k)] = -s;
-        }
-        for (int ax = 0; ax < nd - 1; ++ax) {
-          if (!before[ax]) continue;
-          const T* q = p.data() + ax * size + base - image.strides[ax];
-          for (int64_t k = 0; k < n; ++k) d[size_t(k)] += q[k];
-        }
-        const T* q = p.data() + (nd - 1) * size + base;
-        for (int64_t k = 1; k < n; ++k) d[size_t(k)] += q[k - 1];
-        for (int64_t k = 0; k < n; ++k) {
-          u[base + k] = f[base + k] + d[size_t(k)];
-          d2[size_t(base + k)] = d[size_t(k)] * d[size_t(k)];
-        }
+      neighbours(l, before, after);
+      const int64_t base = l * n;
+      for (int64_t k = k0; k < k1; ++k) {
+        T s = p[size_t(base + k)];
+        for (int ax = 1; ax < nd; ++ax) s += p[size_t(ax * size + base + k)];
+        d[k] = -s;
+      }
+      for (int ax = 0; ax < nd - 1; ++ax) {
+        if (!before[ax]) continue;
+        const T* q = p.data() + ax * size + base - image.strides[ax];
+        for (int64_t k = k0; k < k1; ++k) d[k] += q[k];
+      }
+      const T* q = p.data() + (nd - 1) * size + base;
+      for (int64_t k = std::max<int64_t>(k0, 1); k < k1; ++k) d[k] += q[k - 1];
+      for (int64_t k = k0; k < k1; ++k) {
+        u[base + k] = f[base + k] + d[k];
+        d2[k - k0] = d[k] * d[k];
       }
     });
     // the gradient g of u (0 on each axis's last slice), the dual step p = (p - tau g) / (1 + tau/weight |g|)
-    parallel_for(nlines, grain, [&](int64_t l0, int64_t l1) {
-      std::vector<T> g(static_cast<size_t>(n * nd)), scale(static_cast<size_t>(n));
+    sweep(norm_sums.data(), [&](int64_t l, int64_t k0, int64_t k1, T* norms, T* g) {
+      T* scale = g + nd * n;
       bool before[kMaxDim], after[kMaxDim];
-      for (int64_t l = l0; l < l1; ++l) {
-        neighbours(l, before, after);
-        const int64_t base = l * n;
-        const T* ul = u + base;
-        for (int ax = 0; ax < nd - 1; ++ax) {
-          T* ga = g.data() + ax * n;
-          if (after[ax])
-            for (int64_t k = 0; k < n; ++k) ga[k] = ul[k + image.strides[ax]] - ul[k];
-          else
-            std::fill(ga, ga + n, T(0));
-        }
-        T* gl = g.data() + (nd - 1) * n;
-        for (int64_t k = 0; k + 1 < n; ++k) gl[k] = ul[k + 1] - ul[k];
-        gl[n - 1] = T(0);
-        for (int64_t k = 0; k < n; ++k) {
-          T s = g[size_t(k)] * g[size_t(k)];
-          for (int ax = 1; ax < nd; ++ax) s += g[size_t(ax * n + k)] * g[size_t(ax * n + k)];
-          const T r = std::sqrt(s);
-          norms[size_t(base + k)] = r;
-          scale[size_t(k)] = chambolle_scale(r, tw);
-        }
-        for (int ax = 0; ax < nd; ++ax) {
-          T* pa = p.data() + ax * size + base;
-          const T* ga = g.data() + ax * n;
-          for (int64_t k = 0; k < n; ++k) pa[k] = (pa[k] - tt * ga[k]) / scale[size_t(k)];
-        }
+      neighbours(l, before, after);
+      const int64_t base = l * n;
+      const T* ul = u + base;
+      for (int ax = 0; ax < nd - 1; ++ax) {
+        T* ga = g + ax * n;
+        if (after[ax])
+          for (int64_t k = k0; k < k1; ++k) ga[k] = ul[k + image.strides[ax]] - ul[k];
+        else
+          std::fill(ga + k0, ga + k1, T(0));
+      }
+      T* gl = g + (nd - 1) * n;
+      for (int64_t k = k0; k < std::min(k1, n - 1); ++k) gl[k] = ul[k + 1] - ul[k];
+      if (k1 == n) gl[n - 1] = T(0);
+      for (int64_t k = k0; k < k1; ++k) {
+        T s = g[k] * g[k];
+        for (int ax = 1; ax < nd; ++ax) s += g[ax * n + k] * g[ax * n + k];
+        const T r = std::sqrt(s);
+        norms[k - k0] = r;
+        scale[k] = chambolle_scale(r, tw);
+      }
+      for (int ax = 0; ax < nd; ++ax) {
+        T* pa = p.data() + ax * size + base;
+        const T* ga = g + ax * n;
+        for (int64_t k = k0; k < k1; ++k) pa[k] = (pa[k] - tt * ga[k]) / scale[k];
       }
     });
-    T e = numpy_sum(d2.get());
-    e += tweight * numpy_sum(norms.get());
+    T e = chunks.fold(d2_sums.data());
+    e += tweight * chunks.fold(norm_sums.data());
     e /= tsize;
     if (i == 0) {
       e_init = e_prev = e;
