@@ -1,10 +1,11 @@
-"""The CUDA engine's wavelet transform (restoration._dwt: filter banks over the separable primitive) against
-PyWavelets, and denoise_wavelet / estimate_sigma through it against scikit-image where the generated cases do
-not reach: odd sizes, signals shorter than the filter (the symmetric extension folded several times), long
-filters (db8, sym8, coif3, dmey), biorthogonal ones, 3-D, every option.
+"""ndimg's wavelet transform (restoration._dwt) against PyWavelets, bit for bit, and denoise_wavelet /
+estimate_sigma through it against scikit-image where the generated cases do not reach: odd sizes, signals
+shorter than the filter (the symmetric extension folded several times), long filters (db8, sym8, coif3, dmey),
+biorthogonal ones, 3-D, every option.
 
-The transform is written over `xp`, so its math also runs here on NumPy ("dwt_numpy": the CPU engine with
-PyWavelets swapped for _dwt); "cuda" runs the same cases on CuPy arrays."""
+Both of its paths run here: the C++ transform of NumPy arrays ("cpp", the CPU engine) and the array code
+over `xp` that the CUDA engine runs ("xp": NumPy under another name, "dwt_numpy" for the denoisers);
+"cuda" runs the denoiser cases on CuPy arrays."""
 import types
 import warnings
 
@@ -22,24 +23,56 @@ LONG = ["db8", "sym8", "coif3"]
 
 def _same(got, expected):
     """PyWavelets' coefficients to the bit (its order of summation, each operation rounded on its own)."""
+    assert type(got) is np.ndarray, type(got)
     assert got.dtype == expected.dtype and got.shape == expected.shape, (got.dtype, expected.dtype, got.shape,
                                                                           expected.shape)
     np.testing.assert_array_equal(got, expected)
+    # and the bits: the signs of zeros too
+    np.testing.assert_array_equal(np.ascontiguousarray(got).view(np.uint8),
+                                  np.ascontiguousarray(expected).view(np.uint8))
+
+
+class _NotNumPy(types.ModuleType):
+    """NumPy under another name: the code for CuPy (`xp is not np`: ndimg's transform over `xp`, the median's
+    NaN and empty cases, unblocked thresholds) runs on NumPy arrays."""
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+
+@pytest.fixture(params=["cpp", "xp"])
+def path(request, monkeypatch):
+    """Which of _dwt's transforms a NumPy array takes: the C++ one (the CPU engine's) or the array code."""
+    if request.param == "xp":
+        xp = _NotNumPy("xp")
+        monkeypatch.setattr(_dwt, "xp_of", lambda *arrays: xp)
+    return request.param
+
+
+def _signal(rng, shape, dtype):
+    """Random values of both signs, with zeros and negative zeros among them (the signs of zero sums)."""
+    x = (rng.random(shape) - 0.5) * 100
+    x.ravel()[::5] = 0
+    x.ravel()[1::5] = -0.0
+    return x.astype(dtype)
 
 
 @pytest.mark.parametrize("name", pywt.wavelist(kind="discrete"))
-def test_dwt_and_idwt_of_every_discrete_wavelet(name):
-    """One level along one axis, lengths from 1 (the extension folds over many times) to longer than the filter."""
+def test_dwt_and_idwt_of_every_discrete_wavelet(path, name):
+    """One level along the last, first and middle axes, lengths from 1 (the extension folds over many times) to
+    longer than the filter; either band missing in the synthesis."""
     w = pywt.Wavelet(name)
     rng = np.random.default_rng(0)
     for n in (1, 2, 5, 8, 33):
         for dtype in (np.float64, np.float32):
-            x = (rng.random((3, n)) * 100).astype(dtype)
-            for got, expected in zip(_dwt.dwt(x, w, axis=1), pywt.dwt(x, w, axis=1)):
-                _same(got, expected)
-            ca, cd = pywt.dwt(x, w, axis=-1)
-            _same(_dwt.idwt(ca, cd, w, 1), pywt.idwt(ca, cd, w, axis=-1))
-            _same(_dwt.idwt(None, cd, w, 1), pywt.idwt(None, cd, w, axis=-1))
+            for shape, axis in (((3, n), 1), ((n, 4), 0), ((2, n, 3), 1)):
+                x = _signal(rng, shape, dtype)
+                for got, expected in zip(_dwt.dwt(x, w, axis=axis), pywt.dwt(x, w, axis=axis)):
+                    _same(got, expected)
+                ca, cd = pywt.dwt(x, w, axis=axis)
+                _same(_dwt.idwt(ca, cd, w, axis), pywt.idwt(ca, cd, w, axis=axis))
+                _same(_dwt.idwt(None, cd, w, axis), pywt.idwt(None, cd, w, axis=axis))
+                _same(_dwt.idwt(ca, None, w, axis), pywt.idwt(ca, None, w, axis=axis))
         z = (rng.random((2, n)) + 1j * rng.random((2, n))).astype(np.complex64)   # estimate_sigma takes complex
         for got, expected in zip(_dwt.dwt(z, w, axis=-1), pywt.dwt(z, w, axis=-1)):
             _same(got, expected)
@@ -48,7 +81,7 @@ def test_dwt_and_idwt_of_every_discrete_wavelet(name):
 @pytest.mark.parametrize("name", ["db1", "db2", "bior3.5", "rbio2.8", "dmey"] + LONG)
 @pytest.mark.parametrize("shape", [(17, 23), (5, 6), (2, 3), (9, 10, 11), (1, 7, 4)])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.uint8, np.float16])
-def test_wavedecn_waverecn_match_pywavelets(name, shape, dtype):
+def test_wavedecn_waverecn_match_pywavelets(path, name, shape, dtype):
     w = pywt.Wavelet(name)
     x = (np.random.default_rng(1).random(shape) * 100).astype(dtype)
     for level in (0, 1, 3):
@@ -80,18 +113,12 @@ def test_wavedecn_level_checks_as_pywavelets():
         pywt.wavedecn(x, w, level=5)
 
 
-class _NotNumPy(types.ModuleType):
-    """NumPy under another name: the code for CuPy (`xp is not np`: ndimg's transform, the median's NaN and
-    empty cases, unblocked thresholds) runs on NumPy arrays."""
-
-    def __getattr__(self, name):
-        return getattr(np, name)
-
-
-@pytest.fixture(params=["dwt_numpy", pytest.param("cuda", marks=pytest.mark.skipif(not CUDA_READY,
-                                                                                    reason="no CUDA device"))])
+@pytest.fixture(params=["cpu", "dwt_numpy", pytest.param("cuda", marks=pytest.mark.skipif(not CUDA_READY,
+                                                                                           reason="no CUDA device"))])
 def engine(request, monkeypatch):
     """The engine a case runs on: dwt_numpy is the CUDA engine's code on NumPy arrays."""
+    if request.param == "cpu":
+        return "cpu"
     if request.param == "dwt_numpy":
         xp = _NotNumPy("xp")
         for module in (_denoise, _dwt):

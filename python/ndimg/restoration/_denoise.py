@@ -1,8 +1,9 @@
 """skimage.restoration's bilateral and wavelet denoisers and its noise estimate (skimage/restoration/_denoise.py).
 
 The bilateral filter runs on ndimg's patch primitive (scikit-image's float arithmetic and lookup tables);
-the wavelet transforms are PyWavelets' on the CPU engine and ndimg's filter banks over the separable primitive
-(_dwt) on the CUDA engine; thresholds, the noise estimate and the colour handling are written once over `xp`.
+the wavelet transforms are ndimg's (_dwt: PyWavelets' to the bit, in C++ on the CPU engine, over CuPy on the
+CUDA engine; PyWavelets gives the filters and level counts); thresholds, the noise estimate and the colour
+handling are written once over `xp`.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from .._engine import engine_aware, stream_ptr, xp_of
 from .._rules import as_image, img_as_float
 from ..transform._warps import _channel_last
 from ..morphology._footprints import warn_user
+from . import _dwt
 
 _BILATERAL_MODES = {"constant": "C", "edge": "E", "symmetric": "S", "reflect": "R", "wrap": "W"}
 # the standard normal's 75th percentile (scipy.stats.norm.ppf(0.75)), a float64 scalar: float32 estimates are float64
@@ -100,16 +102,6 @@ def _pywt():
     return pywt
 
 
-def _transform(xp):
-    """The wavelet transform of an engine: PyWavelets on the CPU, ndimg's filter banks on the GPU (the same
-    wavedecn/waverecn/dwt calls)."""
-    if xp is np:
-        return _pywt()
-    from . import _dwt
-
-    return _dwt
-
-
 def _sigma_from_details(details):
     """The noise's standard deviation from the finest diagonal details: their median absolute deviation (zeros,
     masked regions, left out) over the normal's 75th percentile (Donoho & Johnstone), a float64 (0-d on the GPU:
@@ -137,8 +129,7 @@ def _wavelet_threshold(image, wavelet, method, sigma, mode, wavelet_levels):
     if wavelet_levels is None:
         # the coarsest three scales are left alone (they hold the image, not the noise)
         wavelet_levels = max(pywt.dwtn_max_level(image.shape, wavelet) - 3, 1)
-    transform = _transform(xp)
-    coeffs = transform.wavedecn(image, wavelet=wavelet, level=wavelet_levels)
+    coeffs = _dwt.wavedecn(image, wavelet=wavelet, level=wavelet_levels)
     details = coeffs[1:]
     if sigma is None:
         sigma = _sigma_from_details(details[-1]["d" * image.ndim])
@@ -155,7 +146,7 @@ def _wavelet_threshold(image, wavelet, method, sigma, mode, wavelet_levels):
     else:
         raise ValueError(f"Unrecognized method: {method}")
     shrunk = [{key: _threshold(pywt, band, threshold(band), mode) for key, band in level.items()} for level in details]
-    out = transform.waverecn([coeffs[0]] + shrunk, wavelet)
+    out = _dwt.waverecn([coeffs[0]] + shrunk, wavelet)
     # odd lengths come back one sample longer
     return out[tuple(slice(n) for n in image.shape)].astype(image.dtype)
 
@@ -281,5 +272,5 @@ def estimate_sigma(image, average_sigmas=False, *, channel_axis=None):
     # pywt.dwtn computes for that band, without its other 2^ndim - 1 bands)
     details, wavelet = xp.asarray(image), _pywt().Wavelet("db2")
     for axis in range(details.ndim):
-        details = _transform(xp).dwt(details, wavelet, axis=axis)[1]
+        details = _dwt.dwt(details, wavelet, axis=axis)[1]
     return _sigma_from_details(details)

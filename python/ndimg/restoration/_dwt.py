@@ -1,12 +1,13 @@
 """PyWavelets' n-D discrete wavelet transform (wavedecn/waverecn, mode 'symmetric') in any array namespace: the
-CUDA engine's transform for denoise_wavelet and estimate_sigma (the CPU engine calls PyWavelets itself; its
-filter taps, pywt.Wavelet, are read here too).
+transform of denoise_wavelet and estimate_sigma on both engines (its filter taps, pywt.Wavelet, are read from
+PyWavelets). NumPy float arrays go one axis at a time through the C++ transform (cpp/src/wavelet, the same
+order of summation, in parallel over the lines); other arrays through the array code below.
 
 Every coefficient is PyWavelets' to the bit: its products and sums one tap at a time over the whole array, in
-PyWavelets' order of summation, each rounded on its own (float32 data with float32 taps, as PyWavelets). Not
-the separable primitive: it sums in scipy's order, and its last-bit differences decide which details of a flat
-region are exactly zero, which the noise estimate's median leaves out (denoise_wavelet of a clipped noisy image
-with bior3.5 moved by 0.027 through it).
+PyWavelets' order of summation, each rounded on its own, from +0 (float32 data with float32 taps, as
+PyWavelets). Not the separable primitive: it sums in scipy's order, and its last-bit differences decide which
+details of a flat region are exactly zero, which the noise estimate's median leaves out (denoise_wavelet of a
+clipped noisy image with bior3.5 moved by 0.027 through it).
 
 Along one axis of n samples and a filter of F taps (F is even for every discrete wavelet):
 - analysis: output k is the convolution at i = 2k + 1 of the signal extended by half-sample mirroring
@@ -25,6 +26,7 @@ from itertools import product
 
 import numpy as np
 
+from .. import _core
 from .._engine import xp_of
 
 
@@ -95,6 +97,14 @@ def dwt(x, wavelet, axis=-1):
         for band, re, im in zip(bands, *parts):
             band.real[...], band.imag[...] = re, im
         return bands
+    if xp is np:
+        x = np.ascontiguousarray(x)
+        dec_lo, dec_hi = _filters(wavelet, x.dtype)[:2]
+        shape = list(x.shape)
+        shape[axis] = (shape[axis] + len(dec_lo) - 1) // 2
+        lo, hi = np.empty(shape, x.dtype), np.empty(shape, x.dtype)
+        _core.wavelet_dwt(x, lo, hi, axis, dec_lo.tolist(), dec_hi.tolist())
+        return lo, hi
     taps, at = _analysis_order(x.shape[axis], wavelet.dec_len)
     at = xp.asarray(at)
     shape = [1] * x.ndim
@@ -106,7 +116,9 @@ def dwt(x, wavelet, axis=-1):
         sample = xp.take(x, at[s], axis=axis)
         term_lo = sample * weights[0][s].reshape(shape)
         sample *= weights[1][s].reshape(shape)
-        if lo is None:
+        if lo is None:   # PyWavelets' sums start from +0, so none is -0
+            term_lo += 0
+            sample += 0
             lo, hi = term_lo, sample
         else:
             lo += term_lo
@@ -123,7 +135,8 @@ def _upsampled(c, rec, axis):
         acc = None
         for j in range(half):
             term = _along(c, axis, slice(half - 1 - j, n - j)) * rec[2 * j + phase]
-            if acc is None:
+            if acc is None:   # from +0, as PyWavelets' sums
+                term += 0
                 acc = term
             else:
                 acc += term
@@ -138,8 +151,19 @@ def idwt(ca, cd, wavelet, axis):
     if ca is not None and cd is not None and ca.dtype != cd.dtype:   # PyWavelets upcasts a mixed pair to float64
         bands = [c.astype(np.float64) for c in bands]
     dtype = next(c.dtype for c in bands if c is not None)
+    filters = _filters(wavelet, dtype)[2:]
+    present = next(c for c in bands if c is not None)
+    if xp_of(present) is np and dtype.kind == "f":
+        axis %= present.ndim
+        shape = list(present.shape)
+        shape[axis] = 2 * max(0, shape[axis] - len(filters[0]) // 2 + 1)
+        out = np.empty(shape, dtype)
+        # an absent band: no filter, and the other band's array in its place (not read)
+        ca, cd = (np.ascontiguousarray(present if c is None else c) for c in bands)
+        _core.wavelet_idwt(ca, cd, out, axis, *([] if c is None else f.tolist() for c, f in zip(bands, filters)))
+        return out
     phases = None
-    for c, rec in zip(bands, _filters(wavelet, dtype)[2:]):
+    for c, rec in zip(bands, filters):
         if c is None:
             continue
         share = _upsampled(c, rec, axis)

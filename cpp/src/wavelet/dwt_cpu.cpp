@@ -1,0 +1,193 @@
+// PyWavelets' transform along one axis on the CPU: the lines (the last axis) or rows of the axes after it
+// (vectorised across those rows, one output row per unit) in parallel, each output summed in dwt.hpp's order.
+#include <algorithm>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "ndimg/error.hpp"
+#include "ndimg/parallel.hpp"
+#include "dwt.hpp"
+
+namespace ndimg::wavelet {
+
+namespace {
+
+// Products and sums per chunk of work, so that small arrays stay on one thread.
+constexpr int64_t kWork = 1 << 15;
+
+struct Axis {
+  int64_t outer = 1, inner = 1;   // elements before and after `axis`
+};
+
+Axis check(const View& in, std::initializer_list<const View*> outs, int axis, int64_t out_len, const char* op) {
+  const std::string name(op);
+  if (in.device != Device::CPU) throw ValueError(name + ": CPU arrays only");
+  if (in.dtype != DType::F32 && in.dtype != DType::F64) throw TypeError(name + ": float32 or float64 arrays only");
+  if (!in.c_contiguous()) throw ValueError(name + ": C-contiguous arrays only");
+  for (const View* o : outs) {
+    if (o->device != Device::CPU || o->dtype != in.dtype || !o->c_contiguous() || o->ndim != in.ndim)
+      throw ValueError(name + ": outputs must be C-contiguous CPU arrays of the input's dtype and rank");
+    for (int d = 0; d < in.ndim; ++d)
+      if (o->shape[d] != (d == axis ? out_len : in.shape[d])) throw ValueError(name + ": output shape mismatch");
+  }
+  Axis a;
+  for (int d = 0; d < axis; ++d) a.outer *= in.shape[d];
+  for (int d = axis + 1; d < in.ndim; ++d) a.inner *= in.shape[d];
+  return a;
+}
+
+template <class T>
+void analysis(const View& in, const View& lo, const View& hi, int axis, std::span<const double> dec_lo,
+              std::span<const double> dec_hi, Axis a) {
+  const int F = int(dec_lo.size());
+  const int64_t n = in.shape[axis], m = lo.shape[axis], inner = a.inner;
+  if (in.size() == 0 || m == 0) return;
+  // each output's F steps: the sample's offset and the two taps, in summation order
+  std::vector<int64_t> at(size_t(m * F));
+  std::vector<T> wl(size_t(m * F)), wh(size_t(m * F));
+  for (int64_t k = 0; k < m; ++k)
+    for (int s = 0; s < F; ++s) {
+      int tap;
+      int64_t sample;
+      analysis_step(n, k, s, tap, sample);
+      const size_t e = size_t(k * F + s);
+      at[e] = sample * inner;
+      wl[e] = T(dec_lo[size_t(tap)]);
+      wh[e] = T(dec_hi[size_t(tap)]);
+    }
+  const T* x0 = in.ptr<T>();
+  T *lo0 = lo.ptr<T>(), *hi0 = hi.ptr<T>();
+  if (inner == 1) {
+    parallel_for(a.outer, std::max<int64_t>(1, kWork / (m * F)), [&](int64_t l0, int64_t l1) {
+      for (int64_t l = l0; l < l1; ++l) {
+        const T* x = x0 + l * n;
+        T *yl = lo0 + l * m, *yh = hi0 + l * m;
+        for (int64_t k = 0; k < m; ++k) {
+          const int64_t* p = at.data() + k * F;
+          const T *pl = wl.data() + k * F, *ph = wh.data() + k * F;
+          T sl = 0, sh = 0;
+          for (int s = 0; s < F; ++s) {
+            const T v = x[p[s]];
+            sl += v * pl[s];
+            sh += v * ph[s];
+          }
+          yl[k] = sl;
+          yh[k] = sh;
+        }
+      }
+    });
+    return;
+  }
+  // one output row (o, k) per unit: the whole row of `inner` elements one step at a time, as NumPy sums
+  parallel_for(a.outer * m, std::max<int64_t>(1, kWork / (inner * F)), [&](int64_t u0, int64_t u1) {
+    for (int64_t u = u0; u < u1; ++u) {
+      const int64_t o = u / m, k = u % m;
+      const T* x = x0 + o * n * inner;
+      T *yl = lo0 + u * inner, *yh = hi0 + u * inner;
+      for (int s = 0; s < F; ++s) {
+        const size_t e = size_t(k * F + s);
+        const T* xs = x + at[e];
+        const T cl = wl[e], ch = wh[e];
+        if (s == 0) {
+          for (int64_t c = 0; c < inner; ++c) {
+            yl[c] = T(0) + xs[c] * cl;
+            yh[c] = T(0) + xs[c] * ch;
+          }
+        } else {
+          for (int64_t c = 0; c < inner; ++c) {
+            yl[c] += xs[c] * cl;
+            yh[c] += xs[c] * ch;
+          }
+        }
+      }
+    }
+  });
+}
+
+template <class T>
+void synthesis(const View& ca, const View& cd, const View& out, int axis, std::span<const double> rec_lo,
+               std::span<const double> rec_hi, Axis a) {
+  const bool use_a = !rec_lo.empty(), use_d = !rec_hi.empty();
+  const int F = int(use_a ? rec_lo.size() : rec_hi.size()), half = F / 2;
+  const int64_t m = ca.shape[axis], M = out.shape[axis] / 2, inner = a.inner;
+  if (out.size() == 0) return;
+  std::vector<T> ra(rec_lo.begin(), rec_lo.end()), rd(rec_hi.begin(), rec_hi.end());
+  const T *a0 = ca.ptr<T>(), *d0 = cd.ptr<T>();
+  T* y0 = out.ptr<T>();
+  if (inner == 1) {
+    parallel_for(a.outer, std::max<int64_t>(1, kWork / (M * F)), [&](int64_t l0, int64_t l1) {
+      for (int64_t l = l0; l < l1; ++l) {
+        const T *xa = a0 + l * m, *xd = d0 + l * m;
+        T* y = y0 + l * 2 * M;
+        for (int64_t i = 0; i < M; ++i)
+          for (int p = 0; p < 2; ++p) {
+            // the approximation's share plus the detail's, each summed alone (pywt.idwt's order)
+            if (use_a && use_d)
+              y[2 * i + p] =
+                  synthesis_point(xa, 1, i, p, ra.data(), half) + synthesis_point(xd, 1, i, p, rd.data(), half);
+            else
+              y[2 * i + p] = use_a ? synthesis_point(xa, 1, i, p, ra.data(), half)
+                                   : synthesis_point(xd, 1, i, p, rd.data(), half);
+          }
+      }
+    });
+    return;
+  }
+  // one output row pair (o, i) per unit, each band's rows summed tap by tap across the row
+  parallel_for(a.outer * M, std::max<int64_t>(1, kWork / (inner * F)), [&](int64_t u0, int64_t u1) {
+    std::vector<T> share(size_t(use_a && use_d ? inner : 0));
+    auto band = [&](const T* c, const std::vector<T>& rec, int p, int64_t i, T* row) {
+      for (int j = 0; j < half; ++j) {
+        const T* cs = c + (i + half - 1 - j) * inner;
+        const T w = rec[size_t(2 * j + p)];
+        if (j == 0)
+          for (int64_t e = 0; e < inner; ++e) row[e] = T(0) + cs[e] * w;
+        else
+          for (int64_t e = 0; e < inner; ++e) row[e] += cs[e] * w;
+      }
+    };
+    for (int64_t u = u0; u < u1; ++u) {
+      const int64_t o = u / M, i = u % M;
+      for (int p = 0; p < 2; ++p) {
+        T* row = y0 + ((o * M + i) * 2 + p) * inner;
+        if (use_a) band(a0 + o * m * inner, ra, p, i, row);
+        if (use_a && use_d) {
+          band(d0 + o * m * inner, rd, p, i, share.data());
+          for (int64_t e = 0; e < inner; ++e) row[e] += share[size_t(e)];
+        } else if (use_d) {
+          band(d0 + o * m * inner, rd, p, i, row);
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+
+void dwt(const View& in, const View& lo, const View& hi, int axis, std::span<const double> dec_lo,
+         std::span<const double> dec_hi) {
+  const size_t F = dec_lo.size();
+  if (F < 2 || F % 2 || dec_hi.size() != F) throw ValueError("dwt: filters of one even length >= 2 expected");
+  if (axis < 0 || axis >= in.ndim) throw ValueError("dwt: axis out of range");
+  if (in.shape[axis] == 0) throw ValueError("dwt: no samples along the axis");
+  const Axis a = check(in, {&lo, &hi}, axis, (in.shape[axis] + int64_t(F) - 1) / 2, "dwt");
+  if (in.dtype == DType::F32) analysis<float>(in, lo, hi, axis, dec_lo, dec_hi, a);
+  else analysis<double>(in, lo, hi, axis, dec_lo, dec_hi, a);
+}
+
+void idwt(const View& ca, const View& cd, const View& out, int axis, std::span<const double> rec_lo,
+          std::span<const double> rec_hi) {
+  const size_t F = rec_lo.empty() ? rec_hi.size() : rec_lo.size();
+  if (F < 2 || F % 2 || (!rec_lo.empty() && !rec_hi.empty() && rec_hi.size() != F))
+    throw ValueError("idwt: filters of one even length >= 2 expected, at least one");
+  if (axis < 0 || axis >= ca.ndim) throw ValueError("idwt: axis out of range");
+  const int64_t M = std::max<int64_t>(0, ca.shape[axis] - int64_t(F / 2) + 1);
+  // cd has ca's shape; out has it but 2 M along the axis
+  const Axis a = check(ca, {&cd}, axis, ca.shape[axis], "idwt");
+  check(ca, {&out}, axis, 2 * M, "idwt");
+  if (ca.dtype == DType::F32) synthesis<float>(ca, cd, out, axis, rec_lo, rec_hi, a);
+  else synthesis<double>(ca, cd, out, axis, rec_lo, rec_hi, a);
+}
+
+}  // namespace ndimg::wavelet
