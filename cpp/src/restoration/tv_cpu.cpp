@@ -78,103 +78,137 @@ class PairwiseChunks {
   std::vector<int64_t> off_, first_;   // block b: values [off_[b], off_[b + 1]); chunk c: blocks from first_[c]
 };
 
-// scikit-image's _denoise_tv_chambolle_nd step for step in T (the file is built without contractions): each
-// element's operations in NumPy's order, the energy's two sums in NumPy's pairwise order and its scalar
-// arithmetic in T as NumPy's (Python's weight and eps cast to T), so the stopping test stops at scikit-image's
-// iteration. Each sweep runs over chunks of the flat image (line segments of the last axis), summing the blocks
-// of its squared d or |g| as the chunk is done.
+// One iteration's two sweeps of Chambolle's method over chunks of the flat image (line segments of the last
+// axis), each summing the blocks of its squared d or |g| as a chunk is done: the estimate u = f + d from the
+// dual field, d = -sum_ax p_ax + p_ax shifted forward along ax; then the gradient g of u (0 on each axis's last
+// slice) and the dual step p = (p - tau g) / (1 + tau/weight |g|). Each element's operations in NumPy's order.
 template <class T>
-int64_t chambolle(const View& image, const View& out, double weight, double eps, int64_t max_num_iter) {
-  const int nd = image.ndim;
-  const int64_t size = image.size(), n = image.shape[nd - 1];
-  const T* f = image.ptr<T>();
-  T* u = out.ptr<T>();
-  std::vector<T> p(size_t(size) * size_t(nd), T(0));
-  const PairwiseChunks<T> chunks(size, 16384);
-  std::vector<T> d2_sums(size_t(chunks.blocks())), norm_sums(size_t(chunks.blocks()));
-  const double tau = 1.0 / (2.0 * nd);
-  const T tt = T(tau), tw = T(tau / weight), tweight = T(weight), teps = T(eps), tsize = T(double(size));
-  // per line: for each axis but the last, whether the line has a neighbour before / after along it
-  auto neighbours = [&](int64_t l, bool* before, bool* after) {
+struct ChambolleSweeps {
+  const View& image;
+  const PairwiseChunks<T>& chunks;
+  const T* f;
+  T *u, *p;
+  T tt, tw;   // tau, tau / weight
+  int nd;
+  int64_t size, n;
+
+  // for each axis but the last, whether line l has a neighbour before / after along it
+  void neighbours(int64_t l, bool* before, bool* after) const {
     for (int ax = nd - 2; ax >= 0; --ax) {
       const int64_t c = l % image.shape[ax];
       l /= image.shape[ax];
       before[ax] = c >= 1;
       after[ax] = c + 1 < image.shape[ax];
     }
-  };
-  // segment(l, k0, k1, values, line) for each line segment of each chunk on the pool (line: scratch for
-  // nd + 1 lines), then the chunk's block sums
-  auto sweep = [&](T* sums, const auto& segment) {
-    parallel_for(chunks.chunks(), 1, [&](int64_t c0, int64_t c1) {
-      std::vector<T> values, line(size_t(n * (nd + 1)));
-      for (int64_t c = c0; c < c1; ++c) {
-        const int64_t a = chunks.begin(c), e = chunks.end(c);
-        values.resize(size_t(e - a));
-        for (int64_t k = a; k < e;) {
-          const int64_t l = k / n, k0 = k - l * n, k1 = std::min(n, e - l * n);
-          segment(l, k0, k1, values.data() + (k - a), line.data());
-          k = l * n + k1;
-        }
-        chunks.sum_blocks(c, values.data(), sums);
+  }
+  // line l's values k0 <= k < k1 of u, and d ** 2 into d2[k - k0] (d: scratch of one line)
+  [[gnu::always_inline]] inline void estimate(int64_t l, int64_t k0, int64_t k1, T* d2, T* d) const {
+    bool before[kMaxDim], after[kMaxDim];
+    neighbours(l, before, after);
+    const int64_t base = l * n;
+    // axis by axis, each loop a vector one
+    for (int64_t k = k0; k < k1; ++k) d[k] = p[base + k];
+    for (int ax = 1; ax < nd; ++ax)
+      for (int64_t k = k0; k < k1; ++k) d[k] += p[ax * size + base + k];
+    for (int64_t k = k0; k < k1; ++k) d[k] = -d[k];
+    for (int ax = 0; ax < nd - 1; ++ax) {
+      if (!before[ax]) continue;
+      const T* q = p + ax * size + base - image.strides[ax];
+      for (int64_t k = k0; k < k1; ++k) d[k] += q[k];
+    }
+    const T* q = p + (nd - 1) * size + base;
+    for (int64_t k = std::max<int64_t>(k0, 1); k < k1; ++k) d[k] += q[k - 1];
+    for (int64_t k = k0; k < k1; ++k) {
+      u[base + k] = f[base + k] + d[k];
+      d2[k - k0] = d[k] * d[k];
+    }
+  }
+  // line l's values k0 <= k < k1 of p, and |g| into norms[k - k0] (g: scratch of nd + 1 lines)
+  [[gnu::always_inline]] inline void dual(int64_t l, int64_t k0, int64_t k1, T* norms, T* g) const {
+    T* scale = g + nd * n;
+    bool before[kMaxDim], after[kMaxDim];
+    neighbours(l, before, after);
+    const int64_t base = l * n;
+    const T* ul = u + base;
+    for (int ax = 0; ax < nd - 1; ++ax) {
+      T* ga = g + ax * n;
+      if (after[ax])
+        for (int64_t k = k0; k < k1; ++k) ga[k] = ul[k + image.strides[ax]] - ul[k];
+      else
+        std::fill(ga + k0, ga + k1, T(0));
+    }
+    T* gl = g + (nd - 1) * n;
+    for (int64_t k = k0; k < std::min(k1, n - 1); ++k) gl[k] = ul[k + 1] - ul[k];
+    if (k1 == n) gl[n - 1] = T(0);
+    for (int64_t k = k0; k < k1; ++k) scale[k] = g[k] * g[k];
+    for (int ax = 1; ax < nd; ++ax)
+      for (int64_t k = k0; k < k1; ++k) scale[k] += g[ax * n + k] * g[ax * n + k];
+    for (int64_t k = k0; k < k1; ++k) {
+      const T r = std::sqrt(scale[k]);
+      norms[k - k0] = r;
+      scale[k] = chambolle_scale(r, tw);
+    }
+    for (int ax = 0; ax < nd; ++ax) {
+      T* pa = p + ax * size + base;
+      const T* ga = g + ax * n;
+      for (int64_t k = k0; k < k1; ++k) pa[k] = (pa[k] - tt * ga[k]) / scale[k];
+    }
+  }
+  // chunks c0 <= c < c1 of the estimate's sweep (Dual: the dual step's), their block sums into sums
+  template <bool Dual>
+  [[gnu::always_inline]] inline void run(int64_t c0, int64_t c1, T* sums) const {
+    std::vector<T> values, line(size_t(n * (nd + 1)));
+    for (int64_t c = c0; c < c1; ++c) {
+      const int64_t a = chunks.begin(c), e = chunks.end(c);
+      values.resize(size_t(e - a));
+      for (int64_t k = a; k < e;) {
+        const int64_t l = k / n, k0 = k - l * n, k1 = std::min(n, e - l * n);
+        if constexpr (Dual)
+          dual(l, k0, k1, values.data() + (k - a), line.data());
+        else
+          estimate(l, k0, k1, values.data() + (k - a), line.data());
+        k = l * n + k1;
       }
+      chunks.sum_blocks(c, values.data(), sums);
+    }
+  }
+};
+// the sweeps compiled for AVX2 too (IEEE operations lane by lane: the same bits, twice the lanes of SSE)
+template <class T, bool Dual>
+__attribute__((target("avx2"))) void chambolle_sweep_avx2(const ChambolleSweeps<T>& s, int64_t c0, int64_t c1, T* sums) {
+  s.template run<Dual>(c0, c1, sums);
+}
+template <class T, bool Dual>
+void chambolle_sweep_base(const ChambolleSweeps<T>& s, int64_t c0, int64_t c1, T* sums) {
+  s.template run<Dual>(c0, c1, sums);
+}
+
+// scikit-image's _denoise_tv_chambolle_nd step for step in T (the file is built without contractions): the
+// sweeps above, the energy's two sums in NumPy's pairwise order and its scalar arithmetic in T as NumPy's
+// (Python's weight and eps cast to T), so the stopping test stops at scikit-image's iteration.
+template <class T>
+int64_t chambolle(const View& image, const View& out, double weight, double eps, int64_t max_num_iter) {
+  const int nd = image.ndim;
+  const int64_t size = image.size();
+  std::vector<T> p(size_t(size) * size_t(nd), T(0));
+  const PairwiseChunks<T> chunks(size, 16384);
+  std::vector<T> d2_sums(size_t(chunks.blocks())), norm_sums(size_t(chunks.blocks()));
+  const double tau = 1.0 / (2.0 * nd);
+  const ChambolleSweeps<T> sweeps{image, chunks, image.ptr<T>(), out.ptr<T>(), p.data(), T(tau), T(tau / weight),
+                                  nd, size, image.shape[nd - 1]};
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  auto sweep = [&](auto dual, T* sums) {
+    constexpr bool Dual = decltype(dual)::value;
+    parallel_for(chunks.chunks(), 1, [&](int64_t c0, int64_t c1) {
+      (avx2 ? chambolle_sweep_avx2<T, Dual> : chambolle_sweep_base<T, Dual>)(sweeps, c0, c1, sums);
     });
   };
+  const T tweight = T(weight), teps = T(eps), tsize = T(double(size));
   T e_init = 0, e_prev = 0;
   int64_t i = 0;
   for (; i < max_num_iter; ++i) {
-    // the estimate u = f + d, d = -sum_ax p_ax + p_ax shifted forward along ax
-    sweep(d2_sums.data(), [&](int64_t l, int64_t k0, int64_t k1, T* d2, T* d) {
-      bool before[kMaxDim], after[kMaxDim];
-      neighbours(l, before, after);
-      const int64_t base = l * n;
-      for (int64_t k = k0; k < k1; ++k) {
-        T s = p[size_t(base + k)];
-        for (int ax = 1; ax < nd; ++ax) s += p[size_t(ax * size + base + k)];
-        d[k] = -s;
-      }
-      for (int ax = 0; ax < nd - 1; ++ax) {
-        if (!before[ax]) continue;
-        const T* q = p.data() + ax * size + base - image.strides[ax];
-        for (int64_t k = k0; k < k1; ++k) d[k] += q[k];
-      }
-      const T* q = p.data() + (nd - 1) * size + base;
-      for (int64_t k = std::max<int64_t>(k0, 1); k < k1; ++k) d[k] += q[k - 1];
-      for (int64_t k = k0; k < k1; ++k) {
-        u[base + k] = f[base + k] + d[k];
-        d2[k - k0] = d[k] * d[k];
-      }
-    });
-    // the gradient g of u (0 on each axis's last slice), the dual step p = (p - tau g) / (1 + tau/weight |g|)
-    sweep(norm_sums.data(), [&](int64_t l, int64_t k0, int64_t k1, T* norms, T* g) {
-      T* scale = g + nd * n;
-      bool before[kMaxDim], after[kMaxDim];
-      neighbours(l, before, after);
-      const int64_t base = l * n;
-      const T* ul = u + base;
-      for (int ax = 0; ax < nd - 1; ++ax) {
-        T* ga = g + ax * n;
-        if (after[ax])
-          for (int64_t k = k0; k < k1; ++k) ga[k] = ul[k + image.strides[ax]] - ul[k];
-        else
-          std::fill(ga + k0, ga + k1, T(0));
-      }
-      T* gl = g + (nd - 1) * n;
-      for (int64_t k = k0; k < std::min(k1, n - 1); ++k) gl[k] = ul[k + 1] - ul[k];
-      if (k1 == n) gl[n - 1] = T(0);
-      for (int64_t k = k0; k < k1; ++k) {
-        T s = g[k] * g[k];
-        for (int ax = 1; ax < nd; ++ax) s += g[ax * n + k] * g[ax * n + k];
-        const T r = std::sqrt(s);
-        norms[k - k0] = r;
-        scale[k] = chambolle_scale(r, tw);
-      }
-      for (int ax = 0; ax < nd; ++ax) {
-        T* pa = p.data() + ax * size + base;
-        const T* ga = g + ax * n;
-        for (int64_t k = k0; k < k1; ++k) pa[k] = (pa[k] - tt * ga[k]) / scale[k];
-      }
-    });
+    sweep(std::false_type{}, d2_sums.data());
+    sweep(std::true_type{}, norm_sums.data());
     T e = chunks.fold(d2_sums.data());
     e += tweight * chunks.fold(norm_sums.data());
     e /= tsize;
