@@ -33,6 +33,16 @@ def test_tv_chambolle_stops_where_scikit_image_does(rng, eps):
     assert _bits_equal(nr.denoise_tv_chambolle(x, weight=0.15, eps=eps, max_num_iter=500), want)
 
 
+@pytest.mark.parametrize("seed", [22, 42])
+def test_tv_chambolle_order_sensitive_stop(seed):
+    # inputs where the energies summed in float64 (in any order) would stop at another iteration than
+    # scikit-image's float32 pairwise sums (2 of 60 such seeds)
+    r = np.random.default_rng(seed)
+    x = (r.random((64, 75)) + 0.2 * r.standard_normal((64, 75))).astype(np.float32)
+    kw = dict(eps=float(10 ** r.uniform(-5, -2)), weight=float(r.uniform(0.05, 0.5)), max_num_iter=300)
+    assert _bits_equal(nr.denoise_tv_chambolle(x, **kw), sr.denoise_tv_chambolle(x, **kw))
+
+
 @pytest.mark.parametrize("shape,channel_axis", [((30, 41, 3), -1), ((3, 30, 41), 0), ((12, 5, 3, 9), 1)])
 @pytest.mark.parametrize("dtype", ["float32", "uint8", "float16"])
 def test_tv_chambolle_channels_bits(rng, shape, channel_axis, dtype):
