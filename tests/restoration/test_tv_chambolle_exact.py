@@ -7,7 +7,7 @@ import skimage.restoration as sr
 
 import ndimg
 from ndimg import restoration as nr
-from helpers import random_image
+from helpers import assert_raises_like, random_image
 
 
 def _bits_equal(got, want):
@@ -73,3 +73,10 @@ def test_tv_chambolle_thread_count(rng, shape):
         ndimg.set_num_threads(before)
     assert _bits_equal(one, two)
     assert _bits_equal(two, sr.denoise_tv_chambolle(x, **kw))
+
+
+@pytest.mark.parametrize("weight", [0, 0.0])
+def test_tv_chambolle_zero_weight(rng, weight):
+    x = random_image(rng, (6, 7), "float32")
+    assert_raises_like(lambda: sr.denoise_tv_chambolle(x, weight=weight),
+                       lambda: nr.denoise_tv_chambolle(x, weight=weight), ZeroDivisionError)

@@ -53,6 +53,8 @@ def _chambolle(xp, image, weight, eps, max_num_iter):
         raise UnboundLocalError("cannot access local variable 'out' where it is not associated with a value")
     if image.ndim == 0:   # scikit-image's step 1 / (2 ndim)
         raise ZeroDivisionError("float division by zero")
+    if type(weight) in (int, float) and weight == 0:   # scikit-image's tau / weight in Python
+        raise ZeroDivisionError("float division by zero")
     if image.size == 0:   # nothing to smooth: the image itself
         return image.copy()
     # the C++ iterations cast weight and eps to the image's float type as NumPy casts Python numbers; NumPy
