@@ -1,7 +1,7 @@
-// The total-variation denoisers on the CPU: Chambolle's iterations as two sweeps over lines of the last axis
-// on the thread pool (the estimate from the dual field, then the dual field from the estimate's gradient) and
-// the energy's pairwise sums, split Bregman's Gauss-Seidel sweep as a wavefront of tiles over their
-// anti-diagonals (as tv_cuda.cu's).
+// The total-variation denoisers on the CPU: Chambolle's iterations as two sweeps over chunks of the flat image
+// on the thread pool (the estimate from the dual field, then the dual field from the estimate's gradient), the
+// energy's pairwise sums taken as each chunk is done; split Bregman's Gauss-Seidel sweep as a wavefront of tiles
+// over their anti-diagonals (as tv_cuda.cu's).
 #include <algorithm>
 #include <cmath>
 #include <limits>
