@@ -103,6 +103,36 @@ def test_wavedecn_waverecn_match_pywavelets(path, name, shape, dtype):
     _same(_dwt.waverecn(coeffs, w), pywt.waverecn(coeffs, w))
 
 
+def test_cpp_transform_refuses_bad_arrays():
+    """The C++ transform's own checks: a clear exception, never a write out of bounds."""
+    from ndimg import _core
+
+    x, taps = np.ones((4, 5), np.float32), ([0.5, 0.5], [0.5, -0.5])
+    out = (np.empty((4, 3), np.float32), np.empty((4, 3), np.float32))
+    _core.wavelet_dwt(x, *out, 1, *taps)
+    np.testing.assert_array_equal(out[0][:, 1], 1)
+    with pytest.raises(ValueError, match="shape"):
+        _core.wavelet_dwt(x, np.empty((4, 2), np.float32), out[1], 1, *taps)
+    with pytest.raises(ValueError, match="dtype"):
+        _core.wavelet_dwt(x, *(o.astype(np.float64) for o in out), 1, *taps)
+    with pytest.raises(ValueError, match="axis"):
+        _core.wavelet_dwt(x, *out, 2, *taps)
+    with pytest.raises(ValueError, match="even"):
+        _core.wavelet_dwt(x, *out, 1, [1.0] * 3, [1.0] * 3)
+    with pytest.raises(ValueError, match="no samples"):
+        _core.wavelet_dwt(np.ones((4, 0), np.float32), *out, 1, *taps)
+    with pytest.raises(TypeError, match="float32 or float64"):
+        _core.wavelet_dwt(x.astype(np.int32), *(o.astype(np.int32) for o in out), 1, *taps)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        _core.wavelet_dwt(np.ones((4, 10), np.float32)[:, ::2], *out, 1, *taps)
+    with pytest.raises(ValueError, match="shape"):
+        _core.wavelet_idwt(x, x, np.empty((4, 8), np.float32), 1, *taps)
+    with pytest.raises(ValueError, match="shape"):
+        _core.wavelet_idwt(x, np.ones((4, 6), np.float32), np.empty((4, 10), np.float32), 1, *taps)
+    with pytest.raises(ValueError, match="at least one"):
+        _core.wavelet_idwt(x, x, np.empty((4, 10), np.float32), 1, [], [])
+
+
 def test_wavedecn_level_checks_as_pywavelets():
     x, w = np.ones((8, 9)), pywt.Wavelet("db2")
     with pytest.raises(ValueError, match="too low"):

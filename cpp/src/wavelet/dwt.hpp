@@ -45,7 +45,7 @@ NDIMG_HD void analysis_step(int64_t n, int64_t k, int s, int& tap, int64_t& samp
 template <class T>
 NDIMG_HD T synthesis_point(const T* c, int64_t step, int64_t m, int phase, const T* rec, int half) {
   T acc = 0;
-  for (int j = 0; j < half; ++j) acc += c[(m + half - 1 - j) * step] * rec[2 * j + phase];
+  for (int j = 0; j < half; ++j) acc += mul_rn(c[(m + half - 1 - j) * step], rec[2 * j + phase]);   // no FMA
   return acc;
 }
 
