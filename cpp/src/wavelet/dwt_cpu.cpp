@@ -59,11 +59,30 @@ void analysis(const View& in, const View& lo, const View& hi, int axis, std::spa
   const T* x0 = in.ptr<T>();
   T *lo0 = lo.ptr<T>(), *hi0 = hi.ptr<T>();
   if (inner == 1) {
+    // the outputs reaching neither end, [k0, k1): taps in order 0..F-1 on samples 2k + 1 - s, summed one step
+    // at a time across them (vectorised); the few others through the table
+    const int64_t k0 = std::min<int64_t>(m, (F - 2) / 2), k1 = std::max<int64_t>(k0, std::min<int64_t>(m, n / 2));
+    std::vector<T> tl(dec_lo.begin(), dec_lo.end()), th(dec_hi.begin(), dec_hi.end());
     parallel_for(a.outer, std::max<int64_t>(1, kWork / (m * F)), [&](int64_t l0, int64_t l1) {
       for (int64_t l = l0; l < l1; ++l) {
         const T* x = x0 + l * n;
         T *yl = lo0 + l * m, *yh = hi0 + l * m;
-        for (int64_t k = 0; k < m; ++k) {
+        for (int s = 0; s < F; ++s) {
+          const T cl = tl[size_t(s)], ch = th[size_t(s)];
+          const T* xs = x + 1 - s;
+          if (s == 0) {
+            for (int64_t k = k0; k < k1; ++k) {
+              yl[k] = T(0) + xs[2 * k] * cl;
+              yh[k] = T(0) + xs[2 * k] * ch;
+            }
+          } else {
+            for (int64_t k = k0; k < k1; ++k) {
+              yl[k] += xs[2 * k] * cl;
+              yh[k] += xs[2 * k] * ch;
+            }
+          }
+        }
+        auto edge = [&](int64_t k) {
           const int64_t* p = at.data() + k * F;
           const T *pl = wl.data() + k * F, *ph = wh.data() + k * F;
           T sl = 0, sh = 0;
@@ -74,7 +93,9 @@ void analysis(const View& in, const View& lo, const View& hi, int axis, std::spa
           }
           yl[k] = sl;
           yh[k] = sh;
-        }
+        };
+        for (int64_t k = 0; k < k0; ++k) edge(k);
+        for (int64_t k = k1; k < m; ++k) edge(k);
       }
     });
     return;
