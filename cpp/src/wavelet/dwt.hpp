@@ -39,14 +39,8 @@ NDIMG_HD void analysis_step(int64_t n, int64_t k, int s, int& tap, int64_t& samp
   sample = at;
 }
 
-// Synthesis output 2 m + phase of one band: sum over j = 0..F/2-1, in order, of c[m + F/2 - 1 - j] times
-// rec[2 j + phase]. `step` is c's stride. PyWavelets' sums (both directions) start from +0, so they are
-// never -0: the same values as from the first product, and the same zeros.
-template <class T>
-NDIMG_HD T synthesis_point(const T* c, int64_t step, int64_t m, int phase, const T* rec, int half) {
-  T acc = 0;
-  for (int j = 0; j < half; ++j) acc += mul_rn(c[(m + half - 1 - j) * step], rec[2 * j + phase]);   // no FMA
-  return acc;
-}
+// Synthesis output 2 m + phase of one band is the sum over j = 0..F/2-1, in order, of c[m + F/2 - 1 - j] times
+// rec[2 j + phase]. PyWavelets' sums (both directions) start from +0, so they are never -0: the same values
+// as from the first product, and the same zeros.
 
 }  // namespace ndimg::wavelet

@@ -126,6 +126,20 @@ void analysis(const View& in, const View& lo, const View& hi, int axis, std::spa
   });
 }
 
+// One band's share of `len` synthesis outputs of one phase, summed one tap at a time across them:
+// row[e] = sum over j = 0..half-1, in order, of src_j[e] * rec[2 j + phase] with src_j = base - j * jstep.
+template <class T>
+void share(const T* base, int64_t jstep, const std::vector<T>& rec, int phase, int half, int64_t len, T* row) {
+  for (int j = 0; j < half; ++j) {
+    const T* src = base - j * jstep;
+    const T w = rec[size_t(2 * j + phase)];
+    if (j == 0)
+      for (int64_t e = 0; e < len; ++e) row[e] = T(0) + src[e] * w;
+    else
+      for (int64_t e = 0; e < len; ++e) row[e] += src[e] * w;
+  }
+}
+
 template <class T>
 void synthesis(const View& ca, const View& cd, const View& out, int axis, std::span<const double> rec_lo,
                std::span<const double> rec_hi, Axis a) {
@@ -136,50 +150,38 @@ void synthesis(const View& ca, const View& cd, const View& out, int axis, std::s
   std::vector<T> ra(rec_lo.begin(), rec_lo.end()), rd(rec_hi.begin(), rec_hi.end());
   const T *a0 = ca.ptr<T>(), *d0 = cd.ptr<T>();
   T* y0 = out.ptr<T>();
+  // the approximation's share plus the detail's, each summed alone (pywt.idwt's order); a missing band's
+  // share is not added
+  auto both = [&](const T* xa, const T* xd, int64_t jstep, int p, int64_t len, T* row, T* tmp) {
+    if (use_a) share(xa, jstep, ra, p, half, len, row);
+    if (use_a && use_d) {
+      share(xd, jstep, rd, p, half, len, tmp);
+      for (int64_t e = 0; e < len; ++e) row[e] += tmp[e];
+    } else if (use_d) {
+      share(xd, jstep, rd, p, half, len, row);
+    }
+  };
   if (inner == 1) {
+    // per line and phase, all M outputs at once, then interleaved
     parallel_for(a.outer, std::max<int64_t>(1, kWork / (M * F)), [&](int64_t l0, int64_t l1) {
+      std::vector<T> row(static_cast<size_t>(M)), tmp(static_cast<size_t>(M));
       for (int64_t l = l0; l < l1; ++l) {
-        const T *xa = a0 + l * m, *xd = d0 + l * m;
         T* y = y0 + l * 2 * M;
-        for (int64_t i = 0; i < M; ++i)
-          for (int p = 0; p < 2; ++p) {
-            // the approximation's share plus the detail's, each summed alone (pywt.idwt's order)
-            if (use_a && use_d)
-              y[2 * i + p] =
-                  synthesis_point(xa, 1, i, p, ra.data(), half) + synthesis_point(xd, 1, i, p, rd.data(), half);
-            else
-              y[2 * i + p] = use_a ? synthesis_point(xa, 1, i, p, ra.data(), half)
-                                   : synthesis_point(xd, 1, i, p, rd.data(), half);
-          }
+        for (int p = 0; p < 2; ++p) {
+          both(a0 + l * m + half - 1, d0 + l * m + half - 1, 1, p, M, row.data(), tmp.data());
+          for (int64_t i = 0; i < M; ++i) y[2 * i + p] = row[size_t(i)];
+        }
       }
     });
     return;
   }
   // one output row pair (o, i) per unit, each band's rows summed tap by tap across the row
   parallel_for(a.outer * M, std::max<int64_t>(1, kWork / (inner * F)), [&](int64_t u0, int64_t u1) {
-    std::vector<T> share(size_t(use_a && use_d ? inner : 0));
-    auto band = [&](const T* c, const std::vector<T>& rec, int p, int64_t i, T* row) {
-      for (int j = 0; j < half; ++j) {
-        const T* cs = c + (i + half - 1 - j) * inner;
-        const T w = rec[size_t(2 * j + p)];
-        if (j == 0)
-          for (int64_t e = 0; e < inner; ++e) row[e] = T(0) + cs[e] * w;
-        else
-          for (int64_t e = 0; e < inner; ++e) row[e] += cs[e] * w;
-      }
-    };
+    std::vector<T> tmp(static_cast<size_t>(inner));
     for (int64_t u = u0; u < u1; ++u) {
-      const int64_t o = u / M, i = u % M;
-      for (int p = 0; p < 2; ++p) {
-        T* row = y0 + ((o * M + i) * 2 + p) * inner;
-        if (use_a) band(a0 + o * m * inner, ra, p, i, row);
-        if (use_a && use_d) {
-          band(d0 + o * m * inner, rd, p, i, share.data());
-          for (int64_t e = 0; e < inner; ++e) row[e] += share[size_t(e)];
-        } else if (use_d) {
-          band(d0 + o * m * inner, rd, p, i, row);
-        }
-      }
+      const int64_t o = u / M, i = u % M, at = (o * m + i + half - 1) * inner;
+      for (int p = 0; p < 2; ++p)
+        both(a0 + at, d0 + at, inner, p, inner, y0 + ((o * M + i) * 2 + p) * inner, tmp.data());
     }
   });
 }
