@@ -149,7 +149,7 @@ def idwt(ca, cd, wavelet, axis):
     two bands of one shape (None for a missing one)."""
     bands = [_working(c) for c in (ca, cd)]
     if ca is not None and cd is not None and ca.dtype != cd.dtype:   # PyWavelets upcasts a mixed pair to float64
-        bands = [c.astype(np.float64) for c in bands]
+        bands = [c.astype(np.float64, copy=False) for c in bands]
     dtype = next(c.dtype for c in bands if c is not None)
     filters = _filters(wavelet, dtype)[2:]
     present = next(c for c in bands if c is not None)
