@@ -240,6 +240,17 @@ def test_hysteresis_shapes(engine, rng, shape):
     check("apply_hysteresis_threshold", x, engine, low=0.95, high=0.5)  # low is clipped to high
 
 
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_hysteresis_python_thresholds_in_image_type(engine, rng, dtype):
+    # NumPy compares a float image with a Python number in the image's own type (NEP 50): pixels exactly at
+    # float16(0.7) = 0.7002 are not above high=0.7 there; low goes through np.clip and is compared in float64
+    x = rng.random((23, 17)).astype(dtype)
+    x.flat[::5] = np.asarray(0.7, dtype)
+    x.flat[1::5] = np.asarray(0.3, dtype)
+    check("apply_hysteresis_threshold", x, engine, low=0.3, high=0.7)
+    check("apply_hysteresis_threshold", x, engine, low=np.float64(0.3), high=np.float64(0.7))
+
+
 def test_hysteresis_array_thresholds(engine, rng):
     x = rng.random((20, 15))
     low = rng.random((20, 15)) * 0.5

@@ -526,6 +526,12 @@ def threshold_sauvola(image, window_size=15, k=0.2, r=None):
 # Hysteresis
 # ---------------------------------------------------------------------------------------------------
 
+def _as_compared(high, dtype):
+    """The upper threshold as NumPy compares it with an image of `dtype`: a Python number in a float image's
+    own type (NEP 50: 0.7 is float16's 0.7002 for a float16 image); low, through np.clip, is a float64."""
+    return dtype.type(high) if type(high) in (int, float) and dtype.kind == "f" else high
+
+
 @engine_aware("image", "low", "high")
 def apply_hysteresis_threshold(image, low, high):
     if isinstance(image, numbers.Number):  # compared with the thresholds as NumPy compares numbers
@@ -540,6 +546,7 @@ def apply_hysteresis_threshold(image, low, high):
         else np.clip(low, a_min=None, a_max=high)
     if xp is not np:  # host array thresholds (lists) compare with a device image as device arrays
         low, high = (xp.asarray(t) if np.ndim(t) else t for t in (low, high))
+    high = _as_compared(high, image.dtype)
     out = xp.empty(image.shape, dtype=bool)
     if np.ndim(low) == 0 and np.ndim(high) == 0 and image.dtype.kind in "biuf":
         if image.ndim == 0:  # a NumPy bool scalar, as scikit-image

@@ -508,6 +508,7 @@ def apply_hysteresis_threshold(image, low, high):
         image, low, high = cls, 0, 1
     else:
         low = delayed(_low_clipped)(low, high) if arrays else _low_clipped(low, high)
+        high = _t._as_compared(high, image.dtype)
     parts = image.to_delayed(optimize_graph=False)
     grid = parts.shape
     stride = int(np.prod([max(c) for c in image.chunks]))
