@@ -76,6 +76,15 @@ def _image(mask_shape, channels, kw, dtype, seed):
     return image.astype(dtype)
 
 
+def _assert_engine_result(got, expected, engine):
+    """The CPU engine's SuperLU solve is scikit-image's to the bit; the CUDA engine's sparse QR is within the
+    entry's tolerance."""
+    if engine == "cpu":
+        np.testing.assert_array_equal(got, expected)
+    else:
+        assert_close(got, expected, NAME)
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.uint8])
 @pytest.mark.parametrize("name", list(CASES))
 def test_against_scikit_image(engine, name, dtype):
@@ -87,10 +96,7 @@ def test_against_scikit_image(engine, name, dtype):
     assert type(got) is type(to_engine(image, engine))
     got = to_host(got)
     assert got.dtype == expected.dtype and got.shape == expected.shape
-    if engine == "cpu":
-        np.testing.assert_array_equal(got, expected)
-    else:
-        assert_close(got, expected, NAME)
+    _assert_engine_result(got, expected, engine)
 
 
 def test_masked_values_never_read(engine):
@@ -103,10 +109,7 @@ def test_masked_values_never_read(engine):
     expected = sk.inpaint_biharmonic(dirty, mask)
     got = to_host(nr.inpaint_biharmonic(to_engine(dirty, engine), to_engine(mask, engine)))
     assert np.isfinite(got).all()
-    if engine == "cpu":
-        np.testing.assert_array_equal(got, expected)
-    else:
-        assert_close(got, expected, NAME)
+    _assert_engine_result(got, expected, engine)
 
 
 def test_mask_of_a_bool_image_kind(engine):
