@@ -1,0 +1,4 @@
+"""skimage.future on the ndimg engines: same names, arguments, dtype rules and errors."""
+from .._registry import export
+
+__getattr__, __dir__ = export("future", globals())
