@@ -1,0 +1,22 @@
+#include "binders.hpp"
+#include "ndimg/feature_texture.hpp"
+
+namespace ndimg::py {
+
+NDIMG_BINDINGS(feature_texture) {
+  using feature::LbpMethod;
+  nb::enum_<LbpMethod>(m, "LbpMethod")
+      .value("default", LbpMethod::Default)
+      .value("ror", LbpMethod::Ror)
+      .value("uniform", LbpMethod::Uniform)
+      .value("nri_uniform", LbpMethod::NriUniform)
+      .value("var", LbpMethod::Var);
+  bind<&feature::canny_suppress>(m, "canny_suppress", "gi", "gj", "mask", "low", "high", Out{"output"},
+                                 nb::arg("stream") = 0);
+  bind<&feature::local_binary_pattern>(m, "local_binary_pattern", "image", "rp", "cp", "method", Out{"output"},
+                                       nb::arg("stream") = 0);
+  bind<&feature::corner_fast>(m, "corner_fast", "image", "n", "threshold", Out{"output"}, nb::arg("stream") = 0);
+  bind<&feature::corner_moravec>(m, "corner_moravec", "image", "window_size", Out{"output"}, nb::arg("stream") = 0);
+}
+
+}  // namespace ndimg::py

@@ -1,0 +1,34 @@
+// ndimg::feature — the per-pixel kernels of skimage.feature's edge, texture and corner detectors on 2-D
+// C-contiguous float images: Canny's non-maximum suppression, local binary patterns, FAST and Moravec
+// corner responses. Each is scikit-image's loop to the bit, on either engine.
+#pragma once
+#include <cstdint>
+#include <span>
+
+#include "ndimg/array.hpp"
+#include "ndimg/ndimage.hpp"
+
+namespace ndimg::feature {
+
+// Canny's bilinear non-maximum suppression of the gradient magnitude sqrt(gi^2 + gj^2) (computed in the
+// gradients' float type) along the gradient direction, where `mask` (uint8/bool) is set and the magnitude is
+// at least `low` (compared in double). out (uint8) = 0 suppressed, 1 an edge candidate, 2 a candidate whose
+// magnitude is at least `high`. Pixels of the image's outer frame are 0.
+void canny_suppress(const View& gi, const View& gj, const View& mask, double low, double high, const View& out,
+                    StreamHandle stream = nullptr);
+
+// Local binary patterns of a float64 image at the P = len(rp) circle offsets (rp[i], cp[i]) (sampled
+// bilinearly, zero outside), into float64 `out`.
+enum class LbpMethod : int { Default = 0, Ror = 1, Uniform = 2, NriUniform = 3, Var = 4 };
+void local_binary_pattern(const View& image, std::span<const double> rp, std::span<const double> cp,
+                          LbpMethod method, const View& out, StreamHandle stream = nullptr);
+
+// FAST corner response (segment test of n contiguous pixels of the radius-3 circle brighter or darker than
+// the centre by `threshold`, compared in the image's type), 0 within 3 pixels of the border.
+void corner_fast(const View& image, int n, double threshold, const View& out, StreamHandle stream = nullptr);
+
+// Moravec corner response: the smallest sum of squared differences between the window around a pixel and
+// the windows shifted diagonally within `window_size`; 0 within 2 * window_size of the border.
+void corner_moravec(const View& image, int64_t window_size, const View& out, StreamHandle stream = nullptr);
+
+}  // namespace ndimg::feature

@@ -1,0 +1,49 @@
+// Entries of the local binary patterns and the FAST and Moravec responses: validate once, route to the engine.
+#include <string>
+
+#include "feature/texture.hpp"
+
+namespace ndimg::feature {
+namespace {
+
+void require_image(const View& image, const View& out, const char* op) {
+  require_same_shape(image, out, op);
+  require_same_device(image, out, op);
+  if (image.ndim != 2) throw ValueError(std::string(op) + ": a 2-D image expected");
+  if (!image.c_contiguous() || !out.c_contiguous()) throw ValueError(std::string(op) + ": C-contiguous arrays expected");
+}
+
+}  // namespace
+
+void local_binary_pattern(const View& image, std::span<const double> rp, std::span<const double> cp,
+                          LbpMethod method, const View& out, StreamHandle stream) {
+  const char* op = "local_binary_pattern";
+  require_image(image, out, op);
+  if (image.dtype != DType::F64 || out.dtype != DType::F64) throw TypeError("local_binary_pattern: float64 arrays expected");
+  if (rp.size() != cp.size()) throw ValueError("local_binary_pattern: one row and one column offset per point expected");
+  if (int(method) < 0 || int(method) > 4) throw ValueError("local_binary_pattern: unknown method");
+  if (image.size() == 0) return;
+  NDIMG_ROUTE(image, op, local_binary_pattern_cpu(image, rp, cp, method, out),
+              local_binary_pattern_cuda(image, rp, cp, method, out, stream));
+}
+
+void corner_fast(const View& image, int n, double threshold, const View& out, StreamHandle stream) {
+  const char* op = "corner_fast";
+  require_image(image, out, op);
+  if (!is_float(image.dtype) || out.dtype != image.dtype) throw TypeError("corner_fast: float32 or float64 arrays of one dtype expected");
+  if (n < -128 || n > 127) throw ValueError("corner_fast: n must fit a signed char");
+  if (image.size() == 0) return;
+  NDIMG_ROUTE(image, op, corner_fast_cpu(image, n, threshold, out), corner_fast_cuda(image, n, threshold, out, stream));
+}
+
+void corner_moravec(const View& image, int64_t window_size, const View& out, StreamHandle stream) {
+  const char* op = "corner_moravec";
+  require_image(image, out, op);
+  if (!is_float(image.dtype) || out.dtype != image.dtype) throw TypeError("corner_moravec: float32 or float64 arrays of one dtype expected");
+  if (window_size < 0) throw ValueError("corner_moravec: window_size must be non-negative");
+  if (image.size() == 0) return;
+  NDIMG_ROUTE(image, op, corner_moravec_cpu(image, window_size, out),
+              corner_moravec_cuda(image, window_size, out, stream));
+}
+
+}  // namespace ndimg::feature

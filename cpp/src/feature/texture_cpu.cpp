@@ -1,0 +1,45 @@
+// CPU schedules of the local binary patterns and the FAST and Moravec responses: bands of rows on the pool.
+#include "feature/each_pixel.hpp"
+#include "feature/texture.hpp"
+
+namespace ndimg::feature {
+namespace {
+
+template <template <class> class F, class... A>
+void run_float(const View& image, const View& out, int64_t cost, A... args) {
+  auto run = [&]<class T>() {
+    each_pixel_cpu(image.shape[0], image.shape[1], cost,
+                   F<T>{image.ptr<T>(), out.ptr<T>(), image.shape[0], image.shape[1], args...});
+  };
+  if (image.dtype == DType::F32) run.template operator()<float>();
+  else run.template operator()<double>();
+}
+
+}  // namespace
+
+void local_binary_pattern_cpu(const View& image, std::span<const double> rp, std::span<const double> cp,
+                              LbpMethod method, const View& out) {
+  const int64_t P = int64_t(rp.size());
+  each_pixel_cpu(image.shape[0], image.shape[1], 8 * P + 1,
+                 LocalBinaryPattern{image.ptr<double>(), out.ptr<double>(), rp.data(), cp.data(), image.shape[0],
+                                    image.shape[1], P, method});
+}
+
+void corner_fast_cpu(const View& image, int n, double threshold, const View& out) {
+  if (image.dtype == DType::F32) {
+    each_pixel_cpu(image.shape[0], image.shape[1], 8,
+                   FastResponse<float>{image.ptr<float>(), out.ptr<float>(), image.shape[0], image.shape[1], n,
+                                       float(threshold)});
+  } else {
+    each_pixel_cpu(image.shape[0], image.shape[1], 8,
+                   FastResponse<double>{image.ptr<double>(), out.ptr<double>(), image.shape[0], image.shape[1], n,
+                                        threshold});
+  }
+}
+
+void corner_moravec_cpu(const View& image, int64_t w, const View& out) {
+  const int64_t side = 2 * w + 1, cost = side * side * side * side;
+  run_float<MoravecResponse>(image, out, cost, w);
+}
+
+}  // namespace ndimg::feature

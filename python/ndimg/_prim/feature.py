@@ -1,0 +1,45 @@
+"""The per-pixel kernels of skimage.feature (``cpp/src/feature``: canny.hpp, texture.hpp) on 2-D images, on
+the array's engine. Inputs are made C-contiguous here; outputs are new arrays of the input's library."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _core
+from .._engine import stream_ptr, xp_of
+
+
+def canny_suppress(gi, gj, mask, *, low, high):
+    """Canny's non-maximum suppression of the gradients ``gi``, ``gj`` (one float dtype) where ``mask`` (bool or
+    uint8) is set: uint8, 0 suppressed, 1 a local maximum with magnitude >= ``low``, 2 also >= ``high``
+    (both compared in double)."""
+    xp = xp_of(gi)
+    out = xp.empty(gi.shape, np.uint8)
+    _core.canny_suppress(xp.ascontiguousarray(gi), xp.ascontiguousarray(gj), xp.ascontiguousarray(mask),
+                         float(low), float(high), out, stream=stream_ptr(out))
+    return out
+
+
+def local_binary_pattern(image, *, rp, cp, method):
+    """Local binary patterns (float64) of a float64 image at the circle offsets ``rp``, ``cp`` (host
+    sequences); ``method`` one of 'default', 'ror', 'uniform', 'nri_uniform', 'var'."""
+    xp = xp_of(image)
+    out = xp.empty(image.shape, np.float64)
+    _core.local_binary_pattern(xp.ascontiguousarray(image), [float(v) for v in rp], [float(v) for v in cp],
+                               getattr(_core.LbpMethod, method), out, stream=stream_ptr(out))
+    return out
+
+
+def corner_fast(image, *, n, threshold):
+    """FAST corner response of a float32/float64 image, in its dtype."""
+    xp = xp_of(image)
+    out = xp.empty(image.shape, image.dtype)
+    _core.corner_fast(xp.ascontiguousarray(image), int(n), float(threshold), out, stream=stream_ptr(out))
+    return out
+
+
+def corner_moravec(image, *, window_size):
+    """Moravec corner response of a float32/float64 image, in its dtype."""
+    xp = xp_of(image)
+    out = xp.empty(image.shape, image.dtype)
+    _core.corner_moravec(xp.ascontiguousarray(image), int(window_size), out, stream=stream_ptr(out))
+    return out

@@ -1,0 +1,100 @@
+"""skimage.feature.canny on the ndimg engines.
+
+The smoothing (with scikit-image's bleed-over correction for masks and mode 'constant') and the Sobel
+gradients are ndimg's own filters, bit for bit scikit-image's; the non-maximum suppression with both
+thresholds is one C++ kernel (cpp/src/feature/canny.hpp), and the hysteresis keeps the 8-connected
+components of the candidates that hold a pixel above the high threshold (ndimg's labelling).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._engine import engine_aware, xp_of
+from .._prim import feature as _feature
+from .._prim import label as _label
+from .._rules import array_argument, check_nD, supported_float_type
+from ..filters import gaussian
+from ..ndimage import binary_erosion, sobel
+from ..util._dtype import limits_of
+
+_EIGHT = np.ones((3, 3), dtype=bool)
+
+
+def _smooth(image, mask, sigma, mode, cval):
+    """scikit-image's canny _preprocess: the smoothed image and the eroded mask (uint8)."""
+    xp = xp_of(image)
+    kw = dict(sigma=sigma, mode=mode, cval=cval, preserve_range=False)
+    float_type = supported_float_type(image.dtype)
+    bleed = mode == "constant" or mask is not None
+    if mask is None:
+        weights = xp.ones(image.shape, float_type) if bleed else None
+        masked = image
+        eroded = xp.zeros(image.shape, np.uint8)
+        eroded[1:-1, 1:-1] = 1
+    else:
+        mask = xp.asarray(mask).astype(bool, copy=False)
+        if mask.shape != image.shape:
+            raise IndexError(f"boolean index did not match indexed array along axis 0; size of axis is "
+                             f"{image.shape[0]} but size of corresponding boolean axis is {mask.shape[0]}")
+        weights = mask.astype(float_type, copy=False)
+        masked = xp.where(mask, image, xp.zeros((), image.dtype))
+        eroded = binary_erosion(mask, _EIGHT, border_value=0).view(np.uint8)
+    smoothed = gaussian(masked, **kw)
+    if bleed:
+        bleed_over = gaussian(weights, **kw)
+        bleed_over += np.finfo(float_type).eps
+        smoothed /= bleed_over
+    return smoothed, eroded
+
+
+def _threshold(value, default, use_quantiles, dtype_max):
+    if value is None:
+        return default
+    if use_quantiles:
+        if not (0.0 <= value <= 1.0):
+            raise ValueError("Quantile thresholds must be between 0 and 1.")
+        return value
+    value /= dtype_max
+    return value
+
+
+def _low_as_float(low):
+    """scikit-image passes the low threshold as a C float, and 0 as 1e-14 (no zero magnitude is an edge)."""
+    with np.errstate(over="ignore"):
+        low = np.float32(low)
+    return float(np.float32(1e-14) if low == 0 else low)
+
+
+@engine_aware("image", "mask")
+def canny(image, sigma=1.0, low_threshold=None, high_threshold=None, mask=None, use_quantiles=False, *,
+          mode="constant", cval=0.0):
+    """Edge map of a 2-D image by Canny's algorithm (skimage.feature.canny)."""
+    image = array_argument(image)
+    if np.issubdtype(image.dtype, np.int64) or np.issubdtype(image.dtype, np.uint64):
+        raise ValueError("64-bit integer images are not supported")
+    check_nD(image, 2)
+    dtype_max = limits_of(image.dtype, clip_negative=False)[1]
+    low = _threshold(low_threshold, 0.1, use_quantiles, dtype_max)
+    high = _threshold(high_threshold, 0.2, use_quantiles, dtype_max)
+    if high < low:
+        raise ValueError("low_threshold should be lower then high_threshold")
+    xp = xp_of(image)
+    smoothed, eroded = _smooth(image, mask, sigma, mode, cval)
+    gj = sobel(smoothed, axis=1)
+    gi = sobel(smoothed, axis=0)
+    if use_quantiles:
+        magnitude = gi * gi
+        magnitude += gj * gj
+        xp.sqrt(magnitude, out=magnitude)
+        low, high = (np.float64(float(q)) for q in xp.percentile(magnitude, [100.0 * low, 100.0 * high]))
+    # the high threshold is compared as NumPy compares it with the magnitude (a Python float in its dtype)
+    high = float(np.result_type(gi.dtype, high).type(high))
+    classes = _feature.canny_suppress(gi, gj, eroded, low=_low_as_float(low), high=high)
+    candidates = classes > 0
+    labels = xp.empty(classes.shape, np.int32)
+    count = _label.label(candidates, structure=_EIGHT, out=labels)
+    if count == 0:
+        return candidates
+    good = xp.zeros(count + 1, dtype=bool)
+    good[labels[classes == 2]] = True
+    return good[labels]
