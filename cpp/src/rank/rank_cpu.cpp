@@ -1,0 +1,93 @@
+// The rank filters' CPU schedule: image lines (rows of every plane) split over the thread pool; along a
+// line the window histogram is built once at its first pixel and then updated by the footprint's east and
+// west run ends only (Huang's sliding histogram, as scikit-image slides it), the sum of its grey levels kept
+// with it for the mean-like statistics.
+#include <algorithm>
+#include <vector>
+
+#include "ndimg/parallel.hpp"
+#include "rank/rank.hpp"
+
+namespace ndimg::rank {
+namespace {
+
+using namespace math;
+
+// One footprint list element on the current line: the start of its image row and its column offset.
+struct Tap {
+  int64_t base;
+  int64_t dc;
+};
+
+template <class T, class O>
+void run(const View& image, const View& mask, const Offset* lists, const Geometry& q, const View& out) {
+  const T* src = image.ptr<T>();
+  const uint8_t* msk = q.use_mask ? mask.ptr<uint8_t>() : nullptr;
+  O* dst = out.ptr<O>();
+  const int64_t R = q.rows, C = q.cols;
+  const int64_t line_cost = C * (q.n_east + q.n_west + std::min<int64_t>(q.n_bins, 256)) + q.n_full;
+  parallel_for(q.planes * R, std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(1, line_cost)), [&](int64_t l0, int64_t l1) {
+    std::vector<int32_t> hist(size_t(q.n_bins));
+    std::vector<Tap> full, east, west;
+    for (int64_t line = l0; line < l1; ++line) {
+      const int64_t p = line / R, r = line % R;
+      // the list elements whose plane and row lie in the image
+      auto select = [&](const Offset* o, int64_t n, std::vector<Tap>& taps) {
+        taps.clear();
+        for (int64_t k = 0; k < n; ++k) {
+          const int64_t pp = p + o[k].dp, rr = r + o[k].dr;
+          if (pp >= 0 && pp < q.planes && rr >= 0 && rr < R) taps.push_back({(pp * R + rr) * C, o[k].dc});
+        }
+      };
+      select(lists, q.n_full, full);
+      select(lists + q.n_full, q.n_east, east);
+      select(lists + q.n_full + q.n_east, q.n_west, west);
+      std::fill(hist.begin(), hist.end(), 0);
+      int64_t pop = 0, wsum = 0;
+      auto add = [&](int64_t at, int sign) {
+        if (msk && !msk[at]) return;
+        const int64_t v = src[at];
+        hist[size_t(v)] += sign;
+        pop += sign;
+        wsum += sign * v;
+      };
+      for (const Tap& t : full)
+        if (t.dc >= 0 && t.dc < C) add(t.base + t.dc, 1);
+      const int64_t row = line * C;
+      const int32_t* h = hist.data();
+      store(q, h, pop, wsum, int64_t(src[row]), dst + row * q.odepth);
+      for (int64_t col = 1; col < C; ++col) {
+        // columns inside the image for every tap: no column checks
+        const bool inside = col + q.min_dc - 1 >= 0 && col + q.max_dc < C;
+        for (const Tap& t : east) {
+          const int64_t cc = col + t.dc;
+          if (inside || (cc >= 0 && cc < C)) add(t.base + cc, 1);
+        }
+        for (const Tap& t : west) {
+          const int64_t cc = col - 1 + t.dc;
+          if (inside || (cc >= 0 && cc < C)) add(t.base + cc, -1);
+        }
+        store(q, h, pop, wsum, int64_t(src[row + col]), dst + (row + col) * q.odepth);
+      }
+    }
+  });
+}
+
+template <class T>
+void run_in(const View& image, const View& mask, const Offset* lists, const Geometry& q, const View& out) {
+  switch (out.dtype) {
+    case DType::U8: return run<T, uint8_t>(image, mask, lists, q, out);
+    case DType::U16: return run<T, uint16_t>(image, mask, lists, q, out);
+    case DType::F32: return run<T, float>(image, mask, lists, q, out);
+    default: return run<T, double>(image, mask, lists, q, out);
+  }
+}
+
+}  // namespace
+
+void rank_cpu(const View& image, const View& mask, const Offset* lists, const Geometry& q, const View& out) {
+  if (image.dtype == DType::U8) run_in<uint8_t>(image, mask, lists, q, out);
+  else run_in<uint16_t>(image, mask, lists, q, out);
+}
+
+}  // namespace ndimg::rank
