@@ -30,8 +30,9 @@ namespace ndimg::restoration {
 // same result). `mask` (uint8, 1 = masked) removes pixels from the edges; masked pixels get the minimum of
 // the unwrapped phase. wrap_* connect the last and first slices along z (axis 0 of 3-D), y and x. Pixels
 // whose reliability is not computed (the borders without wrap) take C's rand(): `reseed` calls srand(0)
-// first (scikit-image does when no rng is given), else the process's generator continues. CPU arrays.
+// first (scikit-image does when no rng is given), else the process's generator continues. Either engine
+// (on CUDA the reliabilities, edges, sort and result on the device, the sequential merge on the host).
 void unwrap_phase(const View& image, const View& mask, const View& out, bool wrap_z, bool wrap_y, bool wrap_x,
-                  bool reseed);
+                  bool reseed, StreamHandle stream = nullptr);
 
 }  // namespace ndimg::restoration

@@ -1,8 +1,13 @@
-// The per-pixel math of reliability-sorted phase unwrapping, once for every schedule.
+// Reliability-sorted phase unwrapping (Herraez, Burton, Lalor and Gdeisat), in the order of scikit-image's
+// 2-D and 3-D unwrappers: the per-pixel and per-edge math once for every schedule, and the host steps both
+// engines share (C's rand() for the first reliabilities, scikit-image's edge sort, the sequential merge).
 #pragma once
+#include <cstdint>
 #include <numbers>
+#include <vector>
 
 #include "ndimg/hd.hpp"
+#include "ndimg/restoration.hpp"
 
 namespace ndimg::restoration {
 
@@ -23,5 +28,131 @@ NDIMG_HD int edge_periods(double first, double second) {
 NDIMG_HD double second_difference(double before, double centre, double after) {
   return wrap_phase(before - centre) - wrap_phase(centre - after);
 }
+
+namespace unwrap_math {
+
+// A box [n0, n1) x [i0, i1) x [j0, j1) of a (D, H, W) volume, walked in C order.
+struct Box {
+  int64_t n0, n1, i0, i1, j0, j1;
+  NDIMG_HD int64_t size() const {
+    return n1 > n0 && i1 > i0 && j1 > j0 ? (n1 - n0) * (i1 - i0) * (j1 - j0) : 0;
+  }
+  // the pixel index of the box's k-th element in a volume of rows of W and frames of H rows
+  NDIMG_HD int64_t pixel(int64_t k, int64_t H, int64_t W) const {
+    const int64_t bw = j1 - j0, bh = i1 - i0;
+    const int64_t j = j0 + k % bw, i = i0 + (k / bw) % bh, n = n0 + k / bw / bh;
+    return (n * H + i) * W + j;
+  }
+};
+
+// the term wrap(v[p + a] - v[p]) - wrap(v[p] - v[p + b]) of a pixel's reliability
+struct Offsets {
+  int64_t a, b;
+};
+
+// The pixels whose reliability is computed with `terms` (scikit-image's 13 in 3-D, 4 in 2-D).
+struct Region {
+  Box box;
+  int nterms;
+  Offsets terms[13];
+};
+
+// A pixel's reliability: the sum of its squared terms; scikit-image reads values past the volume as 0 where
+// a wrapped 2-D border reaches out of it. Each operation rounds on its own, so the engines agree bit for bit.
+NDIMG_HD double reliability(const double* v, int64_t V, int64_t p, const Region& g) {
+  double s = 0;
+  for (int t = 0; t < g.nterms; ++t) {
+    const int64_t qa = p + g.terms[t].a, qb = p + g.terms[t].b;
+    const double d = second_difference(qa >= 0 && qa < V ? v[qa] : 0.0, v[p], qb >= 0 && qb < V ? v[qb] : 0.0);
+    s = add_rn(s, square_rn(d));
+  }
+  return s;
+}
+
+// The edges of one kind (along x, x's wrap, along y, y's wrap, along z, z's wrap): from each pixel of
+// `box` to the pixel `delta` after it.
+struct EdgeBlock {
+  Box box;
+  int64_t delta;
+};
+
+// An edge in the sort: its reliability (the sum of its pixels') and its code, the first pixel, its block
+// and the periods that continue the first pixel into the second, packed into one integer.
+struct EdgeKey {
+  double reliab;
+  int64_t code;
+};
+
+NDIMG_HD int64_t edge_code(int64_t p, int block, int periods) { return (p * 8 + block) * 4 + (periods + 1); }
+NDIMG_HD int64_t code_first(int64_t code) { return code >> 5; }
+NDIMG_HD int code_block(int64_t code) { return int((code >> 2) & 7); }
+NDIMG_HD int code_periods(int64_t code) { return int(code & 3) - 1; }
+
+// Host steps shared by the schedules (unwrap_cpu.cpp):
+// the regions whose reliabilities are computed, in scikit-image's order (a later one overwrites an earlier
+// one where a dimension of 1 makes them meet)
+std::vector<Region> reliability_regions(int64_t D, int64_t H, int64_t W, bool is3d, bool wz, bool wy, bool wx);
+// the edge blocks in scikit-image's creation order
+std::vector<EdgeBlock> edge_blocks(int64_t D, int64_t H, int64_t W, bool wz, bool wy, bool wx);
+// every pixel's first reliability, C's rand() (after srand(0) when `reseed`)
+void draw_reliabilities(double* rel, int64_t V, bool reseed);
+// scikit-image's quicksort of the edges by reliability (not stable: ties end in its order)
+void sort_edges(std::vector<EdgeKey>& edges);
+// the error for NaN reliabilities (non-finite phases), on which scikit-image's sort never ends
+[[noreturn]] void refuse_nan_reliabilities();
+
+// The groups merged along the sorted edges (code_at(k): the k-th edge's code), smaller into larger, in
+// order: each pixel's periods. Sequential, on the host for either engine: each merge depends on the groups
+// the earlier ones made.
+template <class CodeAt>
+std::vector<int32_t> merge_groups(int64_t V, size_t n, CodeAt code_at, const std::vector<EdgeBlock>& blocks) {
+  // groups as linked lists: each pixel's head, the next pixel of its group, a head's last pixel and size
+  std::vector<int64_t> head(static_cast<size_t>(V)), next(static_cast<size_t>(V), -1), last(static_cast<size_t>(V)),
+      count(static_cast<size_t>(V), 1);
+  std::vector<int32_t> inc(static_cast<size_t>(V), 0);
+  for (int64_t p = 0; p < V; ++p) head[size_t(p)] = last[size_t(p)] = p;
+  auto alone = [&](int64_t p) { return next[size_t(p)] < 0 && head[size_t(p)] == p; };
+  for (size_t k = 0; k < n; ++k) {
+    const int64_t code = code_at(k), p1 = code_first(code), p2 = p1 + blocks[size_t(code_block(code))].delta;
+    const int increment = code_periods(code);
+    const int64_t h1 = head[size_t(p1)], h2 = head[size_t(p2)];
+    if (h1 == h2) continue;
+    if (alone(p2)) {
+      next[size_t(last[size_t(h1)])] = p2;
+      last[size_t(h1)] = p2;
+      ++count[size_t(h1)];
+      head[size_t(p2)] = h1;
+      inc[size_t(p2)] = inc[size_t(p1)] - increment;
+    } else if (alone(p1)) {
+      next[size_t(last[size_t(h2)])] = p1;
+      last[size_t(h2)] = p1;
+      ++count[size_t(h2)];
+      head[size_t(p1)] = h2;
+      inc[size_t(p1)] = inc[size_t(p2)] + increment;
+    } else {
+      // the smaller group (the first's on a tie) joins the other, its periods shifted to continue it
+      const bool first_larger = count[size_t(h1)] > count[size_t(h2)];
+      const int64_t keep = first_larger ? h1 : h2, join = first_larger ? h2 : h1;
+      const int shift = first_larger ? inc[size_t(p1)] - increment - inc[size_t(p2)]
+                                     : inc[size_t(p2)] + increment - inc[size_t(p1)];
+      next[size_t(last[size_t(keep)])] = join;
+      last[size_t(keep)] = last[size_t(join)];
+      count[size_t(keep)] += count[size_t(join)];
+      for (int64_t q = join; q >= 0; q = next[size_t(q)]) {
+        head[size_t(q)] = keep;
+        inc[size_t(q)] += shift;
+      }
+    }
+  }
+  return inc;
+}
+
+}  // namespace unwrap_math
+
+#ifdef NDIMG_WITH_CUDA
+// The CUDA schedule of restoration::unwrap_phase (arguments validated by the entry).
+void unwrap_phase_cuda(const View& image, const View& mask, const View& out, bool wrap_z, bool wrap_y, bool wrap_x,
+                       bool reseed, StreamHandle stream);
+#endif
 
 }  // namespace ndimg::restoration

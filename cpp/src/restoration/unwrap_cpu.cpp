@@ -3,7 +3,7 @@
 // then the sum of squared wrapped second differences over the interior (and over the borders an axis wraps
 // around, with the neighbour offsets scikit-image uses there), edges between unmasked neighbours in its
 // creation order, its quicksort variant (not stable: the same algorithm gives the same order of ties), and
-// groups merged smaller into larger along the sorted edges.
+// groups merged smaller into larger along the sorted edges. The host steps the CUDA schedule shares are here.
 #include <cfloat>
 #include <cmath>
 #include <cstdlib>
@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/engine.hpp"
 #include "ndimg/error.hpp"
 #include "ndimg/parallel.hpp"
 #include "ndimg/restoration.hpp"
@@ -19,90 +20,99 @@
 
 namespace ndimg::restoration {
 
+namespace unwrap_math {
+
 namespace {
 
-struct Offsets {
-  int64_t a, b;   // the term wrap(v[p + a] - v[p]) - wrap(v[p] - v[p + b])
-};
+// a region from its box and its terms
+Region region(Box box, std::initializer_list<Offsets> terms) {
+  Region g{box, int(terms.size()), {}};
+  int t = 0;
+  for (const Offsets& o : terms) g.terms[t++] = o;
+  return g;
+}
 
-// The pixels [n0, n1) x [i0, i1) x [j0, j1) whose reliability is computed with `terms`.
-struct Region {
-  int64_t n0, n1, i0, i1, j0, j1;
-  std::vector<Offsets> terms;
-};
+}  // namespace
 
-std::vector<Region> regions(int64_t D, int64_t H, int64_t W, bool is3d, bool wz, bool wy, bool wx) {
+std::vector<Region> reliability_regions(int64_t D, int64_t H, int64_t W, bool is3d, bool wz, bool wy, bool wx) {
   const int64_t F = H * W, V = D * F;
   std::vector<Region> r;
   if (!is3d) {
     const int64_t L = (H - 1) * W;   // from the first row to the last
-    r.push_back({0, 1, 1, H - 1, 1, W - 1, {{-1, 1}, {-W, W}, {-W - 1, W + 1}, {-W + 1, W - 1}}});
+    r.push_back(region({0, 1, 1, H - 1, 1, W - 1}, {{-1, 1}, {-W, W}, {-W - 1, W + 1}, {-W + 1, W - 1}}));
     if (wx) {
-      r.push_back({0, 1, 1, H - 1, 0, 1, {{W - 1, 1}, {-W, W}, {-1, W + 1}, {-W + 1, 2 * W - 1}}});
-      r.push_back({0, 1, 1, H - 1, W - 1, W, {{-1, -W + 1}, {-W, W}, {-W - 1, 1}, {-2 * W - 1, W - 1}}});
+      r.push_back(region({0, 1, 1, H - 1, 0, 1}, {{W - 1, 1}, {-W, W}, {-1, W + 1}, {-W + 1, 2 * W - 1}}));
+      r.push_back(region({0, 1, 1, H - 1, W - 1, W}, {{-1, -W + 1}, {-W, W}, {-W - 1, 1}, {-2 * W - 1, W - 1}}));
     }
     if (wy) {
-      r.push_back({0, 1, 0, 1, 1, W - 1, {{-1, 1}, {L, W}, {L - 1, W + 1}, {L + 1, W - 1}}});
-      r.push_back({0, 1, H - 1, H, 1, W - 1, {{-1, 1}, {-W, -L}, {-W - 1, -L + 1}, {-W + 1, -L - 1}}});
+      r.push_back(region({0, 1, 0, 1, 1, W - 1}, {{-1, 1}, {L, W}, {L - 1, W + 1}, {L + 1, W - 1}}));
+      r.push_back(region({0, 1, H - 1, H, 1, W - 1}, {{-1, 1}, {-W, -L}, {-W - 1, -L + 1}, {-W + 1, -L - 1}}));
     }
     return r;
   }
   // terms H, V, N, D1..D10 of scikit-image's 3-D reliability, per region
-  r.push_back({1, D - 1, 1, H - 1, 1, W - 1,
-               {{-1, 1}, {-W, W}, {-F, F}, {-W - 1, W + 1}, {-W + 1, W - 1}, {-F - W - 1, F + W + 1},
-                {-F - W, F + W}, {-F - W + 1, F + W - 1}, {-F - 1, F + 1}, {-F + 1, F - 1},
-                {-F + W - 1, F - W + 1}, {-F + W, F - W}, {-F + W + 1, F - W - 1}}});
+  r.push_back(region({1, D - 1, 1, H - 1, 1, W - 1},
+                     {{-1, 1}, {-W, W}, {-F, F}, {-W - 1, W + 1},
+                      {-W + 1, W - 1}, {-F - W - 1, F + W + 1}, {-F - W, F + W}, {-F - W + 1, F + W - 1},
+                      {-F - 1, F + 1}, {-F + 1, F - 1}, {-F + W - 1, F - W + 1}, {-F + W, F - W},
+                      {-F + W + 1, F - W - 1}}));
   if (wx) {
-    r.push_back({1, D - 1, 1, H - 1, 0, 1,
-                 {{W - 1, 1}, {-W, W}, {-F, F}, {-1, W + 1}, {-W + 1, 2 * W - 1}, {-F - 1, F + W + 1},
-                  {-F - W, F + W}, {-F - W + 1, F + 2 * W - 1}, {-F + W - 1, F + 1}, {-F + 1, F + W - 1},
-                  {-F + 2 * W - 1, F - W + 1}, {-F + W, F - W}, {-F + W + 1, F - 1}}});
-    r.push_back({1, D - 1, 1, H - 1, W - 1, W,
-                 {{-W + 1, -1}, {-W, W}, {-F, F}, {-W - 1, 1}, {W - 1, -2 * W + 1}, {-F - W - 1, F + 1},
-                  {-F - 2 * W + 1, F + W - 1}, {-F - 1, F - W + 1}, {-F - W + 1, F - 1}, {-F - W, F + W},
-                  {-F + W - 1, F - 2 * W + 1}, {-F + W, F - W}, {-F + 1, F - W - 1}}});
+    r.push_back(region({1, D - 1, 1, H - 1, 0, 1},
+                       {{W - 1, 1}, {-W, W}, {-F, F}, {-1, W + 1},
+                        {-W + 1, 2 * W - 1}, {-F - 1, F + W + 1}, {-F - W, F + W}, {-F - W + 1, F + 2 * W - 1},
+                        {-F + W - 1, F + 1}, {-F + 1, F + W - 1}, {-F + 2 * W - 1, F - W + 1}, {-F + W, F - W},
+                        {-F + W + 1, F - 1}}));
+    r.push_back(region({1, D - 1, 1, H - 1, W - 1, W},
+                       {{-W + 1, -1}, {-W, W}, {-F, F}, {-W - 1, 1},
+                        {W - 1, -2 * W + 1}, {-F - W - 1, F + 1}, {-F - 2 * W + 1, F + W - 1}, {-F - 1, F - W + 1},
+                        {-F - W + 1, F - 1}, {-F - W, F + W}, {-F + W - 1, F - 2 * W + 1}, {-F + W, F - W},
+                        {-F + 1, F - W - 1}}));
   }
   if (wy) {
-    r.push_back({1, D - 1, 0, 1, 1, W - 1,
-                 {{-1, 1}, {F - W, W}, {-F, F}, {F - W - 1, W + 1}, {F - W + 1, W - 1}, {-W - 1, F + W + 1},
-                  {-W, F + W}, {-W + 1, F + W - 1}, {-F - 1, F + 1}, {-F + 1, F - 1},
-                  {-F + W - 1, 2 * F - W + 1}, {-F + W, 2 * F - W}, {-F + W + 1, 2 * F - W - 1}}});
-    r.push_back({1, D - 1, H - 1, H, 1, W - 1,
-                 {{1, -1}, {-W, -F + W}, {-F, F}, {-W - 1, -F + W + 1}, {-W + 1, -F + W - 1}, {-F - W - 1, W + 1},
-                  {-F - W + 1, W - 1}, {-F - W, W}, {-F - 1, F + 1}, {-F + 1, F - 1},
-                  {-2 * F + W - 1, F - W + 1}, {-2 * F + W, F - W}, {-2 * F + W + 1, F - W - 1}}});
+    r.push_back(region({1, D - 1, 0, 1, 1, W - 1},
+                       {{-1, 1}, {F - W, W}, {-F, F}, {F - W - 1, W + 1},
+                        {F - W + 1, W - 1}, {-W - 1, F + W + 1}, {-W, F + W}, {-W + 1, F + W - 1},
+                        {-F - 1, F + 1}, {-F + 1, F - 1}, {-F + W - 1, 2 * F - W + 1}, {-F + W, 2 * F - W},
+                        {-F + W + 1, 2 * F - W - 1}}));
+    r.push_back(region({1, D - 1, H - 1, H, 1, W - 1},
+                       {{1, -1}, {-W, -F + W}, {-F, F}, {-W - 1, -F + W + 1},
+                        {-W + 1, -F + W - 1}, {-F - W - 1, W + 1}, {-F - W + 1, W - 1}, {-F - W, W},
+                        {-F - 1, F + 1}, {-F + 1, F - 1}, {-2 * F + W - 1, F - W + 1}, {-2 * F + W, F - W},
+                        {-2 * F + W + 1, F - W - 1}}));
   }
   if (wz) {
     const int64_t B = V - F;   // from the first frame to the last
-    r.push_back({0, 1, 1, H - 1, 1, W - 1,
-                 {{-1, 1}, {-W, W}, {F, B}, {-W - 1, W + 1}, {-W + 1, W - 1}, {B - W - 1, F + W + 1},
-                  {B - W, F + W}, {B - W + 1, F + W - 1}, {B - 1, F + 1}, {B + 1, F - 1},
-                  {B + W - 1, F - W + 1}, {B + W, F - W}, {B + W + 1, F - W - 1}}});
-    r.push_back({D - 1, D, 1, H - 1, 1, W - 1,
-                 {{1, -1}, {-W, W}, {-F, -B}, {-W - 1, W + 1}, {-W + 1, W - 1}, {-F - W - 1, -B + W + 1},
-                  {-F - W + 1, -B + W - 1}, {-F - W, -B + W}, {-F - 1, -B + 1}, {-F + 1, -B - 1},
-                  {-F + W - 1, -B - W + 1}, {-F + W, -B - W}, {-F + W + 1, -B - W - 1}}});
+    r.push_back(region({0, 1, 1, H - 1, 1, W - 1},
+                       {{-1, 1}, {-W, W}, {F, B}, {-W - 1, W + 1},
+                        {-W + 1, W - 1}, {B - W - 1, F + W + 1}, {B - W, F + W}, {B - W + 1, F + W - 1},
+                        {B - 1, F + 1}, {B + 1, F - 1}, {B + W - 1, F - W + 1}, {B + W, F - W},
+                        {B + W + 1, F - W - 1}}));
+    r.push_back(region({D - 1, D, 1, H - 1, 1, W - 1},
+                       {{1, -1}, {-W, W}, {-F, -B}, {-W - 1, W + 1},
+                        {-W + 1, W - 1}, {-F - W - 1, -B + W + 1}, {-F - W + 1, -B + W - 1}, {-F - W, -B + W},
+                        {-F - 1, -B + 1}, {-F + 1, -B - 1}, {-F + W - 1, -B - W + 1}, {-F + W, -B - W},
+                        {-F + W + 1, -B - W - 1}}));
   }
   return r;
 }
 
-struct Edge {
-  double reliab;
-  int64_t p1, p2;
-  int increment;
-};
+std::vector<EdgeBlock> edge_blocks(int64_t D, int64_t H, int64_t W, bool wz, bool wy, bool wx) {
+  const int64_t F = H * W, V = D * F;
+  std::vector<EdgeBlock> b{{{0, D, 0, H, 0, W - 1}, 1}};
+  if (wx) b.push_back({{0, D, 0, H, W - 1, W}, -(W - 1)});
+  b.push_back({{0, D, 0, H - 1, 0, W}, W});
+  if (wy) b.push_back({{0, D, H - 1, H, 0, W}, -(H - 1) * W});
+  b.push_back({{0, D - 1, 0, H, 0, W}, F});
+  if (wz) b.push_back({{D - 1, D, 0, H, 0, W}, -(V - F)});
+  return b;
+}
 
-// the sort's items: an edge's reliability and its index (half an edge's size to move)
-struct Key {
-  double reliab;
-  int64_t edge;
-};
+namespace {
 
 // One step of scikit-image's quicksort on [left, right]: the pivot from the sorted first, middle and last
 // reliabilities (or the larger of the first two distinct ones), a partition into < pivot and >= pivot.
 // Returns the first index of the second part, or -1 where the range needs no sorting.
-template <class E>
-int64_t partition_step(std::vector<E>& e, int64_t left, int64_t right) {
+int64_t partition_step(std::vector<EdgeKey>& e, int64_t left, int64_t right) {
   if (right <= left) return -1;
   double a = e[size_t(left)].reliab, b = e[size_t(left + (right - left) / 2)].reliab, c = e[size_t(right)].reliab;
   if (a > b) std::swap(a, b);
@@ -129,8 +139,7 @@ int64_t partition_step(std::vector<E>& e, int64_t left, int64_t right) {
   return l;
 }
 
-template <class E>
-void sort_range(std::vector<E>& e, int64_t left, int64_t right) {
+void sort_range(std::vector<EdgeKey>& e, int64_t left, int64_t right) {
   std::vector<std::pair<int64_t, int64_t>> todo{{left, right}};
   while (!todo.empty()) {
     auto [l, r] = todo.back();
@@ -142,10 +151,13 @@ void sort_range(std::vector<E>& e, int64_t left, int64_t right) {
   }
 }
 
+std::mutex rand_lock;   // C's generator is the process's: one unwrap draws its sequence at a time
+
+}  // namespace
+
 // The sort's ranges are disjoint once partitioned: the first partitions split the work, the thread pool
 // sorts the parts (the same order as one thread gives).
-template <class E>
-void sort_edges(std::vector<E>& e) {
+void sort_edges(std::vector<EdgeKey>& e) {
   std::vector<std::pair<int64_t, int64_t>> parts{{0, int64_t(e.size()) - 1}};
   const size_t want = size_t(4 * num_threads());
   for (size_t k = 0; k < parts.size() && parts.size() < want;) {
@@ -167,115 +179,70 @@ void sort_edges(std::vector<E>& e) {
   });
 }
 
-std::mutex rand_lock;   // C's generator is the process's: one unwrap draws its sequence at a time
+void draw_reliabilities(double* rel, int64_t V, bool reseed) {
+  std::lock_guard<std::mutex> hold(rand_lock);
+  if (reseed) std::srand(0);
+  for (int64_t p = 0; p < V; ++p) rel[p] = double(std::rand());
+}
 
-}  // namespace
+void refuse_nan_reliabilities() {
+  throw ValueError("unwrap_phase: non-finite phase values give NaN reliabilities, on which the edge sort never "
+                   "ends (scikit-image's does not return)");
+}
+
+}  // namespace unwrap_math
 
 void unwrap_phase(const View& image, const View& mask, const View& out, bool wrap_z, bool wrap_y, bool wrap_x,
-                  bool reseed) {
-  if (image.device != Device::CPU || mask.device != Device::CPU || out.device != Device::CPU)
-    throw ValueError("unwrap_phase: CPU arrays only");
+                  bool reseed, StreamHandle stream) {
+  const char* op = "unwrap_phase";
   if (image.dtype != DType::F64 || out.dtype != DType::F64 || mask.dtype != DType::U8)
     throw TypeError("unwrap_phase: float64 image and output, uint8 mask expected");
   if (image.ndim != 2 && image.ndim != 3) throw ValueError("unwrap_phase: 2-D or 3-D images only");
-  require_same_shape(image, out, "unwrap_phase");
-  require_same_shape(image, mask, "unwrap_phase");
+  require_same_shape(image, out, op);
+  require_same_shape(image, mask, op);
+  require_same_device(image, out, op);
+  require_same_device(image, mask, op);
   if (!image.c_contiguous() || !mask.c_contiguous() || !out.c_contiguous())
     throw ValueError("unwrap_phase: C-contiguous arrays only");
+  if (image.size() == 0) return;
+  if (image.device == Device::CUDA)
+    NDIMG_ON_CUDA(op, return unwrap_phase_cuda(image, mask, out, wrap_z, wrap_y, wrap_x, reseed, stream));
+  using namespace unwrap_math;
   const bool is3d = image.ndim == 3;
   const int64_t D = is3d ? image.shape[0] : 1, H = image.shape[image.ndim - 2], W = image.shape[image.ndim - 1];
-  const int64_t F = H * W, V = D * F;
-  if (V == 0) return;
+  const int64_t V = D * H * W;
   const double* v = image.ptr<double>();
   const uint8_t* m = mask.ptr<uint8_t>();
   double* u = out.ptr<double>();
-  auto at = [&](int64_t q) { return q >= 0 && q < V ? v[q] : 0.0; };   // scikit-image reads past the edges here
 
   std::vector<double> rel(static_cast<size_t>(V));
-  {
-    std::lock_guard<std::mutex> hold(rand_lock);
-    if (reseed) std::srand(0);
-    for (int64_t p = 0; p < V; ++p) rel[size_t(p)] = double(std::rand());
-  }
-  for (const Region& g : regions(D, H, W, is3d, wrap_z, wrap_y, wrap_x))
-    for (int64_t n = g.n0; n < g.n1; ++n)
-      for (int64_t i = g.i0; i < g.i1; ++i)
-        for (int64_t j = g.j0; j < g.j1; ++j) {
+  draw_reliabilities(rel.data(), V, reseed);
+  for (const Region& g : reliability_regions(D, H, W, is3d, wrap_z, wrap_y, wrap_x))
+    for (int64_t n = g.box.n0; n < g.box.n1; ++n)
+      for (int64_t i = g.box.i0; i < g.box.i1; ++i)
+        for (int64_t j = g.box.j0; j < g.box.j1; ++j) {
           const int64_t p = (n * H + i) * W + j;
-          double s = 0;
-          for (const Offsets& t : g.terms) {
-            const double d = second_difference(at(p + t.a), v[p], at(p + t.b));
-            s += d * d;
-          }
-          rel[size_t(p)] = s;
+          rel[size_t(p)] = reliability(v, V, p, g);
         }
 
-  // edges in scikit-image's order: along x, x's wrap, along y, y's wrap, along z, z's wrap
-  std::vector<Edge> edges;
+  // edges between unmasked neighbours, block by block in scikit-image's creation order
+  const std::vector<EdgeBlock> blocks = edge_blocks(D, H, W, wrap_z, wrap_y, wrap_x);
+  std::vector<EdgeKey> edges;
   edges.reserve(size_t(3 * V));
-  auto add = [&](int64_t p, int64_t q) {
-    if (m[p] == 0 && m[q] == 0) edges.push_back({rel[size_t(p)] + rel[size_t(q)], p, q, edge_periods(v[p], v[q])});
-  };
-  for (int64_t n = 0; n < D; ++n)
-    for (int64_t i = 0; i < H; ++i)
-      for (int64_t j = 0; j + 1 < W; ++j) add((n * H + i) * W + j, (n * H + i) * W + j + 1);
-  if (wrap_x)
-    for (int64_t n = 0; n < D; ++n)
-      for (int64_t i = 0; i < H; ++i) add((n * H + i) * W + W - 1, (n * H + i) * W);
-  for (int64_t n = 0; n < D; ++n)
-    for (int64_t i = 0; i + 1 < H; ++i)
-      for (int64_t j = 0; j < W; ++j) add((n * H + i) * W + j, (n * H + i + 1) * W + j);
-  if (wrap_y)
-    for (int64_t n = 0; n < D; ++n)
-      for (int64_t j = 0; j < W; ++j) add(n * F + (H - 1) * W + j, n * F + j);
-  for (int64_t p = 0; p + F < V; ++p) add(p, p + F);
-  if (wrap_z)
-    for (int64_t p = V - F; p < V; ++p) add(p, p - (V - F));
-  for (const Edge& e : edges)
-    if (std::isnan(e.reliab))
-      throw ValueError("unwrap_phase: non-finite phase values give NaN reliabilities, on which the edge sort "
-                       "never ends (scikit-image's does not return)");
-  std::vector<Key> order(edges.size());
-  for (size_t k = 0; k < edges.size(); ++k) order[k] = {edges[k].reliab, int64_t(k)};
-  sort_edges(order);
-
-  // groups as linked lists: each pixel's head, the next pixel of its group, a head's last pixel and size
-  std::vector<int64_t> head(static_cast<size_t>(V)), next(static_cast<size_t>(V), -1), last(static_cast<size_t>(V)),
-      count(static_cast<size_t>(V), 1);
-  std::vector<int> inc(static_cast<size_t>(V), 0);
-  for (int64_t p = 0; p < V; ++p) head[size_t(p)] = last[size_t(p)] = p;
-  auto alone = [&](int64_t p) { return next[size_t(p)] < 0 && head[size_t(p)] == p; };
-  for (const Key& key : order) {
-    const Edge& e = edges[size_t(key.edge)];
-    const int64_t p1 = e.p1, p2 = e.p2, h1 = head[size_t(p1)], h2 = head[size_t(p2)];
-    if (h1 == h2) continue;
-    if (alone(p2)) {
-      next[size_t(last[size_t(h1)])] = p2;
-      last[size_t(h1)] = p2;
-      ++count[size_t(h1)];
-      head[size_t(p2)] = h1;
-      inc[size_t(p2)] = inc[size_t(p1)] - e.increment;
-    } else if (alone(p1)) {
-      next[size_t(last[size_t(h2)])] = p1;
-      last[size_t(h2)] = p1;
-      ++count[size_t(h2)];
-      head[size_t(p1)] = h2;
-      inc[size_t(p1)] = inc[size_t(p2)] + e.increment;
-    } else {
-      // the smaller group (the first's on a tie) joins the other, its periods shifted to continue it
-      const bool first_larger = count[size_t(h1)] > count[size_t(h2)];
-      const int64_t keep = first_larger ? h1 : h2, join = first_larger ? h2 : h1;
-      const int shift = first_larger ? inc[size_t(p1)] - e.increment - inc[size_t(p2)]
-                                     : inc[size_t(p2)] + e.increment - inc[size_t(p1)];
-      next[size_t(last[size_t(keep)])] = join;
-      last[size_t(keep)] = last[size_t(join)];
-      count[size_t(keep)] += count[size_t(join)];
-      for (int64_t q = join; q >= 0; q = next[size_t(q)]) {
-        head[size_t(q)] = keep;
-        inc[size_t(q)] += shift;
-      }
-    }
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    const Box& b = blocks[k].box;
+    for (int64_t n = b.n0; n < b.n1; ++n)
+      for (int64_t i = b.i0; i < b.i1; ++i)
+        for (int64_t j = b.j0; j < b.j1; ++j) {
+          const int64_t p = (n * H + i) * W + j, q = p + blocks[k].delta;
+          if (m[p] != 0 || m[q] != 0) continue;
+          const double r = rel[size_t(p)] + rel[size_t(q)];
+          if (std::isnan(r)) refuse_nan_reliabilities();
+          edges.push_back({r, edge_code(p, int(k), edge_periods(v[p], v[q]))});
+        }
   }
+  sort_edges(edges);
+  const std::vector<int32_t> inc = merge_groups(V, edges.size(), [&](size_t k) { return edges[k].code; }, blocks);
 
   double lowest = DBL_MAX;
   for (int64_t p = 0; p < V; ++p) {

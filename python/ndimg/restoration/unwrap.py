@@ -1,6 +1,7 @@
 """skimage.restoration.unwrap_phase: 1-D by running period counts, 2-D and 3-D by reliability-sorted edges
 (restoration::unwrap_phase in C++, in scikit-image's order so that results agree); masked arrays keep
-their mask."""
+their mask. CuPy input: the reliabilities, edges, their sort and the result on the device, the sequential
+merge of groups (and C's rand()) on the host; a NumPy masked array stays on the CPU (CuPy has none)."""
 from __future__ import annotations
 
 import operator
@@ -9,14 +10,14 @@ import warnings
 import numpy as np
 
 from .. import _core
-from .._engine import engine_aware, xp_of
+from .._engine import engine_aware, stream_ptr, xp_of
 
 
-def _unwrap_1d(image):
+def _unwrap_1d(image, xp):
     """Each step beyond pi in magnitude counts one period against its sign; the running count restores them."""
-    steps = np.diff(image)
-    periods = np.cumsum((steps < -np.pi).astype(np.int64) - (steps > np.pi))
-    out = np.empty_like(image)
+    steps = xp.diff(image)
+    periods = xp.cumsum((steps < -np.pi).astype(np.int64) - (steps > np.pi))
+    out = xp.empty_like(image)
     out[:1] = image[:1]
     out[1:] = image[1:] + 2 * np.pi * periods
     return out
@@ -38,9 +39,7 @@ def _reseed(rng):
 def unwrap_phase(image, wrap_around=False, rng=None):
     """Recover the phase from its values wrapped into [-pi, pi) (skimage 0.26), 1-D to 3-D, masked arrays
     too; `wrap_around` connects the first and last slices of an axis."""
-    if xp_of(image) is not np:
-        raise TypeError("unwrap_phase: the GPU engine is not built yet (its edge merging is sequential); pass a "
-                        "NumPy array")
+    xp = xp_of(image)
     if image.ndim not in (1, 2, 3):
         raise ValueError("Image must be 1, 2, or 3 dimensional")
     if isinstance(wrap_around, bool):
@@ -62,15 +61,15 @@ def unwrap_phase(image, wrap_around=False, rng=None):
         warnings.warn("Image has a length 1 dimension. Consider using an array of lower dimensionality to use a "
                       "more efficient algorithm", stacklevel=2)
     mask = np.require(np.ma.getmaskarray(image), np.uint8, ["C"]) if masked else \
-        np.zeros(image.shape, dtype=np.uint8)
-    data = np.asarray(np.ma.getdata(image), dtype=np.float64, order="C")
+        xp.zeros(image.shape, dtype=np.uint8)
+    data = xp.asarray(np.ma.getdata(image) if masked else image, dtype=np.float64, order="C")
     if image.ndim == 1:
-        out = _unwrap_1d(data)
+        out = _unwrap_1d(data, xp)
     else:
         reseed = _reseed(rng)
-        out = np.empty(image.shape, dtype=np.float64)
+        out = xp.empty(image.shape, dtype=np.float64)
         flags = [False] * (3 - image.ndim) + wrap_around
-        _core.unwrap_phase(data, mask, out, *flags, reseed)
+        _core.unwrap_phase(data, mask, out, *flags, reseed, stream=stream_ptr(out))
     if masked:
         return np.ma.array(out, mask=mask, fill_value=image.fill_value)
     return out
