@@ -2611,10 +2611,13 @@ register("restoration", "inpaint_biharmonic", "ndimg.restoration.inpaint:inpaint
          bad=(bad(ValueError, _prep=_c.shrink_second, _id="shrink_second"),
               bad(ValueError, _inputs=("image", "mask:1.1"), _id="all_masked")),
          bench=(("2d_small_f32", {}),))
-# merging groups along the sorted edges is sequential: no GPU engine; scikit-image reads 2 pixels before the
-# image where x wraps in 2-D (its row-1 reliability), so 2-D x-wrap cases are left to tests that control it
+# CUDA: the reliabilities, edges, their sort and the result on the device; merging groups along the sorted
+# edges is sequential and runs on the host (so do C's rand() and, where reliabilities tie, scikit-image's
+# unstable quicksort, which decides their order); NumPy masked arrays stay on the CPU. scikit-image reads 2
+# pixels before the image where x wraps in 2-D (its row-1 reliability), so 2-D x-wrap cases are left to tests
+# that control it
 register("restoration", "unwrap_phase", "ndimg.restoration.unwrap:unwrap_phase", dtypes=FLOATS, ndim=(1, 2, 3),
-         engines=("cpu",), inputs=("wrapped_phase",), rtol=1e-12, atol=1e-12,
+         engines=("cpu", "cuda"), inputs=("wrapped_phase",), rtol=1e-12, atol=1e-12,
          extra={"reference_crashes": {"nan": "scikit-image 0.26 unwrap_phase never returns on NaN phases (its "
                                              "sort loops on NaN reliabilities); ndimg raises ValueError",
                                       "inf": "scikit-image 0.26 unwrap_phase never returns on infinite phases "
