@@ -1,0 +1,358 @@
+// CUDA schedule of the watershed (watershed.hpp): scikit-image's plain flooding, label for label, level by
+// level on the device. An element is labelled by the first of its neighbours to leave scikit-image's queue,
+// which orders its entries by (value, age). At one level L the entries of value L leave by age, then, breadth
+// first, every element they reach at or below L (entered with value L and a larger age than any before). So:
+//   - the entries waiting above the current level sit in one bucket per distinct value (the buckets laid out
+//     by a sort of the values), each with its age; a level's bucket, sorted by age, is its first front;
+//   - a front is taken at once, as if its entries left one after the other: each unlabelled neighbour goes to
+//     the smallest (front position, neighbour number) that reaches it (an atomicMin claim, ws_math::claim),
+//     takes that entry's label, and joins the next front (at or below L) or its value's bucket (above L), in
+//     the order of those claims (a scan of the fronts' counts): the ages scikit-image gives.
+// Markers all enter with age 0, and scikit-image's heap decides among markers of one value. Here they leave
+// by index; markers of one value and label flood the same elements in any order, and among markers of one
+// value and different labels the order decides something only where their floods touch (see
+// watershed_cpu.cpp), so each element carries its marker's level and the result stands unless two touching
+// elements of one marker level have different labels.
+//
+// On the host (the CPU schedule, the arrays copied there and back), as scikit-image's order is a sequence of
+// single entries there: compactness > 0 and watershed lines (an element may enter several times, each entry's
+// key its own), NaN values (which order nothing), tied markers whose floods touch (the heap's arrangement
+// decides), 2**31 elements or more (ages past 32 bits), and images of so many distinct values among the
+// flooded elements that a level holds a handful of elements (each level costs launches and a synchronisation).
+#include <algorithm>
+#include <bit>
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+#include <vector>
+
+#include "core/cuda.cuh"
+#include "segmentation/watershed.hpp"
+
+namespace ndimg::segmentation {
+namespace {
+
+constexpr unsigned kThreads = 256;
+constexpr uint64_t kOff = ~uint64_t(0);  // the key of an element neither in the mask nor marked; a free claim
+
+// Each element's value key (kOff: neither in the mask nor marked: on no level), whether any of those values
+// is NaN, and the span [first, last] of those elements.
+__global__ void survey_kernel(const double* v, const uint8_t* m, const int64_t* lab, int64_t n, uint64_t* keys,
+                              unsigned* nan, unsigned long long* span) {
+  unsigned long long first = kOff, last = 0;
+  NDIMG_GRID_STRIDE(i, n) {
+    const bool on = m[i] || lab[i];
+    keys[i] = on ? ws_math::order_key(v[i]) : kOff;
+    if (on) {
+      if (v[i] != v[i]) *nan = 1;
+      first = min(first, (unsigned long long)i);
+      last = max(last, (unsigned long long)i);
+    }
+  }
+  for (int d = 16; d > 0; d >>= 1) {
+    first = min(first, __shfl_down_sync(0xffffffffu, first, d));
+    last = max(last, __shfl_down_sync(0xffffffffu, last, d));
+  }
+  if ((threadIdx.x & 31) == 0 && first != kOff) {
+    atomicMin(&span[0], first);
+    atomicMax(&span[1], last);
+  }
+}
+
+template <class T>
+__device__ int64_t lower_bound(const T* a, int64_t count, T x) {
+  int64_t lo = 0, hi = count;
+  while (lo < hi) {
+    const int64_t mid = (lo + hi) / 2;
+    if (a[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+// Each element's level (the rank of its value among the distinct ones; -1: on none) and each level's bucket
+// (its elements' place in the sorted keys: a bucket holds each of its elements once at most).
+__global__ void level_kernel(const uint64_t* keys, int64_t n, const uint64_t* distinct, int64_t levels, int32_t* lvl) {
+  NDIMG_GRID_STRIDE(i, n) lvl[i] = keys[i] == kOff ? -1 : int32_t(lower_bound(distinct, levels, keys[i]));
+}
+__global__ void bucket_kernel(const uint64_t* sorted, int64_t n, const uint64_t* distinct, int64_t levels,
+                              int64_t* start) {
+  NDIMG_GRID_STRIDE(l, levels + 1) start[l] = lower_bound(sorted, n, l == levels ? kOff : distinct[l]);
+}
+
+// The markers into their buckets, their age their index (below every later age); each element's marker level
+// (src: -1 while unlabelled).
+__global__ void markers_kernel(const int64_t* lab, const int32_t* lvl, int64_t n, const int64_t* start,
+                               unsigned* fill, int32_t* bidx, uint32_t* bage, int32_t* src) {
+  NDIMG_GRID_STRIDE(i, n) {
+    src[i] = -1;
+    if (!lab[i]) continue;
+    const int32_t l = lvl[i];
+    const int64_t q = start[l] + atomicAdd(&fill[l], 1u);
+    bidx[q] = int32_t(i);
+    bage[q] = uint32_t(i);
+    src[i] = l;
+  }
+}
+
+// A front of m entries, (position, neighbour) pairs a thread each: every unlabelled neighbour in the mask keeps
+// the smallest claim on it.
+__global__ void claim_kernel(const int32_t* front, int64_t m, const int64_t* off, int k, const uint8_t* mask,
+                             const int64_t* lab, unsigned long long* claim) {
+  NDIMG_GRID_STRIDE(t, m * k) {
+    const int64_t r = t / k;
+    const int j = int(t - r * k);
+    const int64_t nb = front[r] + off[j];
+    if (mask[nb] && !lab[nb]) atomicMin(&claim[nb], (unsigned long long)ws_math::claim(r, j, k));
+  }
+}
+
+// What each entry of the front won: those at or below the level (low 32 bits) and above it (high 32 bits);
+// wins[m] = 0, so that the exclusive scan's last element holds the totals.
+__global__ void count_kernel(const int32_t* front, int64_t m, const int64_t* off, int k,
+                             const unsigned long long* claim, const int32_t* lvl, int32_t level, uint64_t* wins) {
+  NDIMG_GRID_STRIDE(r, m + 1) {
+    uint64_t w = 0;
+    if (r < m) {
+      const int64_t idx = front[r];
+      for (int j = 0; j < k; ++j) {
+        const int64_t nb = idx + off[j];
+        if (claim[nb] == ws_math::claim(r, j, k)) w += lvl[nb] <= level ? 1 : uint64_t(1) << 32;
+      }
+    }
+    wins[r] = w;
+  }
+}
+
+// The winners take their entry's label and marker level and go, in claim order, to the next front or to their
+// level's bucket with the next ages from age0 (a loser reads its own claim nowhere: the winner's or kOff).
+__global__ void scatter_kernel(const int32_t* front, int64_t m, const int64_t* off, int k, unsigned long long* claim,
+                               const int32_t* lvl, int32_t level, const uint64_t* pos, int64_t* lab, int32_t* src,
+                               int32_t* next, const int64_t* start, unsigned* fill, int32_t* bidx, uint32_t* bage,
+                               uint32_t age0) {
+  NDIMG_GRID_STRIDE(r, m) {
+    const int64_t idx = front[r];
+    const int64_t label = lab[idx];
+    const int32_t from = src[idx];
+    uint32_t stay = uint32_t(pos[r]), rise = uint32_t(pos[r] >> 32);
+    for (int j = 0; j < k; ++j) {
+      const int64_t nb = idx + off[j];
+      if (claim[nb] != ws_math::claim(r, j, k)) continue;
+      claim[nb] = kOff;
+      lab[nb] = label;
+      src[nb] = from;
+      const int32_t l = lvl[nb];
+      if (l <= level) {
+        next[stay++] = int32_t(nb);
+      } else {
+        const int64_t q = start[l] + atomicAdd(&fill[l], 1u);
+        bidx[q] = int32_t(nb);
+        bage[q] = age0 + rise++;
+      }
+    }
+  }
+}
+
+// Whether two touching elements flooded from markers of one level have different labels (the markers' order,
+// here by index, might then differ from scikit-image's).
+__global__ void clash_kernel(const int64_t* lab, const int32_t* src, const int64_t* off, int k, int64_t n,
+                             unsigned* clash) {
+  NDIMG_GRID_STRIDE(i, n) {
+    const int32_t t = src[i];
+    if (t < 0) continue;
+    for (int j = 0; j < k; ++j) {
+      const int64_t nb = i + off[j];
+      if (src[nb] == t && lab[nb] != lab[i]) *clash = 1;
+    }
+  }
+}
+
+template <class T>
+void to_host(T* dst, const void* src, size_t count, cudaStream_t s, const char* op) {
+  cuda::check(cudaMemcpyAsync(dst, src, count * sizeof(T), cudaMemcpyDeviceToHost, s), op);
+  cuda::check(cudaStreamSynchronize(s), op);
+}
+
+// The CPU schedule over host copies of the arrays, the labels and mask copied back.
+void on_host(const View& image, const View& mask, const View& labels, std::span<const int64_t> offsets,
+             double compactness, bool watershed_line, cudaStream_t s, const char* op) {
+  const size_t n = size_t(image.size());
+  std::vector<double> v(n);
+  std::vector<uint8_t> m(n);
+  std::vector<int64_t> lab(n);
+  cuda::check(cudaMemcpyAsync(v.data(), image.data, n * sizeof(double), cudaMemcpyDeviceToHost, s), op);
+  cuda::check(cudaMemcpyAsync(m.data(), mask.data, n, cudaMemcpyDeviceToHost, s), op);
+  to_host(lab.data(), labels.data, n, s, op);
+  auto host = [](View x, void* data) {
+    x.data = data;
+    x.device = Device::CPU;
+    x.device_id = 0;
+    return x;
+  };
+  watershed_cpu(host(image, v.data()), host(mask, m.data()), host(labels, lab.data()), offsets, compactness,
+                watershed_line);
+  cuda::check(cudaMemcpyAsync(labels.data, lab.data(), n * sizeof(int64_t), cudaMemcpyHostToDevice, s), op);
+  cuda::check(cudaMemcpyAsync(mask.data, m.data(), n, cudaMemcpyHostToDevice, s), op);
+  cuda::check(cudaStreamSynchronize(s), op);  // the host vectors go out of scope
+}
+
+// Temporary storage for CUB's sort, unique and scan, sized once for the largest call.
+struct CubTemp {
+  size_t bytes = 0;
+  void grow(size_t b) { bytes = std::max(bytes, b); }
+};
+
+}  // namespace
+
+void watershed_cuda(const View& image, const View& mask, const View& labels, std::span<const int64_t> offsets,
+                    double compactness, bool watershed_line, StreamHandle stream) {
+  const char* op = "watershed";
+  cuda::DeviceGuard guard(image.device_id, op);
+  const auto s = static_cast<cudaStream_t>(stream);
+  const int64_t n = image.size();
+  const int k = int(offsets.size());
+  const double* v = image.ptr<double>();
+  const uint8_t* m = mask.ptr<uint8_t>();
+  int64_t* lab = labels.ptr<int64_t>();
+  const unsigned blocks = cuda::blocks_for(n, kThreads);
+
+  // the values' keys, NaN, and the span of the flooded elements (checked as the entry checks the host's)
+  cuda::Scratch keys(size_t(n) * sizeof(uint64_t), s, op), flags(2 * sizeof(unsigned), s, op),
+      span(2 * sizeof(unsigned long long), s, op);
+  cuda::check(cudaMemsetAsync(flags.get<void>(), 0, 2 * sizeof(unsigned), s), op);
+  const unsigned long long span0[2] = {kOff, 0};
+  cuda::check(cudaMemcpyAsync(span.get<void>(), span0, sizeof span0, cudaMemcpyHostToDevice, s), op);
+  survey_kernel<<<std::min(blocks, 4096u), kThreads, 0, s>>>(v, m, lab, n, keys.get<uint64_t>(), flags.get<unsigned>(),
+                                                             span.get<unsigned long long>());
+  cuda::check_launch(op);
+  unsigned long long hspan[2];
+  unsigned nan = 0;
+  cuda::check(cudaMemcpyAsync(&nan, flags.get<void>(), sizeof nan, cudaMemcpyDeviceToHost, s), op);
+  to_host(hspan, span.get<void>(), 2, s, op);
+  if (hspan[0] == kOff) return;  // nothing in the mask nor marked
+  require_reach(int64_t(hspan[0]), int64_t(hspan[1]), n, offsets);
+  if (compactness > 0 || watershed_line || nan || n >= INT32_MAX - 1 || k == 0) {
+    on_host(image, mask, labels, offsets, compactness, watershed_line, s, op);
+    return;
+  }
+
+  // the distinct values (sorted keys, then unique): the levels
+  CubTemp temp;
+  size_t b = 0;
+  cuda::Scratch sorted(size_t(n) * sizeof(uint64_t), s, op), distinct(size_t(n) * sizeof(uint64_t), s, op),
+      count(sizeof(int64_t), s, op);
+  cuda::check(cub::DeviceRadixSort::SortKeys(nullptr, b, keys.get<uint64_t>(), sorted.get<uint64_t>(), n, 0, 64, s), op);
+  temp.grow(b);
+  cuda::check(cub::DeviceSelect::Unique(nullptr, b, sorted.get<uint64_t>(), distinct.get<uint64_t>(),
+                                        count.get<int64_t>(), n, s),
+              op);
+  temp.grow(b);
+  cuda::check(cub::DeviceRadixSort::SortPairs(nullptr, b, static_cast<uint32_t*>(nullptr),
+                                              static_cast<uint32_t*>(nullptr), static_cast<int32_t*>(nullptr),
+                                              static_cast<int32_t*>(nullptr), n, 0, 32, s),
+              op);
+  temp.grow(b);
+  cuda::check(cub::DeviceScan::ExclusiveSum(nullptr, b, static_cast<uint64_t*>(nullptr),
+                                            static_cast<uint64_t*>(nullptr), n + 1, s),
+              op);
+  temp.grow(b);
+  cuda::Scratch work(temp.bytes, s, op);
+  b = temp.bytes;
+  cuda::check(cub::DeviceRadixSort::SortKeys(work.get<void>(), b, keys.get<uint64_t>(), sorted.get<uint64_t>(), n, 0,
+                                             64, s),
+              op);
+  b = temp.bytes;
+  cuda::check(cub::DeviceSelect::Unique(work.get<void>(), b, sorted.get<uint64_t>(), distinct.get<uint64_t>(),
+                                        count.get<int64_t>(), n, s),
+              op);
+  int64_t levels = 0;
+  to_host(&levels, count.get<void>(), 1, s, op);
+  uint64_t top = 0;
+  to_host(&top, distinct.get<uint64_t>() + levels - 1, 1, s, op);
+  if (top == kOff) --levels;  // (the elements on no level sort last)
+  // a level costs a few launches and a synchronisation: where levels hold a handful of elements each (a float
+  // image's values), the host's queue floods faster
+  if (levels > std::max<int64_t>(int64_t(1) << 12, n >> 10)) {
+    on_host(image, mask, labels, offsets, compactness, watershed_line, s, op);
+    return;
+  }
+  cuda::Scratch lvl(size_t(n) * sizeof(int32_t), s, op), start(size_t(levels + 1) * sizeof(int64_t), s, op),
+      fill(size_t(levels) * sizeof(unsigned), s, op);
+  level_kernel<<<blocks, kThreads, 0, s>>>(keys.get<uint64_t>(), n, distinct.get<uint64_t>(), levels,
+                                           lvl.get<int32_t>());
+  cuda::check_launch(op);
+  bucket_kernel<<<cuda::blocks_for(levels + 1, kThreads), kThreads, 0, s>>>(sorted.get<uint64_t>(), n,
+                                                                             distinct.get<uint64_t>(), levels,
+                                                                             start.get<int64_t>());
+  cuda::check_launch(op);
+  std::vector<int64_t> hstart(size_t(levels + 1));
+  to_host(hstart.data(), start.get<void>(), hstart.size(), s, op);
+
+  // the buckets (index, age), the fronts, the claims and the counts; the markers' labels kept for the host
+  cuda::Scratch bidx(size_t(n) * sizeof(int32_t), s, op), bage(size_t(n) * sizeof(uint32_t), s, op),
+      sorted_age(size_t(n) * sizeof(uint32_t), s, op), front(size_t(n) * sizeof(int32_t), s, op),
+      next(size_t(n) * sizeof(int32_t), s, op), src(size_t(n) * sizeof(int32_t), s, op),
+      claim(size_t(n) * sizeof(unsigned long long), s, op), wins(size_t(n + 1) * sizeof(uint64_t), s, op),
+      pos(size_t(n + 1) * sizeof(uint64_t), s, op), markers(size_t(n) * sizeof(int64_t), s, op),
+      off(size_t(k) * sizeof(int64_t), s, op);
+  cuda::check(cudaMemcpyAsync(off.get<void>(), offsets.data(), size_t(k) * sizeof(int64_t), cudaMemcpyHostToDevice, s),
+              op);
+  cuda::check(cudaMemcpyAsync(markers.get<void>(), lab, size_t(n) * sizeof(int64_t), cudaMemcpyDeviceToDevice, s), op);
+  cuda::check(cudaMemsetAsync(claim.get<void>(), 0xff, size_t(n) * sizeof(unsigned long long), s), op);
+  cuda::check(cudaMemsetAsync(fill.get<void>(), 0, size_t(levels) * sizeof(unsigned), s), op);
+  markers_kernel<<<blocks, kThreads, 0, s>>>(lab, lvl.get<int32_t>(), n, start.get<int64_t>(), fill.get<unsigned>(),
+                                             bidx.get<int32_t>(), bage.get<uint32_t>(), src.get<int32_t>());
+  cuda::check_launch(op);
+  // ages: the markers' below n, then one per entry into a bucket (fewer than n): 32 bits
+  uint32_t age = uint32_t(n);
+  const int age_bits = std::bit_width(uint64_t(2 * n));
+  int32_t* cur = front.get<int32_t>();
+  int32_t* nxt = next.get<int32_t>();
+  for (int64_t level = 0; level < levels; ++level) {
+    unsigned first = 0;
+    to_host(&first, fill.get<unsigned>() + level, 1, s, op);
+    if (!first) continue;
+    // the level's first front: its bucket by age
+    const int64_t at = hstart[size_t(level)];
+    b = temp.bytes;
+    cuda::check(cub::DeviceRadixSort::SortPairs(work.get<void>(), b, bage.get<uint32_t>() + at,
+                                                sorted_age.get<uint32_t>(), bidx.get<int32_t>() + at, cur,
+                                                int64_t(first), 0, age_bits, s),
+                op);
+    for (int64_t wide = first; wide > 0;) {
+      claim_kernel<<<cuda::blocks_for(wide * k, kThreads), kThreads, 0, s>>>(cur, wide, off.get<int64_t>(), k, m, lab,
+                                                                              claim.get<unsigned long long>());
+      cuda::check_launch(op);
+      count_kernel<<<cuda::blocks_for(wide + 1, kThreads), kThreads, 0, s>>>(
+          cur, wide, off.get<int64_t>(), k, claim.get<unsigned long long>(), lvl.get<int32_t>(), int32_t(level),
+          wins.get<uint64_t>());
+      cuda::check_launch(op);
+      b = temp.bytes;
+      cuda::check(cub::DeviceScan::ExclusiveSum(work.get<void>(), b, wins.get<uint64_t>(), pos.get<uint64_t>(),
+                                                wide + 1, s),
+                  op);
+      scatter_kernel<<<cuda::blocks_for(wide, kThreads), kThreads, 0, s>>>(
+          cur, wide, off.get<int64_t>(), k, claim.get<unsigned long long>(), lvl.get<int32_t>(), int32_t(level),
+          pos.get<uint64_t>(), lab, src.get<int32_t>(), nxt, start.get<int64_t>(), fill.get<unsigned>(),
+          bidx.get<int32_t>(), bage.get<uint32_t>(), age);
+      cuda::check_launch(op);
+      uint64_t total = 0;
+      to_host(&total, pos.get<uint64_t>() + wide, 1, s, op);
+      age += uint32_t(total >> 32);
+      wide = int64_t(uint32_t(total));
+      std::swap(cur, nxt);
+    }
+  }
+  cuda::check(cudaMemsetAsync(flags.get<void>(), 0, sizeof(unsigned), s), op);
+  clash_kernel<<<blocks, kThreads, 0, s>>>(lab, src.get<int32_t>(), off.get<int64_t>(), k, n, flags.get<unsigned>());
+  cuda::check_launch(op);
+  unsigned clash = 0;
+  to_host(&clash, flags.get<void>(), 1, s, op);
+  if (clash) {  // tied markers' floods touch: scikit-image's heap decides, on the host
+    cuda::check(cudaMemcpyAsync(lab, markers.get<void>(), size_t(n) * sizeof(int64_t), cudaMemcpyDeviceToDevice, s),
+                op);
+    on_host(image, mask, labels, offsets, compactness, watershed_line, s, op);
+  }
+}
+
+}  // namespace ndimg::segmentation
