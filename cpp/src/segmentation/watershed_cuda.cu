@@ -21,6 +21,7 @@
 // flooded elements that a level holds a handful of elements (each level costs launches and a synchronisation).
 #include <algorithm>
 #include <bit>
+#include <optional>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
@@ -217,8 +218,10 @@ void watershed_cuda(const View& image, const View& mask, const View& labels, std
   const unsigned blocks = cuda::blocks_for(n, kThreads);
 
   // the values' keys, NaN, and the span of the flooded elements (checked as the entry checks the host's)
-  cuda::Scratch keys(size_t(n) * sizeof(uint64_t), s, op), flags(2 * sizeof(unsigned), s, op),
-      span(2 * sizeof(unsigned long long), s, op);
+  std::optional<cuda::Scratch> value_keys;  // (freed, with the sorted keys, before the flooding's arrays)
+  value_keys.emplace(size_t(n) * sizeof(uint64_t), s, op);
+  const cuda::Scratch& keys = *value_keys;
+  cuda::Scratch flags(2 * sizeof(unsigned), s, op), span(2 * sizeof(unsigned long long), s, op);
   cuda::check(cudaMemsetAsync(flags.get<void>(), 0, 2 * sizeof(unsigned), s), op);
   const unsigned long long span0[2] = {kOff, 0};
   cuda::check(cudaMemcpyAsync(span.get<void>(), span0, sizeof span0, cudaMemcpyHostToDevice, s), op);
@@ -239,8 +242,11 @@ void watershed_cuda(const View& image, const View& mask, const View& labels, std
   // the distinct values (sorted keys, then unique): the levels
   CubTemp temp;
   size_t b = 0;
-  cuda::Scratch sorted(size_t(n) * sizeof(uint64_t), s, op), distinct(size_t(n) * sizeof(uint64_t), s, op),
-      count(sizeof(int64_t), s, op);
+  std::optional<cuda::Scratch> sorted_keys, distinct_keys;
+  sorted_keys.emplace(size_t(n) * sizeof(uint64_t), s, op);
+  distinct_keys.emplace(size_t(n) * sizeof(uint64_t), s, op);
+  const cuda::Scratch &sorted = *sorted_keys, &distinct = *distinct_keys;
+  cuda::Scratch count(sizeof(int64_t), s, op);
   cuda::check(cub::DeviceRadixSort::SortKeys(nullptr, b, keys.get<uint64_t>(), sorted.get<uint64_t>(), n, 0, 64, s), op);
   temp.grow(b);
   cuda::check(cub::DeviceSelect::Unique(nullptr, b, sorted.get<uint64_t>(), distinct.get<uint64_t>(),
@@ -287,6 +293,9 @@ void watershed_cuda(const View& image, const View& mask, const View& labels, std
   cuda::check_launch(op);
   std::vector<int64_t> hstart(size_t(levels + 1));
   to_host(hstart.data(), start.get<void>(), hstart.size(), s, op);
+  value_keys.reset();
+  sorted_keys.reset();
+  distinct_keys.reset();
 
   // the buckets (index, age), the fronts, the claims and the counts; the markers' labels kept for the host
   cuda::Scratch bidx(size_t(n) * sizeof(int32_t), s, op), bage(size_t(n) * sizeof(uint32_t), s, op),
