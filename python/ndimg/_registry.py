@@ -2783,6 +2783,48 @@ register("registration", "optical_flow_ilk", f"{_RG}._optical_flow:optical_flow_
          bad=_FLOW_BAD, bench=(("2d_1k_f32", {}),))
 del _RG, _PAIR_REG, _FLOW_BAD
 # ---- end registration ----
+# ---- issue 29: feature descriptors (helper feat-desc) ----
+_FD = "ndimg.feature"
+register("feature", "hog", f"{_FD}._hog:hog", dtypes=NUMERIC, ndim=(2,),
+         cases=(case(_shape=(40, 48)), case(orientations=6, pixels_per_cell=(5, 3), cells_per_block=(2, 2), block_norm="L1"),
+                case(pixels_per_cell=(4, 4), cells_per_block=(1, 2), block_norm="L1-sqrt"),
+                case(pixels_per_cell=(4, 4), cells_per_block=(2, 2), block_norm="L2", transform_sqrt=True),
+                case(pixels_per_cell=(6, 5), cells_per_block=(2, 2), visualize=True, feature_vector=False),
+                case(pixels_per_cell=(4, 4), cells_per_block=(2, 2), channel_axis=-1, _ndim=(3,), _shape=(20, 24, 3),
+                     _id="channel_axis=-1"),
+                case(pixels_per_cell=(4, 4), cells_per_block=(2, 2), channel_axis=0, _ndim=(3,), _shape=(3, 20, 24),
+                     _id="channel_axis=0")),
+         bad=(bad(ValueError, _id="too_small"), bad(ValueError, pixels_per_cell=(4, 4), block_norm="L3"),
+              bad(ValueError, pixels_per_cell=(4, 4), _ndim=(3,), _shape=(20, 24, 3), _id="3d_without_channel_axis"),
+              bad(ZeroDivisionError, pixels_per_cell=(0, 4))),
+         bench=(("2d_f32", {}),))
+_HC = np.empty(3, dtype=object)   # scikit-image's feature coordinates: lists of [(r0, c0), (r1, c1)] per rectangle
+_HC[0] = [[(0, 0), (1, 1)], [(0, 2), (1, 3)]]
+_HC[1] = [[(1, 0), (1, 2)], [(2, 0), (2, 2)], [(3, 0), (3, 2)]]
+_HC[2] = [[(0, 0), (2, 1)], [(0, 2), (2, 3)], [(3, 2), (5, 3)], [(3, 0), (5, 1)]]
+_HT = np.array(["type-2-x", "type-3-y", "type-4"], dtype=object)
+register("feature", "haar_like_feature", f"{_FD}._haar:haar_like_feature", dtypes=ALL, ndim=(2,),
+         cases=(case(r=0, c=0, width=6, height=5), case(r=2, c=3, width=8, height=9, feature_type="type-4"),
+                case(r=1, c=1, width=7, height=6, feature_type=["type-3-x", "type-2-y"]),
+                case(r=4, c=5, width=6, height=7, feature_type=_HT, feature_coord=_HC, _id="feature_coord")),
+         bad=(bad(ValueError, r=0, c=0, width=4, height=4, feature_type="type-5"),
+              bad(ValueError, r=0, c=0, width=6, height=7, feature_type=_HT[:2], feature_coord=_HC,
+                  _id="coord_type_mismatch")),
+         bench=(("2d_small_f32", dict(r=0, c=0, width=24, height=24)),),
+         known_differences={f"big_endian_{t}:2d": "scikit-image's Cython refuses big-endian buffers (ValueError); ndimg "
+                            "reads them as native ones" for t in ("f4", "u2")})
+# object arrays of lists (the generated comparison takes numbers): compared in tests/feature/test_haar.py
+register("feature", "haar_like_feature_coord", f"{_FD}._haar:haar_like_feature_coord", inputs=("none",), ndim=(),
+         engines=("cpu",), cases=(), extra={"tested_in": "tests/feature/test_haar.py"},
+         bad=(bad(ValueError, width=3, height=3, feature_type="type-5"),),
+         bench=(("none", dict(width=24, height=24)),))
+register("feature", "draw_haar_like_feature", f"{_FD}._haar:draw_haar_like_feature", dtypes=NUMERIC, ndim=(2,),
+         cases=(case(r=2, c=3, width=6, height=7, feature_coord=_HC),
+                case(r=0, c=0, width=6, height=7, feature_coord=_HC, max_n_features=2, rng=3, alpha=0.3,
+                     color_positive_block=(0.2, 0.4, 0.9)),
+                case(r=1, c=1, width=6, height=7, feature_coord=_HC, _ndim=(3,), _shape=(12, 14, 3), _id="rgb")))
+del _FD, _HC, _HT
+# ---- end feature descriptors ----
 
 # ---------------------------------------------------------------------------------------------------
 # Known differences from the reference, reviewed: {qualname: {test class: reason}}. The generated tests of

@@ -1,0 +1,35 @@
+// ndimg::feature descriptors — the per-pixel and per-window parts of skimage.feature's dense descriptors
+// (HOG's cell histograms and block normalisation, Haar-like features on an integral image), on either engine.
+#pragma once
+#include <cstdint>
+
+#include "ndimg/array.hpp"
+#include "ndimg/ndimage.hpp"
+
+namespace ndimg::feature {
+
+// HOG's cell histograms (skimage.feature.hog's third stage): `image` is a C-contiguous float32 or float64
+// (rows, cols, channels) array; each pixel's gradient is the central difference along rows and along columns
+// (0 on the first and last row/column), computed in the image's type; with several channels the channel of
+// the largest gradient magnitude (the first of equals) gives it. `hist` is a C-contiguous float64
+// (n_cells_row, n_cells_col, orientations) array: hist[i, j, o] is the sum, accumulated in float32 in row
+// order, of the magnitudes of the pixels of cell (i, j) whose orientation (degrees in [0, 180)) lies in
+// bin o, divided by the cell's area in float32.
+void hog_histograms(const View& image, int64_t cell_rows, int64_t cell_cols, const View& hist,
+                    StreamHandle stream = nullptr);
+
+enum class HogNorm : int { L1 = 0, L1Sqrt = 1, L2 = 2, L2Hys = 3 };
+
+// HOG's block normalisation: `blocks` (n_blocks_row, n_blocks_col, block_rows, block_cols, orientations),
+// C-contiguous float32 or float64, gets each block of cells of `hist` (float64, as above) normalised by
+// `norm` in double precision (eps = 1e-5).
+void hog_normalize(const View& hist, HogNorm norm, const View& blocks, StreamHandle stream = nullptr);
+
+// Haar-like features: `rects` is a C-contiguous int64 (n_features, n_rects, 4) array of inclusive rectangles
+// (r0, c0, r1, c1) inside the C-contiguous 2-D integral image `ii` (any integer or float dtype). Each
+// rectangle's sum is taken in the integral image's type (integers wrap), then converted to `out`'s type
+// (int64 for integer images, wrapping unsigned sums as a same-width signed cast; float32/float64 otherwise),
+// and out[f] = (sum of the odd rectangles) - (sum of the even ones), each side summed in index order.
+void haar_features(const View& ii, const View& rects, const View& out, StreamHandle stream = nullptr);
+
+}  // namespace ndimg::feature

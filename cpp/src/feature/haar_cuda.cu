@@ -1,0 +1,31 @@
+// Haar-like features' CUDA schedule: one thread per feature.
+#include <type_traits>
+
+#include "core/cuda.cuh"
+#include "feature/haar.hpp"
+
+namespace ndimg::feature {
+namespace {
+
+template <class T>
+__global__ void haar_kernel(const T* ii, int64_t rs, int64_t cs, const int64_t* q, int64_t n, int64_t nr,
+                            haar_out_t<T>* out) {
+  NDIMG_GRID_STRIDE(f, n) { out[f] = haar_feature(ii, rs, cs, q + f * nr * 4, nr); }
+}
+
+}  // namespace
+
+void haar_features_cuda(const View& ii, const View& rects, const View& out, StreamHandle stream) {
+  const char* op = "haar_features";
+  cuda::DeviceGuard guard(ii.device_id, op);
+  auto s = static_cast<cudaStream_t>(stream);
+  const int64_t n = rects.shape[0];
+  dispatch_dtype(ii.dtype, [&]<class T>() {
+    haar_kernel<T><<<cuda::blocks_for(n, 256), 256, 0, s>>>(ii.ptr<T>(), ii.strides[0], ii.strides[1],
+                                                             rects.ptr<int64_t>(), n, rects.shape[1],
+                                                             out.ptr<haar_out_t<T>>());
+    cuda::check_launch(op);
+  });
+}
+
+}  // namespace ndimg::feature

@@ -1,0 +1,163 @@
+"""skimage.feature's Haar-like features (0.26): haar_like_feature_coord, haar_like_feature (the rectangle
+sums on the integral image's engine, cpp/src/feature/haar.*) and draw_haar_like_feature."""
+from __future__ import annotations
+
+import gc
+import operator
+
+import numpy as np
+
+from .. import _core
+from .._engine import engine_aware, stream_ptr, xp_of
+from .._rules import img_as_float
+
+FEATURE_TYPE = ('type-2-x', 'type-2-y', 'type-3-x', 'type-3-y', 'type-4')
+_N_RECT = {'type-2-x': 2, 'type-2-y': 2, 'type-3-x': 3, 'type-3-y': 3, 'type-4': 4}
+
+
+def _validate_feature_type(feature_type):
+    if feature_type is None:
+        return FEATURE_TYPE
+    feature_type_ = [feature_type] if isinstance(feature_type, str) else feature_type
+    for feat_t in feature_type_:
+        if feat_t not in FEATURE_TYPE:
+            raise ValueError(f'The given feature type is unknown. Got {feat_t} instead of one of {FEATURE_TYPE}.')
+    return feature_type_
+
+
+def _rects(width, height, feature_type):
+    """(n_features, n_rects, 4) int64 rectangles (r0, c0, r1, c1) of every feature of one type in a
+    (height, width) window, in scikit-image's order (top-left corner row, column, then the height and width
+    of one rectangle)."""
+    height, width = operator.index(height), operator.index(width)
+    ny, nx = {'type-2-x': (1, 2), 'type-2-y': (2, 1), 'type-3-x': (1, 3), 'type-3-y': (3, 1),
+              'type-4': (2, 2)}[feature_type]
+    # the (row, column) block of each rectangle in scikit-image's rectangle order
+    blocks = {'type-4': ((0, 0), (0, 1), (1, 1), (1, 0))}.get(feature_type) or \
+        tuple((k, 0) if ny > 1 else (0, k) for k in range(max(ny, nx)))
+    out = []
+    if height > 0 and width > 0:
+        x, dy, dx = np.meshgrid(np.arange(width), np.arange(1, height + 1), np.arange(1, width + 1), indexing="ij")
+        x, dy, dx = (v.ravel() for v in (x, dy, dx))
+        for y in range(height):   # one row of corners at a time: memory of one row's candidates
+            ok = (y + ny * dy <= height) & (x + nx * dx <= width)
+            xs, dys, dxs = x[ok], dy[ok], dx[ok]
+            order = np.lexsort((dxs, dys, xs))   # scikit-image's loops: x, then dy, then dx
+            xs, dys, dxs = xs[order], dys[order], dxs[order]
+            rects = [np.stack([y + by * dys, xs + bx * dxs, y + (by + 1) * dys - 1, xs + (bx + 1) * dxs - 1], -1)
+                     for by, bx in blocks]
+            out.append(np.stack(rects, 1))
+    n = len(blocks)
+    return np.concatenate(out).astype(np.int64) if out else np.zeros((0, n, 4), np.int64)
+
+
+def _as_object_coords(rects):
+    """scikit-image's coordinates: an object array of one list per feature of [(r0, c0), (r1, c1)] per rectangle."""
+    n, k = rects.shape[:2]
+    enabled = gc.isenabled()
+    gc.disable()   # millions of small containers, none cyclic: the collector's passes would dominate
+    try:
+        points = list(map(tuple, rects.reshape(-1, 2).tolist()))
+        corners = list(map(list, zip(points[0::2], points[1::2])))
+        features = list(map(list, zip(*(corners[i::k] for i in range(k)))))
+    finally:
+        if enabled:
+            gc.enable()
+    return np.frompyfunc(features.__getitem__, 1, 1)(np.arange(n)) if n else np.empty(0, dtype=object)
+
+
+def haar_like_feature_coord(width, height, feature_type=None):
+    """The coordinates and types of every Haar-like feature of a (height, width) window
+    (skimage.feature.haar_like_feature_coord): object arrays, as scikit-image returns them."""
+    feature_type_ = _validate_feature_type(feature_type)
+    coords, types = [], []
+    for feat_t in feature_type_:
+        rects = _rects(width, height, feat_t)
+        coords.append(_as_object_coords(rects))
+        types.append(np.array([feat_t] * len(rects), dtype=object))
+    return np.concatenate(coords), np.hstack(types)
+
+
+def _given_rects(feature_coord, n_rect):
+    """Rectangles (n, n_rect, 4) int64 of features given as scikit-image's coordinates."""
+    rects = np.array(list(feature_coord), dtype=np.int64) if len(feature_coord) else np.zeros((0, n_rect, 2, 2))
+    if rects.ndim != 4 or rects.shape[2:] != (2, 2) or rects.shape[1] < n_rect:
+        raise IndexError('feature coordinates must hold [(r0, c0), (r1, c1)] for each rectangle of their type')
+    return np.ascontiguousarray(rects[:, :n_rect].reshape(len(rects), n_rect, 4), dtype=np.int64)
+
+
+def _features(window, rects, xp):
+    """The features of `rects` (host int64) on the integral-image window (a working array)."""
+    if len(rects) and (rects.min() < 0 or rects[..., 2].max() >= window.shape[0]
+                       or rects[..., 3].max() >= window.shape[1]):
+        # scikit-image reads past its window copy here (undefined values or a crash)
+        raise ValueError(f'a feature rectangle lies outside the {window.shape} detection window')
+    out = xp.empty(len(rects), dtype=window.dtype if window.dtype.kind == 'f' else np.int64)
+    if len(rects):
+        _core.haar_features(window, xp.asarray(rects), out, stream=stream_ptr(window))
+    return out
+
+
+@engine_aware("int_image")
+def haar_like_feature(int_image, r, c, width, height, feature_type=None, feature_coord=None):
+    """Haar-like features of the (height, width) window at (r, c) of an integral image
+    (skimage.feature.haar_like_feature): for each feature, the sums of its odd rectangles minus those of its
+    even ones, in the integral image's type (int64 for integer images)."""
+    xp = xp_of(int_image)
+    if not hasattr(int_image, 'ndim') or int_image.ndim == 0 or int_image.dtype.kind not in 'biuf' or int_image.dtype == np.float16:
+        raise TypeError('No matching signature found')   # scikit-image's Cython signatures
+    if int_image.ndim != 2:
+        raise ValueError(f'Buffer has wrong number of dimensions (expected 2, got {int_image.ndim})')
+    window = int_image[r:r + height, c:c + width]
+    if feature_coord is None:
+        feature_type_ = _validate_feature_type(feature_type)
+        parts = [_features(window, _rects(width, height, t), xp) for t in feature_type_]
+        if not any(len(p) for p in parts):
+            raise ValueError('need at least one array to concatenate')
+        return xp.concatenate(parts)
+    if feature_coord.shape[0] != feature_type.shape[0]:
+        raise ValueError("Inconsistent size between feature coordinatesand feature types.")
+    feature_type = np.asarray(feature_type)
+    out = None
+    for feat_t in FEATURE_TYPE:
+        idx = np.flatnonzero(feature_type == feat_t)
+        if not idx.size:
+            continue
+        vals = _features(window, _given_rects(feature_coord[idx], _N_RECT[feat_t]), xp)
+        if out is None:
+            out = xp.empty(len(feature_type), dtype=vals.dtype)
+        out[xp.asarray(idx)] = vals
+    if out is None:
+        raise ValueError('not enough values to unpack (expected 2, got 0)')
+    return out[:sum(int(np.count_nonzero(feature_type == t)) for t in FEATURE_TYPE)]
+
+
+@engine_aware("image")
+def draw_haar_like_feature(image, r, c, width, height, feature_coord, color_positive_block=(1.0, 0.0, 0.0),
+                           color_negative_block=(0.0, 1.0, 0.0), alpha=0.5, max_n_features=None, rng=None):
+    """The image (as RGB floats) with the rectangles of Haar-like features blended in: odd rectangles in
+    `color_positive_block`, even ones in `color_negative_block` (skimage.feature.draw_haar_like_feature)."""
+    from ..color._colorconv import gray2rgb
+    from ..draw import rectangle
+
+    xp = xp_of(image)
+    rng = np.random.default_rng(rng)
+    color_positive_block = np.asarray(color_positive_block, dtype=np.float64)
+    color_negative_block = np.asarray(color_negative_block, dtype=np.float64)
+    if max_n_features is None:
+        feature_coord_ = feature_coord
+    else:
+        feature_coord_ = rng.choice(feature_coord, size=max_n_features, replace=False)
+    output = xp.array(image, copy=True)
+    if len(image.shape) < 3:
+        output = gray2rgb(image)
+    output = img_as_float(output)
+    pos, neg = xp.asarray(color_positive_block), xp.asarray(color_negative_block)
+    for coord in feature_coord_:
+        for idx_rect, rect in enumerate(coord):
+            (r0, c0), (r1, c1) = rect
+            rr, cc = rectangle((r0 + r, c0 + c), (r1 + r, c1 + c))
+            rr, cc = xp.asarray(rr), xp.asarray(cc)
+            color = pos if (idx_rect + 1) % 2 == 0 else neg
+            output[rr, cc] = (1 - alpha) * output[rr, cc] + alpha * color
+    return output
