@@ -3055,3 +3055,41 @@ CROSSOVER: dict[str, int | None] = {"histogram": 65536, "label_count": 65536, "r
 def gpu_crossover(entry):
     """Elements above which the 'gpu' NumPy policy round-trips through the GPU; None: stay on the CPU."""
     return CROSSOVER.get(entry.family)
+
+
+# --- graph: region adjacency graphs, cuts, minimum cost paths, pixel graphs (issue 29, helper graph) ---
+# Graph objects (networkx RAGs), cuts of them and the MCP classes are compared with scikit-image in
+# tests/graph/test_graph.py: node/edge orders, attributes and weights exactly, MCP costs and tracebacks to
+# the bit. Per-pixel parts run on the input's engine; the graph algorithms and MCP's heap on the host.
+_GR = "ndimg.graph"
+_NAN_CRASH = {"reference_crashes": {"nan": "scikit-image's MCP heap reads past its entries on NaN costs (segfault); "
+                                         "ndimg raises ValueError"}}
+_GR_T = dict(inputs=("none",), ndim=(), cases=(), family="graph", extra={"tested_in": "tests/graph/test_graph.py"})
+for _name, _file in (("RAG", "_rag"), ("MCP", "_mcp"), ("MCP_Geometric", "_mcp"), ("MCP_Connect", "_mcp"),
+                     ("MCP_Flexible", "_mcp")):
+    register("graph", _name, f"{_GR}.{_file}:{_name}", kind="class", **_GR_T)
+for _name, _file in (("rag_boundary", "_rag"), ("show_rag", "_rag"), ("cut_threshold", "_graph_cut"),
+                     ("cut_normalized", "_graph_cut"), ("merge_hierarchical", "_graph_merge"),
+                     ("central_pixel", "_graph")):
+    register("graph", _name, f"{_GR}.{_file}:{_name}", **_GR_T)
+register("graph", "rag_mean_color", f"{_GR}._rag:rag_mean_color", **_GR_T,
+         bench=(("2d_small_f32", dict(_inputs=("image", "labels:300"))),))
+register("graph", "route_through_array", f"{_GR}._mcp:route_through_array", dtypes=FLOATS + ("uint8",),
+         family="graph", rtol=0, atol=0,
+         cases=(case(start=(0, 0), end=(-1, -1), _ndim=(2,)), case(start=(0, 0, 0), end=(-1, -1, -1), _ndim=(3,)),
+                case(start=(3, 1), end=(0, -2), fully_connected=False, _ndim=(2,)),
+                case(start=(-1, 0), end=(2, -1), geometric=False, _ndim=(2,)),
+                case(start=(1, 2, 3), end=(-1, 0, 0), fully_connected=False, geometric=False, _ndim=(3,))),
+         bad=(bad(ValueError, start=(40, 0), end=(0, 0), _ndim=(2,)), bad(ValueError, start=(0, 0), end=(0, 99), _ndim=(2,))),
+         bench=(("2d_f32", dict(start=(0, 0), end=(-1, -1))),), extra=_NAN_CRASH)
+register("graph", "shortest_path", f"{_GR}._mcp:shortest_path", dtypes=FLOATS + ("uint8",), family="graph",
+         rtol=0, atol=0, cases=(case(), case(reach=2), case(axis=0), case(output_indexlist=True)),
+         bench=(("2d_small_f32", {}),), extra=_NAN_CRASH)
+register("graph", "pixel_graph", f"{_GR}._graph:pixel_graph", dtypes=("bool", "uint8", "float32", "float64"),
+         ndim=(1, 2, 3), family="graph", rtol=0, atol=0,
+         cases=(case(), case(connectivity=2), case(mask=Arr("mask", "bool")), case(sparse_type="array"),
+                case(connectivity=2, spacing=(0.5, 2.0), _ndim=(2,))),
+         bad=(bad(ValueError, sparse_type="coo"),),
+         bench=(("2d_f32", {}),))
+del _GR, _GR_T, _NAN_CRASH, _name, _file
+# ---- end graph ----

@@ -1,0 +1,276 @@
+// Minimum cost paths on an n-d lattice (skimage.graph.MCP and its subclasses): Dijkstra's front propagation
+// over Fortran-order flat indices, with scikit-image's own priority queue so that ties, the order in which
+// points freeze, and so every cumulative cost and traceback offset, come out as scikit-image's. A serial
+// algorithm: it runs on the host for every engine. The hooks (travel cost, goal test, neighbour examination,
+// node update) are a template parameter, so the plain classes run without any indirect call.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "ndimg/error.hpp"
+
+namespace ndimg::graph {
+
+// scikit-image's FastUpdateBinaryHeap: a tournament tree whose last level holds the values in insertion
+// order (a removed value is replaced by the last one), each level above the pairwise minimum (a tie takes
+// the right value), popped by descending to the leftmost minimum. A cross reference finds a reference's
+// leaf. reset() empties the values and cross references but keeps the count and the references, as
+// scikit-image's does: stale entries of an interrupted search stay in the tree as infinite values.
+class McpHeap {
+ public:
+  McpHeap(int64_t initial_capacity, int64_t max_reference) : max_ref_(max_reference) {
+    while ((int64_t(1) << levels_) < initial_capacity) ++levels_;
+    min_levels_ = levels_;
+    values_.assign(size_t(2) << levels_, kInf);
+    refs_.assign(size_t(1) << levels_, -1);
+    cross_.assign(size_t(max_reference + 1), -1);
+  }
+  void reset() {
+    std::fill(values_.begin(), values_.end(), kInf);
+    std::fill(cross_.begin(), cross_.end(), int64_t(-1));
+  }
+  int64_t count() const { return count_; }
+  int64_t popped() const { return popped_ref_; }
+
+  // Sets the reference's value, appending it when absent.
+  void push(double value, int64_t ref) {
+    if (ref < 0 || ref > max_ref_) return;
+    const int64_t ir = cross_[size_t(ref)];
+    if (ir != -1) {
+      const int64_t i = first_leaf() + ir;
+      values_[size_t(i)] = value;
+      update_one(i);
+      return;
+    }
+    cross_[size_t(ref)] = append(value, ref);
+  }
+  // Appends the reference, or lowers its value; returns whether either happened.
+  bool push_if_lower(double value, int64_t ref) {
+    if (ref < 0 || ref > max_ref_) return false;
+    const int64_t ir = cross_[size_t(ref)];
+    if (ir != -1) {
+      const int64_t i = first_leaf() + ir;
+      if (values_[size_t(i)] > value) {
+        values_[size_t(i)] = value;
+        update_one(i);
+        return true;
+      }
+      return false;
+    }
+    cross_[size_t(ref)] = append(value, ref);
+    return true;
+  }
+  double pop() {
+    int64_t i = 1;
+    for (int level = 1; level < levels_; ++level) i = values_[size_t(i)] <= values_[size_t(i + 1)] ? i * 2 + 1 : (i + 1) * 2 + 1;
+    if (!(values_[size_t(i)] <= values_[size_t(i + 1)])) ++i;
+    const int64_t ir = i - first_leaf();
+    // only NaN values lead the descent past the entries (scikit-image then reads unset memory)
+    if (ir >= count_) throw ValueError("MCP: NaN costs cannot be ordered; replace them (e.g. by inf) first");
+    const double value = values_[size_t(i)];
+    popped_ref_ = refs_[size_t(ir)];
+    if (count_) remove(i);
+    return value;
+  }
+
+ private:
+  static constexpr double kInf = std::numeric_limits<double>::infinity();
+  int64_t first_leaf() const { return (int64_t(1) << levels_) - 1; }
+
+  int64_t append(double value, int64_t ref) {
+    if (count_ >= (int64_t(1) << levels_)) resize(levels_ + 1);
+    const int64_t at = count_;
+    values_[size_t(first_leaf() + at)] = value;
+    refs_[size_t(at)] = ref;
+    ++count_;
+    update_one(first_leaf() + at);
+    return at;
+  }
+  void update_one(int64_t i) {
+    if (i % 2 == 0) --i;
+    for (int level = levels_; level > 1; --level) {
+      const int64_t up = (i - 1) / 2;
+      values_[size_t(up)] = values_[size_t(i)] < values_[size_t(i + 1)] ? values_[size_t(i)] : values_[size_t(i + 1)];
+      i = up % 2 ? up : up - 1;
+    }
+  }
+  void update_all() {
+    for (int level = levels_; level > 1; --level) {
+      const int64_t i0 = (int64_t(1) << level) - 1;
+      for (int64_t i = i0; i < 2 * i0 + 1; i += 2)
+        values_[size_t((i - 1) / 2)] = values_[size_t(i)] < values_[size_t(i + 1)] ? values_[size_t(i)] : values_[size_t(i + 1)];
+    }
+  }
+  void remove(int64_t i1) {
+    const int64_t i0 = first_leaf(), i2 = i0 + count_ - 1, r1 = i1 - i0, r2 = count_ - 1;
+    cross_[size_t(refs_[size_t(r2)])] = r1;
+    cross_[size_t(refs_[size_t(r1)])] = -1;
+    values_[size_t(i1)] = values_[size_t(i2)];
+    refs_[size_t(r1)] = refs_[size_t(r2)];
+    values_[size_t(i2)] = kInf;
+    --count_;
+    if (levels_ > min_levels_ && count_ < (int64_t(1) << (levels_ - 2))) {
+      resize(levels_ - 1);
+    } else {
+      update_one(i1);
+      update_one(i2);
+    }
+  }
+  void resize(int new_levels) {
+    std::vector<double> values(size_t(2) << new_levels, kInf);
+    std::vector<int64_t> refs(size_t(1) << new_levels, -1);
+    if (count_) {
+      const int64_t n = std::min(int64_t(1) << new_levels, int64_t(1) << levels_);
+      const int64_t to = (int64_t(1) << new_levels) - 1, from = first_leaf();
+      for (int64_t i = 0; i < n; ++i) values[size_t(to + i)] = values_[size_t(from + i)];
+      for (int64_t i = 0; i < n; ++i) refs[size_t(i)] = refs_[size_t(i)];
+    }
+    values_.swap(values);
+    refs_.swap(refs);
+    levels_ = new_levels;
+    update_all();
+  }
+
+  int levels_ = 0, min_levels_ = 0;
+  int64_t count_ = 0, max_ref_, popped_ref_ = -1;
+  std::vector<double> values_;
+  std::vector<int64_t> refs_, cross_;
+};
+
+enum class Travel : int { NewCost = 0, Geometric = 1, AbsDiff = 2, Hook = 3 };
+
+struct McpSearch {
+  const double* costs;          // flat, Fortran order
+  double* cumulative;           // flat, Fortran order; written
+  int16_t* traceback;           // flat, Fortran order; written
+  int ndim;
+  const int64_t* shape;         // ndim
+  const int8_t* offsets;        // n_offsets x ndim
+  const int64_t* flat_offsets;  // n_offsets
+  const double* lengths;        // n_offsets
+  int n_offsets;
+  const int64_t* starts;        // flat indices
+  int64_t n_starts;
+  const int64_t* ends;          // flat indices, or nullptr
+  int64_t n_ends;
+  bool all_ends;
+  int64_t max_iter;
+  bool has_max_step;
+  double max_step;
+  bool use_start_cost;
+  Travel travel;
+};
+
+// The hooks' defaults: what MCP itself does. A hooks type overrides those it needs (all are called as
+// scikit-image calls them: goal after each pop, examine once per pair of frozen neighbours, update after
+// each push or lowering).
+struct McpHooks {
+  static constexpr bool kGoal = false, kExamine = false, kUpdate = false;
+  double travel(double, double new_cost, double) { return new_cost; }
+  int goal(int64_t, double) { return 0; }
+  void examine(int64_t, int64_t, double) {}
+  void update(int64_t, int64_t, double) {}
+};
+
+template <class Hooks>
+void mcp_find_costs(const McpSearch& s, McpHeap& heap, Hooks& hooks) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  int64_t size = 1;
+  for (int d = 0; d < s.ndim; ++d) size *= s.shape[d];
+  heap.reset();
+  std::fill(s.traceback, s.traceback + size, int16_t(-2));
+  std::fill(s.cumulative, s.cumulative + size, inf);
+  for (int64_t k = 0; k < s.n_starts; ++k) {
+    s.traceback[s.starts[k]] = -1;
+    heap.push(s.use_start_cost ? s.costs[s.starts[k]] : 0.0, s.starts[k]);
+  }
+  std::vector<int64_t> coord(size_t(s.ndim));
+  int64_t ends_found = 0;
+  for (int64_t iter = 0; iter < s.max_iter; ++iter) {
+    if (heap.count() == 0) break;
+    const double cumcost = heap.pop();
+    const int64_t index = heap.popped();
+    s.cumulative[index] = cumcost;
+    if constexpr (Hooks::kGoal) {
+      const int g = hooks.goal(index, cumcost);
+      if (g > 0) {
+        if (g == 1) continue;
+        break;
+      }
+    }
+    if (s.ends) {
+      for (int64_t k = 0; k < s.n_ends; ++k)
+        if (index == s.ends[k]) {
+          ++ends_found;
+          break;
+        }
+      if ((ends_found && !s.all_ends) || ends_found == s.n_ends) break;
+    }
+    // scikit-image's edge maps skip exactly the offsets that leave the array along some axis
+    int64_t rest = index;
+    for (int d = 0; d < s.ndim; ++d) {
+      coord[size_t(d)] = rest % s.shape[d];
+      rest /= s.shape[d];
+    }
+    const double cost = s.costs[index];
+    for (int i = 0; i < s.n_offsets; ++i) {
+      const int8_t* off = s.offsets + int64_t(i) * s.ndim;
+      bool inside = true;
+      for (int d = 0; d < s.ndim && inside; ++d) {
+        const int64_t c = coord[size_t(d)] + off[d];
+        inside = c >= 0 && c < s.shape[d];
+      }
+      if (!inside) continue;
+      const int64_t next = index + s.flat_offsets[i];
+      const double length = s.lengths[i];
+      if (s.cumulative[next] != inf) {
+        if constexpr (Hooks::kExamine) hooks.examine(index, next, length);
+        continue;
+      }
+      const double new_cost = s.costs[next];
+      if (new_cost < 0 || new_cost == inf || (s.has_max_step && new_cost > s.max_step)) continue;
+      double step;
+      switch (s.travel) {
+        case Travel::NewCost: step = new_cost; break;
+        case Travel::Geometric: step = length * 0.5 * (cost + new_cost); break;
+        case Travel::AbsDiff: step = std::fabs(cost - new_cost); break;
+        default: step = hooks.travel(cost, new_cost, length);
+      }
+      const double new_cumcost = cumcost + step;
+      if (new_cumcost != inf && heap.push_if_lower(new_cumcost, next)) {
+        s.traceback[next] = int16_t(i);
+        if constexpr (Hooks::kUpdate) hooks.update(index, next, length);
+      }
+    }
+  }
+}
+
+// The minimum cost path to `end` (a flat index) back through the traceback offsets: the positions (ndim
+// each, start first) appended to `path`.
+inline void mcp_traceback(const McpSearch& s, int64_t end, std::vector<int64_t>& path) {
+  std::vector<int64_t> pos(size_t(s.ndim));
+  int64_t rest = end;
+  for (int d = 0; d < s.ndim; ++d) {
+    pos[size_t(d)] = rest % s.shape[d];
+    rest /= s.shape[d];
+  }
+  int64_t size = 1;
+  for (int d = 0; d < s.ndim; ++d) size *= s.shape[d];
+  std::vector<int64_t> rev(pos);
+  int64_t flat = end;
+  for (int64_t steps = 0;; ++steps) {
+    const int16_t o = s.traceback[flat];
+    if (o < 0) break;   // -1: a start (-2, never reached, cannot occur on a path)
+    // a traceback array that no search wrote could lead anywhere, or round in circles
+    if (o >= s.n_offsets || steps >= size) throw ValueError("traceback: the traceback array holds no path to this point");
+    flat -= s.flat_offsets[o];
+    if (flat < 0 || flat >= size) throw ValueError("traceback: the traceback array holds no path to this point");
+    for (int d = 0; d < s.ndim; ++d) pos[size_t(d)] -= s.offsets[int64_t(o) * s.ndim + d];
+    rev.insert(rev.end(), pos.begin(), pos.end());
+  }
+  for (size_t k = rev.size() / size_t(s.ndim); k-- > 0;) path.insert(path.end(), rev.begin() + k * s.ndim, rev.begin() + (k + 1) * s.ndim);
+}
+
+}  // namespace ndimg::graph

@@ -1,0 +1,103 @@
+"""skimage.graph.pixel_graph and central_pixel (skimage/graph/_graph.py). pixel_graph's edges (every pair of
+masked neighbours and its weight) are array code on the image's engine, the table a scipy.sparse matrix (a
+cupyx.scipy.sparse one for GPU images); central_pixel's shortest paths are scipy.sparse.csgraph's, on the
+host."""
+from __future__ import annotations
+
+import numpy as np
+
+from .._engine import engine_aware, xp_of
+from ..ndimage._binary import generate_binary_structure
+from ..ndimage._footprint import to_host
+
+
+def _weighted_abs_diff(values0, values1, distances):
+    """|values0 - values1| * distances: the default edge weight."""
+    return np.abs(values0 - values1) * distances
+
+
+def _raveled_offsets_and_distances(image_shape, *, connectivity=1, spacing=None):
+    """The C-order flat offsets of the neighbours under `connectivity` and their (spaced) lengths, nearest
+    first (stable), without the centre; offsets that coincide in a too-small image kept once."""
+    ndim = len(image_shape)
+    footprint = np.asarray(generate_binary_structure(ndim, connectivity))
+    offsets = np.stack([idx - 1 for idx in np.nonzero(footprint)], axis=-1)
+    ravel = np.cumprod((tuple(image_shape[1:]) + (1,))[::-1])[::-1]
+    raveled = (offsets * ravel).sum(axis=1)
+    spacing = np.ones(ndim) if spacing is None else spacing
+    distances = np.sqrt(np.sum((offsets * spacing) ** 2, axis=1))
+    order = np.argsort(distances, kind="stable")
+    raveled, distances = raveled[order], distances[order]
+    if any(x < y for x, y in zip(image_shape, footprint.shape)):
+        _, first = np.unique(raveled, return_index=True)
+        first = np.sort(first, kind="stable")
+        raveled, distances = raveled[first], distances[first]
+    return raveled[1:], distances[1:]
+
+
+def _sparse(xp, data, rows, cols, m, sparse_type):
+    if xp is np:
+        from scipy import sparse
+
+        graph = sparse.csr_array((data, (rows, cols)), shape=(m, m))
+        return sparse.csr_matrix(graph) if sparse_type == "matrix" else graph
+    from cupyx.scipy import sparse
+
+    cls = sparse.csr_matrix if sparse_type == "matrix" else getattr(sparse, "csr_array", sparse.csr_matrix)
+    return cls((data, (rows, cols)), shape=(m, m))
+
+
+@engine_aware("image", "mask")
+def pixel_graph(image, *, mask=None, edge_function=None, connectivity=1, spacing=None, sparse_type="matrix"):
+    """The graph of the pixels of `image` under `mask`, an edge between each two neighbours (see
+    skimage.graph.pixel_graph). Returns the (sparse) adjacency matrix over the masked pixels in C order, and
+    their flat indices."""
+    xp = xp_of(image)
+    if mask is None:
+        mask = image if image.dtype == bool else xp.ones_like(image, dtype=bool)
+    if edge_function is None:
+        if image.dtype == bool:
+            def edge_function(x, y, distances):
+                return distances
+        else:
+            edge_function = _weighted_abs_diff
+    padded = xp.pad(mask, 1, mode="constant", constant_values=False)
+    nodes_padded = xp.flatnonzero(padded)
+    offsets, distances = _raveled_offsets_and_distances(padded.shape, connectivity=connectivity, spacing=spacing)
+    neighbors_padded = nodes_padded[:, None] + xp.asarray(offsets)
+    neighbors_mask = padded.reshape(-1)[neighbors_padded]
+    nodes = xp.flatnonzero(mask)
+    m = int(nodes.size)
+    rows = xp.broadcast_to(xp.arange(m)[:, None], neighbors_mask.shape)[neighbors_mask]
+    # a masked neighbour is a node: its position among the (sorted) padded nodes is its sequential index
+    cols = xp.searchsorted(nodes_padded, neighbors_padded[neighbors_mask])
+    neighbor_distances = xp.broadcast_to(xp.asarray(distances), neighbors_mask.shape)[neighbors_mask]
+    image_r = image.reshape(-1)
+    data = edge_function(image_r[nodes[rows]], image_r[nodes[cols]], neighbor_distances)
+    if sparse_type not in ("matrix", "array"):
+        raise ValueError(f"`sparse_type` must be 'array' or 'matrix', got {sparse_type}")
+    return _sparse(xp, data, rows, cols, m, sparse_type), nodes
+
+
+def central_pixel(graph, nodes=None, shape=None, partition_size=100):
+    """The node of least total shortest-path length to all others (see skimage.graph.central_pixel), as
+    an index into `shape` if given (else a flat node id), and every node's total."""
+    from scipy.sparse import csgraph
+
+    if type(graph).__module__.startswith("cupyx"):   # a GPU table: the paths are searched on the host
+        graph = graph.get()
+    nodes = to_host(nodes) if nodes is not None else np.arange(graph.shape[0])
+    num_splits = 1 if partition_size is None else max(2, graph.shape[0] // partition_size)
+    top = np.iinfo(np.int32).max
+    if graph.indptr[-1] > top or (max(*graph.shape) > top and np.any(graph.indices > top)):
+        raise ValueError("index values too large for csgraph")
+    graph.indices, graph.indptr = graph.indices.astype(np.int32, copy=False), graph.indptr.astype(np.int32, copy=False)
+    totals = []
+    for part in np.array_split(np.arange(graph.shape[0]), num_splits):
+        paths = csgraph.shortest_path(graph, directed=False, indices=part)
+        totals.append(np.sum(np.nan_to_num(paths), axis=1))
+    total = np.concatenate(totals)
+    nonzero = np.flatnonzero(total)
+    raveled_index = nodes[nonzero[np.argmin(total[nonzero])]]
+    central = np.unravel_index(raveled_index, shape) if shape is not None else raveled_index
+    return central, total
