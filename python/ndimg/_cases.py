@@ -12,6 +12,7 @@ import numpy as np
 SHAPES = {
     "2d_f32": ((3840, 2160), "float32"),
     "2d_rgb_u8": ((3840, 2160, 3), "uint8"),
+    "2d_u8": ((3840, 2160), "uint8"),   # issue 29: filters.rank on a 4K grey image
     "3d_f32": ((192, 192, 192), "float32"),
     "3d_u8_256": ((256, 256, 256), "uint8"),
     "2d_small_f32": ((256, 256), "float32"),   # quadratic-time calls (distance_transform_bf)

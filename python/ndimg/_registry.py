@@ -2783,6 +2783,86 @@ register("registration", "optical_flow_ilk", f"{_RG}._optical_flow:optical_flow_
          bad=_FLOW_BAD, bench=(("2d_1k_f32", {}),))
 del _RG, _PAIR_REG, _FLOW_BAD
 # ---- end registration ----
+# ---- issue 29: filters.rank ----
+# skimage.filters.rank: one sliding-window histogram core (cpp/src/rank) and a statistic per function.
+_RKG, _RKP, _RKB = "ndimg.filters.rank._generic", "ndimg.filters.rank._percentile", "ndimg.filters.rank._bilateral"
+_RK_BALL1 = _cross(3)   # ball(1)
+_RK_ODD2 = np.array([[1, 0, 1, 1], [0, 1, 1, 0], [1, 1, 0, 1]], np.uint8)   # even width, holes: runs per row
+_RK_ODD3 = np.array([[[1, 0, 1], [1, 1, 0]], [[0, 1, 1], [1, 1, 1]], [[1, 1, 0], [0, 0, 1]]], np.uint8)
+_RK_DTYPES = ("uint8", "uint16", "float32", "float64", "int8", "int16", "uint32", "int32", "int64")
+
+
+def rank_footprint(args, kw):
+    """A case's _prep: disk(2) for a 2-D image, ball(1) for a 3-D one, unless the case names a footprint."""
+    return args, {"footprint": _disk(2) if args[0].ndim == 2 else _RK_BALL1, **kw}
+
+
+def _rank_halo(ndim, footprint=None, shift_x=0, shift_y=0, shift_z=0, **_):
+    """The window's reach from its pixel per axis: the footprint about its (shifted) centre; scikit-image's
+    shift_x moves the columns of a 2-D image but the planes of a 3-D one."""
+    shape = np.shape(footprint) if footprint is not None else (3,) * ndim   # median's default cube
+    if len(shape) != ndim:
+        return 0   # the function's own error
+    shifts = (shift_y, shift_x) if ndim == 2 else (shift_x, shift_y, shift_z)
+    return tuple(max(s // 2 + int(h), s - 1 - s // 2 - int(h)) for s, h in zip(shape, shifts))
+
+
+def _rank_cases(nd3=True, extra=()):
+    cases = (case(_prep=rank_footprint, _id="default"),
+             case(footprint=_RK_ODD2, _ndim=(2,), _id="odd_footprint"),
+             case(footprint=np.ones((3, 3), np.uint8), _ndim=(2,), _id="square"),
+             case(mask=Arr("mask", "bool"), _prep=rank_footprint, _id="mask"),
+             case(shift_x=1, shift_y=-1, _prep=rank_footprint, _id="shift"))
+    if nd3:
+        cases += (case(footprint=_RK_ODD3, _ndim=(3,), _id="odd_footprint3"),
+                  case(shift_z=-1, shift_x=1, _ndim=(3,), _prep=rank_footprint, _id="shift3"))
+    return cases + extra
+
+
+_RK_BAD = (bad(AssertionError, shift_x=3, _ndim=(2,), _prep=rank_footprint, _id="shift_outside"),
+           bad(ValueError, footprint=_BOX3, _ndim=(2,), _id="footprint_ndim"),
+           bad(OverflowError, shift_y=300, _ndim=(2,), _prep=rank_footprint, _id="shift_overflow"),
+           bad(ValueError, _dtype="bool", _ndim=(2,), _prep=rank_footprint, _id="bool"))
+_RK_BAD3 = (bad(ValueError, shift_z=2, _ndim=(3,), _prep=rank_footprint, _id="shift_outside3"),)
+# noise_filter zeroes the shifted centre of its footprint first: a centre outside it is an IndexError there
+_RK_BAD_NOISE = (bad(IndexError, shift_x=3, _ndim=(2,), _prep=rank_footprint, _id="shift_outside"),
+                 bad(ValueError, footprint=_BOX3, _ndim=(2,), _id="footprint_ndim"),
+                 bad(ValueError, _dtype="bool", _ndim=(2,), _prep=rank_footprint, _id="bool"),
+                 bad(IndexError, shift_z=2, _ndim=(3,), _prep=rank_footprint, _id="shift_outside3"))
+_RK_BENCH = (("2d_u8", dict(footprint=_DISK5)),)
+for _name in ("autolevel", "equalize", "gradient", "maximum", "mean", "geometric_mean", "subtract_mean", "median",
+              "minimum", "modal", "enhance_contrast", "pop", "sum", "threshold", "noise_filter", "entropy", "otsu",
+              "majority"):
+    register("filters.rank", _name, f"{_RKG}:{_name}", dtypes=_RK_DTYPES, family="rank_histogram",
+             cases=_rank_cases(extra=(case(_id="default_footprint"),) if _name == "median" else ()),
+             bad=_RK_BAD_NOISE if _name == "noise_filter" else _RK_BAD + _RK_BAD3, bench=_RK_BENCH, halo=_rank_halo)
+for _name in ("autolevel_percentile", "gradient_percentile", "mean_percentile", "subtract_mean_percentile",
+              "enhance_contrast_percentile", "pop_percentile", "sum_percentile"):
+    register("filters.rank", _name, f"{_RKP}:{_name}", dtypes=_RK_DTYPES, ndim=(2,), family="rank_histogram",
+             cases=_rank_cases(False, (case(p0=0.1, p1=0.9, _prep=rank_footprint, _id="p0.1_p1.9"),
+                                       case(p0=0.6, p1=0.3, _prep=rank_footprint, _id="p0.6_p1.3"))),
+             bad=_RK_BAD + (bad(TypeError, p0="a", _prep=rank_footprint, _id="p0_str"),), bench=_RK_BENCH,
+             halo=_rank_halo)
+for _name in ("percentile", "threshold_percentile"):
+    register("filters.rank", _name, f"{_RKP}:{_name}", dtypes=_RK_DTYPES, ndim=(2,), family="rank_histogram",
+             cases=_rank_cases(False, (case(p0=0.3, _prep=rank_footprint, _id="p0.3"),
+                                       case(p0=1, _prep=rank_footprint, _id="p1"),
+                                       case(p0=1.5, _prep=rank_footprint, _id="p1.5"))),
+             bad=_RK_BAD, bench=_RK_BENCH, halo=_rank_halo)
+for _name in ("mean_bilateral", "pop_bilateral", "sum_bilateral"):
+    register("filters.rank", _name, f"{_RKB}:{_name}", dtypes=_RK_DTYPES, ndim=(2,), family="rank_histogram",
+             cases=_rank_cases(False, (case(s0=3, s1=30, _prep=rank_footprint, _id="s3_30"),
+                                       case(s0=0, s1=1, _prep=rank_footprint, _id="s0_1"))),
+             bad=_RK_BAD + (bad(TypeError, s0=1.5, _prep=rank_footprint, _id="s0_float"),), bench=_RK_BENCH,
+             halo=_rank_halo)
+# the histogram is an extra axis: not an image of the input's dimensionality for Dask's blockwise calls.
+# Not int16/32/64 or uint32 inputs: their default n_bins (image.max() + 1 before the conversion to uint8) passes
+# the 256 bins of the window histogram, which scikit-image then reads past its end (undefined values).
+register("filters.rank", "windowed_histogram", f"{_RKG}:windowed_histogram", dtypes=_RK_DTYPES[:5], ndim=(2,),
+         family="rank_histogram",
+         cases=_rank_cases(False, (case(n_bins=5, _prep=rank_footprint, _id="n_bins5"),)),
+         bad=_RK_BAD, bench=(("2d_small_f32", dict(footprint=_DISK5, n_bins=16)),))
+# ---- end filters.rank ----
 # ---- issue 29: feature descriptors (helper feat-desc) ----
 _FD = "ndimg.feature"
 register("feature", "hog", f"{_FD}._hog:hog", dtypes=NUMERIC, ndim=(2,),

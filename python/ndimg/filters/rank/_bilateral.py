@@ -19,7 +19,7 @@ def _filter(statistic, doc):
 
     fn.__name__ = fn.__qualname__ = statistic
     fn.__doc__ = f"skimage.filters.rank.{statistic}: {doc} of the window's pixels within the grey band (2-D)."
-    return engine_aware("image", "out", "mask")(fn)
+    return engine_aware("image", "out", "mask", native=False)(fn)
 
 
 mean_bilateral = _filter("mean_bilateral", "the mean")

@@ -136,7 +136,7 @@ def _filter(statistic, out_dtype=None, doc=""):
     fn.__name__ = fn.__qualname__ = statistic
     fn.__doc__ = (f"skimage.filters.rank.{statistic}: {doc} over the footprint around each pixel (clipped to "
                   "the image and to `mask`), 2-D or 3-D.")
-    return engine_aware("image", "out", "mask")(fn)
+    return engine_aware("image", "out", "mask", native=False)(fn)
 
 
 autolevel = _filter("autolevel", doc="the grey level stretched from the window's [min, max] to the full range")
@@ -156,7 +156,7 @@ entropy = _filter("entropy", out_dtype=np.float64, doc="the window's Shannon ent
 otsu = _filter("otsu", doc="the window's Otsu threshold")
 
 
-@engine_aware("image", "out", "mask")
+@engine_aware("image", "out", "mask", native=False)
 def median(image, footprint=None, out=None, mask=None, shift_x=0, shift_y=0, shift_z=0):
     """skimage.filters.rank.median: the window's median (footprint: the full 3**ndim cube by default)."""
     if footprint is None:
@@ -164,13 +164,13 @@ def median(image, footprint=None, out=None, mask=None, shift_x=0, shift_y=0, shi
     return _scalar("median", image, footprint, out, mask, shift_x, shift_y, shift_z)
 
 
-@engine_aware("image", "out", "mask")
+@engine_aware("image", "out", "mask", native=False)
 def majority(image, footprint, *, out=None, mask=None, shift_x=0, shift_y=0, shift_z=0):
     """skimage.filters.rank.majority: the window's most common grey level (the lowest among ties)."""
     return _scalar("majority", image, footprint, out, mask, shift_x, shift_y, shift_z)
 
 
-@engine_aware("image", "out", "mask")
+@engine_aware("image", "out", "mask", native=False)
 def noise_filter(image, footprint, out=None, mask=None, shift_x=0, shift_y=0, shift_z=0):
     """skimage.filters.rank.noise_filter: the grey distance from the pixel to the nearest level in its window,
     the window without its centre element (removed where scikit-image removes it: in 3-D at
@@ -188,7 +188,7 @@ def noise_filter(image, footprint, out=None, mask=None, shift_x=0, shift_y=0, sh
     return _scalar("noise_filter", image, footprint, out, mask, shift_x, shift_y, shift_z)
 
 
-@engine_aware("image", "out", "mask")
+@engine_aware("image", "out", "mask", native=False)
 def windowed_histogram(image, footprint, out=None, mask=None, shift_x=0, shift_y=0, n_bins=None):
     """skimage.filters.rank.windowed_histogram: each pixel's window histogram over `n_bins` grey levels
     (default image.max() + 1), normalised by the window's population: float64 of shape image.shape + (n_bins,).

@@ -30,7 +30,7 @@ def _filter(statistic, doc):
 
     fn.__name__ = fn.__qualname__ = statistic
     fn.__doc__ = f"skimage.filters.rank.{statistic}: {doc}, within the window's percentiles [p0, p1] (2-D)."
-    return engine_aware("image", "out", "mask")(fn)
+    return engine_aware("image", "out", "mask", native=False)(fn)
 
 
 autolevel_percentile = _filter("autolevel_percentile", "the grey level stretched from [p0, p1] to the full range")
@@ -42,13 +42,13 @@ pop_percentile = _filter("pop_percentile", "the number of pixels")
 sum_percentile = _filter("sum_percentile", "the sum of the grey levels")
 
 
-@engine_aware("image", "out", "mask")
+@engine_aware("image", "out", "mask", native=False)
 def percentile(image, footprint, out=None, mask=None, shift_x=0, shift_y=0, p0=0):
     """skimage.filters.rank.percentile: the window's p0 percentile (p0 = 1: its maximum), 2-D."""
     return _apply("percentile", image, footprint, out, mask, shift_x, shift_y, p0, 0.0)
 
 
-@engine_aware("image", "out", "mask")
+@engine_aware("image", "out", "mask", native=False)
 def threshold_percentile(image, footprint, out=None, mask=None, shift_x=0, shift_y=0, p0=0):
     """skimage.filters.rank.threshold_percentile: n_bins - 1 where the pixel is at least the window's p0
     percentile, else 0 (2-D)."""
