@@ -2903,7 +2903,26 @@ register("feature", "draw_haar_like_feature", f"{_FD}._haar:draw_haar_like_featu
                 case(r=0, c=0, width=6, height=7, feature_coord=_HC, max_n_features=2, rng=3, alpha=0.3,
                      color_positive_block=(0.2, 0.4, 0.9)),
                 case(r=1, c=1, width=6, height=7, feature_coord=_HC, _ndim=(3,), _shape=(12, 14, 3), _id="rgb")))
-del _FD, _HC, _HT
+_rng = np.random.default_rng(29)
+_DB1, _DB2 = _rng.random((40, 32)) > 0.5, _rng.random((35, 32)) > 0.5    # BRIEF-like binary descriptors
+_DF1, _DF2 = _rng.random((30, 8)), _rng.random((45, 8))
+# descriptor sets are parameters here; their GPU path is compared in tests/feature/test_match.py
+register("feature", "match_descriptors", f"{_FD}._match:match_descriptors", inputs=("none",), ndim=(),
+         extra={"tested_in": "tests/feature/test_match.py"},
+         cases=(case(descriptors1=_DB1, descriptors2=_DB2), case(descriptors1=_DB1, descriptors2=_DB2, cross_check=False),
+                case(descriptors1=_DB1, descriptors2=_DB2, max_distance=0.45),
+                case(descriptors1=_DF1, descriptors2=_DF2, max_ratio=0.8, cross_check=False),
+                case(descriptors1=_DF1, descriptors2=_DF2, metric="cityblock", max_ratio=0.9),
+                case(descriptors1=_DF1, descriptors2=_DF2, metric="minkowski", p=3),
+                case(descriptors1=_DF1.astype(np.float32), descriptors2=_DF2, metric="sqeuclidean", max_distance=0.5)),
+         bad=(bad(ValueError, descriptors1=_DF1, descriptors2=_DF2[:, :5], _id="lengths_differ"),
+              bad(ValueError, descriptors1=_DF1, descriptors2=_DF2, metric="bogus")),
+         bench=(("none", dict(descriptors1=np.random.default_rng(1).random((4000, 256)) > 0.5,
+                              descriptors2=np.random.default_rng(2).random((4000, 256)) > 0.5)),))
+# a class: compared with scikit-image (patterns, masks, descriptors, both engines) in tests/feature/test_brief.py
+register("feature", "BRIEF", f"{_FD}._brief:BRIEF", kind="class", inputs=("none",), ndim=(), cases=(),
+         extra={"tested_in": "tests/feature/test_brief.py"})
+del _FD, _HC, _HT, _rng, _DB1, _DB2, _DF1, _DF2
 # ---- end feature descriptors ----
 
 # ---------------------------------------------------------------------------------------------------
