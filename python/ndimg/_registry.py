@@ -2878,6 +2878,14 @@ register("feature", "hog", f"{_FD}._hog:hog", dtypes=NUMERIC, ndim=(2,),
               bad(ValueError, pixels_per_cell=(4, 4), _ndim=(3,), _shape=(20, 24, 3), _id="3d_without_channel_axis"),
               bad(ZeroDivisionError, pixels_per_cell=(0, 4))),
          bench=(("2d_f32", {}),))
+register("feature", "daisy", f"{_FD}._daisy:daisy", dtypes=NUMERIC, ndim=(2,),
+         cases=(case(step=2, radius=4, rings=2, histograms=4, orientations=4),
+                case(radius=3, rings=1, histograms=6, normalization="l2"),
+                case(radius=5, sigmas=[1, 1.5, 2], ring_radii=[2, 4], normalization="daisy"),
+                case(radius=4, step=3, normalization="off"), case(radius=4, step=6, rings=1, visualize=True)),
+         bad=(bad(ValueError, radius=4, normalization="l3"), bad(ValueError, radius=4, sigmas=[1, 2], ring_radii=[1, 2]),
+              bad(ValueError, radius=4, _ndim=(3,), _shape=(17, 23, 3), _id="3d")),
+         bench=(("2d_1k_f32", {}),))
 _HC = np.empty(3, dtype=object)   # scikit-image's feature coordinates: lists of [(r0, c0), (r1, c1)] per rectangle
 _HC[0] = [[(0, 0), (1, 1)], [(0, 2), (1, 3)]]
 _HC[1] = [[(1, 0), (1, 2)], [(2, 0), (2, 2)], [(3, 0), (3, 2)]]
