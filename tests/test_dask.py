@@ -34,6 +34,9 @@ GLOBAL_CALLS = {
     **{f"ndimage.binary_{n}": lambda kw: kw.get("iterations", 1) < 1 for n in ("erosion", "dilation", "opening", "closing")},
     # mark_boundaries' subpixel image: a cubic spline zoom, its prefilter over the whole image
     "segmentation.mark_boundaries": lambda kw: kw.get("mode") == "subpixel",
+    # finite differences are one-sided at the image border, which a wrapped halo would hide
+    "feature.hessian_matrix": lambda kw: kw.get("mode") == "wrap" and not kw.get("use_gaussian_derivatives"),
+    "feature.shape_index": lambda kw: kw.get("mode") == "wrap",
 }
 
 

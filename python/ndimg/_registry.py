@@ -3200,3 +3200,100 @@ register("graph", "pixel_graph", f"{_GR}._graph:pixel_graph", dtypes=("bool", "u
          bench=(("2d_f32", {}),))
 del _GR, _GR_T, _NAN_CRASH, _name, _file
 # ---- end graph ----
+
+# ---------------------------------------------------------------------------------------------------
+# --- feature: derivative features, peaks and blobs (issue 29, helper feat-deriv)
+# ---------------------------------------------------------------------------------------------------
+_FD = "ndimg.feature._deriv"
+_FP = "ndimg.feature._peak"
+
+
+def _fd_hessian(ndim, sigma=1, use_gaussian_derivatives=None, **_):
+    """hessian_matrix: Gaussian derivatives (as the ridge filters' Hessian), or a Gaussian blur then two
+    central differences (one pixel each)."""
+    if use_gaussian_derivatives:
+        return _ridge(ndim, [sigma])
+    return tuple(r + 2 for r in _gauss(ndim, sigma))
+
+
+def _fd_gradient_border(ndim, mode="constant", use_gaussian_derivatives=None, **kw):
+    """Finite differences are one-sided at the image border: a wrapped halo there would make them central."""
+    if not use_gaussian_derivatives and mode == "wrap":
+        whole_image("np.gradient's one-sided differences at the image border (mode='wrap' wraps the halo)")
+    return _fd_hessian(ndim, use_gaussian_derivatives=use_gaussian_derivatives, **kw)
+
+
+def _fd_tensor(ndim, sigma=1, **_):
+    """structure_tensor and the corner measures on it: a Sobel derivative, then a Gaussian blur."""
+    return tuple(r + 1 for r in _gauss(ndim, sigma))
+
+
+def _fd_det(ndim, sigma=1, approximate=True, **_):
+    """hessian_matrix_det: SURF's boxes reach about 3 sigma / 2 on each side (an integral image's corner
+    one more); else hessian_matrix's finite differences."""
+    if ndim == 2 and approximate:
+        return max(int(3 * float(sigma)), 1) + 2
+    return _fd_hessian(ndim, sigma)
+
+
+_FD_ST = dict(family="separable", dtypes=ALL, rtol=1e-4, atol=1e-5)
+_FD_HESS_CASES = (case(use_gaussian_derivatives=False), case(sigma=2.5, use_gaussian_derivatives=True),
+                  case(sigma=0.8, use_gaussian_derivatives=True, mode="reflect"),
+                  case(sigma=1.5, order="xy", use_gaussian_derivatives=False, _ndim=(2,)),
+                  case(sigma=1.5, order="xy", use_gaussian_derivatives=True, _ndim=(2,)),
+                  case(sigma=(1, 2), use_gaussian_derivatives=True, _ndim=(2,)), case(sigma=1),
+                  ) + modes(SK_MODES, sigma=1.2, cval=0.5, use_gaussian_derivatives=False) \
+    + modes(SK_MODES, sigma=1.2, cval=0.5, use_gaussian_derivatives=True)
+register("feature", "hessian_matrix", f"{_FD}:hessian_matrix", cases=_FD_HESS_CASES, halo=_fd_gradient_border,
+         dask=f"{_FD}_dask:hessian_matrix",
+         bad=(bad(ValueError, order="xy", use_gaussian_derivatives=False, _ndim=(3,)),
+              bad(ValueError, order="bogus", use_gaussian_derivatives=True),
+              bad(RuntimeError, mode="bogus", use_gaussian_derivatives=False)),
+         bench=(("2d_f32", dict(sigma=2, use_gaussian_derivatives=False)),
+                ("2d_f32", dict(sigma=2, use_gaussian_derivatives=True)),
+                ("3d_f32", dict(sigma=2, use_gaussian_derivatives=False))), **_FD_ST)
+register("feature", "hessian_matrix_det", f"{_FD}:hessian_matrix_det", halo=_fd_det,
+         cases=(case(), case(sigma=3), case(sigma=4.5), case(sigma=0.2), case(sigma=2, approximate=False)),
+         bench=(("2d_f32", dict(sigma=3)), ("3d_f32", dict(sigma=2))), **dict(_FD_ST, rtol=1e-4, atol=1e-4))
+register("feature", "structure_tensor", f"{_FD}:structure_tensor", halo=_fd_tensor,
+         dask=f"{_FD}_dask:structure_tensor",
+         cases=(case(), case(sigma=2), case(sigma=1.5, order="xy", _ndim=(2,)), case(sigma=(1, 2), _ndim=(2,)),
+                ) + modes(SK_MODES, sigma=1.2, cval=0.5),
+         bad=(bad(ValueError, order="xy", _ndim=(3,)), bad(ValueError, order="bogus"),
+              bad(ValueError, sigma=(1, 2, 3), _ndim=(2,)), bad(RuntimeError, mode="bogus")),
+         bench=(("2d_f32", dict(sigma=1.5)), ("3d_f32", {})), **_FD_ST)
+# eigenvalues take the list of matrix elements: compared with scikit-image in the test file
+for _name in ("hessian_matrix_eigvals", "structure_tensor_eigenvalues"):
+    register("feature", _name, f"{_FD}:{_name}", inputs=("none",), ndim=(), cases=(),
+             extra={"tested_in": "tests/feature/test_deriv.py"}, family="separable")
+_FD_2D = dict(_FD_ST, ndim=(2,))
+register("feature", "shape_index", f"{_FD}:shape_index", halo=_fd_gradient_border,
+         cases=(case(), case(sigma=2)) + modes(SK_MODES, sigma=1, cval=0.5),
+         bad=(bad(ValueError, _ndim=(3,), _shape=(7, 9, 11)),), bench=(("2d_f32", dict(sigma=2)),), **_FD_2D)
+register("feature", "corner_kitchen_rosenfeld", f"{_FD}:corner_kitchen_rosenfeld", halo=lambda ndim, **_: 2,
+         cases=(case(),) + modes(SK_MODES, cval=0.5), bad=(bad(ValueError, _shape=(7, 9, 11)),),
+         bench=(("2d_f32", {}),), **_FD_2D)
+register("feature", "corner_harris", f"{_FD}:corner_harris", halo=_fd_tensor,
+         cases=(case(), case(sigma=2, k=0.1), case(method="eps", eps=1e-3), case(method="eps", sigma=0.5)),
+         bad=(bad(ValueError, _shape=(7, 9, 11)),), bench=(("2d_f32", {}),), **_FD_2D)
+register("feature", "corner_shi_tomasi", f"{_FD}:corner_shi_tomasi", halo=_fd_tensor,
+         cases=(case(), case(sigma=2.5)), bad=(bad(ValueError, _shape=(7, 9, 11)),), bench=(("2d_f32", {}),), **_FD_2D)
+register("feature", "corner_foerstner", f"{_FD}:corner_foerstner", halo=_fd_tensor,
+         cases=(case(), case(sigma=2.5)), bad=(bad(ValueError, _shape=(7, 9, 11)),), bench=(("2d_f32", {}),), **_FD_2D)
+_FP_LAB = Arr("labels", "int32")
+_FP_CASES = (case(), case(min_distance=3), case(min_distance=2, p_norm=2), case(min_distance=2, p_norm=1),
+             case(min_distance=2, num_peaks=5), case(num_peaks=3), case(threshold_rel=0.5, exclude_border=False),
+             case(threshold_abs=0.4), case(exclude_border=2), case(exclude_border=(1, 0), _ndim=(2,)),
+             case(footprint=np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]], bool), _ndim=(2,)),
+             case(footprint=np.ones((3, 1, 3), bool), min_distance=2, _ndim=(3,)),
+             case(labels=_FP_LAB), case(labels=_FP_LAB, min_distance=2, num_peaks_per_label=2),
+             case(labels=_FP_LAB, num_peaks=4, exclude_border=False), case(min_distance=0, exclude_border=False))
+_FP_BAD = (bad(ValueError, exclude_border=-1), bad(ValueError, exclude_border=(1,)),
+           bad(TypeError, exclude_border=1.5), bad(TypeError, labels=Arr("image", "float64")))
+register("feature", "peak_local_max", f"{_FP}:peak_local_max", dtypes=NUMERIC, family="rank", cases=_FP_CASES,
+         bad=_FP_BAD, bench=(("2d_f32", dict(min_distance=5)), ("2d_f32", dict(min_distance=1)),
+                             ("3d_f32", dict(min_distance=2))))
+register("feature", "corner_peaks", f"{_FP}:corner_peaks", dtypes=NUMERIC, family="rank",
+         cases=_FP_CASES + (case(indices=False), case(min_distance=2, p_norm=2, indices=False, num_peaks=4)),
+         bad=_FP_BAD, bench=(("2d_f32", dict(min_distance=5)),))
+# --- end feature: derivative features, peaks and blobs

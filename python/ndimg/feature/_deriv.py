@@ -1,0 +1,277 @@
+"""skimage.feature's derivative features (corner.py in scikit-image 0.26): the Hessian and the structure
+tensor (n-D), their per-pixel eigenvalues, the Hessian determinant, the shape index and the corner measures
+built on them.
+
+Derivatives come from ndimg's separable filters (Gaussian, Gaussian derivatives, Sobel) and xp.gradient;
+eigenvalues and SURF's box-filter determinant from ``_prim.feature_deriv`` (C++, both engines).
+"""
+from __future__ import annotations
+
+import math
+import warnings
+from itertools import combinations_with_replacement
+
+import numpy as np
+
+from .._engine import engine_aware, xp_of
+from .._prim import feature_deriv as _fd
+from .._rules import as_image, check_nD, img_as_float, supported_float_type
+from ..filters._gaussian import gaussian
+from ..ndimage._separable import gaussian_filter, sobel
+from ..transform._integral import integral_image
+
+
+def _float_image(image):
+    image = img_as_float(image)
+    return image.astype(supported_float_type(image.dtype), copy=False)
+
+
+def _check_order(order, ndim, message_nd, message_bad):
+    if order == "xy" and ndim > 2:
+        raise ValueError(message_nd)
+    if order not in ("rc", "xy"):
+        raise ValueError(message_bad)
+
+
+def _hessian_gaussian(image, sigma, mode, cval, order):
+    """The Hessian by two successive first-order Gaussian derivatives (scikit-image's
+    use_gaussian_derivatives=True), each along the axes in `order`."""
+    ndim = image.ndim
+    if np.isscalar(sigma):
+        sigma = (sigma,) * ndim
+    # a sampled Gaussian derivative decays slowly at small scales: a long tail keeps the edges right
+    truncate = 8 if all(s > 1 for s in sigma) else 100
+    sigma = tuple(s / math.sqrt(2) for s in sigma)   # two passes compose to the requested scale
+    orders = [[int(d == a) for d in range(ndim)] for a in range(ndim)]
+    gauss = gaussian_filter.__wrapped_impl__
+
+    def deriv(x, a):
+        return gauss(x, sigma, order=orders[a], mode=mode, cval=cval, truncate=truncate)
+
+    grads = [deriv(image, a) for a in range(ndim)]
+    axes = range(ndim) if order == "rc" else range(ndim - 1, -1, -1)
+    return [deriv(grads[a0], a1) for a0, a1 in combinations_with_replacement(axes, 2)]
+
+
+def _hessian_elements(image, sigma, mode, cval, order, use_gaussian_derivatives):
+    if use_gaussian_derivatives:
+        return _hessian_gaussian(image, sigma, mode, cval, order)
+    xp = xp_of(image)
+    smooth = gaussian.__wrapped_impl__(image, sigma=sigma, mode=mode, cval=cval)
+    grads = xp.gradient(smooth)
+    axes = range(image.ndim) if order == "rc" else range(image.ndim - 1, -1, -1)
+    return [xp.gradient(grads[a0], axis=a1) for a0, a1 in combinations_with_replacement(axes, 2)]
+
+
+def _warn_gaussian_derivatives(use_gaussian_derivatives, stacklevel):
+    if use_gaussian_derivatives is None:
+        warnings.warn("use_gaussian_derivatives currently defaults to False, but will change to True in a future "
+                      "version. Please specify this argument explicitly to maintain the current behavior",
+                      category=FutureWarning, stacklevel=stacklevel)
+    return bool(use_gaussian_derivatives)
+
+
+@engine_aware("image")
+def hessian_matrix_elements(image, sigma=1, mode='constant', cval=0, order='rc', use_gaussian_derivatives=False):
+    """hessian_matrix's elements as a tuple (the form Dask blocks return), without its warning."""
+    image = _float_image(image)
+    _check_order(order, image.ndim, "order='xy' is only supported for 2D images.", f"unrecognized order: {order}")
+    return tuple(_hessian_elements(image, sigma, mode, cval, order, use_gaussian_derivatives))
+
+
+@engine_aware("image")
+def hessian_matrix(image, sigma=1, mode='constant', cval=0, order='rc', use_gaussian_derivatives=None):
+    """The upper-triangle elements of each pixel's Hessian (n-D), as ``skimage.feature.hessian_matrix``:
+    finite differences of the Gaussian-smoothed image, or Gaussian-derivative filters."""
+    if order in ("rc", "xy"):   # a bad order is refused before the warning, as scikit-image does
+        use_gaussian_derivatives = _warn_gaussian_derivatives(use_gaussian_derivatives, 4)
+    return list(hessian_matrix_elements.__wrapped_impl__(image, sigma, mode, cval, order, use_gaussian_derivatives))
+
+
+@engine_aware("image")
+def structure_tensor_elements(image, sigma=1, mode='constant', cval=0, order='rc'):
+    """structure_tensor's elements as a tuple (the form Dask blocks return)."""
+    image = as_image(image)
+    _check_order(order, image.ndim, 'Only "rc" order is supported for dim > 2.',
+                 f'order {order} is invalid. Must be either "rc" or "xy"')
+    if not np.isscalar(sigma):
+        sigma = tuple(sigma)
+        if len(sigma) != image.ndim:
+            raise ValueError('sigma must have as many elements as image has axes')
+    xp = xp_of(image)
+    image = xp.squeeze(image)
+    check_nD(image, range(2, 6))
+    image = _float_image(image)
+    ders = [sobel.__wrapped_impl__(image, axis=a, mode=mode, cval=cval) for a in range(image.ndim)]
+    if order == "xy":
+        ders = ders[::-1]
+    return tuple(gaussian.__wrapped_impl__(d0 * d1, sigma=sigma, mode=mode, cval=cval)
+                 for d0, d1 in combinations_with_replacement(ders, 2))
+
+
+@engine_aware("image")
+def structure_tensor(image, sigma=1, mode='constant', cval=0, order='rc'):
+    """The upper-triangle elements of each pixel's structure tensor (2-D to 5-D): Gaussian-weighted products
+    of Sobel derivatives, as ``skimage.feature.structure_tensor``."""
+    return list(structure_tensor_elements.__wrapped_impl__(image, sigma, mode, cval, order))
+
+
+def _symmetric_image(elems, xp):
+    """(..., n, n) full matrices from the upper-triangle elements (n: the elements' dimensionality)."""
+    first = elems[0]
+    n = first.ndim
+    full = xp.zeros(first.shape + (n, n), dtype=first.dtype)
+    for idx, (r, c) in enumerate(combinations_with_replacement(range(n), 2)):
+        full[..., r, c] = elems[idx]
+        full[..., c, r] = elems[idx]
+    return full
+
+
+def _eigvals(elems):
+    """Decreasing eigenvalues of each pixel's symmetric matrix, leading axis (skimage's
+    _symmetric_compute_eigenvalues)."""
+    elems = list(elems)
+    xp = xp_of(elems[0])
+    first = elems[0]
+    n = 2 if len(elems) == 3 else first.ndim
+    fast = (first.dtype in (np.float32, np.float64) and 1 <= n <= _fd.MAX_SYM_DIM
+            and len(elems) == n * (n + 1) // 2
+            and all(getattr(e, "dtype", None) == first.dtype and e.shape == first.shape for e in elems))
+    if fast:
+        out = xp.empty((n,) + first.shape, dtype=first.dtype)
+        return _fd.sym_eigvals([xp.ascontiguousarray(e) for e in elems], out=out)
+    if len(elems) == 3:   # other dtypes: scikit-image's expression, in the elements' type
+        m00, m01, m11 = elems
+        eigs = xp.empty((2,) + m00.shape, m00.dtype)
+        eigs[:] = (m00 + m11) / 2
+        hsqrtdet = xp.sqrt(m01**2 + ((m00 - m11) / 2) ** 2)
+        eigs[0] += hsqrtdet
+        eigs[1] -= hsqrtdet
+        return eigs
+    eigs = xp.linalg.eigvalsh(_symmetric_image(elems, xp))[..., ::-1]
+    return xp.moveaxis(eigs, -1, 0)
+
+
+@engine_aware("elems")
+def _eigvals_engine(elems):
+    return _eigvals(elems)
+
+
+def _eigvals_any(elems):
+    """_eigvals on the elements' engine; Dask elements block by block (each pixel's matrix is its own)."""
+    elems = list(elems)
+    if not any(type(e).__module__.startswith("dask") for e in elems):
+        return _eigvals_engine(elems)
+    import dask.array as da
+
+    elems = [da.asarray(e) for e in elems]
+    first = elems[0].rechunk(elems[0].chunks)
+    elems = [e.rechunk(first.chunks) for e in elems]
+    n = 2 if len(elems) == 3 else first.ndim
+    meta = _eigvals_engine([np.zeros_like(e._meta, shape=(1,) * e.ndim) for e in elems])
+    return da.map_blocks(lambda *blocks: _eigvals_engine(blocks), *elems, new_axis=0,
+                         chunks=((n,),) + first.chunks, dtype=meta.dtype, meta=meta[(slice(0, 0),) * meta.ndim])
+
+
+def hessian_matrix_eigvals(H_elems):
+    """Eigenvalues of each pixel's Hessian, decreasing, along the leading axis
+    (``skimage.feature.hessian_matrix_eigvals``); Dask elements give a Dask array."""
+    return _eigvals_any(H_elems)
+
+
+def structure_tensor_eigenvalues(A_elems):
+    """Eigenvalues of each pixel's structure tensor, decreasing, along the leading axis
+    (``skimage.feature.structure_tensor_eigenvalues``); Dask elements give a Dask array."""
+    return _eigvals_any(A_elems)
+
+
+@engine_aware("image")
+def hessian_matrix_det(image, sigma=1, approximate=True):
+    """Determinant of each pixel's Hessian (``skimage.feature.hessian_matrix_det``): for a 2-D image with
+    `approximate`, SURF's box filters on the integral image (float64); else the exact determinant of
+    hessian_matrix's finite differences (the image's float type)."""
+    image = _float_image(image)
+    xp = xp_of(image)
+    if image.ndim == 2 and approximate:
+        if math.isnan(sigma):
+            raise ValueError("cannot convert float NaN to integer")
+        if math.isinf(sigma):
+            raise OverflowError("cannot convert float infinity to integer")
+        integral = xp.ascontiguousarray(integral_image.__wrapped_impl__(image), dtype=np.float64)
+        return _fd.hessian_det_box(integral, sigma=sigma, out=xp.empty(image.shape, np.float64))
+    h = _hessian_elements(image, sigma, "constant", 0, "rc", False)
+    return xp.linalg.det(_symmetric_image(h, xp))
+
+
+@engine_aware("image")
+def shape_index(image, sigma=1, mode='constant', cval=0):
+    """Koenderink and van Doorn's shape index of a 2-D image from its Hessian's eigenvalues, in [-1, 1], NaN
+    where flat (``skimage.feature.shape_index``)."""
+    image = _float_image(image)
+    xp = xp_of(image)
+    l1, l2 = _eigvals(_hessian_elements(image, sigma, mode, cval, "rc", False))
+    with np.errstate(divide='ignore', invalid='ignore'):
+        return (2.0 / np.pi) * xp.arctan((l2 + l1) / (l2 - l1))
+
+
+@engine_aware("image")
+def corner_kitchen_rosenfeld(image, mode='constant', cval=0):
+    """Kitchen and Rosenfeld's corner measure (``skimage.feature.corner_kitchen_rosenfeld``): second
+    derivatives along the gradient's normal, from Sobel derivatives (values kept: no img_as_float)."""
+    float_dtype = supported_float_type(image.dtype)
+    image = image.astype(float_dtype, copy=False)
+    xp = xp_of(image)
+
+    def ders(x):
+        return [sobel.__wrapped_impl__(x, axis=a, mode=mode, cval=cval) for a in range(x.ndim)]
+
+    imy, imx = ders(image)
+    imxy, imxx = ders(imx)
+    imyy, _ = ders(imy)
+    num = imxx * imy**2 + imyy * imx**2 - 2 * imxy * imx * imy
+    den = imx**2 + imy**2
+    out = xp.zeros(image.shape, dtype=float_dtype)
+    mask = den != 0
+    out[mask] = num[mask] / den[mask]
+    return out
+
+
+def _tensor2(image, sigma):
+    return structure_tensor_elements.__wrapped_impl__(image, sigma, order='rc')
+
+
+@engine_aware("image")
+def corner_harris(image, method='k', k=0.05, eps=1e-6, sigma=1):
+    """Harris' corner measure from the structure tensor A: det(A) - k trace(A)**2 (method 'k') or Noble's
+    2 det(A) / (trace(A) + eps) (``skimage.feature.corner_harris``)."""
+    arr, arc, acc = _tensor2(image, sigma)
+    det = arr * acc - arc**2
+    trace = arr + acc
+    if method == 'k':
+        return det - k * trace**2
+    return 2 * det / (trace + eps)
+
+
+@engine_aware("image")
+def corner_shi_tomasi(image, sigma=1):
+    """Shi and Tomasi's corner measure: the structure tensor's smaller eigenvalue
+    (``skimage.feature.corner_shi_tomasi``)."""
+    arr, arc, acc = _tensor2(image, sigma)
+    xp = xp_of(arr)
+    return ((arr + acc) - xp.sqrt((arr - acc) ** 2 + 4 * arc**2)) / 2
+
+
+@engine_aware("image")
+def corner_foerstner(image, sigma=1):
+    """Foerstner's error-ellipse size w = det(A) / trace(A) and roundness q = 4 det(A) / trace(A)**2 of the
+    structure tensor A (``skimage.feature.corner_foerstner``)."""
+    arr, arc, acc = _tensor2(image, sigma)
+    xp = xp_of(arr)
+    det = arr * acc - arc**2
+    trace = arr + acc
+    w = xp.zeros(det.shape, dtype=det.dtype)
+    q = xp.zeros_like(w)
+    mask = trace != 0
+    w[mask] = det[mask] / trace[mask]
+    q[mask] = 4 * det[mask] / trace[mask] ** 2
+    return w, q

@@ -1,0 +1,170 @@
+"""skimage.feature.peak_local_max and corner_peaks (scikit-image 0.26's peak.py and corner.py).
+
+The peak mask (maximum filter, comparisons, border) runs on the image's engine; the candidates, usually few
+next to the pixels, come to the host, where they are ordered (a stable sort by decreasing value, as
+scikit-image's argsort of the negated values) and thinned by the greedy minimum-distance selection
+(``_prim.feature_deriv.ensure_spacing``, C++). Coordinates go back as an array of the image's library.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .._engine import engine_aware, xp_of
+from .._prim.feature_deriv import ensure_spacing
+from ..ndimage._binary import binary_opening
+from ..ndimage._footprint import to_host
+from ..ndimage._label import find_objects
+from ..ndimage._rank import maximum_filter
+
+
+def _scalar(x):
+    """A 0-d reduction as the NumPy scalar NumPy's reduction gives (its dtype kept for later comparisons)."""
+    return np.asarray(to_host(x))[()]
+
+
+def _peak_mask(image, footprint, threshold, mask=None):
+    """Pixels equal to the maximum of their footprint (nearest boundary) and above `threshold`; none for a
+    flat image (or flat label region), except a region's isolated pixels (skimage's _get_peak_mask)."""
+    if footprint.size == 1 or image.size == 1:
+        return image > threshold
+    image_max = maximum_filter.__wrapped_impl__(image, footprint=footprint, mode='nearest')
+    out = image == image_max
+    xp = xp_of(image)
+    trivial = bool(xp.all(out)) if mask is None else bool(xp.all(out[mask]))
+    if trivial:
+        out[...] = False
+        if mask is not None:
+            isolated = xp.logical_xor(mask, binary_opening.__wrapped_impl__(mask))
+            out[isolated] = True
+    out &= image > threshold
+    return out
+
+
+def _exclude_border(label, border_width):
+    for i, width in enumerate(border_width):
+        if width == 0:
+            continue
+        label[(slice(None),) * i + (slice(None, width),)] = 0
+        label[(slice(None),) * i + (slice(-width, None),)] = 0
+    return label
+
+
+def _high_intensity_peaks(image, mask, num_peaks, min_distance, p_norm):
+    """Host (k, ndim) coordinates of the mask's pixels, highest value first (ties in C order), thinned to
+    `min_distance` and cut to `num_peaks` (skimage's _get_high_intensity_peaks)."""
+    xp = xp_of(image)
+    coord = xp.nonzero(mask)
+    intensities = to_host(image[coord])
+    coord = np.stack([to_host(c) for c in coord], axis=-1) if coord else np.empty((0, 0), np.intp)
+    coord = coord.astype(np.intp, copy=False).reshape(len(intensities), image.ndim)
+    if intensities.dtype == bool:
+        raise TypeError("The numpy boolean negative, the `-` operator, is not supported, use the `~` operator "
+                        "or the logical_not function instead.")
+    coord = coord[np.argsort(-intensities, kind="stable")]
+    max_out = int(num_peaks) if np.isfinite(num_peaks) else None
+    if min_distance > 1 and len(coord):
+        if max_out is not None and max_out < 1:
+            coord = coord[:0]   # scikit-image keeps none (num_peaks < 1)
+        else:
+            coord = coord[ensure_spacing(coord, spacing=min_distance, p_norm=p_norm, inclusive=False,
+                                         max_out=max_out)]
+    if len(coord) > num_peaks:
+        coord = coord[:num_peaks]
+    return coord
+
+
+def _border_width(image, min_distance, exclude_border):
+    if isinstance(exclude_border, bool):
+        return (min_distance if exclude_border else 0,) * image.ndim
+    if isinstance(exclude_border, int):
+        if exclude_border < 0:
+            raise ValueError("`exclude_border` cannot be a negative value")
+        return (exclude_border,) * image.ndim
+    if isinstance(exclude_border, tuple):
+        if len(exclude_border) != image.ndim:
+            raise ValueError("`exclude_border` should have the same length as the dimensionality of the image.")
+        for exclude in exclude_border:
+            if not isinstance(exclude, int):
+                raise ValueError("`exclude_border`, when expressed as a tuple, must only contain ints.")
+            if exclude < 0:
+                raise ValueError("`exclude_border` can not be a negative value")
+        return exclude_border
+    raise TypeError("`exclude_border` must be bool, int, or tuple with the same length as the dimensionality "
+                    "of the image.")
+
+
+def _peak_local_max(image, min_distance, threshold_abs, threshold_rel, exclude_border, num_peaks, footprint,
+                    labels, num_peaks_per_label, p_norm):
+    """Host (k, ndim) intp coordinates of peak_local_max."""
+    xp = xp_of(image)
+    if (footprint is None or np.asarray(to_host(footprint)).size == 1) and min_distance < 1:
+        warnings.warn("When min_distance < 1, peak_local_max acts as finding image > max(threshold_abs, "
+                      "threshold_rel * max(image)).", RuntimeWarning, stacklevel=4)
+    border_width = _border_width(image, min_distance, exclude_border)
+    if image.size == 0:
+        raise ValueError("zero-size array to reduction operation minimum which has no identity")
+    threshold = threshold_abs if threshold_abs is not None else _scalar(image.min())
+    if threshold_rel is not None:
+        threshold = max(threshold, threshold_rel * _scalar(image.max()))
+    if footprint is None:
+        footprint = np.ones((2 * min_distance + 1,) * image.ndim, dtype=bool)
+    else:
+        footprint = np.asarray(to_host(footprint))
+    if labels is None:
+        mask = _exclude_border(_peak_mask(image, footprint, threshold), border_width)
+        return _high_intensity_peaks(image, mask, num_peaks, min_distance, p_norm)
+
+    if not np.can_cast(labels.dtype, int, casting="safe"):
+        raise TypeError(f"Cannot cast array data from {labels.dtype!r} to dtype('int64') according to the rule "
+                        "'safe'")
+    _labels = _exclude_border(labels.astype(int), border_width)
+    bg_val = (np.finfo if image.dtype.kind == "f" else np.iinfo)(image.dtype).min
+    found = []
+    for label_idx, roi in enumerate(find_objects.__wrapped_impl__(_labels)):
+        if roi is None:
+            continue
+        label_mask = labels[roi] == label_idx + 1
+        img_object = image[roi].copy()
+        img_object[xp.logical_not(label_mask)] = bg_val
+        mask = _peak_mask(img_object, footprint, threshold, label_mask)
+        coords = _high_intensity_peaks(img_object, mask, num_peaks_per_label, min_distance, p_norm)
+        found.append(coords + np.array([s.start for s in roi], dtype=np.intp))
+    coordinates = np.vstack(found) if found else np.empty((0, 2), dtype=int)
+    if len(coordinates) > num_peaks:
+        out = xp.zeros(image.shape, dtype=bool)
+        out[tuple(xp.asarray(c) for c in coordinates.T)] = True
+        coordinates = _high_intensity_peaks(image, out, num_peaks, min_distance, p_norm)
+    return coordinates
+
+
+@engine_aware("image", "labels")
+def peak_local_max(image, min_distance=1, threshold_abs=None, threshold_rel=None, exclude_border=True,
+                   num_peaks=np.inf, footprint=None, labels=None, num_peaks_per_label=np.inf, p_norm=np.inf):
+    """Coordinates (k, ndim) of the local maxima of an n-D image, highest first, as
+    ``skimage.feature.peak_local_max``: the same peaks in the same order."""
+    xp = xp_of(image)
+    coords = _peak_local_max(image, min_distance, threshold_abs, threshold_rel, exclude_border, num_peaks,
+                             footprint, labels, num_peaks_per_label, p_norm)
+    return coords if xp is np else xp.asarray(coords)
+
+
+@engine_aware("image", "labels")
+def corner_peaks(image, min_distance=1, threshold_abs=None, threshold_rel=None, exclude_border=True, indices=True,
+                 num_peaks=np.inf, footprint=None, labels=None, *, num_peaks_per_label=np.inf, p_norm=np.inf):
+    """peak_local_max's peaks with connected peaks of one value suppressed: each peak, in order, removes the
+    later ones within `min_distance` (``skimage.feature.corner_peaks``)."""
+    xp = xp_of(image)
+    if np.isinf(num_peaks):
+        num_peaks = None
+    coords = _peak_local_max(image, min_distance, threshold_abs, threshold_rel, exclude_border, np.inf,
+                             footprint, labels, num_peaks_per_label, np.inf)
+    if len(coords):
+        keep = ensure_spacing(coords, spacing=min_distance, p_norm=p_norm, inclusive=True)
+        coords = coords[keep][:num_peaks]
+    if indices:
+        return coords if xp is np else xp.asarray(coords)
+    peaks = xp.zeros(image.shape, dtype=bool)
+    peaks[tuple(xp.asarray(c) for c in coords.T)] = True
+    return peaks
