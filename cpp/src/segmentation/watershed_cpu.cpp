@@ -466,10 +466,9 @@ E entry(double v, int64_t age, int32_t i) {
 }
 
 // scikit-image's heap, replayed while markers of different labels share a value still to come (entries E);
-// what is left joins `queue`. Returns the age reached.
-template <class E>
-int64_t replay(std::vector<Px>& px, std::span<const int64_t> offsets, const Survey& sv,
-               BucketQueue<Item<int32_t, false>>& queue) {
+// what is left joins `queue` (anything with push(Item)). Returns the age reached.
+template <class E, class Sink>
+int64_t replay(std::vector<Px>& px, std::span<const int64_t> offsets, const Survey& sv, Sink& queue) {
   using It = Item<int32_t, false>;
   Heap<E> heap;
   for (size_t i = 0; i < px.size(); ++i)
@@ -579,7 +578,65 @@ bool flood_untied(std::vector<Px>& px, std::span<const int64_t> offsets, const S
   return apart(px, tie, offsets);
 }
 
+// The arrays as the flooding's elements: the labels as they are where they all fit in 32 bits, else their
+// ranks (`values`: the distinct labels then, for store()).
+struct Elements {
+  std::vector<Px> px;
+  std::vector<int64_t> values;
+  bool fit = true;
+  const double* img;
+  uint8_t* m;
+  int64_t* out;
+  int64_t n;
+  Elements(const View& image, const View& mask, const View& labels)
+      : img(image.ptr<double>()), m(mask.ptr<uint8_t>()), out(labels.ptr<int64_t>()), n(image.size()) {
+    for (int64_t i = 0; i < n && fit; ++i) fit = out[i] >= INT32_MIN && out[i] <= INT32_MAX;
+    if (!fit) {
+      for (int64_t i = 0; i < n; ++i)
+        if (out[i]) values.push_back(out[i]);
+      std::sort(values.begin(), values.end());
+      values.erase(std::unique(values.begin(), values.end()), values.end());
+      if (int64_t(values.size()) >= INT32_MAX) throw ValueError("watershed: too many distinct markers");
+    }
+    px.resize(size_t(n));
+    load();
+  }
+  void load() {
+    parallel_for(n, 1 << 16, [&](int64_t a, int64_t b) {
+      for (int64_t i = a; i < b; ++i) {
+        const int32_t lab =
+            !out[i] ? 0
+            : fit   ? int32_t(out[i])
+                    : int32_t(std::lower_bound(values.begin(), values.end(), out[i]) - values.begin() + 1);
+        px[size_t(i)] = {img[i], lab, m[i] ? kFree : 0};
+      }
+    });
+  }
+  void store() {
+    parallel_for(n, 1 << 16, [&](int64_t a, int64_t b) {
+      for (int64_t i = a; i < b; ++i) {
+        const Px& p = px[size_t(i)];
+        out[i] = fit || !p.lab ? p.lab : values[size_t(p.lab - 1)];
+        m[i] = p.in != 0;
+      }
+    });
+  }
+};
+
 }  // namespace
+
+int64_t watershed_replay_cpu(const View& image, const View& mask, const View& labels,
+                             std::span<const int64_t> offsets, std::vector<std::pair<int32_t, uint32_t>>& left) {
+  Elements el(image, mask, labels);
+  const Survey sv = survey(el.px, offsets, false, true);
+  struct Collect {
+    std::vector<std::pair<int32_t, uint32_t>>& out;
+    void push(const Item<int32_t, false>& x) { out.emplace_back(x.index, uint32_t(x.age)); }
+  } sink{left};
+  const int64_t age = sv.f32 ? replay<Packed>(el.px, offsets, sv, sink) : replay<Item<int32_t, false>>(el.px, offsets, sv, sink);
+  el.store();
+  return age;
+}
 
 void watershed_cpu(const View& image, const View& mask, const View& labels, std::span<const int64_t> offsets,
                    double compactness, bool watershed_line) {
@@ -590,33 +647,8 @@ void watershed_cpu(const View& image, const View& mask, const View& labels, std:
     strides[size_t(d)] = s;
     s *= image.shape[d];
   }
-  const double* img = image.ptr<double>();
-  uint8_t* m = mask.ptr<uint8_t>();
-  int64_t* out = labels.ptr<int64_t>();
-  // the labels as they are where they all fit in 32 bits, else their ranks
-  bool fit = true;
-  for (int64_t i = 0; i < n && fit; ++i) fit = out[i] >= INT32_MIN && out[i] <= INT32_MAX;
-  std::vector<int64_t> values;
-  if (!fit) {
-    for (int64_t i = 0; i < n; ++i)
-      if (out[i]) values.push_back(out[i]);
-    std::sort(values.begin(), values.end());
-    values.erase(std::unique(values.begin(), values.end()), values.end());
-    if (int64_t(values.size()) >= INT32_MAX) throw ValueError("watershed: too many distinct markers");
-  }
-  std::vector<Px> px(static_cast<size_t>(n));
-  auto start = [&] {
-    parallel_for(n, 1 << 16, [&](int64_t a, int64_t b) {
-      for (int64_t i = a; i < b; ++i) {
-        const int32_t lab =
-            !out[i] ? 0
-            : fit   ? int32_t(out[i])
-                    : int32_t(std::lower_bound(values.begin(), values.end(), out[i]) - values.begin() + 1);
-        px[size_t(i)] = {img[i], lab, m[i] ? kFree : 0};
-      }
-    });
-  };
-  start();
+  Elements el(image, mask, labels);
+  std::vector<Px>& px = el.px;
   const bool source = compactness > 0 || watershed_line;
   const Survey sv = survey(px, offsets, watershed_line, !source);
   // entries: one per element labelled on entry, else one per (element, neighbour) at most
@@ -628,7 +660,7 @@ void watershed_cpu(const View& image, const View& mask, const View& labels, std:
     // heap, kept if their floods lie apart, else flooded again with it; many: with it at once
     const bool untied = sv.any_ties && sv.tied_markers <= std::max<int64_t>(16, sv.active / 64);
     if (!untied || !flood_untied(px, offsets, sv)) {
-      if (untied) start();
+      if (untied) el.load();
       flood_levels(px, offsets, sv, nullptr);
     }
   } else if (n < INT32_MAX) {
@@ -638,13 +670,7 @@ void watershed_cpu(const View& image, const View& mask, const View& labels, std:
     if (source) flood<int64_t, true>(px, offsets, strides, compactness, watershed_line, sv, exact_only);
     else flood<int64_t, false>(px, offsets, strides, compactness, watershed_line, sv, exact_only);
   }
-  parallel_for(n, 1 << 16, [&](int64_t a, int64_t b) {
-    for (int64_t i = a; i < b; ++i) {
-      const Px& p = px[size_t(i)];
-      out[i] = fit || !p.lab ? p.lab : values[size_t(p.lab - 1)];
-      m[i] = p.in != 0;
-    }
-  });
+  el.store();
 }
 
 }  // namespace ndimg::segmentation

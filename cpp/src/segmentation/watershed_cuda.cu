@@ -8,23 +8,28 @@
 //     the smallest (front position, neighbour number) that reaches it (an atomicMin claim, ws_math::claim),
 //     takes that entry's label, and joins the next front (at or below L) or its value's bucket (above L), in
 //     the order of those claims (a scan of the fronts' counts): the ages scikit-image gives.
-// Markers all enter with age 0, and scikit-image's heap decides among markers of one value. Here they leave
-// by index; markers of one value and label flood the same elements in any order, and among markers of one
-// value and different labels the order decides something only where their floods touch (see
-// watershed_cpu.cpp), so each element carries its marker's level and the result stands unless two touching
-// elements of one marker level have different labels.
+// Markers all enter with age 0, and scikit-image's heap decides among markers of one value (its arrangement,
+// which every earlier push and pop shapes). Markers of one value and one label flood the same elements in any
+// order, so where no value is shared by active markers of different labels they leave here by index. Where a
+// few are (a float image's chance pairs), they leave by index too: the order then decides a label only where
+// an element's claimers have different labels and equal chains (ws_math::chain: entries whose comparison
+// falls through to the markers' order), which the fronts check; where that happens, the flooding starts again
+// as where many are: the host replays scikit-image's heap up to the last such value (watershed_replay_cpu;
+// that order is a sequence of single entries) and the device floods the levels above from the entries left.
 //
 // On the host (the CPU schedule, the arrays copied there and back), as scikit-image's order is a sequence of
-// single entries there: compactness > 0 and watershed lines (an element may enter several times, each entry's
-// key its own), NaN values (which order nothing), tied markers whose floods touch (the heap's arrangement
-// decides), 2**31 elements or more (ages past 32 bits), and images of so many distinct values among the
-// flooded elements that a level holds a handful of elements (each level costs launches and a synchronisation).
+// single entries there too: compactness > 0 and watershed lines (an element may enter several times, each
+// entry's key its own), NaN values (which order nothing), 2**31 elements or more (ages past 32 bits), and
+// images of so many distinct values among the flooded elements that a level holds a handful of elements
+// (each level costs launches and a synchronisation: a float image's values).
 #include <algorithm>
 #include <bit>
-#include <optional>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
+#include <optional>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "core/cuda.cuh"
@@ -81,18 +86,42 @@ __global__ void bucket_kernel(const uint64_t* sorted, int64_t n, const uint64_t*
   NDIMG_GRID_STRIDE(l, levels + 1) start[l] = lower_bound(sorted, n, l == levels ? kOff : distinct[l]);
 }
 
-// The markers into their buckets, their age their index (below every later age); each element's marker level
-// (src: -1 while unlabelled).
-__global__ void markers_kernel(const int64_t* lab, const int32_t* lvl, int64_t n, const int64_t* start,
-                               unsigned* fill, int32_t* bidx, uint32_t* bage, int32_t* src) {
+// The markers with an unlabelled neighbour in the mask (those whose turn can matter): (level, label) each.
+__global__ void active_kernel(const int32_t* lvl, const uint8_t* m, const int64_t* lab, int64_t n,
+                              const int64_t* off, int k, unsigned long long* count, int32_t* level_out,
+                              int64_t* label_out) {
   NDIMG_GRID_STRIDE(i, n) {
-    src[i] = -1;
+    if (!lab[i]) continue;
+    bool active = false;
+    for (int j = 0; j < k && !active; ++j) active = m[i + off[j]] && !lab[i + off[j]];
+    if (!active) continue;
+    const unsigned long long q = atomicAdd(count, 1ull);
+    level_out[q] = lvl[i];
+    label_out[q] = lab[i];
+  }
+}
+
+// The markers into their buckets, their age their index (below every later age), their chains their levels'.
+__global__ void markers_kernel(const int64_t* lab, const int32_t* lvl, int64_t n, const int64_t* start,
+                               unsigned* fill, int32_t* bidx, uint32_t* bage, uint64_t* chain) {
+  NDIMG_GRID_STRIDE(i, n) {
     if (!lab[i]) continue;
     const int32_t l = lvl[i];
     const int64_t q = start[l] + atomicAdd(&fill[l], 1u);
     bidx[q] = int32_t(i);
     bage[q] = uint32_t(i);
-    src[i] = l;
+    chain[i] = ws_math::chain(0, l, 0);
+  }
+}
+
+// The entries the host's replay left (element, age) into their buckets.
+__global__ void entries_kernel(const int32_t* idx, const uint32_t* age, int64_t count, const int32_t* lvl,
+                               const int64_t* start, unsigned* fill, int32_t* bidx, uint32_t* bage) {
+  NDIMG_GRID_STRIDE(e, count) {
+    const int32_t l = lvl[idx[e]];
+    const int64_t q = start[l] + atomicAdd(&fill[l], 1u);
+    bidx[q] = idx[e];
+    bage[q] = age[e];
   }
 }
 
@@ -109,61 +138,57 @@ __global__ void claim_kernel(const int32_t* front, int64_t m, const int64_t* off
 }
 
 // What each entry of the front won: those at or below the level (low 32 bits) and above it (high 32 bits);
-// wins[m] = 0, so that the exclusive scan's last element holds the totals.
+// wins[m] = 0, so that the exclusive scan's last element holds the totals. With `check`, flags an element
+// whose claimers include one of another label with an equal chain (the markers' order may decide it).
 __global__ void count_kernel(const int32_t* front, int64_t m, const int64_t* off, int k,
-                             const unsigned long long* claim, const int32_t* lvl, int32_t level, uint64_t* wins) {
+                             const unsigned long long* claim, const int32_t* lvl, int32_t level, uint64_t* wins,
+                             bool check, const int64_t* lab, const uint64_t* chain, unsigned* undecided) {
   NDIMG_GRID_STRIDE(r, m + 1) {
     uint64_t w = 0;
     if (r < m) {
       const int64_t idx = front[r];
       for (int j = 0; j < k; ++j) {
         const int64_t nb = idx + off[j];
-        if (claim[nb] == ws_math::claim(r, j, k)) w += lvl[nb] <= level ? 1 : uint64_t(1) << 32;
+        const unsigned long long c = claim[nb];
+        if (c == ws_math::claim(r, j, k)) {
+          w += lvl[nb] <= level ? 1 : uint64_t(1) << 32;
+        } else if (check && c != kOff) {
+          const int64_t winner = front[c / k];
+          if (chain[winner] == chain[idx] && lab[winner] != lab[idx]) *undecided = 1;
+        }
       }
     }
     wins[r] = w;
   }
 }
 
-// The winners take their entry's label and marker level and go, in claim order, to the next front or to their
-// level's bucket with the next ages from age0 (a loser reads its own claim nowhere: the winner's or kOff).
+// The winners take their entry's label and go, in claim order, to the next front (layer `wave` + 1) or to
+// their level's bucket with the next ages from age0 (a loser reads its own claim nowhere: the winner's or
+// kOff).
 __global__ void scatter_kernel(const int32_t* front, int64_t m, const int64_t* off, int k, unsigned long long* claim,
-                               const int32_t* lvl, int32_t level, const uint64_t* pos, int64_t* lab, int32_t* src,
-                               int32_t* next, const int64_t* start, unsigned* fill, int32_t* bidx, uint32_t* bage,
-                               uint32_t age0) {
+                               const int32_t* lvl, int32_t level, int64_t wave, const uint64_t* pos, int64_t* lab,
+                               uint64_t* chain, int32_t* next, const int64_t* start, unsigned* fill, int32_t* bidx,
+                               uint32_t* bage, uint32_t age0) {
   NDIMG_GRID_STRIDE(r, m) {
     const int64_t idx = front[r];
     const int64_t label = lab[idx];
-    const int32_t from = src[idx];
+    const uint64_t from = chain[idx];
     uint32_t stay = uint32_t(pos[r]), rise = uint32_t(pos[r] >> 32);
     for (int j = 0; j < k; ++j) {
       const int64_t nb = idx + off[j];
       if (claim[nb] != ws_math::claim(r, j, k)) continue;
       claim[nb] = kOff;
       lab[nb] = label;
-      src[nb] = from;
       const int32_t l = lvl[nb];
       if (l <= level) {
+        chain[nb] = ws_math::chain(from, level, wave + 1);
         next[stay++] = int32_t(nb);
       } else {
+        chain[nb] = ws_math::chain(from, l, 0);
         const int64_t q = start[l] + atomicAdd(&fill[l], 1u);
         bidx[q] = int32_t(nb);
         bage[q] = age0 + rise++;
       }
-    }
-  }
-}
-
-// Whether two touching elements flooded from markers of one level have different labels (the markers' order,
-// here by index, might then differ from scikit-image's).
-__global__ void clash_kernel(const int64_t* lab, const int32_t* src, const int64_t* off, int k, int64_t n,
-                             unsigned* clash) {
-  NDIMG_GRID_STRIDE(i, n) {
-    const int32_t t = src[i];
-    if (t < 0) continue;
-    for (int j = 0; j < k; ++j) {
-      const int64_t nb = i + off[j];
-      if (src[nb] == t && lab[nb] != lab[i]) *clash = 1;
     }
   }
 }
@@ -174,27 +199,42 @@ void to_host(T* dst, const void* src, size_t count, cudaStream_t s, const char* 
   cuda::check(cudaStreamSynchronize(s), op);
 }
 
-// The CPU schedule over host copies of the arrays, the labels and mask copied back.
+View on_cpu(View x, void* data) {
+  x.data = data;
+  x.device = Device::CPU;
+  x.device_id = 0;
+  return x;
+}
+
+// The arrays copied to the host (the labels and mask copied back by back()).
+struct HostCopy {
+  std::vector<double> v;
+  std::vector<uint8_t> m;
+  std::vector<int64_t> lab;
+  View image, mask, labels;
+  HostCopy(const View& image_, const View& mask_, const View& labels_, cudaStream_t s, const char* op)
+      : v(size_t(image_.size())), m(v.size()), lab(v.size()) {
+    cuda::check(cudaMemcpyAsync(v.data(), image_.data, v.size() * sizeof(double), cudaMemcpyDeviceToHost, s), op);
+    cuda::check(cudaMemcpyAsync(m.data(), mask_.data, m.size(), cudaMemcpyDeviceToHost, s), op);
+    to_host(lab.data(), labels_.data, lab.size(), s, op);
+    image = on_cpu(image_, v.data());
+    mask = on_cpu(mask_, m.data());
+    labels = on_cpu(labels_, lab.data());
+  }
+  void back(const View& mask_, const View& labels_, cudaStream_t s, const char* op) {
+    cuda::check(cudaMemcpyAsync(labels_.data, lab.data(), lab.size() * sizeof(int64_t), cudaMemcpyHostToDevice, s),
+                op);
+    cuda::check(cudaMemcpyAsync(mask_.data, m.data(), m.size(), cudaMemcpyHostToDevice, s), op);
+    cuda::check(cudaStreamSynchronize(s), op);  // the host vectors go out of scope
+  }
+};
+
+// The CPU schedule over host copies of the arrays.
 void on_host(const View& image, const View& mask, const View& labels, std::span<const int64_t> offsets,
              double compactness, bool watershed_line, cudaStream_t s, const char* op) {
-  const size_t n = size_t(image.size());
-  std::vector<double> v(n);
-  std::vector<uint8_t> m(n);
-  std::vector<int64_t> lab(n);
-  cuda::check(cudaMemcpyAsync(v.data(), image.data, n * sizeof(double), cudaMemcpyDeviceToHost, s), op);
-  cuda::check(cudaMemcpyAsync(m.data(), mask.data, n, cudaMemcpyDeviceToHost, s), op);
-  to_host(lab.data(), labels.data, n, s, op);
-  auto host = [](View x, void* data) {
-    x.data = data;
-    x.device = Device::CPU;
-    x.device_id = 0;
-    return x;
-  };
-  watershed_cpu(host(image, v.data()), host(mask, m.data()), host(labels, lab.data()), offsets, compactness,
-                watershed_line);
-  cuda::check(cudaMemcpyAsync(labels.data, lab.data(), n * sizeof(int64_t), cudaMemcpyHostToDevice, s), op);
-  cuda::check(cudaMemcpyAsync(mask.data, m.data(), n, cudaMemcpyHostToDevice, s), op);
-  cuda::check(cudaStreamSynchronize(s), op);  // the host vectors go out of scope
+  HostCopy h(image, mask, labels, s, op);
+  watershed_cpu(h.image, h.mask, h.labels, offsets, compactness, watershed_line);
+  h.back(mask, labels, s, op);
 }
 
 // Temporary storage for CUB's sort, unique and scan, sized once for the largest call.
@@ -202,6 +242,43 @@ struct CubTemp {
   size_t bytes = 0;
   void grow(size_t b) { bytes = std::max(bytes, b); }
 };
+
+// Whether markers of different labels share a level (among those whose turn can matter), and how many such
+// markers there are and active markers in all.
+struct Ties {
+  bool any = false;
+  int64_t tied = 0, active = 0;
+};
+Ties tied_markers(const int32_t* lvl, const uint8_t* m, const int64_t* lab, int64_t n, const int64_t* off, int k,
+                  unsigned blocks, cudaStream_t s, const char* op) {
+  cuda::Scratch count(sizeof(unsigned long long), s, op), levels(size_t(n) * sizeof(int32_t), s, op),
+      labels(size_t(n) * sizeof(int64_t), s, op);
+  cuda::check(cudaMemsetAsync(count.get<void>(), 0, sizeof(unsigned long long), s), op);
+  active_kernel<<<blocks, kThreads, 0, s>>>(lvl, m, lab, n, off, k, count.get<unsigned long long>(),
+                                            levels.get<int32_t>(), labels.get<int64_t>());
+  cuda::check_launch(op);
+  unsigned long long active = 0;
+  to_host(&active, count.get<void>(), 1, s, op);
+  std::vector<std::pair<int32_t, int64_t>> marks(active);
+  std::vector<int32_t> hl(active);
+  std::vector<int64_t> hb(active);
+  if (active) {
+    cuda::check(cudaMemcpyAsync(hl.data(), levels.get<void>(), active * sizeof(int32_t), cudaMemcpyDeviceToHost, s), op);
+    to_host(hb.data(), labels.get<void>(), active, s, op);
+  }
+  for (size_t i = 0; i < active; ++i) marks[i] = {hl[i], hb[i]};
+  std::sort(marks.begin(), marks.end());
+  Ties t;
+  t.active = int64_t(active);
+  for (size_t a = 0, b; a < marks.size(); a = b) {
+    for (b = a + 1; b < marks.size() && marks[b].first == marks[a].first; ++b) {
+    }
+    if (marks[b - 1].second == marks[a].second) continue;  // (sorted: one label throughout)
+    t.any = true;
+    t.tied += int64_t(b - a);
+  }
+  return t;
+}
 
 }  // namespace
 
@@ -221,8 +298,8 @@ void watershed_cuda(const View& image, const View& mask, const View& labels, std
   std::optional<cuda::Scratch> value_keys;  // (freed, with the sorted keys, before the flooding's arrays)
   value_keys.emplace(size_t(n) * sizeof(uint64_t), s, op);
   const cuda::Scratch& keys = *value_keys;
-  cuda::Scratch flags(2 * sizeof(unsigned), s, op), span(2 * sizeof(unsigned long long), s, op);
-  cuda::check(cudaMemsetAsync(flags.get<void>(), 0, 2 * sizeof(unsigned), s), op);
+  cuda::Scratch flags(sizeof(unsigned), s, op), span(2 * sizeof(unsigned long long), s, op);
+  cuda::check(cudaMemsetAsync(flags.get<void>(), 0, sizeof(unsigned), s), op);
   const unsigned long long span0[2] = {kOff, 0};
   cuda::check(cudaMemcpyAsync(span.get<void>(), span0, sizeof span0, cudaMemcpyHostToDevice, s), op);
   survey_kernel<<<std::min(blocks, 4096u), kThreads, 0, s>>>(v, m, lab, n, keys.get<uint64_t>(), flags.get<unsigned>(),
@@ -283,7 +360,9 @@ void watershed_cuda(const View& image, const View& mask, const View& labels, std
     return;
   }
   cuda::Scratch lvl(size_t(n) * sizeof(int32_t), s, op), start(size_t(levels + 1) * sizeof(int64_t), s, op),
-      fill(size_t(levels) * sizeof(unsigned), s, op);
+      fill(size_t(levels) * sizeof(unsigned), s, op), off(size_t(k) * sizeof(int64_t), s, op);
+  cuda::check(cudaMemcpyAsync(off.get<void>(), offsets.data(), size_t(k) * sizeof(int64_t), cudaMemcpyHostToDevice, s),
+              op);
   level_kernel<<<blocks, kThreads, 0, s>>>(keys.get<uint64_t>(), n, distinct.get<uint64_t>(), levels,
                                            lvl.get<int32_t>());
   cuda::check_launch(op);
@@ -297,71 +376,111 @@ void watershed_cuda(const View& image, const View& mask, const View& labels, std
   sorted_keys.reset();
   distinct_keys.reset();
 
-  // the buckets (index, age), the fronts, the claims and the counts; the markers' labels kept for the host
+  // the buckets (index, age), the fronts, the claims, the counts and the chains
   cuda::Scratch bidx(size_t(n) * sizeof(int32_t), s, op), bage(size_t(n) * sizeof(uint32_t), s, op),
       sorted_age(size_t(n) * sizeof(uint32_t), s, op), front(size_t(n) * sizeof(int32_t), s, op),
-      next(size_t(n) * sizeof(int32_t), s, op), src(size_t(n) * sizeof(int32_t), s, op),
+      next(size_t(n) * sizeof(int32_t), s, op), chain(size_t(n) * sizeof(uint64_t), s, op),
       claim(size_t(n) * sizeof(unsigned long long), s, op), wins(size_t(n + 1) * sizeof(uint64_t), s, op),
-      pos(size_t(n + 1) * sizeof(uint64_t), s, op), markers(size_t(n) * sizeof(int64_t), s, op),
-      off(size_t(k) * sizeof(int64_t), s, op);
-  cuda::check(cudaMemcpyAsync(off.get<void>(), offsets.data(), size_t(k) * sizeof(int64_t), cudaMemcpyHostToDevice, s),
-              op);
-  cuda::check(cudaMemcpyAsync(markers.get<void>(), lab, size_t(n) * sizeof(int64_t), cudaMemcpyDeviceToDevice, s), op);
+      pos(size_t(n + 1) * sizeof(uint64_t), s, op);
   cuda::check(cudaMemsetAsync(claim.get<void>(), 0xff, size_t(n) * sizeof(unsigned long long), s), op);
-  cuda::check(cudaMemsetAsync(fill.get<void>(), 0, size_t(levels) * sizeof(unsigned), s), op);
-  markers_kernel<<<blocks, kThreads, 0, s>>>(lab, lvl.get<int32_t>(), n, start.get<int64_t>(), fill.get<unsigned>(),
-                                             bidx.get<int32_t>(), bage.get<uint32_t>(), src.get<int32_t>());
-  cuda::check_launch(op);
-  // ages: the markers' below n, then one per entry into a bucket (fewer than n): 32 bits
-  uint32_t age = uint32_t(n);
-  const int age_bits = std::bit_width(uint64_t(2 * n));
-  int32_t* cur = front.get<int32_t>();
-  int32_t* nxt = next.get<int32_t>();
-  for (int64_t level = 0; level < levels; ++level) {
-    unsigned first = 0;
-    to_host(&first, fill.get<unsigned>() + level, 1, s, op);
-    if (!first) continue;
-    // the level's first front: its bucket by age
-    const int64_t at = hstart[size_t(level)];
-    b = temp.bytes;
-    cuda::check(cub::DeviceRadixSort::SortPairs(work.get<void>(), b, bage.get<uint32_t>() + at,
-                                                sorted_age.get<uint32_t>(), bidx.get<int32_t>() + at, cur,
-                                                int64_t(first), 0, age_bits, s),
-                op);
-    for (int64_t wide = first; wide > 0;) {
-      claim_kernel<<<cuda::blocks_for(wide * k, kThreads), kThreads, 0, s>>>(cur, wide, off.get<int64_t>(), k, m, lab,
-                                                                              claim.get<unsigned long long>());
-      cuda::check_launch(op);
-      count_kernel<<<cuda::blocks_for(wide + 1, kThreads), kThreads, 0, s>>>(
-          cur, wide, off.get<int64_t>(), k, claim.get<unsigned long long>(), lvl.get<int32_t>(), int32_t(level),
-          wins.get<uint64_t>());
-      cuda::check_launch(op);
+  const int age_bits = std::bit_width(uint64_t(2 * n));  // ages below n + n
+
+  // Floods the levels from the buckets, the next age `age`; with `check`, returns whether the markers' order
+  // may have decided a label (the labels then stand unfinished).
+  auto flood = [&](uint32_t age, bool check) {
+    int32_t* cur = front.get<int32_t>();
+    int32_t* nxt = next.get<int32_t>();
+    for (int64_t level = 0; level < levels; ++level) {
+      unsigned first = 0;
+      to_host(&first, fill.get<unsigned>() + level, 1, s, op);
+      if (!first) continue;
+      // the level's first front: its bucket by age
+      const int64_t at = hstart[size_t(level)];
       b = temp.bytes;
-      cuda::check(cub::DeviceScan::ExclusiveSum(work.get<void>(), b, wins.get<uint64_t>(), pos.get<uint64_t>(),
-                                                wide + 1, s),
+      cuda::check(cub::DeviceRadixSort::SortPairs(work.get<void>(), b, bage.get<uint32_t>() + at,
+                                                  sorted_age.get<uint32_t>(), bidx.get<int32_t>() + at, cur,
+                                                  int64_t(first), 0, age_bits, s),
                   op);
-      scatter_kernel<<<cuda::blocks_for(wide, kThreads), kThreads, 0, s>>>(
-          cur, wide, off.get<int64_t>(), k, claim.get<unsigned long long>(), lvl.get<int32_t>(), int32_t(level),
-          pos.get<uint64_t>(), lab, src.get<int32_t>(), nxt, start.get<int64_t>(), fill.get<unsigned>(),
-          bidx.get<int32_t>(), bage.get<uint32_t>(), age);
-      cuda::check_launch(op);
-      uint64_t total = 0;
-      to_host(&total, pos.get<uint64_t>() + wide, 1, s, op);
-      age += uint32_t(total >> 32);
-      wide = int64_t(uint32_t(total));
-      std::swap(cur, nxt);
+      for (int64_t wide = first, wave = 0; wide > 0; ++wave) {
+        claim_kernel<<<cuda::blocks_for(wide * k, kThreads), kThreads, 0, s>>>(cur, wide, off.get<int64_t>(), k, m,
+                                                                                lab, claim.get<unsigned long long>());
+        cuda::check_launch(op);
+        count_kernel<<<cuda::blocks_for(wide + 1, kThreads), kThreads, 0, s>>>(
+            cur, wide, off.get<int64_t>(), k, claim.get<unsigned long long>(), lvl.get<int32_t>(), int32_t(level),
+            wins.get<uint64_t>(), check, lab, chain.get<uint64_t>(), flags.get<unsigned>());
+        cuda::check_launch(op);
+        b = temp.bytes;
+        cuda::check(cub::DeviceScan::ExclusiveSum(work.get<void>(), b, wins.get<uint64_t>(), pos.get<uint64_t>(),
+                                                  wide + 1, s),
+                    op);
+        scatter_kernel<<<cuda::blocks_for(wide, kThreads), kThreads, 0, s>>>(
+            cur, wide, off.get<int64_t>(), k, claim.get<unsigned long long>(), lvl.get<int32_t>(), int32_t(level),
+            wave, pos.get<uint64_t>(), lab, chain.get<uint64_t>(), nxt, start.get<int64_t>(), fill.get<unsigned>(),
+            bidx.get<int32_t>(), bage.get<uint32_t>(), age);
+        cuda::check_launch(op);
+        uint64_t total = 0;
+        if (check) {
+          unsigned undecided = 0;
+          cuda::check(cudaMemcpyAsync(&undecided, flags.get<void>(), sizeof undecided, cudaMemcpyDeviceToHost, s), op);
+          to_host(&total, pos.get<uint64_t>() + wide, 1, s, op);
+          if (undecided) return true;
+        } else {
+          to_host(&total, pos.get<uint64_t>() + wide, 1, s, op);
+        }
+        age += uint32_t(total >> 32);
+        wide = int64_t(uint32_t(total));
+        std::swap(cur, nxt);
+      }
     }
-  }
-  cuda::check(cudaMemsetAsync(flags.get<void>(), 0, sizeof(unsigned), s), op);
-  clash_kernel<<<blocks, kThreads, 0, s>>>(lab, src.get<int32_t>(), off.get<int64_t>(), k, n, flags.get<unsigned>());
-  cuda::check_launch(op);
-  unsigned clash = 0;
-  to_host(&clash, flags.get<void>(), 1, s, op);
-  if (clash) {  // tied markers' floods touch: scikit-image's heap decides, on the host
-    cuda::check(cudaMemcpyAsync(lab, markers.get<void>(), size_t(n) * sizeof(int64_t), cudaMemcpyDeviceToDevice, s),
+    return false;
+  };
+
+  const Ties ties = tied_markers(lvl.get<int32_t>(), m, lab, n, off.get<int64_t>(), k, blocks, s, op);
+  // a few tied markers among many: by index, kept where their order decided nothing (as watershed_cpu.cpp)
+  const bool by_index = !ties.any || ties.tied <= std::max<int64_t>(16, ties.active / 64);
+  std::optional<cuda::Scratch> markers;  // the markers, to start again from
+  if (by_index) {
+    if (ties.any) {
+      markers.emplace(size_t(n) * sizeof(int64_t), s, op);
+      cuda::check(cudaMemcpyAsync(markers->get<void>(), lab, size_t(n) * sizeof(int64_t), cudaMemcpyDeviceToDevice, s),
+                  op);
+    }
+    cuda::check(cudaMemsetAsync(fill.get<void>(), 0, size_t(levels) * sizeof(unsigned), s), op);
+    cuda::check(cudaMemsetAsync(flags.get<void>(), 0, sizeof(unsigned), s), op);
+    markers_kernel<<<blocks, kThreads, 0, s>>>(lab, lvl.get<int32_t>(), n, start.get<int64_t>(), fill.get<unsigned>(),
+                                               bidx.get<int32_t>(), bage.get<uint32_t>(), chain.get<uint64_t>());
+    cuda::check_launch(op);
+    if (!flood(uint32_t(n), ties.any)) return;
+    // (the check follows a front's scatter: every claim is taken back)
+    cuda::check(cudaMemcpyAsync(lab, markers->get<void>(), size_t(n) * sizeof(int64_t), cudaMemcpyDeviceToDevice, s),
                 op);
-    on_host(image, mask, labels, offsets, compactness, watershed_line, s, op);
   }
+  // scikit-image's heap on the host while markers of different labels share a value still to come, then the
+  // levels above from the entries it left
+  std::vector<std::pair<int32_t, uint32_t>> left;
+  uint32_t age;
+  {
+    HostCopy h(image, mask, labels, s, op);
+    age = uint32_t(watershed_replay_cpu(h.image, h.mask, h.labels, offsets, left));
+    cuda::check(cudaMemcpyAsync(lab, h.lab.data(), size_t(n) * sizeof(int64_t), cudaMemcpyHostToDevice, s), op);
+    cuda::check(cudaStreamSynchronize(s), op);
+  }
+  const int64_t count_left = int64_t(left.size());
+  cuda::check(cudaMemsetAsync(fill.get<void>(), 0, size_t(levels) * sizeof(unsigned), s), op);
+  if (count_left) {
+    std::vector<int32_t> li(left.size());
+    std::vector<uint32_t> la(left.size());
+    for (size_t e = 0; e < left.size(); ++e) std::tie(li[e], la[e]) = left[e];
+    cuda::Scratch di(li.size() * sizeof(int32_t), s, op), da(la.size() * sizeof(uint32_t), s, op);
+    cuda::check(cudaMemcpyAsync(di.get<void>(), li.data(), li.size() * sizeof(int32_t), cudaMemcpyHostToDevice, s), op);
+    cuda::check(cudaMemcpyAsync(da.get<void>(), la.data(), la.size() * sizeof(uint32_t), cudaMemcpyHostToDevice, s), op);
+    entries_kernel<<<cuda::blocks_for(count_left, kThreads), kThreads, 0, s>>>(
+        di.get<int32_t>(), da.get<uint32_t>(), count_left, lvl.get<int32_t>(), start.get<int64_t>(),
+        fill.get<unsigned>(), bidx.get<int32_t>(), bage.get<uint32_t>());
+    cuda::check_launch(op);
+    cuda::check(cudaStreamSynchronize(s), op);  // the host vectors go out of scope
+  }
+  flood(age, false);
 }
 
 }  // namespace ndimg::segmentation
