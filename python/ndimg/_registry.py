@@ -2930,6 +2930,17 @@ register("feature", "match_descriptors", f"{_FD}._match:match_descriptors", inpu
 # a class: compared with scikit-image (patterns, masks, descriptors, both engines) in tests/feature/test_brief.py
 register("feature", "BRIEF", f"{_FD}._brief:BRIEF", kind="class", inputs=("none",), ndim=(), cases=(),
          extra={"tested_in": "tests/feature/test_brief.py"})
+register("feature", "draw_multiblock_lbp", f"{_FD}._mblbp_draw:draw_multiblock_lbp", dtypes=NUMERIC, ndim=(2,),
+         cases=(case(r=1, c=2, width=4, height=3), case(r=0, c=0, width=5, height=5, lbp_code=0b10110010, alpha=0.3),
+                case(r=2, c=1, width=3, height=4, lbp_code=255, color_less_block=(0.5, 0.1, 0.2)),
+                case(r=1, c=1, width=4, height=3, lbp_code=77, _ndim=(3,), _shape=(12, 14, 3), _id="rgb")))
+# host-only (scikit-learn's mixture, matplotlib): compared with scikit-image, GPU inputs included, in their tests
+register("feature", "learn_gmm", f"{_FD}._fisher_vector:learn_gmm", inputs=("none",), ndim=(), cases=(),
+         extra={"tested_in": "tests/feature/test_fisher_vector.py"})
+register("feature", "fisher_vector", f"{_FD}._fisher_vector:fisher_vector", inputs=("none",), ndim=(), cases=(),
+         extra={"tested_in": "tests/feature/test_fisher_vector.py"})
+register("feature", "plot_matched_features", f"{_FD}._util:plot_matched_features", inputs=("none",), ndim=(),
+         cases=(), extra={"tested_in": "tests/feature/test_plot_matched_features.py"})
 del _FD, _HC, _HT, _rng, _DB1, _DB2, _DF1, _DF2
 # ---- end feature descriptors ----
 

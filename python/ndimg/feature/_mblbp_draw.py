@@ -1,0 +1,37 @@
+"""skimage.feature.draw_multiblock_lbp (0.26) over xp: the 8 neighbour blocks of a multi-block LBP code
+blended into an RGB float copy of the image, on the image's engine."""
+from __future__ import annotations
+
+import numpy as np
+
+from .._engine import engine_aware, xp_of
+from .._rules import img_as_float
+
+# neighbour blocks relative to the central one, clockwise from the top left (bit 7 first)
+_NEIGHBOURS = ((-1, -1), (-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1))
+
+
+@engine_aware("image")
+def draw_multiblock_lbp(image, r, c, width, height, lbp_code=0, color_greater_block=(1, 1, 1),
+                        color_less_block=(0, 0.69, 0.96), alpha=0.5):
+    """The image (as RGB floats) with the neighbour blocks of the multi-block LBP window at (r, c) tinted:
+    `color_greater_block` where the code's bit says the block is brighter than the centre, else
+    `color_less_block` (skimage.feature.draw_multiblock_lbp)."""
+    from ..color._colorconv import gray2rgb
+
+    xp = xp_of(image)
+    greater = xp.asarray(np.asarray(color_greater_block, dtype=np.float64))
+    less = xp.asarray(np.asarray(color_less_block, dtype=np.float64))
+    output = xp.array(image, copy=True)
+    if len(image.shape) < 3:
+        output = gray2rgb(image)
+    output = img_as_float(output)
+    offsets = np.array(_NEIGHBOURS)
+    offsets[:, 0] *= height
+    offsets[:, 1] *= width
+    for k, (dr, dc) in enumerate(offsets):
+        top, left = r + height + dr, c + width + dc
+        block = (slice(top, top + height), slice(left, left + width))
+        color = greater if lbp_code & (1 << (7 - k)) else less
+        output[block] = (1 - alpha) * output[block] + alpha * color
+    return output
