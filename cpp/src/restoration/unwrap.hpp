@@ -103,48 +103,78 @@ void sort_edges(std::vector<EdgeKey>& edges);
 
 // The groups merged along the sorted edges (code_at(k): the k-th edge's code), smaller into larger, in
 // order: each pixel's periods. Sequential, on the host for either engine: each merge depends on the groups
-// the earlier ones made.
-template <class CodeAt>
-std::vector<int32_t> merge_groups(int64_t V, size_t n, CodeAt code_at, const std::vector<EdgeBlock>& blocks) {
-  // groups as linked lists: each pixel's head, the next pixel of its group, a head's last pixel and size
-  std::vector<int64_t> head(static_cast<size_t>(V)), next(static_cast<size_t>(V), -1), last(static_cast<size_t>(V)),
-      count(static_cast<size_t>(V), 1);
-  std::vector<int32_t> inc(static_cast<size_t>(V), 0);
-  for (int64_t p = 0; p < V; ++p) head[size_t(p)] = last[size_t(p)] = p;
-  auto alone = [&](int64_t p) { return next[size_t(p)] < 0 && head[size_t(p)] == p; };
+// the earlier ones made. scikit-image keeps groups as linked lists and shifts every pixel of the joining
+// group; here a group is a tree (union-find with path compression) whose root holds the group's size and its
+// own periods, and every other pixel its periods relative to its parent: a merge shifts the joining root
+// only, and the same decisions give the same periods.
+template <class I, class CodeAt>
+std::vector<int32_t> merge_groups_as(int64_t V, size_t n, CodeAt code_at, const std::vector<EdgeBlock>& blocks) {
+  struct Node {
+    I parent, size;
+    int32_t periods;   // a root's own, another pixel's relative to its parent
+  };
+  std::vector<Node> g(static_cast<size_t>(V));
+  for (int64_t p = 0; p < V; ++p) g[size_t(p)] = {I(p), I(1), 0};
+  // a pixel's root, and its periods relative to the root; the path is compressed onto the root
+  auto find = [&](I p, int32_t& rel) {
+    I root = p;
+    int32_t sum = 0;
+    for (; g[size_t(root)].parent != root; root = g[size_t(root)].parent) sum += g[size_t(root)].periods;
+    rel = sum;
+    for (I q = p; g[size_t(q)].parent != root && q != root;) {
+      Node& node = g[size_t(q)];
+      const I up = node.parent;
+      const int32_t own = node.periods;
+      node.parent = root;
+      node.periods = sum;
+      sum -= own;
+      q = up;
+    }
+    return root;
+  };
   for (size_t k = 0; k < n; ++k) {
     const int64_t code = code_at(k), p1 = code_first(code), p2 = p1 + blocks[size_t(code_block(code))].delta;
     const int increment = code_periods(code);
-    const int64_t h1 = head[size_t(p1)], h2 = head[size_t(p2)];
+    int32_t rel1, rel2;
+    const I h1 = find(I(p1), rel1), h2 = find(I(p2), rel2);
     if (h1 == h2) continue;
-    if (alone(p2)) {
-      next[size_t(last[size_t(h1)])] = p2;
-      last[size_t(h1)] = p2;
-      ++count[size_t(h1)];
-      head[size_t(p2)] = h1;
-      inc[size_t(p2)] = inc[size_t(p1)] - increment;
-    } else if (alone(p1)) {
-      next[size_t(last[size_t(h2)])] = p1;
-      last[size_t(h2)] = p1;
-      ++count[size_t(h2)];
-      head[size_t(p1)] = h2;
-      inc[size_t(p1)] = inc[size_t(p2)] + increment;
+    Node &r1 = g[size_t(h1)], &r2 = g[size_t(h2)];
+    if (h2 == I(p2) && r2.size == 1) {   // the second pixel alone joins the first's group
+      r2.parent = h1;
+      r2.periods = rel1 - increment;
+      ++r1.size;
+    } else if (h1 == I(p1) && r1.size == 1) {   // the first alone joins the second's
+      r1.parent = h2;
+      r1.periods = rel2 + increment;
+      ++r2.size;
     } else {
       // the smaller group (the first's on a tie) joins the other, its periods shifted to continue it
-      const bool first_larger = count[size_t(h1)] > count[size_t(h2)];
-      const int64_t keep = first_larger ? h1 : h2, join = first_larger ? h2 : h1;
-      const int shift = first_larger ? inc[size_t(p1)] - increment - inc[size_t(p2)]
-                                     : inc[size_t(p2)] + increment - inc[size_t(p1)];
-      next[size_t(last[size_t(keep)])] = join;
-      last[size_t(keep)] = last[size_t(join)];
-      count[size_t(keep)] += count[size_t(join)];
-      for (int64_t q = join; q >= 0; q = next[size_t(q)]) {
-        head[size_t(q)] = keep;
-        inc[size_t(q)] += shift;
+      const int32_t abs1 = rel1 + r1.periods, abs2 = rel2 + r2.periods;
+      if (r1.size > r2.size) {
+        r2.parent = h1;
+        r2.periods += abs1 - increment - abs2 - r1.periods;
+        r1.size += r2.size;
+      } else {
+        r1.parent = h2;
+        r1.periods += abs2 + increment - abs1 - r2.periods;
+        r2.size += r1.size;
       }
     }
   }
+  std::vector<int32_t> inc(static_cast<size_t>(V));
+  for (int64_t p = 0; p < V; ++p) {
+    int32_t rel;
+    const I root = find(I(p), rel);
+    inc[size_t(p)] = rel + g[size_t(root)].periods;
+  }
   return inc;
+}
+
+template <class CodeAt>
+std::vector<int32_t> merge_groups(int64_t V, size_t n, CodeAt code_at, const std::vector<EdgeBlock>& blocks) {
+  // 32-bit nodes (20 bytes) where every pixel index fits
+  if (V < (int64_t(1) << 31)) return merge_groups_as<int32_t>(V, n, code_at, blocks);
+  return merge_groups_as<int64_t>(V, n, code_at, blocks);
 }
 
 }  // namespace unwrap_math

@@ -2,8 +2,10 @@
 // scikit-image's 2-D and 3-D unwrappers so that results agree: every pixel's reliability starts as rand(),
 // then the sum of squared wrapped second differences over the interior (and over the borders an axis wraps
 // around, with the neighbour offsets scikit-image uses there), edges between unmasked neighbours in its
-// creation order, its quicksort variant (not stable: the same algorithm gives the same order of ties), and
-// groups merged smaller into larger along the sorted edges. The host steps the CUDA schedule shares are here.
+// creation order, sorted in the order of its quicksort variant (a radix sort where reliabilities are
+// distinct; where some tie, the same quicksort, which is not stable, so that ties keep its order), and groups
+// merged smaller into larger along the sorted edges. The host steps the CUDA schedule shares are here.
+#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdlib>
@@ -13,6 +15,7 @@
 #include <vector>
 
 #include "core/engine.hpp"
+#include "morphology/maxtree_sort.hpp"
 #include "ndimg/error.hpp"
 #include "ndimg/parallel.hpp"
 #include "ndimg/restoration.hpp"
@@ -179,6 +182,54 @@ void sort_edges(std::vector<EdgeKey>& e) {
   });
 }
 
+namespace {
+
+// Whether two of a sample of the edges have equal reliabilities: many ties (flat or quantized phases) show
+// in it, and the quicksort then runs without a radix sort first.
+bool sample_ties(const std::vector<EdgeKey>& edges) {
+  const size_t step = std::max<size_t>(1, edges.size() / 4096);
+  std::vector<double> sample;
+  for (size_t i = 0; i < edges.size(); i += step) sample.push_back(edges[i].reliab);
+  std::sort(sample.begin(), sample.end());
+  return std::adjacent_find(sample.begin(), sample.end()) != sample.end();
+}
+
+// The edges' codes in merge order. scikit-image's quicksort leaves distinct reliabilities in ascending order,
+// which a radix sort on the engine's threads finds faster; only where some tie does the quicksort itself
+// decide their order.
+std::vector<int64_t> merge_order(std::vector<EdgeKey>& edges) {
+  const int64_t n = int64_t(edges.size());
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  bool tie = sample_ties(edges);
+  if (!tie) {
+    std::vector<uint64_t> keys(static_cast<size_t>(n));
+    parallel_for(n, 1 << 16, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) keys[size_t(i)] = morphology::sort_key(edges[size_t(i)].reliab);
+    });
+    morphology::radix_argsort(keys, order.data());
+    parallel_for(n - 1, 1 << 16, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i)
+        if (keys[size_t(i)] == keys[size_t(i + 1)]) {
+          __atomic_store_n(&tie, true, __ATOMIC_RELAXED);
+          return;
+        }
+    });
+  }
+  if (tie) {
+    sort_edges(edges);
+    parallel_for(n, 1 << 16, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) order[size_t(i)] = edges[size_t(i)].code;
+    });
+  } else {
+    parallel_for(n, 1 << 16, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) order[size_t(i)] = edges[size_t(order[size_t(i)])].code;
+    });
+  }
+  return order;
+}
+
+}  // namespace
+
 void draw_reliabilities(double* rel, int64_t V, bool reseed) {
   std::lock_guard<std::mutex> hold(rand_lock);
   if (reseed) std::srand(0);
@@ -241,8 +292,8 @@ void unwrap_phase(const View& image, const View& mask, const View& out, bool wra
           edges.push_back({r, edge_code(p, int(k), edge_periods(v[p], v[q]))});
         }
   }
-  sort_edges(edges);
-  const std::vector<int32_t> inc = merge_groups(V, edges.size(), [&](size_t k) { return edges[k].code; }, blocks);
+  const std::vector<int64_t> order = merge_order(edges);
+  const std::vector<int32_t> inc = merge_groups(V, order.size(), [&](size_t k) { return order[k]; }, blocks);
 
   double lowest = DBL_MAX;
   for (int64_t p = 0; p < V; ++p) {
