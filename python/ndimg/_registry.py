@@ -3308,3 +3308,18 @@ register("feature", "corner_peaks", f"{_FP}:corner_peaks", dtypes=NUMERIC, famil
          cases=_FP_CASES + (case(indices=False), case(min_distance=2, p_norm=2, indices=False, num_peaks=4)),
          bad=_FP_BAD, bench=(("2d_f32", dict(min_distance=5)),))
 # --- end feature: derivative features, peaks and blobs
+
+
+# --- future: trainable and manual segmentation (issue 29, helper graph) ---
+# scikit-learn is the classifier (host arrays; GPU features copied over, labels returned as the caller's
+# type); the manual segmentations are matplotlib sessions, driven by scripted mouse events in their tests.
+_FU_T = dict(inputs=("none",), ndim=(), cases=(), family="graph")
+register("future", "fit_segmenter", "ndimg.future._trainable_segmentation:fit_segmenter",
+         **_FU_T, extra={"tested_in": "tests/future/test_trainable_segmentation.py"})
+register("future", "predict_segmenter", "ndimg.future._trainable_segmentation:predict_segmenter",
+         **_FU_T, extra={"tested_in": "tests/future/test_trainable_segmentation.py"})
+for _name in ("manual_polygon_segmentation", "manual_lasso_segmentation"):
+    register("future", _name, f"ndimg.future._manual_segmentation:{_name}", engines=("cpu",), **_FU_T,
+             extra={"tested_in": "tests/future/test_manual_segmentation.py"})
+del _FU_T, _name
+# ---- end future ----
