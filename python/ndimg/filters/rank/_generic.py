@@ -10,13 +10,12 @@ each value converted as C converts it.
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 
 from ... import _core
 from ..._engine import engine_aware, stream_ptr, xp_of
-from ...morphology._footprints import _footprint_is_sequence
+from ...morphology._footprints import _footprint_is_sequence, warn_user
 from ...util._dtype import img_as_ubyte
 from .._thresholding import _to_host
 
@@ -34,11 +33,12 @@ def _check_nd(image, ndim):
         raise ValueError(f"The parameter `image` must be a {ndim}-dimensional array")
 
 
-def _shift(name, value):
-    """A shift as scikit-image's Cython kernels take it (a C signed char), with its warning for bools."""
+def _shift(name, value, three_d):
+    """A shift as scikit-image's Cython kernels take it (a C signed char), with its warning for bools (its
+    2-D message's typo kept)."""
     if np.dtype(type(value)) == bool:
-        warnings.warn(f"Paramter `{name}` is boolean and will be interpreted as int. This is not officially "
-                      "supported, use int instead.", UserWarning, stacklevel=5)
+        warn_user(f"{'Parameter' if three_d else 'Paramter'} `{name}` is boolean and will be interpreted as int. "
+                  "This is not officially supported, use int instead.")
     if isinstance(value, str) or not isinstance(value, (numbers.Real, np.generic)):
         raise TypeError(f"an integer is required for {name}")
     v = int(value)
@@ -79,9 +79,8 @@ def _run(statistic, image, footprint, out, mask, shifts, *, three_d, out_dtype=N
     if not three_d and (image.dtype == bool or (out_dtype is not None and np.dtype(out_dtype) == bool)):
         raise ValueError("dtype cannot be bool.")
     if image.dtype not in (np.uint8, np.uint16):
-        warnings.warn(f"Possible precision loss converting image of type {image.dtype} to uint8 as required by "
-                      "rank filters. Convert manually using skimage.util.img_as_ubyte to silence this warning.",
-                      UserWarning, stacklevel=4)
+        warn_user(f"Possible precision loss converting image of type {image.dtype} to uint8 as required by rank "
+                  "filters. Convert manually using skimage.util.img_as_ubyte to silence this warning.")
         image = img_as_ubyte(image)
     if _footprint_is_sequence(footprint):
         raise ValueError("footprint sequences are not currently supported by rank filters")
@@ -108,9 +107,10 @@ def _run(statistic, image, footprint, out, mask, shifts, *, three_d, out_dtype=N
             raise ValueError("ndarray is not C-contiguous")
     n_bins = 256 if image.dtype == np.uint8 else int(max(3, int(image.max()))) + 1
     if n_bins > 2**10:
-        warnings.warn(f"Bad rank filter performance is expected due to a large number of bins ({n_bins}), "
-                      f"equivalent to an approximate bitdepth of {np.log2(n_bins):.1f}.", UserWarning, stacklevel=4)
-    shifts = [_shift(n, v) for n, v in zip(("shift_x", "shift_y", "shift_z"), shifts)]
+        warn_user(f"Bad rank filter performance is expected due to a large number of bins ({n_bins}), equivalent "
+                  f"to an approximate bitdepth of {np.log2(n_bins):.1f}.")
+    # a 2-D image's shift_z is not looked at
+    shifts = [_shift(n, v, three_d) for n, v in zip(("shift_x", "shift_y", "shift_z")[:image.ndim], shifts)]
     centre = _centre(footprint, shifts, three_d)
     if statistic == "windowed_histogram" and out.shape[-1] != pixel_size:
         raise ValueError(f"out must have {pixel_size} bins along its last axis")
