@@ -3307,6 +3307,29 @@ register("feature", "peak_local_max", f"{_FP}:peak_local_max", dtypes=NUMERIC, f
 register("feature", "corner_peaks", f"{_FP}:corner_peaks", dtypes=NUMERIC, family="rank",
          cases=_FP_CASES + (case(indices=False), case(min_distance=2, p_norm=2, indices=False, num_peaks=4)),
          bad=_FP_BAD, bench=(("2d_f32", dict(min_distance=5)),))
+_FB = "ndimg.feature._blob"
+_FB_KW = dict(dtypes=ALL, inputs=("smooth:6",), family="separable")
+_FB_BAD = (bad(ValueError, exclude_border="x", max_sigma=4),
+           bad(ValueError, exclude_border=(1,), max_sigma=4))
+register("feature", "blob_log", f"{_FB}:blob_log",
+         cases=(case(max_sigma=5), case(), case(max_sigma=6, log_scale=True, num_sigma=4),
+                case(min_sigma=(1, 2), max_sigma=(4, 5), _ndim=(2,)), case(max_sigma=4, threshold=None, threshold_rel=0.3),
+                case(max_sigma=4, exclude_border=1), case(max_sigma=4, exclude_border=True),
+                case(max_sigma=6, overlap=0.1, threshold=0.05),
+                case(max_sigma=4, _inputs=("image",))),
+         bad=_FB_BAD, bench=(("2d_f32", dict(max_sigma=16, num_sigma=6, threshold=0.1)),), **_FB_KW)
+register("feature", "blob_dog", f"{_FB}:blob_dog",
+         cases=(case(max_sigma=5, threshold=0.05), case(), case(max_sigma=6, sigma_ratio=1.3, threshold=0.02),
+                case(min_sigma=(1, 2), max_sigma=(4, 5), threshold=0.02, _ndim=(2,)),
+                case(max_sigma=4, threshold=None, threshold_rel=0.3), case(max_sigma=4, exclude_border=1, threshold=0.02),
+                case(max_sigma=4, threshold=0.02, _inputs=("image",))),
+         bad=_FB_BAD + (bad(ValueError, sigma_ratio=1.0),),
+         bench=(("2d_f32", dict(max_sigma=16, threshold=0.05)),), **_FB_KW)
+register("feature", "blob_doh", f"{_FB}:blob_doh", ndim=(2,),
+         cases=(case(max_sigma=8, threshold=0.001), case(), case(max_sigma=10, log_scale=True, num_sigma=5, threshold=0.0005),
+                case(max_sigma=6, threshold=None, threshold_rel=0.2), case(max_sigma=6, overlap=0.1, threshold=0.0001),
+                case(max_sigma=6, threshold=0.001, _inputs=("image",))),
+         bad=(bad(ValueError, _shape=(7, 9, 11)),), bench=(("2d_f32", dict(max_sigma=20, threshold=0.005)),), **_FB_KW)
 # --- end feature: derivative features, peaks and blobs
 
 

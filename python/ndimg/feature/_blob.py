@@ -1,0 +1,191 @@
+"""skimage.feature's blob detectors (blob.py in scikit-image 0.26): blob_log, blob_dog and blob_doh.
+
+A scale-space cube (Laplacian of Gaussian, difference of Gaussians or SURF's Hessian determinant, one image
+per scale, on the image's engine), its local maxima (peak_local_max's mask and ordering), then the overlapping
+blobs pruned on the host with a KD-tree (scipy.spatial) in scikit-image's pair order.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import spatial
+
+from .._engine import engine_aware, xp_of
+from .._prim.feature_deriv import hessian_det_box
+from .._rules import check_nD, img_as_float, supported_float_type
+from ..filters._gaussian import gaussian
+from ..ndimage._separable import gaussian_laplace
+from ..transform._integral import integral_image
+from ._peak import _peak_local_max
+
+
+def _disk_overlap(d, r1, r2):
+    """Area of the lens two disks (radii r1, r2, centres d apart) share, over the smaller disk's area."""
+    ratio1 = np.clip((d**2 + r1**2 - r2**2) / (2 * d * r1), -1, 1)
+    ratio2 = np.clip((d**2 + r2**2 - r1**2) / (2 * d * r2), -1, 1)
+    a, b, c, e = -d + r2 + r1, d - r2 + r1, d + r2 - r1, d + r2 + r1
+    area = r1**2 * math.acos(ratio1) + r2**2 * math.acos(ratio2) - 0.5 * math.sqrt(abs(a * b * c * e))
+    return area / (math.pi * (min(r1, r2) ** 2))
+
+
+def _sphere_overlap(d, r1, r2):
+    """Volume two balls share over the smaller ball's volume."""
+    vol = (math.pi / (12 * d) * (r1 + r2 - d) ** 2
+           * (d**2 + 2 * d * (r1 + r2) - 3 * (r1**2 + r2**2) + 6 * r1 * r2))
+    return vol / (4.0 / 3 * math.pi * min(r1, r2) ** 3)
+
+
+def _overlap(blob1, blob2, sigma_dim):
+    """The fraction of the smaller blob (radius sqrt(ndim) sigma) inside the larger; 0 beyond 3-D."""
+    ndim = len(blob1) - sigma_dim
+    if ndim > 3:
+        return 0.0
+    if blob1[-1] == blob2[-1] == 0:
+        return 0.0
+    # distances in units of the larger blob's radius
+    if blob1[-1] > blob2[-1]:
+        big, r1, r2 = blob1[-sigma_dim:], 1, blob2[-1] / blob1[-1]
+    else:
+        big, r1, r2 = blob2[-sigma_dim:], blob1[-1] / blob2[-1], 1
+    scale = big * math.sqrt(ndim)
+    d = np.sqrt(np.sum((blob2[:ndim] / scale - blob1[:ndim] / scale) ** 2))
+    if d > r1 + r2:
+        return 0.0
+    if d <= abs(r1 - r2):
+        return 1.0
+    return _disk_overlap(d, r1, r2) if ndim == 2 else _sphere_overlap(d, r1, r2)
+
+
+def _prune(blobs, overlap, sigma_dim=1):
+    """Of each pair of blobs overlapping by more than `overlap`, the smaller dropped (pairs in the order
+    scipy's KD-tree gives them, as scikit-image's _prune_blobs)."""
+    reach = 2 * blobs[:, -sigma_dim:].max() * math.sqrt(blobs.shape[1] - sigma_dim)
+    pairs = list(spatial.cKDTree(blobs[:, :-sigma_dim]).query_pairs(reach))
+    if not pairs:
+        return blobs
+    for i, j in pairs:
+        b1, b2 = blobs[i], blobs[j]
+        if _overlap(b1, b2, sigma_dim) > overlap:
+            if b1[-1] > b2[-1]:
+                b2[-1] = 0
+            else:
+                b1[-1] = 0
+    return np.stack([b for b in blobs if b[-1] > 0])
+
+
+def _exclude_border(ndim, exclude_border):
+    """peak_local_max's exclude_border over the cube: the image's axes, none along the scales."""
+    if isinstance(exclude_border, tuple):
+        if len(exclude_border) != ndim:
+            raise ValueError("`exclude_border` should have the same length as the dimensionality of the image.")
+        for exclude in exclude_border:
+            if not isinstance(exclude, int):
+                raise ValueError("exclude border, when expressed as a tuple, must only contain ints.")
+        return exclude_border + (0,)
+    if isinstance(exclude_border, int):   # True too: one pixel, as scikit-image's check comes after this one
+        return (exclude_border,) * ndim + (0,)
+    raise ValueError(f'Unsupported value ({exclude_border}) for exclude_border')
+
+
+def _float_image(image):
+    image = img_as_float(image)
+    return image.astype(supported_float_type(image.dtype), copy=False)
+
+
+def _sigmas(min_sigma, max_sigma, ndim, float_dtype):
+    scalar = bool(np.isscalar(max_sigma) and np.isscalar(min_sigma))
+    if np.isscalar(max_sigma):
+        max_sigma = np.full(ndim, max_sigma, dtype=float_dtype)
+    if np.isscalar(min_sigma):
+        min_sigma = np.full(ndim, min_sigma, dtype=float_dtype)
+    return np.asarray(min_sigma, dtype=float_dtype), np.asarray(max_sigma, dtype=float_dtype), scalar
+
+
+def _blobs_of_cube(cube, sigma_list, ndim, scalar_sigma, threshold, threshold_rel, exclude_border, overlap,
+                   float_dtype):
+    """The cube's local maxima (3 x ... x 3 neighbourhoods) as blobs (coordinates, sigma or sigmas), pruned."""
+    xp = xp_of(cube)
+    peaks = _peak_local_max(cube, 1, threshold, threshold_rel, exclude_border, np.inf,
+                            np.ones((3,) * (ndim + 1)), None, np.inf, np.inf)
+    if peaks.size == 0:
+        out = np.empty((0, ndim + (1 if scalar_sigma else ndim)))
+    else:
+        sig = sigma_list[peaks[:, -1]]
+        if scalar_sigma:
+            sig = sig[:, 0:1]
+        out = _prune(np.hstack([peaks.astype(float_dtype)[:, :-1], sig]), overlap, sigma_dim=sig.shape[1])
+    return out if xp is np else xp.asarray(out)
+
+
+@engine_aware("image")
+def blob_log(image, min_sigma=1, max_sigma=50, num_sigma=10, threshold=0.2, overlap=0.5, log_scale=False, *,
+             threshold_rel=None, exclude_border=False):
+    """Blobs as maxima of the scale-normalised Laplacian of Gaussian over space and scale (n-D), as
+    ``skimage.feature.blob_log``: rows (coordinates..., sigma or one sigma per axis)."""
+    image = _float_image(image)
+    xp = xp_of(image)
+    float_dtype = image.dtype
+    min_sigma, max_sigma, scalar_sigma = _sigmas(min_sigma, max_sigma, image.ndim, float_dtype)
+    if log_scale:
+        sigma_list = np.logspace(np.log10(min_sigma), np.log10(max_sigma), num_sigma)
+    else:
+        sigma_list = np.linspace(min_sigma, max_sigma, num_sigma)
+    cube = xp.empty(image.shape + (len(sigma_list),), dtype=float_dtype)
+    for i, s in enumerate(sigma_list):
+        cube[..., i] = -gaussian_laplace.__wrapped_impl__(image, s) * np.mean(s) ** 2
+    return _blobs_of_cube(cube, sigma_list, image.ndim, scalar_sigma, threshold, threshold_rel,
+                          _exclude_border(image.ndim, exclude_border), overlap, float_dtype)
+
+
+@engine_aware("image")
+def blob_dog(image, min_sigma=1, max_sigma=50, sigma_ratio=1.6, threshold=0.5, overlap=0.5, *, threshold_rel=None,
+             exclude_border=False):
+    """Blobs as maxima of the difference of Gaussians over space and scale (n-D), as
+    ``skimage.feature.blob_dog``: rows (coordinates..., sigma or one sigma per axis)."""
+    image = _float_image(image)
+    xp = xp_of(image)
+    float_dtype = image.dtype
+    min_sigma, max_sigma, scalar_sigma = _sigmas(min_sigma, max_sigma, image.ndim, float_dtype)
+    if sigma_ratio <= 1.0:
+        raise ValueError('sigma_ratio must be > 1.0')
+    k = int(np.mean(np.log(max_sigma / min_sigma) / np.log(sigma_ratio) + 1))
+    sigma_list = np.array([min_sigma * (sigma_ratio**i) for i in range(k + 1)])
+    cube = xp.empty(image.shape + (k,), dtype=float_dtype)
+    blur = gaussian.__wrapped_impl__
+    previous = blur(image, sigma=sigma_list[0], mode='reflect')
+    for i, s in enumerate(sigma_list[1:]):
+        current = blur(image, sigma=s, mode='reflect')
+        cube[..., i] = previous - current
+        previous = current
+    cube *= 1 / (sigma_ratio - 1)
+    return _blobs_of_cube(cube, sigma_list, image.ndim, scalar_sigma, threshold, threshold_rel,
+                          _exclude_border(image.ndim, exclude_border), overlap, float_dtype)
+
+
+@engine_aware("image")
+def blob_doh(image, min_sigma=1, max_sigma=30, num_sigma=10, threshold=0.01, overlap=0.5, log_scale=False, *,
+             threshold_rel=None):
+    """Blobs as maxima of SURF's approximate Hessian determinant over space and scale (2-D), as
+    ``skimage.feature.blob_doh``: rows (row, col, sigma)."""
+    check_nD(image, 2)
+    image = _float_image(image)
+    xp = xp_of(image)
+    integral = xp.ascontiguousarray(integral_image.__wrapped_impl__(image), dtype=np.float64)
+    if log_scale:
+        sigma_list = np.logspace(math.log(min_sigma, 10), math.log(max_sigma, 10), num_sigma)
+    else:
+        sigma_list = np.linspace(min_sigma, max_sigma, num_sigma)
+    cube = xp.empty(image.shape + (len(sigma_list),), dtype=image.dtype)
+    plane = xp.empty(image.shape, dtype=image.dtype)
+    for j, s in enumerate(sigma_list):
+        cube[..., j] = hessian_det_box(integral, sigma=s, out=plane)
+    peaks = _peak_local_max(cube, 1, threshold, threshold_rel, False, np.inf, np.ones((3,) * cube.ndim), None,
+                            np.inf, np.inf)
+    if peaks.size == 0:
+        out = np.empty((0, 3))
+    else:
+        out = peaks.astype(np.float64)
+        out[:, -1] = sigma_list[peaks[:, -1]]
+        out = _prune(out, overlap)
+    return out if xp is np else xp.asarray(out)
