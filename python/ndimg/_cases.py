@@ -435,3 +435,29 @@ KINDS["snake"] = lambda rng, shape, dtype, layout, prev, arg: (
     lambda t, r, c: np.stack([r / 2 + r / 3 * np.sin(t), c / 2 + c / 3 * np.cos(t)], axis=1))(
     np.linspace(0, 2 * np.pi, int(arg or 24)), *(tuple(shape) + (1, 1))[:2])
 # ---- end segmentation active contours and random walker ----
+
+
+# ---- issue 29: feature texture and corners (helper feat-b) ----
+def _corner_grid(shape, margin):
+    """(n, 2) intp corners on a coarse grid at least `margin` from the border of a 2-D `shape` (none when it has
+    no such pixels or is not 2-D)."""
+    if len(shape) != 2:
+        return np.zeros((0, 2), np.intp)
+    rows, cols = np.arange(margin, shape[0] - margin, 4), np.arange(margin, shape[1] - margin, 5)
+    return np.array([(r, c) for r in rows for c in cols], dtype=np.intp).reshape(-1, 2)
+
+
+# corners of the first input ("corners:3": 3 pixels from its border), as corner_orientations/corner_subpix take
+KINDS["corners"] = lambda rng, shape, dtype, layout, prev, arg: _corner_grid(np.shape(prev[0]), int(arg or 3))
+# a stack of gray-level co-occurrence matrices (levels, levels, 2 distances, 3 angles), "glcm:8" levels, in the
+# dtype under test (uint32 where none), the first distance's all zero (graycoprops keeps their sums at 1)
+KINDS["glcm"] = lambda rng, shape, dtype, layout, prev, arg: (
+    lambda p: np.concatenate([p[..., :1, :] * 0, p[..., 1:, :]], axis=2))(
+    rng.integers(0, 20, (int(arg or 8), int(arg or 8), 2, 3)).astype(dtype or np.uint32))
+IMAGE_KINDS += ("glcm",)   # graycoprops' array: the odd-input and Dask tests vary it as an image
+
+
+def c_order_first(args, kwargs):
+    """A case's _prep: the first input C-contiguous (scikit-image's C-contiguous memoryviews refuse others)."""
+    return (np.ascontiguousarray(args[0]),) + tuple(args[1:]), kwargs
+# ---- end feature texture and corners ----

@@ -3346,3 +3346,84 @@ for _name in ("manual_polygon_segmentation", "manual_lasso_segmentation"):
              extra={"tested_in": "tests/future/test_manual_segmentation.py"})
 del _FU_T, _name
 # ---- end future ----
+
+
+# ---------------------------------------------------------------------------------------------------
+# ndimg.feature: canny, match_template, texture descriptors and the Moravec/FAST corner family (helper feat-b)
+# ---------------------------------------------------------------------------------------------------
+_FB = "ndimg.feature"
+_FB_NO64 = ("bool", "uint8", "uint16", "uint32", "int8", "int16", "int32", "float32", "float64")  # canny: no 64-bit ints
+_FB_UINT = ("uint8", "uint16", "uint32")   # graycomatrix: non-negative integer images
+_FB_ANGLES = (0.0, np.pi / 4, np.pi / 2, 3 * np.pi / 4)
+_FB_PROPS = ("contrast", "dissimilarity", "homogeneity", "ASM", "energy", "correlation", "entropy", "variance", "mean",
+             "std")
+register("feature", "canny", f"{_FB}._canny:canny", dtypes=_FB_NO64, ndim=(2,), family="label",
+         cases=(case(), case(sigma=2), case(mask=Arr("mask", "bool")), case(low_threshold=0.05, high_threshold=0.3),
+                case(use_quantiles=True, low_threshold=0.5, high_threshold=0.8), case(sigma=0.5, low_threshold=0),
+                case(low_threshold=50, high_threshold=150, _dtype="uint8"))
+         + modes(SK_MODES, sigma=1.5, cval=0.5),
+         bad=(bad(ValueError, _shape=(7, 9, 11)), bad(ValueError, _dtype="int64"),
+              bad(ValueError, low_threshold=0.5, high_threshold=0.2),
+              bad(ValueError, use_quantiles=True, low_threshold=1.5, high_threshold=2.0),
+              bad(IndexError, mask=np.ones((3, 3), bool))),
+         bench=(("2d_f32", {}),))
+register("feature", "match_template", f"{_FB}._template:match_template", dtypes=ALL, family="fft",
+         inputs=("image", "weights:5"), atol=1e-5,
+         cases=(case(), case(pad_input=True), case(mode="reflect"), case(mode="edge", pad_input=True),
+                case(constant_values=0.5), case(_inputs=("image", "weights:1")), case(_inputs=("image", "weights:3"))),
+         bad=(bad(ValueError, _shape=(29,)), bad(ValueError, _inputs=("image", "weights:31"))),
+         bench=(("2d_f32", dict(_inputs=("image", "weights:31"))), ("3d_f32", dict(_inputs=("image", "weights:9")))))
+register("feature", "local_binary_pattern", f"{_FB}._texture:local_binary_pattern", ndim=(2,), family="stencil",
+         cases=(case(P=8, R=1), case(P=16, R=2, method="uniform"), case(P=8, R=1, method="ror"),
+                case(P=12, R=1.5, method="nri_uniform"), case(P=8, R=1, method="var"), case(P=4, R=3.2, method="Default")),
+         bad=(bad(KeyError, P=8, R=1, method="bogus"), bad(ValueError, P=8, R=1, _shape=(7, 9, 11))),
+         bench=(("2d_f32", dict(P=8, R=1, _dtype="uint8")), ("2d_f32", dict(P=16, R=2, method="uniform", _dtype="uint8"))))
+register("feature", "graycomatrix", f"{_FB}._texture:graycomatrix", dtypes=_FB_UINT, ndim=(2,), family="histogram",
+         cases=(case(distances=[1], angles=[0], levels=1001),
+                case(distances=[1, 3], angles=_FB_ANGLES, levels=1001, symmetric=True),
+                case(distances=[2, 40], angles=[0, -1.0], levels=1001, normed=True),
+                case(distances=[1], angles=_FB_ANGLES, symmetric=True, normed=True, _dtype="uint8"),
+                case(distances=[1], angles=[np.pi], levels=2, _dtype="bool")),
+         bad=(bad(ValueError, distances=[1], angles=[0], _dtype="float32"),
+              bad(ValueError, distances=[1], angles=[0], _dtype="uint16"),
+              bad(ValueError, distances=[1], angles=[0], levels=10),
+              bad(ValueError, distances=[1], angles=[0], levels=1001, _dtype="int16"),
+              bad(ValueError, distances=[], angles=[0])),
+         bench=(("2d_f32", dict(distances=[1, 2], angles=_FB_ANGLES, _dtype="uint8")),))
+register("feature", "graycoprops", f"{_FB}._texture:graycoprops", dtypes=("uint32", "uint8", "int32", "float64"),
+         ndim=(4,), inputs=("glcm:8",), family="reduction",
+         cases=tuple(case(prop=p) for p in _FB_PROPS) + (case(_inputs=("glcm:1",)),),
+         bad=(bad(ValueError, prop="bogus"), bad(ValueError, _inputs=("image",), _shape=(6, 5, 2, 3)),
+              bad(ValueError, _inputs=("image",), _shape=(6, 6, 2))),
+         bench=(("none", dict(prop="correlation", _inputs=("glcm:256",))),))
+register("feature", "multiblock_lbp", f"{_FB}._texture:multiblock_lbp", ndim=(2,), family="stencil",
+         cases=(case(r=0, c=0, width=3, height=3), case(r=2, c=4, width=5, height=4), case(r=1, c=1, width=1, height=2)),
+         bench=(("2d_f32", dict(r=100, c=100, width=300, height=300)),))
+register("feature", "corner_moravec", f"{_FB}._corner_cy:corner_moravec", dtypes=ALL, ndim=(2,), family="stencil",
+         cases=(case(), case(window_size=2), case(window_size=0)),
+         bad=(bad(TypeError, _shape=(7, 9, 11)), bad(TypeError, window_size=1.5)),
+         bench=(("2d_f32", {}),))
+register("feature", "corner_fast", f"{_FB}._corner_cy:corner_fast", dtypes=ALL, ndim=(2,), family="stencil",
+         cases=(case(), case(n=9, threshold=0.05), case(n=16, threshold=0.01), case(n=3, threshold=0.3)),
+         bad=(bad(OverflowError, n=200), bad(ValueError, _shape=(7, 9, 11))),
+         bench=(("2d_f32", dict(n=9, threshold=0.05)),))
+register("feature", "corner_orientations", f"{_FB}._corner_cy:corner_orientations", dtypes=ALL, ndim=(2,),
+         inputs=("image", "corners:3"), family="stencil",
+         # first case on C-ordered images only: scikit-image refuses F-ordered ones (ndimg too: tests/feature)
+         cases=(case(mask=np.ones((7, 7)), _prep=_c.c_order_first), case(mask=np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]])),
+                case(mask=np.ones((3, 5))), case(mask=np.ones((1, 1)))),
+         bad=(bad(ValueError, mask=np.ones((4, 4))), bad(ValueError, mask=np.ones((3, 3)), _inputs=("image", "image"))),
+         bench=(("2d_f32", dict(mask=np.ones((31, 31)), _inputs=("image", "corners:20"))),))
+register("feature", "corner_subpix", f"{_FB}._corner_cy:corner_subpix", dtypes=ALL, ndim=(2,),
+         inputs=("image", "corners:3"), family="stencil",
+         cases=(case(), case(window_size=7), case(window_size=8, alpha=0.9), case(_inputs=("signed", "corners:3"))),
+         bad=(bad(ValueError, _inputs=("image", "corners:0")),),
+         bench=(("2d_f32", dict(_inputs=("image", "corners:20"))),))
+HALO_FEATURE_B = {
+    "feature.local_binary_pattern": lambda ndim, P, R, method="default", **_: int(np.ceil(abs(float(R)))) + 1,
+    "feature.corner_moravec": lambda ndim, window_size=1, **_: 2 * int(window_size),
+    "feature.corner_fast": lambda ndim, **_: 3,   # the radius-3 circle
+}
+for _q, _rule in HALO_FEATURE_B.items():
+    REGISTRY[_q] = replace(REGISTRY[_q], halo=_rule)
+del _q, _rule
