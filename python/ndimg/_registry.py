@@ -2941,6 +2941,8 @@ register("feature", "fisher_vector", f"{_FD}._fisher_vector:fisher_vector", inpu
          extra={"tested_in": "tests/feature/test_fisher_vector.py"})
 register("feature", "plot_matched_features", f"{_FD}._util:plot_matched_features", inputs=("none",), ndim=(),
          cases=(), extra={"tested_in": "tests/feature/test_plot_matched_features.py"})
+register("feature", "Cascade", f"{_FD}._cascade:Cascade", kind="class", inputs=("none",), ndim=(), cases=(),
+         extra={"tested_in": "tests/feature/test_cascade.py"})
 del _FD, _HC, _HT, _rng, _DB1, _DB2, _DF1, _DF2
 # ---- end feature descriptors ----
 

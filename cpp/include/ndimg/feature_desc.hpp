@@ -32,4 +32,15 @@ void hog_normalize(const View& hist, HogNorm norm, const View& blocks, StreamHan
 // and out[f] = (sum of the odd rectangles) - (sum of the even ones), each side summed in index order.
 void haar_features(const View& ii, const View& rects, const View& out, StreamHandle stream = nullptr);
 
+// The MB-LBP cascade classifier's sliding-window pass at one scale (skimage.feature.Cascade): `ii` is a
+// C-contiguous float32 integral image; window (i, j) has its top left corner at (i * step, j * step) and
+// out[i, j] (a C-contiguous uint8 array) is 1 where every stage passes. The classifier's tables, contiguous:
+// `stumps` int64 (n_stumps, 5): the stump's MB-LBP block (r, c, width, height), already scaled, and the first
+// of its 8 uint32 `luts` words; `leaves` float32 (n_stumps, 2): the points added when the LUT bit is set, and
+// when it is not; `stages` int64 (n_stages, 2): first stump and count; `limits` float32 (n_stages): the
+// stage's threshold minus eps, below which its float32 sum of points rejects the window. Block sums are
+// taken in float32 from the integral image's corners; a window whose blocks reach outside it is rejected.
+void cascade_windows(const View& ii, const View& stumps, const View& leaves, const View& luts, const View& stages,
+                     const View& limits, int64_t step, const View& out, StreamHandle stream = nullptr);
+
 }  // namespace ndimg::feature

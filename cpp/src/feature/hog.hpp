@@ -80,7 +80,7 @@ NDIMG_HD void hog_cell(const T* img, int64_t rows, int64_t cols, int64_t nch, in
   const int64_t r0 = yi * cell_rows, c0 = xi * cell_cols;
   for (int64_t r = r0; r < r0 + cell_rows && r < rows; ++r)
     for (int64_t c = c0; c < c0 + cell_cols && c < cols; ++c) {
-      T gr, gc;
+      T gr = T(0), gc = T(0);
       hog_gradient(img, rows, cols, nch, r, c, gr, gc);
       const double mag = hog_hypot(double(gc), double(gr));
       const double ori = hog_orientation(double(gr), double(gc));
