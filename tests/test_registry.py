@@ -26,7 +26,11 @@ def test_signature_matches_reference(entry):
     ours, ref = entry.load(), entry.load_reference()
     if inspect.isclass(ref):
         ours, ref = ours.__init__, ref.__init__
-    sig_ours, sig_ref = inspect.signature(ours), inspect.signature(ref)
+    try:
+        sig_ref = inspect.signature(ref)
+    except ValueError:   # a Cython extension type's __init__ slot (feature.Cascade) tells no signature
+        pytest.skip(f"{entry.reference} has no introspectable signature")
+    sig_ours = inspect.signature(ours)
     assert list(sig_ours.parameters) == list(sig_ref.parameters)
     for name, p in sig_ref.parameters.items():
         q = sig_ours.parameters[name]
