@@ -118,18 +118,19 @@ def haar_like_feature(int_image, r, c, width, height, feature_type=None, feature
     if feature_coord.shape[0] != feature_type.shape[0]:
         raise ValueError("Inconsistent size between feature coordinatesand feature types.")
     feature_type = np.asarray(feature_type)
-    out = None
+    idx, vals = [], []
     for feat_t in FEATURE_TYPE:
-        idx = np.flatnonzero(feature_type == feat_t)
-        if not idx.size:
-            continue
-        vals = _features(window, _given_rects(feature_coord[idx], _N_RECT[feat_t]), xp)
-        if out is None:
-            out = xp.empty(len(feature_type), dtype=vals.dtype)
-        out[xp.asarray(idx)] = vals
-    if out is None:
+        sel = np.flatnonzero(feature_type == feat_t)
+        if sel.size:
+            idx.append(sel)
+            vals.append(_features(window, _given_rects(feature_coord[sel], _N_RECT[feat_t]), xp))
+    if not idx:
         raise ValueError('not enough values to unpack (expected 2, got 0)')
-    return out[:sum(int(np.count_nonzero(feature_type == t)) for t in FEATURE_TYPE)]
+    # each type's values to its features' places, as scikit-image scatters them (types it does not know
+    # leave the result shorter, or an index past its end)
+    out = xp.concatenate(vals)
+    out[xp.asarray(np.concatenate(idx))] = out.copy()
+    return out
 
 
 @engine_aware("image")
