@@ -132,7 +132,19 @@ std::vector<int32_t> merge_groups_as(int64_t V, size_t n, CodeAt code_at, const 
     }
     return root;
   };
+  // the pixels of the edge `ahead` edges on are fetched while this one merges, their parents half as far on
+  constexpr size_t ahead = 32;
   for (size_t k = 0; k < n; ++k) {
+    if (k + ahead < n) {
+      const int64_t c = code_at(k + ahead), q = code_first(c);
+      __builtin_prefetch(&g[size_t(q)]);
+      __builtin_prefetch(&g[size_t(q + blocks[size_t(code_block(c))].delta)]);
+    }
+    if (k + ahead / 2 < n) {
+      const int64_t c = code_at(k + ahead / 2), q = code_first(c);
+      __builtin_prefetch(&g[size_t(g[size_t(q)].parent)]);
+      __builtin_prefetch(&g[size_t(g[size_t(q + blocks[size_t(code_block(c))].delta)].parent)]);
+    }
     const int64_t code = code_at(k), p1 = code_first(code), p2 = p1 + blocks[size_t(code_block(code))].delta;
     const int increment = code_periods(code);
     int32_t rel1, rel2;

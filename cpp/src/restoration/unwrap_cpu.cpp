@@ -204,9 +204,12 @@ std::vector<int64_t> merge_order(std::vector<EdgeKey>& edges) {
   if (!tie) {
     std::vector<uint64_t> keys(static_cast<size_t>(n));
     parallel_for(n, 1 << 16, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) keys[size_t(i)] = morphology::sort_key(edges[size_t(i)].reliab);
+      for (int64_t i = b; i < e; ++i) {
+        keys[size_t(i)] = morphology::sort_key(edges[size_t(i)].reliab);
+        order[size_t(i)] = edges[size_t(i)].code;   // the codes ride along the sort
+      }
     });
-    morphology::radix_argsort(keys, order.data());
+    morphology::radix_argsort(keys, order.data(), /*identity=*/false);
     parallel_for(n - 1, 1 << 16, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i)
         if (keys[size_t(i)] == keys[size_t(i + 1)]) {
@@ -219,10 +222,6 @@ std::vector<int64_t> merge_order(std::vector<EdgeKey>& edges) {
     sort_edges(edges);
     parallel_for(n, 1 << 16, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) order[size_t(i)] = edges[size_t(i)].code;
-    });
-  } else {
-    parallel_for(n, 1 << 16, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) order[size_t(i)] = edges[size_t(order[size_t(i)])].code;
     });
   }
   return order;
@@ -268,30 +267,60 @@ void unwrap_phase(const View& image, const View& mask, const View& out, bool wra
 
   std::vector<double> rel(static_cast<size_t>(V));
   draw_reliabilities(rel.data(), V, reseed);
-  for (const Region& g : reliability_regions(D, H, W, is3d, wrap_z, wrap_y, wrap_x))
-    for (int64_t n = g.box.n0; n < g.box.n1; ++n)
-      for (int64_t i = g.box.i0; i < g.box.i1; ++i)
-        for (int64_t j = g.box.j0; j < g.box.j1; ++j) {
-          const int64_t p = (n * H + i) * W + j;
-          rel[size_t(p)] = reliability(v, V, p, g);
-        }
+  // then region by region (a later one overwrites an earlier one where they meet), rows of a region in parallel
+  for (const Region& g : reliability_regions(D, H, W, is3d, wrap_z, wrap_y, wrap_x)) {
+    const int64_t lines = g.box.size() / std::max<int64_t>(1, g.box.j1 - g.box.j0);
+    parallel_for(lines, 8, [&](int64_t r0, int64_t r1) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const int64_t row = g.box.pixel(r * (g.box.j1 - g.box.j0), H, W);
+        for (int64_t p = row; p < row + g.box.j1 - g.box.j0; ++p) rel[size_t(p)] = reliability(v, V, p, g);
+      }
+    });
+  }
 
-  // edges between unmasked neighbours, block by block in scikit-image's creation order
+  // edges between unmasked neighbours, block by block in scikit-image's creation order: each row of a
+  // block's edges counted, then filled at its place, in parallel
   const std::vector<EdgeBlock> blocks = edge_blocks(D, H, W, wrap_z, wrap_y, wrap_x);
-  std::vector<EdgeKey> edges;
-  edges.reserve(size_t(3 * V));
+  struct Row {
+    int64_t first, length;
+    int block;
+  };
+  std::vector<Row> rows;
   for (size_t k = 0; k < blocks.size(); ++k) {
     const Box& b = blocks[k].box;
-    for (int64_t n = b.n0; n < b.n1; ++n)
-      for (int64_t i = b.i0; i < b.i1; ++i)
-        for (int64_t j = b.j0; j < b.j1; ++j) {
-          const int64_t p = (n * H + i) * W + j, q = p + blocks[k].delta;
-          if (m[p] != 0 || m[q] != 0) continue;
-          const double r = rel[size_t(p)] + rel[size_t(q)];
-          if (std::isnan(r)) refuse_nan_reliabilities();
-          edges.push_back({r, edge_code(p, int(k), edge_periods(v[p], v[q]))});
-        }
+    const int64_t length = b.j1 - b.j0, count = b.size() / std::max<int64_t>(1, length);
+    for (int64_t r = 0; r < count; ++r) rows.push_back({b.pixel(r * length, H, W), length, int(k)});
   }
+  std::vector<int64_t> start(rows.size() + 1, 0);
+  auto unmasked = [&](int64_t p, int64_t q) { return m[p] == 0 && m[q] == 0; };
+  parallel_for(int64_t(rows.size()), 8, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const Row& row = rows[size_t(r)];
+      const int64_t delta = blocks[size_t(row.block)].delta;
+      int64_t c = 0;
+      for (int64_t p = row.first; p < row.first + row.length; ++p) c += unmasked(p, p + delta);
+      start[size_t(r) + 1] = c;
+    }
+  });
+  for (size_t r = 0; r < rows.size(); ++r) start[r + 1] += start[r];
+  std::vector<EdgeKey> edges(static_cast<size_t>(start.back()));
+  bool nan = false;
+  parallel_for(int64_t(rows.size()), 8, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const Row& row = rows[size_t(r)];
+      const int64_t delta = blocks[size_t(row.block)].delta;
+      EdgeKey* out = edges.data() + start[size_t(r)];
+      for (int64_t p = row.first; p < row.first + row.length; ++p) {
+        const int64_t q = p + delta;
+        if (!unmasked(p, q)) continue;
+        const double reliab = rel[size_t(p)] + rel[size_t(q)];
+        if (std::isnan(reliab)) __atomic_store_n(&nan, true, __ATOMIC_RELAXED);
+        *out++ = {reliab, edge_code(p, row.block, edge_periods(v[p], v[q]))};
+      }
+    }
+  });
+  if (nan) refuse_nan_reliabilities();
+
   const std::vector<int64_t> order = merge_order(edges);
   const std::vector<int32_t> inc = merge_groups(V, order.size(), [&](size_t k) { return order[k]; }, blocks);
 
