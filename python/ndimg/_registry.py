@@ -3249,6 +3249,12 @@ def _fd_det(ndim, sigma=1, approximate=True, **_):
     return _fd_hessian(ndim, sigma)
 
 
+def _fd_mbf(ndim, sigma_min=0.5, sigma_max=16, num_sigma=None, channel_axis=None, **_):
+    """multiscale_basic_features: the largest blur, then the Sobel magnitude or two central differences; its
+    result has another shape (a features axis): its dask= path applies this halo."""
+    return max(_gauss_radius(float(sigma_max)), _gauss_radius(float(sigma_min))) + 2
+
+
 _FD_ST = dict(family="separable", dtypes=ALL, rtol=1e-4, atol=1e-5)
 _FD_HESS_CASES = (case(use_gaussian_derivatives=False), case(sigma=2.5, use_gaussian_derivatives=True),
                   case(sigma=0.8, use_gaussian_derivatives=True, mode="reflect"),
@@ -3332,6 +3338,16 @@ register("feature", "blob_doh", f"{_FB}:blob_doh", ndim=(2,),
                 case(max_sigma=6, threshold=None, threshold_rel=0.2), case(max_sigma=6, overlap=0.1, threshold=0.0001),
                 case(max_sigma=6, threshold=0.001, _inputs=("image",))),
          bad=(bad(ValueError, _shape=(7, 9, 11)),), bench=(("2d_f32", dict(max_sigma=20, threshold=0.005)),), **_FB_KW)
+register("feature", "multiscale_basic_features", "ndimg.feature._basic_features:multiscale_basic_features",
+         dtypes=ALL, family="separable", rtol=1e-4, atol=1e-5, halo=_fd_mbf,
+         dask="ndimg.feature._basic_features:multiscale_basic_features_dask",
+         known_differences={f"{k}:3d": "3-D NaN/inf Hessian: scikit-image raises LinAlgError (eigvalsh does not "
+                            "converge), ndimg's per-pixel eigenvalues are NaN there" for k in ("nan", "inf", "1e308")},
+         cases=(case(), case(sigma_min=1, sigma_max=4), case(intensity=False, num_sigma=2, sigma_max=3),
+                case(edges=False, texture=False, sigma_max=2), case(texture=False, sigma_min=1, sigma_max=8),
+                case(channel_axis=-1, sigma_max=4, _ndim=(3,)), case(channel_axis=0, sigma_max=2, _ndim=(3,))),
+         bad=(bad(ValueError, intensity=False, edges=False, texture=False), bad(ValueError, workers=0)),
+         bench=(("2d_f32", dict(sigma_max=8)), ("2d_rgb_u8", dict(sigma_max=4, channel_axis=-1))))
 # --- end feature: derivative features, peaks and blobs
 
 
