@@ -58,17 +58,67 @@ NDIMG_HD O convert(Val v) {
 // scikit-image's round (_shared/interpolation.pxd): half away from zero, truncated to an integer.
 NDIMG_HD int64_t round_half_away(double r) { return int64_t(r > 0.0 ? r + 0.5 : r - 0.5); }
 
+// Window histograms keep, beside the count of every bin, the count of every group of kGroup bins, so that
+// the statistics' scans pass over empty groups and over groups their running count cannot stop in. A
+// histogram H gives h[i] (bin i) and h.group(j) (bins j * kGroup to j * kGroup + kGroup - 1).
+constexpr int kGroupShift = 4;
+constexpr int64_t kGroup = int64_t(1) << kGroupShift;
+NDIMG_HD int64_t groups_of(int64_t n) { return (n + kGroup - 1) >> kGroupShift; }
+
+// The lowest nonzero bin at or above `from` (n if none).
+template <class H>
+NDIMG_HD int64_t next_nonzero(const H& h, int64_t from, int64_t n) {
+  for (int64_t j = from >> kGroupShift; j < groups_of(n); ++j) {
+    if (!h.group(j)) continue;
+    const int64_t end = (j + 1) * kGroup < n ? (j + 1) * kGroup : n;
+    for (int64_t i = j * kGroup > from ? j * kGroup : from; i < end; ++i)
+      if (h[i]) return i;
+  }
+  return n;
+}
+// The highest nonzero bin at or below `from` (-1 if none).
+template <class H>
+NDIMG_HD int64_t prev_nonzero(const H& h, int64_t from) {
+  for (int64_t j = from >> kGroupShift; j >= 0; --j) {
+    if (!h.group(j)) continue;
+    for (int64_t i = (j + 1) * kGroup - 1 < from ? (j + 1) * kGroup - 1 : from; i >= j * kGroup; --i)
+      if (h[i]) return i;
+  }
+  return -1;
+}
 template <class H>
 NDIMG_HD int64_t first_nonzero(const H& h, int64_t n) {
-  for (int64_t i = 0; i < n; ++i)
-    if (h[i]) return i;
-  return 0;
+  const int64_t i = next_nonzero(h, 0, n);
+  return i < n ? i : 0;
 }
 template <class H>
 NDIMG_HD int64_t last_nonzero(const H& h, int64_t n) {
-  for (int64_t i = n - 1; i >= 0; --i)
-    if (h[i]) return i;
-  return 0;
+  const int64_t i = prev_nonzero(h, n - 1);
+  return i >= 0 ? i : 0;
+}
+
+// The first bin whose running count from bin 0 (or, Down, from bin n - 1) satisfies `pass`, a condition
+// that stays true once true as the count grows (n, or -1 Down, if none): a group whose whole count would
+// not pass is stepped over.
+template <bool Down = false, class H, class P>
+NDIMG_HD int64_t first_passing(const H& h, int64_t n, P pass) {
+  int64_t cum = 0;
+  const int64_t ng = groups_of(n);
+  for (int64_t k = 0; k < ng; ++k) {
+    const int64_t j = Down ? ng - 1 - k : k;
+    const int64_t g = h.group(j);
+    if (!pass(cum + g)) {
+      cum += g;
+      continue;
+    }
+    const int64_t lo = j * kGroup, hi = (j + 1) * kGroup < n ? (j + 1) * kGroup - 1 : n - 1;
+    for (int64_t m = 0; m <= hi - lo; ++m) {
+      const int64_t i = Down ? hi - m : lo + m;
+      cum += h[i];
+      if (pass(cum)) return i;
+    }
+  }
+  return Down ? -1 : n;
 }
 
 // The percentile kernels' lower and upper grey levels: the first bin whose running count from below passes
@@ -77,39 +127,25 @@ NDIMG_HD int64_t last_nonzero(const H& h, int64_t n) {
 template <bool Strict, class H>
 NDIMG_HD void percentile_bounds(const H& h, int64_t n, double pop, double p0, double p1, int64_t& imin,
                                 int64_t& imax) {
-  imin = imax = 0;
   const double lo = p0 * pop, hi = (1.0 - p1) * pop;
-  int64_t sum = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    sum += h[i];
-    if (Strict ? double(sum) > lo : double(sum) >= lo) {
-      imin = i;
-      break;
-    }
-  }
-  sum = 0;
-  for (int64_t i = n - 1; i >= 0; --i) {
-    sum += h[i];
-    if (Strict ? double(sum) > hi : double(sum) >= hi) {
-      imax = i;
-      break;
-    }
-  }
+  imin = first_passing(h, n, [lo](int64_t c) { return Strict ? double(c) > lo : double(c) >= lo; });
+  imax = first_passing<true>(h, n, [hi](int64_t c) { return Strict ? double(c) > hi : double(c) >= hi; });
+  if (imin == n) imin = 0;
+  if (imax < 0) imax = 0;
 }
 
-// Count and sum of the grey levels whose running count from below lies within [p0 * pop, p1 * pop].
+// Count and sum of the grey levels whose running count from below lies within [p0 * pop, p1 * pop]: the
+// bins from the first whose count reaches p0 * pop to the last whose count stays within p1 * pop.
 template <class H>
 NDIMG_HD void percentile_band(const H& h, int64_t n, double pop, double p0, double p1, int64_t& count,
                               int64_t& total) {
   const double lo = p0 * pop, hi = p1 * pop;
-  int64_t sum = 0;
+  const int64_t a = first_passing(h, n, [lo](int64_t c) { return double(c) >= lo; });
+  const int64_t b = first_passing(h, n, [hi](int64_t c) { return double(c) > hi; }) - 1;
   count = total = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    sum += h[i];
-    if (double(sum) >= lo && double(sum) <= hi) {
-      count += h[i];
-      total += h[i] * i;
-    }
+  for (int64_t i = a; i <= b; ++i) {
+    count += h[i];
+    total += h[i] * i;
   }
 }
 
@@ -125,17 +161,28 @@ NDIMG_HD void bilateral_band(const H& h, int64_t n, int64_t g, int64_t s0, int64
   }
 }
 
+// Calls f(i, count) for every nonzero bin from `from` up, in order, while f returns true.
+template <class H, class F>
+NDIMG_HD void for_nonzero(const H& h, int64_t from, int64_t n, F f) {
+  for (int64_t j = from >> kGroupShift; j < groups_of(n); ++j) {
+    if (!h.group(j)) continue;
+    const int64_t end = (j + 1) * kGroup < n ? (j + 1) * kGroup : n;
+    for (int64_t i = j * kGroup > from ? j * kGroup : from; i < end; ++i) {
+      const int64_t c = h[i];
+      if (c && !f(i, c)) return;
+    }
+  }
+}
+
 // Otsu's threshold of the window (generic_cy's _kernel_otsu): the between-class variance in double, each
 // product rounded on its own.
 template <class H>
 NDIMG_HD int64_t otsu_level(const H& h, int64_t n, double pop, int64_t mu) {
   int64_t max_i = 0, q1 = h[0], mu1 = 0;
   double max_sigma = 0.0;
-  for (int64_t i = 1; i < n; ++i) {
-    const int64_t P = h[i];
-    if (P == 0) continue;
+  for_nonzero(h, 1, n, [&](int64_t i, int64_t P) {
     q1 += P;
-    if (double(q1) == pop) break;
+    if (double(q1) == pop) return false;
     mu1 += i * P;
     const int64_t mu2 = mu - mu1;
     const double rest = sub_rn(pop, double(q1));
@@ -145,7 +192,8 @@ NDIMG_HD int64_t otsu_level(const H& h, int64_t n, double pop, int64_t mu) {
       max_sigma = sigma;
       max_i = i;
     }
-  }
+    return true;
+  });
   return max_i;
 }
 
@@ -157,11 +205,9 @@ NDIMG_HD Val statistic(const Geometry& q, const H& h, int64_t popi, int64_t wsum
   const double pop = double(popi);
   if (q.stat == kNoiseFilter) {  // the only kernel without the empty-window exit
     if (h[g] > 0) return ival(0);
-    int64_t i = g;
-    for (; i > 0 && !h[i]; --i) {}
-    const int64_t below = g - i;
-    for (i = g; i < n - 1 && !h[i]; ++i) {}
-    return ival(i - g < below ? i - g : below);
+    const int64_t down = prev_nonzero(h, g), up = next_nonzero(h, g, n);
+    const int64_t below = g - (down >= 0 ? down : 0), above = (up < n ? up : n - 1) - g;
+    return ival(above < below ? above : below);
   }
   if (popi == 0) return ival(0);
   switch (q.stat) {
@@ -169,12 +215,10 @@ NDIMG_HD Val statistic(const Geometry& q, const H& h, int64_t popi, int64_t wsum
       const int64_t imax = last_nonzero(h, n), imin = first_nonzero(h, n), delta = imax - imin;
       return ival(delta > 0 ? (n - 1) * (g - imin) / delta : 0);
     }
-    case kEqualize: {
+    case kEqualize: {  // the count of bins 0 to g
       int64_t sum = 0;
-      for (int64_t i = 0; i < n; ++i) {
-        sum += h[i];
-        if (i >= g) break;
-      }
+      for (int64_t j = 0; j < (g >> kGroupShift); ++j) sum += h.group(j);
+      for (int64_t i = g & ~(kGroup - 1); i <= g && i < n; ++i) sum += h[i];
       return fval(double((n - 1) * sum) / pop);
     }
     case kGradient: return ival(last_nonzero(h, n) - first_nonzero(h, n));
@@ -182,29 +226,31 @@ NDIMG_HD Val statistic(const Geometry& q, const H& h, int64_t popi, int64_t wsum
     case kMean: return fval(double(wsum) / pop);
     case kGeometricMean: {
       double m = 0.0;
-      for (int64_t i = 0; i < n; ++i)
-        if (h[i]) m += double(h[i]) * log(double(i + 1));
+      for_nonzero(h, 0, n, [&](int64_t i, int64_t c) {
+        m += double(c) * log(double(i + 1));
+        return true;
+      });
       return ival(round_half_away(exp(m / pop) - 1.0));
     }
     case kSubtractMean: return fval((double(g) - double(wsum) / pop) / 2.0 + double(q.mid_bin) - 1.0);
-    case kMedian: {
-      double rest = pop / 2.0;
-      for (int64_t i = 0; i < n; ++i)
-        if (h[i]) {
-          rest -= double(h[i]);
-          if (rest < 0) return ival(i);
-        }
-      return ival(0);
+    case kMedian: {  // the first level whose running count passes half the window (rest = pop / 2 - count < 0)
+      const double half = pop / 2.0;
+      const int64_t i = first_passing(h, n, [half](int64_t c) { return half - double(c) < 0; });
+      return ival(i < n ? i : 0);
     }
     case kMinimum: return ival(first_nonzero(h, n));
     case kModal:
-    case kMajority: {  // the first of the most frequent levels
+    case kMajority: {  // the first of the most frequent levels (empty groups stepped over)
       int64_t best = 0, level = 0;
-      for (int64_t i = 0; i < n; ++i)
-        if (h[i] > best) {
-          best = h[i];
-          level = i;
-        }
+      for (int64_t j = 0; j < groups_of(n); ++j) {
+        if (!h.group(j)) continue;
+        const int64_t end = (j + 1) * kGroup < n ? (j + 1) * kGroup : n;
+        for (int64_t i = j * kGroup; i < end; ++i)
+          if (h[i] > best) {
+            best = h[i];
+            level = i;
+          }
+      }
       return ival(level);
     }
     case kEnhanceContrast: {
@@ -214,12 +260,13 @@ NDIMG_HD Val statistic(const Geometry& q, const H& h, int64_t popi, int64_t wsum
     case kPop: return fval(pop);
     case kSum: return ival(wsum);
     case kThreshold: return ival(double(g) > double(wsum) / pop);
-    case kEntropy: {
+    case kEntropy: {  // empty bins (p = 0) add nothing
       double e = 0.0;
-      for (int64_t i = 0; i < n; ++i) {
-        const double p = double(h[i]) / pop;
-        if (p > 0) e -= mul_rn(p, log(p)) / 0.6931471805599453;
-      }
+      for_nonzero(h, 0, n, [&](int64_t, int64_t c) {
+        const double p = double(c) / pop;
+        e -= mul_rn(p, log(p)) / 0.6931471805599453;
+        return true;
+      });
       return fval(e);
     }
     case kOtsu: return ival(otsu_level(h, n, pop, wsum));
@@ -254,21 +301,14 @@ NDIMG_HD Val statistic(const Geometry& q, const H& h, int64_t popi, int64_t wsum
       return fval(double(g - total / count) * 0.5 + double(q.mid_bin));
     }
     case kPercentile: {
-      int64_t i = 0;
       if (q.p0 == 1) return ival(last_nonzero(h, n));
-      int64_t sum = 0;
-      for (; i < n; ++i) {
-        sum += h[i];
-        if (double(sum) > q.p0 * pop) return ival(i);
-      }
-      return ival(n - 1);  // no level passes: the loop's last
+      const double lo = q.p0 * pop;
+      const int64_t i = first_passing(h, n, [lo](int64_t c) { return double(c) > lo; });
+      return ival(i < n ? i : n - 1);  // no level passes: the loop's last
     }
     case kThresholdP: {
-      int64_t i = 0, sum = 0;
-      for (; i < n; ++i) {
-        sum += h[i];
-        if (double(sum) >= q.p0 * pop) break;
-      }
+      const double lo = q.p0 * pop;
+      int64_t i = first_passing(h, n, [lo](int64_t c) { return double(c) >= lo; });
       if (i == n) i = n - 1;
       return ival((n - 1) * (g >= i));
     }

@@ -13,6 +13,14 @@ namespace {
 
 using namespace math;
 
+// A thread's window histogram: the bins, then their groups' counts.
+struct Hist {
+  int32_t* bins;
+  int32_t* groups;
+  int32_t operator[](int64_t i) const { return bins[i]; }
+  int32_t group(int64_t j) const { return groups[j]; }
+};
+
 // One footprint list element on the current line: the start of its image row and its column offset.
 struct Tap {
   int64_t base;
@@ -27,7 +35,8 @@ void run(const View& image, const View& mask, const Offset* lists, const Geometr
   const int64_t R = q.rows, C = q.cols;
   const int64_t line_cost = C * (q.n_east + q.n_west + std::min<int64_t>(q.n_bins, 256)) + q.n_full;
   parallel_for(q.planes * R, std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(1, line_cost)), [&](int64_t l0, int64_t l1) {
-    std::vector<int32_t> hist(size_t(q.n_bins));
+    std::vector<int32_t> hist(size_t(q.n_bins + groups_of(q.n_bins)));
+    const Hist h{hist.data(), hist.data() + q.n_bins};
     std::vector<Tap> full, east, west;
     for (int64_t line = l0; line < l1; ++line) {
       const int64_t p = line / R, r = line % R;
@@ -47,14 +56,14 @@ void run(const View& image, const View& mask, const Offset* lists, const Geometr
       auto add = [&](int64_t at, int sign) {
         if (msk && !msk[at]) return;
         const int64_t v = src[at];
-        hist[size_t(v)] += sign;
+        h.bins[v] += sign;
+        h.groups[v >> kGroupShift] += sign;
         pop += sign;
         wsum += sign * v;
       };
       for (const Tap& t : full)
         if (t.dc >= 0 && t.dc < C) add(t.base + t.dc, 1);
       const int64_t row = line * C;
-      const int32_t* h = hist.data();
       store(q, h, pop, wsum, int64_t(src[row]), dst + row * q.odepth);
       for (int64_t col = 1; col < C; ++col) {
         // columns inside the image for every tap: no column checks

@@ -19,12 +19,13 @@ constexpr unsigned kThreads = 64;
 constexpr int64_t kSharedBytes = 48 * 1024;
 constexpr int64_t kScratchBytes = int64_t(256) << 20;
 
-// One thread's histogram: bin i at p[i * stride].
+// One thread's histogram: bin i at p[i * stride], then the groups' counts (group j at p[(n + j) * stride]).
 template <class Count>
 struct Strided {
   Count* p;
-  int64_t stride;
+  int64_t stride, n;
   __host__ __device__ Count& operator[](int64_t i) const { return p[i * stride]; }
+  __host__ __device__ Count& group(int64_t j) const { return p[(n + j) * stride]; }
 };
 
 template <class T, class O, class Count, bool Shared>
@@ -33,8 +34,9 @@ __global__ void rank_kernel(const T* __restrict__ src, const uint8_t* __restrict
   extern __shared__ unsigned char smem[];
   const int64_t gtid = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const int64_t nthreads = int64_t(gridDim.x) * blockDim.x;
-  const Strided<Count> h = Shared ? Strided<Count>{reinterpret_cast<Count*>(smem) + threadIdx.x, int64_t(blockDim.x)}
-                                  : Strided<Count>{scratch + gtid, nthreads};
+  const Strided<Count> h = Shared ? Strided<Count>{reinterpret_cast<Count*>(smem) + threadIdx.x, int64_t(blockDim.x), q.n_bins}
+                                  : Strided<Count>{scratch + gtid, nthreads, q.n_bins};
+  const int64_t slots = q.n_bins + groups_of(q.n_bins);
   const int64_t R = q.rows, C = q.cols, segs = (C + kSegment - 1) / kSegment, items = q.planes * R * segs;
   const Offset* east = lists + q.n_full;
   const Offset* west = east + q.n_east;
@@ -42,7 +44,7 @@ __global__ void rank_kernel(const T* __restrict__ src, const uint8_t* __restrict
   for (int64_t item = gtid; item < items; item += nthreads) {
     const int64_t line = item / segs, c0 = (item % segs) * kSegment, c1 = min(C, c0 + kSegment);
     const int64_t p = line / R, r = line % R, row = line * C;
-    for (int64_t i = 0; i < q.n_bins; ++i) h[i] = 0;
+    for (int64_t i = 0; i < slots; ++i) h[i] = 0;
     int64_t pop = 0, wsum = 0;
     auto tap = [&](const Offset& o, int64_t col, int sign) {
       const int64_t pp = p + o.dp, rr = r + o.dr, cc = col + o.dc;
@@ -51,6 +53,7 @@ __global__ void rank_kernel(const T* __restrict__ src, const uint8_t* __restrict
       if (msk && !msk[at]) return;
       const int64_t v = src[at];
       h[v] += Count(sign);
+      h.group(v >> kGroupShift) += Count(sign);
       pop += sign;
       wsum += sign * v;
     };
@@ -74,15 +77,16 @@ void launch(const View& image, const View& mask, const Offset* lists, const Geom
     cuda::check(cudaMemcpyAsync(dlists.get<void>(), lists, list_bytes, cudaMemcpyHostToDevice, s), op);
   const T* src = image.ptr<T>();
   const uint8_t* msk = q.use_mask ? mask.ptr<uint8_t>() : nullptr;
-  const int64_t shared = q.n_bins * int64_t(kThreads) * int64_t(sizeof(uint16_t));
+  const int64_t slots = q.n_bins + groups_of(q.n_bins);
+  const int64_t shared = slots * int64_t(kThreads) * int64_t(sizeof(uint16_t));
   if (q.n_full < 65536 && shared <= kSharedBytes) {
     const unsigned blocks = unsigned(std::max<int64_t>(1, std::min<int64_t>((items + kThreads - 1) / kThreads, 1 << 20)));
     rank_kernel<T, O, uint16_t, true><<<blocks, kThreads, size_t(shared), s>>>(src, msk, dlists.get<Offset>(), q,
                                                                                out.ptr<O>(), nullptr);
   } else {
     const int64_t threads = std::max<int64_t>(
-        kThreads, std::min<int64_t>(items, kScratchBytes / (q.n_bins * int64_t(sizeof(int32_t)))) / kThreads * kThreads);
-    cuda::Scratch hist(size_t(threads * q.n_bins) * sizeof(int32_t), s, op);
+        kThreads, std::min<int64_t>(items, kScratchBytes / (slots * int64_t(sizeof(int32_t)))) / kThreads * kThreads);
+    cuda::Scratch hist(size_t(threads * slots) * sizeof(int32_t), s, op);
     rank_kernel<T, O, int32_t, false><<<unsigned(threads / kThreads), kThreads, 0, s>>>(
         src, msk, dlists.get<Offset>(), q, out.ptr<O>(), hist.get<int32_t>());
   }
