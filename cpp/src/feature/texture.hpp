@@ -2,8 +2,10 @@
 // (scikit-image's Cython loops, rounding step for step), and the schedules' declarations. The entries are in
 // texture.cpp.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <span>
 
 #include "core/engine.hpp"
 #include "ndimg/feature_texture.hpp"
@@ -11,11 +13,26 @@
 
 namespace ndimg::feature {
 
-// scikit-image's bilinear_interpolation of a float64 image in mode 'C' with cval 0.
+// floor and ceil of a finite double as integers (no libm call on hosts without SSE4.1's roundsd)
+NDIMG_HD int64_t floor_int(double x) {
+  const int64_t i = int64_t(x);
+  return double(i) > x ? i - 1 : i;
+}
+NDIMG_HD int64_t ceil_int(double x) {
+  const int64_t i = int64_t(x);
+  return double(i) < x ? i + 1 : i;
+}
+
+// scikit-image's bilinear_interpolation of a float64 image in mode 'C' with cval 0. Inside: all four
+// neighbours are known to lie in the image.
+template <bool Inside>
 NDIMG_HD double bilinear_zero(const double* img, int64_t rows, int64_t cols, double r, double c) {
-  const int64_t r0 = int64_t(floor(r)), c0 = int64_t(floor(c)), r1 = int64_t(ceil(r)), c1 = int64_t(ceil(c));
+  const int64_t r0 = floor_int(r), c0 = floor_int(c), r1 = ceil_int(r), c1 = ceil_int(c);
   const double dr = r - double(r0), dc = c - double(c0);
-  auto px = [&](int64_t y, int64_t x) { return y < 0 || y >= rows || x < 0 || x >= cols ? 0.0 : img[y * cols + x]; };
+  auto px = [&](int64_t y, int64_t x) {
+    if constexpr (Inside) return img[y * cols + x];
+    else return y < 0 || y >= rows || x < 0 || x >= cols ? 0.0 : img[y * cols + x];
+  };
   const double top = add_rn(mul_rn(1.0 - dc, px(r0, c0)), mul_rn(dc, px(r0, c1)));
   const double bottom = add_rn(mul_rn(1.0 - dc, px(r1, c0)), mul_rn(dc, px(r1, c1)));
   return add_rn(mul_rn(1.0 - dr, top), mul_rn(dr, bottom));
@@ -24,71 +41,94 @@ NDIMG_HD double bilinear_zero(const double* img, int64_t rows, int64_t cols, dou
 // 2**i in int32 as NumPy's 2 ** arange(P, dtype=int32) wraps it.
 NDIMG_HD int32_t lbp_weight(int64_t i) { return i < 31 ? int32_t(1) << i : i == 31 ? INT32_MIN : 0; }
 
-// One pixel's pattern. The samples stream through once, keeping what each method needs (scikit-image keeps
+// One pixel's pattern. The samples stream through once, keeping what the method needs (scikit-image keeps
 // them in arrays): the pattern bits as the int32 sum of weights, their changes, the number of ones and the
-// first one and zero (int8, as there), the sum and the sum of squares.
+// first one and zero (int8, as there), the sum and the sum of squares. `margin`: no sample of a pixel that
+// far from the border leaves the image.
+template <LbpMethod M>
 struct LocalBinaryPattern {
   const double* img;
   double* out;
   const double* rp;
   const double* cp;
-  int64_t rows, cols, P;
-  LbpMethod method;
+  int64_t rows, cols, P, margin;
 
   NDIMG_HD void operator()(int64_t r, int64_t c) const {
+    const bool inside = r >= margin && r < rows - margin && c >= margin && c < cols - margin;
+    out[r * cols + c] = inside ? pixel<true>(r, c) : pixel<false>(r, c);
+  }
+  template <bool Inside>
+  NDIMG_HD double pixel(int64_t r, int64_t c) const {
     const double centre = img[r * cols + c];
     double code = 0, sum = 0, sq = 0;
     int64_t changes = 0, ones = 0;
     int8_t first_one = -1, first_zero = -1;
     bool prev = false;
     for (int64_t i = 0; i < P; ++i) {
-      const double t = bilinear_zero(img, rows, cols, double(r) + rp[i], double(c) + cp[i]);
-      const bool bit = t - centre >= 0;
-      if (method == LbpMethod::Var) {
+      const double t = bilinear_zero<Inside>(img, rows, cols, double(r) + rp[i], double(c) + cp[i]);
+      if constexpr (M == LbpMethod::Var) {
         sum = add_rn(sum, t);
         sq = add_rn(sq, square_rn(t));
-        continue;
-      }
-      if (i > 0 && bit != prev) ++changes;
-      prev = bit;
-      if (bit) {
-        ++ones;
-        if (first_one == -1) first_one = int8_t(i);
-        code += double(lbp_weight(i));
-      } else if (first_zero == -1) {
-        first_zero = int8_t(i);
-      }
-    }
-    double lbp = 0;
-    switch (method) {
-      case LbpMethod::Var: {
-        const double var = (sq - square_rn(sum) / double(P)) / double(P);
-        lbp = var != 0 ? var : NAN;
-        break;
-      }
-      case LbpMethod::Uniform: lbp = double(changes <= 2 ? ones : P + 1); break;
-      case LbpMethod::NriUniform:
-        if (changes > 2) lbp = double(P * (P - 1) + 2);
-        else if (ones == 0) lbp = 0;
-        else if (ones == P) lbp = double(P * (P - 1) + 1);
-        else lbp = double(1 + (ones - 1) * P + (first_one == 0 ? ones - first_zero : P - first_one));
-        break;
-      case LbpMethod::Ror: {
-        // the smallest right rotation of the P-bit code, in int32 as x86 shifts it (the count taken mod 32)
-        int32_t v = int32_t(code), best = v;
-        const int shift = int((P - 1) & 31);
-        for (int64_t i = 1; i < P; ++i) {
-          v = int32_t((v >> 1) | int32_t(uint32_t(v & 1) << shift));
-          if (v < best) best = v;
+      } else {
+        const bool bit = t - centre >= 0;
+        if (i > 0 && bit != prev) ++changes;
+        prev = bit;
+        if (bit) {
+          ++ones;
+          if (first_one == -1) first_one = int8_t(i);
+          code += double(lbp_weight(i));
+        } else if (first_zero == -1) {
+          first_zero = int8_t(i);
         }
-        lbp = double(best);
-        break;
       }
-      default: lbp = code;
     }
-    out[r * cols + c] = lbp;
+    if constexpr (M == LbpMethod::Var) {
+      const double var = (sq - square_rn(sum) / double(P)) / double(P);
+      return var != 0 ? var : NAN;
+    } else if constexpr (M == LbpMethod::Uniform) {
+      return double(changes <= 2 ? ones : P + 1);
+    } else if constexpr (M == LbpMethod::NriUniform) {
+      if (changes > 2) return double(P * (P - 1) + 2);
+      if (ones == 0) return 0;
+      if (ones == P) return double(P * (P - 1) + 1);
+      return double(1 + (ones - 1) * P + (first_one == 0 ? ones - first_zero : P - first_one));
+    } else if constexpr (M == LbpMethod::Ror) {
+      // the smallest right rotation of the P-bit code, in int32 as x86 shifts it (the count taken mod 32)
+      int32_t v = int32_t(code), best = v;
+      const int shift = int((P - 1) & 31);
+      for (int64_t i = 1; i < P; ++i) {
+        v = int32_t((v >> 1) | int32_t(uint32_t(v & 1) << shift));
+        if (v < best) best = v;
+      }
+      return double(best);
+    } else {
+      return code;
+    }
   }
 };
+
+// Calls f.template operator()<M>() with the method as a compile-time constant.
+template <class F>
+void dispatch_lbp(LbpMethod m, F&& f) {
+  switch (m) {
+    case LbpMethod::Ror: return f.template operator()<LbpMethod::Ror>();
+    case LbpMethod::Uniform: return f.template operator()<LbpMethod::Uniform>();
+    case LbpMethod::NriUniform: return f.template operator()<LbpMethod::NriUniform>();
+    case LbpMethod::Var: return f.template operator()<LbpMethod::Var>();
+    default: return f.template operator()<LbpMethod::Default>();
+  }
+}
+
+// Rows (and columns) a pixel must be from the border for all its samples to lie inside the image.
+inline int64_t lbp_margin(std::span<const double> rp, std::span<const double> cp) {
+  int64_t m = 0;
+  for (size_t i = 0; i < rp.size(); ++i)
+    for (double v : {rp[i], cp[i]}) {
+      if (!(std::fabs(v) < 1e15)) return INT64_MAX / 4;   // inf, NaN: every pixel on the checked path
+      m = std::max<int64_t>(m, std::max(-floor_int(v), ceil_int(v)));
+    }
+  return m + 1;
+}
 
 // FAST's circle of 16 pixels at radius 3, clockwise from the right.
 NDIMG_HD int fast_dr(int k) {
@@ -97,9 +137,21 @@ NDIMG_HD int fast_dr(int k) {
 }
 NDIMG_HD int fast_dc(int k) { return fast_dr((k + 4) & 15); }
 
-// One pixel's FAST response: 0, or the sum of |circle - centre| where n contiguous circle pixels (the circle
-// read twice round) are all brighter, else all darker, than the centre by more than the threshold. The
-// counter is a signed char and the sum a T added in double, as scikit-image's C.
+// Whether the circular 16-bit `mask` holds n contiguous set bits as scikit-image's segment test finds them
+// (it reads the circle 15 + n pixels round, counting in a signed char): all 16 set meets any n > 0.
+NDIMG_HD bool fast_run(uint32_t mask, int n) {
+  if (n <= 0) return false;
+  if (mask == 0xFFFFu) return true;
+  if (n > 16) return false;
+  const uint32_t twice = mask | (mask << 16);
+  uint32_t run = twice;
+  for (int i = 1; i < n; ++i) run &= twice >> i;
+  return (run & 0xFFFFu) != 0;
+}
+
+// One pixel's FAST response: 0, or the sum of |circle - centre| where n contiguous circle pixels are all
+// brighter, or all darker, than the centre by more than the threshold (scikit-image tries brighter first
+// and darker where that gives 0: the same sum either way). The sum is a T added in double, as its C.
 template <class T>
 struct FastResponse {
   const T* img;
@@ -108,28 +160,6 @@ struct FastResponse {
   int n;
   T threshold;
 
-  NDIMG_HD T at(int64_t r, int64_t c, int k) const { return img[(r + fast_dr(k)) * cols + c + fast_dc(k)]; }
-  // 1 brighter, -1 darker, 0 similar
-  NDIMG_HD int bin(T v, T lower, T upper) const { return v > upper ? 1 : v < lower ? -1 : 0; }
-  NDIMG_HD T response(int64_t r, int64_t c, T centre, T lower, T upper, int state) const {
-    int8_t count = 0;
-    for (int l = 0; l < 15 + n; ++l) {
-      if (bin(at(r, c, l % 16), lower, upper) == state) {
-        count = int8_t(count + 1);
-        if (count == n) {
-          T sum = 0;
-          for (int m = 0; m < 16; ++m) {
-            const T d = sub_rn(at(r, c, m), centre);
-            sum = T(double(sum) + (d < T(0) ? -double(d) : double(d)));
-          }
-          return sum;
-        }
-      } else {
-        count = 0;
-      }
-    }
-    return 0;
-  }
   NDIMG_HD void operator()(int64_t r, int64_t c) const {
     T res = 0;
     if (r >= 3 && r < rows - 3 && c >= 3 && c < cols - 3) res = pixel(r, c);
@@ -138,17 +168,29 @@ struct FastResponse {
   NDIMG_HD T pixel(int64_t r, int64_t c) const {
     const T centre = img[r * cols + c];
     const T lower = sub_rn(centre, threshold), upper = add_rn(centre, threshold);
-    if (n >= 12) {  // the quick test on the four compass points
-      int bright = 0, dark = 0;
-      for (int k = 0; k < 16; k += 4) {
-        const int b = bin(at(r, c, k), lower, upper);
-        bright += b == 1;
-        dark += b == -1;
-      }
-      if (dark < 3 && bright < 3) return 0;
+    T v[16];
+    uint32_t bright = 0, dark = 0;
+#ifdef __CUDACC__
+#pragma unroll
+#endif
+    for (int k = 0; k < 16; ++k) {
+      v[k] = img[(r + fast_dr(k)) * cols + c + fast_dc(k)];
+      if (v[k] > upper) bright |= 1u << k;
+      else if (v[k] < lower) dark |= 1u << k;
     }
-    const T res = response(r, c, centre, lower, upper, 1);
-    return res == T(0) ? response(r, c, centre, lower, upper, -1) : res;
+    // the quick test on pixels 0, 4, 8 and 12
+    auto compass = [](uint32_t m) { return (m & 1) + (m >> 4 & 1) + (m >> 8 & 1) + (m >> 12 & 1); };
+    if (n >= 12 && compass(bright) < 3 && compass(dark) < 3) return 0;
+    if (!fast_run(bright, n) && !fast_run(dark, n)) return 0;
+    T sum = 0;
+#ifdef __CUDACC__
+#pragma unroll
+#endif
+    for (int m = 0; m < 16; ++m) {
+      const T d = sub_rn(v[m], centre);
+      sum = T(double(sum) + (d < T(0) ? -double(d) : double(d)));
+    }
+    return sum;
   }
 };
 

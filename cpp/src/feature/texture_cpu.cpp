@@ -19,10 +19,12 @@ void run_float(const View& image, const View& out, int64_t cost, A... args) {
 
 void local_binary_pattern_cpu(const View& image, std::span<const double> rp, std::span<const double> cp,
                               LbpMethod method, const View& out) {
-  const int64_t P = int64_t(rp.size());
-  each_pixel_cpu(image.shape[0], image.shape[1], 8 * P + 1,
-                 LocalBinaryPattern{image.ptr<double>(), out.ptr<double>(), rp.data(), cp.data(), image.shape[0],
-                                    image.shape[1], P, method});
+  const int64_t P = int64_t(rp.size()), margin = lbp_margin(rp, cp);
+  dispatch_lbp(method, [&]<LbpMethod M>() {
+    each_pixel_cpu(image.shape[0], image.shape[1], 8 * P + 1,
+                   LocalBinaryPattern<M>{image.ptr<double>(), out.ptr<double>(), rp.data(), cp.data(), image.shape[0],
+                                         image.shape[1], P, margin});
+  });
 }
 
 void corner_fast_cpu(const View& image, int n, double threshold, const View& out) {

@@ -17,10 +17,13 @@ void local_binary_pattern_cuda(const View& image, std::span<const double> rp, st
     cuda::check(cudaMemcpyAsync(d, rp.data(), P * sizeof(double), cudaMemcpyHostToDevice, s), op);
     cuda::check(cudaMemcpyAsync(d + P, cp.data(), P * sizeof(double), cudaMemcpyHostToDevice, s), op);
   }
-  each_pixel_cuda(image.shape[0], image.shape[1],
-                  LocalBinaryPattern{image.ptr<double>(), out.ptr<double>(), d, d + P, image.shape[0], image.shape[1],
-                                     P, method},
-                  s, op);
+  const int64_t margin = lbp_margin(rp, cp);
+  dispatch_lbp(method, [&]<LbpMethod M>() {
+    each_pixel_cuda(image.shape[0], image.shape[1],
+                    LocalBinaryPattern<M>{image.ptr<double>(), out.ptr<double>(), d, d + P, image.shape[0],
+                                          image.shape[1], P, margin},
+                    s, op);
+  });
 }
 
 void corner_fast_cuda(const View& image, int n, double threshold, const View& out, StreamHandle stream) {
