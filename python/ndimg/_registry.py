@@ -2939,11 +2939,17 @@ register("feature", "learn_gmm", f"{_FD}._fisher_vector:learn_gmm", inputs=("non
          extra={"tested_in": "tests/feature/test_fisher_vector.py"})
 register("feature", "fisher_vector", f"{_FD}._fisher_vector:fisher_vector", inputs=("none",), ndim=(), cases=(),
          extra={"tested_in": "tests/feature/test_fisher_vector.py"})
+# the two exception types scikit-image's learn_gmm/fisher_vector raise live in its private module: registered
+# there as classes, so that ndimg.accelerate substitutes them too and `except DescriptorException` written
+# against scikit-image's name catches what ndimg raises
+for _name in ("FisherVectorException", "DescriptorException"):
+    register("feature._fisher_vector", _name, f"{_FD}._fisher_vector:{_name}", kind="class", inputs=("none",),
+             ndim=(), cases=(), extra={"tested_in": "tests/feature/test_fisher_vector.py"})
 register("feature", "plot_matched_features", f"{_FD}._util:plot_matched_features", inputs=("none",), ndim=(),
          cases=(), extra={"tested_in": "tests/feature/test_plot_matched_features.py"})
 register("feature", "Cascade", f"{_FD}._cascade:Cascade", kind="class", inputs=("none",), ndim=(), cases=(),
          extra={"tested_in": "tests/feature/test_cascade.py"})
-del _FD, _HC, _HT, _rng, _DB1, _DB2, _DF1, _DF2
+del _FD, _HC, _HT, _name, _rng, _DB1, _DB2, _DF1, _DF2
 # ---- end feature descriptors ----
 
 # ---------------------------------------------------------------------------------------------------

@@ -8,6 +8,9 @@ import numpy as np
 from .._engine import from_working, is_gpu_array, library_of
 from ..ndimage._footprint import to_host
 
+# the registry's names here (the exceptions: scikit-image's private module skimage.feature._fisher_vector)
+__all__ = ["DescriptorException", "FisherVectorException", "fisher_vector", "learn_gmm"]
+
 
 class FisherVectorException(Exception):
     pass
