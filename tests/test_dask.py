@@ -37,6 +37,9 @@ GLOBAL_CALLS = {
     # finite differences are one-sided at the image border, which a wrapped halo would hide
     "feature.hessian_matrix": lambda kw: kw.get("mode") == "wrap" and not kw.get("use_gaussian_derivatives"),
     "feature.shape_index": lambda kw: kw.get("mode") == "wrap",
+    # each label's peaks follow rules over the label's whole extent
+    "feature.peak_local_max": lambda kw: kw.get("labels") is not None,
+    "feature.corner_peaks": lambda kw: kw.get("labels") is not None,
 }
 
 

@@ -3316,9 +3316,11 @@ _FP_CASES = (case(), case(min_distance=3), case(min_distance=2, p_norm=2), case(
 _FP_BAD = (bad(ValueError, exclude_border=-1), bad(ValueError, exclude_border=(1,)),
            bad(TypeError, exclude_border=1.5), bad(TypeError, labels=Arr("image", "float64")))
 register("feature", "peak_local_max", f"{_FP}:peak_local_max", dtypes=NUMERIC, family="rank", cases=_FP_CASES,
+         dask=f"{_FP}_dask:peak_local_max",
          bad=_FP_BAD, bench=(("2d_f32", dict(min_distance=5)), ("2d_f32", dict(min_distance=1)),
                              ("3d_f32", dict(min_distance=2))))
 register("feature", "corner_peaks", f"{_FP}:corner_peaks", dtypes=NUMERIC, family="rank",
+         dask=f"{_FP}_dask:corner_peaks",
          cases=_FP_CASES + (case(indices=False), case(min_distance=2, p_norm=2, indices=False, num_peaks=4)),
          bad=_FP_BAD, bench=(("2d_f32", dict(min_distance=5)),))
 _FB = "ndimg.feature._blob"

@@ -59,6 +59,12 @@ def _high_intensity_peaks(image, mask, num_peaks, min_distance, p_norm):
     intensities = to_host(image[coord])
     coord = np.stack([to_host(c) for c in coord], axis=-1) if coord else np.empty((0, 0), np.intp)
     coord = coord.astype(np.intp, copy=False).reshape(len(intensities), image.ndim)
+    return _select(coord, intensities, num_peaks, min_distance, p_norm)
+
+
+def _select(coord, intensities, num_peaks, min_distance, p_norm):
+    """Candidates (host coordinates in C order and their values) ordered by decreasing value (a stable sort
+    of the negated values: unsigned ones wrap, as scikit-image's), thinned and cut."""
     if intensities.dtype == bool:
         raise TypeError("The numpy boolean negative, the `-` operator, is not supported, use the `~` operator "
                         "or the logical_not function instead.")
@@ -150,6 +156,14 @@ def peak_local_max(image, min_distance=1, threshold_abs=None, threshold_rel=None
     return coords if xp is np else xp.asarray(coords)
 
 
+def _suppress_connected(coords, min_distance, p_norm, num_peaks):
+    """Each peak in order removes the later ones within `min_distance` (at that distance too, as scipy's
+    KD-tree ball query); then the first `num_peaks` (None: all)."""
+    if len(coords):
+        coords = coords[ensure_spacing(coords, spacing=min_distance, p_norm=p_norm, inclusive=True)][:num_peaks]
+    return coords
+
+
 @engine_aware("image", "labels")
 def corner_peaks(image, min_distance=1, threshold_abs=None, threshold_rel=None, exclude_border=True, indices=True,
                  num_peaks=np.inf, footprint=None, labels=None, *, num_peaks_per_label=np.inf, p_norm=np.inf):
@@ -160,9 +174,7 @@ def corner_peaks(image, min_distance=1, threshold_abs=None, threshold_rel=None, 
         num_peaks = None
     coords = _peak_local_max(image, min_distance, threshold_abs, threshold_rel, exclude_border, np.inf,
                              footprint, labels, num_peaks_per_label, np.inf)
-    if len(coords):
-        keep = ensure_spacing(coords, spacing=min_distance, p_norm=p_norm, inclusive=True)
-        coords = coords[keep][:num_peaks]
+    coords = _suppress_connected(coords, min_distance, p_norm, num_peaks)
     if indices:
         return coords if xp is np else xp.asarray(coords)
     peaks = xp.zeros(image.shape, dtype=bool)
