@@ -2891,7 +2891,7 @@ _HC[0] = [[(0, 0), (1, 1)], [(0, 2), (1, 3)]]
 _HC[1] = [[(1, 0), (1, 2)], [(2, 0), (2, 2)], [(3, 0), (3, 2)]]
 _HC[2] = [[(0, 0), (2, 1)], [(0, 2), (2, 3)], [(3, 2), (5, 3)], [(3, 0), (5, 1)]]
 _HT = np.array(["type-2-x", "type-3-y", "type-4"], dtype=object)
-register("feature", "haar_like_feature", f"{_FD}._haar:haar_like_feature", dtypes=ALL, ndim=(2,),
+register("feature", "haar_like_feature", f"{_FD}._haar:haar_like_feature", dtypes=ALL + ("uint64",), ndim=(2,),
          cases=(case(r=0, c=0, width=6, height=5), case(r=2, c=3, width=8, height=9, feature_type="type-4"),
                 case(r=1, c=1, width=7, height=6, feature_type=["type-3-x", "type-2-y"]),
                 case(r=4, c=5, width=6, height=7, feature_type=_HT, feature_coord=_HC, _id="feature_coord")),
