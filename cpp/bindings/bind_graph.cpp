@@ -112,9 +112,8 @@ NDIMG_BINDINGS(graph) {
         const bool hooked = !travel_fn.is_none() || !goal_fn.is_none() || !examine_fn.is_none() ||
                             !update_fn.is_none() || idmap.has_value();
         if (!hooked) {
-          graph::McpHooks none;
           nb::gil_scoped_release nogil;
-          graph::mcp_find_costs(s, heap, none);
+          graph::mcp_find_costs_plain(s, heap);
           return;
         }
         if (s.travel == graph::Travel::Hook && travel_fn.is_none()) throw nb::value_error("mcp_find_costs: no travel cost");

@@ -4,6 +4,7 @@
 // algorithm: it runs on the host for every engine. The hooks (travel cost, goal test, neighbour examination,
 // node update) are a template parameter, so the plain classes run without any indirect call.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -88,11 +89,16 @@ class McpHeap {
     update_one(first_leaf() + at);
     return at;
   }
+  // Refreshes the minima above leaf i. An ancestor whose value does not change leaves those above it as
+  // they are (values are only compared, so a zero of the other sign or which child it came from is no
+  // matter; NaN never equals and goes on up).
   void update_one(int64_t i) {
     if (i % 2 == 0) --i;
     for (int level = levels_; level > 1; --level) {
       const int64_t up = (i - 1) / 2;
-      values_[size_t(up)] = values_[size_t(i)] < values_[size_t(i + 1)] ? values_[size_t(i)] : values_[size_t(i + 1)];
+      const double v = values_[size_t(i)] < values_[size_t(i + 1)] ? values_[size_t(i)] : values_[size_t(i + 1)];
+      if (values_[size_t(up)] == v) break;
+      values_[size_t(up)] = v;
       i = up % 2 ? up : up - 1;
     }
   }
@@ -186,7 +192,12 @@ void mcp_find_costs(const McpSearch& s, McpHeap& heap, Hooks& hooks) {
     s.traceback[s.starts[k]] = -1;
     heap.push(s.use_start_cost ? s.costs[s.starts[k]] : 0.0, s.starts[k]);
   }
-  std::vector<int64_t> coord(size_t(s.ndim));
+  std::vector<int64_t> coord(size_t(s.ndim)), lo(size_t(s.ndim), 0), hi(size_t(s.ndim), 0);
+  for (int i = 0; i < s.n_offsets; ++i)
+    for (int d = 0; d < s.ndim; ++d) {
+      lo[size_t(d)] = std::min<int64_t>(lo[size_t(d)], s.offsets[int64_t(i) * s.ndim + d]);
+      hi[size_t(d)] = std::max<int64_t>(hi[size_t(d)], s.offsets[int64_t(i) * s.ndim + d]);
+    }
   int64_t ends_found = 0;
   for (int64_t iter = 0; iter < s.max_iter; ++iter) {
     if (heap.count() == 0) break;
@@ -210,19 +221,23 @@ void mcp_find_costs(const McpSearch& s, McpHeap& heap, Hooks& hooks) {
     }
     // scikit-image's edge maps skip exactly the offsets that leave the array along some axis
     int64_t rest = index;
+    bool at_edge = false;   // some offset could leave the array: check each one
     for (int d = 0; d < s.ndim; ++d) {
       coord[size_t(d)] = rest % s.shape[d];
       rest /= s.shape[d];
+      at_edge |= coord[size_t(d)] + lo[size_t(d)] < 0 || coord[size_t(d)] + hi[size_t(d)] >= s.shape[d];
     }
     const double cost = s.costs[index];
     for (int i = 0; i < s.n_offsets; ++i) {
-      const int8_t* off = s.offsets + int64_t(i) * s.ndim;
-      bool inside = true;
-      for (int d = 0; d < s.ndim && inside; ++d) {
-        const int64_t c = coord[size_t(d)] + off[d];
-        inside = c >= 0 && c < s.shape[d];
+      if (at_edge) {
+        const int8_t* off = s.offsets + int64_t(i) * s.ndim;
+        bool inside = true;
+        for (int d = 0; d < s.ndim && inside; ++d) {
+          const int64_t c = coord[size_t(d)] + off[d];
+          inside = c >= 0 && c < s.shape[d];
+        }
+        if (!inside) continue;
       }
-      if (!inside) continue;
       const int64_t next = index + s.flat_offsets[i];
       const double length = s.lengths[i];
       if (s.cumulative[next] != inf) {
@@ -246,6 +261,10 @@ void mcp_find_costs(const McpSearch& s, McpHeap& heap, Hooks& hooks) {
     }
   }
 }
+
+// The search without Python hooks (MCP, MCP_Geometric, shortest_path's differences), compiled with the core's
+// optimisation in mcp_cpu.cpp.
+void mcp_find_costs_plain(const McpSearch& s, McpHeap& heap);
 
 // The minimum cost path to `end` (a flat index) back through the traceback offsets: the positions (ndim
 // each, start first) appended to `path`.

@@ -35,16 +35,16 @@ def _raveled_offsets_and_distances(image_shape, *, connectivity=1, spacing=None)
     return raveled[1:], distances[1:]
 
 
-def _sparse(xp, data, rows, cols, m, sparse_type):
+def _csr(xp, data, indices, indptr, m, sparse_type):
     if xp is np:
         from scipy import sparse
 
-        graph = sparse.csr_array((data, (rows, cols)), shape=(m, m))
+        graph = sparse.csr_array((data, indices, indptr), shape=(m, m))
         return sparse.csr_matrix(graph) if sparse_type == "matrix" else graph
     from cupyx.scipy import sparse
 
     cls = sparse.csr_matrix if sparse_type == "matrix" else getattr(sparse, "csr_array", sparse.csr_matrix)
-    return cls((data, (rows, cols)), shape=(m, m))
+    return cls((data, indices.astype(xp.int32), indptr.astype(xp.int32)), shape=(m, m))
 
 
 @engine_aware("image", "mask")
@@ -64,19 +64,25 @@ def pixel_graph(image, *, mask=None, edge_function=None, connectivity=1, spacing
     padded = xp.pad(mask, 1, mode="constant", constant_values=False)
     nodes_padded = xp.flatnonzero(padded)
     offsets, distances = _raveled_offsets_and_distances(padded.shape, connectivity=connectivity, spacing=spacing)
+    # offsets in increasing order give each row's columns sorted: the CSR table is built directly, in the
+    # canonical order scipy's COO conversion gives scikit-image's
+    order = np.argsort(offsets, kind="stable")
+    offsets, distances = offsets[order], distances[order]
+    m = int(nodes_padded.size)
     neighbors_padded = nodes_padded[:, None] + xp.asarray(offsets)
     neighbors_mask = padded.reshape(-1)[neighbors_padded]
+    sequential = xp.empty(padded.size, dtype=xp.int64)
+    sequential[nodes_padded] = xp.arange(m)
+    cols = sequential[neighbors_padded[neighbors_mask]]
+    indptr = xp.zeros(m + 1, dtype=xp.int64)
+    xp.cumsum(neighbors_mask.sum(axis=1), out=indptr[1:])
     nodes = xp.flatnonzero(mask)
-    m = int(nodes.size)
-    rows = xp.broadcast_to(xp.arange(m)[:, None], neighbors_mask.shape)[neighbors_mask]
-    # a masked neighbour is a node: its position among the (sorted) padded nodes is its sequential index
-    cols = xp.searchsorted(nodes_padded, neighbors_padded[neighbors_mask])
-    neighbor_distances = xp.broadcast_to(xp.asarray(distances), neighbors_mask.shape)[neighbors_mask]
-    image_r = image.reshape(-1)
-    data = edge_function(image_r[nodes[rows]], image_r[nodes[cols]], neighbor_distances)
+    values = image.reshape(-1)[nodes]
+    data = edge_function(xp.broadcast_to(values[:, None], neighbors_mask.shape)[neighbors_mask], values[cols],
+                         xp.broadcast_to(xp.asarray(distances), neighbors_mask.shape)[neighbors_mask])
     if sparse_type not in ("matrix", "array"):
         raise ValueError(f"`sparse_type` must be 'array' or 'matrix', got {sparse_type}")
-    return _sparse(xp, data, rows, cols, m, sparse_type), nodes
+    return _csr(xp, data, cols, indptr, m, sparse_type), nodes
 
 
 def central_pixel(graph, nodes=None, shape=None, partition_size=100):

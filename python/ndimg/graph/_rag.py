@@ -87,9 +87,23 @@ class RAG(nx.Graph):
         super().__init__(data, **attr)
         self.max_id = 0 if self.number_of_nodes() == 0 else max(self.nodes())
         if label_image is not None:
-            u, v = _adjacency(label_image, connectivity)
-            for a, b in zip(list(u), list(v)):
-                self.add_edge(a, b)
+            self._add_pairs(*_adjacency(label_image, connectivity))
+
+    def _add_pairs(self, u, v):
+        """add_edge(a, b) for the distinct pairs of arrays u, v in order, an edge already present left as it
+        is: networkx's own insertion written out, the graph's dicts filled in one pass."""
+        if u.size == 0:
+            return
+        adj, nodes = self._adj, self._node
+        for a, b in zip(list(u), list(v)):
+            for n in (a, b):
+                if n not in adj:
+                    adj[n] = self.adjlist_inner_dict_factory()
+                    nodes[n] = self.node_attr_dict_factory()
+            if b not in adj[a]:
+                adj[a][b] = adj[b][a] = self.edge_attr_dict_factory()
+        nx._clear_cache(self)
+        self.max_id = max(self.max_id, max(u.max(), v.max()))
 
     def merge_nodes(self, src, dst, weight_func=min_weight, in_place=True, extra_arguments=None,
                     extra_keywords=None):
@@ -150,6 +164,16 @@ class RAG(nx.Graph):
         super().add_node(n)
 
 
+def _edges(graph):
+    """graph.edges(data=True) as a list, in networkx's order (each edge from its first node), without the
+    view machinery."""
+    seen, out = set(), []
+    for n, nbrs in graph._adj.items():
+        out.extend((n, nbr, d) for nbr, d in nbrs.items() if nbr not in seen)
+        seen.add(n)
+    return out
+
+
 def _channel_sums(image, ids, n):
     """Per dense label id (< n): the float64 sum of each of the 3 colour channels, as scikit-image's
     'total color' += image[index] (a trailing size-1 or scalar pixel broadcast to the 3 channels)."""
@@ -188,14 +212,18 @@ def rag_mean_color(image, labels, connectivity=2, mode="distance", sigma=255.0):
         graph.nodes[n].update({"labels": [n], "pixel count": int(counts[i]), "total color": sums[i].copy()})
     for n in graph:
         graph.nodes[n]["mean color"] = graph.nodes[n]["total color"] / graph.nodes[n]["pixel count"]
-    for x, y, d in graph.edges(data=True):
-        diff = np.linalg.norm(graph.nodes[x]["mean color"] - graph.nodes[y]["mean color"])
-        if mode == "similarity":
-            d["weight"] = math.e ** (-(diff**2) / sigma)
-        elif mode == "distance":
-            d["weight"] = diff
-        else:
-            raise ValueError(f"The mode '{mode}' is not recognised")
+    edges = _edges(graph)
+    if not edges:
+        return graph
+    if mode not in ("similarity", "distance"):
+        raise ValueError(f"The mode '{mode}' is not recognised")
+    mean = {n: d["mean color"] for n, d in graph.nodes(data=True)}
+    d = np.array([mean[x] for x, _, _ in edges]) - np.array([mean[y] for _, y, _ in edges])
+    # np.linalg.norm of each 3-vector: its dot product adds the squares in order
+    diffs = np.sqrt((d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]) + d[:, 2] * d[:, 2])
+    for (_, _, attrs), diff in zip(edges, list(diffs)):
+        # scikit-image's scalar expression (NumPy's array power rounds some values otherwise)
+        attrs["weight"] = math.e ** (-(diff**2) / sigma) if mode == "similarity" else diff
     return graph
 
 
