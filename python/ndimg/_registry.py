@@ -3261,7 +3261,7 @@ def _fd_mbf(ndim, sigma_min=0.5, sigma_max=16, num_sigma=None, channel_axis=None
     return max(_gauss_radius(float(sigma_max)), _gauss_radius(float(sigma_min))) + 2
 
 
-_FD_ST = dict(family="separable", dtypes=ALL, rtol=1e-4, atol=1e-5)
+_FD_ST = dict(family="separable", dtypes=ALL + ("float16",), rtol=1e-4, atol=1e-5)   # float16: in float32
 _FD_HESS_CASES = (case(use_gaussian_derivatives=False), case(sigma=2.5, use_gaussian_derivatives=True),
                   case(sigma=0.8, use_gaussian_derivatives=True, mode="reflect"),
                   case(sigma=1.5, order="xy", use_gaussian_derivatives=False, _ndim=(2,)),
@@ -3324,7 +3324,7 @@ register("feature", "corner_peaks", f"{_FP}:corner_peaks", dtypes=NUMERIC, famil
          cases=_FP_CASES + (case(indices=False), case(min_distance=2, p_norm=2, indices=False, num_peaks=4)),
          bad=_FP_BAD, bench=(("2d_f32", dict(min_distance=5)),))
 _FB = "ndimg.feature._blob"
-_FB_KW = dict(dtypes=ALL, inputs=("smooth:6",), family="separable")
+_FB_KW = dict(dtypes=ALL + ("float16",), inputs=("smooth:6",), family="separable")
 _FB_BAD = (bad(ValueError, exclude_border="x", max_sigma=4),
            bad(ValueError, exclude_border=(1,), max_sigma=4))
 register("feature", "blob_log", f"{_FB}:blob_log",
@@ -3347,7 +3347,7 @@ register("feature", "blob_doh", f"{_FB}:blob_doh", ndim=(2,),
                 case(max_sigma=6, threshold=0.001, _inputs=("image",))),
          bad=(bad(ValueError, _shape=(7, 9, 11)),), bench=(("2d_f32", dict(max_sigma=20, threshold=0.005)),), **_FB_KW)
 register("feature", "multiscale_basic_features", "ndimg.feature._basic_features:multiscale_basic_features",
-         dtypes=ALL, family="separable", rtol=1e-4, atol=1e-5, halo=_fd_mbf,
+         dtypes=ALL + ("float16",), family="separable", rtol=1e-4, atol=1e-5, halo=_fd_mbf,
          dask="ndimg.feature._basic_features:multiscale_basic_features_dask",
          known_differences={f"{k}:3d": "3-D NaN/inf Hessian: scikit-image raises LinAlgError (eigvalsh does not "
                             "converge), ndimg's per-pixel eigenvalues are NaN there" for k in ("nan", "inf", "1e308")},
