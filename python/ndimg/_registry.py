@@ -3453,3 +3453,9 @@ HALO_FEATURE_B = {
 for _q, _rule in HALO_FEATURE_B.items():
     REGISTRY[_q] = replace(REGISTRY[_q], halo=_rule)
 del _q, _rule
+
+# --- feature: keypoint detectors and descriptors (issue 29, helper feat-kp)
+# classes: compared with scikit-image (keypoints, scales, descriptors, both engines) in their test files
+register("feature", "CENSURE", "ndimg.feature._censure:CENSURE", kind="class", inputs=("none",), ndim=(), cases=(),
+         extra={"tested_in": "tests/feature/test_censure.py"})
+# --- end feature keypoints (feat-kp)
