@@ -11,8 +11,10 @@ NDIMG_BINDINGS(feature_texture) {
       .value("uniform", LbpMethod::Uniform)
       .value("nri_uniform", LbpMethod::NriUniform)
       .value("var", LbpMethod::Var);
-  bind<&feature::canny_suppress>(m, "canny_suppress", "gi", "gj", "mask", "low", "high", Out{"output"},
+  bind<&feature::gradient_magnitude>(m, "gradient_magnitude", "gi", "gj", Out{"output"}, nb::arg("stream") = 0);
+  bind<&feature::canny_suppress>(m, "canny_suppress", "gi", "gj", "magnitude", "mask", "low", "high", Out{"output"},
                                  nb::arg("stream") = 0);
+  bind<&feature::canny_hysteresis>(m, "canny_hysteresis", "classes", Out{"output"});
   bind<&feature::local_binary_pattern>(m, "local_binary_pattern", "image", "rp", "cp", "method", Out{"output"},
                                        nb::arg("stream") = 0);
   bind<&feature::corner_fast>(m, "corner_fast", "image", "n", "threshold", Out{"output"}, nb::arg("stream") = 0);

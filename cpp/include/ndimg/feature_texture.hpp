@@ -10,12 +10,19 @@
 
 namespace ndimg::feature {
 
-// Canny's bilinear non-maximum suppression of the gradient magnitude sqrt(gi^2 + gj^2) (computed in the
-// gradients' float type) along the gradient direction, where `mask` (uint8/bool) is set and the magnitude is
-// at least `low` (compared in double). out (uint8) = 0 suppressed, 1 an edge candidate, 2 a candidate whose
-// magnitude is at least `high`. Pixels of the image's outer frame are 0.
-void canny_suppress(const View& gi, const View& gj, const View& mask, double low, double high, const View& out,
-                    StreamHandle stream = nullptr);
+// The gradient magnitude sqrt(gi^2 + gj^2) of 2-D float gradients as NumPy computes it in their type.
+void gradient_magnitude(const View& gi, const View& gj, const View& out, StreamHandle stream = nullptr);
+
+// Canny's bilinear non-maximum suppression of the gradient magnitude `mag` (gradient_magnitude of gi, gj)
+// along the gradient direction, where `mask` (uint8/bool) is set and the magnitude is at least `low`
+// (compared in double). out (uint8) = 0 suppressed, 1 an edge candidate, 2 a candidate whose magnitude is
+// at least `high`. Pixels of the image's outer frame are 0.
+void canny_suppress(const View& gi, const View& gj, const View& mag, const View& mask, double low, double high,
+                    const View& out, StreamHandle stream = nullptr);
+
+// Canny's hysteresis on the host: out (bool) marks the candidates (classes >= 1) 8-connected to a strong one
+// (classes == 2). Classes and out are C-contiguous 2-D host arrays (the CUDA engine labels the candidates).
+void canny_hysteresis(const View& classes, const View& out);
 
 // Local binary patterns of a float64 image at the P = len(rp) circle offsets (rp[i], cp[i]) (sampled
 // bilinearly, zero outside), into float64 `out`.

@@ -8,14 +8,30 @@ from .. import _core
 from .._engine import stream_ptr, xp_of
 
 
-def canny_suppress(gi, gj, mask, *, low, high):
-    """Canny's non-maximum suppression of the gradients ``gi``, ``gj`` (one float dtype) where ``mask`` (bool or
-    uint8) is set: uint8, 0 suppressed, 1 a local maximum with magnitude >= ``low``, 2 also >= ``high``
-    (both compared in double)."""
+def gradient_magnitude(gi, gj):
+    """sqrt(gi * gi + gj * gj) of 2-D float gradients, each operation rounded in their dtype as NumPy's."""
+    xp = xp_of(gi)
+    gi, gj = xp.ascontiguousarray(gi), xp.ascontiguousarray(gj)
+    out = xp.empty(gi.shape, gi.dtype)
+    _core.gradient_magnitude(gi, gj, out, stream=stream_ptr(out))
+    return out
+
+
+def canny_suppress(gi, gj, magnitude, mask, *, low, high):
+    """Canny's non-maximum suppression of ``magnitude`` (gradient_magnitude of the gradients ``gi``, ``gj``)
+    where ``mask`` (bool or uint8) is set: uint8, 0 suppressed, 1 a local maximum with magnitude >= ``low``,
+    2 also >= ``high`` (both compared in double)."""
     xp = xp_of(gi)
     out = xp.empty(gi.shape, np.uint8)
-    _core.canny_suppress(xp.ascontiguousarray(gi), xp.ascontiguousarray(gj), xp.ascontiguousarray(mask),
-                         float(low), float(high), out, stream=stream_ptr(out))
+    _core.canny_suppress(xp.ascontiguousarray(gi), xp.ascontiguousarray(gj), xp.ascontiguousarray(magnitude),
+                         xp.ascontiguousarray(mask), float(low), float(high), out, stream=stream_ptr(out))
+    return out
+
+
+def canny_hysteresis(classes):
+    """The candidates of canny_suppress's ``classes`` (a host array) 8-connected to a strong one, as bool."""
+    out = np.empty(classes.shape, bool)
+    _core.canny_hysteresis(np.ascontiguousarray(classes), out)
     return out
 
 

@@ -1,9 +1,10 @@
 """skimage.feature.canny on the ndimg engines.
 
 The smoothing (with scikit-image's bleed-over correction for masks and mode 'constant') and the Sobel
-gradients are ndimg's own filters, bit for bit scikit-image's; the non-maximum suppression with both
-thresholds is one C++ kernel (cpp/src/feature/canny.hpp), and the hysteresis keeps the 8-connected
-components of the candidates that hold a pixel above the high threshold (ndimg's labelling).
+gradients are ndimg's own filters, bit for bit scikit-image's; the gradient magnitude and the non-maximum
+suppression with both thresholds are C++ kernels (cpp/src/feature/canny.hpp), and the hysteresis keeps the
+8-connected components of the candidates that hold a pixel above the high threshold: a flood from the
+strong pixels on the CPU, ndimg's labelling on the GPU.
 """
 from __future__ import annotations
 
@@ -82,14 +83,15 @@ def canny(image, sigma=1.0, low_threshold=None, high_threshold=None, mask=None, 
     smoothed, eroded = _smooth(image, mask, sigma, mode, cval)
     gj = sobel(smoothed, axis=1)
     gi = sobel(smoothed, axis=0)
+    magnitude = _feature.gradient_magnitude(gi, gj)
     if use_quantiles:
-        magnitude = gi * gi
-        magnitude += gj * gj
-        xp.sqrt(magnitude, out=magnitude)
         low, high = (np.float64(float(q)) for q in xp.percentile(magnitude, [100.0 * low, 100.0 * high]))
     # the high threshold is compared as NumPy compares it with the magnitude (a Python float in its dtype)
     high = float(np.result_type(gi.dtype, high).type(high))
-    classes = _feature.canny_suppress(gi, gj, eroded, low=_low_as_float(low), high=high)
+    classes = _feature.canny_suppress(gi, gj, magnitude, eroded, low=_low_as_float(low), high=high)
+    if xp is np:
+        return _feature.canny_hysteresis(classes)
+    # on the GPU: the 8-connected components of the candidates, kept where one holds a strong pixel
     candidates = classes > 0
     labels = xp.empty(classes.shape, np.int32)
     count = _label.label(candidates, structure=_EIGHT, out=labels)
