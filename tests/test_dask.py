@@ -34,6 +34,8 @@ GLOBAL_CALLS = {
     **{f"ndimage.binary_{n}": lambda kw: kw.get("iterations", 1) < 1 for n in ("erosion", "dilation", "opening", "closing")},
     # mark_boundaries' subpixel image: a cubic spline zoom, its prefilter over the whole image
     "segmentation.mark_boundaries": lambda kw: kw.get("mode") == "subpixel",
+    # the default number of bins, the whole image's maximum + 1, is the result's shape
+    "filters.rank.windowed_histogram": lambda kw: kw.get("n_bins") is None,
     # finite differences are one-sided at the image border, which a wrapped halo would hide
     "feature.hessian_matrix": lambda kw: kw.get("mode") == "wrap" and not kw.get("use_gaussian_derivatives"),
     "feature.shape_index": lambda kw: kw.get("mode") == "wrap",

@@ -2786,6 +2786,7 @@ del _RG, _PAIR_REG, _FLOW_BAD
 # ---- issue 29: filters.rank ----
 # skimage.filters.rank: one sliding-window histogram core (cpp/src/rank) and a statistic per function.
 _RKG, _RKP, _RKB = "ndimg.filters.rank._generic", "ndimg.filters.rank._percentile", "ndimg.filters.rank._bilateral"
+_RKD = "ndimg.filters.rank._dask"   # Dask: blockwise, a 16-bit image's bins from the whole image
 _RK_BALL1 = _cross(3)   # ball(1)
 _RK_ODD2 = np.array([[1, 0, 1, 1], [0, 1, 1, 0], [1, 1, 0, 1]], np.uint8)   # even width, holes: runs per row
 _RK_ODD3 = np.array([[[1, 0, 1], [1, 1, 0]], [[0, 1, 1], [1, 1, 1]], [[1, 1, 0], [0, 0, 1]]], np.uint8)
@@ -2835,33 +2836,34 @@ for _name in ("autolevel", "equalize", "gradient", "maximum", "mean", "geometric
               "majority"):
     register("filters.rank", _name, f"{_RKG}:{_name}", dtypes=_RK_DTYPES, family="rank_histogram",
              cases=_rank_cases(extra=(case(_id="default_footprint"),) if _name == "median" else ()),
-             bad=_RK_BAD_NOISE if _name == "noise_filter" else _RK_BAD + _RK_BAD3, bench=_RK_BENCH, halo=_rank_halo)
+             bad=_RK_BAD_NOISE if _name == "noise_filter" else _RK_BAD + _RK_BAD3, bench=_RK_BENCH, halo=_rank_halo,
+             dask=f"{_RKD}:{_name}")
 for _name in ("autolevel_percentile", "gradient_percentile", "mean_percentile", "subtract_mean_percentile",
               "enhance_contrast_percentile", "pop_percentile", "sum_percentile"):
     register("filters.rank", _name, f"{_RKP}:{_name}", dtypes=_RK_DTYPES, ndim=(2,), family="rank_histogram",
              cases=_rank_cases(False, (case(p0=0.1, p1=0.9, _prep=rank_footprint, _id="p0.1_p1.9"),
                                        case(p0=0.6, p1=0.3, _prep=rank_footprint, _id="p0.6_p1.3"))),
              bad=_RK_BAD + (bad(TypeError, p0="a", _prep=rank_footprint, _id="p0_str"),), bench=_RK_BENCH,
-             halo=_rank_halo)
+             halo=_rank_halo, dask=f"{_RKD}:{_name}")
 for _name in ("percentile", "threshold_percentile"):
     register("filters.rank", _name, f"{_RKP}:{_name}", dtypes=_RK_DTYPES, ndim=(2,), family="rank_histogram",
              cases=_rank_cases(False, (case(p0=0.3, _prep=rank_footprint, _id="p0.3"),
                                        case(p0=1, _prep=rank_footprint, _id="p1"),
                                        case(p0=1.5, _prep=rank_footprint, _id="p1.5"))),
-             bad=_RK_BAD, bench=_RK_BENCH, halo=_rank_halo)
+             bad=_RK_BAD, bench=_RK_BENCH, halo=_rank_halo, dask=f"{_RKD}:{_name}")
 for _name in ("mean_bilateral", "pop_bilateral", "sum_bilateral"):
     register("filters.rank", _name, f"{_RKB}:{_name}", dtypes=_RK_DTYPES, ndim=(2,), family="rank_histogram",
              cases=_rank_cases(False, (case(s0=3, s1=30, _prep=rank_footprint, _id="s3_30"),
                                        case(s0=0, s1=1, _prep=rank_footprint, _id="s0_1"))),
              bad=_RK_BAD + (bad(TypeError, s0=1.5, _prep=rank_footprint, _id="s0_float"),), bench=_RK_BENCH,
-             halo=_rank_halo)
-# the histogram is an extra axis: not an image of the input's dimensionality for Dask's blockwise calls.
+             halo=_rank_halo, dask=f"{_RKD}:{_name}")
 # Not int16/32/64 or uint32 inputs: their default n_bins (image.max() + 1 before the conversion to uint8) passes
 # the 256 bins of the window histogram, which scikit-image then reads past its end (undefined values).
 register("filters.rank", "windowed_histogram", f"{_RKG}:windowed_histogram", dtypes=_RK_DTYPES[:5], ndim=(2,),
          family="rank_histogram",
          cases=_rank_cases(False, (case(n_bins=5, _prep=rank_footprint, _id="n_bins5"),)),
-         bad=_RK_BAD, bench=(("2d_small_f32", dict(footprint=_DISK5, n_bins=16)),))
+         bad=_RK_BAD, bench=(("2d_small_f32", dict(footprint=_DISK5, n_bins=16)),), halo=_rank_halo,
+         dask=f"{_RKD}:windowed_histogram")
 # ---- end filters.rank ----
 # ---- issue 29: feature descriptors (helper feat-desc) ----
 _FD = "ndimg.feature"

@@ -9,6 +9,7 @@ each value converted as C converts it.
 """
 from __future__ import annotations
 
+import contextvars
 import numbers
 
 import numpy as np
@@ -24,6 +25,8 @@ __all__ = ["autolevel", "equalize", "gradient", "maximum", "mean", "geometric_me
            "windowed_histogram", "majority"]
 
 _OUT_DTYPES = (np.uint8, np.uint16, np.float32, np.float64)
+# The bins of a 16-bit image's histogram while a Dask block is filtered: the whole image's (filters.rank._dask)
+_N_BINS = contextvars.ContextVar("ndimg_rank_n_bins", default=None)
 
 
 def _check_nd(image, ndim):
@@ -105,7 +108,7 @@ def _run(statistic, image, footprint, out, mask, shifts, *, three_d, out_dtype=N
             raise ValueError(f"out of shape {out.shape} for an image of shape {image.shape}")
         if not out.flags.c_contiguous:
             raise ValueError("ndarray is not C-contiguous")
-    n_bins = 256 if image.dtype == np.uint8 else int(max(3, int(image.max()))) + 1
+    n_bins = 256 if image.dtype == np.uint8 else _N_BINS.get() or int(max(3, int(image.max()))) + 1
     if n_bins > 2**10:
         warn_user(f"Bad rank filter performance is expected due to a large number of bins ({n_bins}), equivalent "
                   f"to an approximate bitdepth of {np.log2(n_bins):.1f}.")
