@@ -3369,6 +3369,8 @@ register("future", "fit_segmenter", "ndimg.future._trainable_segmentation:fit_se
          **_FU_T, extra={"tested_in": "tests/future/test_trainable_segmentation.py"})
 register("future", "predict_segmenter", "ndimg.future._trainable_segmentation:predict_segmenter",
          **_FU_T, extra={"tested_in": "tests/future/test_trainable_segmentation.py"})
+register("future", "TrainableSegmenter", "ndimg.future._trainable_segmentation:TrainableSegmenter", kind="class",
+         **_FU_T, extra={"tested_in": "tests/future/test_trainable_segmentation.py"})
 for _name in ("manual_polygon_segmentation", "manual_lasso_segmentation"):
     register("future", _name, f"ndimg.future._manual_segmentation:{_name}", engines=("cpu",), **_FU_T,
              extra={"tested_in": "tests/future/test_manual_segmentation.py"})

@@ -9,7 +9,6 @@ sklearn_ensemble = pytest.importorskip("sklearn.ensemble")
 from skimage import future as sf  # noqa: E402
 
 import ndimg.future as nf  # noqa: E402
-from ndimg.future._trainable_segmentation import TrainableSegmenter  # noqa: E402
 from helpers import to_engine, to_host  # noqa: E402
 
 
@@ -61,10 +60,22 @@ def test_predict_segmenter_errors(rng):
 
 def test_trainable_segmenter(rng):
     image, labels = _data(rng, (20, 24))
-    ref, seg = sf.TrainableSegmenter(clf=_clf(), features_func=_features), TrainableSegmenter(
+    ref, seg = sf.TrainableSegmenter(clf=_clf(), features_func=_features), nf.TrainableSegmenter(
         clf=_clf(), features_func=_features)
     ref.fit(image, labels)
     seg.fit(image, labels)
     np.testing.assert_array_equal(seg.features, ref.features)
     np.testing.assert_array_equal(seg.predict(image), ref.predict(image))
-    assert isinstance(TrainableSegmenter().clf, sklearn_ensemble.RandomForestClassifier)
+    assert isinstance(nf.TrainableSegmenter().clf, sklearn_ensemble.RandomForestClassifier)
+
+
+def test_trainable_segmenter_default_features(engine, rng):
+    # multiscale_basic_features by default: ndimg's on the image's engine (float32 within its tolerance)
+    image, labels = _data(rng, (24, 26))
+    ref, seg = sf.TrainableSegmenter(clf=_clf()), nf.TrainableSegmenter(clf=_clf())
+    ref.fit(image, labels)
+    seg.fit(to_engine(image, engine), to_engine(labels, engine))
+    np.testing.assert_allclose(to_host(seg.features), ref.features, rtol=1e-4, atol=1e-5)
+    got = seg.predict(to_engine(image, engine))
+    assert type(got) is type(to_engine(image, engine))
+    np.testing.assert_array_equal(to_host(got), ref.predict(image))
