@@ -2352,6 +2352,7 @@ del _HT, _RT, _FRT, _THETA, _HOUGH, _WIDE, _RADON, _BUFFER, _name
 # ---- issue 28: segmentation watershed ----
 _WS_FOOT = np.array([[0, 1, 0], [1, 1, 1], [1, 1, 0]], dtype=bool)   # not symmetric: a mirrored step shows
 register("segmentation", "watershed", "ndimg.segmentation._watershed:watershed", dtypes=NUMERIC, ndim=(1, 2, 3),
+         dask="ndimg.segmentation._watershed_dask:watershed",
          engines=("cpu", "cuda"), inputs=("image", "markers"), family="watershed",
          cases=(case(), case(connectivity=2), case(compactness=0.5), case(watershed_line=True),
                 case(connectivity=2, watershed_line=True, compactness=0.01), case(mask=Arr("mask:0.7", "bool")),
