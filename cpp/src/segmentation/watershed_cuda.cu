@@ -17,11 +17,14 @@
 // as where many are: the host replays scikit-image's heap up to the last such value (watershed_replay_cpu;
 // that order is a sequence of single entries) and the device floods the levels above from the entries left.
 //
+// Images of so many distinct values that a level holds a handful of elements (a float image's; each level
+// costs launches and a synchronisation) flood by regions of one flood level instead (flood_regions), exact
+// where no order among entries of one level and different labels decides a label.
+//
 // On the host (the CPU schedule, the arrays copied there and back), as scikit-image's order is a sequence of
 // single entries there too: compactness > 0 and watershed lines (an element may enter several times, each
-// entry's key its own), NaN values (which order nothing), 2**31 elements or more (ages past 32 bits), and
-// images of so many distinct values among the flooded elements that a level holds a handful of elements
-// (each level costs launches and a synchronisation: a float image's values).
+// entry's key its own), NaN values (which order nothing), 2**31 elements or more (ages past 32 bits), and the
+// images of many levels whose regions' labels would depend on that order.
 #include <algorithm>
 #include <bit>
 #include <cub/device/device_radix_sort.cuh>
@@ -33,6 +36,7 @@
 #include <vector>
 
 #include "core/cuda.cuh"
+#include "label/union_find.cuh"
 #include "segmentation/watershed.hpp"
 
 namespace ndimg::segmentation {
@@ -193,6 +197,143 @@ __global__ void scatter_kernel(const int32_t* front, int64_t m, const int64_t* o
   }
 }
 
+// ---- images of many levels: the flood levels, then the labels region by region (flood_regions) ----
+
+// The flood level of an element (the value of its entry in scikit-image's queue): a marker's is its value,
+// every other's the larger of its value and its lowest pusher's level (kOff: never reached). The markers make
+// the first front.
+__global__ void start_levels_kernel(const uint64_t* keys, const int64_t* lab, int64_t n, uint64_t* val,
+                                    uint8_t* dirty, unsigned* queued) {
+  NDIMG_GRID_STRIDE(i, n) {
+    val[i] = lab[i] ? keys[i] : kOff;
+    dirty[i] = lab[i] != 0;
+    queued[i] = 0;
+  }
+}
+// The elements whose level went down, below `hi`, into a front (in any order: the levels are the relaxation's
+// fixed point whatever its order).
+__global__ void gather_kernel(const uint64_t* val, uint8_t* dirty, int64_t n, uint64_t hi, int32_t* front,
+                              unsigned long long* count) {
+  NDIMG_GRID_STRIDE(i, n) {
+    if (!dirty[i] || val[i] >= hi) continue;
+    dirty[i] = 0;
+    front[atomicAdd(count, 1ull)] = int32_t(i);
+  }
+}
+// (before a front relaxes: an element lowered while it does joins the next front again)
+__global__ void unqueue_kernel(const int32_t* front, int64_t m, unsigned* queued) {
+  NDIMG_GRID_STRIDE(t, m) queued[front[t]] = 0;
+}
+// A front lowers its neighbours' levels: those that go down below `hi` join the next front (once), the others
+// wait (dirty) for their level's range.
+__global__ void relax_kernel(const int32_t* front, int64_t m, const int64_t* off, int k, const uint8_t* mask,
+                             const int64_t* lab, const uint64_t* keys, uint64_t* val, uint64_t hi, unsigned* queued,
+                             uint8_t* dirty, int32_t* next, unsigned long long* count) {
+  NDIMG_GRID_STRIDE(t, m * k) {
+    const int64_t r = t / k;
+    const int64_t x = front[r];
+    const int64_t nb = x + off[t - r * k];
+    if (!mask[nb] || lab[nb]) continue;
+    const unsigned long long level = max(keys[nb], *(volatile const uint64_t*)&val[x]);
+    if (level >= atomicMin((unsigned long long*)&val[nb], level)) continue;
+    if (level >= hi) dirty[nb] = 1;
+    else if (!atomicExch(&queued[nb], 1u)) next[atomicAdd(count, 1ull)] = int32_t(nb);
+  }
+}
+
+// The regions: elements reached, joined to a neighbour of the same level (each element's set starts alone).
+__global__ void region_start_kernel(const uint64_t* val, int64_t n, int32_t* parent) {
+  NDIMG_GRID_STRIDE(i, n) parent[i] = int32_t(i);
+}
+__global__ void region_join_kernel(const uint64_t* val, int64_t n, const int64_t* off, int k, int32_t* parent) {
+  NDIMG_GRID_STRIDE(i, n) {
+    const uint64_t v = val[i];
+    if (v == kOff) continue;
+    for (int j = 0; j < k; ++j)
+      if (val[i + off[j]] == v) label::unite(parent, int32_t(i), int32_t(i + off[j]));
+  }
+}
+__global__ void region_root_kernel(const uint64_t* val, int64_t n, int32_t* parent) {
+  NDIMG_GRID_STRIDE(i, n) if (val[i] != kOff) parent[i] = label::find_root(parent, int32_t(i));
+}
+// An element's lowest pusher level (the element x - offset pushes x), kOff where none was reached.
+__device__ uint64_t lowest_pusher(const uint64_t* val, int64_t i, const int64_t* off, int k) {
+  uint64_t low = kOff;
+  for (int j = 0; j < k; ++j) low = min(low, val[i - off[j]]);
+  return low;
+}
+// Each region's source: a region entered from below points to the region of one of its entrances' lowest
+// pushers (a lower level), a region holding a marker to itself, with the marker's label (written after the
+// others, so that it wins).
+__global__ void region_source_kernel(const uint64_t* val, const int64_t* lab, int64_t n, const int64_t* off, int k,
+                                     const int32_t* root, int32_t* source) {
+  NDIMG_GRID_STRIDE(i, n) {
+    const uint64_t v = val[i];
+    if (v == kOff || lab[i]) continue;
+    const uint64_t low = lowest_pusher(val, i, off, k);
+    if (low >= v) continue;
+    for (int j = 0; j < k; ++j)
+      if (val[i - off[j]] == low) {
+        source[root[i]] = root[i - off[j]];
+        break;
+      }
+  }
+}
+__global__ void region_marker_kernel(const int64_t* lab, int64_t n, const int32_t* root, int32_t* source,
+                                     int64_t* region_label) {
+  NDIMG_GRID_STRIDE(i, n) {
+    if (!lab[i]) continue;
+    source[root[i]] = root[i];
+    region_label[root[i]] = lab[i];
+  }
+}
+// Pointer jumping: each region's source moves to its source's source until it is a marker's region.
+__global__ void jump_kernel(const uint64_t* val, const int32_t* root, int64_t n, int32_t* source, unsigned* moved) {
+  NDIMG_GRID_STRIDE(i, n) {
+    if (val[i] == kOff || root[i] != i) continue;
+    const int32_t s = source[i];
+    if (s < 0) continue;
+    const int32_t t = source[s];
+    if (t != s) {
+      source[i] = t;
+      *moved = 1;
+    }
+  }
+}
+// Every element reached takes its region's label (into out, a copy of the markers); `wrong` where a region
+// had no source or where the labels may not be scikit-image's: a marker of another label than its region's,
+// or an entrance whose lowest pushers have different labels (their order would decide).
+__global__ void region_label_kernel(const uint64_t* val, const int64_t* lab, int64_t n, const int32_t* root,
+                                    const int32_t* source, const int64_t* region_label, int64_t* out,
+                                    unsigned* wrong) {
+  NDIMG_GRID_STRIDE(i, n) {
+    if (val[i] == kOff) continue;
+    const int32_t s = source[root[i]];
+    if (s < 0 || source[s] != s) {
+      *wrong = 1;
+      continue;
+    }
+    if (lab[i] ? region_label[s] != lab[i] : false) *wrong = 1;
+    if (!lab[i]) out[i] = region_label[s];
+  }
+}
+__global__ void entrance_check_kernel(const uint64_t* val, const int64_t* lab, int64_t n, const int64_t* off, int k,
+                                      const int64_t* out, unsigned* wrong) {
+  NDIMG_GRID_STRIDE(i, n) {
+    const uint64_t v = val[i];
+    if (v == kOff || lab[i]) continue;
+    const uint64_t low = lowest_pusher(val, i, off, k);
+    if (low >= v) continue;
+    for (int j = 0; j < k; ++j)
+      if (val[i - off[j]] == low && out[i - off[j]] != out[i]) *wrong = 1;
+  }
+}
+
+// The levels' range bounds: `count` ranges of about as many distinct values each, the last one open.
+__global__ void bounds_kernel(const uint64_t* distinct, int64_t levels, int64_t count, uint64_t* bounds) {
+  NDIMG_GRID_STRIDE(b, count) bounds[b] = b == count - 1 ? kOff : distinct[(b + 1) * levels / count];
+}
+
 template <class T>
 void to_host(T* dst, const void* src, size_t count, cudaStream_t s, const char* op) {
   cuda::check(cudaMemcpyAsync(dst, src, count * sizeof(T), cudaMemcpyDeviceToHost, s), op);
@@ -242,6 +383,92 @@ struct CubTemp {
   size_t bytes = 0;
   void grow(size_t b) { bytes = std::max(bytes, b); }
 };
+
+// Images of many levels, where the level by level flooding would take launches per value. Each element's
+// flood level (its entry's value) is the fixed point of a relaxation, whatever its order: computed by fronts
+// over ranges of levels. The elements reached form regions of one level (joined through neighbours of that
+// level); scikit-image floods a region at its level from its entrances (elements with a pusher below) and
+// markers, so where all of those have one label the region has it, whatever the order among them; an
+// entrance has its lowest pushers' label (the first of them to leave pushes it), which the order among
+// them decides only if they differ. So each region takes the label its entrances point to (pointer jumping
+// down to a marker's region), and the labels are kept where every region's markers and every entrance's
+// lowest pushers agree: then they are scikit-image's. Returns whether they were (nothing written if not).
+bool flood_regions(const uint64_t* keys, const uint64_t* distinct, int64_t levels, const uint8_t* m, int64_t* lab,
+                   int64_t n, const int64_t* off, int k, cudaStream_t s, const char* op) {
+  const unsigned blocks = cuda::blocks_for(n, kThreads);
+  const int64_t ranges = std::min<int64_t>(levels, 1024);
+  std::vector<uint64_t> bounds(static_cast<size_t>(ranges));
+  {
+    cuda::Scratch b(size_t(ranges) * sizeof(uint64_t), s, op);
+    bounds_kernel<<<cuda::blocks_for(ranges, kThreads), kThreads, 0, s>>>(distinct, levels, ranges, b.get<uint64_t>());
+    cuda::check_launch(op);
+    to_host(bounds.data(), b.get<void>(), bounds.size(), s, op);
+  }
+  cuda::Scratch val(size_t(n) * sizeof(uint64_t), s, op), dirty(size_t(n), s, op),
+      queued(size_t(n) * sizeof(unsigned), s, op), fa(size_t(n) * sizeof(int32_t), s, op),
+      fb(size_t(n) * sizeof(int32_t), s, op), count(sizeof(unsigned long long), s, op);
+  start_levels_kernel<<<blocks, kThreads, 0, s>>>(keys, lab, n, val.get<uint64_t>(), dirty.get<uint8_t>(),
+                                                  queued.get<unsigned>());
+  cuda::check_launch(op);
+  auto counted = [&] {
+    unsigned long long c = 0;
+    to_host(&c, count.get<void>(), 1, s, op);
+    cuda::check(cudaMemsetAsync(count.get<void>(), 0, sizeof c, s), op);
+    return int64_t(c);
+  };
+  cuda::check(cudaMemsetAsync(count.get<void>(), 0, sizeof(unsigned long long), s), op);
+  for (const uint64_t hi : bounds) {
+    int32_t* cur = fa.get<int32_t>();
+    int32_t* nxt = fb.get<int32_t>();
+    gather_kernel<<<blocks, kThreads, 0, s>>>(val.get<uint64_t>(), dirty.get<uint8_t>(), n, hi, cur,
+                                              count.get<unsigned long long>());
+    cuda::check_launch(op);
+    for (int64_t wide = counted(); wide > 0; wide = counted()) {
+      unqueue_kernel<<<cuda::blocks_for(wide, kThreads), kThreads, 0, s>>>(cur, wide, queued.get<unsigned>());
+      cuda::check_launch(op);
+      relax_kernel<<<cuda::blocks_for(wide * k, kThreads), kThreads, 0, s>>>(
+          cur, wide, off, k, m, lab, keys, val.get<uint64_t>(), hi, queued.get<unsigned>(), dirty.get<uint8_t>(), nxt,
+          count.get<unsigned long long>());
+      cuda::check_launch(op);
+      std::swap(cur, nxt);
+    }
+  }
+  // the regions (parent: a root per element reached), their sources and labels
+  cuda::Scratch parent(size_t(n) * sizeof(int32_t), s, op), source(size_t(n) * sizeof(int32_t), s, op),
+      region_label(size_t(n) * sizeof(int64_t), s, op), out(size_t(n) * sizeof(int64_t), s, op),
+      flag(sizeof(unsigned), s, op);
+  const uint64_t* lv = val.get<uint64_t>();
+  int32_t* root = parent.get<int32_t>();
+  region_start_kernel<<<blocks, kThreads, 0, s>>>(lv, n, root);
+  cuda::check_launch(op);
+  region_join_kernel<<<blocks, kThreads, 0, s>>>(lv, n, off, k, root);
+  cuda::check_launch(op);
+  region_root_kernel<<<blocks, kThreads, 0, s>>>(lv, n, root);
+  cuda::check_launch(op);
+  cuda::check(cudaMemsetAsync(source.get<void>(), 0xff, size_t(n) * sizeof(int32_t), s), op);
+  region_source_kernel<<<blocks, kThreads, 0, s>>>(lv, lab, n, off, k, root, source.get<int32_t>());
+  cuda::check_launch(op);
+  region_marker_kernel<<<blocks, kThreads, 0, s>>>(lab, n, root, source.get<int32_t>(), region_label.get<int64_t>());
+  cuda::check_launch(op);
+  for (unsigned moved = 1; moved;) {
+    cuda::check(cudaMemsetAsync(flag.get<void>(), 0, sizeof(unsigned), s), op);
+    jump_kernel<<<blocks, kThreads, 0, s>>>(lv, root, n, source.get<int32_t>(), flag.get<unsigned>());
+    cuda::check_launch(op);
+    to_host(&moved, flag.get<void>(), 1, s, op);
+  }
+  cuda::check(cudaMemcpyAsync(out.get<void>(), lab, size_t(n) * sizeof(int64_t), cudaMemcpyDeviceToDevice, s), op);
+  cuda::check(cudaMemsetAsync(flag.get<void>(), 0, sizeof(unsigned), s), op);
+  region_label_kernel<<<blocks, kThreads, 0, s>>>(lv, lab, n, root, source.get<int32_t>(),
+                                                  region_label.get<int64_t>(), out.get<int64_t>(), flag.get<unsigned>());
+  cuda::check_launch(op);
+  entrance_check_kernel<<<blocks, kThreads, 0, s>>>(lv, lab, n, off, k, out.get<int64_t>(), flag.get<unsigned>());
+  cuda::check_launch(op);
+  unsigned wrong = 0;
+  to_host(&wrong, flag.get<void>(), 1, s, op);
+  if (wrong) return false;
+  cuda::check(cudaMemcpyAsync(lab, out.get<void>(), size_t(n) * sizeof(int64_t), cudaMemcpyDeviceToDevice, s), op);
+  return true;
+}
 
 // Whether markers of different labels share a level (among those whose turn can matter), and how many such
 // markers there are and active markers in all.
@@ -355,14 +582,16 @@ void watershed_cuda(const View& image, const View& mask, const View& labels, std
   if (top == kOff) --levels;  // (the elements on no level sort last)
   // a level costs a few launches and a synchronisation: where levels hold a handful of elements each (a float
   // image's values), the host's queue floods faster
+  cuda::Scratch off(size_t(k) * sizeof(int64_t), s, op);
+  cuda::check(cudaMemcpyAsync(off.get<void>(), offsets.data(), size_t(k) * sizeof(int64_t), cudaMemcpyHostToDevice, s),
+              op);
   if (levels > std::max<int64_t>(int64_t(1) << 12, n >> 10)) {
-    on_host(image, mask, labels, offsets, compactness, watershed_line, s, op);
+    if (!flood_regions(keys.get<uint64_t>(), distinct.get<uint64_t>(), levels, m, lab, n, off.get<int64_t>(), k, s, op))
+      on_host(image, mask, labels, offsets, compactness, watershed_line, s, op);
     return;
   }
   cuda::Scratch lvl(size_t(n) * sizeof(int32_t), s, op), start(size_t(levels + 1) * sizeof(int64_t), s, op),
-      fill(size_t(levels) * sizeof(unsigned), s, op), off(size_t(k) * sizeof(int64_t), s, op);
-  cuda::check(cudaMemcpyAsync(off.get<void>(), offsets.data(), size_t(k) * sizeof(int64_t), cudaMemcpyHostToDevice, s),
-              op);
+      fill(size_t(levels) * sizeof(unsigned), s, op);
   level_kernel<<<blocks, kThreads, 0, s>>>(keys.get<uint64_t>(), n, distinct.get<uint64_t>(), levels,
                                            lvl.get<int32_t>());
   cuda::check_launch(op);
