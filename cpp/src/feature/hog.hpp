@@ -21,26 +21,67 @@ NDIMG_HD T hog_hypot(T a, T b) {
 #endif
 }
 
+// The gradient magnitude: sqrt of the sum of squares where that is exact to the last bit as hypot is (the sum
+// neither overflows nor falls below the normal range: integer gradients, the common case, are exact either
+// way), hypot elsewhere; a fraction of hypot's cost.
+NDIMG_HD double hog_magnitude(double g_row, double g_col) {
+  const double s = add_rn(square_rn(g_row), square_rn(g_col));
+  if (s < 1e300 && s > 1e-300) return std::sqrt(s);
+  return hog_hypot(g_col, g_row);
+}
+
 // numpy's arctan2(g_row, g_col) * (180 / pi) % 180: fmod keeps the dividend's sign, Python's % the
-// divisor's (a zero remainder is +0).
+// divisor's (a zero remainder is +0); |x| < 180 is its own remainder.
 NDIMG_HD double hog_orientation(double g_row, double g_col) {
 #if defined(__CUDA_ARCH__)
   const double x = mul_rn(::atan2(g_row, g_col), 180.0 / 3.141592653589793);
-  double m = ::fmod(x, 180.0);
+  double m = x < 180.0 && x > -180.0 ? x : ::fmod(x, 180.0);
 #else
   const double x = std::atan2(g_row, g_col) * (180.0 / 3.141592653589793);
-  double m = std::fmod(x, 180.0);
+  double m = x < 180.0 && x > -180.0 ? x : std::fmod(x, 180.0);
 #endif
   if (m < 0) m = add_rn(m, 180.0);
   else if (m == 0) m = 0.0;
   return m;
 }
 
-// Whether orientation `ori` falls in bin o of n: bins [180 / n * o, 180 / n * (o + 1)) in double; a pixel is
-// skipped where ori >= start or ori < end (so a NaN orientation counts in every bin).
-NDIMG_HD bool hog_in_bin(double ori, int64_t o, int64_t n) {
-  const double per_bin = 180.0 / double(n);
-  return !(ori >= mul_rn(per_bin, double(o + 1)) || ori < mul_rn(per_bin, double(o)));
+// The bins [w * o, w * (o + 1)) in double (w = 180 / n) of orientation `ori`: scikit-image skips a pixel in
+// bin o where ori >= w * (o + 1) or ori < w * o, so a NaN orientation counts in every bin and any other in the
+// one bin whose bounds hold it (consecutive bounds are the same products), or none beyond the last.
+// add(o) is called for each.
+template <class Add>
+NDIMG_HD void hog_bins(double ori, int64_t n, double w, Add&& add) {
+  if (ori != ori) {
+    for (int64_t o = 0; o < n; ++o) add(o);
+    return;
+  }
+  if (!(ori >= 0.0)) return;
+  int64_t o = static_cast<int64_t>(ori / w);
+  if (o > n - 1) o = n - 1;
+  while (o > 0 && ori < mul_rn(w, double(o))) --o;
+  while (o < n - 1 && ori >= mul_rn(w, double(o + 1))) ++o;
+  if (ori < mul_rn(w, double(o + 1)) && ori >= mul_rn(w, double(o))) add(o);
+}
+
+// The bin of a gradient from a float32 orientation (a few float32 ulps, far below 1e-3 degrees, from the
+// double one), or -1 where that is not certain: within 1e-3 degrees of a bin bound (0 and 180 included), a
+// gradient outside float32's comfortable range, or a NaN. Only then is the double atan2 needed, whose bin
+// this one equals everywhere else.
+NDIMG_HD int64_t hog_quick_bin(double g_row, double g_col, int64_t n, double w) {
+  const double ar = g_row < 0 ? -g_row : g_row, ac = g_col < 0 ? -g_col : g_col;
+  const double big = ar > ac ? ar : ac;
+  if (!(big > 1e-30 && big < 1e30) || w < 0.01) return -1;
+#if defined(__CUDA_ARCH__)
+  float a = __fmul_rn(::atan2f(float(g_row), float(g_col)), 57.29577951f);
+#else
+  float a = std::atan2(float(g_row), float(g_col)) * 57.29577951f;
+#endif
+  if (a < 0.0f) a += 180.0f;
+  const double d = double(a) / w;
+  const int64_t o = static_cast<int64_t>(d);
+  const double margin = 1e-3 / w;
+  if (o < 0 || o >= n || d - double(o) < margin || double(o + 1) - d < margin) return -1;
+  return o;
 }
 
 // The gradient (g_row, g_col) of pixel (r, c) of a (rows, cols, nch) image: central differences in T, 0 on
@@ -70,22 +111,24 @@ NDIMG_HD void hog_gradient(const T* img, int64_t rows, int64_t cols, int64_t nch
   }
 }
 
-// The histogram h[0, n) of cell (yi, xi): each pixel's magnitude hypot(g_col, g_row) (double) added to the
+// The histogram h[0, n) of cell (yi, xi): each pixel's magnitude (double) added to the
 // bins of its orientation, the running sums rounded to float32 after each addition as scikit-image's float
 // accumulator (h holds them as doubles), then divided by the cell's area in float32.
 template <class T>
 NDIMG_HD void hog_cell(const T* img, int64_t rows, int64_t cols, int64_t nch, int64_t cell_rows, int64_t cell_cols,
                        int64_t yi, int64_t xi, int64_t n, double* h) {
   for (int64_t o = 0; o < n; ++o) h[o] = 0.0;
+  const double w = 180.0 / double(n);
   const int64_t r0 = yi * cell_rows, c0 = xi * cell_cols;
   for (int64_t r = r0; r < r0 + cell_rows && r < rows; ++r)
     for (int64_t c = c0; c < c0 + cell_cols && c < cols; ++c) {
       T gr = T(0), gc = T(0);
       hog_gradient(img, rows, cols, nch, r, c, gr, gc);
-      const double mag = hog_hypot(double(gc), double(gr));
-      const double ori = hog_orientation(double(gr), double(gc));
-      for (int64_t o = 0; o < n; ++o)
-        if (hog_in_bin(ori, o, n)) h[o] = static_cast<float>(add_rn(h[o], mag));
+      const double mag = hog_magnitude(double(gr), double(gc));
+      const auto add = [&](int64_t o) { h[o] = static_cast<float>(add_rn(h[o], mag)); };
+      const int64_t quick = hog_quick_bin(double(gr), double(gc), n, w);
+      if (quick >= 0) add(quick);
+      else hog_bins(hog_orientation(double(gr), double(gc)), n, w, add);
     }
   const float area = static_cast<float>(int(cell_rows * cell_cols));
   for (int64_t o = 0; o < n; ++o) h[o] = static_cast<float>(h[o]) / area;
