@@ -3463,4 +3463,6 @@ del _q, _rule
 # classes: compared with scikit-image (keypoints, scales, descriptors, both engines) in their test files
 register("feature", "CENSURE", "ndimg.feature._censure:CENSURE", kind="class", inputs=("none",), ndim=(), cases=(),
          extra={"tested_in": "tests/feature/test_censure.py"})
+register("feature", "ORB", "ndimg.feature._orb:ORB", kind="class", inputs=("none",), ndim=(), cases=(),
+         extra={"tested_in": "tests/feature/test_orb.py"})
 # --- end feature keypoints (feat-kp)

@@ -1,0 +1,102 @@
+"""feature.ORB against scikit-image 0.26: keypoints, scales, orientations, Harris responses and descriptors
+equal to scikit-image's (detect, extract and detect_and_extract) for each dtype, image and pyramid setting,
+GPU images giving GPU results, and scikit-image's errors for flat, small and non-2-D images."""
+import numpy as np
+import pytest
+import skimage.feature as sf
+from skimage import data
+from skimage.color import rgb2gray
+
+import ndimg.feature as nf
+from helpers import array_type, to_engine, to_host
+
+DETECTED = ("keypoints", "scales", "orientations", "responses")
+
+
+def _image(name, dtype):
+    image = (rgb2gray(data.astronaut()[50:350, 50:400]) if name == "astronaut"
+             else data.camera()[60:300, 120:420] / 255.0)
+    if dtype == "uint8":
+        return np.round(image * 255).astype(np.uint8)
+    return image.astype(dtype)
+
+
+def _same(ours, ref, names, engine):
+    for k in names:
+        got = getattr(ours, k)
+        assert type(got) is array_type(engine), k
+        got, want = to_host(got), getattr(ref, k)
+        assert got.dtype == want.dtype, k
+        np.testing.assert_array_equal(got, want, err_msg=k)
+
+
+KWARGS = [dict(), dict(n_keypoints=50, downscale=1.5, n_scales=4), dict(n_keypoints=5000, fast_n=12,
+          fast_threshold=0.05, harris_k=0.1)]
+
+
+@pytest.mark.parametrize("kw", KWARGS, ids=repr)
+@pytest.mark.parametrize("dtype", ["uint8", "float32", "float64"])
+@pytest.mark.parametrize("name", ["astronaut", "camera"])
+def test_detect_and_extract_like_skimage(engine, kw, dtype, name):
+    image = _image(name, dtype)
+    ref, ours = sf.ORB(**kw), nf.ORB(**kw)
+    ref.detect_and_extract(image)
+    ours.detect_and_extract(to_engine(image, engine))
+    _same(ours, ref, DETECTED + ("descriptors",), engine)
+
+
+@pytest.mark.parametrize("kw", KWARGS[:2], ids=repr)
+@pytest.mark.parametrize("dtype", ["uint8", "float32", "float64"])
+def test_detect_then_extract_like_skimage(engine, kw, dtype):
+    image = _image("astronaut", dtype)
+    ref, ours = sf.ORB(**kw), nf.ORB(**kw)
+    ref.detect(image)
+    ours.detect(to_engine(image, engine))
+    _same(ours, ref, DETECTED, engine)
+    ref.extract(image, ref.keypoints, ref.scales, ref.orientations)
+    ours.extract(to_engine(image, engine), *(to_engine(getattr(ref, k), engine)
+                                             for k in ("keypoints", "scales", "orientations")))
+    _same(ours, ref, ("descriptors", "mask_"), engine)
+
+
+def test_extract_rotated_keypoints(engine):
+    # arbitrary angles and positions near the 20-pixel border: the steered offsets' rounding and the mask
+    image = _image("camera", "float64")
+    rng = np.random.default_rng(5)
+    keypoints = rng.uniform(15, 230, (300, 2))
+    scales = np.ones(300)
+    orientations = rng.uniform(-np.pi, np.pi, 300)
+    ref, ours = sf.ORB(), nf.ORB()
+    ref.extract(image, keypoints, scales, orientations)
+    ours.extract(to_engine(image, engine), *(to_engine(v, engine) for v in (keypoints, scales, orientations)))
+    _same(ours, ref, ("descriptors", "mask_"), engine)
+
+
+def test_flat_image_raises(engine):
+    image = np.zeros((80, 80))
+    with pytest.raises(RuntimeError):
+        sf.ORB().detect_and_extract(image)
+    with pytest.raises(RuntimeError):
+        nf.ORB().detect_and_extract(to_engine(image, engine))
+    ref, ours = sf.ORB(), nf.ORB()
+    ref.detect(image)
+    ours.detect(to_engine(image, engine))
+    _same(ours, ref, DETECTED, engine)
+
+
+def test_small_image_like_skimage(engine):
+    # pyramid levels shrink below the border distance: no keypoints there, as in scikit-image
+    image = _image("camera", "float64")[:40, :48]
+    ref, ours = sf.ORB(n_scales=10), nf.ORB(n_scales=10)
+    ref.detect(image)
+    ours.detect(to_engine(image, engine))
+    _same(ours, ref, DETECTED, engine)
+
+
+@pytest.mark.parametrize("image", [np.zeros((20, 20, 3)), np.zeros(30)], ids=["3d", "1d"])
+@pytest.mark.parametrize("method", ["detect", "detect_and_extract"])
+def test_bad_images(engine, image, method):
+    with pytest.raises(ValueError):
+        getattr(sf.ORB(), method)(image)
+    with pytest.raises(ValueError):
+        getattr(nf.ORB(), method)(to_engine(image, engine))
