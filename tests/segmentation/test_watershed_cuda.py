@@ -127,10 +127,39 @@ def test_negative_values_and_signed_zero():
     same(image, markers_at(rng, image, 20, labels=lambda v: (v == 0) + 1))
 
 
-def test_float_image():
+@pytest.mark.parametrize("connectivity", [1, 2])
+def test_float_image(connectivity):
+    # levels a handful of elements each: flooded by regions of one flood level
     rng = np.random.default_rng(6)
     image = ndi.gaussian_filter(rng.random((300, 300)), 3).astype(np.float32)
-    same(image, markers_at(rng, image, 40))
+    same(image, markers_at(rng, image, 40), connectivity=connectivity)
+
+
+@pytest.mark.parametrize("shape", [(512, 384), (64, 72, 56)])
+def test_float_noise(shape):
+    # the benchmark's kind: noise, sparse markers of a few labels (negative ones too), pits everywhere
+    rng = np.random.default_rng(11)
+    image = rng.random(shape, dtype=np.float32)
+    markers = np.where(rng.random(shape) < 0.002, rng.integers(-2, 6, size=shape), 0).astype(np.int32)
+    same(image, markers)
+    same(image, markers, connectivity=len(shape))
+
+
+def test_float_mask_and_footprint():
+    rng = np.random.default_rng(12)
+    image = rng.random((260, 240)).astype(np.float64)
+    mask = ndi.binary_opening(rng.random(image.shape) < 0.8)
+    same(image, markers_at(rng, image, 60), mask=mask)
+    footprint = np.array([[0, 1, 0], [1, 1, 1], [1, 1, 0]], bool)
+    same(image, markers_at(rng, image, 60), connectivity=footprint)
+
+
+@pytest.mark.parametrize("decimals", [3, 4])
+def test_float_repeated_values(decimals):
+    # many levels, many shared by regions of different labels (their order decides: the host's heap then)
+    rng = np.random.default_rng(decimals)
+    image = np.round(rng.random((300, 300)), decimals)
+    same(image, markers_at(rng, image, 200, labels=lambda v: rng.integers(1, 4, v.size)))
 
 
 def test_markers_from_minima_and_count():
