@@ -28,7 +28,7 @@ def _smooth(image, mask, sigma, mode, cval):
     float_type = supported_float_type(image.dtype)
     bleed = mode == "constant" or mask is not None
     if mask is None:
-        weights = xp.ones(image.shape, float_type) if bleed else None
+        weights = None
         masked = image
         eroded = xp.zeros(image.shape, np.uint8)
         eroded[1:-1, 1:-1] = 1
@@ -41,11 +41,40 @@ def _smooth(image, mask, sigma, mode, cval):
         masked = xp.where(mask, image, xp.zeros((), image.dtype))
         eroded = binary_erosion(mask, _EIGHT, border_value=0).view(np.uint8)
     smoothed = gaussian(masked, **kw)
-    if bleed:
+    if not bleed:
+        return smoothed, eroded
+    eps = np.finfo(float_type).eps
+    if mask is not None:
         bleed_over = gaussian(weights, **kw)
-        bleed_over += np.finfo(float_type).eps
+        bleed_over += eps
         smoothed /= bleed_over
+        return smoothed, eroded
+    _divide_by_smoothed_ones(smoothed, float_type, eps, kw)
     return smoothed, eroded
+
+
+def _divide_by_smoothed_ones(smoothed, float_type, eps, kw):
+    """smoothed /= gaussian(ones) + eps without smoothing an image of ones: in mode 'constant' each of its
+    values depends only on how far the pixel is from each edge (within the kernel radius r, or beyond), so
+    an image of ones of 2 r + 3 pixels per axis holds them all; the blocks of `smoothed` are divided by its
+    matching values (the interior by one number), the same numbers as scikit-image divides by."""
+    xp = xp_of(smoothed)
+    sigma = np.broadcast_to(np.asarray(kw["sigma"], dtype=float), (smoothed.ndim,))
+    radius = [int(4.0 * float(s) + 0.5) for s in sigma]   # scipy's gaussian_filter at truncate 4
+    small_shape = [min(n, 2 * r + 3) for n, r in zip(smoothed.shape, radius)]
+    small = gaussian(xp.ones(small_shape, float_type), **kw)
+    small += eps
+
+    def regions(n, m, r):
+        """(image slice, small slice) per region of one axis: near the start, the interior, near the end."""
+        if n == m:
+            return [(slice(None), slice(None))]
+        return [(slice(0, r + 1), slice(0, r + 1)), (slice(r + 1, n - r - 1), slice(r + 1, r + 2)),
+                (slice(n - r - 1, n), slice(m - r - 1, m))]
+
+    for rows, small_rows in regions(smoothed.shape[0], small_shape[0], radius[0]):
+        for cols, small_cols in regions(smoothed.shape[1], small_shape[1], radius[1]):
+            smoothed[rows, cols] /= small[small_rows, small_cols]
 
 
 def _threshold(value, default, use_quantiles, dtype_max):
