@@ -200,6 +200,12 @@ def hessian_matrix_det(image, sigma=1, approximate=True):
         integral = xp.ascontiguousarray(integral_image.__wrapped_impl__(image), dtype=np.float64)
         return _fd.hessian_det_box(integral, sigma=sigma, out=xp.empty(image.shape, np.float64))
     h = _hessian_elements(image, sigma, "constant", 0, "rc", False)
+    if image.ndim == 2:
+        h00, h01, h11 = h
+        return h00 * h11 - h01 * h01
+    if image.ndim == 3:   # cofactor expansion: pointwise, not LAPACK's LU per pixel (the same to rounding)
+        h00, h01, h02, h11, h12, h22 = h
+        return h00 * (h11 * h22 - h12 * h12) - h01 * (h01 * h22 - h12 * h02) + h02 * (h01 * h12 - h11 * h02)
     return xp.linalg.det(_symmetric_image(h, xp))
 
 
