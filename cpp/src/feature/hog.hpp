@@ -21,12 +21,12 @@ NDIMG_HD T hog_hypot(T a, T b) {
 #endif
 }
 
-// The gradient magnitude: sqrt of the sum of squares where that is exact to the last bit as hypot is (the sum
-// neither overflows nor falls below the normal range: integer gradients, the common case, are exact either
-// way), hypot elsewhere; a fraction of hypot's cost.
+// hypot(g_col, g_row); for integer gradients (integer images: hog does not rescale) below 2**26 the sum of
+// the squares is exact, and its square root the correctly rounded hypot at a fraction of the cost.
 NDIMG_HD double hog_magnitude(double g_row, double g_col) {
   const double s = add_rn(square_rn(g_row), square_rn(g_col));
-  if (s < 1e300 && s > 1e-300) return std::sqrt(s);
+  if (s < 4503599627370496.0 && double(int64_t(g_row)) == g_row && double(int64_t(g_col)) == g_col)
+    return std::sqrt(s);
   return hog_hypot(g_col, g_row);
 }
 
