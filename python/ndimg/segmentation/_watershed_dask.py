@@ -61,15 +61,19 @@ def _components(edges, nodes, steps, depth, sides, origin, shape):
     strides = np.cumprod((cshape[1:] + (1,))[::-1])[::-1]
     src, dst, out_src, out_dst = [], [], [], []
     for s, edge in zip(steps, edges):
+        # p + s within the chunk: a box of p; the edges outside it leave the chunk
+        box = tuple(slice(max(0, -int(d)), c - max(0, int(d))) for d, c in zip(s, cshape))
+        within = np.zeros(cshape, bool)
+        within[box] = edge[box]
+        p = np.flatnonzero(within)
+        src.append(p)
+        dst.append(p + int(np.dot(s, strides)))
+        edge = edge.copy()
+        edge[box] = False
         p = np.flatnonzero(edge)
-        if not p.size:
-            continue
-        coords = np.stack(np.unravel_index(p, cshape), axis=1) + s
-        within = np.all((coords >= 0) & (coords < cshape), axis=1)
-        src.append(p[within])
-        dst.append(p[within] + int(np.dot(s, strides)))
-        out_src.append(p[~within])
-        out_dst.append(np.ravel_multi_index(tuple((coords[~within] + origin).T), shape))
+        out_src.append(p)
+        coords = np.stack(np.unravel_index(p, cshape), axis=1) + s + origin
+        out_dst.append(np.ravel_multi_index(tuple(coords.T), shape) if p.size else np.empty(0, np.int64))
     cat = lambda parts: np.concatenate(parts).astype(np.int64) if parts else np.empty(0, np.int64)  # noqa: E731
     src, dst = cat(src), cat(dst)
     _, comp = connected_components(coo_matrix((np.ones(src.size, np.int8), (src, dst)), shape=(n, n)),
