@@ -1,0 +1,76 @@
+"""canny beyond the generated cases: long edges (the hysteresis joins them across the image: the CPU
+engine's flood, the CUDA engine's labelling), the threshold's types as scikit-image compares them, masks with
+every mode, and the Dask refusal."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import skimage.feature as skf
+
+import ndimg.feature as F
+from helpers import to_engine, to_host
+
+
+def _same(got, expected):
+    got = to_host(got)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    np.testing.assert_array_equal(got, expected)
+
+
+def _shapes(rng, shape):
+    """Filled discs and squares on a noisy background: long closed edges, some touching."""
+    img = 0.1 * rng.random(shape)
+    yy, xx = np.mgrid[:shape[0], :shape[1]]
+    for _ in range(12):
+        r, c, s = rng.integers(0, shape[0]), rng.integers(0, shape[1]), rng.integers(5, 40)
+        if rng.random() < 0.5:
+            img[(yy - r) ** 2 + (xx - c) ** 2 < s * s] += rng.random()
+        else:
+            img[max(r - s, 0):r + s, max(c - s, 0):c + s] += rng.random()
+    return img
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.uint8, np.uint16])
+@pytest.mark.parametrize("kw", [dict(), dict(sigma=2.5, low_threshold=0.02, high_threshold=0.3),
+                                dict(sigma=0.7, mode="reflect"), dict(use_quantiles=True),
+                                dict(use_quantiles=True, low_threshold=0.6, high_threshold=0.95)])
+def test_long_edges(engine, rng, dtype, kw):
+    img = _shapes(rng, (257, 301))
+    img = img.astype(dtype) if dtype in (np.float32, np.float64) else (img / img.max() * np.iinfo(dtype).max).astype(dtype)
+    _same(F.canny(to_engine(img, engine), **kw), skf.canny(img, **kw))
+
+
+def test_thresholds_compared_as_scikit_image(engine, rng):
+    """The low threshold is a C float (0 meaning 1e-14); the high one is compared with the float32 magnitude
+    as NumPy compares: a Python float in float32, a NumPy float64 in float64."""
+    img = _shapes(rng, (120, 140)).astype(np.float32)
+    for low, high in [(0, 0), (np.float32(0.05), np.float32(0.2)), (np.float64(0.05), np.float64(0.2)),
+                      (0.05, 0.2000001), (1e-9, 1e-9), (np.nan, 0.2), (0.05, np.nan), (-1.0, 0.1)]:
+        _same(F.canny(to_engine(img, engine), low_threshold=low, high_threshold=high),
+              skf.canny(img, low_threshold=low, high_threshold=high))
+
+
+@pytest.mark.parametrize("mode", ["constant", "reflect", "nearest", "mirror", "wrap"])
+def test_mask_every_mode(engine, rng, mode):
+    img = _shapes(rng, (90, 70))
+    mask = np.zeros(img.shape, bool)
+    mask[5:80, 10:65] = True
+    mask[40:50, 20:30] = False
+    _same(F.canny(to_engine(img, engine), sigma=1.5, mask=to_engine(mask, engine), mode=mode, cval=0.2),
+          skf.canny(img, sigma=1.5, mask=mask, mode=mode, cval=0.2))
+
+
+def test_nonfinite_and_tiny(engine):
+    img = np.zeros((20, 25))
+    img[5:15, 5:15] = 1
+    img[2, 3] = np.nan
+    _same(F.canny(to_engine(img, engine)), skf.canny(img))
+    for shape in [(1, 1), (2, 3), (3, 3)]:
+        tiny = np.arange(np.prod(shape), dtype=float).reshape(shape)
+        _same(F.canny(to_engine(tiny, engine)), skf.canny(tiny))
+
+
+def test_dask_refuses(rng):
+    da = pytest.importorskip("dask.array")
+    with pytest.raises(NotImplementedError, match="ndimg.feature.canny"):
+        F.canny(da.from_array(rng.random((30, 30)), chunks=10))
