@@ -4,19 +4,16 @@ Hessian, stacked along a last axis. The filters run on ndimg's engines (threaded
 `workers` pool of scikit-image has nothing left to do: it is checked, not used)."""
 from __future__ import annotations
 
-from itertools import combinations_with_replacement
-
 import numpy as np
 
 from .._engine import engine_aware, xp_of
 from ..filters._edges import sobel
 from ..filters._gaussian import gaussian
 from ..util._dtype import convert
-from ._deriv import _eigvals
+from ._deriv import _eigvals, hessian_finite_differences
 
 
 def _single_scale(img, sigma, intensity, edges, texture):
-    xp = xp_of(img)
     smooth = gaussian.__wrapped_impl__(img, sigma=sigma, preserve_range=False)
     out = []
     if intensity:
@@ -24,9 +21,7 @@ def _single_scale(img, sigma, intensity, edges, texture):
     if edges:
         out.append(sobel.__wrapped_impl__(smooth))
     if texture:
-        grads = xp.gradient(smooth)
-        elems = [xp.gradient(grads[a0], axis=a1) for a0, a1 in combinations_with_replacement(range(img.ndim), 2)]
-        out.extend(_eigvals(elems))
+        out.extend(_eigvals(hessian_finite_differences(smooth, range(img.ndim))))
     return out
 
 

@@ -17,7 +17,7 @@ from .._engine import engine_aware, xp_of
 from .._prim import feature_deriv as _fd
 from .._rules import as_image, check_nD, img_as_float, supported_float_type
 from ..filters._gaussian import gaussian
-from ..ndimage._separable import gaussian_filter, sobel
+from ..ndimage._separable import correlate1d, gaussian_filter, sobel
 from ..transform._integral import integral_image
 
 
@@ -53,14 +53,35 @@ def _hessian_gaussian(image, sigma, mode, cval, order):
     return [deriv(grads[a0], a1) for a0, a1 in combinations_with_replacement(axes, 2)]
 
 
+def gradient(f, axis):
+    """np.gradient(f, axis=axis) of a float array: central differences inside by ndimg's threaded correlation
+    (the same values: halving is exact), one-sided ones at both ends. Arrays with inf or NaN take xp.gradient
+    (the correlation's zero centre tap would turn an infinite centre into NaN)."""
+    xp = xp_of(f)
+    n = f.shape[axis]
+    if n < 2 or not bool(xp.isfinite(f).all()):
+        return xp.gradient(f, axis=axis)
+    out = correlate1d.__wrapped_impl__(f, (-0.5, 0.0, 0.5), axis=axis, mode='nearest')
+    at = lambda i: (slice(None),) * (axis % f.ndim) + (i,)
+    out[at(0)] = f[at(1)] - f[at(0)]
+    out[at(-1)] = f[at(-1)] - f[at(-2)]
+    return out
+
+
+def hessian_finite_differences(smooth, axes):
+    """The Hessian's upper-triangle elements of a smoothed image by twice np.gradient, pairs of `axes`."""
+    grads = [gradient(smooth, a) for a in range(smooth.ndim)]
+    return [gradient(grads[a0], a1) for a0, a1 in combinations_with_replacement(axes, 2)]
+
+
 def _hessian_elements(image, sigma, mode, cval, order, use_gaussian_derivatives):
     if use_gaussian_derivatives:
         return _hessian_gaussian(image, sigma, mode, cval, order)
-    xp = xp_of(image)
     smooth = gaussian.__wrapped_impl__(image, sigma=sigma, mode=mode, cval=cval)
-    grads = xp.gradient(smooth)
-    axes = range(image.ndim) if order == "rc" else range(image.ndim - 1, -1, -1)
-    return [xp.gradient(grads[a0], axis=a1) for a0, a1 in combinations_with_replacement(axes, 2)]
+    if image.ndim == 1:   # np.gradient gives one array, not a list: scikit-image indexes into it
+        xp = xp_of(image)
+        return [xp.gradient(xp.gradient(smooth)[0], axis=0)]
+    return hessian_finite_differences(smooth, range(image.ndim) if order == "rc" else range(image.ndim - 1, -1, -1))
 
 
 def _warn_gaussian_derivatives(use_gaussian_derivatives, stacklevel):
