@@ -13,6 +13,7 @@ NDIMG_BINDINGS(feature_desc) {
                                  nb::arg("stream") = 0);
   bind<&feature::hog_normalize>(m, "hog_normalize", "hist", "norm", Out{"blocks"}, nb::arg("stream") = 0);
   bind<&feature::haar_features>(m, "haar_features", "ii", "rects", Out{"out"}, nb::arg("stream") = 0);
+  bind<&feature::hamming_distances>(m, "hamming_distances", "a", "b", "nbits", Out{"out"}, nb::arg("stream") = 0);
   bind<&feature::cascade_windows>(m, "cascade_windows", "ii", "stumps", "leaves", "luts", "stages", "limits", "step",
                                   Out{"out"}, nb::arg("stream") = 0);
 }

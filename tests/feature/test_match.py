@@ -30,3 +30,14 @@ def test_like_skimage(engine, rng, kind, kw):
 def test_lengths_must_agree():
     with pytest.raises(ValueError, match="Descriptor length"):
         nf.match_descriptors(np.zeros((3, 4)), np.zeros((3, 5)))
+
+
+@pytest.mark.parametrize("bits", [1, 7, 64, 100, 513])
+def test_packed_hamming_like_cdist(engine, rng, bits):
+    # binary descriptors are compared as packed bits: every length, the padding of the last word, ties
+    d1, d2 = rng.random((70, bits)) > 0.5, rng.random((90, bits)) > 0.5
+    d2[::3] = d1[:30]
+    for kw in (dict(), dict(cross_check=False, max_ratio=0.9), dict(max_distance=0.3)):
+        expected = sf.match_descriptors(d1, d2, **kw)
+        got = nf.match_descriptors(to_engine(d1, engine), to_engine(d2, engine), **kw)
+        np.testing.assert_array_equal(to_host(got), expected)

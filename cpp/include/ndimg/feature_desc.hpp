@@ -32,6 +32,11 @@ void hog_normalize(const View& hist, HogNorm norm, const View& blocks, StreamHan
 // and out[f] = (sum of the odd rectangles) - (sum of the even ones), each side summed in index order.
 void haar_features(const View& ii, const View& rects, const View& out, StreamHandle stream = nullptr);
 
+// Hamming distances of binary descriptors packed in bits (numpy.packbits along the descriptor, padded to whole
+// uint64 words): `a` (n1, words) and `b` (n2, words) C-contiguous uint64, `out` (n1, n2) C-contiguous float64
+// = the number of differing bits / nbits, as scipy's cdist(metric='hamming') divides them.
+void hamming_distances(const View& a, const View& b, int64_t nbits, const View& out, StreamHandle stream = nullptr);
+
 // The MB-LBP cascade classifier's sliding-window pass at one scale (skimage.feature.Cascade): `ii` is a
 // C-contiguous float32 integral image; window (i, j) has its top left corner at (i * step, j * step) and
 // out[i, j] (a C-contiguous uint8 array) is 1 where every stage passes. The classifier's tables, contiguous:
