@@ -15,7 +15,13 @@ from ..ndimage._footprint import to_host
 
 def _packed(d, xp):
     """Bool descriptors (n, nbits) as (n, words) uint64 of their bits (numpy.packbits order, zero padded)."""
-    packed = xp.packbits(d, axis=1)
+    if xp is np:
+        packed = np.packbits(d, axis=1)
+    else:   # numpy.packbits' bit order by shifts (CuPy's packbits takes no axis in every version)
+        n, bits = d.shape
+        padded = xp.zeros((n, -(-bits // 8) * 8), dtype=np.uint8)
+        padded[:, :bits] = d
+        packed = (padded.reshape(n, -1, 8) << xp.arange(7, -1, -1, dtype=np.uint8)).sum(axis=2, dtype=np.uint8)
     pad = -packed.shape[1] % 8
     if pad or not packed.flags.c_contiguous:
         packed = xp.ascontiguousarray(xp.pad(packed, ((0, 0), (0, pad))))
