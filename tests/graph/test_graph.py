@@ -317,3 +317,16 @@ def test_pixel_graph_and_central_pixel(engine, rng, shape, dtype):
         c2, t2 = ng.central_pixel(g1.copy(), **kw)
         assert c2 == c1
         np.testing.assert_array_equal(t2, t1)
+
+
+def test_dask_refused():
+    da = pytest.importorskip("dask.array")
+    labels = _labels(np.random.default_rng(0), (20, 21), 4)
+    lazy = da.from_array(labels, chunks=10)
+    rag = ng.rag_mean_color(np.zeros((20, 21, 3)), labels)
+    for call in (lambda: ng.MCP(lazy.astype(float)), lambda: ng.MCP_Geometric(lazy.astype(float)),
+                 lambda: ng.route_through_array(lazy.astype(float), (0, 0), (5, 5)),
+                 lambda: ng.rag_mean_color(lazy, lazy), lambda: ng.rag_boundary(lazy, lazy.astype(float)),
+                 lambda: ng.cut_threshold(lazy, rag.copy(), 0.1), lambda: ng.pixel_graph(lazy)):
+        with pytest.raises(NotImplementedError, match="Dask"):
+            call()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._engine import _cupy, from_working, library_of
+from .._engine import _cupy, engine_aware, from_working, library_of
 from ..ndimage._footprint import to_host
 
 try:
@@ -64,6 +64,7 @@ class TrainableSegmenter:
         return predict_segmenter(self.features_func(image), self.clf)
 
 
+@engine_aware("labels", "features")
 def fit_segmenter(labels, features, clf):
     """Train `clf` on the features (shape labels.shape + (n_features,)) of the pixels where labels > 0
     (see skimage.future.fit_segmenter). Returns clf."""
@@ -73,6 +74,7 @@ def fit_segmenter(labels, features, clf):
     return clf
 
 
+@engine_aware("features")
 def predict_segmenter(features, clf):
     """The labels `clf` predicts for each pixel's features (see skimage.future.predict_segmenter)."""
     lib = library_of(features)

@@ -8,7 +8,7 @@ import numpy as np
 from scipy import sparse
 from scipy.sparse import linalg
 
-from .._engine import xp_of
+from .._engine import engine_aware, xp_of
 from ._graph_merge import _top
 
 
@@ -16,6 +16,7 @@ def _relabel(labels, map_array):
     return xp_of(labels).asarray(map_array)[labels]
 
 
+@engine_aware("labels")
 def cut_threshold(labels, rag, thresh, in_place=True):
     """Combine the regions joined by edges lighter than `thresh` (see skimage.graph.cut_threshold): the
     connected components of the RAG without its heavier edges, numbered in networkx's component order."""
@@ -30,6 +31,7 @@ def cut_threshold(labels, rag, thresh, in_place=True):
     return _relabel(labels, map_array)
 
 
+@engine_aware("labels")
 def cut_normalized(labels, rag, thresh=0.001, num_cuts=10, in_place=True, max_edge=1.0, *, rng=None):
     """Recursive two-way normalized cuts of a RAG (see skimage.graph.cut_normalized); `rng` seeds the
     eigensolver's start vectors (and its own draws) as in scikit-image."""

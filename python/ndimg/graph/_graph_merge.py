@@ -7,7 +7,7 @@ import heapq
 
 import numpy as np
 
-from .._engine import xp_of
+from .._engine import engine_aware, xp_of
 from ..ndimage._footprint import to_host
 
 
@@ -43,6 +43,7 @@ def _invalidate_edge(graph, n1, n2):
     graph[n1][n2]["heap item"][3] = False
 
 
+@engine_aware("labels")
 def merge_hierarchical(labels, rag, thresh, rag_copy, in_place_merge, merge_func, weight_func):
     """Merge the regions joined by the cheapest edge while it weighs less than `thresh` (see
     skimage.graph.merge_hierarchical): merge_func(rag, src, dst) runs before each merge, weight_func gives

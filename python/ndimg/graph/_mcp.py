@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._engine import library_of, from_working, _cupy
+from .._engine import _cupy, engine_aware, from_working, library_of
 from ..morphology._misc import DEPRECATED, warn_user
 from ..ndimage._footprint import to_host
 
@@ -77,6 +77,9 @@ class MCP:
     _use_start_cost = True
 
     def __init__(self, costs, offsets=None, fully_connected=True, sampling=None):
+        if type(costs).__module__.startswith("dask"):
+            raise NotImplementedError(f"ndimg.graph.{type(self).__name__} does not take Dask arrays: its paths depend "
+                                      "on the whole array; compute() the array first")
         self._lib = library_of(costs)
         costs = to_host(costs) if self._lib not in (None, "numpy") else np.asarray(costs)
         if not np.can_cast(costs.dtype, np.float64):
@@ -274,6 +277,7 @@ class _MCP_Diff(MCP):
     _use_start_cost = False
 
 
+@engine_aware("array")
 def route_through_array(array, start, end, fully_connected=True, geometric=True):
     """Simple example of how to use the MCP and MCP_Geometric classes (see skimage.graph.route_through_array):
     the minimum cost path from `start` to `end` and its cost."""
@@ -283,6 +287,7 @@ def route_through_array(array, start, end, fully_connected=True, geometric=True)
     return m.traceback(end), m._cumulative.reshape(m._shape, order="F")[end]
 
 
+@engine_aware("arr")
 def shortest_path(arr, reach=1, axis=-1, output_indexlist=False):
     """The shortest path through an n-d array from one side to another (see skimage.graph.shortest_path)."""
     if library_of(arr) not in (None, "numpy"):

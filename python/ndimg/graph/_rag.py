@@ -253,6 +253,7 @@ def rag_boundary(labels, edge_map, connectivity=2):
     return rag
 
 
+@engine_aware("labels", "image")
 def show_rag(labels, rag, image, border_color="black", edge_width=1.5, edge_cmap="magma", img_cmap="bone",
              in_place=True, ax=None):
     """Draw a RAG over an image with matplotlib (see skimage.graph.show_rag): region borders, and an edge
