@@ -3467,4 +3467,6 @@ register("feature", "CENSURE", "ndimg.feature._censure:CENSURE", kind="class", i
          extra={"tested_in": "tests/feature/test_censure.py"})
 register("feature", "ORB", "ndimg.feature._orb:ORB", kind="class", inputs=("none",), ndim=(), cases=(),
          extra={"tested_in": "tests/feature/test_orb.py"})
+register("feature", "SIFT", "ndimg.feature._sift:SIFT", kind="class", inputs=("none",), ndim=(), cases=(),
+         extra={"tested_in": "tests/feature/test_sift.py"})
 # --- end feature keypoints (feat-kp)

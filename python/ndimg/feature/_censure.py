@@ -84,7 +84,7 @@ def _filter_image(image, min_scale, max_scale, mode, xp):
             kernel = _octagon_kernel(*OCTAGON_OUTER_SHAPE[s - 1], *OCTAGON_INNER_SHAPE[s - 1])
         else:
             kernel = _star_kernel(STAR_SHAPE[STAR_FILTER_SHAPE[s - 1][0]], STAR_SHAPE[STAR_FILTER_SHAPE[s - 1][1]])
-        layers.append(convolve(wide, xp.asarray(kernel)).astype(image.dtype).astype(np.float64))
+        layers.append(convolve(wide, kernel).astype(image.dtype).astype(np.float64))
     return xp.stack(layers, axis=-1)
 
 

@@ -1,0 +1,11 @@
+#include "binders.hpp"
+#include "ndimg/feature_kp.hpp"
+
+namespace ndimg::py {
+
+NDIMG_BINDINGS(feature_kp) {
+  bind<&feature::sift_descriptor_histograms>(m, "sift_descriptor_histograms", "pixels", "starts", "rc_bins",
+                                             "spacing", "ori_bins", Out{"hist"}, nb::arg("stream") = 0);
+}
+
+}  // namespace ndimg::py

@@ -1,0 +1,23 @@
+// ndimg::feature keypoints — the per-keypoint histograms of skimage.feature's keypoint descriptors (SIFT's
+// gradient-orientation histograms), on either engine.
+#pragma once
+#include <cstdint>
+
+#include "ndimg/array.hpp"
+#include "ndimg/ndimage.hpp"
+
+namespace ndimg::feature {
+
+// SIFT's descriptor histograms (skimage.feature.SIFT's _ori_distances and _update_histogram, Otero et al. eq.
+// 28). `pixels` is a C-contiguous float32 or float64 (P, 4) array of the patch pixels of all keypoints, keypoint
+// after keypoint: (row, col) in the keypoint's rotated frame, gradient direction relative to the keypoint's
+// orientation (radians) and weighted magnitude. `starts` (int64, K + 1) delimits each keypoint's pixels;
+// `rc_bins` (K, n_hist) holds its spatial bin centres along either axis and `spacing` (K) their spacing;
+// `ori_bins` (n_ori) the orientation bin angles. `hist` (K, n_hist, n_hist, n_ori), zeroed by the caller, gets
+// each pixel's magnitude spread over the (up to 2 x 2) spatial bins within `spacing` of it, bilinearly, and over
+// the two orientation bins around its direction; every sum in the arrays' type, pixels in the order given (the
+// CPU and CUDA results are equal, and equal to scikit-image's loop).
+void sift_descriptor_histograms(const View& pixels, const View& starts, const View& rc_bins, const View& spacing,
+                                const View& ori_bins, const View& hist, StreamHandle stream = nullptr);
+
+}  // namespace ndimg::feature

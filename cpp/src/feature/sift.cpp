@@ -1,0 +1,42 @@
+// SIFT's descriptor histograms: validate once, route to the engine.
+#include <string>
+
+#include "feature/sift.hpp"
+
+namespace ndimg::feature {
+
+void sift_descriptor_histograms(const View& pixels, const View& starts, const View& rc_bins, const View& spacing,
+                                const View& ori_bins, const View& hist, StreamHandle stream) {
+  const char* op = "sift_descriptor_histograms";
+  if (!is_float(pixels.dtype) || pixels.ndim != 2 || pixels.shape[1] != 4 || !pixels.c_contiguous())
+    throw ValueError("sift_descriptor_histograms: pixels must be a C-contiguous (P, 4) float array");
+  const int64_t k = hist.ndim == 4 ? hist.shape[0] : -1;
+  if (hist.dtype != pixels.dtype || hist.ndim != 4 || !hist.c_contiguous() || hist.shape[1] != hist.shape[2])
+    throw ValueError("sift_descriptor_histograms: hist must be a C-contiguous (K, n_hist, n_hist, n_ori) array of "
+                     "the pixels' dtype");
+  const int64_t n_hist = hist.shape[1], n_ori = hist.shape[3];
+  if (starts.dtype != DType::I64 || starts.ndim != 1 || starts.shape[0] != k + 1 || !starts.c_contiguous())
+    throw ValueError("sift_descriptor_histograms: starts must be a contiguous int64 array of K + 1 offsets");
+  if (rc_bins.dtype != pixels.dtype || rc_bins.ndim != 2 || rc_bins.shape[0] != k || rc_bins.shape[1] != n_hist ||
+      !rc_bins.c_contiguous())
+    throw ValueError("sift_descriptor_histograms: rc_bins must be a C-contiguous (K, n_hist) array of the pixels' "
+                     "dtype");
+  if (spacing.dtype != pixels.dtype || spacing.ndim != 1 || spacing.shape[0] != k || !spacing.c_contiguous())
+    throw ValueError("sift_descriptor_histograms: spacing must be a contiguous (K,) array of the pixels' dtype");
+  if (ori_bins.dtype != pixels.dtype || ori_bins.ndim != 1 || ori_bins.shape[0] != n_ori || !ori_bins.c_contiguous())
+    throw ValueError("sift_descriptor_histograms: ori_bins must be a contiguous (n_ori,) array of the pixels' dtype");
+  for (const View* v : {&starts, &rc_bins, &spacing, &ori_bins, &hist}) require_same_device(pixels, *v, op);
+  if (k == 0 || n_ori == 0 || n_hist == 0) return;
+  // the offsets index the pixels: checked here (on the host they are read directly, on the device by the
+  // caller's construction; a bad offset there is clamped by the kernel)
+  if (starts.device == Device::CPU) {
+    const int64_t* s = starts.ptr<int64_t>();
+    for (int64_t i = 0; i < k; ++i)
+      if (s[i] < 0 || s[i] > s[i + 1] || s[i + 1] > pixels.shape[0])
+        throw ValueError("sift_descriptor_histograms: starts must rise from 0 to at most the number of pixels");
+  }
+  NDIMG_ROUTE(pixels, op, sift_descriptor_histograms_cpu(pixels, starts, rc_bins, spacing, ori_bins, hist),
+              sift_descriptor_histograms_cuda(pixels, starts, rc_bins, spacing, ori_bins, hist, stream));
+}
+
+}  // namespace ndimg::feature

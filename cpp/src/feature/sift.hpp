@@ -1,0 +1,63 @@
+// SIFT's descriptor histograms (skimage.feature.SIFT): one keypoint's accumulation, written once for both
+// engines; the schedules' declarations. The entry is in sift.cpp.
+#pragma once
+#include <cmath>
+#include <cstdint>
+
+#include "core/engine.hpp"
+#include "ndimg/dispatch.hpp"
+#include "ndimg/feature_kp.hpp"
+#include "ndimg/hd.hpp"
+
+namespace ndimg::feature {
+
+// One keypoint: `n` pixels of (row, col, direction, magnitude) into its (n_hist, n_hist, n_ori) histogram.
+// scikit-image's operand order and precision: T throughout, each product and sum rounded on its own; the
+// nearest orientation bin is the first smallest distance upward (wrapped by one turn), and a pixel whose
+// direction compares with nothing (NaN) keeps the previous pixel's bin at distance 100, as its loop does.
+template <class T>
+NDIMG_HD void sift_descriptor_hist(const T* pix, int64_t n, const T* rc_bins, T spacing, const T* ori_bins,
+                                   int64_t n_hist, int64_t n_ori, T* hist) {
+  const T two_pi = T(2 * 3.14159265358979323846);
+  const T inv = T(1) / spacing;
+  const T norm1 = T(double(n_ori) / (2 * 3.14159265358979323846));
+  int64_t k = 0;
+  for (int64_t p = 0; p < n; ++p) {
+    const T r_norm = pix[4 * p], c_norm = pix[4 * p + 1], theta = pix[4 * p + 2], mag = pix[4 * p + 3];
+    T best = T(100);
+    for (int64_t j = 0; j < n_ori; ++j) {
+      T d = sub_rn(ori_bins[j], theta);
+      if (d > two_pi) d = sub_rn(d, two_pi);
+      else if (d < T(0)) d = add_rn(d, two_pi);
+      if (d < best) {
+        k = j;
+        best = d;
+      }
+    }
+    const int64_t k2 = k + 1 == n_ori ? 0 : k + 1;
+    for (int64_t r = 0; r < n_hist; ++r) {
+      const T dr = std::fabs(sub_rn(rc_bins[r], r_norm));
+      if (dr > spacing) continue;
+      const T wr = sub_rn(T(1), mul_rn(inv, dr));
+      for (int64_t c = 0; c < n_hist; ++c) {
+        const T dc = std::fabs(sub_rn(rc_bins[c], c_norm));
+        if (dc > spacing) continue;
+        const T w0 = mul_rn(mul_rn(wr, sub_rn(T(1), mul_rn(inv, dc))), mag);
+        const T w1 = mul_rn(mul_rn(w0, norm1), best);
+        const T w2 = sub_rn(w0, w1);
+        T* cell = hist + (r * n_hist + c) * n_ori;
+        cell[k] = add_rn(cell[k], w1);
+        cell[k2] = add_rn(cell[k2], w2);
+      }
+    }
+  }
+}
+
+void sift_descriptor_histograms_cpu(const View& pixels, const View& starts, const View& rc_bins, const View& spacing,
+                                    const View& ori_bins, const View& hist);
+#ifdef NDIMG_WITH_CUDA
+void sift_descriptor_histograms_cuda(const View& pixels, const View& starts, const View& rc_bins,
+                                     const View& spacing, const View& ori_bins, const View& hist, StreamHandle stream);
+#endif
+
+}  // namespace ndimg::feature

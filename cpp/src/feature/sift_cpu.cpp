@@ -1,0 +1,29 @@
+// SIFT's descriptor histograms, CPU schedule: keypoints split over the pool, each histogram built by one thread.
+#include <algorithm>
+
+#include "feature/sift.hpp"
+#include "ndimg/parallel.hpp"
+
+namespace ndimg::feature {
+
+void sift_descriptor_histograms_cpu(const View& pixels, const View& starts, const View& rc_bins, const View& spacing,
+                                    const View& ori_bins, const View& hist) {
+  const int64_t k = hist.shape[0], n_hist = hist.shape[1], n_ori = hist.shape[3];
+  const int64_t* s = starts.ptr<int64_t>();
+  const int64_t per_key = std::max<int64_t>(1, pixels.shape[0] / std::max<int64_t>(1, k));
+  dispatch_dtype(pixels.dtype, [&]<class T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T* pix = pixels.ptr<T>();
+      const T* bins = rc_bins.ptr<T>();
+      const T* sp = spacing.ptr<T>();
+      T* h = hist.ptr<T>();
+      parallel_for(k, std::max<int64_t>(1, 65536 / (per_key * n_hist * 4)), [&](int64_t a, int64_t b) {
+        for (int64_t i = a; i < b; ++i)
+          sift_descriptor_hist(pix + 4 * s[i], s[i + 1] - s[i], bins + i * n_hist, sp[i], ori_bins.ptr<T>(), n_hist,
+                               n_ori, h + i * n_hist * n_hist * n_ori);
+      });
+    }
+  });
+}
+
+}  // namespace ndimg::feature

@@ -1,0 +1,23 @@
+"""The per-keypoint kernels of skimage.feature's keypoint descriptors (``cpp/src/feature/sift.hpp``), on the
+arrays' engine. Inputs are made C-contiguous here; outputs are new arrays of the input's library."""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _core
+from .._engine import stream_ptr, xp_of
+
+
+def sift_descriptor_histograms(pixels, starts, rc_bins, spacing, ori_bins, *, n_hist, n_ori):
+    """SIFT's (K, n_hist, n_hist, n_ori) descriptor histograms from the (P, 4) float patch pixels (rotated row,
+    rotated column, relative direction, weighted magnitude) of K keypoints, keypoint i's pixels at
+    ``starts[i]:starts[i + 1]``; ``rc_bins`` (K, n_hist), ``spacing`` (K,) and ``ori_bins`` (n_ori,) in the
+    pixels' dtype. Sums in that dtype, pixels in order (scikit-image's)."""
+    xp = xp_of(pixels)
+    dtype = pixels.dtype
+    hist = xp.zeros((len(spacing), n_hist, n_hist, n_ori), dtype=dtype)
+    _core.sift_descriptor_histograms(xp.ascontiguousarray(pixels), xp.ascontiguousarray(starts, dtype=np.int64),
+                                     xp.ascontiguousarray(rc_bins, dtype=dtype),
+                                     xp.ascontiguousarray(spacing, dtype=dtype),
+                                     xp.ascontiguousarray(ori_bins, dtype=dtype), hist, stream=stream_ptr(hist))
+    return hist
