@@ -65,7 +65,9 @@ class McpHeap {
   }
   double pop() {
     int64_t i = 1;
-    for (int level = 1; level < levels_; ++level) i = values_[size_t(i)] <= values_[size_t(i + 1)] ? i * 2 + 1 : (i + 1) * 2 + 1;
+    const double* v = values_.data();
+    // left when left <= right (so NaN goes right), as index arithmetic: the choice is data, not a branch
+    for (int level = 1; level < levels_; ++level) i = 2 * i + 1 + 2 * int64_t(!(v[i] <= v[i + 1]));
     if (!(values_[size_t(i)] <= values_[size_t(i + 1)])) ++i;
     const int64_t ir = i - first_leaf();
     // only NaN values lead the descent past the entries (scikit-image then reads unset memory)
