@@ -156,7 +156,7 @@ def _join(summaries):
     hi = np.full(total, np.iinfo(np.int64).min, np.int64)
     np.minimum.at(lo, comp, np.concatenate([s[1] for s in summaries]))
     np.maximum.at(hi, comp, np.concatenate([s[2] for s in summaries]))
-    return [(lo[comp[a:b]], hi[comp[a:b]]) for a, b in zip(bases[:-1], bases[1:])]
+    return [(lo[comp[a:b]], hi[comp[a:b]], comp[a:b]) for a, b in zip(bases[:-1], bases[1:])]
 
 
 def _minima_finish(local, joined, constant):
@@ -166,8 +166,8 @@ def _minima_finish(local, joined, constant):
 
 def _contested(local, joined, E_ext, markers_ext, depth, sides, origin, shape):
     """Stage 3 in one chunk: its elements in components where several labels meet: global C index, E,
-    marker."""
-    lo, hi = joined
+    marker, component."""
+    lo, hi, comp = joined
     sel = local >= 0
     sel[sel] = lo[local[sel]] < hi[local[sel]]
     if not sel.any():
@@ -176,7 +176,7 @@ def _contested(local, joined, E_ext, markers_ext, depth, sides, origin, shape):
     g = np.ravel_multi_index(tuple(a + o for a, o in zip(at, origin)), shape)
     E = _neighbours(np.asarray(E_ext, np.float64), depth, sides, 0)[1]((0,) * local.ndim)
     mk = _neighbours(np.asarray(markers_ext).astype(np.int64), depth, sides, 0)[1]((0,) * local.ndim)
-    return g.astype(np.int64), E[sel], mk[sel]
+    return g.astype(np.int64), E[sel], mk[sel], comp[local[sel]]
 
 
 def _flood_contested(parts, steps, shape, origins, cshapes, whole):
@@ -198,7 +198,7 @@ def _flood_contested(parts, steps, shape, origins, cshapes, whole):
     g = np.concatenate([p[0] for p in parts])
     order = np.argsort(g)
     g = g[order]
-    E, mk = (np.concatenate([p[i] for p in parts])[order] for i in (1, 2))
+    E, mk, comp = (np.concatenate([p[i] for p in parts])[order] for i in (1, 2, 3))
     n = g.size
     coords = np.stack(np.unravel_index(g, shape), axis=1)
     nb = np.full((n, len(steps)), -1, np.int64)   # the gathered neighbours (the others never push these)
@@ -268,7 +268,14 @@ def _flood_contested(parts, steps, shape, origins, cshapes, whole):
                 waiting[cand] = False
                 front = cand
 
+    # markers of one value and different labels in one component: the ranking may meet their tie (and then
+    # stop), where the whole image is at hand it is flooded at once
+    m = np.flatnonzero(mk)
+    kinds = np.unique(np.stack([comp[m], (E[m] + 0.0).view(np.int64), mk[m]], axis=1), axis=0)   # (-0.0: 0.0)
+    tied = whole is not None and bool(np.any(np.all(kinds[1:, :2] == kinds[:-1, :2], axis=1)))
     try:
+        if tied:
+            raise Tied
         rank_levels()
     except Tied:
         if whole is None:
@@ -288,7 +295,7 @@ def _flood_contested(parts, steps, shape, origins, cshapes, whole):
 def _finish(local, joined, flooded, dtype):
     """Stage 4 in one chunk: each component's one label (0 off the flooded elements), the contested
     elements' from stage 3."""
-    lo, hi = joined
+    lo, hi, _ = joined
     out = np.where(local >= 0, np.where(lo <= hi, lo, 0)[np.maximum(local, 0)] if lo.size else 0, 0)
     if flooded is not None and flooded[1].size:
         out[tuple(flooded[0].T)] = flooded[1]
