@@ -330,3 +330,12 @@ def test_dask_refused():
                  lambda: ng.cut_threshold(lazy, rag.copy(), 0.1), lambda: ng.pixel_graph(lazy)):
         with pytest.raises(NotImplementedError, match="Dask"):
             call()
+
+
+@pytest.mark.parametrize("n, scale", [(5000, 1), (50, 10**12)])
+def test_rag_many_or_far_apart_labels(rng, n, scale):
+    # more labels than the table of pairs takes (sorted instead), and labels too far apart to count
+    labels = np.repeat(np.repeat(rng.integers(0, n, (60, 50)), 3, axis=0), 2, axis=1) * scale
+    assert_same_graph(sg.RAG(labels, 2), ng.RAG(labels, 2))
+    image = rng.random(labels.shape + (3,))
+    assert_same_graph(sg.rag_mean_color(image, labels), ng.rag_mean_color(image, labels))

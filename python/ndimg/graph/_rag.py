@@ -39,41 +39,78 @@ def _as_node_ids(labels):
     return labels.astype(xp.float64).astype(xp.int64)
 
 
+def _dense_ids(ids):
+    """(ids numbered 0..n-1 in the order of their values, the n values on the host): by a count over the
+    value range where it is short, else by a sort."""
+    xp = xp_of(ids)
+    if ids.size == 0:
+        return ids, np.zeros(0, np.int64)
+    low, high = int(ids.min()), int(ids.max())
+    if high - low < max(1 << 20, 2 * ids.size):
+        present = xp.bincount((ids - low).ravel(), minlength=high - low + 1) > 0
+        dense = (xp.cumsum(present) - 1)[ids - low]
+        return dense, to_host(xp.flatnonzero(present)) + low
+    values, dense = xp.unique(ids, return_inverse=True)
+    return dense.reshape(ids.shape), to_host(values)
+
+
+def _scatter_min(xp, table, at, values):
+    if xp is np:
+        np.minimum.at(table, at, values)
+    else:
+        import cupyx
+
+        cupyx.scatter_min(table, at, values)
+
+
 def _adjacency(labels, connectivity):
     """The distinct touching label pairs (u, v) as host int64 arrays, in the order scikit-image's
-    RAG(label_image) adds them: by pixel (C order), then by footprint element, u the pixel's own label."""
+    RAG(label_image) adds them: by pixel (C order), then by footprint element, u the pixel's own label.
+    Each pair's first occurrence (pixel * elements + element) is the least over a table of pairs where the
+    labels are few, else found by sorting all touching pixels."""
     xp = xp_of(labels)
-    ids = _as_node_ids(labels)
+    dense, values = _dense_ids(_as_node_ids(labels))
+    n = len(values)
+    empty = np.zeros(0, np.int64)
+    if n < 2:
+        return empty, empty
     fp = np.asarray(generate_binary_structure(labels.ndim, connectivity))
     offsets = np.argwhere(fp) - 1
     k_count = len(offsets)
-    padded = xp.pad(ids, 1, mode="edge")   # the footprint clamped to the nearest pixel (mode='nearest')
-    centre = ids.ravel()
-    codes, us, vs = [], [], []
+    padded = xp.pad(dense, 1, mode="edge")   # the footprint clamped to the nearest pixel (mode='nearest')
+    centre = dense.ravel()
+    tabled = n * n <= 1 << 24
+    if tabled:
+        first = xp.full(n * n, np.iinfo(np.int64).max, dtype=xp.int64)
+    pieces = []
     for k, off in enumerate(offsets):
         if not off.any():
             continue
-        nb = padded[tuple(slice(1 + o, 1 + o + n) for o, n in zip(off, ids.shape))].ravel()
+        nb = padded[tuple(slice(1 + o, 1 + o + s) for o, s in zip(off, dense.shape))].ravel()
         pos = xp.flatnonzero(nb != centre)
-        codes.append(pos * k_count + k)
-        us.append(centre[pos])
-        vs.append(nb[pos])
-    if not codes:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    code, u, v = (xp.concatenate(a) for a in (codes, us, vs))
-    if code.size == 0:
-        return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    lo, hi = xp.minimum(u, v), xp.maximum(u, v)
-    # the first (smallest code) occurrence of each unordered pair: by code, then stably by the pair
+        a, b = centre[pos], nb[pos]
+        key = xp.minimum(a, b) * n + xp.maximum(a, b)
+        if tabled:
+            _scatter_min(xp, first, key, pos * k_count + k)
+        else:
+            pieces.append((key, pos * k_count + k))
+    if tabled:
+        key = xp.flatnonzero(first != np.iinfo(np.int64).max)
+        code = first[key]
+    else:
+        key, code = (xp.concatenate(a) for a in zip(*pieces))
+        # by pair, each pair's occurrences by code: the first of each run is its first occurrence
+        order = xp.lexsort(xp.stack([code, key]))
+        key, code = key[order], code[order]
+        run = xp.ones(key.size, dtype=bool)
+        run[1:] = key[1:] != key[:-1]
+        key, code = key[run], code[run]
     order = xp.argsort(code)
-    lo, hi, code, u, v = lo[order], hi[order], code[order], u[order], v[order]
-    order = xp.lexsort(xp.stack([hi, lo]))
-    lo, hi = lo[order], hi[order]
-    first = xp.ones(lo.size, dtype=bool)
-    first[1:] = (lo[1:] != lo[:-1]) | (hi[1:] != hi[:-1])
-    keep = order[first]
-    keep = keep[xp.argsort(code[keep])]
-    return to_host(u[keep]), to_host(v[keep])
+    key, code = key[order], code[order]
+    u = centre[code // k_count]
+    lo, hi = key // n, key % n
+    v = xp.where(u == lo, hi, lo)
+    return values[to_host(u)], values[to_host(v)]
 
 
 class RAG(nx.Graph):
@@ -197,15 +234,13 @@ def rag_mean_color(image, labels, connectivity=2, mode="distance", sigma=255.0):
     """The RAG of `labels` weighted by the regions' mean colours (see skimage.graph.rag_mean_color):
     'distance' weighs an edge by |c1 - c2|, 'similarity' by exp(-|c1 - c2|**2 / sigma)."""
     graph = RAG(labels, connectivity=connectivity)
-    xp = xp_of(labels)
     ids = _as_node_ids(labels)
-    values, dense = xp.unique(ids, return_inverse=True)
-    values = to_host(values)
+    dense, values = _dense_ids(ids)
     missing = [v for v in values.tolist() if v not in graph]
     if missing:
         # scikit-image adds nodes only through edges: a label touching no other has none
         raise KeyError(missing[0])
-    sums, counts = _channel_sums(image, dense.reshape(ids.shape), len(values))
+    sums, counts = _channel_sums(image, dense, len(values))
     at = {int(v): i for i, v in enumerate(values.tolist())}
     for n in graph:
         i = at[int(n)]
