@@ -39,6 +39,8 @@ GLOBAL_CALLS = {
     # finite differences are one-sided at the image border, which a wrapped halo would hide
     "feature.hessian_matrix": lambda kw: kw.get("mode") == "wrap" and not kw.get("use_gaussian_derivatives"),
     "feature.shape_index": lambda kw: kw.get("mode") == "wrap",
+    # quantile thresholds: of the whole image's gradient magnitude
+    "feature.canny": lambda kw: bool(kw.get("use_quantiles")),
     # a compact watershed's entries depend on their marker's distance; watershed lines on the queue's order
     "segmentation.watershed": lambda kw: kw.get("compactness", 0) > 0 or bool(kw.get("watershed_line")),
     # each label's peaks follow rules over the label's whole extent

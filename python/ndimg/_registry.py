@@ -3391,6 +3391,7 @@ _FB_ANGLES = (0.0, np.pi / 4, np.pi / 2, 3 * np.pi / 4)
 _FB_PROPS = ("contrast", "dissimilarity", "homogeneity", "ASM", "energy", "correlation", "entropy", "variance", "mean",
              "std")
 register("feature", "canny", f"{_FB}._canny:canny", dtypes=_FB_NO64, ndim=(2,), family="label",
+         dask=f"{_FB}._canny_dask:canny",
          cases=(case(), case(sigma=2), case(mask=Arr("mask", "bool")), case(low_threshold=0.05, high_threshold=0.3),
                 case(use_quantiles=True, low_threshold=0.5, high_threshold=0.8), case(sigma=0.5, low_threshold=0),
                 case(low_threshold=50, high_threshold=150, _dtype="uint8"))

@@ -1,6 +1,6 @@
 """canny beyond the generated cases: long edges (the hysteresis joins them across the image: the CPU
 engine's flood, the CUDA engine's labelling), the threshold's types as scikit-image compares them, masks with
-every mode, and the Dask refusal."""
+every mode, and Dask arrays whose chunk borders cut the edges."""
 from __future__ import annotations
 
 import numpy as np
@@ -70,7 +70,23 @@ def test_nonfinite_and_tiny(engine):
         _same(F.canny(to_engine(tiny, engine)), skf.canny(tiny))
 
 
-def test_dask_refuses(rng):
+@pytest.mark.parametrize("chunks", [(10, 13), ((1, 50, 46), (60, 53)), ((3, 94), (5, 5, 103))])
+@pytest.mark.parametrize("kw", [dict(), dict(sigma=2.5), dict(mode="wrap", sigma=1.5), dict(mode="reflect", sigma=0.5),
+                                dict(mask=True), dict(mask=True, mode="nearest")])
+def test_dask_edges_across_chunks(engine, rng, chunks, kw):
+    """Edges crossing chunk borders many times (the hysteresis joins them through the Dask labelling); chunks
+    smaller than the Gaussian's halo; the true frame cleared where the image wraps."""
     da = pytest.importorskip("dask.array")
-    with pytest.raises(NotImplementedError, match="ndimg.feature.canny"):
-        F.canny(da.from_array(rng.random((30, 30)), chunks=10))
+    img = _shapes(rng, (97, 113))
+    if kw.get("mask"):
+        kw = dict(kw, mask=rng.random(img.shape) > 0.1)
+    dkw = {k: da.from_array(to_engine(v, engine), chunks=chunks) if k == "mask" else v for k, v in kw.items()}
+    got = F.canny(da.from_array(to_engine(img, engine), chunks=chunks), **dkw)
+    assert isinstance(got, da.Array) and got.chunks == da.core.normalize_chunks(chunks, img.shape)
+    _same(got.compute(scheduler="sync"), skf.canny(img, **kw))
+
+
+def test_dask_refuses_quantiles(rng):
+    da = pytest.importorskip("dask.array")
+    with pytest.raises(NotImplementedError, match="ndimg.feature.canny .*use_quantiles"):
+        F.canny(da.from_array(rng.random((30, 30)), chunks=10), use_quantiles=True)

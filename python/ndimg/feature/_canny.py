@@ -34,9 +34,7 @@ def _smooth(image, mask, sigma, mode, cval):
         eroded[1:-1, 1:-1] = 1
     else:
         mask = xp.asarray(mask).astype(bool, copy=False)
-        if mask.shape != image.shape:
-            raise IndexError(f"boolean index did not match indexed array along axis 0; size of axis is "
-                             f"{image.shape[0]} but size of corresponding boolean axis is {mask.shape[0]}")
+        check_mask_shape(image.shape, mask.shape)
         weights = mask.astype(float_type, copy=False)
         masked = xp.where(mask, image, xp.zeros((), image.dtype))
         eroded = binary_erosion(mask, _EIGHT, border_value=0).view(np.uint8)
@@ -77,6 +75,14 @@ def _divide_by_smoothed_ones(smoothed, float_type, eps, kw):
             smoothed[rows, cols] /= small[small_rows, small_cols]
 
 
+def check_mask_shape(image_shape, mask_shape):
+    """NumPy's IndexError of scikit-image's image[mask] for a mask of another shape."""
+    if tuple(mask_shape) != tuple(image_shape):
+        axis = next((a for a, (n, m) in enumerate(zip(image_shape, mask_shape)) if n != m), 0)
+        raise IndexError(f"boolean index did not match indexed array along axis {axis}; size of axis is "
+                         f"{image_shape[axis]} but size of corresponding boolean axis is {mask_shape[axis]}")
+
+
 def _threshold(value, default, use_quantiles, dtype_max):
     if value is None:
         return default
@@ -95,10 +101,9 @@ def _low_as_float(low):
     return float(np.float32(1e-14) if low == 0 else low)
 
 
-@engine_aware("image", "mask")
-def canny(image, sigma=1.0, low_threshold=None, high_threshold=None, mask=None, use_quantiles=False, *,
-          mode="constant", cval=0.0):
-    """Edge map of a 2-D image by Canny's algorithm (skimage.feature.canny)."""
+def thresholds(image, low_threshold, high_threshold, use_quantiles):
+    """scikit-image's checks of the image and the thresholds, and the thresholds scaled to its dtype's range
+    (quantiles as given)."""
     image = array_argument(image)
     if np.issubdtype(image.dtype, np.int64) or np.issubdtype(image.dtype, np.uint64):
         raise ValueError("64-bit integer images are not supported")
@@ -108,16 +113,45 @@ def canny(image, sigma=1.0, low_threshold=None, high_threshold=None, mask=None, 
     high = _threshold(high_threshold, 0.2, use_quantiles, dtype_max)
     if high < low:
         raise ValueError("low_threshold should be lower then high_threshold")
-    xp = xp_of(image)
+    return low, high
+
+
+def _gradients(image, mask, sigma, mode, cval):
     smoothed, eroded = _smooth(image, mask, sigma, mode, cval)
     gj = sobel(smoothed, axis=1)
     gi = sobel(smoothed, axis=0)
-    magnitude = _feature.gradient_magnitude(gi, gj)
-    if use_quantiles:
-        low, high = (np.float64(float(q)) for q in xp.percentile(magnitude, [100.0 * low, 100.0 * high]))
+    return gi, gj, _feature.gradient_magnitude(gi, gj), eroded
+
+
+def _suppress(gi, gj, magnitude, eroded, low, high):
     # the high threshold is compared as NumPy compares it with the magnitude (a Python float in its dtype)
     high = float(np.result_type(gi.dtype, high).type(high))
-    classes = _feature.canny_suppress(gi, gj, magnitude, eroded, low=_low_as_float(low), high=high)
+    return _feature.canny_suppress(gi, gj, magnitude, eroded, low=_low_as_float(low), high=high)
+
+
+@engine_aware("smoothed", "eroded")
+def smoothed_classes(smoothed, low, high, eroded=None):
+    """canny's pixels before the hysteresis (uint8: 0, 1 a candidate, 2 a strong one) of an image already
+    smoothed, for thresholds already scaled; no `eroded` mask: all but the frame. The blockwise part of canny
+    over Dask arrays (feature/_canny_dask.py)."""
+    if eroded is None:
+        eroded = xp_of(smoothed).zeros(smoothed.shape, np.uint8)
+        eroded[1:-1, 1:-1] = 1
+    gj = sobel(smoothed, axis=1)
+    gi = sobel(smoothed, axis=0)
+    return _suppress(gi, gj, _feature.gradient_magnitude(gi, gj), eroded.view(np.uint8), low, high)
+
+
+@engine_aware("image", "mask")
+def canny(image, sigma=1.0, low_threshold=None, high_threshold=None, mask=None, use_quantiles=False, *,
+          mode="constant", cval=0.0):
+    """Edge map of a 2-D image by Canny's algorithm (skimage.feature.canny)."""
+    low, high = thresholds(image, low_threshold, high_threshold, use_quantiles)
+    xp = xp_of(image)
+    gi, gj, magnitude, eroded = _gradients(image, mask, sigma, mode, cval)
+    if use_quantiles:
+        low, high = (np.float64(float(q)) for q in xp.percentile(magnitude, [100.0 * low, 100.0 * high]))
+    classes = _suppress(gi, gj, magnitude, eroded, low, high)
     if xp is np:
         return _feature.canny_hysteresis(classes)
     # on the GPU: the 8-connected components of the candidates, kept where one holds a strong pixel
