@@ -93,14 +93,16 @@ def _offsets(grad, hess, xp):
     return xp.stack((offset0, offset1, offset2), axis=-1)
 
 
-def _local_extrema(octave, threshold, xp):
-    """(N, 3) interior positions (row-major order) whose value is at least `threshold` in magnitude and strictly
-    below or strictly above all 26 neighbours."""
+def _local_extrema(dog, threshold, xp):
+    """(N, 3) interior (row, col, scale) positions, in that order's row-major order, of a (scales, rows, cols)
+    stack whose value is at least `threshold` in magnitude and strictly below or strictly above all 26
+    neighbours."""
     inner = (slice(1, -1),) * 3
-    v = octave[inner]
+    v = dog[inner]
     # candidates: the cube's (separable) minimum or maximum; then strictness against the 26 neighbours
-    found = ~(xp.abs(v) < threshold) & ((minimum_filter(octave, 3)[inner] == v) | (maximum_filter(octave, 3)[inner] == v))
-    keys = xp.stack(xp.nonzero(found), axis=1).astype(np.intp) + 1
+    found = ~(xp.abs(v) < threshold) & ((minimum_filter(dog, 3)[inner] == v) | (maximum_filter(dog, 3)[inner] == v))
+    keys = xp.stack(xp.nonzero(xp.moveaxis(found, 0, -1)), axis=1).astype(np.intp) + 1
+    octave = xp.moveaxis(dog, 0, -1)
     centre = octave[keys[:, 0], keys[:, 1], keys[:, 2]]
     step = xp.asarray(np.argwhere(_NEIGHBOURS) - 1)
     around = octave[tuple((keys[:, None, :] + step[None, :, :]).transpose(2, 0, 1))]
@@ -162,7 +164,8 @@ class SIFT:
             self.n_octaves = max_octaves
 
     def _create_scalespace(self, image, xp):
-        """Per octave a (rows, cols, n_scales + 3) stack of increasingly blurred images."""
+        """Per octave a (n_scales + 3, rows, cols) stack of increasingly blurred images (scikit-image keeps the
+        scales last; the scales first keep each image contiguous for the filters and gradients)."""
         scalespace = []
         if self.upsampling > 1:
             image = rescale(image, self.upsampling, order=1)
@@ -179,7 +182,7 @@ class SIFT:
             octave[0] = image
             for s in range(1, self.n_scales + 3):
                 octave[s] = gaussian(octave[s - 1], sigma=float(gaussian_sigmas[o, s - 1]), mode='reflect')
-            scalespace.append(xp.moveaxis(octave, 0, -1))
+            scalespace.append(octave)
             if o < self.n_octaves - 1:
                 image = octave[self.n_scales][::2, ::2]
         return scalespace
@@ -193,8 +196,9 @@ class SIFT:
         extrema_pos, extrema_scales, extrema_sigmas = [], [], []
         threshold = self.c_dog * 0.8
         ft = self.float_dtype
-        for o, (octave, delta) in enumerate(zip(dogspace, self.deltas)):
-            keys = _local_extrema(octave, threshold, xp)
+        for o, (dog, delta) in enumerate(zip(dogspace, self.deltas)):
+            keys = _local_extrema(dog, threshold, xp)
+            octave = xp.moveaxis(dog, 0, -1)
             if keys.size == 0:
                 extrema_pos.append(xp.empty((0, 2)))
                 continue
@@ -255,11 +259,11 @@ class SIFT:
         gradient_space = []
         hist_all = xp.zeros((len(sigmas_oct), n_bins), dtype=ft)
         for o, (octave, delta) in enumerate(zip(gaussian_scalespace, self.deltas)):
-            gradient_space.append(xp.gradient(octave, axis=(0, 1)))
+            gradient_space.append(xp.gradient(octave, axis=(1, 2)))
             in_oct = xp.nonzero(octaves == o)[0]
             if in_oct.shape[0] == 0:
                 continue
-            oshape = octave.shape[:2]
+            oshape = octave.shape[1:]
             yx = positions_oct[in_oct] / delta
             sigma = sigmas_oct[in_oct] / delta
             radius = 3 * self.lambda_ori * sigma
@@ -270,8 +274,8 @@ class SIFT:
                 rows, row_ok = _patch_grid(p_min[a:b, 0], p_max[a:b, 0] + 1, xp)
                 cols, col_ok = _patch_grid(p_min[a:b, 1], p_max[a:b, 1] + 1, xp)
                 scale = scales_oct[in_oct[a:b]][:, None, None]
-                at = (xp.minimum(rows, oshape[0] - 1)[:, :, None], xp.minimum(cols, oshape[1] - 1)[:, None, :],
-                      scale)
+                at = (scale, xp.minimum(rows, oshape[0] - 1)[:, :, None],
+                      xp.minimum(cols, oshape[1] - 1)[:, None, :])
                 gradient_row = gradient_space[o][0][at]
                 gradient_col = gradient_space[o][1][at]
                 r = rows.astype(ft)
@@ -323,7 +327,7 @@ class SIFT:
             numbers = xp.nonzero(self.octaves == o)[0]
             if numbers.shape[0] == 0:
                 continue
-            dim = gradient[0].shape[:2]
+            dim = gradient[0].shape[1:]
             center_pos = self.positions[numbers] / delta
             sigma = self.sigmas[numbers] / delta
             radius = self.lambda_descr * (1 + 1 / n_hist) * sigma
@@ -354,7 +358,7 @@ class SIFT:
                           & row_ok[:, :, None] & col_ok[:, None, :])
                 k_of, ri, ci = xp.nonzero(inside)   # the patch pixels in scikit-image's order, keypoint by keypoint
                 r_norm, c_norm = r_norm[inside], c_norm[inside]
-                at = (rows[k_of, ri], cols[k_of, ci], self.scales[numbers[a:b]][k_of])
+                at = (self.scales[numbers[a:b]][k_of], rows[k_of, ri], cols[k_of, ci])
                 gradient_row = gradient[0][at]
                 gradient_col = gradient[1][at]
                 theta = xp.arctan2(gradient_col, gradient_row) - ori[a:b].astype(ft)[k_of]
@@ -389,7 +393,7 @@ class SIFT:
 
     def _detect(self, image, xp):
         gaussian_scalespace = self._create_scalespace(image, xp)
-        dog_scalespace = [xp.diff(layer, axis=2) for layer in gaussian_scalespace]
+        dog_scalespace = [xp.diff(layer, axis=0) for layer in gaussian_scalespace]
         found = self._find_localize_evaluate(dog_scalespace, image.shape, xp)
         gradient_space = self._compute_orientation(*found, gaussian_scalespace, xp)
         self.keypoints = xp.round(self.positions).astype(int)
@@ -414,7 +418,7 @@ class SIFT:
             v = getattr(self, k)
             setattr(self, k, to_working(v, call.library) if call.engine == CUDA else np.asarray(v))
         gaussian_scalespace = self._create_scalespace(image, xp)
-        self._compute_descriptor([xp.gradient(octave, axis=(0, 1)) for octave in gaussian_scalespace], xp)
+        self._compute_descriptor([xp.gradient(octave, axis=(1, 2)) for octave in gaussian_scalespace], xp)
         self._publish(call, ("descriptors",))
 
     def detect_and_extract(self, image):
