@@ -1,6 +1,7 @@
 // The rank filters' entry: validate once, turn the footprint into its element and edge lists, route to the
 // engine.
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,8 @@ void rank_filter(const View& image, const View& footprint, std::span<const int64
   q.s0 = s0;
   q.s1 = s1;
   q.use_mask = use_mask;
+  q.need_bins = reads_bins(q.stat);
+  q.need_groups = reads_groups(q.stat);
 
   // Every element, then the east ends of the footprint's runs along the columns (they enter the window as
   // it moves one column on), then the west ends (they leave it, one column behind).
@@ -97,6 +100,12 @@ void rank_filter(const View& image, const View& footprint, std::span<const int64
   std::vector<Offset> lists(full);
   lists.insert(lists.end(), east.begin(), east.end());
   lists.insert(lists.end(), west.begin(), west.end());
+  std::vector<double> log_levels;
+  if (q.stat == kGeometricMean) {   // one table for both engines: the same logarithms
+    log_levels.resize(size_t(n_bins));
+    for (int64_t i = 0; i < n_bins; ++i) log_levels[size_t(i)] = std::log(double(i + 1));
+    q.log_levels = log_levels.data();
+  }
   if (image.size() == 0) return;
   NDIMG_ROUTE(image, op, rank_cpu(image, mask, lists.data(), q, out), rank_cuda(image, mask, lists.data(), q, out, stream));
 }

@@ -29,8 +29,11 @@ struct Geometry {
   int64_t s0 = 0, s1 = 0;
   int stat = kMean;
   bool use_mask = false;
+  // what the statistic reads besides the population and the grey levels' sum: the bins, their groups
+  bool need_bins = true, need_groups = true;
   int64_t n_full = 0, n_east = 0, n_west = 0;  // lengths of the footprint lists (Offset triples)
   int64_t min_dc = 0, max_dc = 0;             // the footprint's column offsets' range
+  const double* log_levels = nullptr;          // geometric_mean: log(i + 1) of every bin i, on the engine's device
 };
 
 // A footprint element relative to the centre.
@@ -44,6 +47,15 @@ struct Val {
   int64_t i;
   bool is_float;
 };
+// The statistics that read only the window's population and grey-level sum (no histogram), and those
+// that read bins but no groups.
+NDIMG_HD bool reads_bins(int stat) {
+  return stat != kMean && stat != kSubtractMean && stat != kPop && stat != kSum && stat != kThreshold;
+}
+NDIMG_HD bool reads_groups(int stat) {
+  return reads_bins(stat) && stat != kWindowedHistogram && stat != kMeanB && stat != kPopB && stat != kSumB;
+}
+
 NDIMG_HD Val ival(int64_t v) { return Val{0.0, v, false}; }
 NDIMG_HD Val fval(double v) { return Val{v, 0, true}; }
 
@@ -197,10 +209,17 @@ NDIMG_HD int64_t otsu_level(const H& h, int64_t n, double pop, int64_t mu) {
   return max_i;
 }
 
+// entropy's term of a bin holding c of the window's pop pixels: p log2(p) as scikit-image rounds it.
+NDIMG_HD double entropy_term(int64_t c, double pop) {
+  const double p = double(c) / pop;
+  return mul_rn(p, log(p)) / 0.6931471805599453;
+}
+
 // The statistic of window histogram h (n bins) holding `popi` pixels whose grey levels sum to `wsum`, at
 // a pixel of grey level g. windowed_histogram is written by its own loop (store below).
+// `terms` (or nullptr): entropy_term(c, pop) for every c from 0 to pop, a table the CPU keeps.
 template <class H>
-NDIMG_HD Val statistic(const Geometry& q, const H& h, int64_t popi, int64_t wsum, int64_t g) {
+NDIMG_HD Val statistic(const Geometry& q, const H& h, int64_t popi, int64_t wsum, int64_t g, const double* terms) {
   const int64_t n = q.n_bins;
   const double pop = double(popi);
   if (q.stat == kNoiseFilter) {  // the only kernel without the empty-window exit
@@ -227,7 +246,7 @@ NDIMG_HD Val statistic(const Geometry& q, const H& h, int64_t popi, int64_t wsum
     case kGeometricMean: {
       double m = 0.0;
       for_nonzero(h, 0, n, [&](int64_t i, int64_t c) {
-        m += double(c) * log(double(i + 1));
+        m += double(c) * q.log_levels[i];
         return true;
       });
       return ival(round_half_away(exp(m / pop) - 1.0));
@@ -263,8 +282,7 @@ NDIMG_HD Val statistic(const Geometry& q, const H& h, int64_t popi, int64_t wsum
     case kEntropy: {  // empty bins (p = 0) add nothing
       double e = 0.0;
       for_nonzero(h, 0, n, [&](int64_t, int64_t c) {
-        const double p = double(c) / pop;
-        e -= mul_rn(p, log(p)) / 0.6931471805599453;
+        e -= terms ? terms[c] : entropy_term(c, pop);
         return true;
       });
       return fval(e);
@@ -328,14 +346,15 @@ NDIMG_HD Val statistic(const Geometry& q, const H& h, int64_t popi, int64_t wsum
 // Writes the pixel's output (odepth values): windowed_histogram's normalised counts (0 past the window
 // histogram's bins), else the one statistic.
 template <class O, class H>
-NDIMG_HD void store(const Geometry& q, const H& h, int64_t popi, int64_t wsum, int64_t g, O* out) {
+NDIMG_HD void store(const Geometry& q, const H& h, int64_t popi, int64_t wsum, int64_t g, O* out,
+                    const double* terms = nullptr) {
   if (q.stat == kWindowedHistogram) {
     const double scale = popi ? 1.0 / double(popi) : 0.0;
     for (int64_t i = 0; i < q.odepth; ++i)
       out[i] = popi && i < q.n_bins ? O(double(h[i]) * scale) : O(0);
     return;
   }
-  out[0] = convert<O>(statistic(q, h, popi, wsum, g));
+  out[0] = convert<O>(statistic(q, h, popi, wsum, g, terms));
 }
 
 }  // namespace ndimg::rank::math

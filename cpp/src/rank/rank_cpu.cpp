@@ -38,6 +38,9 @@ void run(const View& image, const View& mask, const Offset* lists, const Geometr
     std::vector<int32_t> hist(size_t(q.n_bins + groups_of(q.n_bins)));
     const Hist h{hist.data(), hist.data() + q.n_bins};
     std::vector<Tap> full, east, west;
+    // entropy's terms for the window's current population (constant away from the borders and the mask)
+    std::vector<double> terms;
+    int64_t terms_pop = -1;
     for (int64_t line = l0; line < l1; ++line) {
       const int64_t p = line / R, r = line % R;
       // the list elements whose plane and row lie in the image
@@ -51,20 +54,30 @@ void run(const View& image, const View& mask, const Offset* lists, const Geometr
       select(lists, q.n_full, full);
       select(lists + q.n_full, q.n_east, east);
       select(lists + q.n_full + q.n_east, q.n_west, west);
-      std::fill(hist.begin(), hist.end(), 0);
+      if (q.need_bins) std::fill(hist.begin(), hist.end(), 0);
       int64_t pop = 0, wsum = 0;
       auto add = [&](int64_t at, int sign) {
         if (msk && !msk[at]) return;
         const int64_t v = src[at];
-        h.bins[v] += sign;
-        h.groups[v >> kGroupShift] += sign;
         pop += sign;
         wsum += sign * v;
+        if (q.need_bins) {
+          h.bins[v] += sign;
+          if (q.need_groups) h.groups[v >> kGroupShift] += sign;
+        }
       };
       for (const Tap& t : full)
         if (t.dc >= 0 && t.dc < C) add(t.base + t.dc, 1);
       const int64_t row = line * C;
-      store(q, h, pop, wsum, int64_t(src[row]), dst + row * q.odepth);
+      auto put = [&](int64_t at) {
+        if (q.stat == kEntropy && pop != terms_pop && pop > 0) {
+          terms.resize(size_t(pop + 1));
+          for (int64_t c = 1; c <= pop; ++c) terms[size_t(c)] = entropy_term(c, double(pop));
+          terms_pop = pop;
+        }
+        store(q, h, pop, wsum, int64_t(src[at]), dst + at * q.odepth, q.stat == kEntropy ? terms.data() : nullptr);
+      };
+      put(row);
       for (int64_t col = 1; col < C; ++col) {
         // columns inside the image for every tap: no column checks
         const bool inside = col + q.min_dc - 1 >= 0 && col + q.max_dc < C;
@@ -76,7 +89,7 @@ void run(const View& image, const View& mask, const Offset* lists, const Geometr
           const int64_t cc = col - 1 + t.dc;
           if (inside || (cc >= 0 && cc < C)) add(t.base + cc, -1);
         }
-        store(q, h, pop, wsum, int64_t(src[row + col]), dst + (row + col) * q.odepth);
+        put(row + col);
       }
     }
   });

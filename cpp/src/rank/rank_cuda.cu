@@ -44,7 +44,8 @@ __global__ void rank_kernel(const T* __restrict__ src, const uint8_t* __restrict
   for (int64_t item = gtid; item < items; item += nthreads) {
     const int64_t line = item / segs, c0 = (item % segs) * kSegment, c1 = min(C, c0 + kSegment);
     const int64_t p = line / R, r = line % R, row = line * C;
-    for (int64_t i = 0; i < slots; ++i) h[i] = 0;
+    if (q.need_bins)
+      for (int64_t i = 0; i < slots; ++i) h[i] = 0;
     int64_t pop = 0, wsum = 0;
     auto tap = [&](const Offset& o, int64_t col, int sign) {
       const int64_t pp = p + o.dp, rr = r + o.dr, cc = col + o.dc;
@@ -52,10 +53,12 @@ __global__ void rank_kernel(const T* __restrict__ src, const uint8_t* __restrict
       const int64_t at = (pp * R + rr) * C + cc;
       if (msk && !msk[at]) return;
       const int64_t v = src[at];
-      h[v] += Count(sign);
-      h.group(v >> kGroupShift) += Count(sign);
       pop += sign;
       wsum += sign * v;
+      if (q.need_bins) {
+        h[v] += Count(sign);
+        if (q.need_groups) h.group(v >> kGroupShift) += Count(sign);
+      }
     };
     for (int64_t k = 0; k < q.n_full; ++k) tap(lists[k], c0, 1);
     store(q, h, pop, wsum, int64_t(src[row + c0]), dst + (row + c0) * q.odepth);
@@ -75,20 +78,28 @@ void launch(const View& image, const View& mask, const Offset* lists, const Geom
   cuda::Scratch dlists(std::max<size_t>(list_bytes, sizeof(Offset)), s, op);
   if (list_bytes)
     cuda::check(cudaMemcpyAsync(dlists.get<void>(), lists, list_bytes, cudaMemcpyHostToDevice, s), op);
+  // geometric_mean's logarithms: the host's table on the device (the CPU's values)
+  Geometry g = q;
+  cuda::Scratch dlogs(q.log_levels ? size_t(q.n_bins) * sizeof(double) : 0, s, op);
+  if (q.log_levels) {
+    cuda::check(cudaMemcpyAsync(dlogs.get<void>(), q.log_levels, size_t(q.n_bins) * sizeof(double),
+                                cudaMemcpyHostToDevice, s), op);
+    g.log_levels = dlogs.get<double>();
+  }
   const T* src = image.ptr<T>();
   const uint8_t* msk = q.use_mask ? mask.ptr<uint8_t>() : nullptr;
   const int64_t slots = q.n_bins + groups_of(q.n_bins);
   const int64_t shared = slots * int64_t(kThreads) * int64_t(sizeof(uint16_t));
   if (q.n_full < 65536 && shared <= kSharedBytes) {
     const unsigned blocks = unsigned(std::max<int64_t>(1, std::min<int64_t>((items + kThreads - 1) / kThreads, 1 << 20)));
-    rank_kernel<T, O, uint16_t, true><<<blocks, kThreads, size_t(shared), s>>>(src, msk, dlists.get<Offset>(), q,
+    rank_kernel<T, O, uint16_t, true><<<blocks, kThreads, size_t(shared), s>>>(src, msk, dlists.get<Offset>(), g,
                                                                                out.ptr<O>(), nullptr);
   } else {
     const int64_t threads = std::max<int64_t>(
         kThreads, std::min<int64_t>(items, kScratchBytes / (slots * int64_t(sizeof(int32_t)))) / kThreads * kThreads);
     cuda::Scratch hist(size_t(threads * slots) * sizeof(int32_t), s, op);
     rank_kernel<T, O, int32_t, false><<<unsigned(threads / kThreads), kThreads, 0, s>>>(
-        src, msk, dlists.get<Offset>(), q, out.ptr<O>(), hist.get<int32_t>());
+        src, msk, dlists.get<Offset>(), g, out.ptr<O>(), hist.get<int32_t>());
   }
   cuda::check_launch(op);
 }
