@@ -11,6 +11,7 @@ import numpy as np
 
 from .._engine import engine_aware, xp_of
 from .._prim import feature as _feature
+from .._prim import scan as _scan
 from .._rules import array_argument, as_image, check_nD, img_as_float, supported_float_type
 from ..filters._window import _as_int as safe_as_int
 from ..ndimage import correlate1d
@@ -101,8 +102,11 @@ def corner_orientations(image, corners, mask):
     # starts from 0 turns a -0 into +0 (atan2 tells them apart)
     col_weight = xp.asarray((np.arange(mcols) - mc2).astype(dtype))
     row_weight = xp.asarray((np.arange(mrows) - mr2).astype(dtype))
-    m10 = xp.cumsum((patch * col_weight).reshape(len(corners), -1), axis=1)[:, -1] + 0
-    m01 = xp.cumsum((xp.cumsum(patch, axis=2)[:, :, -1] + 0) * row_weight, axis=1)[:, -1] + 0
+    def running(a, axis):   # NumPy's cumsum on either engine
+        return _scan.cumsum(a, axis=axis, out=xp.empty(a.shape, a.dtype))
+
+    m10 = running((patch * col_weight).reshape(len(corners), -1), 1)[:, -1] + 0
+    m01 = running(running(patch, 2)[:, :, -1] * row_weight + 0, 1)[:, -1] + 0
     if xp is np:   # C's atan2, as scikit-image calls it (NumPy's SIMD arctan2 differs in the last bit)
         return np.array([math.atan2(a, b) for a, b in zip(m01.tolist(), m10.tolist())]).astype(dtype)
     return xp.arctan2(m01.astype(np.float64), m10.astype(np.float64)).astype(dtype)

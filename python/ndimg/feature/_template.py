@@ -11,6 +11,7 @@ from scipy.fft import next_fast_len
 
 from .._engine import engine_aware, xp_of
 from .._fft import fft_of
+from .._prim import scan as _scan
 from .._rules import array_argument, as_image, check_nD, supported_float_type
 
 
@@ -19,7 +20,7 @@ def _window_sums(xp, image, window_shape):
     running sums along each axis (scikit-image's _window_sum_2d/_3d)."""
     out = image
     for axis, w in enumerate(window_shape):
-        out = xp.cumsum(out, axis=axis)
+        out = _scan.cumsum(out, axis=axis, out=xp.empty(out.shape, out.dtype))   # NumPy's, on the threads
         hi = [slice(None)] * out.ndim
         lo = [slice(None)] * out.ndim
         hi[axis], lo[axis] = slice(w, -1), slice(None, -w - 1)
@@ -82,9 +83,12 @@ def match_template(image, template, pad_input=False, mode="constant", constant_v
     denominator *= template_ssd
     xp.maximum(denominator, 0, out=denominator)   # no square root of a negative rounding residue
     xp.sqrt(denominator, out=denominator)
-    response = xp.zeros(xcorr.shape, dtype=float_dtype)
     valid = denominator > np.finfo(float_dtype).eps   # no division by zero
-    response[valid] = numerator[valid] / denominator[valid]
+    if xp is np:
+        response = np.zeros(xcorr.shape, dtype=float_dtype)
+        np.divide(numerator, denominator, out=response, where=valid)
+    else:
+        response = xp.where(valid, numerator / xp.where(valid, denominator, 1), 0).astype(float_dtype, copy=False)
     slices = []
     for i, t in enumerate(template.shape):
         d0 = (t - 1) // 2 if pad_input else t - 1
