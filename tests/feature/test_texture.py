@@ -20,8 +20,8 @@ def _same(got, expected, exact=True):
     assert got.dtype == expected.dtype and got.shape == expected.shape
     if exact:
         np.testing.assert_array_equal(got, expected)
-    else:
-        np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-9)
+    else:   # sums in another order (GPU transforms and reductions, the sub-pixel 2x2 solves)
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("method", ["default", "ror", "uniform", "nri_uniform", "var"])
