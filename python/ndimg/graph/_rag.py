@@ -81,7 +81,8 @@ def _adjacency(labels, connectivity):
     centre = dense.ravel()
     tabled = n * n <= 1 << 24
     if tabled:
-        first = xp.full(n * n, np.iinfo(np.int64).max, dtype=xp.int64)
+        # unsigned: CuPy's scatter_min takes 32-bit and unsigned 64-bit integers, not int64
+        first = xp.full(n * n, np.iinfo(np.uint64).max, dtype=xp.uint64)
     pieces = []
     for k, off in enumerate(offsets):
         if not off.any():
@@ -91,12 +92,12 @@ def _adjacency(labels, connectivity):
         a, b = centre[pos], nb[pos]
         key = xp.minimum(a, b) * n + xp.maximum(a, b)
         if tabled:
-            _scatter_min(xp, first, key, pos * k_count + k)
+            _scatter_min(xp, first, key, (pos * k_count + k).astype(xp.uint64))
         else:
             pieces.append((key, pos * k_count + k))
     if tabled:
-        key = xp.flatnonzero(first != np.iinfo(np.int64).max)
-        code = first[key]
+        key = xp.flatnonzero(first != np.iinfo(np.uint64).max)
+        code = first[key].astype(xp.int64)
     else:
         key, code = (xp.concatenate(a) for a in zip(*pieces))
         # by pair, each pair's occurrences by code: the first of each run is its first occurrence
