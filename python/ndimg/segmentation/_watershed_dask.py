@@ -309,10 +309,7 @@ def _whole(image, markers, mask, **kw):
 def _seeds(count, mask_size, n, block_shape, origin, shape, dtype):
     """A chunk of regular_seeds(shape, int(n / (count / size))) (scikit-image's markers from a number)."""
     grid = regular_grid(shape, int(n / (count / mask_size)))
-    axes = []
-    for sl, o, c, full in zip(grid, origin, block_shape, shape):
-        pts = np.arange(full)[sl]
-        axes.append(pts)
+    axes = [np.arange(full)[sl] for sl, full in zip(grid, shape)]   # the grid's coordinates per axis
     picked = tuple(len(a) for a in axes)
     out = np.zeros(block_shape, dtype)
     sel = [np.flatnonzero((a >= o) & (a < o + c)) for a, o, c in zip(axes, origin, block_shape)]
@@ -399,7 +396,7 @@ def watershed(image, markers=None, connectivity=1, offset=None, mask=None, compa
     if watershed_line:
         _refuse("watershed_line=True (its elements are labelled as they leave the queue, in its order)")
     chunks = like.chunks
-    image = (image if is_dask(image) else da.from_array(np.asarray(image), chunks=chunks)).rechunk(chunks)
+    image = (image if is_dask(image) else da.from_array(to_host(image), chunks=chunks)).rechunk(chunks)
     if image.ndim == 0:
         raise TypeError("watershed: a 0-d image has no neighbours to flood")
     footprint, offset = validate_connectivity(image.ndim, connectivity, offset)
@@ -409,7 +406,7 @@ def watershed(image, markers=None, connectivity=1, offset=None, mask=None, compa
         if tuple(np.shape(mask)) != image.shape:
             raise ValueError(f"`mask` (shape {tuple(np.shape(mask))}) must have same shape as `image` "
                              f"(shape {image.shape})")
-        mask = (mask if is_dask(mask) else da.from_array(np.asarray(mask), chunks=chunks)).astype(bool).rechunk(chunks)
+        mask = (mask if is_dask(mask) else da.from_array(to_host(mask), chunks=chunks)).astype(bool).rechunk(chunks)
     if markers is None:
         if not np.isscalar(connectivity):
             _refuse("markers=None with a footprint as connectivity")
@@ -426,7 +423,7 @@ def watershed(image, markers=None, connectivity=1, offset=None, mask=None, compa
         if tuple(np.shape(markers)) != image.shape:
             raise ValueError(f"`markers` (shape {tuple(np.shape(markers))}) must have same shape as `image` "
                              f"(shape {image.shape})")
-        markers = markers if is_dask(markers) else da.from_array(np.asarray(markers), chunks=chunks)
+        markers = markers if is_dask(markers) else da.from_array(to_host(markers), chunks=chunks)
         markers = markers.rechunk(chunks) * mask
     if markers.dtype.kind not in "iub":
         raise TypeError(f"watershed: markers must be integers, not {markers.dtype}")
