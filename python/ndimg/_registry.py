@@ -3413,6 +3413,7 @@ register("feature", "local_binary_pattern", f"{_FB}._texture:local_binary_patter
          bad=(bad(KeyError, P=8, R=1, method="bogus"), bad(ValueError, P=8, R=1, _shape=(7, 9, 11))),
          bench=(("2d_f32", dict(P=8, R=1, _dtype="uint8")), ("2d_f32", dict(P=16, R=2, method="uniform", _dtype="uint8"))))
 register("feature", "graycomatrix", f"{_FB}._texture:graycomatrix", dtypes=_FB_UINT, ndim=(2,), family="histogram",
+         dask=f"{_FB}._texture_dask:graycomatrix",
          cases=(case(distances=[1], angles=[0], levels=1001),
                 case(distances=[1, 3], angles=_FB_ANGLES, levels=1001, symmetric=True),
                 case(distances=[2, 40], angles=[0, -1.0], levels=1001, normed=True),

@@ -158,3 +158,19 @@ def test_match_template_3d(engine, rng):
         for kw in (dict(), dict(pad_input=True)):
             _same(F.match_template(to_engine(img, engine), to_engine(tpl, engine), **kw),
                   skf.match_template(img, tpl, **kw), exact=engine == "cpu")
+
+
+@pytest.mark.parametrize("chunks", [(10, 13), ((1, 30, 6), (40, 1)), ((3, 34), (5, 5, 31))])
+def test_glcm_dask(engine, rng, chunks):
+    """Pairs across chunk borders (offsets longer than a chunk, and than the image), counted once each."""
+    da = pytest.importorskip("dask.array")
+    img = (rng.random((37, 41)) * 300).astype(np.uint16)
+    distances, angles = [1, 3, 50, 2.4], [0, np.pi / 4, np.pi / 2, 3 * np.pi / 4, -1.0, np.pi, 5.0]
+    for kw in (dict(), dict(symmetric=True, normed=True)):
+        got = F.graycomatrix(da.from_array(to_engine(img, engine), chunks=chunks), distances, angles, levels=300, **kw)
+        assert isinstance(got, da.Array)
+        _same(got.compute(scheduler="sync"), skf.graycomatrix(img, distances, angles, levels=300, **kw))
+    # the values are checked with the chunks: when the result is computed
+    lazy = F.graycomatrix(da.from_array(to_engine(img, engine), chunks=chunks), [1], [0], levels=10)
+    with pytest.raises(ValueError, match="smaller than the number of levels"):
+        lazy.compute(scheduler="sync")
