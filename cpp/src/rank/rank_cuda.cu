@@ -90,10 +90,12 @@ void launch(const View& image, const View& mask, const Offset* lists, const Geom
   const uint8_t* msk = q.use_mask ? mask.ptr<uint8_t>() : nullptr;
   const int64_t slots = q.n_bins + groups_of(q.n_bins);
   const int64_t shared = slots * int64_t(kThreads) * int64_t(sizeof(uint16_t));
-  if (q.n_full < 65536 && shared <= kSharedBytes) {
+  // statistics without a histogram: the shared-memory kernel with no shared memory
+  if (!q.need_bins || (q.n_full < 65536 && shared <= kSharedBytes)) {
     const unsigned blocks = unsigned(std::max<int64_t>(1, std::min<int64_t>((items + kThreads - 1) / kThreads, 1 << 20)));
-    rank_kernel<T, O, uint16_t, true><<<blocks, kThreads, size_t(shared), s>>>(src, msk, dlists.get<Offset>(), g,
-                                                                               out.ptr<O>(), nullptr);
+    const size_t bytes = q.need_bins ? size_t(shared) : 0;
+    rank_kernel<T, O, uint16_t, true><<<blocks, kThreads, bytes, s>>>(src, msk, dlists.get<Offset>(), g, out.ptr<O>(),
+                                                                      nullptr);
   } else {
     const int64_t threads = std::max<int64_t>(
         kThreads, std::min<int64_t>(items, kScratchBytes / (slots * int64_t(sizeof(int32_t)))) / kThreads * kThreads);
