@@ -339,3 +339,15 @@ def test_rag_many_or_far_apart_labels(rng, n, scale):
     assert_same_graph(sg.RAG(labels, 2), ng.RAG(labels, 2))
     image = rng.random(labels.shape + (3,))
     assert_same_graph(sg.rag_mean_color(image, labels), ng.rag_mean_color(image, labels))
+
+
+def test_mcp_index_forms(rng):
+    # ends listed twice (a full search: the count never reaches their number), arrays and float indices
+    a = rng.random((12, 13))
+    for starts, ends in (([(0, 0)], [(5, 5), (5, 5)]), (np.array([[0, 0], [11, -1]]), np.array([[-1, 3], [4, 4.7]])),
+                         ([(0.9, -1)], None), (np.array([[0, 0]]), np.array([[12, 0]]))):
+        m1, m2 = sg.MCP_Geometric(a), ng.MCP_Geometric(a)
+        expected, got = _raises_like(lambda: m1.find_costs(starts, ends), lambda: m2.find_costs(starts, ends))
+        if expected is not None:
+            for x, y in zip(expected, got):
+                np.testing.assert_array_equal(y, x)

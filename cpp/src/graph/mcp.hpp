@@ -201,6 +201,9 @@ void mcp_find_costs(const McpSearch& s, McpHeap& heap, Hooks& hooks) {
       hi[size_t(d)] = std::max<int64_t>(hi[size_t(d)], s.offsets[int64_t(i) * s.ndim + d]);
     }
   int64_t ends_found = 0;
+  // an end counts once per pop however often it is listed (scikit-image scans its list to the first match)
+  std::vector<uint8_t> is_end(s.ends ? size_t(size) : 0, 0);
+  for (int64_t k = 0; k < (s.ends ? s.n_ends : 0); ++k) is_end[size_t(s.ends[k])] = 1;
   for (int64_t iter = 0; iter < s.max_iter; ++iter) {
     if (heap.count() == 0) break;
     const double cumcost = heap.pop();
@@ -214,11 +217,7 @@ void mcp_find_costs(const McpSearch& s, McpHeap& heap, Hooks& hooks) {
       }
     }
     if (s.ends) {
-      for (int64_t k = 0; k < s.n_ends; ++k)
-        if (index == s.ends[k]) {
-          ++ends_found;
-          break;
-        }
+      ends_found += is_end[size_t(index)];
       if ((ends_found && !s.all_ends) || ends_found == s.n_ends) break;
     }
     // scikit-image's edge maps skip exactly the offsets that leave the array along some axis

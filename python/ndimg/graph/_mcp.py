@@ -33,6 +33,14 @@ def _fortran_strides(shape):
 
 def _normalize_indices(indices, shape):
     """The indices with negative entries wrapped, as lists of ints; None if one is out of bounds."""
+    table = np.asarray(indices) if isinstance(indices, np.ndarray) else None
+    if table is not None and table.ndim == 2 and table.shape[1] == len(shape) and table.dtype.kind in "iuf":
+        # a numeric table (shortest_path's starts and ends): int() truncates as astype does
+        table = table.astype(np.int64)
+        table = np.where(table < 0, table + np.asarray(shape, np.int64), table)
+        if not ((table >= 0) & (table < np.asarray(shape, np.int64))).all():
+            return None
+        return table.tolist()
     out = []
     for index in indices:
         if len(index) != len(shape):
