@@ -301,29 +301,23 @@ __global__ void jump_kernel(const uint64_t* val, const int32_t* root, int64_t n,
   }
 }
 // Every element reached takes its region's label (into out, a copy of the markers); `wrong` where a region
-// had no source or where the labels may not be scikit-image's: a marker of another label than its region's,
-// or an entrance whose lowest pushers have different labels (their order would decide).
+// had no source.
 __global__ void region_label_kernel(const uint64_t* val, const int64_t* lab, int64_t n, const int32_t* root,
                                     const int32_t* source, const int64_t* region_label, int64_t* out,
                                     unsigned* wrong) {
   NDIMG_GRID_STRIDE(i, n) {
-    if (val[i] == kOff) continue;
+    if (val[i] == kOff || lab[i]) continue;
     const int32_t s = source[root[i]];
-    if (s < 0 || source[s] != s) {
-      *wrong = 1;
-      continue;
-    }
-    if (lab[i] ? region_label[s] != lab[i] : false) *wrong = 1;
-    if (!lab[i]) out[i] = region_label[s];
+    if (s < 0 || source[s] != s) *wrong = 1;
+    else out[i] = region_label[s];
   }
 }
-__global__ void entrance_check_kernel(const uint64_t* val, const int64_t* lab, int64_t n, const int64_t* off, int k,
-                                      const int64_t* out, unsigned* wrong) {
+// `wrong` where an element's lowest pushers do not all have its label (their order would decide it).
+__global__ void pushers_check_kernel(const uint64_t* val, const int64_t* lab, int64_t n, const int64_t* off, int k,
+                                     const int64_t* out, unsigned* wrong) {
   NDIMG_GRID_STRIDE(i, n) {
-    const uint64_t v = val[i];
-    if (v == kOff || lab[i]) continue;
+    if (val[i] == kOff || lab[i]) continue;
     const uint64_t low = lowest_pusher(val, i, off, k);
-    if (low >= v) continue;
     for (int j = 0; j < k; ++j)
       if (val[i - off[j]] == low && out[i - off[j]] != out[i]) *wrong = 1;
   }
@@ -385,14 +379,15 @@ struct CubTemp {
 };
 
 // Images of many levels, where the level by level flooding would take launches per value. Each element's
-// flood level (its entry's value) is the fixed point of a relaxation, whatever its order: computed by fronts
-// over ranges of levels. The elements reached form regions of one level (joined through neighbours of that
-// level); scikit-image floods a region at its level from its entrances (elements with a pusher below) and
-// markers, so where all of those have one label the region has it, whatever the order among them; an
-// entrance has its lowest pushers' label (the first of them to leave pushes it), which the order among
-// them decides only if they differ. So each region takes the label its entrances point to (pointer jumping
-// down to a marker's region), and the labels are kept where every region's markers and every entrance's
-// lowest pushers agree: then they are scikit-image's. Returns whether they were (nothing written if not).
+// flood level (its entry's value: a marker's value, else the larger of its value and its lowest pusher's
+// level, x - offset pushing x) is the fixed point of a relaxation, whatever its order: computed by fronts over
+// ranges of levels. scikit-image labels an element from the first of its pushers to leave, one of its lowest
+// (the queue orders by level first); where those all have one label (each theirs by the same argument,
+// earlier in scikit-image's order), the element has it whatever their order. The labels to check come from
+// regions of one level (joined through neighbours of that level: scikit-image floods one from its entrances,
+// elements with a pusher below, and markers): each region takes the label one of its entrances' lowest
+// pushers leads to (pointer jumping down to a marker's region). They stand where every element's lowest
+// pushers share its label; returns whether they did (nothing written if not).
 bool flood_regions(const uint64_t* keys, const uint64_t* distinct, int64_t levels, const uint8_t* m, int64_t* lab,
                    int64_t n, const int64_t* off, int k, cudaStream_t s, const char* op) {
   const unsigned blocks = cuda::blocks_for(n, kThreads);
@@ -461,7 +456,7 @@ bool flood_regions(const uint64_t* keys, const uint64_t* distinct, int64_t level
   region_label_kernel<<<blocks, kThreads, 0, s>>>(lv, lab, n, root, source.get<int32_t>(),
                                                   region_label.get<int64_t>(), out.get<int64_t>(), flag.get<unsigned>());
   cuda::check_launch(op);
-  entrance_check_kernel<<<blocks, kThreads, 0, s>>>(lv, lab, n, off, k, out.get<int64_t>(), flag.get<unsigned>());
+  pushers_check_kernel<<<blocks, kThreads, 0, s>>>(lv, lab, n, off, k, out.get<int64_t>(), flag.get<unsigned>());
   cuda::check_launch(op);
   unsigned wrong = 0;
   to_host(&wrong, flag.get<void>(), 1, s, op);
