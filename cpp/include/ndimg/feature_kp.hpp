@@ -1,5 +1,5 @@
-// ndimg::feature keypoints — the per-keypoint histograms of skimage.feature's keypoint descriptors (SIFT's
-// gradient-orientation histograms), on either engine.
+// ndimg::feature keypoints — the per-pixel and per-keypoint parts of skimage.feature's keypoint detectors and
+// descriptors (SIFT's scale-space extrema and gradient-orientation histograms), on either engine.
 #pragma once
 #include <cstdint>
 
@@ -7,6 +7,13 @@
 #include "ndimg/ndimage.hpp"
 
 namespace ndimg::feature {
+
+// SIFT's scale-space extrema (skimage.feature.SIFT's _local_max): `dog` is a C-contiguous float32 or float64
+// (scales, rows, cols) stack; `mask` (uint8, its shape, C-contiguous) gets 1 at every interior element whose
+// magnitude is not below `threshold` (compared in double) and that passes scikit-image's test against its 26
+// neighbours: none is <= it (strictly below them all, or a NaN), or all are < it; 0 elsewhere (the border
+// elements included).
+void sift_extrema(const View& dog, double threshold, const View& mask, StreamHandle stream = nullptr);
 
 // SIFT's descriptor histograms (skimage.feature.SIFT's _ori_distances and _update_histogram, Otero et al. eq.
 // 28). `pixels` is a C-contiguous float32 or float64 (P, 4) array of the patch pixels of all keypoints, keypoint

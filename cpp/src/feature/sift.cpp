@@ -1,9 +1,21 @@
-// SIFT's descriptor histograms: validate once, route to the engine.
+// SIFT's extrema and descriptor histograms: validate once, route to the engine.
 #include <string>
 
 #include "feature/sift.hpp"
 
 namespace ndimg::feature {
+
+void sift_extrema(const View& dog, double threshold, const View& mask, StreamHandle stream) {
+  const char* op = "sift_extrema";
+  if (!is_float(dog.dtype) || dog.ndim != 3 || !dog.c_contiguous())
+    throw ValueError("sift_extrema: dog must be a C-contiguous (scales, rows, cols) float array");
+  if (mask.dtype != DType::U8 || mask.ndim != 3 || !mask.c_contiguous() || mask.shape[0] != dog.shape[0] ||
+      mask.shape[1] != dog.shape[1] || mask.shape[2] != dog.shape[2])
+    throw ValueError("sift_extrema: mask must be a C-contiguous uint8 array of dog's shape");
+  require_same_device(dog, mask, op);
+  if (dog.size() == 0) return;
+  NDIMG_ROUTE(dog, op, sift_extrema_cpu(dog, threshold, mask), sift_extrema_cuda(dog, threshold, mask, stream));
+}
 
 void sift_descriptor_histograms(const View& pixels, const View& starts, const View& rc_bins, const View& spacing,
                                 const View& ori_bins, const View& hist, StreamHandle stream) {

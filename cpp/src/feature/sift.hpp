@@ -1,5 +1,5 @@
-// SIFT's descriptor histograms (skimage.feature.SIFT): one keypoint's accumulation, written once for both
-// engines; the schedules' declarations. The entry is in sift.cpp.
+// SIFT (skimage.feature.SIFT): a scale-space element's extremum test and one keypoint's descriptor histograms,
+// written once for both engines; the schedules' declarations. The entries are in sift.cpp.
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -10,6 +10,24 @@
 #include "ndimg/hd.hpp"
 
 namespace ndimg::feature {
+
+// The element at `p` of a (scales, rows, cols) stack with scale and row strides `ss`, `rs` (elements), not on
+// its border: scikit-image's test (see sift_extrema).
+template <class T>
+NDIMG_HD bool sift_is_extremum(const T* p, int64_t ss, int64_t rs, double threshold) {
+  const T v = *p;
+  if (std::fabs(double(v)) < threshold) return false;
+  bool below = false, above = true;   // some neighbour <= v; every neighbour < v
+  for (int64_t ds = -1; ds <= 1; ++ds)
+    for (int64_t dr = -1; dr <= 1; ++dr)
+      for (int64_t dc = -1; dc <= 1; ++dc) {
+        if (ds == 0 && dr == 0 && dc == 0) continue;
+        const T n = p[ds * ss + dr * rs + dc];
+        below = below || n <= v;
+        above = above && n < v;
+      }
+  return !below || above;
+}
 
 // One keypoint: `n` pixels of (row, col, direction, magnitude) into its (n_hist, n_hist, n_ori) histogram.
 // scikit-image's operand order and precision: T throughout, each product and sum rounded on its own; the
@@ -53,9 +71,11 @@ NDIMG_HD void sift_descriptor_hist(const T* pix, int64_t n, const T* rc_bins, T 
   }
 }
 
+void sift_extrema_cpu(const View& dog, double threshold, const View& mask);
 void sift_descriptor_histograms_cpu(const View& pixels, const View& starts, const View& rc_bins, const View& spacing,
                                     const View& ori_bins, const View& hist);
 #ifdef NDIMG_WITH_CUDA
+void sift_extrema_cuda(const View& dog, double threshold, const View& mask, StreamHandle stream);
 void sift_descriptor_histograms_cuda(const View& pixels, const View& starts, const View& rc_bins,
                                      const View& spacing, const View& ori_bins, const View& hist, StreamHandle stream);
 #endif

@@ -1,10 +1,31 @@
-// SIFT's descriptor histograms, CPU schedule: keypoints split over the pool, each histogram built by one thread.
+// SIFT's CPU schedules: the extrema by rows of the stack over the pool; the descriptor histograms by keypoints,
+// each histogram built by one thread.
+#include <cstring>
 #include <algorithm>
 
 #include "feature/sift.hpp"
 #include "ndimg/parallel.hpp"
 
 namespace ndimg::feature {
+
+void sift_extrema_cpu(const View& dog, double threshold, const View& mask) {
+  const int64_t ns = dog.shape[0], nr = dog.shape[1], nc = dog.shape[2], rs = nc, ss = nr * nc;
+  uint8_t* out = mask.ptr<uint8_t>();
+  dispatch_dtype(dog.dtype, [&]<class T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T* d = dog.ptr<T>();
+      parallel_for(ns * nr, std::max<int64_t>(1, 16384 / std::max<int64_t>(1, nc)), [&](int64_t a, int64_t b) {
+        for (int64_t i = a; i < b; ++i) {
+          const int64_t s = i / nr, r = i % nr;
+          uint8_t* o = out + i * nc;
+          std::memset(o, 0, size_t(nc));
+          if (s == 0 || s == ns - 1 || r == 0 || r == nr - 1) continue;
+          for (int64_t c = 1; c < nc - 1; ++c) o[c] = sift_is_extremum(d + i * nc + c, ss, rs, threshold);
+        }
+      });
+    }
+  });
+}
 
 void sift_descriptor_histograms_cpu(const View& pixels, const View& starts, const View& rc_bins, const View& spacing,
                                     const View& ori_bins, const View& hist) {

@@ -1,4 +1,5 @@
-// SIFT's descriptor histograms, CUDA schedule: one thread per keypoint, its pixels in order (the CPU's sums).
+// SIFT's CUDA schedules: one thread per element of the stack for the extrema; one thread per keypoint for the
+// descriptor histograms, its pixels in order (the CPU's sums).
 #include <type_traits>
 
 #include "core/cuda.cuh"
@@ -8,6 +9,16 @@ namespace ndimg::feature {
 namespace {
 
 constexpr unsigned kThreads = 64;
+
+template <class T>
+__global__ void sift_extrema_kernel(const T* dog, int64_t ns, int64_t nr, int64_t nc, double threshold,
+                                    uint8_t* mask) {
+  NDIMG_GRID_STRIDE(i, ns * nr * nc) {
+    const int64_t c = i % nc, r = (i / nc) % nr, s = i / (nc * nr);
+    const bool inner = s > 0 && s < ns - 1 && r > 0 && r < nr - 1 && c > 0 && c < nc - 1;
+    mask[i] = inner && sift_is_extremum(dog + i, nr * nc, nc, threshold);
+  }
+}
 
 template <class T>
 __global__ void sift_hist_kernel(const T* pix, int64_t n_pix, const int64_t* starts, const T* rc_bins,
@@ -23,6 +34,20 @@ __global__ void sift_hist_kernel(const T* pix, int64_t n_pix, const int64_t* sta
 }
 
 }  // namespace
+
+void sift_extrema_cuda(const View& dog, double threshold, const View& mask, StreamHandle stream) {
+  const char* op = "sift_extrema";
+  cuda::DeviceGuard guard(dog.device_id, op);
+  auto s = static_cast<cudaStream_t>(stream);
+  const int64_t n = dog.size();
+  dispatch_dtype(dog.dtype, [&]<class T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      sift_extrema_kernel<T><<<cuda::blocks_for(n, 256), 256, 0, s>>>(
+          dog.ptr<T>(), dog.shape[0], dog.shape[1], dog.shape[2], threshold, mask.ptr<uint8_t>());
+      cuda::check_launch(op);
+    }
+  });
+}
 
 void sift_descriptor_histograms_cuda(const View& pixels, const View& starts, const View& rc_bins,
                                      const View& spacing, const View& ori_bins, const View& hist,

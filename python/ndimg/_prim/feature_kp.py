@@ -1,11 +1,21 @@
-"""The per-keypoint kernels of skimage.feature's keypoint descriptors (``cpp/src/feature/sift.hpp``), on the
-arrays' engine. Inputs are made C-contiguous here; outputs are new arrays of the input's library."""
+"""The per-pixel and per-keypoint kernels of skimage.feature's keypoint detectors and descriptors
+(``cpp/src/feature/sift.hpp``), on the arrays' engine. Inputs are made C-contiguous here; outputs are new arrays of the input's library."""
 from __future__ import annotations
 
 import numpy as np
 
 from .. import _core
 from .._engine import stream_ptr, xp_of
+
+
+def sift_extrema(dog, *, threshold):
+    """uint8 mask of a (scales, rows, cols) float stack: 1 at the interior elements of magnitude at least
+    ``threshold`` strictly below or strictly above their 26 neighbours (scikit-image's test, NaN centres
+    included), 0 elsewhere."""
+    xp = xp_of(dog)
+    mask = xp.empty(dog.shape, np.uint8)
+    _core.sift_extrema(xp.ascontiguousarray(dog), float(threshold), mask, stream=stream_ptr(mask))
+    return mask
 
 
 def sift_descriptor_histograms(pixels, starts, rc_bins, spacing, ori_bins, *, n_hist, n_ori):

@@ -1,11 +1,13 @@
 """skimage.feature.SIFT (0.26): scale-invariant keypoints (difference-of-Gaussian extrema refined to sub-pixel
 positions) with dominant orientations and 128-value gradient-histogram descriptors, on the image's engine.
 
-The Gaussian scale space is ndimg's rescale and gaussian; the extrema test is ndimg's minimum/maximum filters
-over the 26 neighbours; refinement, orientation histograms and descriptors are array code over all keypoints of
-an octave at once (scikit-image loops over keypoints in Python). Every per-keypoint formula keeps scikit-image's
-operand precisions and order, and each histogram sums its contributions in scikit-image's pixel order
-(``ufunc.at``), so on the CPU the results are scikit-image's; CuPy sums them by atomics (any order)."""
+The Gaussian scale space is ndimg's rescale and gaussian; the extrema test (26 neighbours) and the descriptor
+histograms are C++ kernels (cpp/src/feature/sift.*, both engines); refinement, orientations and the descriptors'
+patch pixels are array code over all keypoints of an octave at once (scikit-image loops over keypoints in
+Python). Every per-keypoint formula keeps scikit-image's operand precisions and order, and each histogram sums
+its contributions in scikit-image's pixel order (``ufunc.at``, the kernel's loop), so on the CPU the results are
+scikit-image's; CuPy's orientation histograms sum by atomics (any order) and its exp/arctan2 round their own
+way, hence the GPU's tolerance (tests/feature/test_sift.py)."""
 from __future__ import annotations
 
 import math
@@ -15,13 +17,10 @@ import numpy as np
 from .._engine import CUDA, engine_for, from_working, to_working
 from .._rules import check_nD, img_as_float, supported_float_type
 from ..filters import gaussian
-from ..ndimage import maximum_filter, minimum_filter
 from ..ndimage._footprint import to_host
-from .._prim.feature_kp import sift_descriptor_histograms
+from .._prim.feature_kp import sift_descriptor_histograms, sift_extrema
 from ..transform import rescale
 
-_NEIGHBOURS = np.ones((3, 3, 3), dtype=bool)
-_NEIGHBOURS[1, 1, 1] = False
 _BATCH = 1 << 22    # pixels of the keypoints' patches handled at once
 
 
@@ -39,6 +38,18 @@ def _batches(extent, limit=_BATCH):
     """Consecutive index ranges of keypoints whose patches (of `extent` pixels each) hold about `limit`."""
     step = max(1, limit // max(1, int(extent)))
     return lambda n: ((i, min(i + step, n)) for i in range(0, n, step))
+
+
+def _size_batches(area, limit=_BATCH):
+    """Consecutive index ranges over keypoints sorted by patch `area` (host array), each about `limit` pixels of
+    its largest patch's size."""
+    i, n = 0, len(area)
+    while i < n:
+        j = i + 1
+        while j < n and (j + 1 - i) * max(1, int(area[j])) <= limit:
+            j += 1
+        yield i, j
+        i = j
 
 
 def _edgeness(hxx, hyy, hxy):
@@ -97,17 +108,8 @@ def _local_extrema(dog, threshold, xp):
     """(N, 3) interior (row, col, scale) positions, in that order's row-major order, of a (scales, rows, cols)
     stack whose value is at least `threshold` in magnitude and strictly below or strictly above all 26
     neighbours."""
-    inner = (slice(1, -1),) * 3
-    v = dog[inner]
-    # candidates: the cube's (separable) minimum or maximum; then strictness against the 26 neighbours
-    found = ~(xp.abs(v) < threshold) & ((minimum_filter(dog, 3)[inner] == v) | (maximum_filter(dog, 3)[inner] == v))
-    keys = xp.stack(xp.nonzero(xp.moveaxis(found, 0, -1)), axis=1).astype(np.intp) + 1
-    octave = xp.moveaxis(dog, 0, -1)
-    centre = octave[keys[:, 0], keys[:, 1], keys[:, 2]]
-    step = xp.asarray(np.argwhere(_NEIGHBOURS) - 1)
-    around = octave[tuple((keys[:, None, :] + step[None, :, :]).transpose(2, 0, 1))]
-    strict = xp.all(around > centre[:, None], axis=1) | xp.all(around < centre[:, None], axis=1)
-    return keys[strict]
+    found = xp.moveaxis(sift_extrema(dog, threshold=threshold), 0, -1)
+    return xp.stack(xp.nonzero(found), axis=1).astype(np.intp)
 
 
 def _patch_grid(lo, hi, xp):
@@ -335,6 +337,13 @@ class SIFT:
             p_min = xp.maximum(0, center_pos - radius_patch[:, None] + 0.5).astype(int)
             p_max = xp.minimum(center_pos + radius_patch[:, None] + 0.5,
                                xp.asarray([dim[0] - 1, dim[1] - 1])).astype(int)
+            # keypoints by patch size, so that each batch's padded grid fits its patches closely
+            area = to_host(xp.prod(xp.maximum(p_max - p_min, 0), axis=1))
+            order = np.argsort(area, kind="stable")
+            area = area[order]
+            order = xp.asarray(order)
+            numbers, center_pos, sigma, radius = numbers[order], center_pos[order], sigma[order], radius[order]
+            p_min, p_max = p_min[order], p_max[order]
             # the per-keypoint scalars as scikit-image's Python floats meet the image's float arrays
             ori = self.orientations[numbers]
             host_ori = to_host(ori)   # libm's cosine and sine, as math.cos and math.sin give them
@@ -345,8 +354,7 @@ class SIFT:
             kernel_div = (-2 * lam_sig ** 2).astype(ft)
             spacing = (2 * lam_sig / n_hist).astype(ft)
             rc_bins = (xp.asarray(hists) - ft.type((1 + n_hist) / 2))[None, :] * spacing[:, None]
-            extent = to_host(xp.maximum(p_max - p_min, 0).max(axis=0)).prod()
-            for a, b in _batches(extent)(numbers.shape[0]):
+            for a, b in _size_batches(area):
                 rows, row_ok = _patch_grid(p_min[a:b, 0], p_max[a:b, 0], xp)
                 cols, col_ok = _patch_grid(p_min[a:b, 1], p_max[a:b, 1], xp)
                 r = (rows.astype(ft) - center_pos[a:b, 0:1].astype(ft))[:, :, None]
