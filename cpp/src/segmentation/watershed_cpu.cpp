@@ -578,6 +578,123 @@ bool flood_untied(std::vector<Px>& px, std::span<const int64_t> offsets, const S
   return apart(px, tie, offsets);
 }
 
+// ---- images of many levels on several threads: by flood levels, in parts ----
+// An element's flood level (the value of its entry in scikit-image's queue) is a marker's value, else the
+// larger of its value and its lowest pusher's level (x - offset pushes x): a fixed point that does not depend
+// on the order it is found in. scikit-image labels an element from the first of its pushers to leave, which
+// is one of those of the lowest level (the queue orders by level first): so where those all have one label
+// (each theirs by the same argument, earlier in scikit-image's order), the element has it, whatever the order
+// among them. The threads flood a slab of the buffer each, with its own queue and in any order, each element
+// taking the label of the first lowest pusher found so far (and that pusher's later labels); what crosses
+// into another slab is handed over between rounds, until nothing changes. The labels stand where every
+// element's lowest pushers share its label.
+
+// Whether the values look like many levels (a sample of the flooded elements mostly distinct): the level by
+// level flooding is the better choice otherwise, where lowest pushers of different labels tie often.
+bool many_levels(const std::vector<Px>& px) {
+  std::vector<double> sample;
+  const size_t step = std::max<size_t>(1, px.size() / 4096);
+  for (size_t i = 0; i < px.size(); i += step)
+    if (px[i].in || px[i].lab) sample.push_back(px[i].v + 0.0);
+  if (sample.size() < 64) return false;
+  std::sort(sample.begin(), sample.end());
+  const size_t distinct = size_t(std::unique(sample.begin(), sample.end()) - sample.begin());
+  return distinct * 10 >= sample.size() * 9;
+}
+
+// The plain flooding by flood levels on the threads; returns whether its labels are scikit-image's (px is
+// changed either way: the caller loads it again if not).
+bool flood_parts(std::vector<Px>& px, std::span<const int64_t> offsets, const Survey& sv) {
+  using It = Item<int32_t, false>;
+  const int64_t n = int64_t(px.size());
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  constexpr uint32_t kMarker = kFree - 1;  // (in the mask: a marker)
+  // each element's lowest pusher's level so far: NaN while none, -inf where never pushed (markers, outside the
+  // mask); its level is the larger of its value and that. by: the pusher it took its label from.
+  std::vector<double> low(static_cast<size_t>(n));
+  std::vector<int32_t> by(static_cast<size_t>(n));
+  parallel_for(n, 1 << 15, [&](int64_t a, int64_t b) {
+    for (int64_t i = a; i < b; ++i) {
+      Px& p = px[size_t(i)];
+      low[size_t(i)] = p.in && !p.lab ? std::numeric_limits<double>::quiet_NaN() : -kInf;
+      by[size_t(i)] = -1;
+      if (p.in && p.lab) p.in = kMarker;
+    }
+  });
+  auto level = [&](int64_t i) { return std::max(px[size_t(i)].v, low[size_t(i)]); };
+  const int64_t parts = parts_for(n, 1 << 14);
+  std::vector<int64_t> bound(static_cast<size_t>(parts + 1));
+  for (int64_t p = 0; p <= parts; ++p) bound[size_t(p)] = n * p / parts;
+  // handed[r % 2][from * parts + to]: the pushes part `from` made into part `to`'s elements in round r
+  struct Hand {
+    int32_t index, label, pusher;
+    double from;  // the pusher's level
+  };
+  std::vector<std::vector<Hand>> handed[2];
+  handed[0].resize(size_t(parts * parts));
+  handed[1].resize(size_t(parts * parts));
+  // (where the labels are scikit-image's a few rounds settle them; many: lowest pushers disagree, likely)
+  constexpr int kRounds = 64;
+  std::atomic<bool> more{true};
+  for (int round = 0; more.load(); ++round) {
+    if (round == kRounds) return false;
+    more = false;
+    auto& out = handed[round % 2];
+    const auto& in = handed[(round + 1) % 2];
+    for_parts(n, parts, [&](int64_t p, int64_t a, int64_t b) {
+      for (int64_t q = 0; q < parts; ++q) out[size_t(p * parts + q)].clear();
+      BucketQueue<It> queue(sv.lo, sv.hi, ranges_for(b - a));
+      // an element takes a lower pusher, or a new label from the pusher it has (its own pushes follow); not
+      // one as low, so that the pushers kept form a forest, whose labels settle
+      auto push = [&](int64_t i, double from, int32_t label, int32_t pusher) {
+        double& l = low[size_t(i)];
+        if (l < from || (l == from && (by[size_t(i)] != pusher || px[size_t(i)].lab == label))) return;  // (NaN: on)
+        l = from;
+        by[size_t(i)] = pusher;
+        px[size_t(i)].lab = label;
+        queue.push(item<It>(level(i), 0, int32_t(i), int32_t(i)));
+      };
+      if (round == 0) {
+        for (int64_t i = a; i < b; ++i)
+          if (px[size_t(i)].lab) queue.push(item<It>(px[size_t(i)].v, 0, int32_t(i), int32_t(i)));
+      } else {
+        for (int64_t q = 0; q < parts; ++q)
+          for (const Hand& h : in[size_t(q * parts + p)]) push(h.index, h.from, h.label, h.pusher);
+      }
+      bool handing = false;
+      while (!queue.empty()) {
+        const It e = queue.pop();
+        if (e.value != level(e.index)) continue;  // lowered since
+        const int32_t label = px[size_t(e.index)].lab;
+        for (int64_t o : offsets) {
+          const int64_t nb = e.index + o;
+          if (nb >= a && nb < b) {
+            push(nb, e.value, label, e.index);  // (reads the pushed element's lowest pusher first)
+          } else if (px[size_t(nb)].in == kFree) {  // another part's element: it decides
+            const int64_t q = std::upper_bound(bound.begin(), bound.end(), nb) - bound.begin() - 1;
+            out[size_t(p * parts + q)].push_back({int32_t(nb), label, e.index, e.value});
+            handing = true;
+          }
+        }
+      }
+      if (handing) more = true;
+    });
+  }
+  // every element reached shares its lowest pushers' label (those reached or markers: labelled)
+  std::atomic<bool> ok{true};
+  parallel_for(n, 1 << 15, [&](int64_t a, int64_t b) {
+    for (int64_t i = a; i < b && ok.load(std::memory_order_relaxed); ++i) {
+      if (px[size_t(i)].in != kFree || !px[size_t(i)].lab) continue;
+      double lowest = kInf;
+      for (int64_t o : offsets)
+        if (px[size_t(i - o)].lab) lowest = std::min(lowest, level(i - o));
+      for (int64_t o : offsets)
+        if (px[size_t(i - o)].lab && level(i - o) == lowest && px[size_t(i - o)].lab != px[size_t(i)].lab) ok = false;
+    }
+  });
+  return ok.load();
+}
+
 // The arrays as the flooding's elements: the labels as they are where they all fit in 32 bits, else their
 // ranks (`values`: the distinct labels then, for store()).
 struct Elements {
@@ -656,6 +773,16 @@ void watershed_cpu(const View& image, const View& mask, const View& labels, std:
   const bool many = source ? n > (INT32_MAX - 1) / k : n >= INT32_MAX - 1;
   const bool exact_only = sv.nan || many;
   if (!source && !exact_only) {
+    // many levels on several threads: by flood levels in parts, kept where they give scikit-image's labels.
+    // From 4 threads: a part's flooding reads each neighbour's lowest pusher besides the element (about 1.9
+    // times the serial flooding's time on one part, measured: a 3840x2160 float32 noise image, 0.1% markers)
+    if (num_threads() >= 4 && many_levels(px)) {
+      if (flood_parts(px, offsets, sv)) {
+        el.store();
+        return;
+      }
+      el.load();
+    }
     // few markers of different labels tied among many (a float image's chance pairs): flooded without the
     // heap, kept if their floods lie apart, else flooded again with it; many: with it at once
     const bool untied = sv.any_ties && sv.tied_markers <= std::max<int64_t>(16, sv.active / 64);
