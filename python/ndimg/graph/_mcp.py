@@ -220,8 +220,10 @@ class MCP_Connect(MCP):
 
     _travel = _GEOMETRIC
 
-    def __init__(self, costs, offsets=None, fully_connected=True, sampling=None):
-        super().__init__(costs, offsets, fully_connected, sampling)
+    def __init__(self, *args, **kwargs):
+        # MCP's arguments (costs, offsets=None, fully_connected=True, sampling=None), passed on as
+        # scikit-image's MCP_Connect.__init__ takes them
+        super().__init__(*args, **kwargs)
         self._idmap = np.zeros(self._flat_costs.shape[0], np.int64)
 
     def _reset(self):
