@@ -220,7 +220,7 @@ class MCP_Connect(MCP):
 
     _travel = _GEOMETRIC
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, /, *args, **kwargs):
         # MCP's arguments (costs, offsets=None, fully_connected=True, sampling=None), passed on as
         # scikit-image's MCP_Connect.__init__ takes them
         super().__init__(*args, **kwargs)
