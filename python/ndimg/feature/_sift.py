@@ -112,6 +112,19 @@ def _local_extrema(dog, threshold, xp):
     return xp.stack(xp.nonzero(found), axis=1).astype(np.intp)
 
 
+def _octave_gradients(octave, scales, xp):
+    """np.gradient's row and column gradients of the (scales, rows, cols) `octave`, of its images from the least
+    to the largest of `scales` (the scale indices its keypoints use), and that first index; None without
+    keypoints. Indices outside the octave (attributes set by hand) take every image, as scikit-image does."""
+    if scales.shape[0] == 0:
+        return None
+    lo, hi = int(scales.min()), int(scales.max()) + 1
+    if lo < 0 or hi > octave.shape[0]:
+        lo, hi = 0, octave.shape[0]
+    g_row, g_col = xp.gradient(octave[lo:hi], axis=(1, 2))
+    return g_row, g_col, lo
+
+
 def _patch_grid(lo, hi, xp):
     """Rows (or columns) lo..hi-1 of each keypoint, padded to the longest: (K, L) indices and validity."""
     span = int(to_host(hi - lo).max()) if lo.shape[0] else 0
@@ -261,10 +274,11 @@ class SIFT:
         gradient_space = []
         hist_all = xp.zeros((len(sigmas_oct), n_bins), dtype=ft)
         for o, (octave, delta) in enumerate(zip(gaussian_scalespace, self.deltas)):
-            gradient_space.append(xp.gradient(octave, axis=(1, 2)))
             in_oct = xp.nonzero(octaves == o)[0]
+            gradient_space.append(_octave_gradients(octave, scales_oct[in_oct], xp))
             if in_oct.shape[0] == 0:
                 continue
+            g_row, g_col, first = gradient_space[o]
             oshape = octave.shape[1:]
             yx = positions_oct[in_oct] / delta
             sigma = sigmas_oct[in_oct] / delta
@@ -275,11 +289,11 @@ class SIFT:
             for a, b in _batches(extent)(in_oct.shape[0]):
                 rows, row_ok = _patch_grid(p_min[a:b, 0], p_max[a:b, 0] + 1, xp)
                 cols, col_ok = _patch_grid(p_min[a:b, 1], p_max[a:b, 1] + 1, xp)
-                scale = scales_oct[in_oct[a:b]][:, None, None]
+                scale = scales_oct[in_oct[a:b]][:, None, None] - first
                 at = (scale, xp.minimum(rows, oshape[0] - 1)[:, :, None],
                       xp.minimum(cols, oshape[1] - 1)[:, None, :])
-                gradient_row = gradient_space[o][0][at]
-                gradient_col = gradient_space[o][1][at]
+                gradient_row = g_row[at]
+                gradient_col = g_col[at]
                 r = rows.astype(ft)
                 c = cols.astype(ft)
                 r -= yx[a:b, 0:1]
@@ -329,7 +343,8 @@ class SIFT:
             numbers = xp.nonzero(self.octaves == o)[0]
             if numbers.shape[0] == 0:
                 continue
-            dim = gradient[0].shape[1:]
+            g_row, g_col, first = gradient
+            dim = g_row.shape[1:]
             center_pos = self.positions[numbers] / delta
             sigma = self.sigmas[numbers] / delta
             radius = self.lambda_descr * (1 + 1 / n_hist) * sigma
@@ -366,9 +381,9 @@ class SIFT:
                           & row_ok[:, :, None] & col_ok[:, None, :])
                 k_of, ri, ci = xp.nonzero(inside)   # the patch pixels in scikit-image's order, keypoint by keypoint
                 r_norm, c_norm = r_norm[inside], c_norm[inside]
-                at = (self.scales[numbers[a:b]][k_of], rows[k_of, ri], cols[k_of, ci])
-                gradient_row = gradient[0][at]
-                gradient_col = gradient[1][at]
+                at = (self.scales[numbers[a:b]][k_of] - first, rows[k_of, ri], cols[k_of, ci])
+                gradient_row = g_row[at]
+                gradient_col = g_col[at]
                 theta = xp.arctan2(gradient_col, gradient_row) - ori[a:b].astype(ft)[k_of]
                 kernel = xp.exp((r_norm * r_norm + c_norm * c_norm) / kernel_div[a:b][k_of])
                 magnitude = xp.sqrt(gradient_row * gradient_row + gradient_col * gradient_col) * kernel
@@ -426,7 +441,8 @@ class SIFT:
             v = getattr(self, k)
             setattr(self, k, to_working(v, call.library) if call.engine == CUDA else np.asarray(v))
         gaussian_scalespace = self._create_scalespace(image, xp)
-        self._compute_descriptor([xp.gradient(octave, axis=(1, 2)) for octave in gaussian_scalespace], xp)
+        self._compute_descriptor([_octave_gradients(octave, self.scales[self.octaves == o], xp)
+                                  for o, octave in enumerate(gaussian_scalespace)], xp)
         self._publish(call, ("descriptors",))
 
     def detect_and_extract(self, image):
