@@ -220,16 +220,17 @@ __global__ void gather_kernel(const uint64_t* val, uint8_t* dirty, int64_t n, ui
     front[atomicAdd(count, 1ull)] = int32_t(i);
   }
 }
-// (before a front relaxes: an element lowered while it does joins the next front again)
-__global__ void unqueue_kernel(const int32_t* front, int64_t m, unsigned* queued) {
-  NDIMG_GRID_STRIDE(t, m) queued[front[t]] = 0;
+// (before a front relaxes: an element lowered while it does joins the next front again). The fronts' sizes
+// stay on the device (*m), so that waves run without the host waiting on each.
+__global__ void unqueue_kernel(const int32_t* front, const unsigned long long* m, unsigned* queued) {
+  NDIMG_GRID_STRIDE(t, int64_t(*m)) queued[front[t]] = 0;
 }
 // A front lowers its neighbours' levels: those that go down below `hi` join the next front (once), the others
 // wait (dirty) for their level's range.
-__global__ void relax_kernel(const int32_t* front, int64_t m, const int64_t* off, int k, const uint8_t* mask,
-                             const int64_t* lab, const uint64_t* keys, uint64_t* val, uint64_t hi, unsigned* queued,
-                             uint8_t* dirty, int32_t* next, unsigned long long* count) {
-  NDIMG_GRID_STRIDE(t, m * k) {
+__global__ void relax_kernel(const int32_t* front, const unsigned long long* m, const int64_t* off, int k,
+                             const uint8_t* mask, const int64_t* lab, const uint64_t* keys, uint64_t* val, uint64_t hi,
+                             unsigned* queued, uint8_t* dirty, int32_t* next, unsigned long long* count) {
+  NDIMG_GRID_STRIDE(t, int64_t(*m) * k) {
     const int64_t r = t / k;
     const int64_t x = front[r];
     const int64_t nb = x + off[t - r * k];
@@ -401,31 +402,35 @@ bool flood_regions(const uint64_t* keys, const uint64_t* distinct, int64_t level
   }
   cuda::Scratch val(size_t(n) * sizeof(uint64_t), s, op), dirty(size_t(n), s, op),
       queued(size_t(n) * sizeof(unsigned), s, op), fa(size_t(n) * sizeof(int32_t), s, op),
-      fb(size_t(n) * sizeof(int32_t), s, op), count(sizeof(unsigned long long), s, op);
+      fb(size_t(n) * sizeof(int32_t), s, op), counts(2 * sizeof(unsigned long long), s, op);
   start_levels_kernel<<<blocks, kThreads, 0, s>>>(keys, lab, n, val.get<uint64_t>(), dirty.get<uint8_t>(),
                                                   queued.get<unsigned>());
   cuda::check_launch(op);
-  auto counted = [&] {
-    unsigned long long c = 0;
-    to_host(&c, count.get<void>(), 1, s, op);
-    cuda::check(cudaMemsetAsync(count.get<void>(), 0, sizeof c, s), op);
-    return int64_t(c);
-  };
-  cuda::check(cudaMemsetAsync(count.get<void>(), 0, sizeof(unsigned long long), s), op);
+  // waves launched over a grid that fills the device, a few between looks at the front's size
+  constexpr int kWaves = 8;
+  int device = 0, sms = 0;
+  cuda::check(cudaGetDevice(&device), op);
+  cuda::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), op);
+  const unsigned full = unsigned(std::max(sms, 1)) * 8;
+  unsigned long long* count = counts.get<unsigned long long>();
   for (const uint64_t hi : bounds) {
     int32_t* cur = fa.get<int32_t>();
     int32_t* nxt = fb.get<int32_t>();
-    gather_kernel<<<blocks, kThreads, 0, s>>>(val.get<uint64_t>(), dirty.get<uint8_t>(), n, hi, cur,
-                                              count.get<unsigned long long>());
+    int c = 0;
+    cuda::check(cudaMemsetAsync(count, 0, sizeof(unsigned long long), s), op);
+    gather_kernel<<<blocks, kThreads, 0, s>>>(val.get<uint64_t>(), dirty.get<uint8_t>(), n, hi, cur, count);
     cuda::check_launch(op);
-    for (int64_t wide = counted(); wide > 0; wide = counted()) {
-      unqueue_kernel<<<cuda::blocks_for(wide, kThreads), kThreads, 0, s>>>(cur, wide, queued.get<unsigned>());
-      cuda::check_launch(op);
-      relax_kernel<<<cuda::blocks_for(wide * k, kThreads), kThreads, 0, s>>>(
-          cur, wide, off, k, m, lab, keys, val.get<uint64_t>(), hi, queued.get<unsigned>(), dirty.get<uint8_t>(), nxt,
-          count.get<unsigned long long>());
-      cuda::check_launch(op);
-      std::swap(cur, nxt);
+    for (unsigned long long left = 1; left;) {
+      for (int w = 0; w < kWaves; ++w, c ^= 1) {
+        unqueue_kernel<<<full, kThreads, 0, s>>>(cur, count + c, queued.get<unsigned>());
+        cuda::check_launch(op);
+        cuda::check(cudaMemsetAsync(count + (c ^ 1), 0, sizeof(unsigned long long), s), op);
+        relax_kernel<<<full, kThreads, 0, s>>>(cur, count + c, off, k, m, lab, keys, val.get<uint64_t>(), hi,
+                                               queued.get<unsigned>(), dirty.get<uint8_t>(), nxt, count + (c ^ 1));
+        cuda::check_launch(op);
+        std::swap(cur, nxt);
+      }
+      to_host(&left, count + c, 1, s, op);
     }
   }
   // the regions (parent: a root per element reached), their sources and labels
