@@ -116,3 +116,38 @@ def test_bad_upsampling():
         sf.SIFT(upsampling=4).detect(image)
     with pytest.raises(ValueError):
         nf.SIFT(upsampling=4).detect(image)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_extrema_kernel_like_skimage_local_max(engine, dtype):
+    # ties (quantised values) and NaNs: scikit-image's _local_max counts a NaN centre as an extremum
+    from skimage.feature._sift import _local_max
+    from ndimg._prim.feature_kp import sift_extrema
+
+    rng = np.random.default_rng(2)
+    stack = np.round(rng.standard_normal((23, 19, 6)) * 4) / 4
+    stack[rng.random(stack.shape) < 0.02] = np.nan
+    stack = stack.astype(dtype)
+    want = _local_max(np.ascontiguousarray(stack), 0.3)
+    mask = to_host(sift_extrema(to_engine(np.ascontiguousarray(np.moveaxis(stack, -1, 0)), engine), threshold=0.3))
+    got = np.stack(np.nonzero(np.moveaxis(mask, 0, -1)), axis=1)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_kernels_refuse_bad_arguments():
+    from ndimg import _core
+
+    f32 = np.float32
+    with pytest.raises(ValueError):
+        _core.sift_extrema(np.zeros((3, 4, 5), np.int32), 0.1, np.zeros((3, 4, 5), np.uint8))
+    with pytest.raises(ValueError):
+        _core.sift_extrema(np.zeros((3, 4, 5), f32), 0.1, np.zeros((3, 4, 4), np.uint8))
+    pixels, rc, sp, ori = np.zeros((10, 4), f32), np.zeros((2, 4), f32), np.ones(2, f32), np.zeros(8, f32)
+    hist = np.zeros((2, 4, 4, 8), f32)
+    for starts in (np.array([0, 5, 11]), np.array([0, 6, 5]), np.array([-1, 2, 3]), np.array([0, 10])):
+        with pytest.raises(ValueError):
+            _core.sift_descriptor_histograms(pixels, starts.astype(np.int64), rc, sp, ori, hist)
+    with pytest.raises(ValueError):   # mixed precision
+        _core.sift_descriptor_histograms(pixels, np.array([0, 5, 10]), rc.astype(np.float64), sp, ori, hist)
+    _core.sift_descriptor_histograms(pixels, np.array([0, 5, 10]), rc, sp, ori, hist)
+    assert not hist.any()   # zero magnitudes add nothing

@@ -11,8 +11,8 @@ namespace ndimg::feature {
 // SIFT's scale-space extrema (skimage.feature.SIFT's _local_max): `dog` is a C-contiguous float32 or float64
 // (scales, rows, cols) stack; `mask` (uint8, its shape, C-contiguous) gets 1 at every interior element whose
 // magnitude is not below `threshold` (compared in double) and that passes scikit-image's test against its 26
-// neighbours: none is <= it (strictly below them all, or a NaN), or all are < it; 0 elsewhere (the border
-// elements included).
+// neighbours: none is <= it, or none is >= it (NaNs compare false: a NaN centre passes, NaN neighbours are
+// ignored); 0 elsewhere (the border elements included).
 void sift_extrema(const View& dog, double threshold, const View& mask, StreamHandle stream = nullptr);
 
 // SIFT's descriptor histograms (skimage.feature.SIFT's _ori_distances and _update_histogram, Otero et al. eq.

@@ -17,16 +17,16 @@ template <class T>
 NDIMG_HD bool sift_is_extremum(const T* p, int64_t ss, int64_t rs, double threshold) {
   const T v = *p;
   if (std::fabs(double(v)) < threshold) return false;
-  bool below = false, above = true;   // some neighbour <= v; every neighbour < v
+  bool below = false, reached = false;   // some neighbour <= v; some neighbour >= v (NaNs are neither)
   for (int64_t ds = -1; ds <= 1; ++ds)
     for (int64_t dr = -1; dr <= 1; ++dr)
       for (int64_t dc = -1; dc <= 1; ++dc) {
         if (ds == 0 && dr == 0 && dc == 0) continue;
         const T n = p[ds * ss + dr * rs + dc];
         below = below || n <= v;
-        above = above && n < v;
+        reached = reached || n >= v;
       }
-  return !below || above;
+  return !below || !reached;
 }
 
 // One keypoint: `n` pixels of (row, col, direction, magnitude) into its (n_hist, n_hist, n_ori) histogram.

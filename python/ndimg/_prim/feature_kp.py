@@ -10,8 +10,8 @@ from .._engine import stream_ptr, xp_of
 
 def sift_extrema(dog, *, threshold):
     """uint8 mask of a (scales, rows, cols) float stack: 1 at the interior elements of magnitude at least
-    ``threshold`` strictly below or strictly above their 26 neighbours (scikit-image's test, NaN centres
-    included), 0 elsewhere."""
+    ``threshold`` strictly below or strictly above their 26 neighbours (scikit-image's test: NaN centres pass,
+    NaN neighbours are ignored), 0 elsewhere."""
     xp = xp_of(dog)
     mask = xp.empty(dog.shape, np.uint8)
     _core.sift_extrema(xp.ascontiguousarray(dog), float(threshold), mask, stream=stream_ptr(mask))
