@@ -38,4 +38,11 @@ void corner_fast(const View& image, int n, double threshold, const View& out, St
 // the windows shifted diagonally within `window_size`; 0 within 2 * window_size of the border.
 void corner_moravec(const View& image, int64_t window_size, const View& out, StreamHandle stream = nullptr);
 
+// Orientation (atan2 of the intensity centroid, in the image's float type) of each corner (rows of the
+// C-contiguous int64 (n, 2) `corners`) over the odd-shaped uint8 `mask`, the image zero-padded by (mask rows
+// / 2) before and (mask columns / 2) after on both axes, as scikit-image pads it; every neighbourhood must
+// lie within that padding.
+void corner_orientations(const View& image, const View& corners, const View& mask, const View& out,
+                         StreamHandle stream = nullptr);
+
 }  // namespace ndimg::feature

@@ -8,13 +8,17 @@
 
 namespace ndimg::feature {
 
-// `cost`: rough work per pixel, so that cheap kernels take wide bands and expensive ones narrow bands.
+// `cost`: rough work per pixel, so that cheap kernels take long runs of pixels and expensive ones short runs.
+// The runs cover the image in C order (a single row, such as a list of corners, is split too).
 template <class F>
 void each_pixel_cpu(int64_t rows, int64_t cols, int64_t cost, const F& f) {
-  const int64_t grain = std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(1, cols * cost));
-  parallel_for(rows, grain, [&](int64_t r0, int64_t r1) {
-    for (int64_t r = r0; r < r1; ++r)
-      for (int64_t c = 0; c < cols; ++c) f(r, c);
+  const int64_t grain = std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(1, cost));
+  parallel_for(rows * cols, grain, [&](int64_t a, int64_t b) {
+    int64_t r = a / cols, c = a - r * cols;
+    for (int64_t i = a; i < b; ++i) {
+      f(r, c);
+      if (++c == cols) c = 0, ++r;
+    }
   });
 }
 

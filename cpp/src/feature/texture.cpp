@@ -46,4 +46,24 @@ void corner_moravec(const View& image, int64_t window_size, const View& out, Str
               corner_moravec_cuda(image, window_size, out, stream));
 }
 
+void corner_orientations(const View& image, const View& corners, const View& mask, const View& out,
+                         StreamHandle stream) {
+  const char* op = "corner_orientations";
+  require_same_device(image, corners, op);
+  require_same_device(image, mask, op);
+  require_same_device(image, out, op);
+  if (image.ndim != 2 || !image.c_contiguous() || !is_float(image.dtype))
+    throw TypeError("corner_orientations: a C-contiguous 2-D float32 or float64 image expected");
+  if (corners.dtype != DType::I64 || corners.ndim != 2 || corners.shape[1] != 2 || !corners.c_contiguous())
+    throw TypeError("corner_orientations: C-contiguous int64 (n, 2) corners expected");
+  if (mask.ndim != 2 || (mask.dtype != DType::U8 && mask.dtype != DType::Bool) || !mask.c_contiguous() ||
+      mask.shape[0] % 2 != 1 || mask.shape[1] % 2 != 1)
+    throw ValueError("corner_orientations: a C-contiguous odd-shaped uint8 mask expected");
+  if (out.dtype != image.dtype || out.ndim != 1 || out.shape[0] != corners.shape[0] || !out.c_contiguous())
+    throw ValueError("corner_orientations: a contiguous output of one value per corner in the image's dtype expected");
+  if (corners.shape[0] == 0) return;
+  NDIMG_ROUTE(image, op, corner_orientations_cpu(image, corners, mask, out),
+              corner_orientations_cuda(image, corners, mask, out, stream));
+}
+
 }  // namespace ndimg::feature

@@ -223,16 +223,51 @@ struct MoravecResponse {
   }
 };
 
+// One corner's orientation: the angle of its intensity centroid over the odd-shaped `mask` centred on it,
+// summed in scikit-image's order (m10 over the whole mask in C order, m01 row by row, in T) and taken by
+// atan2 in double. As there, the neighbourhood is read from the image zero-padded by (mask rows / 2) before
+// and (mask columns / 2) after on both axes; the caller keeps the corners within that padding.
+template <class T>
+struct CornerOrientation {
+  const T* img;
+  const int64_t* corners;   // (n, 2) rows and columns, C order
+  const uint8_t* mask;
+  T* out;
+  int64_t rows, cols, mrows, mcols;
+
+  NDIMG_HD void operator()(int64_t, int64_t i) const {
+    const int64_t mr2 = (mrows - 1) / 2, mc2 = (mcols - 1) / 2;
+    const int64_t r0 = corners[2 * i] - mr2, c0 = corners[2 * i + 1] - mr2;
+    T m01 = 0, m10 = 0;
+    for (int64_t r = 0; r < mrows; ++r) {
+      T row = 0;
+      const int64_t y = r0 + r;
+      for (int64_t c = 0; c < mcols; ++c) {
+        if (!mask[r * mcols + c]) continue;
+        const int64_t x = c0 + c;
+        const T v = y >= 0 && y < rows && x >= 0 && x < cols ? img[y * cols + x] : T(0);
+        m10 = add_rn(m10, mul_rn(v, T(c - mc2)));
+        row = add_rn(row, v);
+      }
+      m01 = add_rn(m01, mul_rn(row, T(r - mr2)));
+    }
+    out[i] = T(atan2(double(m01), double(m10)));
+  }
+};
+
 // ---- engine schedules (arguments validated by the entries) ----
 void local_binary_pattern_cpu(const View& image, std::span<const double> rp, std::span<const double> cp,
                               LbpMethod method, const View& out);
 void corner_fast_cpu(const View& image, int n, double threshold, const View& out);
 void corner_moravec_cpu(const View& image, int64_t window_size, const View& out);
+void corner_orientations_cpu(const View& image, const View& corners, const View& mask, const View& out);
 #ifdef NDIMG_WITH_CUDA
 void local_binary_pattern_cuda(const View& image, std::span<const double> rp, std::span<const double> cp,
                                LbpMethod method, const View& out, StreamHandle s);
 void corner_fast_cuda(const View& image, int n, double threshold, const View& out, StreamHandle s);
 void corner_moravec_cuda(const View& image, int64_t window_size, const View& out, StreamHandle s);
+void corner_orientations_cuda(const View& image, const View& corners, const View& mask, const View& out,
+                              StreamHandle s);
 #endif
 
 }  // namespace ndimg::feature

@@ -44,4 +44,14 @@ void corner_moravec_cpu(const View& image, int64_t w, const View& out) {
   run_float<MoravecResponse>(image, out, cost, w);
 }
 
+void corner_orientations_cpu(const View& image, const View& corners, const View& mask, const View& out) {
+  auto run = [&]<class T>() {
+    each_pixel_cpu(1, corners.shape[0], mask.size(),
+                   CornerOrientation<T>{image.ptr<T>(), corners.ptr<int64_t>(), mask.ptr<uint8_t>(), out.ptr<T>(),
+                                        image.shape[0], image.shape[1], mask.shape[0], mask.shape[1]});
+  };
+  if (image.dtype == DType::F32) run.template operator()<float>();
+  else run.template operator()<double>();
+}
+
 }  // namespace ndimg::feature

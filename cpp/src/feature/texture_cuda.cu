@@ -55,4 +55,18 @@ void corner_moravec_cuda(const View& image, int64_t w, const View& out, StreamHa
                     op);
 }
 
+void corner_orientations_cuda(const View& image, const View& corners, const View& mask, const View& out,
+                              StreamHandle stream) {
+  const char* op = "corner_orientations";
+  cuda::DeviceGuard guard(image.device_id, op);
+  auto run = [&]<class T>() {
+    each_pixel_cuda(1, corners.shape[0],
+                    CornerOrientation<T>{image.ptr<T>(), corners.ptr<int64_t>(), mask.ptr<uint8_t>(), out.ptr<T>(),
+                                         image.shape[0], image.shape[1], mask.shape[0], mask.shape[1]},
+                    static_cast<cudaStream_t>(stream), op);
+  };
+  if (image.dtype == DType::F32) run.template operator()<float>();
+  else run.template operator()<double>();
+}
+
 }  // namespace ndimg::feature

@@ -59,3 +59,13 @@ def corner_moravec(image, *, window_size):
     out = xp.empty(image.shape, image.dtype)
     _core.corner_moravec(xp.ascontiguousarray(image), int(window_size), out, stream=stream_ptr(out))
     return out
+
+
+def corner_orientations(image, corners, mask):
+    """Orientations (image's dtype) of the int64 (n, 2) ``corners`` of a float32/float64 image over the odd
+    ``mask`` (uint8), the image zero-padded as scikit-image pads it (corners kept within that padding)."""
+    xp = xp_of(image)
+    out = xp.empty(len(corners), image.dtype)
+    _core.corner_orientations(xp.ascontiguousarray(image), xp.ascontiguousarray(corners, dtype=np.int64),
+                              xp.ascontiguousarray(mask, dtype=np.uint8), out, stream=stream_ptr(out))
+    return out

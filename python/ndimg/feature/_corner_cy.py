@@ -4,14 +4,12 @@ Förstner's sub-pixel corner positions, each written over xp for all the corners
 """
 from __future__ import annotations
 
-import math
 import operator
 
 import numpy as np
 
 from .._engine import engine_aware, xp_of
 from .._prim import feature as _feature
-from .._prim import scan as _scan
 from .._rules import array_argument, as_image, check_nD, img_as_float, supported_float_type
 from ..filters._window import _as_int as safe_as_int
 from ..ndimage import correlate1d
@@ -85,31 +83,14 @@ def corner_orientations(image, corners, mask):
         raise ValueError("Size of mask must be uneven.")
     mrows, mcols = mask.shape[:2]
     mr2, mc2 = (mrows - 1) // 2, (mcols - 1) // 2
-    dtype = image.dtype
-    padded = xp.pad(image, (mr2, mc2), mode="constant", constant_values=0)
+    padded_shape = tuple(n + mr2 + mc2 for n in image.shape)   # np.pad(image, (mr2, mc2)): both axes alike
     if len(corners) == 0:
-        return xp.zeros(0, dtype)
+        return xp.zeros(0, image.dtype)
     r0, c0 = corners[:, 0], corners[:, 1]
-    if (r0.min() < 0 or c0.min() < 0 or r0.max() + mrows > padded.shape[0]
-            or c0.max() + mcols > padded.shape[1]):
+    if (r0.min() < 0 or c0.min() < 0 or r0.max() + mrows > padded_shape[0]
+            or c0.max() + mcols > padded_shape[1]):
         raise IndexError("corner_orientations: a corner's neighbourhood reaches outside the zero-padded image")
-    rows = xp.asarray(r0[:, None] + np.arange(mrows))[:, :, None]
-    cols = xp.asarray(c0[:, None] + np.arange(mcols))[:, None, :]
-    # the masked-out pixels as zeros: adding them changes no sum (a pixel under the mask keeps inf and NaN)
-    patch = xp.where(xp.asarray(mask != 0), padded[rows, cols], xp.zeros((), dtype))
-    # scikit-image's loop order: m10 summed over the whole mask in C order, m01 row by row; the cumulative
-    # sums keep it (each element added to the running total in turn), and adding the totals to 0 as its loop
-    # starts from 0 turns a -0 into +0 (atan2 tells them apart)
-    col_weight = xp.asarray((np.arange(mcols) - mc2).astype(dtype))
-    row_weight = xp.asarray((np.arange(mrows) - mr2).astype(dtype))
-    def running(a, axis):   # NumPy's cumsum on either engine
-        return _scan.cumsum(a, axis=axis, out=xp.empty(a.shape, a.dtype))
-
-    m10 = running((patch * col_weight).reshape(len(corners), -1), 1)[:, -1] + 0
-    m01 = running(running(patch, 2)[:, :, -1] * row_weight + 0, 1)[:, -1] + 0
-    if xp is np:   # C's atan2, as scikit-image calls it (NumPy's SIMD arctan2 differs in the last bit)
-        return np.array([math.atan2(a, b) for a, b in zip(m01.tolist(), m10.tolist())]).astype(dtype)
-    return xp.arctan2(m01.astype(np.float64), m10.astype(np.float64)).astype(dtype)
+    return _feature.corner_orientations(image, xp.asarray(corners), xp.asarray((mask != 0).astype(np.uint8)))
 
 
 def _window_starts(centres, wext, n):
