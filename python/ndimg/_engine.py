@@ -15,6 +15,7 @@ import sys
 import numpy as np
 
 from . import _core
+from .accelerate._lazy import LazyArray
 
 CPU, CUDA = "cpu", "cuda"
 
@@ -34,7 +35,9 @@ def _cupy_ndarray():
 
 
 def library_of(x):
-    """'numpy', 'cupy', 'torch', 'cuda' (another CUDA array library) or None (not an array)."""
+    """'numpy', 'cupy', 'torch', 'cuda' (another CUDA array library) or None (not an array). A LazyArray of
+    ndimg.accelerate(lazy=True) is 'numpy' (NumPy code's value: host code materializes it); engine_aware
+    and the gpu policy take its device array instead."""
     if x is None:
         return None
     t = type(x)
@@ -42,6 +45,8 @@ def library_of(x):
         return "numpy"
     if t is _cupy_ndarray():
         return "cupy"
+    if t is LazyArray:
+        return "numpy"
     if isinstance(x, np.ndarray):
         return "numpy"
     mod = t.__module__.split(".", 1)[0]
@@ -232,17 +237,21 @@ def engine_aware(*array_params, native=True):
                 if v is None:
                     continue
                 seq = isinstance(v, (list, tuple))
-                libs = [library_of(e) for e in v] if seq else [library_of(v)]
+                libs = [_library(e) for e in v] if seq else [_library(v)]
                 if not seq and libs[0] is None and type(v).__module__.startswith("dask"):
                     from . import _dask  # imports dask: only once a Dask array is seen
 
                     return _dask.call(wrapper, fn, array_params, args, kwargs)
                 seen.extend(libs)
+                if "lazy" in libs:
+                    continue  # converted by _lazy_call below, with the other arguments
                 if any(lib not in (None, "numpy") for lib in libs):
                     gpu_args.append((at, v, libs if seq else None))
                 elif native and not seq and p not in _OUTPUTS and (
                         isinstance(v, np.generic) or isinstance(v, np.ndarray) and not v.dtype.isnative):
                     swapped.append((at, v))
+            if "lazy" in seen:
+                return _lazy_call(wrapper, fn, params, seen, args, kwargs)
             call = _call_for(seen)
             if call.engine == CPU:
                 if swapped:
@@ -270,6 +279,47 @@ def engine_aware(*array_params, native=True):
         return wrapper
 
     return deco
+
+
+def _library(x):
+    """library_of, with 'lazy' for a LazyArray (engine_aware hands those calls to _lazy_call)."""
+    return "lazy" if type(x) is LazyArray else library_of(x)
+
+
+def _lazy_call(wrapper, fn, params, libs, args, kwargs):
+    """A call with LazyArrays among its array arguments: on the GPU with their device arrays (no copy) and
+    the NumPy arrays copied up, where one is still on the device and `fn` has a CUDA engine; results lazy
+    under ndimg.accelerate(lazy=True), else NumPy. Otherwise the LazyArrays materialize and the call runs
+    as with NumPy arrays."""
+    from .accelerate import _lazy
+
+    gpu = next((lib for lib in libs if lib not in (None, "numpy", "lazy")), None)
+    if gpu is not None:
+        raise TypeError(f"ndimg cannot mix lazy NumPy results and {gpu} (GPU) arrays in one call; "
+                        "materialize() them or move them to one device")
+    found = [(i if i < len(args) else p, p, args[i] if i < len(args) else kwargs.get(p)) for p, i in params]
+    found = [(at, p, v if isinstance(v, (list, tuple)) else (v,)) for at, p, v in found if v is not None]
+    on_device = any(type(e) is LazyArray and e.on_device for _, _, v in found for e in v)
+    # a NumPy array written in place stays the caller's: such a call runs on the host
+    host_out = any(p in _OUTPUTS and isinstance(v[0], np.ndarray) for _, p, v in found)
+    convert = _lazy.as_working if on_device and not host_out and _lazy.has_cuda(fn) else _lazy.as_host
+    args = list(args)
+    first = None
+    for at, _, _ in found:
+        w = convert(args[at] if isinstance(at, int) else kwargs[at])
+        if isinstance(at, int):
+            args[at] = w
+        else:
+            kwargs[at] = w
+        if first is None:
+            first = next((e for e in (w if isinstance(w, (list, tuple)) else (w,))
+                          if hasattr(e, "__cuda_array_interface__")), None)
+    if convert is _lazy.as_host:
+        return wrapper(*args, **kwargs)
+    from .backends.skimage import _to_host
+
+    y = _run_on_gpu(Call(CUDA, "cupy", _cupy()), first, fn, args, kwargs)
+    return _lazy.wrap(y, _to_host) if _lazy.is_lazy() else _to_host(y)
 
 
 def stream_ptr(x):

@@ -11,6 +11,18 @@ dtypes and known keywords, see ndimg.backends.skimage.placement) and scikit-imag
 inputs run on the CPU engine (or by the NDIMG_SKIMAGE_NUMPY=gpu policy), GPU arrays on the CUDA engine.
 ``NDIMG_LOG=1`` (or logger "ndimg" at DEBUG) logs each call: which implementation ran and, for a
 fallback, why. :func:`stats` counts calls per function.
+
+    ndimg.accelerate(device="gpu")              # NumPy inputs above the crossover round-trip through the GPU
+    ndimg.accelerate(device="gpu", lazy=True)   # ... and their results stay there until NumPy code uses them
+    with ndimg.accelerated(device="gpu", lazy=True): ...
+
+``device`` sets the NumPy policy (``"cpu"``, ``"gpu"``; see ndimg.backends.skimage). With ``lazy=True``
+the gpu policy's results come back as :class:`LazyArray`: the device array, taken as is (no copy) by the
+next ndimg call, and copied to the host once at the first NumPy use (``np.asarray``, ufuncs, NumPy
+functions, operators, indexing, methods, pickling), after which it is that NumPy array. A comparison with
+a scalar (a threshold's mask) stays on the device. A LazyArray is not a ``numpy.ndarray``: code that checks
+``isinstance(x, np.ndarray)`` takes ``x.materialize()`` (the NumPy array) or runs with ``lazy=False``.
+See ndimg.accelerate._lazy for the details (the buffer protocol on Python 3.11 vs 3.12+).
 """
 from __future__ import annotations
 
@@ -22,6 +34,8 @@ import os
 import sys
 import threading
 import types
+
+from ._lazy import LazyArray, is_lazy, set_lazy
 
 log = logging.getLogger("ndimg")
 
@@ -134,10 +148,24 @@ def is_enabled():
     return bool(_patches)
 
 
-def enable(on=True):
-    """Turn acceleration on (``on=True``) or off; returns whether it was on before."""
+DEVICES = ("cpu", "gpu")
+
+
+def enable(on=True, device=None, lazy=False):
+    """Turn acceleration on (``on=True``) or off; returns whether it was on before. ``device``: "cpu" or
+    "gpu", the NumPy policy (None: unchanged, NDIMG_SKIMAGE_NUMPY's); ``lazy=True`` (with the gpu policy):
+    results of NumPy calls run on the GPU stay there as LazyArrays (see the module docstring)."""
+    from ..backends import skimage as backend
+
+    if device is not None and device not in DEVICES:
+        raise ValueError(f"device must be one of {DEVICES} or None, got {device!r}")
+    if lazy and on and (device or backend.get_numpy_policy()) != "gpu":
+        raise ValueError("lazy=True needs device='gpu' (the gpu policy): only its results live on the GPU")
     with _lock:
         was = bool(_patches)
+        if on and device is not None:
+            backend.set_numpy_policy(device)
+        set_lazy(on and lazy)
         if on and not was:
             _configure_logging()
             _enable()
@@ -147,13 +175,19 @@ def enable(on=True):
 
 
 @contextlib.contextmanager
-def accelerated(on=True):
-    """``with ndimg.accelerated(): ...`` -- acceleration inside the block, the previous state after."""
-    was = enable(on)
+def accelerated(on=True, device=None, lazy=False):
+    """``with ndimg.accelerated(): ...`` -- acceleration (``device``, ``lazy`` as in :func:`enable`) inside
+    the block, the previous state (NumPy policy and laziness included) after."""
+    from ..backends import skimage as backend
+
+    policy, force, was_lazy = backend._policy, backend._force_gpu, is_lazy()
+    was = enable(on, device, lazy)
     try:
         yield
     finally:
         enable(was)
+        backend.set_numpy_policy(policy, force)
+        set_lazy(was_lazy)
 
 
 def _configure_logging():
@@ -187,8 +221,8 @@ class _CallableModule(types.ModuleType):
     """Lets ``ndimg.accelerate()`` / ``ndimg.accelerate(False)`` call :func:`enable` while
     ``ndimg.accelerate.stats()`` stays a module attribute."""
 
-    def __call__(self, on=True):
-        return enable(on)
+    def __call__(self, on=True, device=None, lazy=False):
+        return enable(on, device, lazy)
 
 
 sys.modules[__name__].__class__ = _CallableModule

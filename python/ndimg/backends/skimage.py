@@ -9,7 +9,8 @@ Which calls ndimg takes:
   ``off`` (default: installing ndimg changes nothing for NumPy programs, not even a warning),
   ``cpu`` (ndimg's CPU engine), ``gpu`` (round trip through the GPU above the function family's measured
   crossover size kept in the registry, the CPU engine below it or where no crossover is measured).
-Results have the input's array type.
+Results have the input's array type; under ``ndimg.accelerate(device="gpu", lazy=True)`` the gpu policy's
+results are LazyArrays (ndimg.accelerate._lazy) and a LazyArray argument runs where its data are.
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from .._engine import library_of
+from ..accelerate._lazy import LazyArray, is_lazy, wrap
 from .._registry import ALL, REGISTRY, gpu_crossover
 
 POLICIES = ("off", "cpu", "gpu")
@@ -193,9 +195,12 @@ def placement(spec, args, kwargs):
                 lib = library_of(v)
             except TypeError:  # e.g. a PyTorch CPU tensor
                 lib = None
-            if lib in (None, "numpy"):  # lists, scalars, NumPy subclasses: scikit-image's own coercion
+            if type(v) is LazyArray:  # a NumPy result of lazy=True: NumPy code's value, its device array used
+                host = True
+            elif lib in (None, "numpy"):  # lists, scalars, NumPy subclasses: scikit-image's own coercion
                 return None, f"'{name}' is a {type(v).__module__}.{type(v).__qualname__}"
-            gpu = True
+            else:
+                gpu = True
         if _dtype_name(v) not in dtypes:
             return None, f"'{name}' has dtype {_dtype_name(v)}"
     if host and gpu:
@@ -237,8 +242,10 @@ def _crossover(spec):
 
 def _round_trip(spec, *args, **kwargs):
     """The 'gpu' policy: NumPy inputs larger than the family's crossover computed on the GPU."""
-    if placement(spec, args, kwargs)[0] != "numpy":
-        return spec.impl(*args, **kwargs)
+    if placement(spec, args, kwargs)[0] != "numpy" or any(
+            type(v) is LazyArray and v.on_device for pos, name, _, _ in spec.arrays
+            for v in [args[pos] if pos < len(args) else kwargs.get(name)]):
+        return spec.impl(*args, **kwargs)  # data on the device: the engine takes them there (_engine._lazy_call)
     size = 0
     for pos, name, _, _ in spec.arrays:
         v = args[pos] if pos < len(args) else kwargs.get(name)
@@ -252,14 +259,17 @@ def _round_trip(spec, *args, **kwargs):
     out = next((v for pos, name, _, _ in spec.arrays if name == written
                 for v in [args[pos] if pos < len(args) else kwargs.get(name)] if type(v) is np.ndarray), None)
     # only the array parameters go up: other NumPy arguments (a sigma per axis, ...) stay host values
-    up = lambda v: cupy.asarray(v) if type(v) is np.ndarray else v
+    up = lambda v: cupy.asarray(np.asarray(v)) if type(v) in (np.ndarray, LazyArray) else v  # LazyArray: materialized
     args = list(args)
     for pos, name, _, _ in spec.arrays:
         if pos < len(args):
             args[pos] = up(args[pos])
         elif name in kwargs:
             kwargs[name] = up(kwargs[name])
-    y = _to_host(spec.impl(*args, **kwargs), kwargs.get("sparse_type"))
+    y = spec.impl(*args, **kwargs)
+    if out is None and is_lazy():  # ndimg.accelerate(lazy=True): the results stay on the device
+        return wrap(y, lambda v: _to_host(v, kwargs.get("sparse_type")))
+    y = _to_host(y, kwargs.get("sparse_type"))
     if out is None:
         return y
     if written != "out":   # modified in place on the GPU: copied back, the function's own result returned
@@ -275,6 +285,8 @@ def _to_host(y, sparse_type=None):
         return tuple(_to_host(v, sparse_type) for v in y)
     if isinstance(y, list):
         return [_to_host(v, sparse_type) for v in y]
+    if isinstance(y, dict):  # regionprops_table's columns
+        return {k: _to_host(v, sparse_type) for k, v in y.items()}
     if type(y).__module__.startswith("cupyx.scipy.sparse"):
         host = y.get()
         if sparse_type == "array":
