@@ -130,12 +130,29 @@ def _sigmas(min_sigma, max_sigma, ndim, float_dtype):
     return np.asarray(min_sigma, dtype=float_dtype), np.asarray(max_sigma, dtype=float_dtype), scalar
 
 
+def _cube_peaks(cube, threshold, threshold_rel, exclude_border):
+    """peak_local_max of the scale-space cube (scales, *image axes) in 3 x ... x 3 neighbourhoods, with the
+    coordinates and order of scikit-image's cube (*image axes, scales): the scales lead here, so that every
+    filter pass runs along long lines. `exclude_border` as scikit-image's (scales last)."""
+    n = cube.ndim
+    xp = xp_of(cube)
+    footprint = np.ones((3,) * n)
+    if not bool(xp.isfinite(cube).all()):
+        # NaN: the maximum filter's outcome depends on the order it meets the values in, so scikit-image's
+        cube = xp.ascontiguousarray(xp.moveaxis(cube, 0, -1))
+        return _peak_local_max(cube, 1, threshold, threshold_rel, exclude_border, np.inf, footprint, None, np.inf,
+                               np.inf)
+    if isinstance(exclude_border, tuple):
+        exclude_border = exclude_border[-1:] + exclude_border[:-1]
+    return _peak_local_max(cube, 1, threshold, threshold_rel, exclude_border, np.inf, footprint, None, np.inf,
+                           np.inf, axes=tuple(range(1, n)) + (0,))
+
+
 def _blobs_of_cube(cube, sigma_list, ndim, scalar_sigma, threshold, threshold_rel, exclude_border, overlap,
                    float_dtype):
-    """The cube's local maxima (3 x ... x 3 neighbourhoods) as blobs (coordinates, sigma or sigmas), pruned."""
+    """The cube's local maxima as blobs (coordinates, sigma or sigmas), pruned."""
     xp = xp_of(cube)
-    peaks = _peak_local_max(cube, 1, threshold, threshold_rel, exclude_border, np.inf,
-                            np.ones((3,) * (ndim + 1)), None, np.inf, np.inf)
+    peaks = _cube_peaks(cube, threshold, threshold_rel, exclude_border)
     if peaks.size == 0:
         out = np.empty((0, ndim + (1 if scalar_sigma else ndim)))
     else:
@@ -159,9 +176,11 @@ def blob_log(image, min_sigma=1, max_sigma=50, num_sigma=10, threshold=0.2, over
         sigma_list = np.logspace(np.log10(min_sigma), np.log10(max_sigma), num_sigma)
     else:
         sigma_list = np.linspace(min_sigma, max_sigma, num_sigma)
-    cube = xp.empty(image.shape + (len(sigma_list),), dtype=float_dtype)
+    cube = xp.empty((len(sigma_list),) + image.shape, dtype=float_dtype)
     for i, s in enumerate(sigma_list):
-        cube[..., i] = -gaussian_laplace.__wrapped_impl__(image, s) * np.mean(s) ** 2
+        # -(LoG) * mean(s)**2, as one rounding: the LoG times -mean(s)**2
+        gaussian_laplace.__wrapped_impl__(image, s, output=cube[i, ...])
+        cube[i, ...] *= -(np.mean(s) ** 2)
     return _blobs_of_cube(cube, sigma_list, image.ndim, scalar_sigma, threshold, threshold_rel,
                           _exclude_border(image.ndim, exclude_border), overlap, float_dtype)
 
@@ -179,12 +198,12 @@ def blob_dog(image, min_sigma=1, max_sigma=50, sigma_ratio=1.6, threshold=0.5, o
         raise ValueError('sigma_ratio must be > 1.0')
     k = int(np.mean(np.log(max_sigma / min_sigma) / np.log(sigma_ratio) + 1))
     sigma_list = np.array([min_sigma * (sigma_ratio**i) for i in range(k + 1)])
-    cube = xp.empty(image.shape + (k,), dtype=float_dtype)
+    cube = xp.empty((k,) + image.shape, dtype=float_dtype)
     blur = gaussian.__wrapped_impl__
     previous = blur(image, sigma=sigma_list[0], mode='reflect')
     for i, s in enumerate(sigma_list[1:]):
         current = blur(image, sigma=s, mode='reflect')
-        cube[..., i] = previous - current
+        xp.subtract(previous, current, out=cube[i, ...])
         previous = current
     cube *= 1 / (sigma_ratio - 1)
     return _blobs_of_cube(cube, sigma_list, image.ndim, scalar_sigma, threshold, threshold_rel,
@@ -204,12 +223,10 @@ def blob_doh(image, min_sigma=1, max_sigma=30, num_sigma=10, threshold=0.01, ove
         sigma_list = np.logspace(math.log(min_sigma, 10), math.log(max_sigma, 10), num_sigma)
     else:
         sigma_list = np.linspace(min_sigma, max_sigma, num_sigma)
-    cube = xp.empty(image.shape + (len(sigma_list),), dtype=image.dtype)
-    plane = xp.empty(image.shape, dtype=image.dtype)
+    cube = xp.empty((len(sigma_list),) + image.shape, dtype=image.dtype)
     for j, s in enumerate(sigma_list):
-        cube[..., j] = hessian_det_box(integral, sigma=s, out=plane)
-    peaks = _peak_local_max(cube, 1, threshold, threshold_rel, False, np.inf, np.ones((3,) * cube.ndim), None,
-                            np.inf, np.inf)
+        hessian_det_box(integral, sigma=s, out=cube[j, ...])
+    peaks = _cube_peaks(cube, threshold, threshold_rel, False)
     if peaks.size == 0:
         out = np.empty((0, 3))
     else:

@@ -51,14 +51,19 @@ def _exclude_border(label, border_width):
     return label
 
 
-def _high_intensity_peaks(image, mask, num_peaks, min_distance, p_norm):
+def _high_intensity_peaks(image, mask, num_peaks, min_distance, p_norm, axes=None):
     """Host (k, ndim) coordinates of the mask's pixels, highest value first (ties in C order), thinned to
-    `min_distance` and cut to `num_peaks` (skimage's _get_high_intensity_peaks)."""
+    `min_distance` and cut to `num_peaks` (skimage's _get_high_intensity_peaks). `axes`: the image is a
+    transpose, coordinates (and C order) are those of ``image.transpose(axes)``."""
     xp = xp_of(image)
     coord = xp.nonzero(mask)
     intensities = to_host(image[coord])
     coord = np.stack([to_host(c) for c in coord], axis=-1) if coord else np.empty((0, 0), np.intp)
     coord = coord.astype(np.intp, copy=False).reshape(len(intensities), image.ndim)
+    if axes is not None and len(coord):
+        coord = coord[:, axes]
+        order = np.argsort(np.ravel_multi_index(tuple(coord.T), [image.shape[a] for a in axes]), kind="stable")
+        coord, intensities = coord[order], intensities[order]
     return _select(coord, intensities, num_peaks, min_distance, p_norm)
 
 
@@ -102,8 +107,9 @@ def _border_width(image, min_distance, exclude_border):
 
 
 def _peak_local_max(image, min_distance, threshold_abs, threshold_rel, exclude_border, num_peaks, footprint,
-                    labels, num_peaks_per_label, p_norm):
-    """Host (k, ndim) intp coordinates of peak_local_max."""
+                    labels, num_peaks_per_label, p_norm, axes=None):
+    """Host (k, ndim) intp coordinates of peak_local_max (without labels, `axes` says the image is a transpose:
+    see _high_intensity_peaks)."""
     xp = xp_of(image)
     if (footprint is None or np.asarray(to_host(footprint)).size == 1) and min_distance < 1:
         warnings.warn("When min_distance < 1, peak_local_max acts as finding image > max(threshold_abs, "
@@ -120,7 +126,7 @@ def _peak_local_max(image, min_distance, threshold_abs, threshold_rel, exclude_b
         footprint = np.asarray(to_host(footprint))
     if labels is None:
         mask = _exclude_border(_peak_mask(image, footprint, threshold), border_width)
-        return _high_intensity_peaks(image, mask, num_peaks, min_distance, p_norm)
+        return _high_intensity_peaks(image, mask, num_peaks, min_distance, p_norm, axes)
 
     if not np.can_cast(labels.dtype, int, casting="safe"):
         raise TypeError(f"Cannot cast array data from {labels.dtype!r} to dtype('int64') according to the rule "
