@@ -3,6 +3,7 @@
 // west run ends only (Huang's sliding histogram, as scikit-image slides it), the sum of its grey levels kept
 // with it for the mean-like statistics.
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "ndimg/parallel.hpp"
@@ -38,6 +39,7 @@ void run(const View& image, const View& mask, const Offset* lists, const Geometr
     std::vector<int32_t> hist(size_t(q.n_bins + groups_of(q.n_bins)));
     const Hist h{hist.data(), hist.data() + q.n_bins};
     std::vector<Tap> full, east, west;
+    std::vector<int64_t> eat, wat;
     // entropy's terms for the window's current population (constant away from the borders and the mask)
     std::vector<double> terms;
     int64_t terms_pop = -1;
@@ -78,19 +80,63 @@ void run(const View& image, const View& mask, const Offset* lists, const Geometr
         store(q, h, pop, wsum, int64_t(src[at]), dst + at * q.odepth, q.stat == kEntropy ? terms.data() : nullptr);
       };
       put(row);
-      for (int64_t col = 1; col < C; ++col) {
-        // columns inside the image for every tap: no column checks
-        const bool inside = col + q.min_dc - 1 >= 0 && col + q.max_dc < C;
-        for (const Tap& t : east) {
-          const int64_t cc = col + t.dc;
-          if (inside || (cc >= 0 && cc < C)) add(t.base + cc, 1);
+      // the columns near the line's ends: every tap checked
+      auto edge = [&](int64_t c0, int64_t c1) {
+        for (int64_t col = c0; col < c1; ++col) {
+          for (const Tap& t : east) {
+            const int64_t cc = col + t.dc;
+            if (cc >= 0 && cc < C) add(t.base + cc, 1);
+          }
+          for (const Tap& t : west) {
+            const int64_t cc = col - 1 + t.dc;
+            if (cc >= 0 && cc < C) add(t.base + cc, -1);
+          }
+          put(row + col);
         }
-        for (const Tap& t : west) {
-          const int64_t cc = col - 1 + t.dc;
-          if (inside || (cc >= 0 && cc < C)) add(t.base + cc, -1);
+      };
+      // the columns whose taps all lie in the line's rows: each tap's index at column 0, no checks, the
+      // mask and the histogram's parts decided once
+      eat.clear();
+      wat.clear();
+      for (const Tap& t : east) eat.push_back(t.base + t.dc);
+      for (const Tap& t : west) wat.push_back(t.base + t.dc - 1);
+      auto inner = [&](auto masked, auto bins, auto groups, int64_t c0, int64_t c1) {
+        const int64_t ne = int64_t(eat.size()), nw = int64_t(wat.size());
+        const int64_t *ea = eat.data(), *wa = wat.data();
+        for (int64_t col = c0; col < c1; ++col) {
+          for (int64_t k = 0; k < ne; ++k) {
+            const int64_t at = ea[k] + col;
+            if (masked && !msk[at]) continue;
+            const int v = src[at];
+            ++pop;
+            wsum += v;
+            if (bins) ++h.bins[v];
+            if (groups) ++h.groups[v >> kGroupShift];
+          }
+          for (int64_t k = 0; k < nw; ++k) {
+            const int64_t at = wa[k] + col;
+            if (masked && !msk[at]) continue;
+            const int v = src[at];
+            --pop;
+            wsum -= v;
+            if (bins) --h.bins[v];
+            if (groups) --h.groups[v >> kGroupShift];
+          }
+          put(row + col);
         }
-        put(row + col);
-      }
+      };
+      const int64_t lo = std::min(C, std::max<int64_t>(1, 1 - q.min_dc)), hi = std::max(lo, C - q.max_dc);
+      edge(1, lo);
+      using Yes = std::true_type;
+      using No = std::false_type;
+      auto inner_masked = [&](auto masked) {
+        if (q.need_groups) inner(masked, Yes{}, Yes{}, lo, hi);
+        else if (q.need_bins) inner(masked, Yes{}, No{}, lo, hi);
+        else inner(masked, No{}, No{}, lo, hi);
+      };
+      if (msk) inner_masked(Yes{});
+      else inner_masked(No{});
+      edge(hi, C);
     }
   });
 }
