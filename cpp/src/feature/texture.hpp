@@ -238,20 +238,29 @@ struct CornerOrientation {
   NDIMG_HD void operator()(int64_t, int64_t i) const {
     const int64_t mr2 = (mrows - 1) / 2, mc2 = (mcols - 1) / 2;
     const int64_t r0 = corners[2 * i] - mr2, c0 = corners[2 * i + 1] - mr2;
+    const bool inside = r0 >= 0 && r0 + mrows <= rows && c0 >= 0 && c0 + mcols <= cols;
+    const T angle = inside ? orientation<true>(r0, c0, mr2, mc2) : orientation<false>(r0, c0, mr2, mc2);
+    out[i] = angle;
+  }
+  template <bool Inside>
+  NDIMG_HD T orientation(int64_t r0, int64_t c0, int64_t mr2, int64_t mc2) const {
     T m01 = 0, m10 = 0;
     for (int64_t r = 0; r < mrows; ++r) {
       T row = 0;
       const int64_t y = r0 + r;
+      const T* line = img + y * cols + c0;
+      const uint8_t* mline = mask + r * mcols;
       for (int64_t c = 0; c < mcols; ++c) {
-        if (!mask[r * mcols + c]) continue;
-        const int64_t x = c0 + c;
-        const T v = y >= 0 && y < rows && x >= 0 && x < cols ? img[y * cols + x] : T(0);
+        if (!mline[c]) continue;
+        T v;
+        if constexpr (Inside) v = line[c];
+        else v = y >= 0 && y < rows && c0 + c >= 0 && c0 + c < cols ? line[c] : T(0);
         m10 = add_rn(m10, mul_rn(v, T(c - mc2)));
         row = add_rn(row, v);
       }
       m01 = add_rn(m01, mul_rn(row, T(r - mr2)));
     }
-    out[i] = T(atan2(double(m01), double(m10)));
+    return T(atan2(double(m01), double(m10)));
   }
 };
 
