@@ -70,6 +70,7 @@ def test_metadata_needs_no_copy(a):
     x, d = lazy(a)
     assert (x.shape, x.dtype, x.ndim, x.size, x.nbytes, x.itemsize) == (a.shape, a.dtype, 2, a.size, a.nbytes, 4)
     assert library_of(x) == "numpy" and x.on_device and x.device_array() is d   # host code: NumPy's value
+    assert not hasattr(x, "get") and not hasattr(x, "__cuda_array_interface__") and not hasattr(x, "_typ")
     assert d.copies == 0
 
 
@@ -77,7 +78,11 @@ def test_materializes_once_then_is_the_numpy_array(a):
     x, d = lazy(a)
     h = np.asarray(x)
     assert type(h) is np.ndarray and not isinstance(x, np.ndarray)  # the documented answer: materialize()
-    assert x.materialize() is h and np.asarray(x) is h and not x.on_device and x.device_array() is None
+    assert x.materialize() is h and not x.on_device and x.device_array() is None
+    if sys.version_info >= (3, 12):  # NumPy reads the __buffer__ first: a view of the materialized array
+        assert np.shares_memory(np.asarray(x), h)
+    else:
+        assert np.asarray(x) is h
     np.testing.assert_array_equal(x + 1, a + 1)
     np.testing.assert_array_equal(np.sqrt(x), np.sqrt(a))
     assert d.copies == 1
@@ -141,7 +146,7 @@ def test_inplace_updates_after_materialization_are_seen(a):
     x[0, 0] = 7
     x += 1
     np.add(x, 1, out=x)
-    assert isinstance(x, LazyArray) and h[0, 0] == 9 and np.asarray(x) is h
+    assert isinstance(x, LazyArray) and h[0, 0] == 9 and np.shares_memory(np.asarray(x), h)
     np.testing.assert_array_equal(h[1:], a[1:] + np.float32(1) + np.float32(1))
     # ndimg's next call reads the updated NumPy array (CPU engine here: the device copy is gone)
     np.testing.assert_array_equal(ndimg.filters.gaussian(x, sigma=1), ndimg.filters.gaussian(h, sigma=1))

@@ -56,6 +56,7 @@ def _unwrap(v):
     return v
 
 
+_NDARRAY_NAMES = frozenset(dir(np.ndarray))
 _COMPARISONS = {"__lt__": operator.lt, "__le__": operator.le, "__gt__": operator.gt, "__ge__": operator.ge,
                 "__eq__": operator.eq, "__ne__": operator.ne}
 
@@ -104,10 +105,11 @@ class LazyArray:
     nbytes = property(lambda self: self.size * self.dtype.itemsize)
 
     def __getattr__(self, name):
-        # ndarray's attributes and methods (.T, .astype, .sum, .reshape, .flags, ...) on the NumPy array;
-        # dunders are not forwarded, so NumPy's conversion protocols find __array__ and nothing else
-        if name.startswith("__") or name in LazyArray.__slots__:
-            raise AttributeError(name)
+        # ndarray's attributes and methods (.T, .astype, .sum, .reshape, .flags, ...) on the NumPy array.
+        # Other names (hasattr probes: .get, pandas' _typ) raise without a copy; dunders are not forwarded,
+        # so NumPy's conversion protocols find __array__ (and __buffer__) and nothing else
+        if name.startswith("__") or name not in _NDARRAY_NAMES:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
         return getattr(self.materialize(), name)
 
     def __dir__(self):
