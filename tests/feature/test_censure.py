@@ -78,3 +78,10 @@ def test_scale_table_end():
             sf.CENSURE(mode=mode, max_scale=top).detect(image)
         with pytest.raises(IndexError):
             nf.CENSURE(mode=mode, max_scale=top).detect(image)
+
+
+def test_dask_refused():
+    da = pytest.importorskip("dask.array")
+    image = da.from_array(_image("camera", "float64"), chunks=64)
+    with pytest.raises(NotImplementedError, match="ndimg.feature.CENSURE.detect does not take Dask"):
+        nf.CENSURE().detect(image)

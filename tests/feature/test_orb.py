@@ -100,3 +100,12 @@ def test_bad_images(engine, image, method):
         getattr(sf.ORB(), method)(image)
     with pytest.raises(ValueError):
         getattr(nf.ORB(), method)(to_engine(image, engine))
+
+
+@pytest.mark.parametrize("method", ["detect", "detect_and_extract", "extract"])
+def test_dask_refused(method):
+    da = pytest.importorskip("dask.array")
+    image = da.from_array(_image("camera", "float64"), chunks=64)
+    args = (np.zeros((1, 2)), np.ones(1), np.zeros(1)) if method == "extract" else ()
+    with pytest.raises(NotImplementedError, match=f"ndimg.feature.ORB.{method} does not take Dask"):
+        getattr(nf.ORB(), method)(image, *args)

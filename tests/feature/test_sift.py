@@ -151,3 +151,11 @@ def test_kernels_refuse_bad_arguments():
         _core.sift_descriptor_histograms(pixels, np.array([0, 5, 10]), rc.astype(np.float64), sp, ori, hist)
     _core.sift_descriptor_histograms(pixels, np.array([0, 5, 10]), rc, sp, ori, hist)
     assert not hist.any()   # zero magnitudes add nothing
+
+
+@pytest.mark.parametrize("method", ["detect", "detect_and_extract", "extract"])
+def test_dask_refused(method):
+    da = pytest.importorskip("dask.array")
+    image = da.from_array(_image("camera", "float64", (64, 64)), chunks=32)
+    with pytest.raises(NotImplementedError, match=f"ndimg.feature.SIFT.{method} does not take Dask"):
+        getattr(nf.SIFT(), method)(image)

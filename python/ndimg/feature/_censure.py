@@ -22,6 +22,16 @@ STAR_FILTER_SHAPE = [(1, 0), (3, 1), (4, 2), (5, 3), (7, 4), (8, 5), (9, 6), (11
                      (16, 14)]
 
 
+def _keypoint_input(image, name):
+    """(the call's engine, the image as its working array) for a keypoint class's method `name`; Dask arrays are
+    refused (keypoints depend on the whole image)."""
+    if type(image).__module__.startswith("dask"):
+        raise NotImplementedError(f"ndimg.feature.{name} does not take Dask arrays: its result depends on the whole "
+                                  "image and it has no chunk-correct implementation yet; compute() the array first")
+    call = engine_for(image)
+    return call, to_working(image, call.library) if call.engine == CUDA else np.asarray(image)
+
+
 def _octagon_kernel(mo, no, mi, ni):
     outer = (mo + 2 * no) ** 2 - 2 * no * (no + 1)
     inner = (mi + 2 * ni) ** 2 - 2 * ni * (ni + 1)
@@ -110,12 +120,8 @@ class CENSURE:
 
     def detect(self, image):
         """Detect the keypoints of a 2-D image and their scales."""
-        call = engine_for(image)
+        call, image = _keypoint_input(image, "CENSURE.detect")
         xp = call.xp
-        if call.engine == CUDA:
-            image = to_working(image, call.library)
-        else:
-            image = np.asarray(image)
         check_nD(image, 2)
         num_scales = self.max_scale - self.min_scale
         image = xp.ascontiguousarray(_prepare_grayscale_input_2D(image, xp))

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._engine import CUDA, engine_for, from_working, to_working
+from .._engine import CUDA, from_working, to_working
 from .._rules import check_nD
 from ..ndimage._footprint import to_host
 from ..transform import pyramid_gaussian
 from ._brief import _mask_border_keypoints, _prepare_grayscale_input_2D
+from ._censure import _keypoint_input
 from ._corner_cy import corner_fast, corner_orientations
 from ._deriv import corner_harris
 from ._orb_pattern import PAIRS
@@ -75,9 +76,9 @@ class ORB:
         self.orientations = None
         self.descriptors = None
 
-    def _working(self, image):
-        call = engine_for(image)
-        image = to_working(image, call.library) if call.engine == CUDA else np.asarray(image)
+    @staticmethod
+    def _working(image, method):
+        call, image = _keypoint_input(image, f"ORB.{method}")
         check_nD(image, 2)
         return call, image
 
@@ -113,7 +114,7 @@ class ORB:
 
     def detect(self, image):
         """Detect oriented FAST keypoints of a 2-D image."""
-        call, image = self._working(image)
+        call, image = self._working(image, "detect")
         xp = call.xp
         pyramid = self._build_pyramid(image, xp)
         keypoints, orientations, scales, responses = [], [], [], []
@@ -132,7 +133,7 @@ class ORB:
     def extract(self, image, keypoints, scales, orientations):
         """Descriptors of given keypoints (float row, col), scales (their pyramid factor) and orientations
         (radians): sets ``descriptors`` and ``mask_`` (which keypoints are far enough from the border)."""
-        call, image = self._working(image)
+        call, image = self._working(image, "extract")
         xp = call.xp
         keypoints, scales, orientations = (to_working(v, call.library) if call.engine == CUDA else np.asarray(v)
                                            for v in (keypoints, scales, orientations))
@@ -153,7 +154,7 @@ class ORB:
 
     def detect_and_extract(self, image):
         """Detect oriented FAST keypoints and extract their descriptors (one pyramid for both)."""
-        call, image = self._working(image)
+        call, image = self._working(image, "detect_and_extract")
         xp = call.xp
         pyramid = self._build_pyramid(image, xp)
         keypoints, responses, scales, orientations, descriptors = [], [], [], [], []

@@ -14,12 +14,13 @@ import math
 
 import numpy as np
 
-from .._engine import CUDA, engine_for, from_working, to_working
+from .._engine import CUDA, from_working, to_working
+from .._prim.feature_kp import sift_descriptor_histograms, sift_extrema
 from .._rules import check_nD, img_as_float, supported_float_type
 from ..filters import gaussian
 from ..ndimage._footprint import to_host
-from .._prim.feature_kp import sift_descriptor_histograms, sift_extrema
 from ..transform import rescale
+from ._censure import _keypoint_input
 
 _BATCH = 1 << 22    # pixels of the keypoints' patches handled at once
 
@@ -404,9 +405,8 @@ class SIFT:
         descriptor = (512 * hist_all) / norms
         self.descriptors = xp.minimum(xp.floor(descriptor), 255).astype(np.uint8)
 
-    def _preprocess(self, image):
-        call = engine_for(image)
-        image = to_working(image, call.library) if call.engine == CUDA else np.asarray(image)
+    def _preprocess(self, image, method):
+        call, image = _keypoint_input(image, f"SIFT.{method}")
         check_nD(image, 2)
         image = img_as_float(image)
         self.float_dtype = np.dtype(supported_float_type(image.dtype))
@@ -428,14 +428,14 @@ class SIFT:
 
     def detect(self, image):
         """Detect the keypoints: sets keypoints, positions, scales, sigmas, orientations and octaves."""
-        call, image = self._preprocess(image)
+        call, image = self._preprocess(image, "detect")
         self._detect(image, call.xp)
         self._publish(call, ("keypoints", "positions", "scales", "sigmas", "orientations", "octaves"))
 
     def extract(self, image):
         """The descriptors of the keypoints found before (``positions``, ``scales``, ``sigmas``,
         ``orientations`` and ``octaves``)."""
-        call, image = self._preprocess(image)
+        call, image = self._preprocess(image, "extract")
         xp = call.xp
         for k in ("positions", "scales", "sigmas", "orientations", "octaves"):
             v = getattr(self, k)
@@ -447,7 +447,7 @@ class SIFT:
 
     def detect_and_extract(self, image):
         """Detect the keypoints and extract their descriptors (one scale space for both)."""
-        call, image = self._preprocess(image)
+        call, image = self._preprocess(image, "detect_and_extract")
         self._compute_descriptor(self._detect(image, call.xp), call.xp)
         self._publish(call, ("keypoints", "positions", "scales", "sigmas", "orientations", "octaves",
                              "descriptors"))
