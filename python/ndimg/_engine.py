@@ -301,7 +301,8 @@ def _lazy_call(wrapper, fn, params, libs, args, kwargs):
     found = [(at, p, v if isinstance(v, (list, tuple)) else (v,)) for at, p, v in found if v is not None]
     on_device = any(type(e) is LazyArray and e.on_device for _, _, v in found for e in v)
     # a NumPy array written in place stays the caller's: such a call runs on the host
-    host_out = any(p in _OUTPUTS and isinstance(v[0], np.ndarray) for _, p, v in found)
+    host_out = any(p in _OUTPUTS and (isinstance(v[0], np.ndarray) or type(v[0]) is LazyArray and not v[0].on_device)
+                   for _, p, v in found)
     convert = _lazy.as_working if on_device and not host_out and _lazy.has_cuda(fn) else _lazy.as_host
     args = list(args)
     first = None

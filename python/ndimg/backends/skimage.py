@@ -257,7 +257,7 @@ def _round_trip(spec, *args, **kwargs):
     # the array written in place: `out`, or the registry's extra["inplace"] parameter (set_color's image)
     written = spec.entry.extra.get("inplace", "out")
     out = next((v for pos, name, _, _ in spec.arrays if name == written
-                for v in [args[pos] if pos < len(args) else kwargs.get(name)] if type(v) is np.ndarray), None)
+                for v in [args[pos] if pos < len(args) else kwargs.get(name)] if type(v) in (np.ndarray, LazyArray)), None)
     # only the array parameters go up: other NumPy arguments (a sigma per axis, ...) stay host values
     up = lambda v: cupy.asarray(np.asarray(v)) if type(v) in (np.ndarray, LazyArray) else v  # LazyArray: materialized
     args = list(args)
