@@ -3386,7 +3386,7 @@ del _FU_T, _name
 # ---------------------------------------------------------------------------------------------------
 _FB = "ndimg.feature"
 _FB_NO64 = ("bool", "uint8", "uint16", "uint32", "int8", "int16", "int32", "float32", "float64")  # canny: no 64-bit ints
-_FB_UINT = ("uint8", "uint16", "uint32")   # graycomatrix: non-negative integer images
+_FB_UINT = ("uint8", "uint16", "uint32", "uint64")   # graycomatrix: non-negative integer images
 _FB_ANGLES = (0.0, np.pi / 4, np.pi / 2, 3 * np.pi / 4)
 _FB_PROPS = ("contrast", "dissimilarity", "homogeneity", "ASM", "energy", "correlation", "entropy", "variance", "mean",
              "std")
@@ -3431,7 +3431,8 @@ register("feature", "graycoprops", f"{_FB}._texture:graycoprops", dtypes=("uint3
          bad=(bad(ValueError, prop="bogus"), bad(ValueError, _inputs=("image",), _shape=(6, 5, 2, 3)),
               bad(ValueError, _inputs=("image",), _shape=(6, 6, 2))),
          bench=(("none", dict(prop="correlation", _inputs=("glcm:256",))),))
-register("feature", "multiblock_lbp", f"{_FB}._texture:multiblock_lbp", ndim=(2,), family="stencil",
+register("feature", "multiblock_lbp", f"{_FB}._texture:multiblock_lbp", dtypes=NUMERIC + ("uint64",), ndim=(2,),
+         family="stencil",
          cases=(case(r=0, c=0, width=3, height=3), case(r=2, c=4, width=5, height=4), case(r=1, c=1, width=1, height=2)),
          bench=(("2d_f32", dict(r=100, c=100, width=300, height=300)),))
 register("feature", "corner_moravec", f"{_FB}._corner_cy:corner_moravec", dtypes=ALL, ndim=(2,), family="stencil",
