@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._engine import engine_aware, is_gpu_array, stream_ptr, xp_of
+from .._engine import engine_aware, stream_ptr, xp_of
 from ..morphology._extrema import local_minima, neighbour_steps
 from ..morphology._util import validate_connectivity
 from ..ndimage._binary import generate_binary_structure
@@ -33,8 +33,9 @@ def _validate_inputs(image, markers, mask, connectivity):
     if markers is None:
         minima = local_minima(image, connectivity=connectivity) * mask
         markers = label(minima, structure=generate_binary_structure(minima.ndim, connectivity))[0]
-    elif not (isinstance(markers, (np.ndarray, list, tuple)) or is_gpu_array(markers)):
-        # a count of markers within the mask, spread regularly over the whole image
+    elif not (isinstance(markers, (np.ndarray, list, tuple)) or getattr(markers, "ndim", 0)):
+        # a count of markers within the mask, spread regularly over the whole image (a number, a NumPy
+        # scalar; another library's arrays are arrays)
         markers = xp.asarray(regular_seeds(image.shape, int(markers / (n_pixels / image.size))))
         markers *= mask
     else:
