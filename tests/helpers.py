@@ -327,14 +327,15 @@ def check_against_reference(engine, name, *args, _tol=None, **kw):
     return got
 
 
-def on_engine(engine, args, kw):
+def on_engine(engine, args, kw, convert=None):
     """A call's positional arrays, and keyword arrays that are masks (by name, whatever their shape: a bad
-    case's wrong-shaped mask too) or shaped like one of them, on the engine; parameter arrays (footprints,
-    sigmas) stay on the host, as users pass them."""
+    case's wrong-shaped mask too) or shaped like one of them, on the engine (or through `convert`, e.g. into
+    another Array API library); parameter arrays (footprints, sigmas) stay on the host, as users pass them."""
+    convert = convert or (lambda a: to_engine(a, engine))
     shapes = {a.shape for a in args if isinstance(a, np.ndarray)}
     image_like = lambda k, v: isinstance(v, np.ndarray) and (k == "mask" or v.shape in shapes)
-    return ([to_engine(a, engine) for a in args],
-            {k: to_engine(v, engine) if image_like(k, v) else v for k, v in kw.items()})
+    return ([convert(a) if isinstance(a, np.ndarray) else a for a in args],
+            {k: convert(v) if image_like(k, v) else v for k, v in kw.items()})
 
 
 def serpentine(n):

@@ -8,6 +8,9 @@
 - test_odd_input: big-endian, 0-d, float16, bool, complex64, NaN/inf, 1e308 and nested-list inputs behave like
   the reference: where it raises, ndimg raises the same type; where it succeeds, ndimg gives close results.
 - test_torch: a torch CUDA tensor in gives a torch tensor out (cuda engine, torch installed).
+- test_array_api_host: a PyTorch CPU tensor, and an array_api_strict array, in gives the same type out (CPU
+  engine, through DLPack), values as the reference's: every entry taking arrays, its first case at its main
+  dtype (the conversion is one funnel, ndimg._engine.engine_aware: the dtype x case cross product is test_case's).
 A reviewed difference is listed in the entry's known_differences and runs as xfail(strict=True).
 """
 from __future__ import annotations
@@ -282,6 +285,60 @@ def test_torch(rng, entry):
 
     cp = pytest.importorskip("cupy")
     check_result(entry, as_cupy(got, expected), expected, "cuda", args, kw)
+
+
+def _api_libraries():
+    """(id, to the library, its array type) of the host Array API libraries installed."""
+    out = []
+    try:
+        import torch
+
+        out.append(("torch_cpu", torch.asarray, torch.Tensor))
+    except ImportError:
+        pass
+    try:
+        import array_api_strict as xs
+
+        out.append(("array_api_strict", xs.asarray, type(xs.asarray(0))))
+    except ImportError:
+        pass
+    return out
+
+
+def _from_api(got, expected, api_type):
+    """`got` with its arrays of the Array API library as NumPy arrays, after checking that each array the reference
+    returns came back as the library's type, on the CPU, and each scalar as a scalar."""
+    if isinstance(expected, (tuple, list)):
+        assert isinstance(got, (tuple, list)) and len(got) == len(expected), type(got)
+        return type(got)(_from_api(g, x, api_type) for g, x in zip(got, expected))
+    if isinstance(expected, dict):
+        assert isinstance(got, dict), type(got)
+        return {k: _from_api(v, expected[k], api_type) if k in expected else v for k, v in got.items()}
+    if isinstance(expected, np.ndarray) and expected.dtype.kind in "biufc":
+        assert type(got) is api_type, type(got)
+        assert got.__dlpack_device__()[0] == 1, got.device   # kDLCPU
+        return np.from_dlpack(got)
+    if isinstance(expected, (np.generic, int, float, bool)):
+        assert not isinstance(got, api_type), type(got)
+    return got
+
+
+@pytest.mark.parametrize("api", [pytest.param(a, id=a[0]) for a in _api_libraries()])
+@pytest.mark.parametrize("entry", [pytest.param(e, id=e.qualname) for e in ENTRIES
+                                   if e.ndim and e.cases and "none" not in e.inputs])
+def test_array_api_host(rng, entry, api):
+    _, to_api, api_type = api
+    c = entry.cases[0]
+    ndim = _ndims(entry, c)[0]
+    args, kw = _make(entry, c, rng, c.dtype or main_dtype(entry), ndim, "c")
+    gargs, gkw = on_engine("cpu", args, kw, convert=to_api)
+    expected = _quiet(entry.load_reference(), *args, **kw)
+    got = _quiet(entry.load(), *gargs, **gkw)
+    if entry.name == "try_all_threshold":   # matplotlib's images hold host arrays
+        got, expected = (_quiet(_comparable, entry, r, None) for r in (got, expected))
+    else:
+        got = _from_api(got, expected, api_type)
+    check_result(entry, got, expected, "cpu", args, kw)
 
 
 def test_known_differences_name_generated_tests():

@@ -6,6 +6,10 @@ CUDA device -- CuPy, PyTorch CUDA tensors, anything with ``__cuda_array_interfac
 namespace of our Python code), CuPy allocates through the caller's library (PyTorch's caching allocator
 for tensors) and queues on the caller's current stream, and results are handed back zero-copy as the
 caller's type.
+
+Host arrays of other Array API libraries -- PyTorch CPU tensors, array_api_strict arrays, any array with a CPU
+``__dlpack__`` that array-api-compat gives a namespace -- run on the CPU engine: engine_aware views them
+zero-copy as NumPy arrays (DLPack) and hands the results back zero-copy in the caller's library.
 """
 from __future__ import annotations
 
@@ -53,9 +57,7 @@ def library_of(x):
     if mod == "cupy" and hasattr(x, "__cuda_array_interface__"):
         return "cupy"
     if mod == "torch" and hasattr(x, "is_cuda"):
-        if x.is_cuda:
-            return "torch"
-        raise TypeError("ndimg takes PyTorch tensors on a CUDA device; convert CPU tensors with .numpy()")
+        return "torch" if x.is_cuda else None  # CPU tensors: see host_namespace
     if hasattr(x, "__cuda_array_interface__"):
         return "cuda"
     dl = getattr(x, "__dlpack_device__", None)
@@ -67,6 +69,75 @@ def library_of(x):
         if kind in (2, 13):  # kDLCUDA, kDLCUDAManaged
             return "cuda"
     return None
+
+
+_KDLCPU, _KDLCUDAHOST = 1, 3
+
+
+def host_namespace(x):
+    """The Array API namespace of `x` when it is a host array of a library other than NumPy (a PyTorch CPU
+    tensor, an array_api_strict array, ...), else None. Arrays on other devices than the CPU and CUDA raise."""
+    t = type(x)
+    if isinstance(x, (np.ndarray, np.generic)) or not (hasattr(t, "__dlpack__") or hasattr(t, "__array_namespace__")):
+        return None
+    if t.__module__.startswith("dask"):
+        return None
+    try:
+        import array_api_compat
+    except ImportError as e:  # pragma: no cover - a declared dependency
+        raise TypeError(f"ndimg needs array-api-compat to take {t.__module__}.{t.__qualname__} arrays") from e
+    try:
+        ns = array_api_compat.array_namespace(x)
+    except TypeError:
+        return None
+    if array_api_compat.is_numpy_namespace(ns):
+        return None
+    try:
+        kind = x.__dlpack_device__()[0]
+    except Exception as e:
+        raise TypeError(f"ndimg cannot read the device of this {t.__module__}.{t.__qualname__} array ({e})") from e
+    if kind not in (_KDLCPU, _KDLCUDAHOST):
+        raise TypeError(f"ndimg runs on the CPU and on CUDA devices; this {t.__module__}.{t.__qualname__} array is "
+                        f"on DLPack device type {kind}")
+    return ns
+
+
+def api_to_numpy(x):
+    """A host Array API array as a NumPy array sharing its memory (DLPack, any strides). A PyTorch tensor
+    that requires grad is detached: ndimg's results carry no autograd history (they are not differentiable)."""
+    if hasattr(x, "detach") and hasattr(x, "resolve_conj"):
+        x = x.detach().resolve_conj().resolve_neg()  # DLPack exports neither grad nor lazy conj/neg bits
+    try:
+        return np.from_dlpack(x)
+    except (BufferError, RuntimeError, TypeError, ValueError) as e:
+        raise TypeError(f"ndimg cannot view this {type(x).__module__}.{type(x).__qualname__} of dtype {x.dtype} as a "
+                        f"NumPy array ({e}); convert it to a NumPy-compatible dtype first") from e
+
+
+def numpy_to_api(y, ns):
+    """A NumPy result in the Array API namespace `ns`, zero-copy (tuples, lists and dicts recursively). Scalars
+    stay scalars, as for NumPy inputs; arrays of a dtype the library cannot hold (object, float16 for
+    array_api_strict) and other objects stay as they are."""
+    if isinstance(y, np.ndarray):
+        if y.dtype.kind not in "biufc":
+            return y
+        if not y.dtype.isnative:
+            y = y.astype(y.dtype.newbyteorder("="))
+        elif any(st < 0 for st in y.strides):  # a reversed view: PyTorch aborts the process on negative strides
+            y = y.copy()
+        try:
+            return ns.from_dlpack(y)
+        except (BufferError, RuntimeError, TypeError, ValueError):
+            return y
+    if isinstance(y, tuple) and not hasattr(y, "_fields"):
+        return tuple(numpy_to_api(v, ns) for v in y)
+    if isinstance(y, tuple):  # a named tuple keeps its type
+        return type(y)(*(numpy_to_api(v, ns) for v in y))
+    if isinstance(y, list):
+        return [numpy_to_api(v, ns) for v in y]
+    if isinstance(y, dict):
+        return {k: numpy_to_api(v, ns) for k, v in y.items()}
+    return y
 
 
 def is_gpu_array(x):
@@ -210,12 +281,40 @@ def _native(args, kwargs, swapped):
     return args
 
 
+def _host_api_args(v, seq, libs, api):
+    """(`v` with its host Array API arrays as NumPy views, or None when it has none; their libraries; their
+    namespace). One call takes one such library (NumPy arrays and lists may come beside it)."""
+    items = list(v) if seq else [v]
+    found = False
+    for k, (e, lib) in enumerate(zip(items, libs)):
+        ns = host_namespace(e) if lib is None else None
+        if ns is not None:
+            if api is not None and ns is not api:
+                raise TypeError(f"ndimg cannot mix {api.__name__} and {ns.__name__} arrays in one call")
+            api, found, items[k], libs[k] = ns, True, api_to_numpy(e), "numpy"
+    if not found:
+        return None, libs, api
+    return (type(v)(items) if seq else items[0]), libs, api
+
+
+def _put(args, kwargs, at, v):
+    """Argument `at` (a position or a name) set to `v`; returns the positional arguments."""
+    if isinstance(at, int):
+        args = list(args)
+        args[at] = v
+    else:
+        kwargs[at] = v
+    return args
+
+
 def engine_aware(*array_params, native=True):
     """Decorator for a public function: GPU arguments named in `array_params` (positions or keywords,
     also sequences of arrays) reach the body as CuPy arrays, results go back as the caller's type. NumPy
     scalars reach it as 0-d arrays, inputs in the other byte order in the native one (`native=False`: as
     given, for a body that returns the input's own values, as scikit-image does). A Dask array among them
-    hands the call to ndimg._dask (blockwise by the registry's halo rule, or its dask= implementation)."""
+    hands the call to ndimg._dask (blockwise by the registry's halo rule, or its dask= implementation). Host
+    arrays of another Array API library (PyTorch CPU, array_api_strict) reach it as NumPy views and its
+    results go back to that library (host_namespace)."""
 
     def deco(fn):
         import inspect
@@ -231,6 +330,7 @@ def engine_aware(*array_params, native=True):
             seen = []  # the library of every array argument (and of every element of sequences)
             gpu_args = []  # (position or name, value, its libraries) of the arguments holding GPU arrays
             swapped = []  # (position or name, value) of NumPy scalars and inputs in the other byte order
+            api = None  # the namespace of host Array API arguments (torch CPU, ...): viewed as NumPy, results back
             for p, i in params:
                 at = i if i < len(args) else p
                 v = args[i] if i < len(args) else kwargs.get(p)
@@ -242,6 +342,10 @@ def engine_aware(*array_params, native=True):
                     from . import _dask  # imports dask: only once a Dask array is seen
 
                     return _dask.call(wrapper, fn, array_params, args, kwargs)
+                if None in libs:
+                    v, libs, api = _host_api_args(v, seq, libs, api)
+                    if v is not None:
+                        args = _put(args, kwargs, at, v)
                 seen.extend(libs)
                 if "lazy" in libs:
                     continue  # converted by _lazy_call below, with the other arguments
@@ -256,7 +360,7 @@ def engine_aware(*array_params, native=True):
             if call.engine == CPU:
                 if swapped:
                     args = _native(args, kwargs, swapped)
-                return fn(*args, **kwargs)
+                return fn(*args, **kwargs) if api is None else numpy_to_api(fn(*args, **kwargs), api)
             args = list(args)
             first = None
             for at, v, libs in gpu_args:
