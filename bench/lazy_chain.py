@@ -126,7 +126,7 @@ def main(argv=None):
         row.append("; ".join(f"{m}: {compare(got[m][1:], ref)}" for m in args.modes[:-1]) or "-")
         rows.append(row)
         print(" | ".join(row), flush=True)
-    lines = [f"# Lazy chain: gaussian -> sobel -> threshold_otsu (mask) -> label -> regionprops_table",
+    lines = ["# Lazy chain: gaussian -> sobel -> threshold_otsu (mask) -> label -> regionprops_table",
              "", f"{machine()}; {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC; median of {args.repeat} runs "
              f"(after one warm-up), float32 NumPy input, {len(PROPERTIES)} properties; "
              f"`PYTHONPATH=python python bench/lazy_chain.py`.", "",

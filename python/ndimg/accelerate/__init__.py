@@ -35,7 +35,7 @@ import sys
 import threading
 import types
 
-from ._lazy import LazyArray, is_lazy, set_lazy
+from ._lazy import LazyArray, is_lazy, set_lazy  # noqa: F401  (ndimg.accelerate.LazyArray)
 
 log = logging.getLogger("ndimg")
 
