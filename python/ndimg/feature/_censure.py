@@ -82,7 +82,8 @@ def _box_response(image, n, xp):
 
 
 def _filter_image(image, min_scale, max_scale, mode, xp):
-    """(rows, cols, scales) float64 responses of the bi-level filters of scales min_scale..max_scale."""
+    """(scales, rows, cols) float64 responses of the bi-level filters of scales min_scale..max_scale (scikit-image
+    stacks them last; first, each image is contiguous for the extrema filters)."""
     layers = []
     # scipy's convolve of float32 sums in float64 and stores float32: the same through a float64 image
     wide = image.astype(np.float64)
@@ -95,7 +96,7 @@ def _filter_image(image, min_scale, max_scale, mode, xp):
         else:
             kernel = _star_kernel(STAR_SHAPE[STAR_FILTER_SHAPE[s - 1][0]], STAR_SHAPE[STAR_FILTER_SHAPE[s - 1][1]])
         layers.append(convolve(wide, kernel).astype(image.dtype).astype(np.float64))
-    return xp.stack(layers, axis=-1)
+    return xp.stack(layers)
 
 
 class CENSURE:
@@ -134,8 +135,8 @@ class CENSURE:
         for i in range(1, num_scales):
             # sigma = (window - 1) / 6 of the window 7 + 2 (scale - 1): the window holds > 99% of the kernel
             arr, arc, acc = structure_tensor(image, 1 + (self.min_scale + i - 1) / 3.0, order='rc')
-            mask[:, :, i] &= ~((arr + acc) ** 2 > self.line_threshold * (arr * acc - arc ** 2))
-        rows, cols, scales = xp.nonzero(mask[..., 1:num_scales])
+            mask[i] &= ~((arr + acc) ** 2 > self.line_threshold * (arr * acc - arc ** 2))
+        rows, cols, scales = xp.nonzero(xp.moveaxis(mask[1:num_scales], 0, -1))
         keypoints = xp.stack([rows, cols], axis=1).astype(np.intp)
         scales = (scales + self.min_scale + 1).astype(np.intp)
         if self.mode != 'dob':
