@@ -114,11 +114,24 @@ def api_to_numpy(x):
                         f"NumPy array ({e}); convert it to a NumPy-compatible dtype first") from e
 
 
-def numpy_to_api(y, ns):
-    """A NumPy result in the Array API namespace `ns`, zero-copy (tuples, lists and dicts recursively). Scalars
-    stay scalars, as for NumPy inputs; arrays of a dtype the library cannot hold (object, float16 for
-    array_api_strict) and other objects stay as they are."""
+class HostCall:
+    """The Array API library of a call's host arguments: its namespace, the device of its first array, and the
+    caller's arrays by the id of their NumPy views (a result that is one of them, e.g. `output`, goes back as
+    the caller's own array)."""
+
+    __slots__ = ("ns", "device", "views")
+
+    def __init__(self, ns, device):
+        self.ns, self.device, self.views = ns, device, {}
+
+
+def numpy_to_api(y, api):
+    """A NumPy result in the library of HostCall `api`, zero-copy, on its device (tuples, lists and dicts
+    recursively). Scalars stay scalars, as for NumPy inputs; arrays of a dtype the library cannot hold (object,
+    float16 for array_api_strict) and other objects stay as they are."""
     if isinstance(y, np.ndarray):
+        if id(y) in api.views:
+            return api.views[id(y)]
         if y.dtype.kind not in "biufc":
             return y
         if not y.dtype.isnative:
@@ -126,17 +139,20 @@ def numpy_to_api(y, ns):
         elif any(st < 0 for st in y.strides):  # a reversed view: PyTorch aborts the process on negative strides
             y = y.copy()
         try:
-            return ns.from_dlpack(y)
+            try:
+                return api.ns.from_dlpack(y, device=api.device)
+            except TypeError:  # a library predating from_dlpack's device argument (Array API 2023.12)
+                return api.ns.from_dlpack(y)
         except (BufferError, RuntimeError, TypeError, ValueError):
             return y
     if isinstance(y, tuple) and not hasattr(y, "_fields"):
-        return tuple(numpy_to_api(v, ns) for v in y)
+        return tuple(numpy_to_api(v, api) for v in y)
     if isinstance(y, tuple):  # a named tuple keeps its type
-        return type(y)(*(numpy_to_api(v, ns) for v in y))
+        return type(y)(*(numpy_to_api(v, api) for v in y))
     if isinstance(y, list):
-        return [numpy_to_api(v, ns) for v in y]
+        return [numpy_to_api(v, api) for v in y]
     if isinstance(y, dict):
-        return {k: numpy_to_api(v, ns) for k, v in y.items()}
+        return {k: numpy_to_api(v, api) for k, v in y.items()}
     return y
 
 
@@ -282,16 +298,19 @@ def _native(args, kwargs, swapped):
 
 
 def _host_api_args(v, seq, libs, api):
-    """(`v` with its host Array API arrays as NumPy views, or None when it has none; their libraries; their
-    namespace). One call takes one such library (NumPy arrays and lists may come beside it)."""
+    """(`v` with its host Array API arrays as NumPy views, or None when it has none; their libraries; the
+    call's HostCall). One call takes one such library (NumPy arrays and lists may come beside it)."""
     items = list(v) if seq else [v]
     found = False
     for k, (e, lib) in enumerate(zip(items, libs)):
         ns = host_namespace(e) if lib is None else None
         if ns is not None:
-            if api is not None and ns is not api:
-                raise TypeError(f"ndimg cannot mix {api.__name__} and {ns.__name__} arrays in one call")
-            api, found, items[k], libs[k] = ns, True, api_to_numpy(e), "numpy"
+            if api is None:
+                api = HostCall(ns, e.device)
+            elif ns is not api.ns:
+                raise TypeError(f"ndimg cannot mix {api.ns.__name__} and {ns.__name__} arrays in one call")
+            found, items[k], libs[k] = True, api_to_numpy(e), "numpy"
+            api.views[id(items[k])] = e
     if not found:
         return None, libs, api
     return (type(v)(items) if seq else items[0]), libs, api
@@ -330,7 +349,7 @@ def engine_aware(*array_params, native=True):
             seen = []  # the library of every array argument (and of every element of sequences)
             gpu_args = []  # (position or name, value, its libraries) of the arguments holding GPU arrays
             swapped = []  # (position or name, value) of NumPy scalars and inputs in the other byte order
-            api = None  # the namespace of host Array API arguments (torch CPU, ...): viewed as NumPy, results back
+            api = None  # HostCall of host Array API arguments (torch CPU, ...): viewed as NumPy, results back
             for p, i in params:
                 at = i if i < len(args) else p
                 v = args[i] if i < len(args) else kwargs.get(p)
