@@ -11,15 +11,16 @@ export NDIMG_CUDA ?= AUTO
 DEBS = libturbojpeg0-dev libjpeg62-turbo-dev libdeflate-dev libzstd-dev libopenjp2-7-dev libwebp-dev libvips-tools
 PY_DEPS = "scikit-build-core>=0.10" "nanobind>=2.4" "numpy>=1.24" "scipy>=1.10" "scikit-image==0.26.*" \
           pytest tifffile imagecodecs pillow openslide-python openslide-bin matplotlib tqdm dask distributed zarr \
-          PyWavelets array-api-compat array-api-strict
+          PyWavelets array-api-compat array-api-strict scikit-learn
 install:
 	@missing=$$(for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	  (apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends $$missing >/dev/null) \
 	  || echo "warning: could not install $$missing"; fi
 	$(PIP) install -q $(PY_DEPS)
-	@# PyTorch CPU tensors in the tests: the CPU-only build (PyPI's Linux wheel pulls in the CUDA libraries)
-	$(PY) -c "import torch" 2>/dev/null || $(PIP) install -q torch --index-url https://download.pytorch.org/whl/cpu
+	@# PyTorch CPU tensors in the tests. Pinned: this release's CPU build lies on our machines' disk, which pip
+	@# takes; elsewhere PyPI's build (it brings the CUDA libraries, several GB)
+	$(PY) -c "import torch" 2>/dev/null || $(PIP) install -q "torch==2.13.0"
 	$(PIP) install --no-build-isolation --no-deps -v . > build-install.log 2>&1 || (tail -50 build-install.log; exit 1)
 
 test: install
