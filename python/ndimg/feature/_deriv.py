@@ -13,6 +13,7 @@ from itertools import combinations_with_replacement
 
 import numpy as np
 
+from .._blocks import blockable, blockwise
 from .._engine import engine_aware, xp_of
 from .._prim import feature_deriv as _fd
 from .._rules import as_image, check_nD, img_as_float, supported_float_type
@@ -241,6 +242,27 @@ def shape_index(image, sigma=1, mode='constant', cval=0):
         return (2.0 / np.pi) * xp.arctan((l2 + l1) / (l2 - l1))
 
 
+def _pointwise(fn, outs, *inputs):
+    """outs[k][...] = fn(*inputs)[k] pixel by pixel: NumPy's operations over blocks on the CPU engine's threads
+    (the same operations, the same values), CuPy's on the whole arrays. `fn` returns a tuple."""
+    if blockable(*outs, *inputs):
+        def block(*arrays):
+            for o, r in zip(arrays[:len(outs)], fn(*arrays[len(outs):])):
+                o[...] = r
+        blockwise(block, *outs, *inputs)
+    else:
+        for o, r in zip(outs, fn(*inputs)):
+            o[...] = r
+    return outs
+
+
+def _ratio(num, den):
+    """num / den where den != 0, else 0 (scikit-image's masked division)."""
+    xp = xp_of(den)
+    nonzero = den != 0
+    return xp.where(nonzero, num / xp.where(nonzero, den, 1), 0)
+
+
 @engine_aware("image")
 def corner_kitchen_rosenfeld(image, mode='constant', cval=0):
     """Kitchen and Rosenfeld's corner measure (``skimage.feature.corner_kitchen_rosenfeld``): second
@@ -255,11 +277,12 @@ def corner_kitchen_rosenfeld(image, mode='constant', cval=0):
     imy, imx = ders(image)
     imxy, imxx = ders(imx)
     imyy, _ = ders(imy)
-    num = imxx * imy**2 + imyy * imx**2 - 2 * imxy * imx * imy
-    den = imx**2 + imy**2
-    out = xp.zeros(image.shape, dtype=float_dtype)
-    mask = den != 0
-    out[mask] = num[mask] / den[mask]
+
+    def measure(imx, imy, imxx, imxy, imyy):
+        num = imxx * imy**2 + imyy * imx**2 - 2 * imxy * imx * imy
+        return (_ratio(num, imx**2 + imy**2),)
+
+    (out,) = _pointwise(measure, (xp.empty(image.shape, dtype=float_dtype),), imx, imy, imxx, imxy, imyy)
     return out
 
 
@@ -272,11 +295,16 @@ def corner_harris(image, method='k', k=0.05, eps=1e-6, sigma=1):
     """Harris' corner measure from the structure tensor A: det(A) - k trace(A)**2 (method 'k') or Noble's
     2 det(A) / (trace(A) + eps) (``skimage.feature.corner_harris``)."""
     arr, arc, acc = _tensor2(image, sigma)
-    det = arr * acc - arc**2
-    trace = arr + acc
-    if method == 'k':
-        return det - k * trace**2
-    return 2 * det / (trace + eps)
+
+    def measure(arr, arc, acc):
+        det = arr * acc - arc**2
+        trace = arr + acc
+        return (det - k * trace**2,) if method == 'k' else (2 * det / (trace + eps),)
+
+    # the result's dtype as NumPy's promotion of the expression gives it (a float64 k or eps promotes)
+    probe = measure(*(np.zeros(1, arr.dtype),) * 3)[0]
+    (out,) = _pointwise(measure, (xp_of(arr).empty(arr.shape, dtype=probe.dtype),), arr, arc, acc)
+    return out
 
 
 @engine_aware("image")
@@ -285,7 +313,12 @@ def corner_shi_tomasi(image, sigma=1):
     (``skimage.feature.corner_shi_tomasi``)."""
     arr, arc, acc = _tensor2(image, sigma)
     xp = xp_of(arr)
-    return ((arr + acc) - xp.sqrt((arr - acc) ** 2 + 4 * arc**2)) / 2
+
+    def measure(arr, arc, acc):
+        return (((arr + acc) - xp_of(arr).sqrt((arr - acc) ** 2 + 4 * arc**2)) / 2,)
+
+    (out,) = _pointwise(measure, (xp.empty(arr.shape, dtype=arr.dtype),), arr, arc, acc)
+    return out
 
 
 @engine_aware("image")
@@ -294,11 +327,12 @@ def corner_foerstner(image, sigma=1):
     structure tensor A (``skimage.feature.corner_foerstner``)."""
     arr, arc, acc = _tensor2(image, sigma)
     xp = xp_of(arr)
-    det = arr * acc - arc**2
-    trace = arr + acc
-    w = xp.zeros(det.shape, dtype=det.dtype)
-    q = xp.zeros_like(w)
-    mask = trace != 0
-    w[mask] = det[mask] / trace[mask]
-    q[mask] = 4 * det[mask] / trace[mask] ** 2
-    return w, q
+
+    def measure(arr, arc, acc):
+        det = arr * acc - arc**2
+        trace = arr + acc
+        nonzero = trace != 0
+        xp = xp_of(trace)
+        return _ratio(det, trace), xp.where(nonzero, 4 * det / xp.where(nonzero, trace, 1) ** 2, 0)
+
+    return _pointwise(measure, (xp.empty(arr.shape, arr.dtype), xp.empty(arr.shape, arr.dtype)), arr, arc, acc)
