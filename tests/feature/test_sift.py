@@ -151,6 +151,19 @@ def test_kernels_refuse_bad_arguments():
         _core.sift_descriptor_histograms(pixels, np.array([0, 5, 10]), rc.astype(np.float64), sp, ori, hist)
     _core.sift_descriptor_histograms(pixels, np.array([0, 5, 10]), rc, sp, ori, hist)
     assert not hist.any()   # zero magnitudes add nothing
+    grads = np.zeros((3, 20, 20), f32)
+    geometry = np.array([[10, 10, 1, 0, 4]], f32)
+    starts = np.zeros(2, np.int64)
+    for box in ([0, 0, 21, 0, 20], [3, 0, 20, 0, 20], [0, -1, 5, 0, 5], [-1, 0, 5, 0, 5]):
+        with pytest.raises(ValueError):
+            _core.sift_patches(grads, grads, geometry, np.array([box]), starts, np.zeros((0, 4), f32))
+    box = np.array([[1, 5, 16, 5, 16]])
+    with pytest.raises(ValueError):   # the gradients' dtype everywhere
+        _core.sift_patches(grads, grads, geometry.astype(np.float64), box, starts, np.zeros((0, 4), f32))
+    _core.sift_patches(grads, grads, geometry, box, starts, np.zeros((0, 4), f32))
+    assert starts.tolist() == [0, 49]   # |offset| < 4 on both axes: 7 x 7 pixels
+    with pytest.raises(ValueError):   # more pixels than the array holds
+        _core.sift_patches(grads, grads, geometry, box, np.array([0, 60]), np.zeros((49, 4), f32))
 
 
 @pytest.mark.parametrize("method", ["detect", "detect_and_extract", "extract"])

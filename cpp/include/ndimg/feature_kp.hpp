@@ -15,6 +15,17 @@ namespace ndimg::feature {
 // ignored); 0 elsewhere (the border elements included).
 void sift_extrema(const View& dog, double threshold, const View& mask, StreamHandle stream = nullptr);
 
+// SIFT's descriptor patches (skimage.feature.SIFT._compute_descriptor's pixel selection): for keypoint k,
+// `geometry[k]` = (centre row, centre col, cos, sin, radius) in the gradients' float type and `bounds[k]` =
+// (scale, first row, end row, first col, end col) as int64. Its pixels are those of the box whose offsets from
+// the centre, rotated (cos * dr + sin * dc, -sin * dr + cos * dc, each operation rounded in the float type),
+// are below the radius in magnitude on both axes, in row-major order. With `pixels` empty (0 rows) the call
+// counts them: `starts` (int64, K + 1) gets 0 and then each keypoint's count. Otherwise `starts` holds the
+// running totals of those counts (each keypoint's first pixel, then the total) and `pixels` (total, 4) gets per pixel (rotated row, rotated col, g_row, g_col) at [scale, row, col] of the
+// C-contiguous (scales, rows, cols) gradients.
+void sift_patches(const View& g_row, const View& g_col, const View& geometry, const View& bounds,
+                  const View& starts, const View& pixels, StreamHandle stream = nullptr);
+
 // SIFT's descriptor histograms (skimage.feature.SIFT's _ori_distances and _update_histogram, Otero et al. eq.
 // 28). `pixels` is a C-contiguous float32 or float64 (P, 4) array of the patch pixels of all keypoints, keypoint
 // after keypoint: (row, col) in the keypoint's rotated frame, gradient direction relative to the keypoint's

@@ -29,6 +29,24 @@ NDIMG_HD bool sift_is_extremum(const T* p, int64_t ss, int64_t rs, double thresh
   return !below || !reached;
 }
 
+// One keypoint's descriptor patch: the pixels (row, col) of rows [r0, r1) and columns [c0, c1) whose offsets
+// from the centre (cr, cc), rotated by the angle of cosine ca and sine sa, lie strictly within `rad` on both
+// axes, in row-major order; emit(row, col, r_norm, c_norm) for each. The offsets in T, each operation rounded
+// as NumPy's (the row minus the centre, then ca * dr + sa * dc and -sa * dr + ca * dc).
+template <class T, class Emit>
+NDIMG_HD void sift_patch(int64_t r0, int64_t r1, int64_t c0, int64_t c1, T cr, T cc, T ca, T sa, T rad,
+                         Emit&& emit) {
+  for (int64_t row = r0; row < r1; ++row) {
+    const T dr = sub_rn(T(row), cr);
+    for (int64_t col = c0; col < c1; ++col) {
+      const T dc = sub_rn(T(col), cc);
+      const T rn = add_rn(mul_rn(ca, dr), mul_rn(sa, dc));
+      const T cn = add_rn(mul_rn(-sa, dr), mul_rn(ca, dc));
+      if (std::fabs(rn) < rad && std::fabs(cn) < rad) emit(row, col, rn, cn);
+    }
+  }
+}
+
 // One keypoint: `n` pixels of (row, col, direction, magnitude) into its (n_hist, n_hist, n_ori) histogram.
 // scikit-image's operand order and precision: T throughout, each product and sum rounded on its own; the
 // nearest orientation bin is the first smallest distance upward (wrapped by one turn), and a pixel whose
@@ -72,10 +90,14 @@ NDIMG_HD void sift_descriptor_hist(const T* pix, int64_t n, const T* rc_bins, T 
 }
 
 void sift_extrema_cpu(const View& dog, double threshold, const View& mask);
+void sift_patches_cpu(const View& g_row, const View& g_col, const View& geometry, const View& bounds,
+                      const View& starts, const View& pixels);
 void sift_descriptor_histograms_cpu(const View& pixels, const View& starts, const View& rc_bins, const View& spacing,
                                     const View& ori_bins, const View& hist);
 #ifdef NDIMG_WITH_CUDA
 void sift_extrema_cuda(const View& dog, double threshold, const View& mask, StreamHandle stream);
+void sift_patches_cuda(const View& g_row, const View& g_col, const View& geometry, const View& bounds,
+                       const View& starts, const View& pixels, StreamHandle stream);
 void sift_descriptor_histograms_cuda(const View& pixels, const View& starts, const View& rc_bins,
                                      const View& spacing, const View& ori_bins, const View& hist, StreamHandle stream);
 #endif

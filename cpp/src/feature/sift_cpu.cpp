@@ -27,6 +27,44 @@ void sift_extrema_cpu(const View& dog, double threshold, const View& mask) {
   });
 }
 
+void sift_patches_cpu(const View& g_row, const View& g_col, const View& geometry, const View& bounds,
+                      const View& starts, const View& pixels) {
+  const int64_t k = geometry.shape[0], nr = g_row.shape[1], nc = g_row.shape[2];
+  const int64_t* b = bounds.ptr<int64_t>();
+  int64_t* s = starts.ptr<int64_t>();
+  const bool count = pixels.shape[0] == 0;
+  if (count) s[0] = 0;
+  dispatch_dtype(g_row.dtype, [&]<class T>() {
+    if constexpr (std::is_floating_point_v<T>) {
+      const T* geo = geometry.ptr<T>();
+      const T* gr = g_row.ptr<T>();
+      const T* gc = g_col.ptr<T>();
+      T* out = pixels.ptr<T>();
+      parallel_for(k, 4, [&](int64_t a, int64_t e) {
+        for (int64_t i = a; i < e; ++i) {
+          const T* g = geo + 5 * i;
+          const int64_t* bi = b + 5 * i;
+          if (count) {
+            int64_t n = 0;
+            sift_patch(bi[1], bi[2], bi[3], bi[4], g[0], g[1], g[2], g[3], g[4],
+                       [&](int64_t, int64_t, T, T) { ++n; });
+            s[i + 1] = n;
+          } else {
+            T* o = out + 4 * s[i];
+            const int64_t base = bi[0] * nr * nc;
+            sift_patch(bi[1], bi[2], bi[3], bi[4], g[0], g[1], g[2], g[3], g[4],
+                       [&](int64_t row, int64_t col, T rn, T cn) {
+                         const int64_t at = base + row * nc + col;
+                         o[0] = rn, o[1] = cn, o[2] = gr[at], o[3] = gc[at];
+                         o += 4;
+                       });
+          }
+        }
+      });
+    }
+  });
+}
+
 void sift_descriptor_histograms_cpu(const View& pixels, const View& starts, const View& rc_bins, const View& spacing,
                                     const View& ori_bins, const View& hist) {
   const int64_t k = hist.shape[0], n_hist = hist.shape[1], n_ori = hist.shape[3];

@@ -18,6 +18,25 @@ def sift_extrema(dog, *, threshold):
     return mask
 
 
+def sift_patches(g_row, g_col, geometry, bounds):
+    """SIFT's descriptor patch pixels of K keypoints: ``geometry`` (K, 5) = centre row, centre col, cos, sin,
+    radius (the gradients' float dtype), ``bounds`` (K, 5) int64 = scale, row range, column range of its box in
+    the (scales, rows, cols) gradients. Returns ``starts`` (K + 1, keypoint k's pixels at starts[k]:starts[k + 1])
+    and the (P, 4) pixels (rotated row, rotated col, g_row, g_col), row-major within each keypoint."""
+    xp = xp_of(g_row)
+    dtype = g_row.dtype
+    g_row, g_col = xp.ascontiguousarray(g_row), xp.ascontiguousarray(g_col)
+    geometry = xp.ascontiguousarray(geometry, dtype=dtype)
+    bounds = xp.ascontiguousarray(bounds, dtype=np.int64)
+    starts = xp.empty(geometry.shape[0] + 1, np.int64)
+    _core.sift_patches(g_row, g_col, geometry, bounds, starts, xp.empty((0, 4), dtype), stream=stream_ptr(starts))
+    starts = xp.cumsum(starts)
+    pixels = xp.empty((int(starts[-1]), 4), dtype)
+    if pixels.shape[0]:
+        _core.sift_patches(g_row, g_col, geometry, bounds, starts, pixels, stream=stream_ptr(pixels))
+    return starts, pixels
+
+
 def sift_descriptor_histograms(pixels, starts, rc_bins, spacing, ori_bins, *, n_hist, n_ori):
     """SIFT's (K, n_hist, n_hist, n_ori) descriptor histograms from the (P, 4) float patch pixels (rotated row,
     rotated column, relative direction, weighted magnitude) of K keypoints, keypoint i's pixels at

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from .._engine import CUDA, from_working, to_working
-from .._prim.feature_kp import sift_descriptor_histograms, sift_extrema
+from .._prim.feature_kp import sift_descriptor_histograms, sift_extrema, sift_patches
 from .._rules import check_nD, img_as_float, supported_float_type
 from ..filters import gaussian
 from ..ndimage._footprint import to_host
@@ -370,26 +370,18 @@ class SIFT:
             kernel_div = (-2 * lam_sig ** 2).astype(ft)
             spacing = (2 * lam_sig / n_hist).astype(ft)
             rc_bins = (xp.asarray(hists) - ft.type((1 + n_hist) / 2))[None, :] * spacing[:, None]
+            geometry = xp.stack((center_pos[:, 0].astype(ft), center_pos[:, 1].astype(ft), cos_a, sin_a, rad_k),
+                                axis=1)
+            bounds = xp.stack((self.scales[numbers] - first, p_min[:, 0], p_max[:, 0], p_min[:, 1], p_max[:, 1]),
+                              axis=1)
             for a, b in _size_batches(area):
-                rows, row_ok = _patch_grid(p_min[a:b, 0], p_max[a:b, 0], xp)
-                cols, col_ok = _patch_grid(p_min[a:b, 1], p_max[a:b, 1], xp)
-                r = (rows.astype(ft) - center_pos[a:b, 0:1].astype(ft))[:, :, None]
-                c = (cols.astype(ft) - center_pos[a:b, 1:2].astype(ft))[:, None, :]
-                ca, sa = cos_a[a:b, None, None], sin_a[a:b, None, None]
-                r_norm = ca * r + sa * c
-                c_norm = -sa * r + ca * c
-                inside = ((xp.maximum(xp.abs(r_norm), xp.abs(c_norm)) < rad_k[a:b, None, None])
-                          & row_ok[:, :, None] & col_ok[:, None, :])
-                k_of, ri, ci = xp.nonzero(inside)   # the patch pixels in scikit-image's order, keypoint by keypoint
-                r_norm, c_norm = r_norm[inside], c_norm[inside]
-                at = (self.scales[numbers[a:b]][k_of] - first, rows[k_of, ri], cols[k_of, ci])
-                gradient_row = g_row[at]
-                gradient_col = g_col[at]
+                # the patch pixels in scikit-image's order, keypoint by keypoint
+                starts, pix = sift_patches(g_row, g_col, geometry[a:b], bounds[a:b])
+                k_of = xp.repeat(xp.arange(b - a), (starts[1:] - starts[:-1]).astype(np.intp))
+                r_norm, c_norm, gradient_row, gradient_col = pix[:, 0], pix[:, 1], pix[:, 2], pix[:, 3]
                 theta = xp.arctan2(gradient_col, gradient_row) - ori[a:b].astype(ft)[k_of]
                 kernel = xp.exp((r_norm * r_norm + c_norm * c_norm) / kernel_div[a:b][k_of])
                 magnitude = xp.sqrt(gradient_row * gradient_row + gradient_col * gradient_col) * kernel
-                starts = xp.zeros(b - a + 1, dtype=np.int64)
-                starts[1:] = xp.cumsum(xp.bincount(k_of, minlength=b - a))
                 hist_all[numbers[a:b]] = sift_descriptor_histograms(
                     xp.stack((r_norm, c_norm, theta, magnitude), axis=1), starts, rc_bins[a:b], spacing[a:b],
                     ori_bins, n_hist=n_hist, n_ori=n_ori)
