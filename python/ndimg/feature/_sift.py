@@ -1,10 +1,10 @@
 """skimage.feature.SIFT (0.26): scale-invariant keypoints (difference-of-Gaussian extrema refined to sub-pixel
 positions) with dominant orientations and 128-value gradient-histogram descriptors, on the image's engine.
 
-The Gaussian scale space is ndimg's rescale and gaussian; the extrema test (26 neighbours) and the descriptor
-histograms are C++ kernels (cpp/src/feature/sift.*, both engines); refinement, orientations and the descriptors'
-patch pixels are array code over all keypoints of an octave at once (scikit-image loops over keypoints in
-Python). Every per-keypoint formula keeps scikit-image's operand precisions and order, and each histogram sums
+The Gaussian scale space is ndimg's rescale and gaussian; the extrema test (26 neighbours), the descriptors'
+patch pixels and their histograms are C++ kernels (cpp/src/feature/sift.*, both engines); refinement,
+orientations and the per-pixel exp/arctan2 are array code over all keypoints of an octave at once
+(scikit-image loops over keypoints in Python). Every per-keypoint formula keeps scikit-image's operand precisions and order, and each histogram sums
 its contributions in scikit-image's pixel order (``ufunc.at``, the kernel's loop), so on the CPU the results are
 scikit-image's; CuPy's orientation histograms sum by atomics (any order) and its exp/arctan2 round their own
 way, hence the GPU's tolerance (tests/feature/test_sift.py)."""
