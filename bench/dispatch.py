@@ -1,14 +1,11 @@
-"""scikit-image backend measurements for the closing note and the registry's CROSSOVER table.
+"""The scikit-image backend's dispatch overhead, for the closing note.
 
-    python bench/dispatch.py [--overhead-only]
+    python bench/dispatch.py
 
-1. Dispatch overhead: skimage.metrics.mean_squared_error called through scikit-image's dispatch into
-   ndimg (NDIMG_SKIMAGE_NUMPY=cpu) minus the direct ndimg call, on a tiny input (best of many runs).
-   The backend is registered for this process only, by a temporary distribution declaring
-   pyproject.toml's entry points (what `pip install` writes).
-2. On a GPU machine, the NumPy -> GPU crossover per function family: the smallest input size (elements)
-   from which on copying NumPy input to the GPU, computing there and copying back beats the CPU engine.
-   Prints a CROSSOVER literal to paste into ndimg/_registry.py (with the machine and date).
+skimage.metrics.mean_squared_error called through scikit-image's dispatch into ndimg
+(NDIMG_SKIMAGE_NUMPY=cpu) minus the direct ndimg call, on a tiny input (best of many runs). The backend is
+registered for this process only, by a temporary distribution declaring pyproject.toml's entry points (what
+`pip install` writes). The registry's NumPy -> GPU crossover per family comes from bench/crossover.py.
 """
 from __future__ import annotations
 
@@ -63,85 +60,9 @@ def overhead():
     print(f"dispatch: via scikit-image {via:.2f} us, direct {direct:.2f} us, overhead {via - direct:.2f} us")
 
 
-def _family_calls():
-    """One representative call per family: registry entries' first bench case (single image), and the
-    two-image metrics."""
-    import ndimg
-    from ndimg._registry import REGISTRY
-
-    calls = {}
-    for e in REGISTRY.values():
-        if e.bench and e.family and e.family not in calls:
-            kwargs = e.bench[0][1]
-            try:
-                fn = e.load()
-            except (ImportError, AttributeError):
-                continue
-            calls[e.family] = (e.qualname, lambda x, fn=fn, kw=kwargs: fn(x, **kw))
-    m = ndimg.metrics
-    calls.setdefault("reduction", ("metrics.mean_squared_error", lambda x: m.mean_squared_error(x, x[::-1])))
-    calls.setdefault("histogram", ("metrics.normalized_mutual_information",
-                                   lambda x: m.normalized_mutual_information(x, x[::-1])))
-    calls.setdefault("label_count", ("metrics.adapted_rand_error",
-                                     lambda x: m.adapted_rand_error((x * 50).astype(np.int32),
-                                                                    (x[::-1] * 50).astype(np.int32))))
-    return calls
-
-
-def crossover():
-    import cupy as cp
-
-    rng = np.random.default_rng(0)
-    found = {}
-    for family, (name, call) in sorted(_family_calls().items()):
-        faster_from = None
-        for k in range(8, 13):  # 256^2 .. 4096^2 elements
-            x = rng.random((2**k, 2**k), dtype=np.float32)
-            cpu = min(_timed(lambda: call(x)) for _ in range(3))
-            gpu = min(_timed(lambda: _to_host(call(cp.asarray(x))), sync=cp) for _ in range(3))
-            print(f"{family:12s} {name:40s} {x.size:>10d}  cpu {cpu * 1e3:9.3f} ms  gpu round trip {gpu * 1e3:9.3f} ms")
-            if gpu < cpu:
-                faster_from = x.size if faster_from is None else faster_from
-            else:
-                faster_from = None
-        found[family] = faster_from
-    print("CROSSOVER =", {f: v for f, v in found.items() if v is not None})
-
-
-def _to_host(y):
-    if isinstance(y, (tuple, list)):
-        return [_to_host(v) for v in y]
-    return y.get() if hasattr(y, "get") else y
-
-
-def _timed(fn, sync=None):
-    fn()
-    if sync is not None:
-        sync.cuda.get_current_stream().synchronize()
-    t0 = time.perf_counter()
-    fn()
-    if sync is not None:
-        sync.cuda.get_current_stream().synchronize()
-    return time.perf_counter() - t0
-
-
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--overhead-only", action="store_true")
-    args = ap.parse_args()
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     overhead()
-    if args.overhead_only:
-        return
-    try:
-        import cupy
-
-        ready = cupy.cuda.runtime.getDeviceCount() > 0
-    except Exception:
-        ready = False
-    if ready:
-        crossover()
-    else:
-        print("no CUDA device: crossover not measured")
 
 
 if __name__ == "__main__":

@@ -3176,13 +3176,19 @@ del _q, _rule, _name
 # keeps that family on the CPU engine. Fill in only from bench/ measurements, stating machine and date.
 # ---------------------------------------------------------------------------------------------------
 # Measured by bench/dispatch.py on an H100 host (16 cores), 2026-11-22: the smallest size tried is 65536
-# elements, so a family at 65536 round-trips at every size measured.
+# elements, so a family at 65536 round-trips at every size measured. bench/crossover.py measures every
+# family with a CUDA engine and prints both literals.
 CROSSOVER: dict[str, int | None] = {"histogram": 65536, "label_count": 65536, "rank": 65536,
                                     "reduction": 262144, "separable": 65536}
+# The same for ndimg.accelerate(device="gpu", lazy=True): the input already on the device and the result
+# left there (a chain's later calls). A family absent here takes its CROSSOVER.
+LAZY_CROSSOVER: dict[str, int | None] = {}
 
 
-def gpu_crossover(entry):
-    """Elements above which the 'gpu' NumPy policy round-trips through the GPU; None: stay on the CPU."""
+def gpu_crossover(entry, lazy=False):
+    """Elements above which the 'gpu' NumPy policy runs on the GPU; None: stay on the CPU."""
+    if lazy and entry.family in LAZY_CROSSOVER:
+        return LAZY_CROSSOVER[entry.family]
     return CROSSOVER.get(entry.family)
 
 

@@ -234,10 +234,11 @@ def implementation(spec):
 
 
 def _crossover(spec):
-    """Elements above which the 'gpu' policy round-trips this function; None: never (-1: always)."""
+    """Elements above which the 'gpu' policy round-trips this function; None: never (-1: always). Under
+    lazy=True the lazy crossover: the result stays on the device for the next call."""
     if _force_gpu:
         return -1 if "cuda" in spec.entry.engines else None
-    return gpu_crossover(spec.entry)
+    return gpu_crossover(spec.entry, lazy=is_lazy())
 
 
 def _round_trip(spec, *args, **kwargs):
