@@ -90,3 +90,38 @@ def test_dask_refuses_quantiles(rng):
     da = pytest.importorskip("dask.array")
     with pytest.raises(NotImplementedError, match="ndimg.feature.canny .*use_quantiles"):
         F.canny(da.from_array(rng.random((30, 30)), chunks=10), use_quantiles=True)
+
+
+def _hysteresis_reference(classes):
+    """scikit-image's hysteresis: the 8-connected components of the candidates holding a strong pixel."""
+    from scipy import ndimage as ndi
+
+    labels, count = ndi.label(classes > 0, np.ones((3, 3), bool))
+    good = np.zeros(count + 1, bool)
+    good[labels[classes == 2]] = True
+    good[0] = False
+    return good[labels]
+
+
+@pytest.mark.parametrize("threads", [1, 2, 7])
+def test_hysteresis_across_bands(rng, threads):
+    """The CPU hysteresis floods bands of rows and joins them at their borders until nothing changes: a
+    corridor crossing every band border, seeded at either end, and random candidates with few strong ones."""
+    import ndimg
+    from ndimg._prim.feature import canny_hysteresis
+    from helpers import serpentine
+
+    previous = ndimg.get_num_threads()
+    ndimg.set_num_threads(threads)
+    try:
+        mask, start = serpentine(161)
+        for seed in (start, tuple(np.argwhere(mask)[-1])):
+            classes = (mask > 0).astype(np.uint8)
+            classes[seed] = 2
+            np.testing.assert_array_equal(canny_hysteresis(classes), _hysteresis_reference(classes))
+        for density in (0.3, 0.55, 0.7):
+            classes = (rng.random((203, 171)) < density).astype(np.uint8)
+            classes[rng.random(classes.shape) < 0.002] = 2
+            np.testing.assert_array_equal(canny_hysteresis(classes), _hysteresis_reference(classes))
+    finally:
+        ndimg.set_num_threads(previous)
