@@ -377,7 +377,8 @@ class SIFT:
             for a, b in _size_batches(area):
                 # the patch pixels in scikit-image's order, keypoint by keypoint
                 starts, pix = sift_patches(g_row, g_col, geometry[a:b], bounds[a:b])
-                k_of = xp.repeat(xp.arange(b - a), (starts[1:] - starts[:-1]).astype(np.intp))
+                # each pixel's keypoint (CuPy's repeat takes no array of counts)
+                k_of = xp.searchsorted(starts[1:], xp.arange(pix.shape[0]), side='right')
                 r_norm, c_norm, gradient_row, gradient_col = pix[:, 0], pix[:, 1], pix[:, 2], pix[:, 3]
                 theta = xp.arctan2(gradient_col, gradient_row) - ori[a:b].astype(ft)[k_of]
                 kernel = xp.exp((r_norm * r_norm + c_norm * c_norm) / kernel_div[a:b][k_of])
