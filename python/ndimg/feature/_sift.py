@@ -29,6 +29,8 @@ def _add_at(xp, target, index, values):
     """target[index] += values in the order given (NumPy: scikit-image's sums) or by atomics (CuPy)."""
     if xp is np:
         np.add.at(target, index, values)
+    elif hasattr(xp.add, "at"):   # CuPy 13 on
+        xp.add.at(target, index, values.astype(target.dtype))
     else:
         import cupyx
 
