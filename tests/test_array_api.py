@@ -146,3 +146,37 @@ def test_detection():
     assert host_namespace(xs.asarray([1.0])) is xs
     for x in (np.zeros(2), np.float32(1), [1.0, 2.0], 3.0, None, "a"):
         assert host_namespace(x) is None
+
+
+def _descriptors():
+    rng = np.random.default_rng(3)
+    return rng.random((10, 32)) > 0.5, rng.random((12, 32)) > 0.5
+
+
+_POLY = np.array([[1.0, 1.0], [1.0, 15.0], [15.0, 15.0], [15.0, 1.0]])
+# public functions outside engine_aware (their own coordinate/descriptor handling): the registry (Entry.load)
+# gives them the same route (ndimg._engine.array_api_host); (name, NumPy arguments, keywords)
+OUTSIDE = [
+    ("feature.match_descriptors", _descriptors(), {}),
+    ("transform.matrix_transform", (_POLY, np.array([[1.0, 0.2, 3.0], [0.1, 1.0, -2.0], [0.0, 0.0, 1.0]])), {}),
+    ("transform.pyramid_gaussian", (np.random.default_rng(4).random((32, 32)),), dict(max_layer=2)),
+    ("draw.line_nd", (np.array([1.0, 2.0]), np.array([7.0, 11.0])), {}),
+    ("morphology.pad_footprint", (np.ones((2, 3), dtype=bool),), {}),
+]
+
+
+@pytest.mark.parametrize("name, args, kw", OUTSIDE, ids=[o[0] for o in OUTSIDE])
+def test_functions_outside_engine_aware(name, args, kw):
+    import importlib
+
+    import ndimg
+
+    module, fn = name.split(".")
+    ours = getattr(getattr(ndimg, module), fn)
+    ref = getattr(importlib.import_module(f"skimage.{module}"), fn)
+    got, expected = ours(*[torch.from_numpy(a) for a in args], **kw), ref(*args, **kw)
+    if name == "transform.pyramid_gaussian":
+        got, expected = list(got), list(expected)
+    for g, x in zip(*((got, expected) if isinstance(expected, (tuple, list)) else ((got,), (expected,)))):
+        assert type(g) is torch.Tensor, type(g)
+        np.testing.assert_allclose(g.numpy(), x, rtol=1e-6)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import sys
+import types
 
 import numpy as np
 
@@ -153,6 +154,8 @@ def numpy_to_api(y, api):
         return [numpy_to_api(v, api) for v in y]
     if isinstance(y, dict):
         return {k: numpy_to_api(v, api) for k, v in y.items()}
+    if isinstance(y, types.GeneratorType):  # the pyramids: each level as it comes
+        return (numpy_to_api(v, api) for v in y)
     return y
 
 
@@ -314,6 +317,27 @@ def _host_api_args(v, seq, libs, api):
     if not found:
         return None, libs, api
     return (type(v)(items) if seq else items[0]), libs, api
+
+
+def array_api_host(fn):
+    """The Array API route of engine_aware for a public function outside it (coordinates, descriptors, footprints,
+    pyramids: their own NumPy/CuPy handling): host Array API arrays among any of its arguments (or in lists and
+    tuples of them) reach it as NumPy views and its results go back to their library. The registry applies
+    it (Entry.load)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        api = None
+        for at, v in [*enumerate(args), *kwargs.items()]:
+            seq = isinstance(v, (list, tuple))
+            libs = [library_of(e) for e in v] if seq else [library_of(v)]
+            if None in libs:
+                v, libs, api = _host_api_args(v, seq, libs, api)
+                if v is not None:
+                    args = _put(args, kwargs, at, v)
+        return fn(*args, **kwargs) if api is None else numpy_to_api(fn(*args, **kwargs), api)
+
+    return wrapper
 
 
 def _put(args, kwargs, at, v):

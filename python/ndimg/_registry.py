@@ -8,6 +8,7 @@ dimensionalities it accepts, which engines run it, and the tolerance of its resu
 from __future__ import annotations
 
 import importlib
+import inspect
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -94,7 +95,10 @@ class Entry:
 
     def load(self):
         mod, fn = self.impl.split(":")
-        return getattr(importlib.import_module(mod), fn)
+        fn = getattr(importlib.import_module(mod), fn)
+        if inspect.isfunction(fn) and not hasattr(fn, "__wrapped_impl__"):   # outside engine_aware
+            fn = _array_api_route(fn)
+        return fn
 
     def load_reference(self):
         mod, fn = self.reference.split(":")
@@ -102,6 +106,16 @@ class Entry:
 
 
 REGISTRY: dict[str, Entry] = {}
+_ROUTED = {}   # public functions outside engine_aware -> the same with the Array API route (one wrapper each)
+
+
+def _array_api_route(fn):
+    routed = _ROUTED.get(fn)
+    if routed is None:
+        from ._engine import array_api_host
+
+        routed = _ROUTED[fn] = array_api_host(fn)
+    return routed
 
 
 def register(module, name, impl=None, reference=None, **kw):
