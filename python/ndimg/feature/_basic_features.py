@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._blocks import blockable, blockwise_rows
 from .._engine import engine_aware, xp_of
 from ..filters._edges import sobel
 from ..filters._gaussian import gaussian
@@ -48,7 +49,23 @@ def multiscale_basic_features(image, intensity=True, edges=True, texture=True, s
         img = xp.ascontiguousarray(convert(image[..., c], np.float32))
         for s in sigmas:
             features.extend(_single_scale(img, s, intensity, edges, texture))
-    return xp.stack(features, axis=-1)
+    return _stack_last(features)
+
+
+def _stack_last(features):
+    """xp.stack(features, axis=-1): on the CPU by blocks of rows on the engine's threads, each block's
+    features interleaved while it is in cache (a whole-array stack writes every feature with a stride)."""
+    xp = xp_of(features[0])
+    if not blockable(*features) or features[0].ndim == 0:
+        return xp.stack(features, axis=-1)
+    out = np.empty(features[0].shape + (len(features),), dtype=np.result_type(*features))
+
+    def block(o, *fs):
+        for k, f in enumerate(fs):
+            o[..., k] = f
+
+    blockwise_rows(block, out, *features)
+    return out
 
 
 def multiscale_basic_features_dask(image, intensity=True, edges=True, texture=True, sigma_min=0.5, sigma_max=16,
