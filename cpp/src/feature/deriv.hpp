@@ -61,22 +61,24 @@ NDIMG_HD int64_t floordiv(int64_t a, int64_t b) {
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
-// SURF's box-filter sizes at one scale (skimage's _hessian_matrix_det).
+// SURF's box-filter sizes at one scale (skimage's _hessian_matrix_det), with the offsets every pixel uses.
 struct BoxSizes {
-  int64_t s2, s3, w;
+  int64_t s2, s3, s3h, w;   // s3h: s3 // 2
   double w_i;
 };
 inline BoxSizes box_sizes(double sigma) {
   const int64_t size = int64_t(3 * sigma);
-  return {floordiv(size - 1, 2), floordiv(size, 3), size, 1.0 / double(size) / double(size)};
+  const int64_t s3 = floordiv(size, 3);
+  return {floordiv(size - 1, 2), s3, floordiv(s3, 2), size, 1.0 / double(size) / double(size)};
 }
+
+NDIMG_HD int64_t clip_index(int64_t x, int64_t hi) { return x > hi ? hi : (x < 0 ? 0 : x); }
 
 // The sum over rl x cl pixels from (r, c) (corners clipped to the image) of an integral image, at least 0.
 NDIMG_HD double box(const double* ii, int64_t h, int64_t w, int64_t r, int64_t c, int64_t rl, int64_t cl) {
-  auto clip = [](int64_t x, int64_t hi) { return x > hi ? hi : (x < 0 ? 0 : x); };
-  r = clip(r, h - 1);
-  c = clip(c, w - 1);
-  const int64_t r2 = clip(r + rl, h - 1), c2 = clip(c + cl, w - 1);
+  r = clip_index(r, h - 1);
+  c = clip_index(c, w - 1);
+  const int64_t r2 = clip_index(r + rl, h - 1), c2 = clip_index(c + cl, w - 1);
   const double ans = sub_rn(sub_rn(add_rn(ii[r * w + c], ii[r2 * w + c2]), ii[r * w + c2]), ii[r2 * w + c]);
   return ans > 0 ? ans : 0.0;   // NaN gives 0, as Python's max(0.0, ans)
 }
@@ -87,10 +89,10 @@ NDIMG_HD double hessian_det_at(const double* ii, int64_t h, int64_t w, int64_t r
   const double bl = box(ii, h, w, r - s3, c + 1, s3, s3), tr = box(ii, h, w, r + 1, c - s3, s3, s3);
   const double dxy = mul_rn(-sub_rn(sub_rn(add_rn(bl, tr), tl), br), b.w_i);
   double mid = box(ii, h, w, r - s3 + 1, c - b.s2, 2 * s3 - 1, b.w);
-  double side = box(ii, h, w, r - s3 + 1, c - floordiv(s3, 2), 2 * s3 - 1, s3);
+  double side = box(ii, h, w, r - s3 + 1, c - b.s3h, 2 * s3 - 1, s3);
   const double dxx = mul_rn(-sub_rn(mid, mul_rn(3.0, side)), b.w_i);
   mid = box(ii, h, w, r - b.s2, c - s3 + 1, b.w, 2 * s3 - 1);
-  side = box(ii, h, w, r - floordiv(s3, 2), c - s3 + 1, s3, 2 * s3 - 1);
+  side = box(ii, h, w, r - b.s3h, c - s3 + 1, s3, 2 * s3 - 1);
   const double dyy = mul_rn(-sub_rn(mid, mul_rn(3.0, side)), b.w_i);
   return sub_rn(mul_rn(dxx, dyy), mul_rn(0.81, square_rn(dxy)));
 }
