@@ -238,8 +238,13 @@ def shape_index(image, sigma=1, mode='constant', cval=0):
     image = _float_image(image)
     xp = xp_of(image)
     l1, l2 = _eigvals(_hessian_elements(image, sigma, mode, cval, "rc", False))
-    with np.errstate(divide='ignore', invalid='ignore'):
-        return (2.0 / np.pi) * xp.arctan((l2 + l1) / (l2 - l1))
+
+    def measure(l1, l2):
+        with np.errstate(divide='ignore', invalid='ignore'):
+            return ((2.0 / np.pi) * xp_of(l1).arctan((l2 + l1) / (l2 - l1)),)
+
+    (out,) = _pointwise(measure, (xp.empty(l1.shape, l1.dtype),), l1, l2)
+    return out
 
 
 def _pointwise(fn, outs, *inputs):
