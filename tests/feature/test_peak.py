@@ -81,3 +81,33 @@ def test_dask_3d_and_labels_refused(engine, rng):
     _same(F.peak_local_max(x, min_distance=2).compute(scheduler="sync"), skf.peak_local_max(image, min_distance=2))
     with pytest.raises(NotImplementedError, match="ndimg.feature.peak_local_max .*labels"):
         F.peak_local_max(x, labels=x.astype(int))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8", "int16", "int32", "uint8", "uint16", "uint32"])
+def test_descending_order_is_stable_argsort(engine, rng, dtype):
+    """The GPU ordering of candidates (unique 64-bit keys) is NumPy's stable argsort of the negated values:
+    wrapped unsigned values, ties in order, -0.0 tied with 0.0, NaNs last."""
+    from ndimg.feature._peak import descending_order
+
+    n = 5000
+    if dtype.startswith("float"):
+        v = np.round(rng.standard_normal(n) * 3).astype(dtype)
+        idx = rng.integers(0, n, 20)
+        v[idx[:4]], v[idx[4:8]], v[idx[8:10]], v[idx[10:12]] = np.nan, -0.0, np.inf, -np.inf
+        v[idx[12:14]] = -np.asarray(np.nan, dtype)
+    else:
+        info = np.iinfo(dtype)
+        v = rng.integers(info.min, info.max, n, endpoint=True).astype(dtype)
+        v[rng.integers(0, n, 5)], v[rng.integers(0, n, 5)] = info.min, info.max
+        v = np.where(rng.random(n) < 0.5, v, v[:1])   # ties
+    with np.errstate(all="ignore"):
+        expected = np.argsort(-v, kind="stable")
+    np.testing.assert_array_equal(to_host(descending_order(to_engine(v, engine))), expected)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "uint8", "int16", "float64"])
+def test_plateau_order_every_dtype(engine, rng, dtype):
+    """min_distance 1 (GPU: ordered on the device for 32-bit and smaller values) with many equal peaks."""
+    image = (rng.random((60, 70)) * 5).astype(dtype)
+    for kw in (dict(exclude_border=False), dict(num_peaks=17), dict(threshold_abs=1, exclude_border=3)):
+        _same(F.peak_local_max(to_engine(image, engine), **kw), skf.peak_local_max(image, **kw))

@@ -51,12 +51,43 @@ def _exclude_border(label, border_width):
     return label
 
 
-def _high_intensity_peaks(image, mask, num_peaks, min_distance, p_norm, axes=None):
+def descending_order(values):
+    """np.argsort(-values, kind="stable") for values of at most 32 bits, by one sort of unique 64-bit keys
+    (the negated value's order-preserving bits, then the position): any sort gives it, CuPy's on the GPU.
+    Negation wraps unsigned values as NumPy's does; -0.0 ties with 0.0 and NaNs come last, in order."""
+    xp = xp_of(values)
+    neg = -values
+    if neg.dtype.kind == "f":
+        neg = neg.astype(np.float32) + np.float32(0)   # float16 exactly; -0.0 becomes 0.0
+        neg = xp.where(xp.isnan(neg), np.float32(np.nan), neg)   # one NaN (the positive one): last
+        bits = neg.view(np.uint32)
+        key = xp.where(bits >> np.uint32(31) != 0, ~bits, bits | np.uint32(0x80000000))
+    elif neg.dtype.kind == "i":
+        key = neg.astype(np.int64) + np.int64(2**31)
+    else:
+        key = neg
+    composite = (key.astype(np.uint64) << np.uint64(32)) | xp.arange(len(values), dtype=np.uint64)
+    return xp.argsort(composite)
+
+
+def _device_order(xp, image, coord):
+    """Whether candidates are ordered where they are (CuPy), not on the host."""
+    return xp is not np and image.dtype.itemsize <= 4 and image.dtype != bool and len(coord) < 2**32
+
+
+def _high_intensity_peaks(image, mask, num_peaks, min_distance, p_norm, axes=None, device=False):
     """Host (k, ndim) coordinates of the mask's pixels, highest value first (ties in C order), thinned to
     `min_distance` and cut to `num_peaks` (skimage's _get_high_intensity_peaks). `axes`: the image is a
-    transpose, coordinates (and C order) are those of ``image.transpose(axes)``."""
+    transpose, coordinates (and C order) are those of ``image.transpose(axes)``. `device`: without a
+    min_distance selection, CuPy candidates are ordered on the GPU and stay there."""
     xp = xp_of(image)
     coord = xp.nonzero(mask)
+    if device and axes is None and min_distance <= 1 and coord and _device_order(xp, image, coord[0]):
+        values = image[coord]
+        coord = xp.stack(coord, axis=-1).astype(np.intp, copy=False)[descending_order(values)]
+        if len(coord) > num_peaks:
+            coord = coord[:num_peaks]
+        return coord
     intensities = to_host(image[coord])
     coord = np.stack([to_host(c) for c in coord], axis=-1) if coord else np.empty((0, 0), np.intp)
     coord = coord.astype(np.intp, copy=False).reshape(len(intensities), image.ndim)
@@ -107,9 +138,9 @@ def _border_width(image, min_distance, exclude_border):
 
 
 def _peak_local_max(image, min_distance, threshold_abs, threshold_rel, exclude_border, num_peaks, footprint,
-                    labels, num_peaks_per_label, p_norm, axes=None):
-    """Host (k, ndim) intp coordinates of peak_local_max (without labels, `axes` says the image is a transpose:
-    see _high_intensity_peaks)."""
+                    labels, num_peaks_per_label, p_norm, axes=None, device=False):
+    """Host (k, ndim) intp coordinates of peak_local_max (without labels, `axes` and `device` as
+    _high_intensity_peaks takes them)."""
     xp = xp_of(image)
     if (footprint is None or np.asarray(to_host(footprint)).size == 1) and min_distance < 1:
         warnings.warn("When min_distance < 1, peak_local_max acts as finding image > max(threshold_abs, "
@@ -126,7 +157,7 @@ def _peak_local_max(image, min_distance, threshold_abs, threshold_rel, exclude_b
         footprint = np.asarray(to_host(footprint))
     if labels is None:
         mask = _exclude_border(_peak_mask(image, footprint, threshold), border_width)
-        return _high_intensity_peaks(image, mask, num_peaks, min_distance, p_norm, axes)
+        return _high_intensity_peaks(image, mask, num_peaks, min_distance, p_norm, axes, device)
 
     if not np.can_cast(labels.dtype, int, casting="safe"):
         raise TypeError(f"Cannot cast array data from {labels.dtype!r} to dtype('int64') according to the rule "
@@ -158,7 +189,7 @@ def peak_local_max(image, min_distance=1, threshold_abs=None, threshold_rel=None
     ``skimage.feature.peak_local_max``: the same peaks in the same order."""
     xp = xp_of(image)
     coords = _peak_local_max(image, min_distance, threshold_abs, threshold_rel, exclude_border, num_peaks,
-                             footprint, labels, num_peaks_per_label, p_norm)
+                             footprint, labels, num_peaks_per_label, p_norm, device=True)
     return coords if xp is np else xp.asarray(coords)
 
 
