@@ -104,7 +104,8 @@ def _select(coord, intensities, num_peaks, min_distance, p_norm):
     if intensities.dtype == bool:
         raise TypeError("The numpy boolean negative, the `-` operator, is not supported, use the `~` operator "
                         "or the logical_not function instead.")
-    coord = coord[np.argsort(-intensities, kind="stable")]
+    small = intensities.dtype.itemsize <= 4 and len(intensities) < 2**32   # unique keys sort faster
+    coord = coord[descending_order(intensities) if small else np.argsort(-intensities, kind="stable")]
     max_out = int(num_peaks) if np.isfinite(num_peaks) else None
     if min_distance > 1 and len(coord):
         if max_out is not None and max_out < 1:
