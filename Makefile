@@ -28,6 +28,9 @@ test: install
 
 demo: install
 	$(PY) -m ndimg.demo --out demo-out
+	@# issue 30's coins demo (spectral clustering over the array namespace), small scales on the CPU; with a
+	@# GPU: `--device both` and the scales 0.1 to 1.0 (its default) give the CPU/GPU crossover
+	$(PY) examples/coins_segmentation.py --device cpu --scales 0.1,0.2,0.3 --out demo-out
 
 bench: install
 	$(PY) bench/run.py
