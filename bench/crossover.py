@@ -14,8 +14,9 @@ keeps its channels). Three timings per size, wall clock, median of a few calls:
 
 A crossover is the smallest size from which the GPU path beats the CPU engine at every larger size measured
 (None: it never does). A family's larger sizes are skipped once the eager GPU path has won by 3x at two
-sizes, or a call took more than --cap seconds, or the family used its --budget seconds: the whole run fits
-in about 8 minutes on the H100 host. Without CuPy or a GPU only the CPU column is measured.
+sizes, or a call took more than --cap seconds, or the family used its budget (--budget seconds, less where
+the families left share less of --total): the whole run fits in about 8 minutes on the H100 host. Without
+CuPy or a GPU only the CPU column is measured.
 
 Writes OUT/crossover.md (the table) and OUT/crossover.png (time against size per family), and prints the
 CROSSOVER and LAZY_CROSSOVER literals to paste into ndimg/_registry.py, with the machine and date.
@@ -97,7 +98,7 @@ def time_size(entry, shape_name, kwargs, n, args, cuda, first):
     return times, sum(getattr(v, "size", 0) for v in inputs)
 
 
-def measure_family(entry, shape_name, kwargs, args, cuda):
+def measure_family(entry, shape_name, kwargs, args, cuda, budget):
     rows, wins, t0 = [], 0, time.perf_counter()
     for k in range(args.min_log2, args.max_log2 + 1):
         try:
@@ -109,7 +110,7 @@ def measure_family(entry, shape_name, kwargs, args, cuda):
         print(f"{entry.family:15s} {entry.qualname:38s} {size:>10d}  "
               + "  ".join(f"{p} {times[p] * 1e3:10.3f} ms" for p in PATHS if p in times), flush=True)
         wins = wins + 1 if "eager" in times and times["eager"] * 3 <= times["cpu"] else wins
-        if wins >= 2 or max(times.values()) > args.cap or time.perf_counter() - t0 > args.budget:
+        if wins >= 2 or max(times.values()) > args.cap or time.perf_counter() - t0 > budget:
             break
     return rows
 
@@ -186,7 +187,9 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=5, help="samples per size and path (fewer for slow calls)")
     ap.add_argument("--size-budget", type=float, default=0.5, help="seconds of samples per size and path")
     ap.add_argument("--cap", type=float, default=1.0, help="a call slower than this ends the family's ladder")
-    ap.add_argument("--budget", type=float, default=10.0, help="seconds per family")
+    ap.add_argument("--budget", type=float, default=10.0, help="seconds per family at most")
+    ap.add_argument("--total", type=float, default=400.0,
+                    help="seconds for the whole run: the families left share what is left of it")
     ap.add_argument("--no-gpu", action="store_true", help="the CPU column only, even with a GPU")
     args = ap.parse_args(argv)
     warnings.simplefilter("ignore")  # the cases' own warnings (random_walker's tolerance) on every call
@@ -196,10 +199,11 @@ def main(argv=None):
     os.makedirs(args.out, exist_ok=True)
     if not cuda:
         print("no CUDA device (or ndimg built without CUDA): CPU timings only, no crossover")
-    results = {}
-    for fam, (entry, shape_name, kwargs) in sorted(
-            representatives(set(filter(None, args.families.split(",")))).items()):
-        results[fam] = (entry.qualname, measure_family(entry, shape_name, kwargs, args, cuda))
+    results, t0 = {}, time.perf_counter()
+    todo = sorted(representatives(set(filter(None, args.families.split(",")))).items())
+    for i, (fam, (entry, shape_name, kwargs)) in enumerate(todo):
+        budget = min(args.budget, max(0.0, args.total - (time.perf_counter() - t0)) / (len(todo) - i))
+        results[fam] = (entry.qualname, measure_family(entry, shape_name, kwargs, args, cuda, budget))
     write_table(results, meta, args.out)
     plot(results, meta, args.out)
     print(f"wrote {args.out}/crossover.md and crossover.png")
