@@ -2931,15 +2931,16 @@ register("feature", "draw_haar_like_feature", f"{_FD}._haar:draw_haar_like_featu
 _rng = np.random.default_rng(29)
 _DB1, _DB2 = _rng.random((40, 32)) > 0.5, _rng.random((35, 32)) > 0.5    # BRIEF-like binary descriptors
 _DF1, _DF2 = _rng.random((30, 8)), _rng.random((45, 8))
-# descriptor sets are parameters here; their GPU path is compared in tests/feature/test_match.py
+# descriptor sets passed positionally, so that GPU runs get GPU descriptors (more in tests/feature/test_match.py)
+_MD = _positional("descriptors1", "descriptors2")
 register("feature", "match_descriptors", f"{_FD}._match:match_descriptors", inputs=("none",), ndim=(),
          extra={"tested_in": "tests/feature/test_match.py"},
-         cases=(case(descriptors1=_DB1, descriptors2=_DB2), case(descriptors1=_DB1, descriptors2=_DB2, cross_check=False),
-                case(descriptors1=_DB1, descriptors2=_DB2, max_distance=0.45),
-                case(descriptors1=_DF1, descriptors2=_DF2, max_ratio=0.8, cross_check=False),
-                case(descriptors1=_DF1, descriptors2=_DF2, metric="cityblock", max_ratio=0.9),
-                case(descriptors1=_DF1, descriptors2=_DF2, metric="minkowski", p=3),
-                case(descriptors1=_DF1.astype(np.float32), descriptors2=_DF2, metric="sqeuclidean", max_distance=0.5)),
+         cases=(case(_prep=_MD, descriptors1=_DB1, descriptors2=_DB2), case(_prep=_MD, descriptors1=_DB1, descriptors2=_DB2, cross_check=False),
+                case(_prep=_MD, descriptors1=_DB1, descriptors2=_DB2, max_distance=0.45),
+                case(_prep=_MD, descriptors1=_DF1, descriptors2=_DF2, max_ratio=0.8, cross_check=False),
+                case(_prep=_MD, descriptors1=_DF1, descriptors2=_DF2, metric="cityblock", max_ratio=0.9),
+                case(_prep=_MD, descriptors1=_DF1, descriptors2=_DF2, metric="minkowski", p=3),
+                case(_prep=_MD, descriptors1=_DF1.astype(np.float32), descriptors2=_DF2, metric="sqeuclidean", max_distance=0.5)),
          bad=(bad(ValueError, descriptors1=_DF1, descriptors2=_DF2[:, :5], _id="lengths_differ"),
               bad(ValueError, descriptors1=_DF1, descriptors2=_DF2, metric="bogus")),
          bench=(("none", dict(descriptors1=np.random.default_rng(1).random((4000, 256)) > 0.5,

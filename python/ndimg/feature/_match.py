@@ -21,7 +21,9 @@ def _packed(d, xp):
         n, bits = d.shape
         padded = xp.zeros((n, -(-bits // 8) * 8), dtype=np.uint8)
         padded[:, :bits] = d
-        packed = (padded.reshape(n, -1, 8) << xp.arange(7, -1, -1, dtype=np.uint8)).sum(axis=2, dtype=np.uint8)
+        # 7 - arange: CuPy casts arange's step to the dtype, and uint8 cannot hold a step of -1 (NEP 50)
+        shifts = 7 - xp.arange(8, dtype=np.uint8)
+        packed = (padded.reshape(n, -1, 8) << shifts).sum(axis=2, dtype=np.uint8)
     pad = -packed.shape[1] % 8
     if pad or not packed.flags.c_contiguous:
         packed = xp.ascontiguousarray(xp.pad(packed, ((0, 0), (0, pad))))
