@@ -39,10 +39,11 @@ def _orb_descriptors(image, keypoints, orientations, xp):
     if n == 0:
         return xp.zeros((0, len(PAIRS)), dtype=bool)
     ft = image.dtype
-    # the loop takes libm's double sine of the angle and works in the image's precision from there
-    angle = xp.asarray(orientations).astype(np.float64)
-    sin_a = xp.sin(angle).astype(ft)[:, None]
-    cos_a = xp.cos(angle).astype(ft)[:, None]
+    # the loop takes libm's double sine of the angle and works in the image's precision from there; taken on the
+    # host (one per keypoint) as CUDA's sine and cosine may round differently
+    angle = to_host(orientations).astype(np.float64)
+    sin_a = xp.asarray(np.sin(angle).astype(ft))[:, None]
+    cos_a = xp.asarray(np.cos(angle).astype(ft))[:, None]
     pos = xp.asarray(PAIRS.astype(ft))
     kr = keypoints[:, 0:1]
     kc = keypoints[:, 1:2]
@@ -93,7 +94,11 @@ class ORB:
         if len(keypoints) == 0:
             return (xp.zeros((0, 2), dtype=dtype), xp.zeros((0,), dtype=dtype), xp.zeros((0,), dtype=dtype))
         keypoints = keypoints[_mask_border_keypoints(octave_image.shape, keypoints, distance=16)]
-        orientations = corner_orientations(octave_image, keypoints, OFAST_MASK)
+        if xp is np:
+            orientations = corner_orientations(octave_image, keypoints, OFAST_MASK)
+        else:
+            # on the host: CUDA's atan2 differs from libm's in the last bit, and the descriptors steer by it
+            orientations = xp.asarray(corner_orientations(to_host(octave_image), to_host(keypoints), OFAST_MASK))
         harris_response = corner_harris(octave_image, method='k', k=self.harris_k)
         return keypoints, orientations, harris_response[keypoints[:, 0], keypoints[:, 1]]
 
