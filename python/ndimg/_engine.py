@@ -386,8 +386,9 @@ def engine_aware(*array_params, native=True):
 
                     return _dask.call(wrapper, fn, array_params, args, kwargs)
                 if None in libs:
-                    v, libs, api = _host_api_args(v, seq, libs, api)
-                    if v is not None:
+                    viewed, libs, api = _host_api_args(v, seq, libs, api)
+                    if viewed is not None:
+                        v = viewed
                         args = _put(args, kwargs, at, v)
                 seen.extend(libs)
                 if "lazy" in libs:
