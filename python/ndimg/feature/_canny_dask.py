@@ -48,9 +48,12 @@ def canny(image, sigma=1.0, low_threshold=None, high_threshold=None, mask=None, 
     eroded = None
     if mask is not None:
         _mem.check_mask_shape(image.shape, np.shape(mask))
-        mask = (mask if _dask.is_dask(mask) else da.from_array(mask, chunks=image.chunks)).astype(bool)
-        mask = mask.rechunk(image.chunks)
-        image = da.where(mask, image, np.zeros((), image.dtype))
+        if not _dask.is_dask(mask):   # an in-memory mask in the chunks' array library (NumPy or CuPy)
+            mask = da.from_array(xp_of(image._meta).asarray(mask), chunks=image.chunks)
+        mask = mask.astype(bool).rechunk(image.chunks)
+        # a NumPy scalar zero: CuPy refuses a NumPy 0-d array beside CuPy chunks, and dask then falls back to a
+        # NumPy meta for the result (its later blockwise samples mixing NumPy and CuPy)
+        image = da.where(mask, image, image.dtype.type(0))
         eroded = binary_erosion(mask, _mem._EIGHT, border_value=0)
     smoothed = gaussian(image, **kw)
     if mode == "constant" or mask is not None:
