@@ -148,8 +148,19 @@ def test_subpix_dot_edge_and_none(engine):
 def test_match_template(engine, rng, tshape, kw):
     img = rng.random((40, 47)).astype(np.float32)
     tpl = img[10:10 + tshape[0], 20:20 + tshape[1]].astype(np.float64)
-    _same(F.match_template(to_engine(img, engine), to_engine(tpl, engine), **kw), skf.match_template(img, tpl, **kw),
-          exact=engine == "cpu")
+    got = F.match_template(to_engine(img, engine), to_engine(tpl, engine), **kw)
+    expected = skf.match_template(img, tpl, **kw)
+    if engine == "cpu":
+        _same(got, expected)
+        return
+    # the float32 image's transform rounds otherwise on cuFFT than on pocketfft (both engines and scikit-image
+    # transform it in float32); its error is absolute in the correlation, so near-zero responses exceed any
+    # rtol. Held to scikit-image's own largest float32 error (against its float64 computation): numpy.fft's
+    # float32 transforms in ndimg's place stay within 0.27 of it over 1200 seeded calls here
+    own = np.abs(skf.match_template(img.astype(np.float64), tpl, **kw) - expected).max()
+    got = to_host(got)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=max(1e-6, own))
 
 
 def test_match_template_3d(engine, rng):
