@@ -125,7 +125,9 @@ void run(const View& image, const View& mask, const Offset* lists, const Geometr
           put(row + col);
         }
       };
-      const int64_t lo = std::min(C, std::max<int64_t>(1, 1 - q.min_dc)), hi = std::max(lo, C - q.max_dc);
+      // a footprint wholly west of the centre (max_dc < 0) still ends the unchecked columns at the line's end
+      const int64_t lo = std::min(C, std::max<int64_t>(1, 1 - q.min_dc));
+      const int64_t hi = std::max(lo, C - std::max<int64_t>(0, q.max_dc));
       edge(1, lo);
       using Yes = std::true_type;
       using No = std::false_type;
