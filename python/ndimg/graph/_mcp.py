@@ -300,7 +300,8 @@ def route_through_array(array, start, end, fully_connected=True, geometric=True)
 @engine_aware("arr")
 def shortest_path(arr, reach=1, axis=-1, output_indexlist=False):
     """The shortest path through an n-d array from one side to another (see skimage.graph.shortest_path)."""
-    if library_of(arr) not in (None, "numpy"):
+    lib = library_of(arr)
+    if lib not in (None, "numpy"):
         arr = to_host(arr)
     if axis < 0:   # arr.ndim: scikit-image takes arrays only (a list raises AttributeError)
         axis += arr.ndim
@@ -323,5 +324,5 @@ def shortest_path(arr, reach=1, axis=-1, output_indexlist=False):
     path = m.traceback(end)
     if not output_indexlist:
         path = np.array(path)
-        path = np.squeeze(np.concatenate([path[:, :axis], path[:, axis + 1:]], axis=1))
+        path = _back(np.squeeze(np.concatenate([path[:, :axis], path[:, axis + 1:]], axis=1)), lib)
     return path, cost
