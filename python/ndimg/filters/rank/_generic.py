@@ -196,7 +196,9 @@ def windowed_histogram(image, footprint, out=None, mask=None, shift_x=0, shift_y
     """skimage.filters.rank.windowed_histogram: each pixel's window histogram over `n_bins` grey levels
     (default image.max() + 1), normalised by the window's population: float64 of shape image.shape + (n_bins,).
     Levels past the window histogram's own bins count 0."""
+    # .real: int() takes a NumPy complex scalar's real part but refuses a CuPy 0-d array, so a complex image
+    # reaches img_as_ubyte's ValueError on both engines
     if n_bins is None:
-        n_bins = int(image.max()) + 1
+        n_bins = int(image.max().real) + 1
     return _run("windowed_histogram", image, footprint, out, mask, (shift_x, shift_y, 0), three_d=False,
                 out_dtype=np.float64, pixel_size=int(n_bins))
