@@ -33,9 +33,10 @@ def _validate_inputs(image, markers, mask, connectivity):
     if markers is None:
         minima = local_minima(image, connectivity=connectivity) * mask
         markers = label(minima, structure=generate_binary_structure(minima.ndim, connectivity))[0]
-    elif not (isinstance(markers, (np.ndarray, list, tuple)) or getattr(markers, "ndim", 0)):
+    elif not isinstance(markers, (np.ndarray, list, tuple)) and (isinstance(markers, np.generic)
+                                                                  or not hasattr(markers, "shape")):
         # a count of markers within the mask, spread regularly over the whole image (a number, a NumPy
-        # scalar; another library's arrays are arrays)
+        # scalar; another library's arrays, 0-d ones too, are arrays)
         markers = xp.asarray(regular_seeds(image.shape, int(markers / (n_pixels / image.size))))
         markers *= mask
     else:
