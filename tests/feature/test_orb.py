@@ -21,13 +21,24 @@ def _image(name, dtype):
     return image.astype(dtype)
 
 
-def _same(ours, ref, names, engine):
+def _same(ours, ref, names, engine, dtype=None):
+    # a float32 image's pyramid on CUDA is ndimg's float32 Gaussian, within float32 rounding of scipy's but not
+    # bit for bit: there the keypoints and scales stay exact, the orientations and Harris responses (sums over
+    # the octave image) agree to float32 rounding, and 99% of the descriptors (bits of those sums' comparisons)
+    # are equal
+    rounded = engine == "cuda" and dtype == "float32"
     for k in names:
         got = getattr(ours, k)
         assert type(got) is array_type(engine), k
         got, want = to_host(got), getattr(ref, k)
         assert got.dtype == want.dtype, k
-        np.testing.assert_array_equal(got, want, err_msg=k)
+        if rounded and k in ("orientations", "responses"):
+            np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5, err_msg=k)
+        elif rounded and k == "descriptors":
+            assert got.shape == want.shape
+            assert (got == want).all(axis=1).mean() >= 0.99, k
+        else:
+            np.testing.assert_array_equal(got, want, err_msg=k)
 
 
 KWARGS = [dict(), dict(n_keypoints=50, downscale=1.5, n_scales=4), dict(n_keypoints=5000, fast_n=12,
@@ -42,7 +53,7 @@ def test_detect_and_extract_like_skimage(engine, kw, dtype, name):
     ref, ours = sf.ORB(**kw), nf.ORB(**kw)
     ref.detect_and_extract(image)
     ours.detect_and_extract(to_engine(image, engine))
-    _same(ours, ref, DETECTED + ("descriptors",), engine)
+    _same(ours, ref, DETECTED + ("descriptors",), engine, dtype)
 
 
 @pytest.mark.parametrize("kw", KWARGS[:2], ids=repr)
@@ -52,11 +63,11 @@ def test_detect_then_extract_like_skimage(engine, kw, dtype):
     ref, ours = sf.ORB(**kw), nf.ORB(**kw)
     ref.detect(image)
     ours.detect(to_engine(image, engine))
-    _same(ours, ref, DETECTED, engine)
+    _same(ours, ref, DETECTED, engine, dtype)
     ref.extract(image, ref.keypoints, ref.scales, ref.orientations)
     ours.extract(to_engine(image, engine), *(to_engine(getattr(ref, k), engine)
                                              for k in ("keypoints", "scales", "orientations")))
-    _same(ours, ref, ("descriptors", "mask_"), engine)
+    _same(ours, ref, ("descriptors", "mask_"), engine, dtype)
 
 
 def test_extract_rotated_keypoints(engine):
