@@ -77,12 +77,13 @@ def test_metadata_needs_no_copy(a):
 def test_materializes_once_then_is_the_numpy_array(a):
     x, d = lazy(a)
     h = np.asarray(x)
-    assert type(h) is np.ndarray and not isinstance(x, np.ndarray)  # the documented answer: materialize()
-    assert x.materialize() is h and not x.on_device and x.device_array() is None
+    assert type(h) is np.ndarray and not isinstance(x, np.ndarray)
+    m = x.materialize()                    # the documented answer: the one NumPy array, the same every call
+    assert x.materialize() is m and not x.on_device and x.device_array() is None
     if sys.version_info >= (3, 12):  # NumPy reads the __buffer__ first: a view of the materialized array
-        assert np.shares_memory(np.asarray(x), h)
-    else:
-        assert np.asarray(x) is h
+        assert h is not m and np.shares_memory(h, m) and np.shares_memory(np.asarray(x), m)
+    else:                            # 3.11: __array__, the materialized array itself
+        assert h is m and np.asarray(x) is m
     np.testing.assert_array_equal(x + 1, a + 1)
     np.testing.assert_array_equal(np.sqrt(x), np.sqrt(a))
     assert d.copies == 1
@@ -277,7 +278,10 @@ def test_gpu_direct_calls_take_the_device_array(rng):
     assert x.on_device and x.device_array() is dev                  # taken as is, not copied down
     assert isinstance(y, LazyArray) and y.on_device and isinstance(both, LazyArray)
     np.testing.assert_array_equal(np.asarray(y), ndimg.filters.sobel(dev).get())
-    np.testing.assert_array_equal(np.asarray(both), np.asarray(y))
+    # a mask zeroes the image border (scikit-image erodes it by the kernel's reach), as the reference does
+    assert_close(np.asarray(both), skimage.filters.sobel(a, mask=np.ones(a.shape, bool)), "filters.sobel")
+    assert (np.asarray(both)[[0, -1]] == 0).all() and (np.asarray(both)[:, [0, -1]] == 0).all()
+    np.testing.assert_array_equal(np.asarray(both)[1:-1, 1:-1], np.asarray(y)[1:-1, 1:-1])
     z = ndimg.filters.sobel(x)            # lazy off: the device array is used, the result is NumPy's
     assert type(z) is np.ndarray and x.on_device
     np.testing.assert_array_equal(z, np.asarray(y))
@@ -301,16 +305,19 @@ def test_gpu_inplace_update_is_what_the_next_call_sees(rng):
 def test_gpu_memory_freed_when_the_proxy_dies():
     cp = cupy_or_skip()
     pool = cp.get_default_memory_pool()
+    gc.collect()        # earlier tests' garbage holds device arrays: freed now, not by the collect below
     cp.cuda.Device().synchronize()
     before = pool.used_bytes()
     x = LazyArray(cp.ones((1 << 22,), cp.float32))
-    assert pool.used_bytes() >= before + (1 << 24)
+    held = pool.used_bytes()
+    assert held >= before + (1 << 24)
     del x
     gc.collect()
-    assert pool.used_bytes() == before
+    assert pool.used_bytes() <= min(before, held - (1 << 24))
     y = LazyArray(cp.ones((1 << 22,), cp.float32))
+    held = pool.used_bytes()
     y.materialize()                                        # the device copy goes with the first NumPy use
-    assert pool.used_bytes() == before
+    assert pool.used_bytes() <= min(before, held - (1 << 24))
 
 
 class FakeCuda(FakeDevice):

@@ -10,7 +10,8 @@ One exception keeps the device copy: a comparison with a scalar (``edges > t``, 
 on either device, so it runs where the array is and gives a lazy boolean array.
 
 A lazy array is not a ``numpy.ndarray``: ``isinstance(x, np.ndarray)`` is False. Code that checks it takes
-``x.materialize()`` (or ``np.asarray(x)``, the same array), or runs with ``lazy=False``.
+``x.materialize()`` (or ``np.asarray(x)``: that array, on Python 3.12+ a view of it), or runs with
+``lazy=False``.
 
 The buffer protocol: Python 3.12+ (PEP 688) takes ``__buffer__``, so ``memoryview(x)`` materializes, and
 ``np.asarray(x)`` then reads that buffer (a view of the materialized array). On Python 3.11 a Python class
