@@ -2927,7 +2927,8 @@ register("feature", "draw_haar_like_feature", f"{_FD}._haar:draw_haar_like_featu
          cases=(case(r=2, c=3, width=6, height=7, feature_coord=_HC),
                 case(r=0, c=0, width=6, height=7, feature_coord=_HC, max_n_features=2, rng=3, alpha=0.3,
                      color_positive_block=(0.2, 0.4, 0.9)),
-                case(r=1, c=1, width=6, height=7, feature_coord=_HC, _ndim=(3,), _shape=(12, 14, 3), _id="rgb")))
+                case(r=1, c=1, width=6, height=7, feature_coord=_HC, _ndim=(3,), _shape=(12, 14, 3), _id="rgb")),
+         bench=(("2d_f32", dict(r=0, c=0, width=6, height=7, feature_coord=_HC)),))
 _rng = np.random.default_rng(29)
 _DB1, _DB2 = _rng.random((40, 32)) > 0.5, _rng.random((35, 32)) > 0.5    # BRIEF-like binary descriptors
 _DF1, _DF2 = _rng.random((30, 8)), _rng.random((45, 8))
@@ -2951,7 +2952,8 @@ register("feature", "BRIEF", f"{_FD}._brief:BRIEF", kind="class", inputs=("none"
 register("feature", "draw_multiblock_lbp", f"{_FD}._mblbp_draw:draw_multiblock_lbp", dtypes=NUMERIC, ndim=(2,),
          cases=(case(r=1, c=2, width=4, height=3), case(r=0, c=0, width=5, height=5, lbp_code=0b10110010, alpha=0.3),
                 case(r=2, c=1, width=3, height=4, lbp_code=255, color_less_block=(0.5, 0.1, 0.2)),
-                case(r=1, c=1, width=4, height=3, lbp_code=77, _ndim=(3,), _shape=(12, 14, 3), _id="rgb")))
+                case(r=1, c=1, width=4, height=3, lbp_code=77, _ndim=(3,), _shape=(12, 14, 3), _id="rgb")),
+         bench=(("2d_f32", dict(r=0, c=0, width=30, height=30, lbp_code=0b10110010)),))
 # host-only (scikit-learn's mixture, matplotlib): compared with scikit-image, GPU inputs included, in their tests
 register("feature", "learn_gmm", f"{_FD}._fisher_vector:learn_gmm", inputs=("none",), ndim=(), cases=(),
          extra={"tested_in": "tests/feature/test_fisher_vector.py"})
