@@ -49,6 +49,28 @@ def _offset(value):
     return int(value + 0.5) if value > 0.0 else int(value - 0.5)
 
 
+def _check_dtype_levels(dtype, levels):
+    """graycomatrix's refusals of an image dtype (in memory and over Dask)."""
+    if np.issubdtype(dtype, np.floating):
+        raise ValueError("Float images are not supported by graycomatrix. Convert the image to an unsigned integer "
+                         "type.")
+    if dtype not in (np.uint8, np.int8) and levels is None:
+        raise ValueError("The levels argument is required for data types other than uint8. The resulting matrix "
+                         "will be at least levels ** 2 in size.")
+
+
+def _symmetric_normed(P, symmetric, normed, xp):
+    """graycomatrix's finish of the counts P (in memory and over Dask): P + P^T, then each matrix over its sum."""
+    if symmetric:
+        P = P + xp.transpose(P, (1, 0, 2, 3))
+    if normed:
+        P = P.astype(np.float64)
+        sums = xp.sum(P, axis=(0, 1), keepdims=True)
+        sums[sums == 0] = 1
+        P /= sums
+    return P
+
+
 @engine_aware("image", native=False)
 def graycomatrix(image, distances, angles, levels=None, symmetric=False, normed=False):
     """Gray-level co-occurrence matrices (levels, levels, len(distances), len(angles)) of a 2-D integer image
@@ -61,12 +83,7 @@ def graycomatrix(image, distances, angles, levels=None, symmetric=False, normed=
     if not image.dtype.isnative:
         raise ValueError("Big-endian buffer not supported on little-endian compiler")
     image_max = image.max()
-    if np.issubdtype(image.dtype, np.floating):
-        raise ValueError("Float images are not supported by graycomatrix. Convert the image to an unsigned integer "
-                         "type.")
-    if image.dtype not in (np.uint8, np.int8) and levels is None:
-        raise ValueError("The levels argument is required for data types other than uint8. The resulting matrix "
-                         "will be at least levels ** 2 in size.")
+    _check_dtype_levels(image.dtype, levels)
     if np.issubdtype(image.dtype, np.signedinteger) and bool(xp.any(image < 0)):
         raise ValueError("Negative-valued images are not supported.")
     if levels is None:
@@ -91,14 +108,7 @@ def graycomatrix(image, distances, angles, levels=None, symmetric=False, normed=
             first = image[r0:r1, c0:c1]
             second = image[r0 + dr:r1 + dr, c0 + dc:c1 + dc]
             P[:, :, d, a] = _histogram.joint_integer_counts(first, second, lo0=0, lo1=0, shape=(levels, levels))
-    if symmetric:
-        P = P + xp.transpose(P, (1, 0, 2, 3))
-    if normed:
-        P = P.astype(np.float64)
-        sums = xp.sum(P, axis=(0, 1), keepdims=True)
-        sums[sums == 0] = 1
-        P /= sums
-    return P
+    return _symmetric_normed(P, symmetric, normed, xp)
 
 
 _PROPS = ("contrast", "dissimilarity", "homogeneity", "ASM", "energy", "correlation", "entropy", "variance", "mean",

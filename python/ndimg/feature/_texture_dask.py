@@ -43,13 +43,7 @@ def _finish(counts, levels, n_angles, n_distances, symmetric, normed, gpu):
     """The summed counts (angle-major offsets) as graycomatrix's (levels, levels, distances, angles) result,
     made symmetric and normed as in memory; a CuPy array for CuPy chunks."""
     P = counts.reshape(levels, levels, n_angles, n_distances).transpose(0, 1, 3, 2).astype(np.uint32)
-    if symmetric:
-        P = P + np.transpose(P, (1, 0, 2, 3))
-    if normed:
-        P = P.astype(np.float64)
-        sums = np.sum(P, axis=(0, 1), keepdims=True)
-        sums[sums == 0] = 1
-        P /= sums
+    P = _mem._symmetric_normed(P, symmetric, normed, np)
     if gpu:
         import cupy
 
@@ -64,12 +58,7 @@ def graycomatrix(image, distances, angles, levels=None, symmetric=False, normed=
     check_nD(image, 2)
     check_nD(distances, 1, "distances")
     check_nD(angles, 1, "angles")
-    if np.issubdtype(image.dtype, np.floating):
-        raise ValueError("Float images are not supported by graycomatrix. Convert the image to an unsigned integer "
-                         "type.")
-    if image.dtype not in (np.uint8, np.int8) and levels is None:
-        raise ValueError("The levels argument is required for data types other than uint8. The resulting matrix "
-                         "will be at least levels ** 2 in size.")
+    _mem._check_dtype_levels(image.dtype, levels)
     levels = 256 if levels is None else int(levels)
     distances = np.ascontiguousarray(distances, dtype=np.float64)
     angles = np.ascontiguousarray(angles, dtype=np.float64)
