@@ -78,6 +78,13 @@ struct CannySuppress {
 };
 
 // ---- engine schedules (arguments validated by the entries) ----
+// The schedules' float type of a view: float32 stays, anything else is float64 (host side, both engines).
+template <class F>
+void on_float(const View& v, F&& f) {
+  if (v.dtype == DType::F32) f.template operator()<float>();
+  else f.template operator()<double>();
+}
+
 void gradient_magnitude_cpu(const View& gi, const View& gj, const View& out);
 void canny_suppress_cpu(const View& gi, const View& gj, const View& mag, const View& mask, double low, double high,
                         const View& out);

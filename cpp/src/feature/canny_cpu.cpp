@@ -10,16 +10,6 @@
 #include "feature/each_pixel.hpp"
 
 namespace ndimg::feature {
-namespace {
-
-template <class F>
-void on_float(const View& v, F&& f) {
-  if (v.dtype == DType::F32) f.template operator()<float>();
-  else f.template operator()<double>();
-}
-
-}  // namespace
-
 void gradient_magnitude_cpu(const View& gi, const View& gj, const View& out) {
   on_float(gi, [&]<class T>() {
     each_pixel_cpu(gi.shape[0], gi.shape[1], 1, CannyMagnitude<T>{gi.ptr<T>(), gj.ptr<T>(), out.ptr<T>(), gi.shape[1]});

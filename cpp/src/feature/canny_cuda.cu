@@ -3,16 +3,6 @@
 #include "feature/each_pixel.cuh"
 
 namespace ndimg::feature {
-namespace {
-
-template <class F>
-void on_float(const View& v, F&& f) {
-  if (v.dtype == DType::F32) f.template operator()<float>();
-  else f.template operator()<double>();
-}
-
-}  // namespace
-
 void gradient_magnitude_cuda(const View& gi, const View& gj, const View& out, StreamHandle stream) {
   const char* op = "gradient_magnitude";
   cuda::DeviceGuard guard(gi.device_id, op);
