@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine import engine_aware, xp_of
+from ..morphology._extrema import neighbour_steps
 from ..ndimage._binary import generate_binary_structure
 from ..ndimage._footprint import to_host
 
@@ -25,19 +26,10 @@ def _raveled_offsets_and_distances(image_shape, *, connectivity=1, spacing=None)
     """The C-order flat offsets of the neighbours under `connectivity` and their (spaced) lengths, nearest
     first (stable), without the centre; offsets that coincide in a too-small image kept once."""
     ndim = len(image_shape)
-    footprint = np.asarray(generate_binary_structure(ndim, connectivity))
-    offsets = np.stack([idx - 1 for idx in np.nonzero(footprint)], axis=-1)
-    ravel = np.cumprod((tuple(image_shape[1:]) + (1,))[::-1])[::-1]
-    raveled = (offsets * ravel).sum(axis=1)
     spacing = np.ones(ndim) if spacing is None else spacing
-    distances = np.sqrt(np.sum((offsets * spacing) ** 2, axis=1))
-    order = np.argsort(distances, kind="stable")
-    raveled, distances = raveled[order], distances[order]
-    if any(x < y for x, y in zip(image_shape, footprint.shape)):
-        _, first = np.unique(raveled, return_index=True)
-        first = np.sort(first, kind="stable")
-        raveled, distances = raveled[first], distances[first]
-    return raveled[1:], distances[1:]
+    footprint = np.asarray(generate_binary_structure(ndim, connectivity))
+    steps, raveled = neighbour_steps(image_shape, footprint, (1,) * ndim, spacing)
+    return raveled, np.sqrt(np.sum((steps * spacing) ** 2, axis=1))
 
 
 def _csr(xp, data, indices, indptr, m, sparse_type):

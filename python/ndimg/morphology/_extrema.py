@@ -36,14 +36,15 @@ def resolve_neighborhood(footprint, connectivity, ndim, enforce_adjacency=True):
     return footprint
 
 
-def neighbour_steps(image_shape, footprint, center):
-    """The footprint's steps from `center` as scikit-image keeps them: sorted by length (stable), the
-    duplicates a small image folds together dropped, then the first (shortest: the centre when set) dropped.
-    Returns (steps (k, ndim), C-order linear offsets in `image_shape`)."""
+def neighbour_steps(image_shape, footprint, center, spacing=None):
+    """The footprint's steps from `center` as scikit-image keeps them: sorted by length (stable; lengths
+    scaled by `spacing` when given), the duplicates a small image folds together dropped, then the first
+    (shortest: the centre when set) dropped. Returns (steps (k, ndim), C-order linear offsets in `image_shape`)."""
     offsets = np.stack([idx - c for idx, c in zip(np.nonzero(footprint), center)], axis=-1)
     factors = np.cumprod((tuple(image_shape[1:]) + (1,))[::-1])[::-1]
     linear = (offsets * factors).sum(axis=1)
-    order = np.argsort(np.sqrt(np.sum(offsets ** 2, axis=1)), kind="stable")
+    scaled = offsets if spacing is None else offsets * spacing
+    order = np.argsort(np.sqrt(np.sum(scaled ** 2, axis=1)), kind="stable")
     offsets, linear = offsets[order], linear[order]
     if any(x < y for x, y in zip(image_shape, footprint.shape)):
         _, first = np.unique(linear, return_index=True)
