@@ -5,17 +5,14 @@ from __future__ import annotations
 import operator
 
 from ..._engine import engine_aware
-from ._generic import _check_nd, _run
+from ._generic import _scalar_2d
 
 __all__ = ["mean_bilateral", "pop_bilateral", "sum_bilateral"]
 
 
 def _filter(statistic, doc):
     def fn(image, footprint, out=None, mask=None, shift_x=0, shift_y=0, s0=10, s1=10):
-        _check_nd(image, 2)
-        res = _run(statistic, image, footprint, out, mask, (shift_x, shift_y, 0), three_d=False,
-                   s0=operator.index(s0), s1=operator.index(s1))
-        return res.reshape(res.shape[:2])
+        return _scalar_2d(statistic, image, footprint, out, mask, shift_x, shift_y, operator.index, s0=s0, s1=s1)
 
     fn.__name__ = fn.__qualname__ = statistic
     fn.__doc__ = f"skimage.filters.rank.{statistic}: {doc} of the window's pixels within the grey band (2-D)."

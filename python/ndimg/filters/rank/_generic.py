@@ -122,6 +122,15 @@ def _run(statistic, image, footprint, out, mask, shifts, *, three_d, out_dtype=N
     return out
 
 
+def _scalar_2d(statistic, image, footprint, out, mask, shift_x, shift_y, convert, **params):
+    """A 2-D filter with one value per pixel and the parameters `params` (the percentile and bilateral
+    families), each taken through `convert` as their Cython kernels take it, after the image's check."""
+    _check_nd(image, 2)
+    res = _run(statistic, image, footprint, out, mask, (shift_x, shift_y, 0), three_d=False,
+               **{name: convert(value) for name, value in params.items()})
+    return res.reshape(res.shape[:2])
+
+
 def _scalar(statistic, image, footprint, out, mask, shift_x, shift_y, shift_z, out_dtype=None):
     """A 2-D or 3-D filter with one value per pixel (generic.py's _apply_scalar_per_pixel[_3D])."""
     if image.ndim not in (2, 3):

@@ -4,17 +4,14 @@ filters' statistics over the grey levels between the window's percentiles p0 and
 from __future__ import annotations
 
 from ..._engine import engine_aware
-from ._generic import _check_nd, _run
+from ._generic import _scalar_2d
 
 __all__ = ["autolevel_percentile", "gradient_percentile", "mean_percentile", "subtract_mean_percentile",
            "enhance_contrast_percentile", "percentile", "pop_percentile", "sum_percentile", "threshold_percentile"]
 
 
 def _apply(statistic, image, footprint, out, mask, shift_x, shift_y, p0, p1):
-    _check_nd(image, 2)
-    res = _run(statistic, image, footprint, out, mask, (shift_x, shift_y, 0), three_d=False, p0=_real(p0),
-               p1=_real(p1))
-    return res.reshape(res.shape[:2])
+    return _scalar_2d(statistic, image, footprint, out, mask, shift_x, shift_y, _real, p0=p0, p1=p1)
 
 
 def _real(p):
