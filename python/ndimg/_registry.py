@@ -2928,6 +2928,9 @@ register("feature", "draw_haar_like_feature", f"{_FD}._haar:draw_haar_like_featu
                 case(r=0, c=0, width=6, height=7, feature_coord=_HC, max_n_features=2, rng=3, alpha=0.3,
                      color_positive_block=(0.2, 0.4, 0.9)),
                 case(r=1, c=1, width=6, height=7, feature_coord=_HC, _ndim=(3,), _shape=(12, 14, 3), _id="rgb")),
+         bad=(bad(ValueError, r=0, c=0, width=6, height=7, feature_coord=_HC, _shape=(29,)),
+              bad(IndexError, r=15, c=20, width=6, height=7, feature_coord=_HC, _ndim=(2,)),
+              bad(ValueError, r=0, c=0, width=6, height=7, feature_coord=_HC, max_n_features=-1, _ndim=(2,))),
          bench=(("2d_f32", dict(r=0, c=0, width=6, height=7, feature_coord=_HC)),))
 _rng = np.random.default_rng(29)
 _DB1, _DB2 = _rng.random((40, 32)) > 0.5, _rng.random((35, 32)) > 0.5    # BRIEF-like binary descriptors
@@ -2953,6 +2956,8 @@ register("feature", "draw_multiblock_lbp", f"{_FD}._mblbp_draw:draw_multiblock_l
          cases=(case(r=1, c=2, width=4, height=3), case(r=0, c=0, width=5, height=5, lbp_code=0b10110010, alpha=0.3),
                 case(r=2, c=1, width=3, height=4, lbp_code=255, color_less_block=(0.5, 0.1, 0.2)),
                 case(r=1, c=1, width=4, height=3, lbp_code=77, _ndim=(3,), _shape=(12, 14, 3), _id="rgb")),
+         bad=(bad(ValueError, r=0, c=0, width=3, height=3, _shape=(7, 9, 11)), bad(TypeError, r=0.5, c=0, width=3, height=3),
+              bad(TypeError, r=0, c=0, width=3, height=3, lbp_code=1.5)),
          bench=(("2d_f32", dict(r=0, c=0, width=30, height=30, lbp_code=0b10110010)),))
 # host-only (scikit-learn's mixture, matplotlib): compared with scikit-image, GPU inputs included, in their tests
 register("feature", "learn_gmm", f"{_FD}._fisher_vector:learn_gmm", inputs=("none",), ndim=(), cases=(),
@@ -3236,6 +3241,8 @@ register("graph", "route_through_array", f"{_GR}._mcp:route_through_array", dtyp
          bench=(("2d_f32", dict(start=(0, 0), end=(-1, -1))),), extra=_NAN_CRASH)
 register("graph", "shortest_path", f"{_GR}._mcp:shortest_path", dtypes=FLOATS + ("uint8",), family="graph",
          rtol=0, atol=0, cases=(case(), case(reach=2), case(axis=0), case(output_indexlist=True)),
+         bad=(bad(TypeError, _shape=(29,)), bad(ValueError, reach=-1), bad(TypeError, reach=1.5),
+              bad(IndexError, axis=2, _ndim=(2,))),
          bench=(("2d_small_f32", {}),), extra=_NAN_CRASH)
 register("graph", "pixel_graph", f"{_GR}._graph:pixel_graph", dtypes=("bool", "uint8", "float32", "float64"),
          ndim=(1, 2, 3), family="graph", rtol=0, atol=0,
@@ -3307,6 +3314,8 @@ register("feature", "hessian_matrix_det", f"{_FD}:hessian_matrix_det", halo=_fd_
          known_differences={"1e308:3d": "products of 1e308 overflow: the pointwise cofactor expansion gives NaN "
                                         "where NumPy's per-pixel LU (np.linalg.det) gives +-inf"},
          cases=(case(), case(sigma=3), case(sigma=4.5), case(sigma=0.2), case(sigma=2, approximate=False)),
+         bad=(bad(_AxisError, _shape=(29,)), bad(ValueError, sigma=-1, approximate=False),
+              bad(TypeError, sigma=(1, 2), _ndim=(2,))),
          bench=(("2d_f32", dict(sigma=3)), ("3d_f32", dict(sigma=2))), **dict(_FD_ST, rtol=1e-4, atol=1e-4))
 register("feature", "structure_tensor", f"{_FD}:structure_tensor", halo=_fd_tensor,
          dask=f"{_FD}_dask:structure_tensor",
@@ -3457,6 +3466,7 @@ register("feature", "graycoprops", f"{_FB}._texture:graycoprops", dtypes=("uint3
 register("feature", "multiblock_lbp", f"{_FB}._texture:multiblock_lbp", dtypes=NUMERIC + ("uint64",), ndim=(2,),
          family="stencil",
          cases=(case(r=0, c=0, width=3, height=3), case(r=2, c=4, width=5, height=4), case(r=1, c=1, width=1, height=2)),
+         bad=(bad(TypeError, r=0, c=0, width=1, height=1, _shape=(7, 9, 11)), bad(TypeError, r=0.5, c=0, width=1, height=1)),
          bench=(("2d_f32", dict(r=100, c=100, width=300, height=300)),))
 register("feature", "corner_moravec", f"{_FB}._corner_cy:corner_moravec", dtypes=ALL, ndim=(2,), family="stencil",
          cases=(case(), case(window_size=2), case(window_size=0)),

@@ -303,6 +303,8 @@ def shortest_path(arr, reach=1, axis=-1, output_indexlist=False):
     lib = library_of(arr)
     if lib not in (None, "numpy"):
         arr = to_host(arr)
+    if arr.ndim == 1:   # scikit-image's move count is a float for 1-D arrays: its reshape raises TypeError
+        raise TypeError("shortest_path: arr must have at least 2 dimensions, not 1")
     if axis < 0:   # arr.ndim: scikit-image takes arrays only (a list raises AttributeError)
         axis += arr.ndim
     block = (2 * reach + 1,) * (arr.ndim - 1)
