@@ -387,3 +387,15 @@ def max_tree_images(shape, seed):
     yield blocks[tuple(slice(0, s) for s in shape)].astype(np.int16) - 2   # plateaus across tile borders
     yield np.round(rng.normal(size=shape), 1).astype(np.float32)   # signed floats with ties, -0.0 and 0.0
     yield rng.integers(0, 2, shape).astype(bool)
+
+
+def gray_test_image(name, dtype, astronaut, camera):
+    """A grey feature-test image: scikit-image's astronaut (to grey) or camera (over 255) cropped to the
+    slices `astronaut` or `camera`, in `dtype`; "uint8" rounds the [0, 1] values times 255."""
+    from skimage import data
+    from skimage.color import rgb2gray
+
+    image = rgb2gray(data.astronaut()[astronaut]) if name == "astronaut" else data.camera()[camera] / 255.0
+    if dtype == "uint8":
+        return np.round(image * 255).astype(np.uint8)
+    return image.astype(dtype)

@@ -4,21 +4,15 @@ GPU images giving GPU results, and scikit-image's errors for flat, small and non
 import numpy as np
 import pytest
 import skimage.feature as sf
-from skimage import data
-from skimage.color import rgb2gray
 
 import ndimg.feature as nf
-from helpers import array_type, to_engine, to_host
+from helpers import array_type, gray_test_image, to_engine, to_host
 
 DETECTED = ("keypoints", "scales", "orientations", "responses")
 
 
 def _image(name, dtype):
-    image = (rgb2gray(data.astronaut()[50:350, 50:400]) if name == "astronaut"
-             else data.camera()[60:300, 120:420] / 255.0)
-    if dtype == "uint8":
-        return np.round(image * 255).astype(np.uint8)
-    return image.astype(dtype)
+    return gray_test_image(name, dtype, np.s_[50:350, 50:400], np.s_[60:300, 120:420])
 
 
 def _same(ours, ref, names, engine, dtype=None):

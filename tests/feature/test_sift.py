@@ -11,20 +11,16 @@ import pytest
 import skimage.feature as sf
 from scipy.spatial import cKDTree
 from skimage import data
-from skimage.color import rgb2gray
 
 import ndimg.feature as nf
-from helpers import array_type, to_engine, to_host
+from helpers import array_type, gray_test_image, to_engine, to_host
 
 ATTRS = ("keypoints", "positions", "scales", "sigmas", "orientations", "octaves")
 
 
 def _image(name, dtype, size):
-    image = (rgb2gray(data.astronaut()[60:60 + size[0], 90:90 + size[1]]) if name == "astronaut"
-             else data.camera()[80:80 + size[0], 120:120 + size[1]] / 255.0)
-    if dtype == "uint8":
-        return np.round(image * 255).astype(np.uint8)
-    return image.astype(dtype)
+    return gray_test_image(name, dtype, np.s_[60:60 + size[0], 90:90 + size[1]],
+                           np.s_[80:80 + size[0], 120:120 + size[1]])
 
 
 def _same(ours, ref, names, engine):
