@@ -399,3 +399,15 @@ def gray_test_image(name, dtype, astronaut, camera):
     if dtype == "uint8":
         return np.round(image * 255).astype(np.uint8)
     return image.astype(dtype)
+
+
+def threads_fixture(*counts):
+    """A `threads` fixture: each test once per thread count in `counts`, the pool's size restored after."""
+    @pytest.fixture(params=counts, ids=lambda t: f"{t}threads")
+    def threads(request):
+        before = ndimg.get_num_threads()
+        ndimg.set_num_threads(request.param)
+        yield request.param
+        ndimg.set_num_threads(before)
+
+    return threads

@@ -7,16 +7,11 @@ import pytest
 from scipy import ndimage as ndi
 from skimage import segmentation as sk
 
-import ndimg
 from ndimg.segmentation._watershed import watershed
+from helpers import threads_fixture
 
 
-@pytest.fixture(params=[1, 2, 4], ids=lambda t: f"{t}threads")
-def threads(request):
-    before = ndimg.get_num_threads()
-    ndimg.set_num_threads(request.param)
-    yield request.param
-    ndimg.set_num_threads(before)
+threads = threads_fixture(1, 2, 4)
 
 
 def same(image, markers, **kwargs):

@@ -8,16 +8,11 @@ import pytest
 from scipy import ndimage as ndi
 from skimage import segmentation as sk
 
-import ndimg
 from ndimg.segmentation._watershed import watershed
+from helpers import threads_fixture
 
 
-@pytest.fixture(params=[4, 7], ids=lambda t: f"{t}threads")
-def threads(request):
-    before = ndimg.get_num_threads()
-    ndimg.set_num_threads(request.param)
-    yield request.param
-    ndimg.set_num_threads(before)
+threads = threads_fixture(4, 7)
 
 
 def same(image, markers, **kwargs):
