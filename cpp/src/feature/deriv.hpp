@@ -23,26 +23,19 @@ void hessian_det_box_cuda(const View& integral, const View& out, double sigma, S
 namespace deriv_math {
 
 using filters::ridge_math::n_elems;
-
-template <class T>
-struct ElemPtrs {
-  const T* e[n_elems(kMaxSymDim)];
-};
-template <class T>
-ElemPtrs<T> elem_ptrs(std::span<const View> elems) {
-  ElemPtrs<T> p{};
-  for (size_t i = 0; i < elems.size(); ++i) p.e[i] = elems[i].ptr<T>();
-  return p;
-}
+// the matrix elements' pointers of one call: the ridge filters' Hessian element pointers
+using filters::ridge_math::HessianPtrs;
+using filters::ridge_math::hessian_ptrs;
+static_assert(kMaxSymDim <= filters::kMaxRidgeDim, "HessianPtrs holds every element of the largest matrix");
 
 // One pixel: its eigenvalues written to out[k * plane + i], decreasing. The 2 x 2 closed form in the
 // elements' own type, as scikit-image's NumPy expression rounds it; larger matrices by Jacobi rotations
 // in double (backward stable, as LAPACK's eigvalsh).
 template <int N, class T>
-NDIMG_HD void pixel_eigvals(const ElemPtrs<T>& p, int64_t i, int64_t plane, T* out) {
+NDIMG_HD void pixel_eigvals(const HessianPtrs<T>& p, int64_t i, int64_t plane, T* out) {
   using C = std::conditional_t<N == 2, T, double>;
   C h[n_elems(N)], e[N];
-  for (int k = 0; k < n_elems(N); ++k) h[k] = C(p.e[k][i]);
+  for (int k = 0; k < n_elems(N); ++k) h[k] = C(p.h[k][i]);
   if constexpr (N == 2) {
     // (M00 + M11) / 2 +- sqrt(M01**2 + ((M00 - M11) / 2)**2), each operation rounded on its own
     const C mean = add_rn(h[0], h[2]) / C(2), half = sub_rn(h[0], h[2]) / C(2);

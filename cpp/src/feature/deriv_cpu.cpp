@@ -12,7 +12,7 @@ void sym_eigvals_cpu(int n, std::span<const View> elems, const View& out) {
   const int64_t plane = elems[0].size();
   dispatch_sym(n, [&]<int N>() {
     auto run = [&]<class T>() {
-      const ElemPtrs<T> p = elem_ptrs<T>(elems);
+      const HessianPtrs<T> p = hessian_ptrs<T>(elems);
       T* o = out.ptr<T>();
       parallel_for(plane, kGrain, [&](int64_t i0, int64_t i1) {
         for (int64_t i = i0; i < i1; ++i) pixel_eigvals<N, T>(p, i, plane, o);

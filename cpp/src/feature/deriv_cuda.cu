@@ -9,7 +9,7 @@ using namespace deriv_math;
 constexpr unsigned kThreads = 256;
 
 template <int N, class T>
-__global__ void eigvals_kernel(ElemPtrs<T> p, T* out, int64_t plane) {
+__global__ void eigvals_kernel(HessianPtrs<T> p, T* out, int64_t plane) {
   NDIMG_GRID_STRIDE(i, plane) { pixel_eigvals<N, T>(p, i, plane, out); }
 }
 
@@ -27,8 +27,8 @@ void sym_eigvals_cuda(int n, std::span<const View> elems, const View& out, Strea
   const int64_t plane = elems[0].size();
   dispatch_sym(n, [&]<int N>() {
     auto run = [&]<class T>() {
-      eigvals_kernel<N, T><<<cuda::blocks_for(plane, kThreads), kThreads, 0, s>>>(elem_ptrs<T>(elems), out.ptr<T>(),
-                                                                                   plane);
+      eigvals_kernel<N, T><<<cuda::blocks_for(plane, kThreads), kThreads, 0, s>>>(hessian_ptrs<T>(elems), out.ptr<T>(),
+                                                                                     plane);
       cuda::check_launch(op);
     };
     if (out.dtype == DType::F64) run.template operator()<double>(); else run.template operator()<float>();
