@@ -13,10 +13,11 @@ from scipy import spatial
 
 from .._engine import engine_aware, xp_of
 from .._prim.feature_deriv import hessian_det_box
-from .._rules import check_nD, img_as_float, supported_float_type
+from .._rules import check_nD
 from ..filters._gaussian import gaussian
 from ..ndimage._separable import gaussian_laplace
 from ..transform._integral import integral_image
+from ._corner_cy import _float_image
 from ._peak import _peak_local_max
 
 
@@ -114,11 +115,6 @@ def _exclude_border(ndim, exclude_border):
     if isinstance(exclude_border, int):   # True too: one pixel, as scikit-image's check comes after this one
         return (exclude_border,) * ndim + (0,)
     raise ValueError(f'Unsupported value ({exclude_border}) for exclude_border')
-
-
-def _float_image(image):
-    image = img_as_float(image)
-    return image.astype(supported_float_type(image.dtype), copy=False)
 
 
 def _sigmas(min_sigma, max_sigma, ndim, float_dtype):

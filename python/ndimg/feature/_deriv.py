@@ -16,15 +16,11 @@ import numpy as np
 from .._blocks import blockable, blockwise
 from .._engine import engine_aware, xp_of
 from .._prim import feature_deriv as _fd
-from .._rules import as_image, check_nD, img_as_float, supported_float_type
+from .._rules import as_image, check_nD, supported_float_type
 from ..filters._gaussian import gaussian
 from ..ndimage._separable import correlate1d, gaussian_filter, sobel
 from ..transform._integral import integral_image
-
-
-def _float_image(image):
-    image = img_as_float(image)
-    return image.astype(supported_float_type(image.dtype), copy=False)
+from ._corner_cy import _float_image
 
 
 def _check_order(order, ndim, message_nd, message_bad):
