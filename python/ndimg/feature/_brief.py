@@ -8,15 +8,9 @@ import copy
 import numpy as np
 
 from .._engine import CUDA, engine_for, from_working, to_working
-from .._rules import check_nD, img_as_float, supported_float_type
+from .._rules import check_nD
 from ..ndimage._footprint import to_host
-
-
-def _prepare_grayscale_input_2D(image, xp):
-    image = xp.squeeze(image)
-    check_nD(image, 2)
-    image = img_as_float(image)
-    return image.astype(supported_float_type(image.dtype), copy=False)
+from ._corner_cy import _grayscale_2d
 
 
 def _mask_border_keypoints(image_shape, keypoints, distance):
@@ -74,7 +68,7 @@ class BRIEF:
             image = to_working(image, call.library)
         check_nD(image, 2)
         rng = copy.deepcopy(self.rng)
-        image = _prepare_grayscale_input_2D(image if xp is not np else np.asarray(image), xp)
+        image = _grayscale_2d(image if xp is not np else np.asarray(image))
         image = gaussian(image, sigma=self.sigma, mode='reflect')
         pos1, pos2 = self._pairs(rng)
         keypoints = to_host(keypoints)

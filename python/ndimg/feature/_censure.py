@@ -10,7 +10,8 @@ from .._engine import CUDA, engine_for, from_working, to_working
 from .._rules import check_nD
 from ..morphology import octagon, star
 from ..ndimage import convolve, maximum_filter, minimum_filter
-from ._brief import _mask_border_keypoints, _prepare_grayscale_input_2D
+from ._brief import _mask_border_keypoints
+from ._corner_cy import _grayscale_2d
 from ._deriv import structure_tensor
 
 # scikit-image's filter sizes: the paper's seven octagons (later scales extrapolated) and OpenCV's stars
@@ -125,7 +126,7 @@ class CENSURE:
         xp = call.xp
         check_nD(image, 2)
         num_scales = self.max_scale - self.min_scale
-        image = xp.ascontiguousarray(_prepare_grayscale_input_2D(image, xp))
+        image = xp.ascontiguousarray(_grayscale_2d(image))
         if self.mode != 'dob' and self.max_scale > len(OCTAGON_OUTER_SHAPE if self.mode == 'octagon'
                                                         else STAR_FILTER_SHAPE):
             raise IndexError('list index out of range')   # scikit-image's tables end there

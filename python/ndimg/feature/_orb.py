@@ -11,9 +11,9 @@ from .._engine import CUDA, from_working, to_working
 from .._rules import check_nD
 from ..ndimage._footprint import to_host
 from ..transform import pyramid_gaussian
-from ._brief import _mask_border_keypoints, _prepare_grayscale_input_2D
+from ._brief import _mask_border_keypoints
 from ._censure import _keypoint_input
-from ._corner_cy import corner_fast, corner_orientations
+from ._corner_cy import _grayscale_2d, corner_fast, corner_orientations
 from ._deriv import corner_harris
 from ._orb_pattern import PAIRS
 from ._peak import corner_peaks
@@ -84,7 +84,7 @@ class ORB:
         return call, image
 
     def _build_pyramid(self, image, xp):
-        image = _prepare_grayscale_input_2D(image, xp)
+        image = _grayscale_2d(image)
         return list(pyramid_gaussian(image, self.n_scales - 1, self.downscale, channel_axis=None))
 
     def _detect_octave(self, octave_image, xp):
