@@ -12,13 +12,14 @@ import numpy as np
 from .._engine import xp_of
 from .._rules import supported_float_type
 from ..filters._thresholding_dask import blocks, delayed, tree
+from ..ndimage._footprint import to_host
 from . import _canny as _mem
 
 
 def _strong_labels(labels, classes):
     """The labels of a chunk's strong pixels, on the host."""
     ids = labels[classes == 2]
-    return np.unique(ids.get() if hasattr(ids, "get") else ids)
+    return np.unique(to_host(ids))
 
 
 def _merge(parts):

@@ -13,6 +13,7 @@ from .._prim import feature as _feature
 from .._rules import array_argument, as_image, check_nD, img_as_float, supported_float_type
 from ..filters._window import _as_int as safe_as_int
 from ..ndimage import correlate1d
+from ..ndimage._footprint import to_host
 
 
 def _float_image(image):
@@ -64,7 +65,7 @@ def _corner_indices(corners):
         raise ValueError(f"Buffer dtype mismatch, expected 'Py_ssize_t' but got {corners.dtype.name!r}")
     if corners.ndim != 2:
         raise ValueError(f"Buffer has wrong number of dimensions (expected 2, got {corners.ndim})")
-    return np.asarray(corners.get() if hasattr(corners, "get") else corners)
+    return to_host(corners)
 
 
 @engine_aware("image", "corners")
@@ -78,7 +79,7 @@ def corner_orientations(image, corners, mask):
         raise ValueError("ndarray is not C-contiguous")
     xp = xp_of(image)
     corners = _corner_indices(corners)
-    mask = np.asarray(mask.get() if hasattr(mask, "get") else mask)
+    mask = to_host(mask)
     if mask.shape[0] % 2 != 1 or mask.shape[1] % 2 != 1:
         raise ValueError("Size of mask must be uneven.")
     mrows, mcols = mask.shape[:2]
@@ -133,7 +134,7 @@ def corner_subpix(image, corners, window_size=11, alpha=0.99):
     wext = (window_size - 1) // 2
     float_dtype = supported_float_type(image.dtype)
     padded = xp.pad(image.astype(float_dtype, copy=False), pad_width=wext, mode="constant", constant_values=0)
-    corners = np.asarray(corners.get() if hasattr(corners, "get") else corners) if hasattr(corners, "dtype") else corners
+    corners = to_host(corners) if hasattr(corners, "dtype") else corners
     corners = safe_as_int(corners + wext)
     redundancy = window_size ** 2 - 2
     t_crit_dot = stats.f.isf(1 - alpha, redundancy, redundancy)

@@ -13,6 +13,7 @@ from .._engine import xp_of
 from .._prim import histogram as _histogram
 from .._rules import check_nD
 from ..filters._thresholding_dask import add, delayed, tree
+from ..ndimage._footprint import to_host
 from . import _texture as _mem
 
 
@@ -35,7 +36,7 @@ def _chunk_counts(block, core, offsets, levels):
             continue
         pair = _histogram.joint_integer_counts(block[r0:r1, c0:c1], block[r0 + dr:r1 + dr, c0 + dc:c1 + dc],
                                                lo0=0, lo1=0, shape=(levels, levels))
-        counts[:, :, k] = pair.get() if hasattr(pair, "get") else pair
+        counts[:, :, k] = to_host(pair)
     return counts
 
 
