@@ -239,6 +239,13 @@ def from_working(y, lib):
     return y
 
 
+def from_host(y, lib):
+    """A host (NumPy) result of host-only work as the caller's array library `lib` (a library_of name)."""
+    if lib in (None, "numpy"):
+        return y
+    return from_working(_cupy().asarray(y), lib)
+
+
 @functools.lru_cache(maxsize=None)
 def _torch_allocator():
     """A CuPy allocator drawing from PyTorch's caching allocator on the current stream."""

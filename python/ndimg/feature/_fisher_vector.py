@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._engine import from_working, is_gpu_array, library_of
+from .._engine import from_host, is_gpu_array, library_of
 from ..ndimage._footprint import to_host
 
 # the registry's names here (the exceptions: scikit-image's private module skimage.feature._fisher_vector)
@@ -98,8 +98,4 @@ def fisher_vector(descriptors, gmm, *, improved=False, alpha=0.5):
     if improved:
         fv = np.sign(fv) * np.power(np.abs(fv), alpha)
         fv = fv / np.linalg.norm(fv)
-    if lib in (None, "numpy"):
-        return fv
-    from .._engine import _cupy
-
-    return from_working(_cupy().asarray(fv), lib)
+    return from_host(fv, lib)

@@ -4,9 +4,7 @@ arrays: GPU features are copied to the host for it, and the predicted labels go 
 library. The default features are ndimg.feature.multiscale_basic_features, on the image's engine."""
 from __future__ import annotations
 
-import numpy as np
-
-from .._engine import _cupy, engine_aware, from_working, library_of
+from .._engine import engine_aware, from_host, library_of
 from ..ndimage._footprint import to_host
 
 try:
@@ -93,4 +91,4 @@ def predict_segmenter(features, clf):
                              + "Maybe you did not use the same type of features for training the classifier.")
         raise err
     out = predicted.reshape(sh[:-1])
-    return out if lib in (None, "numpy") else from_working(_cupy().asarray(out), lib)
+    return from_host(out, lib)

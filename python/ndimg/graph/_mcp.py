@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _core
-from .._engine import _cupy, engine_aware, from_working, library_of
+from .._engine import engine_aware, from_host, library_of
 from ..morphology._misc import DEPRECATED, warn_user
 from ..ndimage._footprint import to_host
 
@@ -60,13 +60,6 @@ def _normalize_indices(indices, shape):
 def _flat(indices, shape):
     strides = _fortran_strides(shape)
     return np.array([int(np.sum(strides * np.asarray(idx, dtype=np.int64))) for idx in indices], dtype=np.int64)
-
-
-def _back(a, lib):
-    """A host result as the caller's array library."""
-    if lib in (None, "numpy"):
-        return a
-    return from_working(_cupy().asarray(a), lib)
 
 
 def _overridden(obj, name, base):
@@ -178,7 +171,7 @@ class MCP:
         self._dirty = True
         cumulative = self._cumulative.reshape(self._shape, order="F")
         traceback = self._traceback.reshape(self._shape, order="F")
-        return _back(cumulative, self._lib), _back(traceback, self._lib)
+        return from_host(cumulative, self._lib), from_host(traceback, self._lib)
 
     def traceback(self, end):
         """The minimum cost path from a start given to find_costs() to `end`: a list of n-d index tuples,
@@ -326,5 +319,5 @@ def shortest_path(arr, reach=1, axis=-1, output_indexlist=False):
     path = m.traceback(end)
     if not output_indexlist:
         path = np.array(path)
-        path = _back(np.squeeze(np.concatenate([path[:, :axis], path[:, axis + 1:]], axis=1)), lib)
+        path = from_host(np.squeeze(np.concatenate([path[:, :axis], path[:, axis + 1:]], axis=1)), lib)
     return path, cost
