@@ -133,12 +133,18 @@ def haar_like_feature(int_image, r, c, width, height, feature_type=None, feature
     return out
 
 
+def _rgb_float_copy(image, xp):
+    """The RGB float copy of `image` that scikit-image's feature drawings blend into (grey images by gray2rgb)."""
+    from ..color._colorconv import gray2rgb
+
+    return img_as_float(gray2rgb(image) if len(image.shape) < 3 else xp.array(image, copy=True))
+
+
 @engine_aware("image")
 def draw_haar_like_feature(image, r, c, width, height, feature_coord, color_positive_block=(1.0, 0.0, 0.0),
                            color_negative_block=(0.0, 1.0, 0.0), alpha=0.5, max_n_features=None, rng=None):
     """The image (as RGB floats) with the rectangles of Haar-like features blended in: odd rectangles in
     `color_positive_block`, even ones in `color_negative_block` (skimage.feature.draw_haar_like_feature)."""
-    from ..color._colorconv import gray2rgb
     from ..draw import rectangle
 
     xp = xp_of(image)
@@ -149,10 +155,7 @@ def draw_haar_like_feature(image, r, c, width, height, feature_coord, color_posi
         feature_coord_ = feature_coord
     else:
         feature_coord_ = rng.choice(feature_coord, size=max_n_features, replace=False)
-    output = xp.array(image, copy=True)
-    if len(image.shape) < 3:
-        output = gray2rgb(image)
-    output = img_as_float(output)
+    output = _rgb_float_copy(image, xp)
     pos, neg = xp.asarray(color_positive_block), xp.asarray(color_negative_block)
     for coord in feature_coord_:
         for idx_rect, rect in enumerate(coord):

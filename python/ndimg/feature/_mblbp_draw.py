@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._engine import engine_aware, xp_of
-from .._rules import img_as_float
+from ._haar import _rgb_float_copy
 
 # neighbour blocks relative to the central one, clockwise from the top left (bit 7 first)
 _NEIGHBOURS = ((-1, -1), (-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1))
@@ -17,15 +17,10 @@ def draw_multiblock_lbp(image, r, c, width, height, lbp_code=0, color_greater_bl
     """The image (as RGB floats) with the neighbour blocks of the multi-block LBP window at (r, c) tinted:
     `color_greater_block` where the code's bit says the block is brighter than the centre, else
     `color_less_block` (skimage.feature.draw_multiblock_lbp)."""
-    from ..color._colorconv import gray2rgb
-
     xp = xp_of(image)
     greater = xp.asarray(np.asarray(color_greater_block, dtype=np.float64))
     less = xp.asarray(np.asarray(color_less_block, dtype=np.float64))
-    output = xp.array(image, copy=True)
-    if len(image.shape) < 3:
-        output = gray2rgb(image)
-    output = img_as_float(output)
+    output = _rgb_float_copy(image, xp)
     offsets = np.array(_NEIGHBOURS)
     offsets[:, 0] *= height
     offsets[:, 1] *= width
