@@ -138,6 +138,15 @@ def _border_width(image, min_distance, exclude_border):
                     "of the image.")
 
 
+def _threshold(threshold_abs, threshold_rel, lo, hi):
+    """threshold_abs (None: the image's minimum `lo`), raised to threshold_rel times its maximum `hi`; the
+    reductions are computed only where needed (in memory or as Dask results)."""
+    threshold = threshold_abs if threshold_abs is not None else _scalar(lo)
+    if threshold_rel is not None:
+        threshold = max(threshold, threshold_rel * _scalar(hi))
+    return threshold
+
+
 def _peak_local_max(image, min_distance, threshold_abs, threshold_rel, exclude_border, num_peaks, footprint,
                     labels, num_peaks_per_label, p_norm, axes=None, device=False):
     """Host (k, ndim) intp coordinates of peak_local_max (without labels, `axes` and `device` as
@@ -149,9 +158,8 @@ def _peak_local_max(image, min_distance, threshold_abs, threshold_rel, exclude_b
     border_width = _border_width(image, min_distance, exclude_border)
     if image.size == 0:
         raise ValueError("zero-size array to reduction operation minimum which has no identity")
-    threshold = threshold_abs if threshold_abs is not None else _scalar(image.min())
-    if threshold_rel is not None:
-        threshold = max(threshold, threshold_rel * _scalar(image.max()))
+    threshold = _threshold(threshold_abs, threshold_rel, image.min() if threshold_abs is None else None,
+                           image.max() if threshold_rel is not None else None)
     if footprint is None:
         footprint = np.ones((2 * min_distance + 1,) * image.ndim, dtype=bool)
     else:

@@ -19,14 +19,7 @@ from dask.array.overlap import ensure_minimum_chunksize
 
 from ..ndimage._footprint import to_host
 from ..ndimage._rank import maximum_filter
-from ._peak import _border_width, _scalar, _select, _suppress_connected
-
-
-def _threshold(threshold_abs, threshold_rel, lo, hi):
-    threshold = threshold_abs if threshold_abs is not None else _scalar(lo)
-    if threshold_rel is not None:
-        threshold = max(threshold, threshold_rel * _scalar(hi))
-    return threshold
+from ._peak import _border_width, _select, _suppress_connected, _threshold
 
 
 def _local_max(block, footprint):
