@@ -17,7 +17,7 @@ from warnings import catch_warnings
 import numpy as np
 from scipy import optimize, spatial
 
-from .._engine import from_working, library_of, to_working
+from .._engine import from_host, library_of, to_working
 from ..morphology._footprints import warn_user   # warnings at the user's line, accelerated or not
 
 _SINCE, _UNTIL = "0.26", "2.2"
@@ -70,14 +70,6 @@ def _to_host(x):
     if lib in (None, "numpy"):
         return x, None
     return to_working(x, lib).get(), lib
-
-
-def _to_caller(y, lib):
-    if lib is None:
-        return y
-    import cupy
-
-    return from_working(cupy.asarray(y), lib)
 
 
 def _check_dim(data, dim):
@@ -229,7 +221,7 @@ class LineModelND(_Model):
         if len(origin) != data.shape[1]:
             raise ValueError(f"`origin` is {len(origin)}D, but `data` is {data.shape[1]}D")
         d = data - origin
-        return _to_caller(np.linalg.norm(d - (d @ direction)[..., None] * direction, axis=1), lib)
+        return from_host(np.linalg.norm(d - (d @ direction)[..., None] * direction, axis=1), lib)
 
     def _predict(self, x, axis, params):
         x, lib = _to_host(x)
@@ -242,19 +234,19 @@ class LineModelND(_Model):
     def predict(self, x, axis=0, params=DEPRECATED):
         """The points of the line whose coordinate along `axis` is `x`."""
         _warn_params("LineModelND.predict", params)
-        return _to_caller(*self._predict(x, axis, params))
+        return from_host(*self._predict(x, axis, params))
 
     def predict_x(self, y, params=DEPRECATED):
         """The x (axis 0) of the 2-D line's points at `y`."""
         _warn_params("LineModelND.predict_x", params)
         pts, lib = self._predict(y, 1, params)
-        return _to_caller(pts[:, 0], lib)
+        return from_host(pts[:, 0], lib)
 
     def predict_y(self, x, params=DEPRECATED):
         """The y (axis 1) of the 2-D line's points at `x`."""
         _warn_params("LineModelND.predict_y", params)
         pts, lib = self._predict(x, 0, params)
-        return _to_caller(pts[:, 1], lib)
+        return from_host(pts[:, 1], lib)
 
 
 class CircleModel(_Model):
@@ -299,7 +291,7 @@ class CircleModel(_Model):
         data, lib = _to_host(data)
         _check_dim(data, 2)
         (xc, yc), r = self.center, self.radius
-        return _to_caller(r - np.sqrt((data[:, 0] - xc) ** 2 + (data[:, 1] - yc) ** 2), lib)
+        return from_host(r - np.sqrt((data[:, 0] - xc) ** 2 + (data[:, 1] - yc) ** 2), lib)
 
     def predict_xy(self, t, params=DEPRECATED):
         """The circle's points at angles `t`, shape ``t.shape + (2,)``."""
@@ -307,7 +299,7 @@ class CircleModel(_Model):
         t, lib = _to_host(t)
         t = np.asanyarray(t)
         (xc, yc), r = self._values(params)
-        return _to_caller(np.stack((xc + r * np.cos(t), yc + r * np.sin(t)), axis=-1), lib)
+        return from_host(np.stack((xc + r * np.cos(t), yc + r * np.sin(t)), axis=-1), lib)
 
 
 class EllipseModel(_Model):
@@ -398,7 +390,7 @@ class EllipseModel(_Model):
         for i in range(data.shape[0]):
             t = optimize.leastsq(dist2, t0[i], args=(x[i], y[i]))[0]
             out[i] = np.sqrt(dist2(t, x[i], y[i]))
-        return _to_caller(out, lib)
+        return from_host(out, lib)
 
     def predict_xy(self, t, params=DEPRECATED):
         """The ellipse's points at parameters `t`, shape ``t.shape + (2,)``."""
@@ -408,7 +400,7 @@ class EllipseModel(_Model):
         (xc, yc), (a, b), theta = self._values(params)
         c, s = np.cos(t), np.sin(t)
         ct, st = math.cos(theta), math.sin(theta)
-        return _to_caller(np.stack((xc + a * ct * c - b * st * s, yc + a * st * c + b * ct * s), axis=-1), lib)
+        return from_host(np.stack((xc + a * ct * c - b * st * s, yc + a * st * c + b * ct * s), axis=-1), lib)
 
 
 def _max_trials(n_inliers, n_samples, min_samples, probability):
@@ -506,7 +498,7 @@ def ransac(data, model_class, min_samples, residual_threshold, is_data_valid=Non
         model = model_class.from_estimate(*inlier_data)
         if is_model_valid is not None and not is_model_valid(model, *inlier_data):
             warn_user("Estimated model is not valid. Try increasing max_trials.")
-        best = _to_caller(best, lib)
+        best = from_host(best, lib)
     else:
         model = best = None
         warn_user("No inliers found. Model not fitted")
