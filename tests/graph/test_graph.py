@@ -307,8 +307,13 @@ def test_pixel_graph_and_central_pixel(engine, rng, shape, dtype):
                 np.testing.assert_array_equal(getattr(g2, attr), getattr(g1, attr))
             assert g2.dtype == g1.dtype
         np.testing.assert_array_equal(to_host(g2.toarray()), g1.toarray())
-        c1, t1 = sg.central_pixel(g1.copy(), n1, shape)
-        c2, t2 = ng.central_pixel(g2.copy(), to_engine(n2, engine) if engine == "cpu" else n2, shape)
+        # a mask that leaves a graph in pieces makes scikit-image's argmin empty: the same error is expected
+        r1, r2 = _raises_like(lambda: sg.central_pixel(g1.copy(), n1, shape),
+                              lambda: ng.central_pixel(g2.copy(), to_engine(n2, engine) if engine == "cpu" else n2,
+                                                       shape))
+        if r1 is None:
+            continue
+        (c1, t1), (c2, t2) = r1, r2
         assert tuple(map(int, c2)) == tuple(map(int, c1))
         np.testing.assert_array_equal(t2, t1)
     g1, _ = sg.pixel_graph(image)
