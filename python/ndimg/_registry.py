@@ -2530,8 +2530,8 @@ register("segmentation", "random_walker", f"{_AC}.random_walker_segmentation:ran
               bad(ValueError, _inputs=("image", "mask:0.0")), bad(ValueError, channel_axis=-1, _ndim=(2,))),
          bench=(("2d_small_f32", dict(_inputs=("image", "seeds:3"))),),
          # CG on the GPU: cuBLAS's dot products sum in another order, so the iterates stop at another point
-         # within the solver's tolerance (1.6e-6 relative on the H200)
-         extra={"cuda_tol": (1e-5, 1e-7)})
+         # within the solver's tolerance (1.6e-6 relative on the H200), and a near tie's label may fall either way
+         extra={"cuda_tol": (1e-5, 1e-7), "compare": "walker"})
 # chan_vese: scikit-image's expressions in its order over xp: equal on NumPy
 # float32 level sets on CuPy: its elementwise kernels contract multiply-adds (NVRTC's default), a few ulp
 # an iteration apart from NumPy's

@@ -161,6 +161,10 @@ def draw_haar_like_feature(image, r, c, width, height, feature_coord, color_posi
         for idx_rect, rect in enumerate(coord):
             (r0, c0), (r1, c1) = rect
             rr, cc = rectangle((r0 + r, c0 + c), (r1 + r, c1 + c))
+            for axis, idx in enumerate((rr, cc)):   # NumPy's IndexError: CuPy's fancy indexing wraps instead
+                bad = idx[(idx >= output.shape[axis]) | (idx < -output.shape[axis])]
+                if bad.size:
+                    raise IndexError(f"index {bad[0]} is out of bounds for axis {axis} with size {output.shape[axis]}")
             rr, cc = xp.asarray(rr), xp.asarray(cc)
             color = pos if (idx_rect + 1) % 2 == 0 else neg
             output[rr, cc] = (1 - alpha) * output[rr, cc] + alpha * color

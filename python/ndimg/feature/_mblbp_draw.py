@@ -2,6 +2,8 @@
 blended into an RGB float copy of the image, on the image's engine."""
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 
 from .._engine import engine_aware, xp_of
@@ -18,6 +20,8 @@ def draw_multiblock_lbp(image, r, c, width, height, lbp_code=0, color_greater_bl
     `color_greater_block` where the code's bit says the block is brighter than the centre, else
     `color_less_block` (skimage.feature.draw_multiblock_lbp)."""
     xp = xp_of(image)
+    # NumPy's TypeError for a non-integer position or size (CuPy's slices would truncate it)
+    r, c, width, height = (operator.index(v) for v in (r, c, width, height))
     greater = xp.asarray(np.asarray(color_greater_block, dtype=np.float64))
     less = xp.asarray(np.asarray(color_less_block, dtype=np.float64))
     output = _rgb_float_copy(image, xp)

@@ -144,7 +144,9 @@ class ORB:
                                            for v in (keypoints, scales, orientations))
         pyramid = self._build_pyramid(image, xp)
         descriptors, masks = [], []
-        octaves = (xp.log(scales) / np.log(self.downscale)).astype(np.intp)
+        # on the host, as scikit-image does: a float32 scale's log in CuPy can differ in the last bit and land an
+        # exact octave (1.2**k) on the other side of its truncation
+        octaves = xp.asarray((np.log(to_host(scales)) / np.log(self.downscale)).astype(np.intp))
         for octave, octave_image in enumerate(pyramid):
             in_octave = octaves == octave
             if int(xp.sum(in_octave)) > 0:
