@@ -140,8 +140,8 @@ def nbytes(x):
 def to_gpu(x):
     import cupy as cp
 
-    if isinstance(x, np.ndarray):
-        return cp.asarray(x)
+    if isinstance(x, np.ndarray):   # object arrays (haar feature coordinates) stay on the host, as callers pass them
+        return x if x.dtype == object else cp.asarray(x)
     if isinstance(x, (tuple, list)):
         return type(x)(to_gpu(v) for v in x)
     if isinstance(x, dict):
@@ -263,7 +263,11 @@ def measure(args, save):
 def gpu_case(row, fn, pfn, inputs, kw, args, bw):
     import cupy as cp
 
-    gin, gkw = to_gpu(inputs), to_gpu(kw)
+    try:
+        gin, gkw = to_gpu(inputs), to_gpu(kw)
+    except Exception as exc:  # inputs CuPy cannot hold: the row keeps its CPU times
+        row["errors"]["cuda"] = error(exc)
+        return
     calls = [("cuda", lambda: fn(*gin, **gkw))]
     if pfn is not None:
         calls.append(("peer", lambda: pfn(*gin, **gkw)))
