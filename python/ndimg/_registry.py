@@ -3194,17 +3194,34 @@ del _q, _rule, _name
 # ---------------------------------------------------------------------------------------------------
 # NumPy -> GPU crossover per function family, for the scikit-image backend's "gpu" NumPy policy: the
 # input size (elements) above which copying NumPy input to the GPU, computing there and copying back is
-# faster than the CPU engine. A family absent here (or None) is NOT MEASURED yet: the "gpu" policy then
-# keeps that family on the CPU engine. Fill in only from bench/ measurements, stating machine and date.
+# faster than the CPU engine. A family absent here is not measured yet, and at None the CPU engine won at every
+# size measured: the "gpu" policy keeps either on the CPU engine. Fill in only from bench/ measurements,
+# stating machine and date.
 # ---------------------------------------------------------------------------------------------------
-# Measured by bench/dispatch.py on an H100 host (16 cores), 2026-11-22: the smallest size tried is 65536
-# elements, so a family at 65536 round-trips at every size measured. bench/crossover.py measures every
-# family with a CUDA engine and prints both literals.
-CROSSOVER: dict[str, int | None] = {"histogram": 65536, "label_count": 65536, "rank": 65536,
-                                    "reduction": 262144, "separable": 65536}
+# Measured by bench/crossover.py on an NVIDIA H200 host (16 cores, 16 CPU threads), 2026-11-26: the smallest size
+# from which the GPU path wins at every larger size tried (4096 to 2**24 elements, or until a call passed 1 s);
+# None: the CPU engine won at the largest size tried (pageable NumPy copies run at a few GB/s).
+# Table and plot: bench/results/crossover-NVIDIA-H200-16cores.md and .png.
+CROSSOVER: dict[str, int | None] = {"binary": None, "clahe": 65536, "distance": 8192, "fft": 4096, "flood": 131072,
+                                    "flow": 262144, "fourier": None, "graph": 131072, "histogram": None,
+                                    "interp": None, "label": 8192, "label_count": 32768, "label_values": None,
+                                    "level_set": 65536, "meta": 1048576, "moments": None, "patch": 8192,
+                                    "point_set": None, "pointwise": 131072, "proj": 524288, "rank": None,
+                                    "rank_histogram": 65536, "reconstruct": 131072, "reduction": None,
+                                    "regionprops": None, "separable": None, "snake": 8992, "sort": 32768,
+                                    "sparse_solve": 65536, "stencil": None, "superpixels": 12288, "watershed": None,
+                                    "wavelet": None}
 # The same for ndimg.accelerate(device="gpu", lazy=True): the input already on the device and the result
 # left there (a chain's later calls). A family absent here takes its CROSSOVER.
-LAZY_CROSSOVER: dict[str, int | None] = {}
+LAZY_CROSSOVER: dict[str, int | None] = {"binary": 32768, "clahe": 131072, "distance": 4096, "fft": 4096,
+                                         "flood": 131072, "flow": 262144, "fourier": 32768, "graph": 131072,
+                                         "histogram": 32768, "interp": 12288, "label": 8192, "label_count": 8192,
+                                         "label_values": 8192, "level_set": None, "meta": 1048576, "moments": 4096,
+                                         "patch": 4096, "point_set": 32768, "pointwise": 131072, "proj": 16384,
+                                         "rank": 16384, "rank_histogram": 65536, "reconstruct": 131072,
+                                         "reduction": 131072, "regionprops": None, "separable": 4096, "snake": None,
+                                         "sort": 32768, "sparse_solve": 65536, "stencil": 32817,
+                                         "superpixels": 12288, "watershed": None, "wavelet": None}
 
 
 def gpu_crossover(entry, lazy=False):
