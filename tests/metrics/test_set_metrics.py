@@ -73,8 +73,3 @@ def test_brute_force_search_matches_kdtree(rng, chunk):
     np.testing.assert_allclose(d, ed, rtol=1e-12)
     np.testing.assert_allclose(np.linalg.norm(src[i] - dst, axis=1), ed, rtol=1e-12)
 
-
-def test_metrics_api_is_complete():
-    from ndimg._registry import entries
-
-    assert {e.name for e in entries("metrics")} == set(ref.__all__)
