@@ -1,6 +1,7 @@
 """filters.rank beyond the generated registry cases: out= arrays, 16-bit images with many bins, masks of
-every dtype scikit-image converts, the 3-D noise filter's shifted centre, windowed histograms, warnings, and
-the CUDA engine against the CPU engine (every statistic, shared-memory and global histograms)."""
+every dtype scikit-image converts, the 3-D noise filter's shifted centre, windowed histograms, warnings, both
+schedules of every statistic that has two (the window's histogram, its values read directly), and the CUDA
+engine against the CPU engine (every statistic, shared-memory and global histograms, the direct tiles)."""
 from __future__ import annotations
 
 import warnings
@@ -141,6 +142,43 @@ def test_errors_match(img8):
         for m in (sk, nd):
             with pytest.raises(exc):
                 quiet(call, m)
+
+
+ENGINES = ["cpu"] + (["cuda"] if CUDA_READY else [])
+# the statistics with a direct schedule (the others read every bin of the window's histogram)
+DIRECT = [n for n in GENERIC + PERCENTILE + BILATERAL + ["percentile", "threshold_percentile"]
+          if n not in ("modal", "majority", "geometric_mean", "entropy", "otsu")]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("schedule", ["direct", "histogram"])
+@pytest.mark.parametrize("name", DIRECT)
+def test_schedules(monkeypatch, engine, schedule, name):
+    """Each schedule forced by NDIMG_RANK_SCHEDULE against scikit-image: ties at the ranks, masks leaving
+    windows empty, shifts, a 16-bit image, a row footprint, an image smaller than the footprint (and than a
+    CUDA tile), 3-D, the percentiles' ranks inside the window and at its ends, the bilateral bands."""
+    monkeypatch.setenv("NDIMG_RANK_SCHEDULE", schedule)
+    rng = np.random.default_rng(6)
+    img8 = rng.integers(0, 256, (23, 70), dtype=np.uint8)
+    img8[5:12, 5:15] = 100
+    img16 = rng.integers(0, 3000, (17, 29)).astype(np.uint16)
+    vol = rng.integers(0, 256, (5, 7, 40), dtype=np.uint8)
+    images = [(img8, DISK2, {}), (img8, DISK2, {"mask": rng.random(img8.shape) > 0.4, "shift_x": 1, "shift_y": -1}),
+              (img8, DISK2, {"mask": rng.random(img8.shape) > 0.9}), (img16, DISK2, {}),
+              (img8, np.ones((1, 9), np.uint8), {}), (img8[:3, :4].copy(), np.ones((7, 7), np.uint8), {}),
+              (vol, BALL1, {"shift_z": 1})]
+    params = ([{"p0": 0.1, "p1": 0.9}, {"p0": 0.6, "p1": 0.3}, {"p0": 0.5, "p1": 0.5}, {}] if name in PERCENTILE else
+              [{"p0": p} for p in (0, 0.3, 0.5, 1, 1.5)] if "percentile" in name else
+              [{"s0": 3, "s1": 30}, {"s0": 0, "s1": 1}, {}] if name in BILATERAL else [{}])
+    for image, fp, kw in images:
+        if image.ndim == 3 and name not in GENERIC:
+            continue
+        for p in params:
+            ref = quiet(getattr(sk, name), image, fp, **kw, **p)
+            ekw = {k: to_engine(v, engine) for k, v in kw.items()}
+            got = to_host(quiet(getattr(nd, name), to_engine(image, engine), fp, **ekw, **p))
+            assert got.dtype == ref.dtype
+            np.testing.assert_array_equal(got, ref, err_msg=f"{image.shape} {kw.keys()} {p}")
 
 
 def _cuda_cases():

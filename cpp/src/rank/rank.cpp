@@ -2,6 +2,7 @@
 // engine.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,8 @@ void rank_filter(const View& image, const View& footprint, std::span<const int64
   q.use_mask = use_mask;
   q.need_bins = reads_bins(q.stat);
   q.need_groups = reads_groups(q.stat);
+  if (const char* env = std::getenv("NDIMG_RANK_SCHEDULE"))
+    q.schedule = std::string(env) == "direct" ? kForceDirect : std::string(env) == "histogram" ? kForceHistogram : kAuto;
 
   // Every element, then the east ends of the footprint's runs along the columns (they enter the window as
   // it moves one column on), then the west ends (they leave it, one column behind).

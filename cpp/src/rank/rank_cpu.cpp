@@ -1,7 +1,8 @@
-// The rank filters' CPU schedule: image lines (rows of every plane) split over the thread pool; along a
+// The rank filters' CPU schedules: image lines (rows of every plane) split over the thread pool. Along a
 // line the window histogram is built once at its first pixel and then updated by the footprint's east and
 // west run ends only (Huang's sliding histogram, as scikit-image slides it), the sum of its grey levels kept
-// with it for the mean-like statistics.
+// with it for the mean-like statistics; or, for a footprint small against the passes its statistic makes
+// over a window and the bins it would scan, each pixel's window values gathered and read directly.
 #include <algorithm>
 #include <type_traits>
 #include <vector>
@@ -28,6 +29,49 @@ struct Tap {
   int64_t dc;
 };
 
+// The footprint list's elements whose plane and row lie in the image, on line (p, r).
+void select(const Geometry& q, int64_t p, int64_t r, const Offset* o, int64_t n, std::vector<Tap>& taps) {
+  taps.clear();
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t pp = p + o[k].dp, rr = r + o[k].dr;
+    if (pp >= 0 && pp < q.planes && rr >= 0 && rr < q.rows) taps.push_back({(pp * q.rows + rr) * q.cols, o[k].dc});
+  }
+}
+
+bool use_direct(const Geometry& q) {
+  if (!has_direct(q) || q.schedule == kForceHistogram) return false;
+  return q.schedule == kForceDirect ||
+         q.n_full * direct_passes(q) < q.n_east + q.n_west + (q.need_bins ? groups_of(q.n_bins) + kGroup : 0);
+}
+
+template <class T, class O>
+void run_direct(const View& image, const View& mask, const Offset* lists, const Geometry& q, const View& out) {
+  const T* src = image.ptr<T>();
+  const uint8_t* msk = q.use_mask ? mask.ptr<uint8_t>() : nullptr;
+  O* dst = out.ptr<O>();
+  const int64_t R = q.rows, C = q.cols;
+  const int64_t line_cost = C * q.n_full * direct_passes(q);
+  parallel_for(q.planes * R, std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(1, line_cost)), [&](int64_t l0, int64_t l1) {
+    std::vector<Tap> full;
+    std::vector<int32_t> vals(size_t(std::max<int64_t>(1, q.n_full)));
+    for (int64_t line = l0; line < l1; ++line) {
+      select(q, line / R, line % R, lists, q.n_full, full);
+      const int64_t row = line * C;
+      for (int64_t col = 0; col < C; ++col) {
+        int64_t m = 0;
+        for (const Tap& t : full) {
+          const int64_t cc = col + t.dc;
+          if (cc < 0 || cc >= C || (msk && !msk[t.base + cc])) continue;
+          vals[size_t(m++)] = int32_t(src[t.base + cc]);
+        }
+        ValueWindow<const int32_t*> w{vals.data(), m, q.n_bins};
+        w.scan();
+        store(q, w, w.pop, w.sum, int64_t(src[row + col]), dst + (row + col) * q.odepth);
+      }
+    }
+  });
+}
+
 template <class T, class O>
 void run(const View& image, const View& mask, const Offset* lists, const Geometry& q, const View& out) {
   const T* src = image.ptr<T>();
@@ -45,17 +89,9 @@ void run(const View& image, const View& mask, const Offset* lists, const Geometr
     int64_t terms_pop = -1;
     for (int64_t line = l0; line < l1; ++line) {
       const int64_t p = line / R, r = line % R;
-      // the list elements whose plane and row lie in the image
-      auto select = [&](const Offset* o, int64_t n, std::vector<Tap>& taps) {
-        taps.clear();
-        for (int64_t k = 0; k < n; ++k) {
-          const int64_t pp = p + o[k].dp, rr = r + o[k].dr;
-          if (pp >= 0 && pp < q.planes && rr >= 0 && rr < R) taps.push_back({(pp * R + rr) * C, o[k].dc});
-        }
-      };
-      select(lists, q.n_full, full);
-      select(lists + q.n_full, q.n_east, east);
-      select(lists + q.n_full + q.n_east, q.n_west, west);
+      select(q, p, r, lists, q.n_full, full);
+      select(q, p, r, lists + q.n_full, q.n_east, east);
+      select(q, p, r, lists + q.n_full + q.n_east, q.n_west, west);
       if (q.need_bins) std::fill(hist.begin(), hist.end(), 0);
       int64_t pop = 0, wsum = 0;
       auto add = [&](int64_t at, int sign) {
@@ -77,7 +113,8 @@ void run(const View& image, const View& mask, const Offset* lists, const Geometr
           for (int64_t c = 1; c <= pop; ++c) terms[size_t(c)] = entropy_term(c, double(pop));
           terms_pop = pop;
         }
-        store(q, h, pop, wsum, int64_t(src[at]), dst + at * q.odepth, q.stat == kEntropy ? terms.data() : nullptr);
+        store(q, HistWindow<Hist>{h, q.n_bins}, pop, wsum, int64_t(src[at]), dst + at * q.odepth,
+              q.stat == kEntropy ? terms.data() : nullptr);
       };
       put(row);
       // the columns near the line's ends: every tap checked
@@ -143,13 +180,19 @@ void run(const View& image, const View& mask, const Offset* lists, const Geometr
   });
 }
 
+template <class T, class O>
+void run_either(const View& image, const View& mask, const Offset* lists, const Geometry& q, const View& out) {
+  if (use_direct(q)) run_direct<T, O>(image, mask, lists, q, out);
+  else run<T, O>(image, mask, lists, q, out);
+}
+
 template <class T>
 void run_in(const View& image, const View& mask, const Offset* lists, const Geometry& q, const View& out) {
   switch (out.dtype) {
-    case DType::U8: return run<T, uint8_t>(image, mask, lists, q, out);
-    case DType::U16: return run<T, uint16_t>(image, mask, lists, q, out);
-    case DType::F32: return run<T, float>(image, mask, lists, q, out);
-    default: return run<T, double>(image, mask, lists, q, out);
+    case DType::U8: return run_either<T, uint8_t>(image, mask, lists, q, out);
+    case DType::U16: return run_either<T, uint16_t>(image, mask, lists, q, out);
+    case DType::F32: return run_either<T, float>(image, mask, lists, q, out);
+    default: return run_either<T, double>(image, mask, lists, q, out);
   }
 }
 

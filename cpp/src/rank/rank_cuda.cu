@@ -1,10 +1,17 @@
-// The rank filters' CUDA schedule: one thread per segment of an image line (kSegment pixels), each with its
+// The rank filters' CUDA schedules.
+// Direct, for a footprint small against the passes its statistic makes over a window: a block of threads
+// stages its output tile plus the footprint's reach (the image's values, -1 outside the image or the mask)
+// in shared memory with coalesced loads, then each thread reads its pixels' windows there through the
+// footprint's offsets into the tile (a ValueWindow).
+// Histogram, for the others: one thread per segment of an image line (kSegment pixels), each with its
 // own window histogram, built at the segment's first pixel and slid along it by the footprint's run ends
 // (the CPU schedule's update). Histograms of up to kSharedBytes per block live in shared memory as 16-bit
 // counts (windows of fewer than 65536 pixels), interleaved so that a warp reading one bin reads 32 banks;
 // larger ones live in a global scratch buffer of 32-bit counts, interleaved over all threads (coalesced),
 // with as many threads as the buffer's bound allows looping over the segments.
 #include <algorithm>
+#include <type_traits>
+#include <vector>
 
 #include "core/cuda.cuh"
 #include "rank/rank.hpp"
@@ -61,18 +68,120 @@ __global__ void rank_kernel(const T* __restrict__ src, const uint8_t* __restrict
       }
     };
     for (int64_t k = 0; k < q.n_full; ++k) tap(lists[k], c0, 1);
-    store(q, h, pop, wsum, int64_t(src[row + c0]), dst + (row + c0) * q.odepth);
+    const HistWindow<Strided<Count>> w{h, q.n_bins};
+    store(q, w, pop, wsum, int64_t(src[row + c0]), dst + (row + c0) * q.odepth);
     for (int64_t col = c0 + 1; col < c1; ++col) {
       for (int64_t k = 0; k < q.n_east; ++k) tap(east[k], col, 1);
       for (int64_t k = 0; k < q.n_west; ++k) tap(west[k], col - 1, -1);
-      store(q, h, pop, wsum, int64_t(src[row + col]), dst + (row + col) * q.odepth);
+      store(q, w, pop, wsum, int64_t(src[row + col]), dst + (row + col) * q.odepth);
     }
   }
+}
+
+// The direct schedule's block: kTileW x kTileRows threads over an output tile kTileW wide and `rows` high
+// (each thread every kTileRows-th row of its column) in one plane. The staged tile is planes x trows x
+// tcols values: the output tile widened by the footprint's reach, its origin at the footprint's least
+// offsets (min_dp, min_dr, min_dc) from the output tile's.
+constexpr int kTileW = 32, kTileRows = 8;
+constexpr int64_t kDirectShared = 48 * 1024;
+
+struct Tile {
+  int32_t min_dp, min_dr, min_dc;
+  int32_t planes, trows, tcols, rows;
+  int32_t off_bytes;  // the footprint's offsets into the tile come first in shared memory
+};
+
+// A pixel's window in the staged tile: its footprint element k at base[off[k]].
+template <class S>
+struct TileTaps {
+  const S* base;
+  const int32_t* off;
+  __host__ __device__ int32_t operator[](int32_t k) const { return base[off[k]]; }
+};
+
+template <class T, class S, class O>
+__global__ void __launch_bounds__(kTileW * kTileRows) direct_kernel(const T* __restrict__ src, const uint8_t* __restrict__ msk,
+                                                                   const int32_t* __restrict__ offs, Geometry q, Tile t,
+                                                                   O* __restrict__ dst) {
+  extern __shared__ __align__(16) unsigned char smem[];
+  int32_t* off = reinterpret_cast<int32_t*>(smem);
+  S* tile = reinterpret_cast<S*>(smem + t.off_bytes);
+  const int m = int(q.n_full);
+  for (int k = threadIdx.y * kTileW + threadIdx.x; k < m; k += kTileW * kTileRows) off[k] = offs[k];
+  const int64_t R = q.rows, C = q.cols;
+  const int64_t col_tiles = (C + kTileW - 1) / kTileW, row_tiles = (R + t.rows - 1) / t.rows;
+  const int64_t per_plane = col_tiles * row_tiles;
+  for (int64_t b = blockIdx.x; b < per_plane * q.planes; b += gridDim.x) {
+    const int64_t p = b / per_plane, r0 = (b % per_plane) / col_tiles * t.rows, c0 = b % col_tiles * kTileW;
+    __syncthreads();  // the offsets written, the last tile's readers done
+    // a warp per staged row at a time: consecutive threads, consecutive columns
+    for (int i = threadIdx.y; i < t.planes * t.trows; i += kTileRows) {
+      const int64_t pp = p + t.min_dp + i / t.trows, rr = r0 + t.min_dr + i % t.trows;
+      const bool line = pp >= 0 && pp < q.planes && rr >= 0 && rr < R;
+      for (int tc = threadIdx.x; tc < t.tcols; tc += kTileW) {
+        const int64_t cc = c0 + t.min_dc + tc, at = (pp * R + rr) * C + cc;
+        tile[i * t.tcols + tc] = line && cc >= 0 && cc < C && (!msk || msk[at]) ? S(src[at]) : S(-1);
+      }
+    }
+    __syncthreads();
+    const int64_t col = c0 + threadIdx.x;
+    if (col >= C) continue;  // no barrier before the next tile's first
+    for (int y = threadIdx.y; y < t.rows && r0 + y < R; y += kTileRows) {
+      ValueWindow<TileTaps<S>> w{TileTaps<S>{tile + y * t.tcols + threadIdx.x, off}, m, q.n_bins};
+      w.scan();
+      const int64_t at = (p * R + r0 + y) * C + col;
+      store(q, w, w.pop, w.sum, int64_t(src[at]), dst + at);
+    }
+  }
+}
+
+// The direct schedule where the statistic has it, the tile fits shared memory and its passes over the
+// window's values cost less than the histogram's updates and scans (or NDIMG_RANK_SCHEDULE forces it):
+// launched, true; else false.
+template <class T, class O>
+bool launch_direct(const View& image, const View& mask, const Offset* lists, const Geometry& q, const View& out,
+                   cudaStream_t s, const char* op) {
+  if (!has_direct(q) || q.schedule == kForceHistogram) return false;
+  if (q.schedule != kForceDirect &&
+      q.n_full * direct_passes(q) > 8 * (q.n_east + q.n_west) * (q.need_bins ? 3 : 1))
+    return false;
+  int32_t lo[3] = {lists[0].dp, lists[0].dr, lists[0].dc}, hi[3] = {lo[0], lo[1], lo[2]};
+  for (int64_t k = 1; k < q.n_full; ++k) {
+    const int32_t o[3] = {lists[k].dp, lists[k].dr, lists[k].dc};
+    for (int d = 0; d < 3; ++d) {
+      lo[d] = std::min(lo[d], o[d]);
+      hi[d] = std::max(hi[d], o[d]);
+    }
+  }
+  using S = std::conditional_t<sizeof(T) == 1, int16_t, int32_t>;
+  Tile t{lo[0], lo[1], lo[2], hi[0] - lo[0] + 1, 0, kTileW + hi[2] - lo[2], 0,
+         int32_t((q.n_full * int64_t(sizeof(int32_t)) + 15) / 16 * 16)};
+  // the tallest output tile (rows per thread 4, 2, 1) whose staged values fit
+  for (int32_t rows = 4 * kTileRows; rows >= kTileRows && !t.rows; rows /= 2) {
+    const int64_t trows = rows + int64_t(hi[1]) - lo[1];
+    if (t.off_bytes + int64_t(t.planes) * trows * t.tcols * int64_t(sizeof(S)) <= kDirectShared) {
+      t.rows = rows;
+      t.trows = int32_t(trows);
+    }
+  }
+  if (!t.rows) return false;
+  std::vector<int32_t> offs(size_t(q.n_full));
+  for (int64_t k = 0; k < q.n_full; ++k)
+    offs[size_t(k)] = ((lists[k].dp - lo[0]) * t.trows + lists[k].dr - lo[1]) * t.tcols + lists[k].dc - lo[2];
+  cuda::Scratch doffs(offs.size() * sizeof(int32_t), s, op);
+  cuda::check(cudaMemcpyAsync(doffs.get<void>(), offs.data(), offs.size() * sizeof(int32_t), cudaMemcpyHostToDevice, s), op);
+  const int64_t tiles = (q.cols + kTileW - 1) / kTileW * ((q.rows + t.rows - 1) / t.rows) * q.planes;
+  const size_t bytes = size_t(t.off_bytes) + size_t(t.planes) * t.trows * t.tcols * sizeof(S);
+  direct_kernel<T, S, O><<<unsigned(std::min<int64_t>(tiles, int64_t(1) << 30)), dim3(kTileW, kTileRows), bytes, s>>>(
+      image.ptr<T>(), q.use_mask ? mask.ptr<uint8_t>() : nullptr, doffs.get<int32_t>(), q, t, out.ptr<O>());
+  cuda::check_launch(op);
+  return true;
 }
 
 template <class T, class O>
 void launch(const View& image, const View& mask, const Offset* lists, const Geometry& q, const View& out,
             cudaStream_t s, const char* op) {
+  if (launch_direct<T, O>(image, mask, lists, q, out, s, op)) return;
   const int64_t items = q.planes * q.rows * ((q.cols + kSegment - 1) / kSegment);
   const size_t list_bytes = size_t(q.n_full + q.n_east + q.n_west) * sizeof(Offset);
   cuda::Scratch dlists(std::max<size_t>(list_bytes, sizeof(Offset)), s, op);
