@@ -32,6 +32,14 @@ void hog_normalize(const View& hist, HogNorm norm, const View& blocks, StreamHan
 // and out[f] = (sum of the odd rectangles) - (sum of the even ones), each side summed in index order.
 void haar_features(const View& ii, const View& rects, const View& out, StreamHandle stream = nullptr);
 
+// Every Haar-like feature of one type (0 to 4: type-2-x, type-2-y, type-3-x, type-3-y, type-4) of a
+// (height, width) window, in scikit-image's order (top left corner row, column, rectangle height, width):
+// their number, their rectangles as `haar_features` takes them (out: host int64 (count, n_rects, 4)), and
+// their values on `window`, the (height, width) window of an integral image (out as for haar_features).
+int64_t haar_feature_count(int64_t type, int64_t height, int64_t width);
+void haar_rects(int64_t type, int64_t height, int64_t width, const View& out);
+void haar_window_features(const View& window, int64_t type, const View& out, StreamHandle stream = nullptr);
+
 // Hamming distances of binary descriptors packed in bits (numpy.packbits along the descriptor, padded to whole
 // uint64 words): `a` (n1, words) and `b` (n2, words) C-contiguous uint64, `out` (n1, n2) C-contiguous float64
 // = the number of differing bits / nbits, as scipy's cdist(metric='hamming') divides them.

@@ -2,7 +2,6 @@
 sums on the integral image's engine, cpp/src/feature/haar.*) and draw_haar_like_feature."""
 from __future__ import annotations
 
-import gc
 import operator
 
 import numpy as np
@@ -25,57 +24,29 @@ def _validate_feature_type(feature_type):
     return feature_type_
 
 
-def _rects(width, height, feature_type):
-    """(n_features, n_rects, 4) int64 rectangles (r0, c0, r1, c1) of every feature of one type in a
-    (height, width) window, in scikit-image's order (top-left corner row, column, then the height and width
-    of one rectangle)."""
-    height, width = operator.index(height), operator.index(width)
-    ny, nx = {'type-2-x': (1, 2), 'type-2-y': (2, 1), 'type-3-x': (1, 3), 'type-3-y': (3, 1),
-              'type-4': (2, 2)}[feature_type]
-    # the (row, column) block of each rectangle in scikit-image's rectangle order
-    blocks = {'type-4': ((0, 0), (0, 1), (1, 1), (1, 0))}.get(feature_type) or \
-        tuple((k, 0) if ny > 1 else (0, k) for k in range(max(ny, nx)))
-    out = []
-    if height > 0 and width > 0:
-        x, dy, dx = np.meshgrid(np.arange(width), np.arange(1, height + 1), np.arange(1, width + 1), indexing="ij")
-        x, dy, dx = (v.ravel() for v in (x, dy, dx))
-        for y in range(height):   # one row of corners at a time: memory of one row's candidates
-            ok = (y + ny * dy <= height) & (x + nx * dx <= width)
-            xs, dys, dxs = x[ok], dy[ok], dx[ok]
-            order = np.lexsort((dxs, dys, xs))   # scikit-image's loops: x, then dy, then dx
-            xs, dys, dxs = xs[order], dys[order], dxs[order]
-            rects = [np.stack([y + by * dys, xs + bx * dxs, y + (by + 1) * dys - 1, xs + (bx + 1) * dxs - 1], -1)
-                     for by, bx in blocks]
-            out.append(np.stack(rects, 1))
-    n = len(blocks)
-    return np.concatenate(out).astype(np.int64) if out else np.zeros((0, n, 4), np.int64)
+def _window(width, height, feature_type):
+    """(type index for the core, height, width) of one feature type's window (a negative size holds none)."""
+    return FEATURE_TYPE.index(feature_type), max(0, operator.index(height)), max(0, operator.index(width))
 
 
-def _as_object_coords(rects):
-    """scikit-image's coordinates: an object array of one list per feature of [(r0, c0), (r1, c1)] per rectangle."""
-    n, k = rects.shape[:2]
-    enabled = gc.isenabled()
-    gc.disable()   # millions of small containers, none cyclic: the collector's passes would dominate
-    try:
-        points = list(map(tuple, rects.reshape(-1, 2).tolist()))
-        corners = list(map(list, zip(points[0::2], points[1::2])))
-        features = list(map(list, zip(*(corners[i::k] for i in range(k)))))
-    finally:
-        if enabled:
-            gc.enable()
-    return np.frompyfunc(features.__getitem__, 1, 1)(np.arange(n)) if n else np.empty(0, dtype=object)
+def _count(width, height, feature_type):
+    return _core.haar_feature_count(*_window(width, height, feature_type))
 
 
 def haar_like_feature_coord(width, height, feature_type=None):
     """The coordinates and types of every Haar-like feature of a (height, width) window
     (skimage.feature.haar_like_feature_coord): object arrays, as scikit-image returns them."""
     feature_type_ = _validate_feature_type(feature_type)
-    coords, types = [], []
-    for feat_t in feature_type_:
-        rects = _rects(width, height, feat_t)
-        coords.append(_as_object_coords(rects))
-        types.append(np.array([feat_t] * len(rects), dtype=object))
-    return np.concatenate(coords), np.hstack(types)
+    counts = [_count(width, height, t) for t in feature_type_]
+    coords, types = np.empty(sum(counts), dtype=object), np.empty(sum(counts), dtype=object)
+    start = 0
+    for feat_t, n in zip(feature_type_, counts):
+        rects = np.empty((n, _N_RECT[feat_t], 4), np.int64)
+        _core.haar_rects(*_window(width, height, feat_t), rects)
+        _core.haar_coord_objects(rects, coords[start:start + n])
+        types[start:start + n] = feat_t
+        start += n
+    return coords, types
 
 
 def _given_rects(feature_coord, n_rect):
@@ -111,10 +82,19 @@ def haar_like_feature(int_image, r, c, width, height, feature_type=None, feature
     window = int_image[r:r + height, c:c + width]
     if feature_coord is None:
         feature_type_ = _validate_feature_type(feature_type)
-        parts = [_features(window, _rects(width, height, t), xp) for t in feature_type_]
-        if not any(len(p) for p in parts):
+        counts = [_count(width, height, t) for t in feature_type_]
+        if not any(counts):
             raise ValueError('need at least one array to concatenate')
-        return xp.concatenate(parts)
+        if window.shape != (height, width):
+            # scikit-image reads past its window copy here (undefined values or a crash)
+            raise ValueError(f'a feature rectangle lies outside the {window.shape} detection window')
+        out = xp.empty(sum(counts), dtype=window.dtype if window.dtype.kind == 'f' else np.int64)
+        start = 0
+        for t, n in zip(feature_type_, counts):
+            if n:
+                _core.haar_window_features(window, FEATURE_TYPE.index(t), out[start:start + n], stream=stream_ptr(window))
+            start += n
+        return out
     if feature_coord.shape[0] != feature_type.shape[0]:
         raise ValueError("Inconsistent size between feature coordinatesand feature types.")
     feature_type = np.asarray(feature_type)
