@@ -217,30 +217,44 @@ struct HistWindow {
   NDIMG_HD int64_t above(int64_t g) const { return next_nonzero(h, g, n); }
 };
 
-// A window read value by value: taps[k] for k < m (at most kMaxDirect) is a grey level, or -1 for a place
-// outside the image or the mask. scan() makes the one pass every statistic needs (population, sum,
-// extremes); the rank queries count over the values, the k-th smallest found by bisection between the
-// extremes. Counts and sums fit 32 bits (kMaxDirect values below 65536).
+// A window read value by value: taps.each(m, f) calls f with each of its m values (at most kMaxDirect), a
+// grey level or -1 for a place outside the image or the mask. scan() makes the one pass every statistic
+// needs: the population and, as the statistic reads them (Parts), the sum and the extremes; the rank
+// queries count over the values, the k-th smallest found by bisection between the extremes. Counts and
+// sums fit 32 bits (kMaxDirect values below 65536).
 constexpr int64_t kMaxDirect = 32767;
+enum ScanPart : int { kScanSum = 1, kScanExtremes = 2, kScanAll = 3 };
+
+// The values gathered in an array (none -1).
+struct ValueArray {
+  const int32_t* v;
+  template <class F>
+  NDIMG_HD void each(int32_t m, F f) const {
+    for (int32_t k = 0; k < m; ++k) f(v[k]);
+  }
+};
+
 template <class Taps>
 struct ValueWindow {
   static constexpr bool kHistogram = false;
   Taps taps;
   int64_t m, n;
   int64_t pop = 0, sum = 0, lo = 0, hi = -1;
-  // -1 adds -1 to the sum and its sign bit to the absent count; as unsigned it passes every value (the
-  // least), as signed none (the greatest)
+  // Absent: whether -1 may be among the values. -1 adds -1 to the sum and its sign bit to the absent
+  // count; as unsigned it passes every value (the least), as signed none (the greatest).
+  template <int Parts = kScanAll, bool Absent = true>
   NDIMG_HD void scan() {
     int32_t s = 0, absent = 0;
     uint32_t mn = 0xffffffffu;
     int32_t mx = -1;
-    for (int32_t k = 0; k < int32_t(m); ++k) {
-      const int32_t x = taps[k];
-      s += x;
-      absent -= x >> 31;
-      mn = uint32_t(x) < mn ? uint32_t(x) : mn;
-      mx = x > mx ? x : mx;
-    }
+    taps.each(int32_t(m), [&](int32_t x) {
+      if constexpr ((Parts & kScanSum) != 0) s += x;
+      if constexpr (Absent) absent -= x >> 31;
+      if constexpr ((Parts & kScanExtremes) != 0) {
+        mn = uint32_t(x) < mn ? uint32_t(x) : mn;
+        mx = x > mx ? x : mx;
+      }
+    });
     pop = m - absent;
     sum = s + absent;
     lo = mn;
@@ -250,7 +264,7 @@ struct ValueWindow {
   NDIMG_HD int64_t highest() const { return hi; }
   NDIMG_HD int64_t count_le(int64_t g) const {
     int32_t c = 0;
-    for (int32_t k = 0; k < int32_t(m); ++k) c += uint32_t(taps[k]) <= uint32_t(g);
+    taps.each(int32_t(m), [&](int32_t x) { c += uint32_t(x) <= uint32_t(g); });
     return c;
   }
   // the k-th smallest value, 1 <= k <= pop
@@ -290,34 +304,30 @@ struct ValueWindow {
     b = b < n - 1 ? b : n - 1;
     int32_t c = 0, t = 0;
     if (a <= b)
-      for (int32_t k = 0; k < int32_t(m); ++k) {
-        const int32_t x = taps[k];
+      taps.each(int32_t(m), [&](int32_t x) {
         const bool in = uint32_t(x - int32_t(a)) <= uint32_t(b - a);
         c += in;
         t += in ? x : 0;
-      }
+      });
     count = c;
     total = t;
   }
   NDIMG_HD bool has(int64_t g) const {
-    for (int32_t k = 0; k < int32_t(m); ++k)
-      if (taps[k] == g) return true;
-    return false;
+    bool in = false;
+    taps.each(int32_t(m), [&](int32_t x) { in |= x == g; });
+    return in;
   }
   NDIMG_HD int64_t below(int64_t g) const {
     int32_t b = -1;
-    for (int32_t k = 0; k < int32_t(m); ++k) {
-      const int32_t x = taps[k];
-      b = x <= g && x > b ? x : b;
-    }
+    taps.each(int32_t(m), [&](int32_t x) { b = x <= g && x > b ? x : b; });
     return b;
   }
   NDIMG_HD int64_t above(int64_t g) const {
     uint32_t a = 0xffffffffu;
-    for (int32_t k = 0; k < int32_t(m); ++k) {
-      const uint32_t x = uint32_t(taps[k]);
+    taps.each(int32_t(m), [&](int32_t v) {
+      const uint32_t x = uint32_t(v);
       a = x >= uint32_t(g) && x < a ? x : a;
-    }
+    });
     return a == 0xffffffffu ? n : int64_t(a);
   }
 };
@@ -517,6 +527,19 @@ inline int64_t direct_passes(const Geometry& q) {
     case kPercentile: return q.p0 <= 0 || q.p0 >= 1 ? 1 : 1 + bits;
     case kThresholdP: return q.p0 <= 0 || q.p0 > 1 ? 1 : 1 + bits;
     default: return 1;
+  }
+}
+
+// The parts of the scan a ValueWindow statistic reads (the population always): the sum for the mean-like
+// statistics and the bands that may span every bin, the extremes for those that read a rank unless the
+// percentiles' ranks are the band's ends.
+inline int scan_parts(const Geometry& q) {
+  switch (q.stat) {
+    case kPop: case kEqualize: case kNoiseFilter: case kPopB: return 0;
+    case kMean: case kSubtractMean: case kSum: case kThreshold: case kMeanB: case kSumB: return kScanSum;
+    case kPopP: return q.p0 <= 0 && q.p1 >= 1 ? 0 : kScanExtremes;
+    case kMeanP: case kSumP: case kSubtractMeanP: return q.p0 <= 0 && q.p1 >= 1 ? kScanSum : kScanAll;
+    default: return kScanExtremes;
   }
 }
 

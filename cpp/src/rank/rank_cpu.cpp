@@ -64,8 +64,8 @@ void run_direct(const View& image, const View& mask, const Offset* lists, const 
           if (cc < 0 || cc >= C || (msk && !msk[t.base + cc])) continue;
           vals[size_t(m++)] = int32_t(src[t.base + cc]);
         }
-        ValueWindow<const int32_t*> w{vals.data(), m, q.n_bins};
-        w.scan();
+        ValueWindow<ValueArray> w{{vals.data()}, m, q.n_bins};
+        w.scan<kScanAll, false>();
         store(q, w, w.pop, w.sum, int64_t(src[row + col]), dst + (row + col) * q.odepth);
       }
     }

@@ -91,15 +91,28 @@ struct Tile {
   int32_t off_bytes;  // the footprint's offsets into the tile come first in shared memory
 };
 
-// A pixel's window in the staged tile: its footprint element k at base[off[k]].
+// A pixel's window in the staged tile: its footprint element k at base[off[k]], the offsets read four at a
+// time (off 16-byte aligned).
 template <class S>
 struct TileTaps {
   const S* base;
   const int32_t* off;
-  __host__ __device__ int32_t operator[](int32_t k) const { return base[off[k]]; }
+  template <class F>
+  __device__ __forceinline__ void each(int32_t m, F f) const {
+    const int4* o4 = reinterpret_cast<const int4*>(off);
+    int32_t k = 0;
+    for (; k + 4 <= m; k += 4) {
+      const int4 o = o4[k >> 2];
+      f(int32_t(base[o.x]));
+      f(int32_t(base[o.y]));
+      f(int32_t(base[o.z]));
+      f(int32_t(base[o.w]));
+    }
+    for (; k < m; ++k) f(int32_t(base[off[k]]));
+  }
 };
 
-template <class T, class S, class O>
+template <class T, class S, class O, int Parts>
 __global__ void __launch_bounds__(kTileW * kTileRows) direct_kernel(const T* __restrict__ src, const uint8_t* __restrict__ msk,
                                                                    const int32_t* __restrict__ offs, Geometry q, Tile t,
                                                                    O* __restrict__ dst) {
@@ -114,6 +127,9 @@ __global__ void __launch_bounds__(kTileW * kTileRows) direct_kernel(const T* __r
   for (int64_t b = blockIdx.x; b < per_plane * q.planes; b += gridDim.x) {
     const int64_t p = b / per_plane, r0 = (b % per_plane) / col_tiles * t.rows, c0 = b % col_tiles * kTileW;
     __syncthreads();  // the offsets written, the last tile's readers done
+    // every staged value in the image and the mask: the scan counts no absent ones
+    const bool inside = !msk && p + t.min_dp >= 0 && p + t.min_dp + t.planes <= q.planes && r0 + t.min_dr >= 0 &&
+                        r0 + t.min_dr + t.trows <= R && c0 + t.min_dc >= 0 && c0 + t.min_dc + t.tcols <= C;
     // a warp per staged row at a time: consecutive threads, consecutive columns
     for (int i = threadIdx.y; i < t.planes * t.trows; i += kTileRows) {
       const int64_t pp = p + t.min_dp + i / t.trows, rr = r0 + t.min_dr + i % t.trows;
@@ -128,7 +144,8 @@ __global__ void __launch_bounds__(kTileW * kTileRows) direct_kernel(const T* __r
     if (col >= C) continue;  // no barrier before the next tile's first
     for (int y = threadIdx.y; y < t.rows && r0 + y < R; y += kTileRows) {
       ValueWindow<TileTaps<S>> w{TileTaps<S>{tile + y * t.tcols + threadIdx.x, off}, m, q.n_bins};
-      w.scan();
+      if (inside) w.template scan<Parts, false>();
+      else w.template scan<Parts, true>();
       const int64_t at = (p * R + r0 + y) * C + col;
       store(q, w, w.pop, w.sum, int64_t(src[at]), dst + at);
     }
@@ -172,8 +189,17 @@ bool launch_direct(const View& image, const View& mask, const Offset* lists, con
   cuda::check(cudaMemcpyAsync(doffs.get<void>(), offs.data(), offs.size() * sizeof(int32_t), cudaMemcpyHostToDevice, s), op);
   const int64_t tiles = (q.cols + kTileW - 1) / kTileW * ((q.rows + t.rows - 1) / t.rows) * q.planes;
   const size_t bytes = size_t(t.off_bytes) + size_t(t.planes) * t.trows * t.tcols * sizeof(S);
-  direct_kernel<T, S, O><<<unsigned(std::min<int64_t>(tiles, int64_t(1) << 30)), dim3(kTileW, kTileRows), bytes, s>>>(
-      image.ptr<T>(), q.use_mask ? mask.ptr<uint8_t>() : nullptr, doffs.get<int32_t>(), q, t, out.ptr<O>());
+  const unsigned blocks = unsigned(std::min<int64_t>(tiles, int64_t(1) << 30));
+  auto go = [&](auto kernel) {
+    kernel<<<blocks, dim3(kTileW, kTileRows), bytes, s>>>(image.ptr<T>(), q.use_mask ? mask.ptr<uint8_t>() : nullptr,
+                                                          doffs.get<int32_t>(), q, t, out.ptr<O>());
+  };
+  switch (scan_parts(q)) {
+    case 0: go(direct_kernel<T, S, O, 0>); break;
+    case kScanSum: go(direct_kernel<T, S, O, kScanSum>); break;
+    case kScanExtremes: go(direct_kernel<T, S, O, kScanExtremes>); break;
+    default: go(direct_kernel<T, S, O, kScanAll>); break;
+  }
   cuda::check_launch(op);
   return true;
 }
