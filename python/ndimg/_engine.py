@@ -371,12 +371,23 @@ def engine_aware(*array_params, native=True):
 
         names = list(inspect.signature(fn).parameters)
         params = [(p, names.index(p)) for p in array_params]
+        positions = [i for _, i in params]
+        n_positional = max(positions, default=-1) + 1
+        single = positions[0] if len(positions) == 1 else None
 
         def working(v, lib):
             return to_working(v, lib) if lib not in (None, "numpy", "cupy") else v
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
+            # the common call, every array argument a native-order NumPy array given by position: the loop
+            # below would change nothing (its cost is most of a call on a small input)
+            if single is not None:
+                if len(args) > single and type(args[single]) is np.ndarray and args[single].dtype.isnative:
+                    return fn(*args, **kwargs)
+            elif len(args) >= n_positional and all(type(args[i]) is np.ndarray and args[i].dtype.isnative
+                                                   for i in positions):
+                return fn(*args, **kwargs)
             seen = []  # the library of every array argument (and of every element of sequences)
             gpu_args = []  # (position or name, value, its libraries) of the arguments holding GPU arrays
             swapped = []  # (position or name, value) of NumPy scalars and inputs in the other byte order
