@@ -19,6 +19,7 @@ NDIMG_BINDINGS(feature_texture) {
                                        nb::arg("stream") = 0);
   bind<&feature::corner_fast>(m, "corner_fast", "image", "n", "threshold", Out{"output"}, nb::arg("stream") = 0);
   bind<&feature::corner_moravec>(m, "corner_moravec", "image", "window_size", Out{"output"}, nb::arg("stream") = 0);
+  bind<&feature::multiblock_lbp>(m, "multiblock_lbp", "int_image", "r", "c", "width", "height");
   bind<&feature::corner_orientations>(m, "corner_orientations", "image", "corners", "mask", Out{"output"},
                                       nb::arg("stream") = 0);
 }

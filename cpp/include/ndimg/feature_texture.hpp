@@ -38,6 +38,11 @@ void corner_fast(const View& image, int n, double threshold, const View& out, St
 // the windows shifted diagonally within `window_size`; 0 within 2 * window_size of the border.
 void corner_moravec(const View& image, int64_t window_size, const View& out, StreamHandle stream = nullptr);
 
+// Multi-block LBP code (0..255) of the 3x3 grid of (height, width) rectangles with top left corner (r, c) of a
+// 2-D host integral image (any dtype), each rectangle summed in float32 from its corners as scikit-image does;
+// -1 when the grid reads outside the image.
+int64_t multiblock_lbp(const View& ii, int64_t r, int64_t c, int64_t width, int64_t height);
+
 // Orientation (atan2 of the intensity centroid, in the image's float type) of each corner (rows of the
 // C-contiguous int64 (n, 2) `corners`) over the odd-shaped uint8 `mask`, the image zero-padded by (mask rows
 // / 2) before and (mask columns / 2) after on both axes, as scikit-image pads it; every neighbourhood must

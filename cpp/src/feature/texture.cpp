@@ -2,6 +2,7 @@
 #include <string>
 
 #include "feature/texture.hpp"
+#include "ndimg/dispatch.hpp"
 
 namespace ndimg::feature {
 namespace {
@@ -44,6 +45,33 @@ void corner_moravec(const View& image, int64_t window_size, const View& out, Str
   if (image.size() == 0) return;
   NDIMG_ROUTE(image, op, corner_moravec_cpu(image, window_size, out),
               corner_moravec_cuda(image, window_size, out, stream));
+}
+
+int64_t multiblock_lbp(const View& ii, int64_t r, int64_t c, int64_t width, int64_t height) {
+  if (ii.ndim != 2 || ii.device != Device::CPU) throw TypeError("multiblock_lbp: a 2-D host integral image expected");
+  // the central rectangle, then its 8 neighbours clockwise from the top left, in (height, width) steps
+  constexpr int64_t dr[9] = {1, 0, 0, 0, 1, 2, 2, 2, 1}, dc[9] = {1, 0, 1, 2, 2, 2, 1, 0, 0};
+  return dispatch_dtype(ii.dtype, [&]<class T>() -> int64_t {
+    const T* p = ii.ptr<T>();
+    bool inside = true;
+    auto at = [&](int64_t y, int64_t x) {  // float32, as scikit-image converts the integral image
+      inside = inside && y >= 0 && y < ii.shape[0] && x >= 0 && x < ii.shape[1];
+      return inside ? float(p[y * ii.strides[0] + x * ii.strides[1]]) : 0.0f;
+    };
+    float sums[9];
+    for (int k = 0; k < 9; ++k) {  // the rectangle's sum from its integral image corners, in float32
+      const int64_t r0 = r + dr[k] * height, c0 = c + dc[k] * width, r1 = r0 + height - 1, c1 = c0 + width - 1;
+      float v = at(r1, c1);
+      if (r0 >= 1 && c0 >= 1) v += at(r0 - 1, c0 - 1);
+      if (r0 >= 1) v -= at(r0 - 1, c1);
+      if (c0 >= 1) v -= at(r1, c0 - 1);
+      sums[k] = v;
+    }
+    if (!inside) return -1;
+    int64_t code = 0;
+    for (int k = 1; k < 9; ++k) code |= int64_t(sums[k] >= sums[0]) << (8 - k);
+    return code;
+  });
 }
 
 void corner_orientations(const View& image, const View& corners, const View& mask, const View& out,

@@ -4,12 +4,14 @@ its shifted self, one per distance and angle) and their properties, and multi-bl
 """
 from __future__ import annotations
 
+import functools
 import math
 import operator
 import warnings
 
 import numpy as np
 
+from .. import _core
 from .._engine import engine_aware, xp_of
 from .._prim import feature as _feature
 from .._prim import histogram as _histogram
@@ -211,3 +213,19 @@ def multiblock_lbp(int_image, r, c, width, height):
     for bit, s in enumerate(sums[1:]):
         code |= int(s >= sums[0]) << (7 - bit)
     return code
+
+
+_multiblock_lbp = multiblock_lbp   # the general path (any engine, every error as scikit-image's)
+
+
+@functools.wraps(_multiblock_lbp)   # engine-aware as the general path it falls back to
+def multiblock_lbp(int_image, r, c, width, height):
+    if type(int_image) is np.ndarray:
+        # a host image: one core call, as the work is a few dozen reads and the cost is mostly the call's own
+        try:
+            code = _core.multiblock_lbp(int_image, r, c, width, height)
+        except TypeError:   # not a native 2-D image of a core dtype, or not integers: the general path
+            code = -1       # converts or raises as scikit-image does
+        if code >= 0:
+            return code
+    return _multiblock_lbp(int_image, r, c, width, height)
