@@ -19,6 +19,18 @@ NDIMG_BINDINGS(feature_texture) {
                                        nb::arg("stream") = 0);
   bind<&feature::corner_fast>(m, "corner_fast", "image", "n", "threshold", Out{"output"}, nb::arg("stream") = 0);
   bind<&feature::corner_moravec>(m, "corner_moravec", "image", "window_size", Out{"output"}, nb::arg("stream") = 0);
+  using feature::GlcmProp;
+  nb::enum_<GlcmProp>(m, "GlcmProp")
+      .value("contrast", GlcmProp::Contrast)
+      .value("dissimilarity", GlcmProp::Dissimilarity)
+      .value("homogeneity", GlcmProp::Homogeneity)
+      .value("ASM", GlcmProp::Asm)
+      .value("energy", GlcmProp::Energy)
+      .value("correlation", GlcmProp::Correlation)
+      .value("mean", GlcmProp::Mean)
+      .value("variance", GlcmProp::Variance)
+      .value("std", GlcmProp::Std);
+  bind<&feature::glcm_props>(m, "glcm_props", "P", "prop", Out{"out"});
   bind<&feature::multiblock_lbp>(m, "multiblock_lbp", "int_image", "r", "c", "width", "height");
   bind<&feature::corner_orientations>(m, "corner_orientations", "image", "corners", "mask", Out{"output"},
                                       nb::arg("stream") = 0);

@@ -38,6 +38,13 @@ void corner_fast(const View& image, int n, double threshold, const View& out, St
 // the windows shifted diagonally within `window_size`; 0 within 2 * window_size of the border.
 void corner_moravec(const View& image, int64_t window_size, const View& out, StreamHandle stream = nullptr);
 
+// Properties of gray-level co-occurrence matrices (skimage.feature.graycoprops): `P` C-contiguous (levels,
+// levels, n) of any real dtype (the n matrices interleaved: graycomatrix's distances x angles), `out` float64 (n).
+// Each matrix is taken in float64 over its sum (1 when 0), and every sum over it runs in (row, column) order, as
+// NumPy's sum over the two leading axes of several matrices adds them (bit-equal to scikit-image for n > 1).
+enum class GlcmProp : int { Contrast = 0, Dissimilarity, Homogeneity, Asm, Energy, Correlation, Mean, Variance, Std };
+void glcm_props(const View& P, GlcmProp prop, const View& out);
+
 // Multi-block LBP code (0..255) of the 3x3 grid of (height, width) rectangles with top left corner (r, c) of a
 // 2-D host integral image (any dtype), each rectangle summed in float32 from its corners as scikit-image does;
 // -1 when the grid reads outside the image.

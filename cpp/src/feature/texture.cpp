@@ -47,6 +47,15 @@ void corner_moravec(const View& image, int64_t window_size, const View& out, Str
               corner_moravec_cuda(image, window_size, out, stream));
 }
 
+void glcm_props(const View& P, GlcmProp prop, const View& out) {
+  if (P.ndim != 3 || P.shape[0] != P.shape[1] || !P.c_contiguous() || P.device != Device::CPU || P.dtype == DType::Bool)
+    throw ValueError("glcm_props: a C-contiguous host (levels, levels, n) array of numbers expected");
+  if (out.dtype != DType::F64 || out.ndim != 1 || out.shape[0] != P.shape[2] || !out.c_contiguous() ||
+      out.device != Device::CPU)
+    throw ValueError("glcm_props: out must be a contiguous host float64 array of one value per matrix");
+  if (out.size()) glcm_props_cpu(P, prop, out);
+}
+
 int64_t multiblock_lbp(const View& ii, int64_t r, int64_t c, int64_t width, int64_t height) {
   if (ii.ndim != 2 || ii.device != Device::CPU) throw TypeError("multiblock_lbp: a 2-D host integral image expected");
   // the central rectangle, then its 8 neighbours clockwise from the top left, in (height, width) steps

@@ -304,6 +304,7 @@ void local_binary_pattern_cpu(const View& image, std::span<const double> rp, std
 void corner_fast_cpu(const View& image, int n, double threshold, const View& out);
 void corner_moravec_cpu(const View& image, int64_t window_size, const View& out);
 void corner_orientations_cpu(const View& image, const View& corners, const View& mask, const View& out);
+void glcm_props_cpu(const View& P, GlcmProp prop, const View& out);
 #ifdef NDIMG_WITH_CUDA
 void local_binary_pattern_cuda(const View& image, std::span<const double> rp, std::span<const double> cp,
                                LbpMethod method, const View& out, StreamHandle s);

@@ -1,7 +1,10 @@
 // CPU schedules of the local binary patterns and the FAST and Moravec responses: bands of rows on the pool.
 #include <algorithm>
+#include <cmath>
+#include <vector>
 
 #include "feature/each_pixel.hpp"
+#include "ndimg/dispatch.hpp"
 #include "ndimg/parallel.hpp"
 #include "feature/texture.hpp"
 
@@ -69,6 +72,79 @@ void corner_orientations_cpu(const View& image, const View& corners, const View&
   };
   if (image.dtype == DType::F32) run.template operator()<float>();
   else run.template operator()<double>();
+}
+
+void glcm_props_cpu(const View& P, GlcmProp prop, const View& out) {
+  const int64_t L = P.shape[0], n = P.shape[2];
+  dispatch_dtype(P.dtype, [&]<class T>() {
+    const T* src = P.ptr<T>();
+    double* o = out.ptr<double>();
+    // matrices m0 .. m1 together: one pass over (i, j) per sum, each matrix's terms added in that order
+    parallel_for(n, std::max<int64_t>(1, (1 << 16) / (L * L)), [&](int64_t m0, int64_t m1) {
+      const int64_t w = m1 - m0;
+      std::vector<double> total(w, 0.0), a(w, 0.0), b(w, 0.0), c(w, 0.0);
+      auto each = [&](auto&& f) {  // f(k, i, j, p): p the matrix's normalised value at (i, j)
+        for (int64_t i = 0; i < L; ++i)
+          for (int64_t j = 0; j < L; ++j) {
+            const T* row = src + (i * L + j) * n + m0;
+            for (int64_t k = 0; k < w; ++k) f(k, i, j, double(row[k]) / total[k]);
+          }
+      };
+      for (int64_t i = 0; i < L * L; ++i)
+        for (int64_t k = 0; k < w; ++k) total[k] += double(src[i * n + m0 + k]);
+      for (int64_t k = 0; k < w; ++k)
+        if (total[k] == 0) total[k] = 1;
+      switch (prop) {
+        case GlcmProp::Contrast:
+        case GlcmProp::Dissimilarity:
+        case GlcmProp::Homogeneity:
+          each([&](int64_t k, int64_t i, int64_t j, double p) {
+            const int64_t d = i - j;
+            const double wt = prop == GlcmProp::Contrast ? double(d * d)
+                              : prop == GlcmProp::Dissimilarity ? double(d < 0 ? -d : d)
+                                                                 : 1.0 / (1.0 + double(d * d));
+            a[k] += p * wt;
+          });
+          for (int64_t k = 0; k < w; ++k) o[m0 + k] = a[k];
+          break;
+        case GlcmProp::Asm:
+        case GlcmProp::Energy:
+          each([&](int64_t k, int64_t, int64_t, double p) { a[k] += p * p; });
+          for (int64_t k = 0; k < w; ++k) o[m0 + k] = prop == GlcmProp::Energy ? std::sqrt(a[k]) : a[k];
+          break;
+        case GlcmProp::Mean:
+        case GlcmProp::Variance:
+        case GlcmProp::Std:
+          each([&](int64_t k, int64_t i, int64_t, double p) { a[k] += double(i) * p; });
+          if (prop != GlcmProp::Mean)
+            each([&](int64_t k, int64_t i, int64_t, double p) {
+              const double d = double(i) - a[k];
+              b[k] += p * (d * d);
+            });
+          for (int64_t k = 0; k < w; ++k)
+            o[m0 + k] = prop == GlcmProp::Mean ? a[k] : prop == GlcmProp::Std ? std::sqrt(b[k]) : b[k];
+          break;
+        case GlcmProp::Correlation: {
+          std::vector<double> mj(w, 0.0), si(w, 0.0), sj(w, 0.0);
+          each([&](int64_t k, int64_t i, int64_t j, double p) {
+            a[k] += double(i) * p;
+            mj[k] += double(j) * p;
+          });
+          each([&](int64_t k, int64_t i, int64_t j, double p) {
+            const double di = double(i) - a[k], dj = double(j) - mj[k];
+            si[k] += p * (di * di);
+            sj[k] += p * (dj * dj);
+            c[k] += p * (di * dj);
+          });
+          for (int64_t k = 0; k < w; ++k) {
+            const double std_i = std::sqrt(si[k]), std_j = std::sqrt(sj[k]);
+            o[m0 + k] = std_i < 1e-15 || std_j < 1e-15 ? 1.0 : c[k] / (std_i * std_j);
+          }
+          break;
+        }
+      }
+    });
+  });
 }
 
 }  // namespace ndimg::feature

@@ -115,6 +115,7 @@ def graycomatrix(image, distances, angles, levels=None, symmetric=False, normed=
 
 _PROPS = ("contrast", "dissimilarity", "homogeneity", "ASM", "energy", "correlation", "entropy", "variance", "mean",
           "std")
+_CORE_PROPS = frozenset(_PROPS) - {"entropy"}   # entropy's log is NumPy's own (SIMD) one
 
 
 @engine_aware("P")
@@ -131,6 +132,13 @@ def graycoprops(P, prop="contrast"):
         raise ValueError("num_dist must be positive.")
     if num_angle <= 0:
         raise ValueError("num_angle must be positive.")
+    if (xp is np and prop in _CORE_PROPS and num_dist * num_angle > 1
+            and (P.dtype.kind in "iu" or P.dtype in (np.float32, np.float64))):
+        # one pass per sum in C++; the sums over several matrices run in (row, column) order as NumPy's do
+        # (a single matrix NumPy sums pairwise: left to the code below)
+        out = np.empty(num_dist * num_angle)
+        _core.glcm_props(np.ascontiguousarray(P).reshape(levels, levels, -1), getattr(_core.GlcmProp, prop), out)
+        return out.reshape(num_dist, num_angle)
     P = P.astype(np.float64)
     sums = xp.sum(P, axis=(0, 1), keepdims=True)
     sums[sums == 0] = 1
