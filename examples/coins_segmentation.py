@@ -10,13 +10,15 @@ array namespace xp (NumPy or CuPy) so that the same code runs on either device:
    engine for NumPy arrays, its CUDA engine for CuPy arrays.
 2. The 4-neighbour pixel graph as a sparse matrix of the namespace (scipy.sparse or cupyx.scipy.sparse):
    edge weights exp(-beta |gradient| / std) + eps.
-3. The spectral embedding: the eigenvectors of the symmetric normalized adjacency D^-1/2 A D^-1/2 with the
-   largest eigenvalues (the normalized Laplacian's smallest), by the namespace's sparse Lanczos eigen-solver
-   (scipy.sparse.linalg.eigsh or cupyx.scipy.sparse.linalg.eigsh) in shift-invert mode through the
-   namespace's sparse LU (splu; cupyx factorizes on the host with SciPy and solves on the GPU), scaled by
-   D^-1/2 (a diffusion map).
-4. k-means on the embedding: Lloyd's iterations in xp with k-means++ seeding from a seeded NumPy Generator,
-   the best of a few starts (deterministic on either device).
+3. The spectral embedding: the eigenvectors of the symmetric normalized adjacency M = D^-1/2 A D^-1/2 with the
+   largest eigenvalues (the normalized Laplacian's smallest), scaled by D^-1/2 (a diffusion map), by a
+   multilevel Chebyshev-filtered subspace iteration: a dense eigh of the coarsest image of a pyramid of
+   halved scales, then at each finer scale the coarse vectors interpolated (ndimg's transform.resize) and
+   refined by Chebyshev polynomials of M (sparse matrix times block) and Rayleigh-Ritz (QR, small eigh).
+   No factorization and no host round trip: with CuPy every step runs on the GPU (cuSPARSE products,
+   cuSOLVER's QR and eigh, CuPy kernels); only scalars (residuals, the filter's cut) come back.
+4. k-means on the embedding: Lloyd's iterations in xp with k-means++ seeding driven by a seeded NumPy
+   Generator, the best of a few starts (the same draws on either device).
 
 scikit-learn's spectral_clustering and KMeans are not used: neither takes CuPy arrays (their Array API
 support does not cover them), and a single code path is the point of the demonstration.
@@ -36,21 +38,23 @@ import numpy as np
 import ndimg
 
 BETA, EPS = 10.0, 1e-6     # scikit-learn's example: the graph's weights exp(-BETA grad / std) + EPS
-SHIFT = 1 + 1e-5           # the eigen-solver's shift, just above M's largest eigenvalue (1)
+COARSEST = 300             # pixels of the pyramid's top, solved densely
+EXTRA = 15                 # block vectors beyond the k wanted: the last Ritz value sets the filter's cut
+DEGREE = 40                # the Chebyshev polynomial's degree per subspace iteration
+TOL, MAX_ITER = 1e-5, 40   # Ritz residual of the k wanted vectors that ends a level; its iteration cap
+STALL = 0.75               # ... as does a residual that fell by less than this (near ties at the k-th vector)
 
 
 def namespace(device):
-    """(xp, sparse, sparse.linalg) of a device: NumPy and SciPy's, or CuPy and cupyx's."""
+    """(xp, sparse) of a device: NumPy and scipy.sparse, or CuPy and cupyx.scipy.sparse."""
     if device == "cpu":
         import scipy.sparse
-        import scipy.sparse.linalg
 
-        return np, scipy.sparse, scipy.sparse.linalg
+        return np, scipy.sparse
     import cupy
     import cupyx.scipy.sparse
-    import cupyx.scipy.sparse.linalg
 
-    return cupy, cupyx.scipy.sparse, cupyx.scipy.sparse.linalg
+    return cupy, cupyx.scipy.sparse
 
 
 def pixel_graph(image, xp, sparse):
@@ -65,47 +69,98 @@ def pixel_graph(image, xp, sparse):
     return sparse.coo_matrix((xp.concatenate([weight, weight]), (rows, cols)), shape=(h * w, h * w)).tocsr()
 
 
-def spectral_embedding(graph, k, xp, sparse, linalg, rng):
-    """k eigenvectors of M = D^-1/2 A D^-1/2 with the largest eigenvalues, as a diffusion map (rows: pixels).
-
-    They crowd just below 1 (one per nearly separate region), where Lanczos on M converges slowly: it runs
-    on (SHIFT I - M)^-1 instead, whose eigenvalues 1 / (SHIFT - lambda) spread them apart. The namespace's
-    sparse LU (splu: SuperLU, whose triangular solves cupyx runs on the GPU) applies the inverse."""
-    n = graph.shape[0]
+def normalized_adjacency(graph, xp, sparse):
+    """(D^-1/2 A D^-1/2, sqrt of the degrees) of a graph."""
     d = xp.sqrt(xp.asarray(graph.sum(axis=1)).ravel())
     scale = sparse.diags([1 / d], [0], format="csr")
-    m = scale @ graph @ scale
-    lu = linalg.splu((SHIFT * sparse.identity(n, format="csr") - m).tocsc())
-    op = linalg.LinearOperator((n, n), matvec=lu.solve, dtype=m.dtype)
-    _, vecs = linalg.eigsh(op, k=k, which="LA", v0=xp.asarray(rng.uniform(-1, 1, n)), tol=1e-7)
-    vecs = vecs / d[:, None]
+    return scale @ graph @ scale, d
+
+
+def rayleigh_ritz(m, x, xp):
+    """(Ritz values descending, Ritz vectors, M times them) of M on the span of the block x."""
+    q, _ = xp.linalg.qr(x)
+    mq = m @ q
+    w, v = xp.linalg.eigh(q.T @ mq)
+    return w[::-1], q @ v[:, ::-1], mq @ v[:, ::-1]
+
+
+def chebyshev(m, x, degree, cut, sparse):
+    """T_degree of M applied to x, scaled so that M's eigenvalues in [-1, cut] are damped below those above
+    (the three-term recurrence in the form that keeps the block's size near one)."""
+    e, c = (cut + 1) / 2, (cut - 1) / 2        # [-1, cut] -> [-1, 1]
+    b = (m - c * sparse.identity(m.shape[0], format="csr")) * (1 / e)
+    sigma = first = e / (1 - c)
+    y = (b @ x) * first
+    for _ in range(1, degree):
+        nxt = 1 / (2 / first - sigma)
+        z = b @ y
+        z *= 2 * nxt
+        x *= sigma * nxt
+        z -= x
+        y, x, sigma = z, y, nxt
+    return y
+
+
+def spectral_embedding(levels, k, xp, sparse):
+    """k eigenvectors of M = D^-1/2 A D^-1/2 with the largest eigenvalues, as a diffusion map (rows: pixels),
+    for the finest of `levels` (images of halving scale, finest first).
+
+    They crowd just below 1 (one per nearly separate region), so Krylov iterations on M alone converge
+    slowly. Each level starts from the one above it instead, where the same regions already have their
+    vectors: interpolated, they are wrong only near region boundaries, which a few Chebyshev filters of
+    M (damping the eigenvalues below the block's last Ritz value) and Rayleigh-Ritz steps correct."""
+    b = k + EXTRA
+    for level, image in enumerate(reversed(levels)):
+        m, d = normalized_adjacency(pixel_graph(image, xp, sparse), xp, sparse)
+        if level == 0:
+            _, x = xp.linalg.eigh(m.toarray())
+            x = x[:, ::-1][:, :b]
+        else:
+            x = ndimg.transform.resize(diffusion, image.shape + (b,), order=1, mode="edge",
+                                       anti_aliasing=False).reshape(-1, b) * d[:, None]
+            previous = np.inf
+            for _ in range(MAX_ITER):
+                w, x, mx = rayleigh_ritz(m, x, xp)
+                res = float(xp.linalg.norm(mx[:, :k] - x[:, :k] * w[:k], axis=0).max())
+                if res < TOL or res > STALL * previous:
+                    break
+                previous = res
+                x = chebyshev(m, x, DEGREE, float(w[-1]), sparse)
+        diffusion = (x / d[:, None]).reshape(image.shape + (b,))
+    vecs = diffusion.reshape(-1, b)[:, :k]
     # a sign per vector, so that the two devices' eigen-solvers give the same embedding
     sign = xp.sign(vecs[xp.argmax(xp.abs(vecs), axis=0), xp.arange(k)])
     return vecs * sign
 
 
-def kmeans(x, k, xp, rng, starts=4, iterations=100):
-    """Labels of Lloyd's k-means with k-means++ seeding, the lowest inertia of `starts` runs."""
+def kmeans(x, k, xp, rng, starts=4, iterations=100, tol=1e-4):
+    """Labels of Lloyd's k-means with k-means++ seeding, the lowest inertia of `starts` runs. A run ends when
+    the centres move less than tol times the data's variance (scikit-learn's rule)."""
     n = x.shape[0]
     sq = (x * x).sum(axis=1)
+    bound = tol * float(x.var(axis=0).mean())
     best, best_inertia = None, np.inf
     for _ in range(starts):
-        picks = [int(rng.integers(n))]
+        # k-means++: each next centre drawn with probability d2 by inverting the cumulative sum on the device
+        draws = xp.asarray(rng.random(k))
+        picks = [xp.asarray([int(rng.integers(n))])]
         d2 = ((x - x[picks[0]]) ** 2).sum(axis=1)
-        for _ in range(1, k):
+        for j in range(1, k):
             cum = xp.cumsum(d2)
-            at = xp.searchsorted(cum, xp.asarray([float(cum[-1]) * rng.random()]))
-            picks.append(min(int(at[0]), n - 1))
+            picks.append(xp.minimum(xp.searchsorted(cum, cum[-1:] * draws[j]), n - 1))
             d2 = xp.minimum(d2, ((x - x[picks[-1]]) ** 2).sum(axis=1))
-        centres, labels = x[xp.asarray(picks)], None
+        centres = x[xp.concatenate(picks)]
         for _ in range(iterations):
             dist = sq[:, None] - 2 * x @ centres.T + (centres * centres).sum(axis=1)[None, :]
-            previous, labels = labels, xp.argmin(dist, axis=1)
-            if previous is not None and bool((labels == previous).all()):
-                break
+            labels = xp.argmin(dist, axis=1)
             onehot = (labels[:, None] == xp.arange(k)[None, :]).astype(x.dtype)
             counts = onehot.sum(axis=0)
-            centres = xp.where(counts[:, None] > 0, (onehot.T @ x) / xp.maximum(counts, 1)[:, None], centres)
+            moved = xp.where(counts[:, None] > 0, (onehot.T @ x) / xp.maximum(counts, 1)[:, None], centres)
+            shift, centres = float(((moved - centres) ** 2).sum()), moved
+            if shift <= bound:
+                break
+        dist = sq[:, None] - 2 * x @ centres.T + (centres * centres).sum(axis=1)[None, :]
+        labels = xp.argmin(dist, axis=1)
         inertia = float(xp.maximum(dist.min(axis=1), 0).sum())
         if inertia < best_inertia:
             best, best_inertia = labels, inertia
@@ -115,14 +170,16 @@ def kmeans(x, k, xp, rng, starts=4, iterations=100):
 def segment(image, scale, device="cpu", clusters=25, seed=0):
     """(labels, rescaled image) of the coins picture (a NumPy array) at `scale`, computed on `device`;
     both NumPy arrays."""
-    xp, sparse, linalg = namespace(device)
-    rng = np.random.default_rng(seed)
+    xp, sparse = namespace(device)
     smooth = ndimg.filters.gaussian(xp.asarray(image), sigma=2)
-    small = ndimg.transform.rescale(smooth, scale, mode="reflect", anti_aliasing=False)
-    graph = pixel_graph(small, xp, sparse)
-    labels = kmeans(spectral_embedding(graph, clusters, xp, sparse, linalg, rng), clusters, xp, rng)
+    levels = [ndimg.transform.rescale(smooth, scale, mode="reflect", anti_aliasing=False)]
+    while levels[-1].size > COARSEST:
+        levels.append(ndimg.transform.rescale(smooth, scale / 2 ** len(levels), mode="reflect",
+                                              anti_aliasing=False))
+    embedding = spectral_embedding(levels, clusters, xp, sparse)
+    labels = kmeans(embedding, clusters, xp, np.random.default_rng(seed))
     host = (lambda a: a.get()) if xp is not np else np.asarray
-    return host(labels).reshape(small.shape), host(small)
+    return host(labels).reshape(levels[0].shape), host(levels[0])
 
 
 def timed(image, scale, device, clusters):
