@@ -192,7 +192,7 @@ NDIMG_HD double entropy_term(int64_t c, double pop) {
 // kHistogram says whether the bins themselves (w.h) are there for the statistics that read every bin.
 template <class H>
 struct HistWindow {
-  static constexpr bool kHistogram = true;
+  static constexpr bool kHistogram = true, summed = true;
   const H& h;
   int64_t n;
   NDIMG_HD int64_t lowest() const { return first_nonzero(h, n); }
@@ -240,6 +240,7 @@ struct ValueWindow {
   Taps taps;
   int64_t m, n;
   int64_t pop = 0, sum = 0, lo = 0, hi = -1;
+  bool summed = false;  // sum scanned
   // Absent: whether -1 may be among the values. -1 adds -1 to the sum and its sign bit to the absent
   // count; as unsigned it passes every value (the least), as signed none (the greatest).
   template <int Parts = kScanAll, bool Absent = true>
@@ -257,6 +258,7 @@ struct ValueWindow {
     });
     pop = m - absent;
     sum = s + absent;
+    summed = (Parts & kScanSum) != 0;
     lo = mn;
     hi = mx;
   }
@@ -286,6 +288,8 @@ struct ValueWindow {
     int64_t k;
     if (pass(int64_t(0))) k = 0;
     else if (!pass(pop)) k = pop + 1;
+    else if (pass(int64_t(1))) k = 1;
+    else if (!pass(pop - 1)) k = pop;
     else {
       int64_t a = 0, b = pop;  // pass(b), not pass(a)
       while (b - a > 1) {
@@ -353,9 +357,10 @@ template <class W>
 NDIMG_HD Val statistic(const Geometry& q, const W& w, int64_t popi, int64_t wsum, int64_t g, const double* terms) {
   const int64_t n = q.n_bins;
   const double pop = double(popi);
-  // count and sum of the values in [a, b]: every value where that spans the bins
-  auto band = [&](int64_t a, int64_t b, int64_t& count, int64_t& total) {
-    if (a <= 0 && b >= n - 1) {
+  // count and (where want_total) sum of the values in [a, b]: every value where that spans the bins (and
+  // the window's sum is at hand)
+  auto band = [&](int64_t a, int64_t b, bool want_total, int64_t& count, int64_t& total) {
+    if (a <= 0 && b >= n - 1 && (w.summed || !want_total)) {
       count = popi;
       total = wsum;
     } else {
@@ -419,7 +424,7 @@ NDIMG_HD Val statistic(const Geometry& q, const W& w, int64_t popi, int64_t wsum
       const int64_t a = w.template first_passing<false>([lo](int64_t c) { return double(c) >= lo; });
       const int64_t b = w.template first_passing<false>([hi](int64_t c) { return double(c) > hi; }) - 1;
       int64_t count, total;
-      band(a, b, count, total);
+      band(a, b, q.stat != kPopP, count, total);
       if (q.stat == kPopP) return ival(count);
       if (count == 0) return ival(0);
       if (q.stat == kSumP) return ival(total);
@@ -442,7 +447,7 @@ NDIMG_HD Val statistic(const Geometry& q, const W& w, int64_t popi, int64_t wsum
     case kPopB:
     case kSumB: {  // the levels i with g - s1 < i < g + s0 (bilateral_cy's g > i - s0 and g < i + s1)
       int64_t count, total;
-      band(g - q.s1 + 1, g + q.s0 - 1, count, total);
+      band(g - q.s1 + 1, g + q.s0 - 1, q.stat != kPopB, count, total);
       if (q.stat == kPopB) return ival(count);
       if (count == 0) return ival(0);
       return ival(q.stat == kSumB ? total : total / count);
@@ -531,12 +536,12 @@ inline int64_t direct_passes(const Geometry& q) {
 }
 
 // The parts of the scan a ValueWindow statistic reads (the population always): the sum for the mean-like
-// statistics and the bands that may span every bin, the extremes for those that read a rank unless the
-// percentiles' ranks are the band's ends.
+// statistics and the percentile bands spanning every bin, the extremes for those that read a rank unless
+// the percentiles' ranks are the band's ends. (A band without the sum counts it.)
 inline int scan_parts(const Geometry& q) {
   switch (q.stat) {
-    case kPop: case kEqualize: case kNoiseFilter: case kPopB: return 0;
-    case kMean: case kSubtractMean: case kSum: case kThreshold: case kMeanB: case kSumB: return kScanSum;
+    case kPop: case kEqualize: case kNoiseFilter: case kMeanB: case kPopB: case kSumB: return 0;
+    case kMean: case kSubtractMean: case kSum: case kThreshold: return kScanSum;
     case kPopP: return q.p0 <= 0 && q.p1 >= 1 ? 0 : kScanExtremes;
     case kMeanP: case kSumP: case kSubtractMeanP: return q.p0 <= 0 && q.p1 >= 1 ? kScanSum : kScanAll;
     default: return kScanExtremes;

@@ -79,7 +79,7 @@ __global__ void rank_kernel(const T* __restrict__ src, const uint8_t* __restrict
 }
 
 // The direct schedule's block: kTileW x kTileRows threads over an output tile kTileW wide and `rows` high
-// (each thread every kTileRows-th row of its column) in one plane. The staged tile is planes x trows x
+// (each thread every kTileRows-th row of its column), the grid's x the tiles of a plane, its y the planes. The staged tile is planes x trows x
 // tcols values: the output tile widened by the footprint's reach, its origin at the footprint's least
 // offsets (min_dp, min_dr, min_dc) from the output tile's.
 constexpr int kTileW = 32, kTileRows = 8;
@@ -88,62 +88,69 @@ constexpr int64_t kDirectShared = 48 * 1024;
 struct Tile {
   int32_t min_dp, min_dr, min_dc;
   int32_t planes, trows, tcols, rows;
-  int32_t off_bytes;  // the footprint's offsets into the tile come first in shared memory
+  int32_t off_bytes;
+  int32_t col_tiles;  // the footprint's offsets into the tile come first in shared memory
 };
 
-// A pixel's window in the staged tile: its footprint element k at base[off[k]], the offsets read four at a
-// time (off 16-byte aligned).
-template <class S>
+// A pixel's window in the staged tile: its footprint element k at byte offset off[k] from base, the offsets
+// read four at a time (off 16-byte aligned).
 struct TileTaps {
-  const S* base;
+  const unsigned char* base;
   const int32_t* off;
+  __device__ __forceinline__ int32_t at(int32_t o) const { return *reinterpret_cast<const int32_t*>(base + o); }
   template <class F>
   __device__ __forceinline__ void each(int32_t m, F f) const {
     const int4* o4 = reinterpret_cast<const int4*>(off);
     int32_t k = 0;
     for (; k + 4 <= m; k += 4) {
       const int4 o = o4[k >> 2];
-      f(int32_t(base[o.x]));
-      f(int32_t(base[o.y]));
-      f(int32_t(base[o.z]));
-      f(int32_t(base[o.w]));
+      f(at(o.x));
+      f(at(o.y));
+      f(at(o.z));
+      f(at(o.w));
     }
-    for (; k < m; ++k) f(int32_t(base[off[k]]));
+    for (; k < m; ++k) f(at(off[k]));
   }
 };
 
-template <class T, class S, class O, int Parts>
+template <class T, class O, int Parts>
 __global__ void __launch_bounds__(kTileW * kTileRows) direct_kernel(const T* __restrict__ src, const uint8_t* __restrict__ msk,
                                                                    const int32_t* __restrict__ offs, Geometry q, Tile t,
                                                                    O* __restrict__ dst) {
   extern __shared__ __align__(16) unsigned char smem[];
   int32_t* off = reinterpret_cast<int32_t*>(smem);
-  S* tile = reinterpret_cast<S*>(smem + t.off_bytes);
+  int32_t* tile = reinterpret_cast<int32_t*>(smem + t.off_bytes);
   const int m = int(q.n_full);
   for (int k = threadIdx.y * kTileW + threadIdx.x; k < m; k += kTileW * kTileRows) off[k] = offs[k];
   const int64_t R = q.rows, C = q.cols;
-  const int64_t col_tiles = (C + kTileW - 1) / kTileW, row_tiles = (R + t.rows - 1) / t.rows;
-  const int64_t per_plane = col_tiles * row_tiles;
-  for (int64_t b = blockIdx.x; b < per_plane * q.planes; b += gridDim.x) {
-    const int64_t p = b / per_plane, r0 = (b % per_plane) / col_tiles * t.rows, c0 = b % col_tiles * kTileW;
-    __syncthreads();  // the offsets written, the last tile's readers done
+  const int32_t rt = int32_t(blockIdx.x) / t.col_tiles, ct = int32_t(blockIdx.x) - rt * t.col_tiles;
+  const int64_t r0 = int64_t(rt) * t.rows, c0 = int64_t(ct) * kTileW, col = c0 + threadIdx.x;
+  for (int64_t p = blockIdx.y; p < q.planes; p += gridDim.y) {
+    __syncthreads();  // the offsets written, the last plane's readers done
     // every staged value in the image and the mask: the scan counts no absent ones
     const bool inside = !msk && p + t.min_dp >= 0 && p + t.min_dp + t.planes <= q.planes && r0 + t.min_dr >= 0 &&
                         r0 + t.min_dr + t.trows <= R && c0 + t.min_dc >= 0 && c0 + t.min_dc + t.tcols <= C;
     // a warp per staged row at a time: consecutive threads, consecutive columns
     for (int i = threadIdx.y; i < t.planes * t.trows; i += kTileRows) {
-      const int64_t pp = p + t.min_dp + i / t.trows, rr = r0 + t.min_dr + i % t.trows;
+      const int tp = i / t.trows;
+      const int64_t pp = p + t.min_dp + tp, rr = r0 + t.min_dr + (i - tp * t.trows);
       const bool line = pp >= 0 && pp < q.planes && rr >= 0 && rr < R;
-      for (int tc = threadIdx.x; tc < t.tcols; tc += kTileW) {
-        const int64_t cc = c0 + t.min_dc + tc, at = (pp * R + rr) * C + cc;
-        tile[i * t.tcols + tc] = line && cc >= 0 && cc < C && (!msk || msk[at]) ? S(src[at]) : S(-1);
+      const int64_t base = line ? (pp * R + rr) * C + c0 + t.min_dc : 0;  // the staged row's first column
+      int32_t* trow = tile + i * t.tcols;
+      if (inside) {
+        for (int tc = threadIdx.x; tc < t.tcols; tc += kTileW) trow[tc] = src[base + tc];
+      } else {
+        for (int tc = threadIdx.x; tc < t.tcols; tc += kTileW) {
+          const int64_t cc = c0 + t.min_dc + tc;
+          trow[tc] = line && cc >= 0 && cc < C && (!msk || msk[base + tc]) ? int32_t(src[base + tc]) : -1;
+        }
       }
     }
     __syncthreads();
-    const int64_t col = c0 + threadIdx.x;
-    if (col >= C) continue;  // no barrier before the next tile's first
+    if (col >= C) continue;
     for (int y = threadIdx.y; y < t.rows && r0 + y < R; y += kTileRows) {
-      ValueWindow<TileTaps<S>> w{TileTaps<S>{tile + y * t.tcols + threadIdx.x, off}, m, q.n_bins};
+      ValueWindow<TileTaps> w{TileTaps{reinterpret_cast<const unsigned char*>(tile + y * t.tcols + threadIdx.x), off}, m,
+                              q.n_bins};
       if (inside) w.template scan<Parts, false>();
       else w.template scan<Parts, true>();
       const int64_t at = (p * R + r0 + y) * C + col;
@@ -170,13 +177,12 @@ bool launch_direct(const View& image, const View& mask, const Offset* lists, con
       hi[d] = std::max(hi[d], o[d]);
     }
   }
-  using S = std::conditional_t<sizeof(T) == 1, int16_t, int32_t>;
   Tile t{lo[0], lo[1], lo[2], hi[0] - lo[0] + 1, 0, kTileW + hi[2] - lo[2], 0,
          int32_t((q.n_full * int64_t(sizeof(int32_t)) + 15) / 16 * 16)};
-  // the tallest output tile (rows per thread 4, 2, 1) whose staged values fit
-  for (int32_t rows = 4 * kTileRows; rows >= kTileRows && !t.rows; rows /= 2) {
+  // the tallest output tile (rows per thread 8, 4, 2, 1) whose staged values fit
+  for (int32_t rows = 8 * kTileRows; rows >= kTileRows && !t.rows; rows /= 2) {
     const int64_t trows = rows + int64_t(hi[1]) - lo[1];
-    if (t.off_bytes + int64_t(t.planes) * trows * t.tcols * int64_t(sizeof(S)) <= kDirectShared) {
+    if (t.off_bytes + int64_t(t.planes) * trows * t.tcols * int64_t(sizeof(int32_t)) <= kDirectShared) {
       t.rows = rows;
       t.trows = int32_t(trows);
     }
@@ -184,21 +190,24 @@ bool launch_direct(const View& image, const View& mask, const Offset* lists, con
   if (!t.rows) return false;
   std::vector<int32_t> offs(size_t(q.n_full));
   for (int64_t k = 0; k < q.n_full; ++k)
-    offs[size_t(k)] = ((lists[k].dp - lo[0]) * t.trows + lists[k].dr - lo[1]) * t.tcols + lists[k].dc - lo[2];
+    offs[size_t(k)] = int32_t(sizeof(int32_t)) *
+                      (((lists[k].dp - lo[0]) * t.trows + lists[k].dr - lo[1]) * t.tcols + lists[k].dc - lo[2]);
   cuda::Scratch doffs(offs.size() * sizeof(int32_t), s, op);
   cuda::check(cudaMemcpyAsync(doffs.get<void>(), offs.data(), offs.size() * sizeof(int32_t), cudaMemcpyHostToDevice, s), op);
-  const int64_t tiles = (q.cols + kTileW - 1) / kTileW * ((q.rows + t.rows - 1) / t.rows) * q.planes;
-  const size_t bytes = size_t(t.off_bytes) + size_t(t.planes) * t.trows * t.tcols * sizeof(S);
-  const unsigned blocks = unsigned(std::min<int64_t>(tiles, int64_t(1) << 30));
+  const int64_t col_tiles = (q.cols + kTileW - 1) / kTileW, tiles = col_tiles * ((q.rows + t.rows - 1) / t.rows);
+  if (tiles > INT32_MAX) return false;
+  t.col_tiles = int32_t(col_tiles);
+  const size_t bytes = size_t(t.off_bytes) + size_t(t.planes) * t.trows * t.tcols * sizeof(int32_t);
+  const dim3 blocks(unsigned(tiles), unsigned(std::min<int64_t>(q.planes, 65535)));
   auto go = [&](auto kernel) {
     kernel<<<blocks, dim3(kTileW, kTileRows), bytes, s>>>(image.ptr<T>(), q.use_mask ? mask.ptr<uint8_t>() : nullptr,
                                                           doffs.get<int32_t>(), q, t, out.ptr<O>());
   };
   switch (scan_parts(q)) {
-    case 0: go(direct_kernel<T, S, O, 0>); break;
-    case kScanSum: go(direct_kernel<T, S, O, kScanSum>); break;
-    case kScanExtremes: go(direct_kernel<T, S, O, kScanExtremes>); break;
-    default: go(direct_kernel<T, S, O, kScanAll>); break;
+    case 0: go(direct_kernel<T, O, 0>); break;
+    case kScanSum: go(direct_kernel<T, O, kScanSum>); break;
+    case kScanExtremes: go(direct_kernel<T, O, kScanExtremes>); break;
+    default: go(direct_kernel<T, O, kScanAll>); break;
   }
   cuda::check_launch(op);
   return true;
