@@ -216,7 +216,7 @@ def figures(image, results, rows, devices, out):
 
     fig, ax = plt.subplots(figsize=(6, 4))
     for dev in devices:
-        pts = [(pixels, t[dev]) for _, pixels, t in rows if dev in t]
+        pts = sorted((pixels, t[dev]) for _, pixels, t in rows if dev in t)
         ax.loglog(*zip(*pts), marker="o", label=dev)
     ax.set_xlabel("pixels")
     ax.set_ylabel("seconds")
