@@ -2,6 +2,7 @@
 // (scikit-image's Cython loops, rounding step for step), and the schedules' declarations. The entries are in
 // texture.cpp.
 #pragma once
+#include <cstring>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -220,6 +221,30 @@ struct MoravecResponse {
         if (!(best < sum)) best = sum;
       }
     return best;
+  }
+  // pixel() of the L pixels (r, c .. c + L - 1), all inside, at once (host): each lane's sums in pixel()'s
+  // order, in GCC vectors read straight from the image rows.
+  template <int L>
+  void pixels_inside(int64_t r, int64_t c) const {
+    typedef T Vec __attribute__((vector_size(L * sizeof(T))));
+    auto load = [&](int64_t y, int64_t x) {
+      Vec v;
+      std::memcpy(&v, img + y * cols + x, sizeof(Vec));
+      return v;
+    };
+    Vec best = T(1.7976931348623157e308) + Vec{};
+    for (int64_t br = r - w; br <= r + w; ++br)
+      for (int64_t bc = c - w; bc <= c + w; ++bc) {
+        if (br == r || bc == c) continue;
+        Vec sum = {};
+        for (int64_t mr = -w; mr <= w; ++mr)
+          for (int64_t mc = -w; mc <= w; ++mc) {
+            const Vec d = load(r + mr, c + mc) - load(br + mr, bc + mc);
+            sum = sum + d * d;
+          }
+        best = best < sum ? best : sum;
+      }
+    std::memcpy(out + r * cols + c, &best, sizeof(Vec));
   }
 };
 

@@ -46,8 +46,22 @@ void corner_fast_cpu(const View& image, int n, double threshold, const View& out
 }
 
 void corner_moravec_cpu(const View& image, int64_t w, const View& out) {
-  const int64_t side = 2 * w + 1, cost = side * side * side * side;
-  run_float<MoravecResponse>(image, out, cost, w);
+  constexpr int L = 16;  // pixels of a row at once: independent sums for the adds' latency
+  const int64_t rows = image.shape[0], cols = image.shape[1], side = 2 * w + 1;
+  auto run = [&]<class T>() {
+    const MoravecResponse<T> f{image.ptr<T>(), out.ptr<T>(), rows, cols, w};
+    parallel_for(rows, std::max<int64_t>(1, (1 << 16) / (cols * side * side * side * side)), [&](int64_t a, int64_t b) {
+      for (int64_t r = a; r < b; ++r) {
+        int64_t c = 0;
+        if (r >= 2 * w && r < rows - 2 * w)
+          for (c = 2 * w; c + L <= cols - 2 * w; c += L) f.template pixels_inside<L>(r, c);
+        for (int64_t x = 0; x < cols; ++x)  // the borders, and the row's last pixels
+          if (x < 2 * w || x >= c) f(r, x);
+      }
+    });
+  };
+  if (image.dtype == DType::F32) run.template operator()<float>();
+  else run.template operator()<double>();
 }
 
 void corner_orientations_cpu(const View& image, const View& corners, const View& mask, const View& out) {
