@@ -1,5 +1,7 @@
 #include <nanobind/ndarray.h>
 
+#include <algorithm>
+#include <string_view>
 #include <vector>
 
 #include "binders.hpp"
