@@ -195,8 +195,10 @@ def _cuda_cases():
 @pytest.mark.parametrize("name", GENERIC + PERCENTILE + BILATERAL + ["percentile", "threshold_percentile",
                                                                    "windowed_histogram"])
 def test_cuda_equals_cpu(name):
-    """The CUDA schedule (a thread per 32-pixel line segment) against the CPU's: the same histograms, the
-    same statistic code; entropy and geometric_mean within the device's log/exp rounding."""
+    """The CUDA schedules against the CPU's: the direct tiles (most statistics of these small footprints, the
+    16-bit image's too) and the line-segment histograms (entropy, otsu, modal, majority, geometric_mean,
+    windowed_histogram, the 1x41 row's sums and percentiles), the same statistic code; entropy and
+    geometric_mean within the device's log/exp rounding."""
     for image, fp, kw in _cuda_cases():
         if image.ndim == 3 and name not in GENERIC:
             continue
