@@ -255,8 +255,9 @@ def rag_mean_color(image, labels, connectivity=2, mode="distance", sigma=255.0):
         raise ValueError(f"The mode '{mode}' is not recognised")
     mean = {n: d["mean color"] for n, d in graph.nodes(data=True)}
     d = np.array([mean[x] for x, _, _ in edges]) - np.array([mean[y] for _, y, _ in edges])
-    # np.linalg.norm of each 3-vector: its dot product adds the squares in order
-    diffs = np.sqrt((d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1]) + d[:, 2] * d[:, 2])
+    # np.linalg.norm of each vector is the square root of its dot product, which NumPy hands to its BLAS: whose
+    # kernel (order, fused multiply-adds) depends on the build and the processor, so each row takes that dot too
+    diffs = np.sqrt(np.array([row.dot(row) for row in d], dtype=np.float64))
     for (_, _, attrs), diff in zip(edges, list(diffs)):
         # scikit-image's scalar expression (NumPy's array power rounds some values otherwise)
         attrs["weight"] = math.e ** (-(diff**2) / sigma) if mode == "similarity" else diff
