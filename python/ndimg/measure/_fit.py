@@ -337,8 +337,10 @@ class EllipseModel(_Model):
         x, y = data[:, 0], data[:, 1]
         # quadratic (D1) and linear (D2) parts of the conic; the constraint 4ac - b^2 = 1 reduces the
         # generalized eigenproblem to 3x3 (Halir & Flusser 1998)
-        D1 = np.stack([x**2, x * y, y**2], axis=1)
-        D2 = np.stack([x, y, np.ones_like(x)], axis=1)
+        # transposed stacks, as scikit-image lays them out: BLAS takes another kernel (and rounding) for the
+        # float32 products of other layouts
+        D1 = np.vstack([x**2, x * y, y**2]).T
+        D2 = np.vstack([x, y, np.ones_like(x)]).T
         S1, S2, S3 = D1.T @ D1, D1.T @ D2, D2.T @ D2
         C1 = np.array([[0.0, 0.0, 2.0], [0.0, -1.0, 0.0], [2.0, 0.0, 0.0]])
         try:
