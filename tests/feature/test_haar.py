@@ -20,6 +20,22 @@ def test_coord_like_skimage(width, height, feature_type):
     assert types.dtype == ref_types.dtype and types.tolist() == ref_types.tolist()
 
 
+@pytest.mark.parametrize("collecting", [True, False])
+def test_coord_leaves_the_garbage_collector_as_found(collecting):
+    import gc
+
+    was = gc.isenabled()
+    (gc.enable if collecting else gc.disable)()
+    try:
+        nf.haar_like_feature_coord(6, 6)
+        assert gc.isenabled() is collecting
+        with pytest.raises(ValueError):
+            nf.haar_like_feature_coord(6, 6, feature_type="bogus")
+        assert gc.isenabled() is collecting
+    finally:
+        (gc.enable if was else gc.disable)()
+
+
 def test_coord_refuses_unknown_type():
     with pytest.raises(ValueError, match="unknown"):
         nf.haar_like_feature_coord(3, 3, ["type-2-x", "type-9"])
