@@ -161,16 +161,17 @@ def _eigenvalue_ties(x, kw):
     return tie
 
 
-def assert_walker_labels(entry, got, expected, args, kw, gap=1e-3):
+def assert_walker_labels(entry, got, expected, args, kw, gap=0.05, most=0.01):
     """random_walker's labels from an iterative solve on the GPU: equal to the reference's except at pixels whose
-    two leading reference probabilities are within `gap` (the solver stops at another point within its
-    tolerance, so a near tie may fall either way), and those are at most 0.1% of the pixels."""
+    two leading reference probabilities are within `gap`, and those are at most `most` of the pixels. Two
+    solves that each stop within the tolerance may decide such near ties either way: scikit-image's own cg at
+    tol=1e-5 differs from its exact 'bf' solve at up to 0.3% of the 7x9x11 cases' pixels, with gaps up to 0.021."""
     got, expected = to_host(got), np.asarray(expected)
     assert got.shape == expected.shape and got.dtype == expected.dtype, (got.shape, got.dtype, expected.dtype)
     differ = got != expected
     if not differ.any():
         return
-    assert differ.mean() <= 1e-3, f"{differ.sum()} of {differ.size} labels differ"
+    assert differ.mean() <= most, f"{differ.sum()} of {differ.size} labels differ"
     prob = np.asarray(entry.load_reference()(*args, **{**kw, "return_full_prob": True}))
     top2 = np.sort(prob[:, differ], axis=0)[-2:]
     assert (top2[1] - top2[0]).max() < gap, f"labels differ where the probabilities are {top2[1] - top2[0]} apart"
