@@ -51,7 +51,7 @@ def representatives(only=()):
     for e in entries():
         if not e.family or e.family in found or "cuda" not in e.engines or (only and e.family not in only):
             continue
-        case = next(((s, kw) for s, kw in e.bench if SHAPES[s][0]), None)
+        case = next(((s, kw) for s, kw in e.bench if SHAPES[s][0] and "_method" not in kw), None)
         if case is not None:
             found[e.family] = (e, *case)
     return found

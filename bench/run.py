@@ -213,7 +213,7 @@ def selected(e, only):
 
 def measure(args, save):
     """Time every selected case; save(meta, rows) after each, so a run cut off keeps what it measured."""
-    from ndimg._cases import bench_inputs
+    from ndimg._cases import bench_callable, bench_inputs
     from ndimg._registry import entries
 
     engines = set(args.engines.split(","))
@@ -235,7 +235,7 @@ def measure(args, save):
                        floor=None)
             rows.append(row)
             try:
-                fn, ref = e.load(), e.load_reference()
+                fn, ref = (bench_callable(f, kwargs) for f in (e.load(), e.load_reference()))
                 inputs, kw = bench_inputs(e, shape, kwargs, rng=np.random.default_rng(0))
             except Exception as exc:  # a broken entry is a row of the report, not the end of the run
                 row["errors"]["setup"] = error(exc)
@@ -254,7 +254,7 @@ def measure(args, save):
                 except Exception as exc:  # reported in the row, the run goes on
                     row["errors"][k] = error(exc)
             if cuda and "cuda" in e.engines and inputs:  # without an array input no call picks the GPU
-                gpu_case(row, fn, pfn, inputs, kw, args, meta["copy_bandwidth"])
+                gpu_case(row, fn, pfn and bench_callable(pfn, kwargs), inputs, kw, args, meta["copy_bandwidth"])
             print(progress(row), flush=True)
             save(meta, rows)
     return meta, rows

@@ -34,6 +34,8 @@ NDIMG_BINDINGS(feature_texture) {
   bind<&feature::multiblock_lbp>(m, "multiblock_lbp", "int_image", "r", "c", "width", "height");
   bind<&feature::corner_orientations>(m, "corner_orientations", "image", "corners", "mask", Out{"output"},
                                       nb::arg("stream") = 0);
+  bind<&feature::steered_pair_tests>(m, "steered_pair_tests", "image", "keypoints", "sin", "cos", "pairs",
+                                     Out{"output"}, nb::arg("stream") = 0);
 }
 
 }  // namespace ndimg::py

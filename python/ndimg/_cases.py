@@ -177,9 +177,19 @@ def make_inputs(entry, shape, dtype=None, rng=None, layout="c", kinds=None):
 
 def split_bench(kwargs):
     """A bench case's kwargs split into (call kwargs, settings): settings are the underscored keys
-    (``_inputs``: input kinds instead of the entry's; ``_dtype``: instead of the shape's)."""
+    (``_inputs``: input kinds instead of the entry's; ``_dtype``: instead of the shape's; ``_method``: a
+    class's method to time, see bench_callable)."""
     call = {k: v for k, v in kwargs.items() if not k.startswith("_")}
     return call, {k[1:]: v for k, v in kwargs.items() if k.startswith("_")}
+
+
+def bench_callable(fn, kwargs):
+    """What a bench case times: `fn` itself, or for a class case with ``_method`` the instance made from the
+    call kwargs, that method called with the inputs (``ORB(n_keypoints=...).detect_and_extract(image)``)."""
+    method = split_bench(kwargs)[1].get("method")
+    if method is None:
+        return fn
+    return lambda *inputs, **kw: getattr(fn(**kw), method)(*inputs)
 
 
 def bench_inputs(entry, shape_name, kwargs, rng=None):

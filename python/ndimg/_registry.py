@@ -2951,7 +2951,8 @@ register("feature", "match_descriptors", f"{_FD}._match:match_descriptors", inpu
                               descriptors2=np.random.default_rng(2).random((4000, 256)) > 0.5)),))
 # a class: compared with scikit-image (patterns, masks, descriptors, both engines) in tests/feature/test_brief.py
 register("feature", "BRIEF", f"{_FD}._brief:BRIEF", kind="class", inputs=("none",), ndim=(), cases=(),
-         extra={"tested_in": "tests/feature/test_brief.py"})
+         extra={"tested_in": "tests/feature/test_brief.py"},
+         bench=(("2d_1k_f32", dict(_inputs=("image", "corners:40"), _method="extract")),))
 register("feature", "draw_multiblock_lbp", f"{_FD}._mblbp_draw:draw_multiblock_lbp", dtypes=NUMERIC, ndim=(2,),
          cases=(case(r=1, c=2, width=4, height=3), case(r=0, c=0, width=5, height=5, lbp_code=0b10110010, alpha=0.3),
                 case(r=2, c=1, width=3, height=4, lbp_code=255, color_less_block=(0.5, 0.1, 0.2)),
@@ -3516,10 +3517,14 @@ del _q, _rule
 
 # --- feature: keypoint detectors and descriptors (issue 29, helper feat-kp)
 # classes: compared with scikit-image (keypoints, scales, descriptors, both engines) in their test files
+# the keypoint classes' bench cases time a method on an image (_method, bench_callable)
+_KP_BENCH = (("2d_1k_f32", dict(_inputs=("image",), _method="detect")),)
 register("feature", "CENSURE", "ndimg.feature._censure:CENSURE", kind="class", inputs=("none",), ndim=(), cases=(),
-         extra={"tested_in": "tests/feature/test_censure.py"})
+         extra={"tested_in": "tests/feature/test_censure.py"}, bench=_KP_BENCH)
 register("feature", "ORB", "ndimg.feature._orb:ORB", kind="class", inputs=("none",), ndim=(), cases=(),
-         extra={"tested_in": "tests/feature/test_orb.py"})
+         extra={"tested_in": "tests/feature/test_orb.py"},
+         bench=(("2d_1k_f32", dict(_inputs=("image",), _method="detect_and_extract", n_keypoints=500)),))
 register("feature", "SIFT", "ndimg.feature._sift:SIFT", kind="class", inputs=("none",), ndim=(), cases=(),
-         extra={"tested_in": "tests/feature/test_sift.py"})
+         extra={"tested_in": "tests/feature/test_sift.py"},
+         bench=(("2d_1k_f32", dict(_inputs=("image",), _method="detect_and_extract")),))
 # --- end feature keypoints (feat-kp)

@@ -57,4 +57,13 @@ int64_t multiblock_lbp(const View& ii, int64_t r, int64_t c, int64_t width, int6
 void corner_orientations(const View& image, const View& corners, const View& mask, const View& out,
                          StreamHandle stream = nullptr);
 
+// Binary tests at keypoints (ORB's steered BRIEF; BRIEF itself with angle 0 and its pairs' axes swapped): bit j
+// of keypoint i is image[p0] < image[p1], where pair j's (a, b) offsets (pairs: C-contiguous (m, 4), a0 b0 a1
+// b1, the image's float type) are rotated by keypoint i's sine and cosine (the image's type, one per keypoint)
+// as scikit-image's loop rotates them: rows kr + round(sin a + cos b), columns kc + round(cos a - sin b), each
+// product and sum rounded in that type, round() half away from zero. Flat indices outside the image are
+// clamped to it. keypoints: C-contiguous int64 (n, 2); out: C-contiguous bool (n, m).
+void steered_pair_tests(const View& image, const View& keypoints, const View& sin, const View& cos,
+                        const View& pairs, const View& out, StreamHandle stream = nullptr);
+
 }  // namespace ndimg::feature

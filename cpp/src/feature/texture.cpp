@@ -103,4 +103,26 @@ void corner_orientations(const View& image, const View& corners, const View& mas
               corner_orientations_cuda(image, corners, mask, out, stream));
 }
 
+void steered_pair_tests(const View& image, const View& keypoints, const View& sin, const View& cos,
+                        const View& pairs, const View& out, StreamHandle stream) {
+  const char* op = "steered_pair_tests";
+  for (const View* v : {&keypoints, &sin, &cos, &pairs, &out}) require_same_device(image, *v, op);
+  if (image.ndim != 2 || !image.c_contiguous() || !is_float(image.dtype) || image.size() == 0)
+    throw TypeError("steered_pair_tests: a non-empty C-contiguous 2-D float32 or float64 image expected");
+  if (keypoints.dtype != DType::I64 || keypoints.ndim != 2 || keypoints.shape[1] != 2 || !keypoints.c_contiguous())
+    throw TypeError("steered_pair_tests: C-contiguous int64 (n, 2) keypoints expected");
+  const int64_t n = keypoints.shape[0];
+  for (const View* v : {&sin, &cos})
+    if (v->dtype != image.dtype || v->ndim != 1 || v->shape[0] != n || !v->c_contiguous())
+      throw TypeError("steered_pair_tests: one sine and cosine per keypoint in the image's dtype expected");
+  if (pairs.dtype != image.dtype || pairs.ndim != 2 || pairs.shape[1] != 4 || !pairs.c_contiguous())
+    throw TypeError("steered_pair_tests: C-contiguous (m, 4) pairs in the image's dtype expected");
+  if (out.dtype != DType::Bool || out.ndim != 2 || out.shape[0] != n || out.shape[1] != pairs.shape[0] ||
+      !out.c_contiguous())
+    throw ValueError("steered_pair_tests: a C-contiguous bool output of shape (keypoints, pairs) expected");
+  if (n == 0 || pairs.shape[0] == 0) return;
+  NDIMG_ROUTE(image, op, steered_pair_tests_cpu(image, keypoints, sin, cos, pairs, out),
+              steered_pair_tests_cuda(image, keypoints, sin, cos, pairs, out, stream));
+}
+
 }  // namespace ndimg::feature

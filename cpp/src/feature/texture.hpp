@@ -323,6 +323,33 @@ struct CornerOrientation {
   }
 };
 
+// One bit of steered_pair_tests: keypoint i, pair j.
+template <class T>
+struct SteeredPairTest {
+  const T* img;
+  const int64_t* kp;   // (n, 2)
+  const T* sin;
+  const T* cos;
+  const T* pairs;      // (m, 4)
+  uint8_t* out;        // (n, m)
+  int64_t cols, last, m;
+
+  static NDIMG_HD int64_t round_index(T v) {
+    return int64_t(v > T(0) ? add_rn(v, T(0.5)) : sub_rn(v, T(0.5)));
+  }
+  NDIMG_HD T at(int64_t i, T a, T b) const {
+    const T s = sin[i], c = cos[i];
+    const int64_t r = kp[2 * i] + round_index(add_rn(mul_rn(s, a), mul_rn(c, b)));
+    const int64_t q = kp[2 * i + 1] + round_index(sub_rn(mul_rn(c, a), mul_rn(s, b)));
+    const int64_t flat = r * cols + q;
+    return img[flat < 0 ? 0 : (flat > last ? last : flat)];
+  }
+  NDIMG_HD void operator()(int64_t i, int64_t j) const {
+    const T* p = pairs + 4 * j;
+    out[i * m + j] = at(i, p[0], p[1]) < at(i, p[2], p[3]);
+  }
+};
+
 // ---- engine schedules (arguments validated by the entries) ----
 void local_binary_pattern_cpu(const View& image, std::span<const double> rp, std::span<const double> cp,
                               LbpMethod method, const View& out);
@@ -330,7 +357,11 @@ void corner_fast_cpu(const View& image, int n, double threshold, const View& out
 void corner_moravec_cpu(const View& image, int64_t window_size, const View& out);
 void corner_orientations_cpu(const View& image, const View& corners, const View& mask, const View& out);
 void glcm_props_cpu(const View& P, GlcmProp prop, const View& out);
+void steered_pair_tests_cpu(const View& image, const View& keypoints, const View& sin, const View& cos,
+                            const View& pairs, const View& out);
 #ifdef NDIMG_WITH_CUDA
+void steered_pair_tests_cuda(const View& image, const View& keypoints, const View& sin, const View& cos,
+                             const View& pairs, const View& out, StreamHandle s);
 void local_binary_pattern_cuda(const View& image, std::span<const double> rp, std::span<const double> cp,
                                LbpMethod method, const View& out, StreamHandle s);
 void corner_fast_cuda(const View& image, int n, double threshold, const View& out, StreamHandle s);

@@ -45,6 +45,18 @@ void corner_fast_cpu(const View& image, int n, double threshold, const View& out
   }
 }
 
+void steered_pair_tests_cpu(const View& image, const View& keypoints, const View& sin, const View& cos,
+                            const View& pairs, const View& out) {
+  auto run = [&]<class T>() {
+    each_pixel_cpu(keypoints.shape[0], pairs.shape[0], 4,
+                   SteeredPairTest<T>{image.ptr<T>(), keypoints.ptr<int64_t>(), sin.ptr<T>(), cos.ptr<T>(),
+                                      pairs.ptr<T>(), out.ptr<uint8_t>(), image.shape[1], image.size() - 1,
+                                      pairs.shape[0]});
+  };
+  if (image.dtype == DType::F32) run.template operator()<float>();
+  else run.template operator()<double>();
+}
+
 void corner_moravec_cpu(const View& image, int64_t w, const View& out) {
   constexpr int L = 16;  // pixels of a row at once: independent sums for the adds' latency
   const int64_t rows = image.shape[0], cols = image.shape[1], side = 2 * w + 1;

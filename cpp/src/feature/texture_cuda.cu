@@ -55,6 +55,21 @@ void corner_moravec_cuda(const View& image, int64_t w, const View& out, StreamHa
                     op);
 }
 
+void steered_pair_tests_cuda(const View& image, const View& keypoints, const View& sin, const View& cos,
+                             const View& pairs, const View& out, StreamHandle stream) {
+  const char* op = "steered_pair_tests";
+  cuda::DeviceGuard guard(image.device_id, op);
+  auto run = [&]<class T>() {
+    each_pixel_cuda(keypoints.shape[0], pairs.shape[0],
+                    SteeredPairTest<T>{image.ptr<T>(), keypoints.ptr<int64_t>(), sin.ptr<T>(), cos.ptr<T>(),
+                                       pairs.ptr<T>(), out.ptr<uint8_t>(), image.shape[1], image.size() - 1,
+                                       pairs.shape[0]},
+                    static_cast<cudaStream_t>(stream), op);
+  };
+  if (image.dtype == DType::F32) run.template operator()<float>();
+  else run.template operator()<double>();
+}
+
 void corner_orientations_cuda(const View& image, const View& corners, const View& mask, const View& out,
                               StreamHandle stream) {
   const char* op = "corner_orientations";

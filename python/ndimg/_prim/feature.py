@@ -61,6 +61,20 @@ def corner_moravec(image, *, window_size):
     return out
 
 
+def steered_pair_tests(image, keypoints, sin, cos, pairs):
+    """(n, m) bool: for each keypoint (int64 (n, 2) rows and columns) and pair ((m, 4) offsets a0 b0 a1 b1),
+    image[p0] < image[p1], the offsets rotated by the keypoint's sine and cosine as scikit-image's ORB loop
+    rotates them (rows kr + round(sin a + cos b), columns kc + round(cos a - sin b), in the image's float
+    type); flat indices past the image clamped to it. sin, cos and pairs in the image's dtype."""
+    xp = xp_of(image)
+    ft = image.dtype
+    out = xp.empty((len(keypoints), len(pairs)), dtype=bool)
+    _core.steered_pair_tests(xp.ascontiguousarray(image), xp.ascontiguousarray(keypoints, dtype=np.int64),
+                             xp.ascontiguousarray(sin, dtype=ft), xp.ascontiguousarray(cos, dtype=ft),
+                             xp.ascontiguousarray(pairs, dtype=ft), out, stream=stream_ptr(out))
+    return out
+
+
 def corner_orientations(image, corners, mask):
     """Orientations (image's dtype) of the int64 (n, 2) ``corners`` of a float32/float64 image over the odd
     ``mask`` (uint8), the image zero-padded as scikit-image pads it (corners kept within that padding)."""

@@ -1,6 +1,6 @@
 """skimage.feature.BRIEF (0.26): binary descriptors from pixel-pair comparisons of the Gaussian-smoothed
-image, on the image's engine (the smoothing is ndimg.filters.gaussian; the comparisons are gathers over the
-working array). The sampling pattern comes from the same NumPy generator draws as scikit-image's."""
+image, on the image's engine (the smoothing is ndimg.filters.gaussian; the comparisons are ORB's steered
+pair tests at angle 0, one core call). The sampling pattern comes from the same NumPy generator draws as scikit-image's."""
 from __future__ import annotations
 
 import copy
@@ -8,6 +8,7 @@ import copy
 import numpy as np
 
 from .._engine import CUDA, engine_for, from_working, to_working
+from .._prim.feature import steered_pair_tests
 from .._rules import check_nD
 from ..ndimage._footprint import to_host
 from ._corner_cy import _grayscale_2d
@@ -74,17 +75,14 @@ class BRIEF:
         keypoints = to_host(keypoints)
         mask = _mask_border_keypoints(image.shape, keypoints, self.patch_size // 2)
         kp = np.array(keypoints[mask, :], dtype=np.int64, order='C')
-        # flat offsets: scikit-image's unchecked reads past a row's end land in the next row; reads past the
-        # image's end (uniform sampling at the last allowed keypoint) are undefined there and clamped here
-        flat = image.ravel()
-        cols, last = image.shape[1], image.size - 1
-
-        def at(pos):
-            idx = (kp[:, None, 0] + pos[None, :, 0]) * cols + kp[:, None, 1] + pos[None, :, 1]
-            return flat[xp.asarray(np.clip(idx, 0, last))]
-
-        descriptors = at(pos1) < at(pos2) if len(kp) and len(pos1) else xp.zeros((len(kp), self.descriptor_size),
-                                                                                   dtype=bool)
+        # ORB's steered tests at angle 0 (its rows take the pairs' second axis): flat offsets, so that scikit-image's
+        # unchecked reads past a row's end land in the next row; reads past the image's end (uniform sampling at
+        # the last allowed keypoint) are undefined there and clamped here
+        ft = image.dtype
+        pairs = np.stack([pos1[:, 1], pos1[:, 0], pos2[:, 1], pos2[:, 0]], axis=1).astype(ft)
+        descriptors = steered_pair_tests(image, xp.asarray(kp), xp.zeros(len(kp), ft), xp.ones(len(kp), ft),
+                                         xp.asarray(pairs)) if len(kp) and len(pos1) else \
+            xp.zeros((len(kp), self.descriptor_size), dtype=bool)
         if descriptors.shape[1] != self.descriptor_size:   # fewer samples than asked (tiny patches)
             raise ValueError(f"could not broadcast input array from shape {descriptors.shape} into shape "
                              f"{(len(kp), self.descriptor_size)}")

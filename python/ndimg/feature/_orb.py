@@ -1,13 +1,15 @@
 """skimage.feature.ORB (0.26): oriented FAST keypoints and rotated BRIEF descriptors over a Gaussian pyramid,
 on the image's engine. Each octave's FAST response, peaks, Harris response and intensity-centroid
 orientations are ndimg's (corner_fast, corner_peaks, corner_harris, corner_orientations); the descriptors'
-steered pair comparisons are one gather over all keypoints and pairs, in the image's float precision as
-scikit-image's loop computes them. Keypoints are ranked on the host (NumPy's argsort, scikit-image's order)."""
+steered pair comparisons are one core call (steered_pair_tests) over all keypoints and pairs, in the image's
+float precision as scikit-image's loop computes them. Keypoints are ranked on the host (NumPy's argsort,
+scikit-image's order)."""
 from __future__ import annotations
 
 import numpy as np
 
 from .._engine import CUDA, from_working, to_working
+from .._prim.feature import steered_pair_tests
 from .._rules import check_nD
 from ..ndimage._footprint import to_host
 from ..transform import pyramid_gaussian
@@ -26,36 +28,17 @@ for _i in range(-15, 16):
 del _i, _j
 
 
-def _round(v, xp):
-    """scikit-image's round: half away from zero, in the operand's precision, truncated to an index."""
-    half = v.dtype.type(0.5)
-    return xp.where(v > 0, v + half, v - half).astype(np.intp)
-
-
 def _orb_descriptors(image, keypoints, orientations, xp):
     """(N, 256) bool: for each keypoint (integer row, col) and angle (radians), the comparisons of the pattern's
     pairs rotated by the angle (offsets rounded as scikit-image's loop rounds them)."""
-    n = keypoints.shape[0]
-    if n == 0:
+    if keypoints.shape[0] == 0:
         return xp.zeros((0, len(PAIRS)), dtype=bool)
     ft = image.dtype
     # the loop takes libm's double sine of the angle and works in the image's precision from there; taken on the
     # host (one per keypoint) as CUDA's sine and cosine may round differently
     angle = to_host(orientations).astype(np.float64)
-    sin_a = xp.asarray(np.sin(angle).astype(ft))[:, None]
-    cos_a = xp.asarray(np.cos(angle).astype(ft))[:, None]
-    pos = xp.asarray(PAIRS.astype(ft))
-    kr = keypoints[:, 0:1]
-    kc = keypoints[:, 1:2]
-    cols = image.shape[1]
-    flat = image.ravel()
-
-    def value(pr, pc):
-        r = kr + _round(sin_a * pr + cos_a * pc, xp)
-        c = kc + _round(cos_a * pr - sin_a * pc, xp)
-        return flat[r * cols + c]
-
-    return value(pos[:, 0], pos[:, 1]) < value(pos[:, 2], pos[:, 3])
+    return steered_pair_tests(image, keypoints, xp.asarray(np.sin(angle).astype(ft)),
+                              xp.asarray(np.cos(angle).astype(ft)), xp.asarray(PAIRS.astype(ft)))
 
 
 class ORB:
