@@ -10,6 +10,7 @@ from .._engine import CUDA, engine_for, from_working, to_working
 from .._rules import check_nD
 from ..morphology import octagon, star
 from ..ndimage import convolve, maximum_filter, minimum_filter
+from ..transform._integral import integral_image
 from ._brief import _mask_border_keypoints
 from ._corner_cy import _grayscale_2d
 from ._deriv import structure_tensor
@@ -55,16 +56,21 @@ def _star_kernel(m, n):
     return outer_weight * outer_star - (outer_weight + inner_weight) * inner_star
 
 
-def _box_response(image, n, xp):
-    """The difference of boxes of half-sides n and 2n (DC-free weights), zero within 2n of the border."""
-    rows, cols = image.shape
+def _padded_integral(image, xp):
+    """The float64 integral image with a zero row and column before it (box corners at -1 read 0)."""
+    padded = xp.zeros((image.shape[0] + 1, image.shape[1] + 1), dtype=np.float64)
+    padded[1:, 1:] = integral_image.__wrapped_impl__(image.astype(np.float64))
+    return padded
+
+
+def _box_response(padded, n, xp):
+    """The difference of boxes of half-sides n and 2n (DC-free weights), zero within 2n of the border, from the
+    image's _padded_integral."""
+    rows, cols = padded.shape[0] - 1, padded.shape[1] - 1
     n2 = 2 * n
     out = xp.zeros((rows, cols), dtype=np.float64)
     if rows <= 2 * n2 or cols <= 2 * n2:
         return out
-    # the integral image with a zero row and column before it: box corners at -1 read 0
-    padded = xp.zeros((rows + 1, cols + 1), dtype=np.float64)
-    padded[1:, 1:] = image.astype(np.float64).cumsum(0).cumsum(1)
 
     def corners(h):
         lo_r, hi_r = n2 - h, rows - n2 - h       # rows i - h - 1 (+1 for the pad), i over [n2, rows - n2)
@@ -88,9 +94,10 @@ def _filter_image(image, min_scale, max_scale, mode, xp):
     layers = []
     # scipy's convolve of float32 sums in float64 and stores float32: the same through a float64 image
     wide = image.astype(np.float64)
+    padded = _padded_integral(image, xp) if mode == 'dob' else None   # once for every scale
     for s in range(min_scale, max_scale + 1):
         if mode == 'dob':
-            layers.append(_box_response(image, s, xp))
+            layers.append(_box_response(padded, s, xp))
             continue
         if mode == 'octagon':
             kernel = _octagon_kernel(*OCTAGON_OUTER_SHAPE[s - 1], *OCTAGON_INNER_SHAPE[s - 1])
