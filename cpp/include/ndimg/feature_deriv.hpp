@@ -24,6 +24,12 @@ void sym_eigvals(std::span<const View> elems, const View& out, StreamHandle stre
 // float64 or float32, C-contiguous, the integral image's shape.
 void hessian_det_box(const View& integral, const View& out, double sigma, StreamHandle stream = nullptr);
 
+// multiscale_basic_features' features of 2-D smoothed images (host; C-contiguous float32/float64 of one
+// dtype and shape, each axis at least 2 long): for each image in order, its value (`intensity`), Sobel's
+// gradient magnitude (`edges`) and the two decreasing eigenvalues of its np.gradient Hessian (`texture`),
+// written side by side into `out` (h, w, features), C-contiguous, the images' dtype.
+void basic_features_2d(std::span<const View> smooth, const View& out, bool intensity, bool edges, bool texture);
+
 // Greedy minimum-distance selection (host): the points `coords` ((k, d) int64, C-contiguous, best first)
 // are taken in order, each kept unless a kept point lies within `spacing` of it in the Minkowski `p_norm`
 // distance (closer than `spacing`, or also at exactly `spacing` with `inclusive`); stops once `max_out`

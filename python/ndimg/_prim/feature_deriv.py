@@ -1,5 +1,6 @@
-"""The derivative-feature primitives (``cpp/src/feature/deriv*``, ``peak.cpp``): per-pixel eigenvalues of
-symmetric matrices, SURF's box-filter Hessian determinant and the greedy minimum-distance peak selection."""
+"""The derivative-feature primitives (``cpp/src/feature/deriv*``, ``basic_features_cpu.cpp``, ``peak.cpp``):
+per-pixel eigenvalues of symmetric matrices, SURF's box-filter Hessian determinant, multiscale_basic_features'
+2-D features in one sweep and the greedy minimum-distance peak selection."""
 from __future__ import annotations
 
 import numpy as np
@@ -22,6 +23,14 @@ def hessian_det_box(integral, *, sigma, out):
     """skimage's approximate Hessian determinant (SURF box filters) at ``sigma`` of a 2-D image from its
     C-contiguous float64 integral image, into ``out`` (float32 or float64, the same shape)."""
     _core.hessian_det_box(integral, out, float(sigma), stream=stream_ptr(out))
+    return out
+
+
+def basic_features_2d(smooth, *, intensity, edges, texture, out):
+    """multiscale_basic_features' features of 2-D host images ``smooth`` (C-contiguous float32/float64 of one
+    shape, each axis at least 2 long), side by side in ``out`` (h, w, features): per image its value, Sobel
+    magnitude and the two decreasing eigenvalues of its np.gradient Hessian, as the flags select."""
+    _core.basic_features_2d(list(smooth), out, bool(intensity), bool(edges), bool(texture))
     return out
 
 

@@ -1,13 +1,15 @@
 """skimage.feature.multiscale_basic_features (scikit-image 0.26's _basic_features.py): per channel and per
 scale, the Gaussian-blurred image, its Sobel gradient magnitude and the eigenvalues of its finite-difference
 Hessian, stacked along a last axis. The filters run on ndimg's engines (threaded C++ on the CPU, so the
-`workers` pool of scikit-image has nothing left to do: it is checked, not used)."""
+`workers` pool of scikit-image has nothing left to do: it is checked, not used); host 2-D images take the
+blurs, then every pixel's features in one C++ sweep."""
 from __future__ import annotations
 
 import numpy as np
 
 from .._blocks import blockable, blockwise_rows
 from .._engine import engine_aware, xp_of
+from .._prim.feature_deriv import basic_features_2d
 from ..filters._edges import sobel
 from ..filters._gaussian import gaussian
 from ..util._dtype import convert
@@ -44,9 +46,15 @@ def multiscale_basic_features(image, intensity=True, edges=True, texture=True, s
     if num_sigma is None:
         num_sigma = int(np.log2(sigma_max) - np.log2(sigma_min) + 1)
     sigmas = np.logspace(np.log2(sigma_min), np.log2(sigma_max), num=num_sigma, base=2, endpoint=True)
+    channels = [xp.ascontiguousarray(convert(image[..., c], np.float32)) for c in range(image.shape[-1])]
+    if xp is np and image.ndim == 3 and min(image.shape[:2]) >= 2:
+        # host 2-D: the features of every blur in one sweep, written side by side
+        smooth = [gaussian.__wrapped_impl__(img, sigma=s, preserve_range=False) for img in channels for s in sigmas]
+        nf = int(intensity) + int(edges) + 2 * int(texture)
+        out = np.empty(image.shape[:2] + (nf * len(smooth),), np.float32)
+        return basic_features_2d(smooth, intensity=intensity, edges=edges, texture=texture, out=out)
     features = []
-    for c in range(image.shape[-1]):
-        img = xp.ascontiguousarray(convert(image[..., c], np.float32))
+    for img in channels:
         for s in sigmas:
             features.extend(_single_scale(img, s, intensity, edges, texture))
     return _stack_last(features)
