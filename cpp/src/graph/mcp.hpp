@@ -15,10 +15,13 @@
 namespace ndimg::graph {
 
 // scikit-image's FastUpdateBinaryHeap: a tournament tree whose last level holds the values in insertion
-// order (a removed value is replaced by the last one), each level above the pairwise minimum (a tie takes
-// the right value), popped by descending to the leftmost minimum. A cross reference finds a reference's
-// leaf. reset() empties the values and cross references but keeps the count and the references, as
-// scikit-image's does: stale entries of an interrupted search stay in the tree as infinite values.
+// order (a removed value is replaced by the last one), each level above the pairwise minimum, popped at the
+// leftmost minimum. Each node also keeps the slot of its subtree's leftmost minimum, so a pop reads it at the
+// top instead of descending (the descent's dependent loads were a fifth of a search). A cross reference
+// finds a reference's leaf. reset() empties the values and cross references but keeps the count and the
+// references, as scikit-image's does: stale entries of an interrupted search stay in the tree as infinite
+// values. NaN has no place in the order (scikit-image's heap then reads past its entries): pushing one
+// raises.
 class McpHeap {
  public:
   McpHeap(int64_t initial_capacity, int64_t max_reference) : max_ref_(max_reference) {
@@ -27,10 +30,13 @@ class McpHeap {
     values_.assign(size_t(2) << levels_, kInf);
     refs_.assign(size_t(1) << levels_, -1);
     cross_.assign(size_t(max_reference + 1), -1);
+    slots_.assign(size_t(2) << levels_, 0);
+    update_all();
   }
   void reset() {
     std::fill(values_.begin(), values_.end(), kInf);
     std::fill(cross_.begin(), cross_.end(), int64_t(-1));
+    update_all();   // all infinite: each node's leftmost leaf
   }
   int64_t count() const { return count_; }
   int64_t popped() const { return popped_ref_; }
@@ -38,8 +44,9 @@ class McpHeap {
   // Sets the reference's value, appending it when absent.
   void push(double value, int64_t ref) {
     if (ref < 0 || ref > max_ref_) return;
+    if (std::isnan(value)) throw_nan();
     const int64_t ir = cross_[size_t(ref)];
-    if (ir != -1) {
+    if (ir >= 0) {
       const int64_t i = first_leaf() + ir;
       values_[size_t(i)] = value;
       update_one(i);
@@ -50,8 +57,9 @@ class McpHeap {
   // Appends the reference, or lowers its value; returns whether either happened.
   bool push_if_lower(double value, int64_t ref) {
     if (ref < 0 || ref > max_ref_) return false;
+    if (std::isnan(value)) throw_nan();
     const int64_t ir = cross_[size_t(ref)];
-    if (ir != -1) {
+    if (ir >= 0) {
       const int64_t i = first_leaf() + ir;
       if (values_[size_t(i)] > value) {
         values_[size_t(i)] = value;
@@ -63,15 +71,16 @@ class McpHeap {
     cross_[size_t(ref)] = append(value, ref);
     return true;
   }
+  // Marks a popped reference as searched (its cross reference, -1 once popped, becomes -2): the search then
+  // tells a neighbour's state from this one array. Only with no stale entries: moving one of those rewrites
+  // its reference's cross reference, which may have been searched.
+  void freeze(int64_t ref) { cross_[size_t(ref)] = -2; }
+  bool frozen(int64_t ref) const { return cross_[size_t(ref)] == -2; }
   double pop() {
-    int64_t i = 1;
-    const double* v = values_.data();
-    // left when left <= right (so NaN goes right), as index arithmetic: the choice is data, not a branch
-    for (int level = 1; level < levels_; ++level) i = 2 * i + 1 + 2 * int64_t(!(v[i] <= v[i + 1]));
-    if (!(values_[size_t(i)] <= values_[size_t(i + 1)])) ++i;
-    const int64_t ir = i - first_leaf();
-    // only NaN values lead the descent past the entries (scikit-image then reads unset memory)
-    if (ir >= count_) throw ValueError("MCP: NaN costs cannot be ordered; replace them (e.g. by inf) first");
+    // the top pair (the root itself is not kept); a tie takes the left
+    const int64_t top = values_[2] < values_[1] ? 2 : 1;
+    const int64_t ir = levels_ > 1 ? slots_[size_t(top)] : top - 1;
+    const int64_t i = first_leaf() + ir;
     const double value = values_[size_t(i)];
     popped_ref_ = refs_[size_t(ir)];
     if (count_) remove(i);
@@ -81,6 +90,19 @@ class McpHeap {
  private:
   static constexpr double kInf = std::numeric_limits<double>::infinity();
   int64_t first_leaf() const { return (int64_t(1) << levels_) - 1; }
+  [[noreturn]] static void throw_nan() {
+    throw ValueError("MCP: NaN costs cannot be ordered; replace them (e.g. by inf) first");
+  }
+  // Sets the parent of the pair whose left node is l (odd) to the pair's minimum and its slot, a tie taking
+  // the left; returns whether the parent changed.
+  bool set_parent(int64_t l) {
+    const int64_t up = (l - 1) / 2, k = l + int64_t(values_[size_t(l + 1)] < values_[size_t(l)]);
+    const int64_t slot = k >= first_leaf() ? k - first_leaf() : slots_[size_t(k)];
+    if (values_[size_t(up)] == values_[size_t(k)] && slots_[size_t(up)] == slot) return false;
+    values_[size_t(up)] = values_[size_t(k)];
+    slots_[size_t(up)] = slot;
+    return true;
+  }
 
   int64_t append(double value, int64_t ref) {
     if (count_ >= (int64_t(1) << levels_)) resize(levels_ + 1);
@@ -91,24 +113,20 @@ class McpHeap {
     update_one(first_leaf() + at);
     return at;
   }
-  // Refreshes the minima above leaf i. An ancestor whose value does not change leaves those above it as
-  // they are (values are only compared, so a zero of the other sign or which child it came from is no
-  // matter; NaN never equals and goes on up).
+  // Refreshes the minima above leaf i. An ancestor whose value and slot do not change leaves those above it
+  // as they are (values are only compared, so a zero of the other sign is no matter).
   void update_one(int64_t i) {
     if (i % 2 == 0) --i;
     for (int level = levels_; level > 1; --level) {
+      if (!set_parent(i)) break;
       const int64_t up = (i - 1) / 2;
-      const double v = values_[size_t(i)] < values_[size_t(i + 1)] ? values_[size_t(i)] : values_[size_t(i + 1)];
-      if (values_[size_t(up)] == v) break;
-      values_[size_t(up)] = v;
       i = up % 2 ? up : up - 1;
     }
   }
   void update_all() {
     for (int level = levels_; level > 1; --level) {
       const int64_t i0 = (int64_t(1) << level) - 1;
-      for (int64_t i = i0; i < 2 * i0 + 1; i += 2)
-        values_[size_t((i - 1) / 2)] = values_[size_t(i)] < values_[size_t(i + 1)] ? values_[size_t(i)] : values_[size_t(i + 1)];
+      for (int64_t i = i0; i < 2 * i0 + 1; i += 2) set_parent(i);
     }
   }
   void remove(int64_t i1) {
@@ -137,6 +155,7 @@ class McpHeap {
     }
     values_.swap(values);
     refs_.swap(refs);
+    slots_.assign(values_.size(), 0);
     levels_ = new_levels;
     update_all();
   }
@@ -144,7 +163,7 @@ class McpHeap {
   int levels_ = 0, min_levels_ = 0;
   int64_t count_ = 0, max_ref_, popped_ref_ = -1;
   std::vector<double> values_;
-  std::vector<int64_t> refs_, cross_;
+  std::vector<int64_t> refs_, cross_, slots_;   // slots_: each inner node's leftmost minimum's slot
 };
 
 enum class Travel : int { NewCost = 0, Geometric = 1, AbsDiff = 2, Hook = 3 };
@@ -182,18 +201,11 @@ struct McpHooks {
   void update(int64_t, int64_t, double) {}
 };
 
-template <class Hooks>
-void mcp_find_costs(const McpSearch& s, McpHeap& heap, Hooks& hooks) {
+// The front propagation from the pushed starts. kFreeze: a point is searched when the heap says so (one
+// array read per neighbour), else when its cumulative cost is finite.
+template <bool kFreeze, class Hooks>
+void mcp_search(const McpSearch& s, McpHeap& heap, Hooks& hooks, int64_t size) {
   constexpr double inf = std::numeric_limits<double>::infinity();
-  int64_t size = 1;
-  for (int d = 0; d < s.ndim; ++d) size *= s.shape[d];
-  heap.reset();
-  std::fill(s.traceback, s.traceback + size, int16_t(-2));
-  std::fill(s.cumulative, s.cumulative + size, inf);
-  for (int64_t k = 0; k < s.n_starts; ++k) {
-    s.traceback[s.starts[k]] = -1;
-    heap.push(s.use_start_cost ? s.costs[s.starts[k]] : 0.0, s.starts[k]);
-  }
   std::vector<int64_t> coord(size_t(s.ndim)), lo(size_t(s.ndim), 0), hi(size_t(s.ndim), 0);
   for (int i = 0; i < s.n_offsets; ++i)
     for (int d = 0; d < s.ndim; ++d) {
@@ -201,14 +213,19 @@ void mcp_find_costs(const McpSearch& s, McpHeap& heap, Hooks& hooks) {
       hi[size_t(d)] = std::max<int64_t>(hi[size_t(d)], s.offsets[int64_t(i) * s.ndim + d]);
     }
   int64_t ends_found = 0;
-  // an end counts once per pop however often it is listed (scikit-image scans its list to the first match)
-  std::vector<uint8_t> is_end(s.ends ? size_t(size) : 0, 0);
-  for (int64_t k = 0; k < (s.ends ? s.n_ends : 0); ++k) is_end[size_t(s.ends[k])] = 1;
+  // an end counts once per pop however often it is listed (scikit-image scans its list to the first match);
+  // a few ends are scanned as well, more looked up in a table (a cache miss a pop)
+  constexpr int64_t kScanned = 16;
+  const bool scan = s.n_ends <= kScanned;
+  std::vector<uint8_t> is_end(s.ends && !scan ? size_t(size) : 0, 0);
+  for (int64_t k = 0; k < (is_end.empty() ? 0 : s.n_ends); ++k) is_end[size_t(s.ends[k])] = 1;
   for (int64_t iter = 0; iter < s.max_iter; ++iter) {
     if (heap.count() == 0) break;
     const double cumcost = heap.pop();
     const int64_t index = heap.popped();
     s.cumulative[index] = cumcost;
+    if constexpr (kFreeze)
+      if (cumcost != inf) heap.freeze(index);
     if constexpr (Hooks::kGoal) {
       const int g = hooks.goal(index, cumcost);
       if (g > 0) {
@@ -217,7 +234,10 @@ void mcp_find_costs(const McpSearch& s, McpHeap& heap, Hooks& hooks) {
       }
     }
     if (s.ends) {
-      ends_found += is_end[size_t(index)];
+      if (scan)
+        ends_found += std::find(s.ends, s.ends + s.n_ends, index) != s.ends + s.n_ends;
+      else
+        ends_found += is_end[size_t(index)];
       if ((ends_found && !s.all_ends) || ends_found == s.n_ends) break;
     }
     // scikit-image's edge maps skip exactly the offsets that leave the array along some axis
@@ -241,7 +261,7 @@ void mcp_find_costs(const McpSearch& s, McpHeap& heap, Hooks& hooks) {
       }
       const int64_t next = index + s.flat_offsets[i];
       const double length = s.lengths[i];
-      if (s.cumulative[next] != inf) {
+      if (kFreeze ? heap.frozen(next) : s.cumulative[next] != inf) {
         if constexpr (Hooks::kExamine) hooks.examine(index, next, length);
         continue;
       }
@@ -261,6 +281,24 @@ void mcp_find_costs(const McpSearch& s, McpHeap& heap, Hooks& hooks) {
       }
     }
   }
+}
+
+template <class Hooks>
+void mcp_find_costs(const McpSearch& s, McpHeap& heap, Hooks& hooks) {
+  int64_t size = 1;
+  for (int d = 0; d < s.ndim; ++d) size *= s.shape[d];
+  heap.reset();
+  std::fill(s.traceback, s.traceback + size, int16_t(-2));
+  std::fill(s.cumulative, s.cumulative + size, std::numeric_limits<double>::infinity());
+  const bool stale = heap.count() > 0;   // left by an interrupted search
+  for (int64_t k = 0; k < s.n_starts; ++k) {
+    s.traceback[s.starts[k]] = -1;
+    heap.push(s.use_start_cost ? s.costs[s.starts[k]] : 0.0, s.starts[k]);
+  }
+  if (stale)
+    mcp_search<false>(s, heap, hooks, size);
+  else
+    mcp_search<true>(s, heap, hooks, size);
 }
 
 // The search without Python hooks (MCP, MCP_Geometric, shortest_path's differences), compiled with the core's

@@ -93,7 +93,8 @@ class MCP:
                 raise ValueError("Need one sampling element per dimension.")
         else:
             raise ValueError("Invalid type for sampling: %r." % type(sampling))
-        self._flat_costs = np.ascontiguousarray(costs.astype(np.float64, copy=False).ravel("F"))
+        # one pass: the conversion writes the Fortran order
+        self._flat_costs = np.asfortranarray(costs, dtype=np.float64).ravel("F")
         size = self._flat_costs.shape[0]
         self._shape = costs.shape
         self._cumulative = np.empty(size, np.float64)
@@ -124,9 +125,7 @@ class MCP:
                     examine_fn=None, update_fn=None, idmap=None, connect_fn=None)
 
     def _reset(self):
-        """Clears paths found by find_costs()."""
-        self._cumulative[...] = np.inf
-        self._traceback[...] = -2
+        """Clears paths found by find_costs() (the search itself refills the costs and traceback)."""
         self._dirty = False
 
     def find_costs(self, starts, ends=None, find_all_ends=True, max_coverage=1.0,
