@@ -9,6 +9,7 @@ import math
 import numpy as np
 from scipy.fft import next_fast_len
 
+from .._blocks import blockwise_rows
 from .._engine import engine_aware, xp_of
 from .._fft import fft_of
 from .._prim import scan as _scan
@@ -17,14 +18,33 @@ from .._rules import array_argument, as_image, check_nD, supported_float_type
 
 def _window_sums(xp, image, window_shape):
     """Sum over every window of `window_shape` that fits one element in from the padded image's edges, by
-    running sums along each axis (scikit-image's _window_sum_2d/_3d)."""
+    running sums along each axis (scikit-image's _window_sum_2d/_3d); host differences on the threads."""
     out = image
     for axis, w in enumerate(window_shape):
         out = _scan.cumsum(out, axis=axis, out=xp.empty(out.shape, out.dtype))   # NumPy's, on the threads
         hi = [slice(None)] * out.ndim
         lo = [slice(None)] * out.ndim
         hi[axis], lo[axis] = slice(w, -1), slice(None, -w - 1)
-        out = out[tuple(hi)] - out[tuple(lo)]
+        out = _pointwise(xp, xp.subtract, out[tuple(hi)], out[tuple(lo)])
+    return out
+
+
+def _pointwise(xp, ufunc, *args):
+    """ufunc(*args) of arrays of one shape, NumPy's by blocks of rows on the engine's threads."""
+    if xp is not np:
+        return ufunc(*args)
+    out = np.empty(args[0].shape, args[0].dtype)
+    blockwise_rows(lambda o, *a: ufunc(*a, out=o), out, *args)
+    return out
+
+
+def _rfftn_padded(fft, x, fshape, axes):
+    """fft.rfftn(x, fshape, axes=axes) of a small array (the template), axis by axis in rfftn's order (the
+    last one, then the others from the first) with each pass over the lines of x's own extent along the axes
+    still to come: the same lines' transforms, without those of the zero padding (zeros)."""
+    out = fft.rfftn(x, fshape[-1:], axes=axes[-1:])
+    for a, n in zip(axes[:-1], fshape[:-1]):
+        out = fft.fftn(out, [n], axes=[a])
     return out
 
 
@@ -43,7 +63,8 @@ def _fftconvolve_valid(xp, in1, in2):
         shape = [s1[a] + s2[a] - 1 if a in axes else max(s1[a], s2[a]) for a in range(in1.ndim)]
         fshape = [next_fast_len(shape[a], True) for a in axes]
         fft = fft_of(xp)
-        ret = fft.irfftn(fft.rfftn(in1, fshape, axes=axes) * fft.rfftn(in2, fshape, axes=axes), fshape, axes=axes)
+        f2 = _rfftn_padded(fft, in2, fshape, axes) if xp is np else fft.rfftn(in2, fshape, axes=axes)
+        ret = fft.irfftn(fft.rfftn(in1, fshape, axes=axes) * f2, fshape, axes=axes)
         ret = ret[tuple(slice(n) for n in shape)]
     valid = [s1[a] - s2[a] + 1 if a in axes else ret.shape[a] for a in range(ret.ndim)]
     start = [(n - v) // 2 for n, v in zip(ret.shape, valid)]
@@ -69,26 +90,36 @@ def match_template(image, template, pad_input=False, mode="constant", constant_v
     else:
         image = xp.pad(image, pad_width=pad_width, mode=mode)
     window_sum = _window_sums(xp, image, template.shape)
-    window_sum2 = _window_sums(xp, image ** 2, template.shape)
+    window_sum2 = _window_sums(xp, _pointwise(xp, xp.multiply, image, image), template.shape)
     template_mean = template.mean()
     template_volume = math.prod(template.shape)
     template_ssd = xp.sum((template - template_mean) ** 2)
     inner = (slice(1, -1),) * image.ndim
     xcorr = _fftconvolve_valid(xp, image, template[(slice(None, None, -1),) * template.ndim])[inner]
-    numerator = xcorr - window_sum * template_mean
-    denominator = window_sum2
-    xp.multiply(window_sum, window_sum, out=window_sum)
-    xp.divide(window_sum, template_volume, out=window_sum)
-    denominator -= window_sum
-    denominator *= template_ssd
-    xp.maximum(denominator, 0, out=denominator)   # no square root of a negative rounding residue
-    xp.sqrt(denominator, out=denominator)
-    valid = denominator > np.finfo(float_dtype).eps   # no division by zero
-    if xp is np:
-        response = np.zeros(xcorr.shape, dtype=float_dtype)
-        np.divide(numerator, denominator, out=response, where=valid)
+    eps = np.finfo(float_dtype).eps
+
+    def normalize(response, xcorr, window_sum, window_sum2):
+        """The response from the correlation and the window sums (the sums overwritten)."""
+        numerator = xcorr - window_sum * template_mean
+        denominator = window_sum2
+        xp.multiply(window_sum, window_sum, out=window_sum)
+        xp.divide(window_sum, template_volume, out=window_sum)
+        denominator -= window_sum
+        denominator *= template_ssd
+        xp.maximum(denominator, 0, out=denominator)   # no square root of a negative rounding residue
+        xp.sqrt(denominator, out=denominator)
+        valid = denominator > eps   # no division by zero
+        if xp is np:
+            response[...] = 0
+            np.divide(numerator, denominator, out=response, where=valid)
+        else:
+            response[...] = xp.where(valid, numerator / xp.where(valid, denominator, 1), 0)
+
+    response = xp.empty(xcorr.shape, dtype=float_dtype)
+    if xp is np:   # by blocks of rows on the threads
+        blockwise_rows(normalize, response, xcorr, window_sum, window_sum2)
     else:
-        response = xp.where(valid, numerator / xp.where(valid, denominator, 1), 0).astype(float_dtype, copy=False)
+        normalize(response, xcorr, window_sum, window_sum2)
     slices = []
     for i, t in enumerate(template.shape):
         d0 = (t - 1) // 2 if pad_input else t - 1
