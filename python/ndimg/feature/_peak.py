@@ -51,10 +51,10 @@ def _exclude_border(label, border_width):
     return label
 
 
-def descending_order(values):
-    """np.argsort(-values, kind="stable") for values of at most 32 bits, by one sort of unique 64-bit keys
-    (the negated value's order-preserving bits, then the position): any sort gives it, CuPy's on the GPU.
-    Negation wraps unsigned values as NumPy's does; -0.0 ties with 0.0 and NaNs come last, in order."""
+def _order_key(values):
+    """uint64 keys below 2**32 whose increasing order is np.argsort(-values, kind="stable")'s order of values
+    of at most 32 bits, ties aside: the negated value's order-preserving bits. Negation wraps unsigned values
+    as NumPy's does; -0.0 ties with 0.0 and NaNs come last."""
     xp = xp_of(values)
     neg = -values
     if neg.dtype.kind == "f":
@@ -66,8 +66,24 @@ def descending_order(values):
         key = neg.astype(np.int64) + np.int64(2**31)
     else:
         key = neg
-    composite = (key.astype(np.uint64) << np.uint64(32)) | xp.arange(len(values), dtype=np.uint64)
-    return xp.argsort(composite)
+    return key.astype(np.uint64)
+
+
+def descending_order(values):
+    """np.argsort(-values, kind="stable") for values of at most 32 bits, by one sort of unique 64-bit keys
+    (_order_key, then the position): any sort gives it, CuPy's on the GPU."""
+    xp = xp_of(values)
+    return xp.argsort((_order_key(values) << np.uint64(32)) | xp.arange(len(values), dtype=np.uint64))
+
+
+def _host_peaks(image, mask):
+    """_high_intensity_peaks' ordered candidates of a C-contiguous host image of at most 32-bit values and
+    fewer than 2**32 pixels: the keys with the flat indices as ties (C order) sorted as plain numbers, the
+    indices read back from them (no per-pixel coordinates or argsort gathers before the order is known)."""
+    flat = np.flatnonzero(mask)
+    keys = (_order_key(image.reshape(-1)[flat]) << np.uint64(32)) | flat.astype(np.uint64)
+    flat = (np.sort(keys) & np.uint64(0xFFFFFFFF)).astype(np.intp)
+    return np.stack(np.unravel_index(flat, image.shape), axis=-1)
 
 
 def _device_order(xp, image, coord):
@@ -81,6 +97,9 @@ def _high_intensity_peaks(image, mask, num_peaks, min_distance, p_norm, axes=Non
     transpose, coordinates (and C order) are those of ``image.transpose(axes)``. `device`: without a
     min_distance selection, CuPy candidates are ordered on the GPU and stay there."""
     xp = xp_of(image)
+    if (xp is np and axes is None and image.ndim and image.flags.c_contiguous and image.dtype.itemsize <= 4
+            and image.dtype != bool and image.size < 2**32):
+        return _thin(_host_peaks(image, mask), num_peaks, min_distance, p_norm)
     coord = xp.nonzero(mask)
     if device and axes is None and min_distance <= 1 and coord and _device_order(xp, image, coord[0]):
         values = image[coord]
@@ -106,6 +125,11 @@ def _select(coord, intensities, num_peaks, min_distance, p_norm):
                         "or the logical_not function instead.")
     small = intensities.dtype.itemsize <= 4 and len(intensities) < 2**32   # unique keys sort faster
     coord = coord[descending_order(intensities) if small else np.argsort(-intensities, kind="stable")]
+    return _thin(coord, num_peaks, min_distance, p_norm)
+
+
+def _thin(coord, num_peaks, min_distance, p_norm):
+    """Ordered candidates thinned to `min_distance` and cut to `num_peaks`."""
     max_out = int(num_peaks) if np.isfinite(num_peaks) else None
     if min_distance > 1 and len(coord):
         if max_out is not None and max_out < 1:
