@@ -1,6 +1,7 @@
 // skimage.graph's minimum cost paths: the heap as a Python-held object (it lives as long as its MCP, as
 // scikit-image's does), the search with the GIL released unless a Python subclass hooks into it, and the
-// traceback. Arrays are host, flat in Fortran order, made by python/ndimg/graph/_mcp.py.
+// traceback. Arrays are host, flat in Fortran order, made by python/ndimg/graph/_mcp.py. Also pixel_graph's
+// CSR table for the default weights (python/ndimg/graph/_graph.py).
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/vector.h>
@@ -10,6 +11,7 @@
 
 #include "binders.hpp"
 #include "graph/mcp.hpp"
+#include "graph/pixel_graph.hpp"
 
 namespace ndimg::py {
 
@@ -54,6 +56,18 @@ struct PyHooks {
     }
   }
 };
+
+graph::PixelGraph pixel_graph_of(Flat<const bool>& padded, const std::vector<int64_t>& shape,
+                                 Flat<const int64_t>& padded_offsets, Flat<const int64_t>& offsets,
+                                 Flat<const double>& distances) {
+  int64_t size = 1;
+  for (int64_t n : shape) size *= n + 2;
+  if (shape.empty() || int64_t(padded.shape(0)) != size || offsets.shape(0) != padded_offsets.shape(0) ||
+      distances.shape(0) != offsets.shape(0))
+    throw nb::value_error("pixel_graph: mismatched arrays");
+  return {reinterpret_cast<const uint8_t*>(padded.data()), int(shape.size()), shape.data(), int(offsets.shape(0)),
+          padded_offsets.data(), offsets.data(), distances.data()};
+}
 
 graph::McpSearch search_of(Flat<const double>& costs, const std::vector<int64_t>& shape, Offsets& offsets,
                            Flat<const int64_t>& flat_offsets) {
@@ -126,6 +140,36 @@ NDIMG_BINDINGS(graph) {
       nb::arg("all_ends"), nb::arg("max_iter"), nb::arg("max_step").none(), nb::arg("use_start_cost"),
       nb::arg("travel"), nb::arg("travel_fn").none(), nb::arg("goal_fn").none(), nb::arg("examine_fn").none(),
       nb::arg("update_fn").none(), nb::arg("idmap").none(), nb::arg("connect_fn").none());
+  m.def(
+      "pixel_graph_rows",
+      [](Flat<const bool> padded, std::vector<int64_t> shape, Flat<const int64_t> padded_offsets,
+         Flat<const int64_t> offsets, Flat<const double> distances, Flat<int64_t> seq, Flat<int64_t> indptr) {
+        const graph::PixelGraph g = pixel_graph_of(padded, shape, padded_offsets, offsets, distances);
+        if (seq.shape(0) != padded.shape(0)) throw nb::value_error("pixel_graph_rows: mismatched arrays");
+        nb::gil_scoped_release nogil;
+        // indptr: one more than the masked pixels, which the caller counted
+        return graph::pixel_graph_rows(g, seq.data(), indptr.data());
+      },
+      nb::arg("padded"), nb::arg("shape"), nb::arg("padded_offsets"), nb::arg("offsets"), nb::arg("distances"),
+      nb::arg("seq"), nb::arg("indptr"));
+  m.def(
+      "pixel_graph_edges",
+      [](Flat<const bool> padded, std::vector<int64_t> shape, Flat<const int64_t> padded_offsets,
+         Flat<const int64_t> offsets, Flat<const double> distances, int weight,
+         nb::ndarray<nb::ro, nb::ndim<1>, nb::c_contig, nb::device::cpu> image, Flat<const int64_t> seq,
+         Flat<const int64_t> indptr, Flat<int64_t> indices, Flat<double> data) {
+        const graph::PixelGraph g = pixel_graph_of(padded, shape, padded_offsets, offsets, distances);
+        static const size_t item[] = {0, 4, 8, 1, 2};
+        if (weight < 0 || weight > 4 || (weight && image.itemsize() != item[weight]) ||
+            seq.shape(0) != padded.shape(0) || indices.shape(0) != data.shape(0) ||
+            int64_t(data.shape(0)) != indptr.data()[indptr.shape(0) - 1])
+          throw nb::value_error("pixel_graph_edges: mismatched arrays");
+        nb::gil_scoped_release nogil;
+        graph::pixel_graph_edges(g, graph::EdgeWeight(weight), image.data(), seq.data(), indptr.data(),
+                                 indices.data(), data.data());
+      },
+      nb::arg("padded"), nb::arg("shape"), nb::arg("padded_offsets"), nb::arg("offsets"), nb::arg("distances"),
+      nb::arg("weight"), nb::arg("image"), nb::arg("seq"), nb::arg("indptr"), nb::arg("indices"), nb::arg("data"));
   m.def(
       "mcp_traceback",
       [](Flat<const int16_t> traceback, std::vector<int64_t> shape, Offsets offsets, Flat<const int64_t> flat_offsets,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _core
 from .._engine import engine_aware, xp_of
 from ..morphology._extrema import neighbour_steps
 from ..ndimage._binary import generate_binary_structure
@@ -23,13 +24,32 @@ def _weighted_abs_diff(values0, values1, distances):
 
 
 def _raveled_offsets_and_distances(image_shape, *, connectivity=1, spacing=None):
-    """The C-order flat offsets of the neighbours under `connectivity` and their (spaced) lengths, nearest
-    first (stable), without the centre; offsets that coincide in a too-small image kept once."""
+    """The steps to the neighbours under `connectivity`, their C-order flat offsets and their (spaced)
+    lengths, nearest first (stable), without the centre; offsets that coincide in a too-small image kept once."""
     ndim = len(image_shape)
     spacing = np.ones(ndim) if spacing is None else spacing
     footprint = np.asarray(generate_binary_structure(ndim, connectivity))
     steps, raveled = neighbour_steps(image_shape, footprint, (1,) * ndim, spacing)
-    return raveled, np.sqrt(np.sum((steps * spacing) ** 2, axis=1))
+    return steps, raveled, np.sqrt(np.sum((steps * spacing) ** 2, axis=1))
+
+
+# the image dtypes whose default weights the host builds in one pass (graph::EdgeWeight)
+_WEIGHTS = {np.dtype(t): code for code, t in enumerate((np.bool_, np.float32, np.float64, np.uint8, np.uint16))}
+
+
+def _host_table(image, mask, padded, steps, offsets, distances):
+    """The CSR arrays of the default weights (graph::pixel_graph_rows/edges): no per-edge temporaries."""
+    image = np.ascontiguousarray(image)
+    nodes = np.flatnonzero(mask)
+    strides = np.cumprod((image.shape[1:] + (1,))[::-1])[::-1]
+    args = (padded.reshape(-1), list(image.shape), np.ascontiguousarray(offsets, dtype=np.int64),
+            np.ascontiguousarray(steps @ strides, dtype=np.int64), np.ascontiguousarray(distances, dtype=np.float64))
+    seq = np.empty(padded.size, np.int64)   # written at the masked pixels only
+    indptr = np.empty(nodes.size + 1, np.int64)
+    nnz = _core.pixel_graph_rows(*args, seq, indptr)
+    indices, data = np.empty(nnz, np.int64), np.empty(nnz, np.float64)
+    _core.pixel_graph_edges(*args, _WEIGHTS[image.dtype], image.reshape(-1), seq, indptr, indices, data)
+    return data, indices, indptr, nodes
 
 
 def _csr(xp, data, indices, indptr, m, sparse_type):
@@ -52,19 +72,27 @@ def pixel_graph(image, *, mask=None, edge_function=None, connectivity=1, spacing
     xp = xp_of(image)
     if mask is None:
         mask = image if image.dtype == bool else xp.ones_like(image, dtype=bool)
-    if edge_function is None:
+    default = edge_function is None
+    if default:
         if image.dtype == bool:
             def edge_function(x, y, distances):
                 return distances
         else:
             edge_function = _weighted_abs_diff
+    if sparse_type not in ("matrix", "array"):
+        raise ValueError(f"`sparse_type` must be 'array' or 'matrix', got {sparse_type}")
     padded = xp.pad(mask, 1, mode="constant", constant_values=False)
-    nodes_padded = xp.flatnonzero(padded)
-    offsets, distances = _raveled_offsets_and_distances(padded.shape, connectivity=connectivity, spacing=spacing)
+    steps, offsets, distances = _raveled_offsets_and_distances(padded.shape, connectivity=connectivity,
+                                                               spacing=spacing)
     # offsets in increasing order give each row's columns sorted: the CSR table is built directly, in the
     # canonical order scipy's COO conversion gives scikit-image's
     order = np.argsort(offsets, kind="stable")
-    offsets, distances = offsets[order], distances[order]
+    steps, offsets, distances = steps[order], offsets[order], distances[order]
+    if (xp is np and default and image.dtype in _WEIGHTS and mask.dtype == bool and mask.shape == image.shape
+            and image.size):
+        data, cols, indptr, nodes = _host_table(image, mask, padded, steps, offsets, distances)
+        return _csr(np, data, cols, indptr, nodes.size, sparse_type), nodes
+    nodes_padded = xp.flatnonzero(padded)
     m = int(nodes_padded.size)
     neighbors_padded = nodes_padded[:, None] + xp.asarray(offsets)
     neighbors_mask = padded.reshape(-1)[neighbors_padded]
@@ -77,8 +105,6 @@ def pixel_graph(image, *, mask=None, edge_function=None, connectivity=1, spacing
     values = image.reshape(-1)[nodes]
     data = edge_function(xp.broadcast_to(values[:, None], neighbors_mask.shape)[neighbors_mask], values[cols],
                          xp.broadcast_to(xp.asarray(distances), neighbors_mask.shape)[neighbors_mask])
-    if sparse_type not in ("matrix", "array"):
-        raise ValueError(f"`sparse_type` must be 'array' or 'matrix', got {sparse_type}")
     return _csr(xp, data, cols, indptr, m, sparse_type), nodes
 
 
