@@ -23,6 +23,7 @@ NDIMG_BINDINGS(color) {
       .value("Cie76", Difference::Cie76).value("Ciede94", Difference::Ciede94)
       .value("Ciede2000", Difference::Ciede2000).value("Cmc", Difference::Cmc);
   bind<&color::difference>(m, "color_difference", "lab1", "lab2", Out{"output"}, "kind", "k", nb::arg("stream") = 0);
+  bind<&color::stack_channels>(m, "stack_channels", "planes", Out{"out"});
 }
 
 }  // namespace ndimg::py

@@ -44,4 +44,9 @@ enum class Difference : uint8_t { Cie76, Ciede94, Ciede2000, Cmc };
 void difference(const View& lab1, const View& lab2, const View& out, Difference kind, std::span<const double> k,
                 StreamHandle stream = nullptr);
 
+// Host planes (C-contiguous, one shape and dtype; 1 to kMaxStackPlanes of them) interleaved into `out`
+// (C-contiguous, their shape plus a last axis of one element per plane, their dtype): np.stack(planes, -1).
+constexpr int kMaxStackPlanes = 64;
+void stack_channels(std::span<const View> planes, const View& out);
+
 }  // namespace ndimg::color

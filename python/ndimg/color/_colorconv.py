@@ -16,7 +16,7 @@ import numpy as np
 from scipy import linalg
 
 from .. import _core
-from .._blocks import blockwise_rows
+from .._blocks import blockwise_rows, stack_last
 from .._engine import engine_aware, stream_ptr, xp_of
 from .._rules import array_argument, as_image, channel_as_last_axis, moved_channel_axis, supported_float_type
 from ..morphology._footprints import warn_user
@@ -487,20 +487,13 @@ def gray2rgb(image, *, channel_axis=-1):
 
 
 def _stack_channels(arr, extra, channel_axis):
-    """np.stack((arr,) * 3 + extra, axis=channel_axis): channel-last NumPy output filled in blocks of
-    pixels on the engine's threads."""
+    """np.stack((arr,) * 3 + extra, axis=channel_axis): channel-last NumPy output filled on the engine's
+    threads."""
     xp = xp_of(arr)
     planes = (arr,) * 3 + tuple(extra)
     if type(arr) is not np.ndarray or arr.ndim == 0 or channel_axis not in (-1, arr.ndim):
         return xp.stack(planes, axis=channel_axis)
-    out = np.empty(arr.shape + (len(planes),), arr.dtype)
-
-    def fill(o, *srcs):
-        for j, s in enumerate(srcs):
-            o[..., j] = s
-
-    blockwise_rows(fill, out, *planes)
-    return out
+    return stack_last(planes)
 
 
 @engine_aware("image")

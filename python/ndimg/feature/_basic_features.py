@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._blocks import blockable, blockwise_rows
+from .._blocks import blockable, stack_last
 from .._engine import engine_aware, xp_of
 from .._prim.feature_deriv import basic_features_2d
 from ..filters._edges import sobel
@@ -61,19 +61,11 @@ def multiscale_basic_features(image, intensity=True, edges=True, texture=True, s
 
 
 def _stack_last(features):
-    """xp.stack(features, axis=-1): on the CPU by blocks of rows on the engine's threads, each block's
-    features interleaved while it is in cache (a whole-array stack writes every feature with a stride)."""
+    """xp.stack(features, axis=-1), host features in one threaded sweep."""
     xp = xp_of(features[0])
     if not blockable(*features) or features[0].ndim == 0:
         return xp.stack(features, axis=-1)
-    out = np.empty(features[0].shape + (len(features),), dtype=np.result_type(*features))
-
-    def block(o, *fs):
-        for k, f in enumerate(fs):
-            o[..., k] = f
-
-    blockwise_rows(block, out, *features)
-    return out
+    return stack_last(features)
 
 
 def multiscale_basic_features_dask(image, intensity=True, edges=True, texture=True, sigma_min=0.5, sigma_max=16,
