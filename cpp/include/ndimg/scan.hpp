@@ -16,4 +16,9 @@ namespace ndimg::scan {
 // float rounded to float16 again; out's values convert to float16 exactly).
 void cumsum(const View& in, const View& out, int axis, bool half = false, StreamHandle stream = nullptr);
 
+// Window sums along the middle axis of (outer, n, inner) host views (C-contiguous, float32 or float64, one
+// dtype): with c = numpy.cumsum(in, axis=1) (its roundings), out[:, i] = c[:, i + w] - c[:, i] for i in
+// [0, n - w - 1) (scikit-image's _window_sum_2d/_3d along one axis). out: (outer, n - w - 1, inner).
+void window_sums(const View& in, const View& out, int64_t w);
+
 }  // namespace ndimg::scan

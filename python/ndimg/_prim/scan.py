@@ -1,7 +1,10 @@
-"""Scans (``cpp/src/scan``): cumulative sums along an axis on the array's engine."""
+"""Scans (``cpp/src/scan``): cumulative sums along an axis on the array's engine, and the host's window sums
+of them."""
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 from .. import _core
 from .._engine import stream_ptr
@@ -20,4 +23,16 @@ def cumsum(image, *, axis, out, half=False):
     lines = (math.prod(shape[:axis]), shape[axis], math.prod(shape[axis + 1:]))
     # one axis before `axis` and one after it: views of out, of image too where its layout allows (else a copy)
     _core.cumsum(image.reshape(lines), out.reshape(lines), 1, half=half, stream=stream_ptr(out))
+    return out
+
+
+def window_sums(image, *, axis, w):
+    """Host window sums along `axis` of a float32/float64 NumPy array: with c its np.cumsum
+    (those roundings), c[w:-1] - c[:-w - 1] along the axis (w >= 1, the axis at least w + 2 long), in one
+    sweep."""
+    axis = axis % image.ndim
+    shape = image.shape
+    lines = (math.prod(shape[:axis]), shape[axis], math.prod(shape[axis + 1:]))
+    out = np.empty(shape[:axis] + (shape[axis] - w - 1,) + shape[axis + 1:], image.dtype)
+    _core.window_sums(np.ascontiguousarray(image).reshape(lines), out.reshape(lines[0], -1, lines[2]), int(w))
     return out

@@ -18,14 +18,18 @@ from .._rules import array_argument, as_image, check_nD, supported_float_type
 
 def _window_sums(xp, image, window_shape):
     """Sum over every window of `window_shape` that fits one element in from the padded image's edges, by
-    running sums along each axis (scikit-image's _window_sum_2d/_3d); host differences on the threads."""
+    running sums along each axis (scikit-image's _window_sum_2d/_3d; on the host, cumsum and differences
+    in one sweep per axis)."""
     out = image
     for axis, w in enumerate(window_shape):
-        out = _scan.cumsum(out, axis=axis, out=xp.empty(out.shape, out.dtype))   # NumPy's, on the threads
+        if xp is np:
+            out = _scan.window_sums(out, axis=axis, w=w)
+            continue
+        out = _scan.cumsum(out, axis=axis, out=xp.empty(out.shape, out.dtype))   # NumPy's bits
         hi = [slice(None)] * out.ndim
         lo = [slice(None)] * out.ndim
         hi[axis], lo[axis] = slice(w, -1), slice(None, -w - 1)
-        out = _pointwise(xp, xp.subtract, out[tuple(hi)], out[tuple(lo)])
+        out = out[tuple(hi)] - out[tuple(lo)]
     return out
 
 
