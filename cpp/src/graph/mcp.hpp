@@ -93,17 +93,6 @@ class McpHeap {
   [[noreturn]] static void throw_nan() {
     throw ValueError("MCP: NaN costs cannot be ordered; replace them (e.g. by inf) first");
   }
-  // Sets the parent of the pair whose left node is l (odd) to the pair's minimum and its slot, a tie taking
-  // the left; returns whether the parent changed.
-  bool set_parent(int64_t l) {
-    const int64_t up = (l - 1) / 2, k = l + int64_t(values_[size_t(l + 1)] < values_[size_t(l)]);
-    const int64_t slot = k >= first_leaf() ? k - first_leaf() : slots_[size_t(k)];
-    if (values_[size_t(up)] == values_[size_t(k)] && slots_[size_t(up)] == slot) return false;
-    values_[size_t(up)] = values_[size_t(k)];
-    slots_[size_t(up)] = slot;
-    return true;
-  }
-
   int64_t append(double value, int64_t ref) {
     if (count_ >= (int64_t(1) << levels_)) resize(levels_ + 1);
     const int64_t at = count_;
@@ -113,20 +102,32 @@ class McpHeap {
     update_one(first_leaf() + at);
     return at;
   }
-  // Refreshes the minima above leaf i. An ancestor whose value and slot do not change leaves those above it
-  // as they are (values are only compared, so a zero of the other sign is no matter).
+  // Refreshes the minima above leaf i: each parent takes its pair's minimum and that one's slot, a tie taking
+  // the left. kStop: an ancestor whose value and slot do not change leaves those above it as they are (values
+  // are only compared, so a zero of the other sign is no matter); without, every ancestor is set (the popped
+  // leaf's, which all held its slot: no unpredictable exit).
+  template <bool kStop = true>
   void update_one(int64_t i) {
-    if (i % 2 == 0) --i;
+    double* v = values_.data();
+    int64_t* slots = slots_.data();
+    int64_t l = i % 2 ? i : i - 1;
     for (int level = levels_; level > 1; --level) {
-      if (!set_parent(i)) break;
-      const int64_t up = (i - 1) / 2;
-      i = up % 2 ? up : up - 1;
+      const int64_t up = (l - 1) / 2, k = l + int64_t(v[l + 1] < v[l]);
+      const int64_t slot = level == levels_ ? k - first_leaf() : slots[k];
+      if (kStop && v[up] == v[k] && slots[up] == slot) break;
+      v[up] = v[k];
+      slots[up] = slot;
+      l = up % 2 ? up : up - 1;
     }
   }
   void update_all() {
     for (int level = levels_; level > 1; --level) {
       const int64_t i0 = (int64_t(1) << level) - 1;
-      for (int64_t i = i0; i < 2 * i0 + 1; i += 2) set_parent(i);
+      for (int64_t i = i0; i < 2 * i0 + 1; i += 2) {
+        const int64_t k = i + int64_t(values_[size_t(i + 1)] < values_[size_t(i)]);
+        values_[size_t((i - 1) / 2)] = values_[size_t(k)];
+        slots_[size_t((i - 1) / 2)] = level == levels_ ? k - i0 : slots_[size_t(k)];
+      }
     }
   }
   void remove(int64_t i1) {
@@ -140,7 +141,7 @@ class McpHeap {
     if (levels_ > min_levels_ && count_ < (int64_t(1) << (levels_ - 2))) {
       resize(levels_ - 1);
     } else {
-      update_one(i1);
+      update_one<false>(i1);
       update_one(i2);
     }
   }

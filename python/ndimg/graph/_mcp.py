@@ -58,8 +58,8 @@ def _normalize_indices(indices, shape):
 
 
 def _flat(indices, shape):
-    strides = _fortran_strides(shape)
-    return np.array([int(np.sum(strides * np.asarray(idx, dtype=np.int64))) for idx in indices], dtype=np.int64)
+    strides = np.asarray(_fortran_strides(shape), dtype=np.int64)
+    return np.asarray(indices, dtype=np.int64).reshape(len(indices), len(shape)) @ strides
 
 
 def _overridden(obj, name, base):
