@@ -27,8 +27,10 @@ void hessian_det_box(const View& integral, const View& out, double sigma, Stream
 // multiscale_basic_features' features of 2-D smoothed images (host; C-contiguous float32/float64 of one
 // dtype and shape, each axis at least 2 long): for each image in order, its value (`intensity`), Sobel's
 // gradient magnitude (`edges`) and the two decreasing eigenvalues of its np.gradient Hessian (`texture`),
-// written side by side into `out` (h, w, features), C-contiguous, the images' dtype.
-void basic_features_2d(std::span<const View> smooth, const View& out, bool intensity, bool edges, bool texture);
+// written side by side into features first, first + 1, ... of `out` (h, w, features), C-contiguous, the
+// images' dtype.
+void basic_features_2d(std::span<const View> smooth, const View& out, int64_t first, bool intensity, bool edges,
+                       bool texture);
 
 // Greedy minimum-distance selection (host): the points `coords` ((k, d) int64, C-contiguous, best first)
 // are taken in order, each kept unless a kept point lies within `spacing` of it in the Minkowski `p_norm`

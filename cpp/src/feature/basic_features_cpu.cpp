@@ -124,7 +124,8 @@ void row_features(const T* s, int64_t h, int64_t w, int64_t r, int64_t c0, int64
 
 }  // namespace
 
-void basic_features_2d(std::span<const View> smooth, const View& out, bool intensity, bool edges, bool texture) {
+void basic_features_2d(std::span<const View> smooth, const View& out, int64_t first, bool intensity, bool edges,
+                       bool texture) {
   const char* op = "basic_features_2d";
   auto fail = [&](const std::string& what) { throw ValueError(std::string(op) + ": " + what); };
   if (smooth.empty()) fail("no smoothed images given");
@@ -137,10 +138,12 @@ void basic_features_2d(std::span<const View> smooth, const View& out, bool inten
       fail("images must be C-contiguous host arrays of one dtype");
   }
   const int64_t nf = int64_t(intensity) + int64_t(edges) + 2 * int64_t(texture);
-  const int64_t F = nf * int64_t(smooth.size());
-  if (out.ndim != 3 || out.shape[0] != s0.shape[0] || out.shape[1] != s0.shape[1] || out.shape[2] != F ||
-      out.dtype != s0.dtype || !out.c_contiguous() || out.device != Device::CPU)
-    fail("the output must be a C-contiguous host array (h, w, features) of the images' dtype");
+  if (out.ndim != 3 || out.shape[0] != s0.shape[0] || out.shape[1] != s0.shape[1] || first < 0 ||
+      out.shape[2] < first + nf * int64_t(smooth.size()) || out.dtype != s0.dtype || !out.c_contiguous() ||
+      out.device != Device::CPU)
+    fail("the output must be a C-contiguous host array (h, w, features) of the images' dtype, with room for "
+         "the features from `first` on");
+  const int64_t F = out.shape[2];
   const int64_t h = s0.shape[0], w = s0.shape[1], tiles = (w + kTile - 1) / kTile;
   auto run = [&]<class T>() {
     const T sqrt2 = T(std::sqrt(T(2)));   // np.sqrt(2, dtype=T)
@@ -151,7 +154,7 @@ void basic_features_2d(std::span<const View> smooth, const View& out, bool inten
         const int64_t r = t / tiles, c0 = (t % tiles) * kTile, c1 = std::min(w, c0 + kTile);
         for (size_t k = 0; k < smooth.size(); ++k)
           row_features<T>(smooth[k].ptr<T>(), h, w, r, c0, c1, intensity, edges, texture, sqrt2,
-                          o + (r * w + c0) * F + int64_t(k) * nf, F, buf);
+                          o + (r * w + c0) * F + first + int64_t(k) * nf, F, buf);
       }
     });
   };

@@ -26,11 +26,12 @@ def hessian_det_box(integral, *, sigma, out):
     return out
 
 
-def basic_features_2d(smooth, *, intensity, edges, texture, out):
+def basic_features_2d(smooth, *, intensity, edges, texture, out, first=0):
     """multiscale_basic_features' features of 2-D host images ``smooth`` (C-contiguous float32/float64 of one
-    shape, each axis at least 2 long), side by side in ``out`` (h, w, features): per image its value, Sobel
-    magnitude and the two decreasing eigenvalues of its np.gradient Hessian, as the flags select."""
-    _core.basic_features_2d(list(smooth), out, bool(intensity), bool(edges), bool(texture))
+    shape, each axis at least 2 long), side by side in ``out`` (h, w, features) from feature ``first`` on: per
+    image its value, Sobel magnitude and the two decreasing eigenvalues of its np.gradient Hessian, as the
+    flags select."""
+    _core.basic_features_2d(list(smooth), out, int(first), bool(intensity), bool(edges), bool(texture))
     return out
 
 

@@ -46,13 +46,16 @@ def multiscale_basic_features(image, intensity=True, edges=True, texture=True, s
     if num_sigma is None:
         num_sigma = int(np.log2(sigma_max) - np.log2(sigma_min) + 1)
     sigmas = np.logspace(np.log2(sigma_min), np.log2(sigma_max), num=num_sigma, base=2, endpoint=True)
-    channels = [xp.ascontiguousarray(convert(image[..., c], np.float32)) for c in range(image.shape[-1])]
-    if xp is np and image.ndim == 3 and min(image.shape[:2]) >= 2:
-        # host 2-D: the features of every blur in one sweep, written side by side
-        smooth = [gaussian.__wrapped_impl__(img, sigma=s, preserve_range=False) for img in channels for s in sigmas]
+    channels = (xp.ascontiguousarray(convert(image[..., c], np.float32)) for c in range(image.shape[-1]))
+    if xp is np and image.ndim == 3 and min(image.shape[:2]) >= 2 and image.shape[-1]:
+        # host 2-D: a channel's blurs, then their features in one sweep, written side by side (a channel at
+        # a time: its blurs are all that is held besides the result)
         nf = int(intensity) + int(edges) + 2 * int(texture)
-        out = np.empty(image.shape[:2] + (nf * len(smooth),), np.float32)
-        return basic_features_2d(smooth, intensity=intensity, edges=edges, texture=texture, out=out)
+        out = np.empty(image.shape[:2] + (nf * len(sigmas) * image.shape[-1],), np.float32)
+        for c, img in enumerate(channels):
+            basic_features_2d([gaussian.__wrapped_impl__(img, sigma=s, preserve_range=False) for s in sigmas],
+                              intensity=intensity, edges=edges, texture=texture, out=out, first=c * nf * len(sigmas))
+        return out
     features = []
     for img in channels:
         for s in sigmas:
