@@ -14,24 +14,20 @@
 
 namespace ndimg::graph {
 
-// scikit-image's FastUpdateBinaryHeap: a tournament tree whose last level holds the values in insertion
-// order (a removed value is replaced by the last one), each level above the pairwise minimum, popped at the
-// leftmost minimum. Each node also keeps the slot of its subtree's leftmost minimum, so a pop reads it at the
-// top instead of descending (the descent's dependent loads were a fifth of a search). A cross reference
-// finds a reference's leaf. reset() empties the values and cross references but keeps the count and the
-// references, as scikit-image's does: stale entries of an interrupted search stay in the tree as infinite
-// values. NaN has no place in the order (scikit-image's heap then reads past its entries): pushing one
-// raises.
+// scikit-image's FastUpdateBinaryHeap, in the order it pops: the values are kept in insertion order (a removed
+// value is replaced by the last one) and the leftmost of the least is popped. Here the values are the leaves
+// of a 4-ary tournament tree whose every node keeps its subtree's minimum and that one's slot (half the
+// levels of a binary tree, a pop reads the slot at the root). A cross reference finds a reference's leaf.
+// reset() empties the values and cross references but keeps the count and the references, as
+// scikit-image's does: stale entries of an interrupted search stay in the tree as infinite values. NaN has
+// no place in the order (scikit-image's heap then reads past its entries): pushing one raises.
 class McpHeap {
  public:
   McpHeap(int64_t initial_capacity, int64_t max_reference) : max_ref_(max_reference) {
-    while ((int64_t(1) << levels_) < initial_capacity) ++levels_;
+    while (capacity(levels_) < initial_capacity) ++levels_;
     min_levels_ = levels_;
-    values_.assign(size_t(2) << levels_, kInf);
-    refs_.assign(size_t(1) << levels_, -1);
     cross_.assign(size_t(max_reference + 1), -1);
-    slots_.assign(size_t(2) << levels_, 0);
-    update_all();
+    resize(levels_);
   }
   void reset() {
     std::fill(values_.begin(), values_.end(), kInf);
@@ -47,9 +43,8 @@ class McpHeap {
     if (std::isnan(value)) throw_nan();
     const int64_t ir = cross_[size_t(ref)];
     if (ir >= 0) {
-      const int64_t i = first_leaf() + ir;
-      values_[size_t(i)] = value;
-      update_one(i);
+      values_[size_t(base_ + ir)] = value;
+      update_one(base_ + ir);
       return;
     }
     cross_[size_t(ref)] = append(value, ref);
@@ -60,7 +55,7 @@ class McpHeap {
     if (std::isnan(value)) throw_nan();
     const int64_t ir = cross_[size_t(ref)];
     if (ir >= 0) {
-      const int64_t i = first_leaf() + ir;
+      const int64_t i = base_ + ir;
       if (values_[size_t(i)] > value) {
         values_[size_t(i)] = value;
         update_one(i);
@@ -77,10 +72,7 @@ class McpHeap {
   void freeze(int64_t ref) { cross_[size_t(ref)] = -2; }
   bool frozen(int64_t ref) const { return cross_[size_t(ref)] == -2; }
   double pop() {
-    // the top pair (the root itself is not kept); a tie takes the left
-    const int64_t top = values_[2] < values_[1] ? 2 : 1;
-    const int64_t ir = levels_ > 1 ? slots_[size_t(top)] : top - 1;
-    const int64_t i = first_leaf() + ir;
+    const int64_t ir = levels_ ? slots_[1] : 0, i = base_ + ir;
     const double value = values_[size_t(i)];
     popped_ref_ = refs_[size_t(ir)];
     if (count_) remove(i);
@@ -89,56 +81,54 @@ class McpHeap {
 
  private:
   static constexpr double kInf = std::numeric_limits<double>::infinity();
-  int64_t first_leaf() const { return (int64_t(1) << levels_) - 1; }
+  // Level k of the tree holds nodes [4^k, 2 * 4^k): the root is node 1, node n's children 4n .. 4n + 3 (one
+  // aligned group), the leaves (slots) start at base_ = 4^levels_.
+  static int64_t capacity(int levels) { return int64_t(1) << (2 * levels); }
   [[noreturn]] static void throw_nan() {
     throw ValueError("MCP: NaN costs cannot be ordered; replace them (e.g. by inf) first");
   }
   int64_t append(double value, int64_t ref) {
-    if (count_ >= (int64_t(1) << levels_)) resize(levels_ + 1);
+    if (count_ >= capacity(levels_)) resize(levels_ + 1);
     const int64_t at = count_;
-    values_[size_t(first_leaf() + at)] = value;
+    values_[size_t(base_ + at)] = value;
     refs_[size_t(at)] = ref;
     ++count_;
-    update_one(first_leaf() + at);
+    update_one(base_ + at);
     return at;
   }
-  // Refreshes the minima above leaf i: each parent takes its pair's minimum and that one's slot, a tie taking
-  // the left. kStop: an ancestor whose value and slot do not change leaves those above it as they are (values
-  // are only compared, so a zero of the other sign is no matter); without, every ancestor is set (the popped
-  // leaf's, which all held its slot: no unpredictable exit).
-  template <bool kStop = true>
-  void update_one(int64_t i) {
+  // Sets node g / 4 to the least of group g (its leftmost on ties) and that one's slot; returns whether it
+  // changed (kStop; without, it is set regardless).
+  template <bool kStop>
+  bool set_parent(int64_t g, bool leaves) {
     double* v = values_.data();
-    int64_t* slots = slots_.data();
-    int64_t l = i % 2 ? i : i - 1;
-    for (int level = levels_; level > 1; --level) {
-      const int64_t up = (l - 1) / 2, k = l + int64_t(v[l + 1] < v[l]);
-      const int64_t slot = level == levels_ ? k - first_leaf() : slots[k];
-      if (kStop && v[up] == v[k] && slots[up] == slot) break;
-      v[up] = v[k];
-      slots[up] = slot;
-      l = up % 2 ? up : up - 1;
-    }
+    const int64_t a = g + int64_t(v[g + 1] < v[g]), b = g + 2 + int64_t(v[g + 3] < v[g + 2]);
+    const int64_t k = v[b] < v[a] ? b : a, slot = leaves ? k - base_ : slots_[size_t(k)], up = g >> 2;
+    if (kStop && v[up] == v[k] && slots_[size_t(up)] == slot) return false;
+    v[up] = v[k];
+    slots_[size_t(up)] = slot;
+    return true;
+  }
+  // Refreshes the minima above leaf n. kStop: an ancestor whose value and slot do not change leaves those
+  // above it as they are (values are only compared, so a zero of the other sign is no matter); without,
+  // every ancestor is set (the popped leaf's, which all held its slot: no unpredictable exit).
+  template <bool kStop = true>
+  void update_one(int64_t n) {
+    for (int level = levels_; level > 0; --level, n >>= 2)
+      if (!set_parent<kStop>(n & ~int64_t(3), level == levels_) && kStop) break;
   }
   void update_all() {
-    for (int level = levels_; level > 1; --level) {
-      const int64_t i0 = (int64_t(1) << level) - 1;
-      for (int64_t i = i0; i < 2 * i0 + 1; i += 2) {
-        const int64_t k = i + int64_t(values_[size_t(i + 1)] < values_[size_t(i)]);
-        values_[size_t((i - 1) / 2)] = values_[size_t(k)];
-        slots_[size_t((i - 1) / 2)] = level == levels_ ? k - i0 : slots_[size_t(k)];
-      }
-    }
+    for (int level = levels_; level > 0; --level)
+      for (int64_t g = capacity(level); g < 2 * capacity(level); g += 4) set_parent<false>(g, level == levels_);
   }
   void remove(int64_t i1) {
-    const int64_t i0 = first_leaf(), i2 = i0 + count_ - 1, r1 = i1 - i0, r2 = count_ - 1;
+    const int64_t i2 = base_ + count_ - 1, r1 = i1 - base_, r2 = count_ - 1;
     cross_[size_t(refs_[size_t(r2)])] = r1;
     cross_[size_t(refs_[size_t(r1)])] = -1;
     values_[size_t(i1)] = values_[size_t(i2)];
     refs_[size_t(r1)] = refs_[size_t(r2)];
     values_[size_t(i2)] = kInf;
     --count_;
-    if (levels_ > min_levels_ && count_ < (int64_t(1) << (levels_ - 2))) {
+    if (levels_ > min_levels_ && count_ < capacity(levels_) / 16) {
       resize(levels_ - 1);
     } else {
       update_one<false>(i1);
@@ -146,25 +136,24 @@ class McpHeap {
     }
   }
   void resize(int new_levels) {
-    std::vector<double> values(size_t(2) << new_levels, kInf);
-    std::vector<int64_t> refs(size_t(1) << new_levels, -1);
-    if (count_) {
-      const int64_t n = std::min(int64_t(1) << new_levels, int64_t(1) << levels_);
-      const int64_t to = (int64_t(1) << new_levels) - 1, from = first_leaf();
-      for (int64_t i = 0; i < n; ++i) values[size_t(to + i)] = values_[size_t(from + i)];
-      for (int64_t i = 0; i < n; ++i) refs[size_t(i)] = refs_[size_t(i)];
-    }
+    const int64_t base = capacity(new_levels);
+    std::vector<double> values(size_t(2 * base), kInf);
+    std::vector<int64_t> refs(size_t(base), -1);
+    const int64_t n = std::min<int64_t>(base, int64_t(refs_.size()));
+    for (int64_t i = 0; i < n; ++i) values[size_t(base + i)] = values_[size_t(base_ + i)];
+    for (int64_t i = 0; i < n; ++i) refs[size_t(i)] = refs_[size_t(i)];
     values_.swap(values);
     refs_.swap(refs);
     slots_.assign(values_.size(), 0);
     levels_ = new_levels;
+    base_ = base;
     update_all();
   }
 
   int levels_ = 0, min_levels_ = 0;
-  int64_t count_ = 0, max_ref_, popped_ref_ = -1;
+  int64_t base_ = 1, count_ = 0, max_ref_, popped_ref_ = -1;
   std::vector<double> values_;
-  std::vector<int64_t> refs_, cross_, slots_;   // slots_: each inner node's leftmost minimum's slot
+  std::vector<int64_t> refs_, cross_, slots_;   // slots_: each inner node's least leaf's slot
 };
 
 enum class Travel : int { NewCost = 0, Geometric = 1, AbsDiff = 2, Hook = 3 };
