@@ -101,10 +101,14 @@ class McpHeap {
   template <bool kStop>
   bool set_parent(int64_t g, bool leaves) {
     double* v = values_.data();
-    const int64_t a = g + int64_t(v[g + 1] < v[g]), b = g + 2 + int64_t(v[g + 3] < v[g + 2]);
-    const int64_t k = v[b] < v[a] ? b : a, slot = leaves ? k - base_ : slots_[size_t(k)], up = g >> 2;
-    if (kStop && v[up] == v[k] && slots_[size_t(up)] == slot) return false;
-    v[up] = v[k];
+    // the minimum as min instructions and its place as flag arithmetic: no branch, no reload
+    const double x0 = v[g], x1 = v[g + 1], x2 = v[g + 2], x3 = v[g + 3];
+    const double m01 = x1 < x0 ? x1 : x0, m23 = x3 < x2 ? x3 : x2, m = m23 < m01 ? m23 : m01;
+    const int64_t r01 = x1 < x0, r23 = x3 < x2, r = m23 < m01;
+    const int64_t k = g + r01 + r * (2 + r23 - r01);
+    const int64_t slot = leaves ? k - base_ : slots_[size_t(k)], up = g >> 2;
+    if (kStop && v[up] == m && slots_[size_t(up)] == slot) return false;
+    v[up] = m;
     slots_[size_t(up)] = slot;
     return true;
   }
