@@ -72,7 +72,7 @@ class McpHeap {
   void freeze(int64_t ref) { cross_[size_t(ref)] = -2; }
   bool frozen(int64_t ref) const { return cross_[size_t(ref)] == -2; }
   double pop() {
-    const int64_t ir = levels_ ? slots_[1] : 0, i = base_ + ir;
+    const int64_t ir = slots_[1], i = base_ + ir;
     const double value = values_[size_t(i)];
     popped_ref_ = refs_[size_t(ir)];
     if (count_) remove(i);
@@ -99,14 +99,14 @@ class McpHeap {
   // Sets node g / 4 to the least of group g (its leftmost on ties) and that one's slot; returns whether it
   // changed (kStop; without, it is set regardless).
   template <bool kStop>
-  bool set_parent(int64_t g, bool leaves) {
+  bool set_parent(int64_t g) {
     double* v = values_.data();
     // the minimum as min instructions and its place as flag arithmetic: no branch, no reload
     const double x0 = v[g], x1 = v[g + 1], x2 = v[g + 2], x3 = v[g + 3];
     const double m01 = x1 < x0 ? x1 : x0, m23 = x3 < x2 ? x3 : x2, m = m23 < m01 ? m23 : m01;
     const int64_t r01 = x1 < x0, r23 = x3 < x2, r = m23 < m01;
     const int64_t k = g + r01 + r * (2 + r23 - r01);
-    const int64_t slot = leaves ? k - base_ : slots_[size_t(k)], up = g >> 2;
+    const int64_t slot = slots_[size_t(k)], up = g >> 2;
     if (kStop && v[up] == m && slots_[size_t(up)] == slot) return false;
     v[up] = m;
     slots_[size_t(up)] = slot;
@@ -118,11 +118,11 @@ class McpHeap {
   template <bool kStop = true>
   void update_one(int64_t n) {
     for (int level = levels_; level > 0; --level, n >>= 2)
-      if (!set_parent<kStop>(n & ~int64_t(3), level == levels_) && kStop) break;
+      if (!set_parent<kStop>(n & ~int64_t(3)) && kStop) break;
   }
   void update_all() {
     for (int level = levels_; level > 0; --level)
-      for (int64_t g = capacity(level); g < 2 * capacity(level); g += 4) set_parent<false>(g, level == levels_);
+      for (int64_t g = capacity(level); g < 2 * capacity(level); g += 4) set_parent<false>(g);
   }
   void remove(int64_t i1) {
     const int64_t i2 = base_ + count_ - 1, r1 = i1 - base_, r2 = count_ - 1;
@@ -149,6 +149,7 @@ class McpHeap {
     values_.swap(values);
     refs_.swap(refs);
     slots_.assign(values_.size(), 0);
+    for (int64_t i = 0; i < base; ++i) slots_[size_t(base + i)] = i;   // a leaf's own
     levels_ = new_levels;
     base_ = base;
     update_all();
@@ -157,7 +158,7 @@ class McpHeap {
   int levels_ = 0, min_levels_ = 0;
   int64_t base_ = 1, count_ = 0, max_ref_, popped_ref_ = -1;
   std::vector<double> values_;
-  std::vector<int64_t> refs_, cross_, slots_;   // slots_: each inner node's least leaf's slot
+  std::vector<int64_t> refs_, cross_, slots_;   // slots_: each node's least leaf's slot
 };
 
 enum class Travel : int { NewCost = 0, Geometric = 1, AbsDiff = 2, Hook = 3 };
