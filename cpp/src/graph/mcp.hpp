@@ -71,6 +71,9 @@ class McpHeap {
   // its reference's cross reference, which may have been searched.
   void freeze(int64_t ref) { cross_[size_t(ref)] = -2; }
   bool frozen(int64_t ref) const { return cross_[size_t(ref)] == -2; }
+  // The reference a pop would give now (count() > 0), and where its cross reference lies.
+  int64_t top() const { return refs_[size_t(slots_[1])]; }
+  const int64_t* cross(int64_t ref) const { return cross_.data() + ref; }
   double pop() {
     const int64_t ir = slots_[1], i = base_ + ir;
     const double value = values_[size_t(i)];
@@ -244,6 +247,15 @@ void mcp_search(const McpSearch& s, McpHeap& heap, Hooks& hooks, int64_t size) {
       at_edge |= coord[size_t(d)] + lo[size_t(d)] < 0 || coord[size_t(d)] + hi[size_t(d)] >= s.shape[d];
     }
     const double cost = s.costs[index];
+    if (heap.count()) {   // most often the next pop: its neighbours' lines are fetched while these are searched
+      const int64_t ahead = heap.top();
+      for (int i = 0; i < s.n_offsets; ++i) {
+        const int64_t next = ahead + s.flat_offsets[i];
+        if (uint64_t(next) >= uint64_t(size)) continue;
+        __builtin_prefetch(s.costs + next);
+        __builtin_prefetch(heap.cross(next));
+      }
+    }
     for (int i = 0; i < s.n_offsets; ++i) {
       if (at_edge) {
         const int8_t* off = s.offsets + int64_t(i) * s.ndim;
