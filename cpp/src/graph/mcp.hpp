@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "ndimg/error.hpp"
@@ -26,12 +27,13 @@ class McpHeap {
   McpHeap(int64_t initial_capacity, int64_t max_reference) : max_ref_(max_reference) {
     while (capacity(levels_) < initial_capacity) ++levels_;
     min_levels_ = levels_;
-    cross_.assign(size_t(max_reference + 1), -1);
+    // left unset here: reset(), which every search starts with, fills it (a first pass over the pages)
+    cross_.reset(new int64_t[size_t(max_reference + 1)]);
     resize(levels_);
   }
   void reset() {
     std::fill(values_.begin(), values_.end(), kInf);
-    std::fill(cross_.begin(), cross_.end(), int64_t(-1));
+    std::fill(cross_.get(), cross_.get() + max_ref_ + 1, int64_t(-1));
     update_all();   // all infinite: each node's leftmost leaf
   }
   int64_t count() const { return count_; }
@@ -73,7 +75,7 @@ class McpHeap {
   bool frozen(int64_t ref) const { return cross_[size_t(ref)] == -2; }
   // The reference a pop would give now (count() > 0), and where its cross reference lies.
   int64_t top() const { return refs_[size_t(slots_[1])]; }
-  const int64_t* cross(int64_t ref) const { return cross_.data() + ref; }
+  const int64_t* cross(int64_t ref) const { return cross_.get() + ref; }
   double pop() {
     const int64_t ir = slots_[1], i = base_ + ir;
     const double value = values_[size_t(i)];
@@ -161,7 +163,8 @@ class McpHeap {
   int levels_ = 0, min_levels_ = 0;
   int64_t base_ = 1, count_ = 0, max_ref_, popped_ref_ = -1;
   std::vector<double> values_;
-  std::vector<int64_t> refs_, cross_, slots_;   // slots_: each node's least leaf's slot
+  std::vector<int64_t> refs_, slots_;   // slots_: each node's least leaf's slot
+  std::unique_ptr<int64_t[]> cross_;
 };
 
 enum class Travel : int { NewCost = 0, Geometric = 1, AbsDiff = 2, Hook = 3 };
