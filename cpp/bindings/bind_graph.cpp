@@ -170,6 +170,17 @@ NDIMG_BINDINGS(graph) {
       },
       nb::arg("padded"), nb::arg("shape"), nb::arg("padded_offsets"), nb::arg("offsets"), nb::arg("distances"),
       nb::arg("weight"), nb::arg("image"), nb::arg("seq"), nb::arg("indptr"), nb::arg("indices"), nb::arg("data"));
+  auto fortran = [](auto costs, Flat<double> out) {
+    if (out.shape(0) != costs.shape(0) * costs.shape(1)) throw nb::value_error("mcp_fortran_costs: mismatched arrays");
+    nb::gil_scoped_release nogil;
+    graph::mcp_fortran_costs(costs.data(), int64_t(costs.shape(0)), int64_t(costs.shape(1)), out.data());
+  };
+  m.def("mcp_fortran_costs", [fortran](nb::ndarray<const float, nb::ndim<2>, nb::c_contig, nb::device::cpu> costs,
+                                       Flat<double> out) { fortran(costs, out); },
+        nb::arg("costs"), nb::arg("out"));
+  m.def("mcp_fortran_costs", [fortran](nb::ndarray<const double, nb::ndim<2>, nb::c_contig, nb::device::cpu> costs,
+                                       Flat<double> out) { fortran(costs, out); },
+        nb::arg("costs"), nb::arg("out"));
   m.def(
       "mcp_traceback",
       [](Flat<const int16_t> traceback, std::vector<int64_t> shape, Offsets offsets, Flat<const int64_t> flat_offsets,

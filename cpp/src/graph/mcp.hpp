@@ -315,6 +315,11 @@ void mcp_find_costs(const McpSearch& s, McpHeap& heap, Hooks& hooks) {
 // optimisation in mcp_cpu.cpp.
 void mcp_find_costs_plain(const McpSearch& s, McpHeap& heap);
 
+// A C-order h x w costs array as the search reads it: doubles in Fortran order (out: h * w), converted on
+// the thread pool.
+void mcp_fortran_costs(const float* costs, int64_t h, int64_t w, double* out);
+void mcp_fortran_costs(const double* costs, int64_t h, int64_t w, double* out);
+
 // The minimum cost path to `end` (a flat index) back through the traceback offsets: the positions (ndim
 // each, start first) appended to `path`.
 inline void mcp_traceback(const McpSearch& s, int64_t end, std::vector<int64_t>& path) {

@@ -93,8 +93,11 @@ class MCP:
                 raise ValueError("Need one sampling element per dimension.")
         else:
             raise ValueError("Invalid type for sampling: %r." % type(sampling))
-        # one pass: the conversion writes the Fortran order
-        self._flat_costs = np.asfortranarray(costs, dtype=np.float64).ravel("F")
+        if costs.ndim == 2 and costs.flags.c_contiguous and costs.dtype in (np.float32, np.float64):
+            self._flat_costs = np.empty(costs.size, np.float64)   # transposed on the thread pool
+            _core.mcp_fortran_costs(costs, self._flat_costs)
+        else:   # one pass: the conversion writes the Fortran order
+            self._flat_costs = np.asfortranarray(costs, dtype=np.float64).ravel("F")
         size = self._flat_costs.shape[0]
         self._shape = costs.shape
         self._cumulative = np.empty(size, np.float64)
