@@ -12,8 +12,15 @@
 #include <vector>
 
 #include "ndimg/error.hpp"
+#include "ndimg/parallel.hpp"
 
 namespace ndimg::graph {
+
+// The per-pixel arrays' fills, on the thread pool (the first touch of fresh pages, mostly).
+template <class T>
+void fill_on_pool(T* p, int64_t n, T value) {
+  parallel_for(n, int64_t(1) << 16, [&](int64_t a, int64_t b) { std::fill(p + a, p + b, value); });
+}
 
 // scikit-image's FastUpdateBinaryHeap, in the order it pops: the values are kept in insertion order (a removed
 // value is replaced by the last one) and the leftmost of the least is popped. Here the values are the leaves
@@ -33,7 +40,7 @@ class McpHeap {
   }
   void reset() {
     std::fill(values_.begin(), values_.end(), kInf);
-    std::fill(cross_.get(), cross_.get() + max_ref_ + 1, int64_t(-1));
+    fill_on_pool(cross_.get(), max_ref_ + 1, int64_t(-1));
     update_all();   // all infinite: each node's leftmost leaf
   }
   int64_t count() const { return count_; }
@@ -298,8 +305,8 @@ void mcp_find_costs(const McpSearch& s, McpHeap& heap, Hooks& hooks) {
   int64_t size = 1;
   for (int d = 0; d < s.ndim; ++d) size *= s.shape[d];
   heap.reset();
-  std::fill(s.traceback, s.traceback + size, int16_t(-2));
-  std::fill(s.cumulative, s.cumulative + size, std::numeric_limits<double>::infinity());
+  fill_on_pool(s.traceback, size, int16_t(-2));
+  fill_on_pool(s.cumulative, size, std::numeric_limits<double>::infinity());
   const bool stale = heap.count() > 0;   // left by an interrupted search
   for (int64_t k = 0; k < s.n_starts; ++k) {
     s.traceback[s.starts[k]] = -1;
