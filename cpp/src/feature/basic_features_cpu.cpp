@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/engine.hpp"
+#include "feature/deriv.hpp"
 #include "ndimg/feature_deriv.hpp"
 #include "ndimg/hd.hpp"
 #include "ndimg/parallel.hpp"
@@ -33,15 +34,6 @@ inline T sobel_magnitude(const T* up, const T* row, const T* down, int64_t cl, i
   b += -0.25 * double(down[cl]);
   b += 0.25 * double(down[cr]);
   return std::sqrt(add_rn(square_rn(T(a)), square_rn(T(b)))) / sqrt2;
-}
-
-// The decreasing eigenvalues of [[h00, h01], [h01, h11]] as hessian_matrix_eigvals rounds them.
-template <class T>
-inline void eigvals2(T h00, T h01, T h11, T* e) {
-  const T mean = add_rn(h00, h11) / T(2), half = sub_rn(h00, h11) / T(2);
-  const T root = std::sqrt(add_rn(square_rn(h01), square_rn(half)));
-  e[0] = add_rn(mean, root);
-  e[1] = sub_rn(mean, root);
 }
 
 // Pixel c of row r, anywhere: its value, Sobel magnitude and the eigenvalues of the Hessian of twice
@@ -77,7 +69,7 @@ void pixel_features(const T* s, int64_t h, int64_t w, int64_t r, int64_t c, bool
     if (c == 0) h01 = sub_rn(gr(r, 1), gr(r, 0)), h11 = sub_rn(gc(1), gc(0));
     else if (c == w - 1) h01 = sub_rn(gr(r, c), gr(r, c - 1)), h11 = sub_rn(gc(c), gc(c - 1));
     else h01 = sub_rn(gr(r, c + 1), gr(r, c - 1)) / T(2), h11 = sub_rn(gc(c + 1), gc(c - 1)) / T(2);
-    eigvals2(h00, h01, h11, o + k);
+    deriv_math::sym2_eigvals(h00, h01, h11, o + k);
   }
 }
 
@@ -109,7 +101,7 @@ void row_features(const T* s, int64_t h, int64_t w, int64_t r, int64_t c0, int64
       const T h01 = sub_rn(sub_rn(p1[c + 1], m1[c + 1]) / T(2), sub_rn(p1[c - 1], m1[c - 1]) / T(2)) / T(2);
       const T h11 = sub_rn(sub_rn(p0[c + 2], p0[c]) / T(2), sub_rn(p0[c], p0[c - 2]) / T(2)) / T(2);
       T e[2];
-      eigvals2(h00, h01, h11, e);
+      deriv_math::sym2_eigvals(h00, h01, h11, e);
       buf[1][i] = e[0];
       buf[2][i] = e[1];
     }

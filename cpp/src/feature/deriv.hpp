@@ -28,6 +28,16 @@ using filters::ridge_math::HessianPtrs;
 using filters::ridge_math::hessian_ptrs;
 static_assert(kMaxSymDim <= filters::kMaxRidgeDim, "HessianPtrs holds every element of the largest matrix");
 
+// The decreasing eigenvalues of [[h00, h01], [h01, h11]] as scikit-image's NumPy expression rounds them:
+// (M00 + M11) / 2 +- sqrt(M01**2 + ((M00 - M11) / 2)**2), each operation rounded on its own.
+template <class T>
+NDIMG_HD void sym2_eigvals(T h00, T h01, T h11, T* e) {
+  const T mean = add_rn(h00, h11) / T(2), half = sub_rn(h00, h11) / T(2);
+  const T r = filters::ridge_math::sqrt_(add_rn(square_rn(h01), square_rn(half)));
+  e[0] = add_rn(mean, r);
+  e[1] = sub_rn(mean, r);
+}
+
 // One pixel: its eigenvalues written to out[k * plane + i], decreasing. The 2 x 2 closed form in the
 // elements' own type, as scikit-image's NumPy expression rounds it; larger matrices by Jacobi rotations
 // in double (backward stable, as LAPACK's eigvalsh).
@@ -37,11 +47,7 @@ NDIMG_HD void pixel_eigvals(const HessianPtrs<T>& p, int64_t i, int64_t plane, T
   C h[n_elems(N)], e[N];
   for (int k = 0; k < n_elems(N); ++k) h[k] = C(p.h[k][i]);
   if constexpr (N == 2) {
-    // (M00 + M11) / 2 +- sqrt(M01**2 + ((M00 - M11) / 2)**2), each operation rounded on its own
-    const C mean = add_rn(h[0], h[2]) / C(2), half = sub_rn(h[0], h[2]) / C(2);
-    const C r = filters::ridge_math::sqrt_(add_rn(square_rn(h[1]), square_rn(half)));
-    e[0] = add_rn(mean, r);
-    e[1] = sub_rn(mean, r);
+    sym2_eigvals(h[0], h[1], h[2], e);
   } else {
     filters::ridge_math::sym_eigvals<N, C>(h, e);
   }
